@@ -1,0 +1,46 @@
+# Two commands: `make run` (the whole workflow on the default config) and `make test` (the test suite).
+# Both first make sure the environment exists: .venv/ with the pinned Python packages, and the Debian
+# packages the workflow runs (installed when missing and we are root, otherwise the apt-get line is printed).
+
+VENV ?= .venv
+PYTHON := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+DEBIAN_PACKAGES := openmpi-bin libopenmpi-dev bubblewrap
+SNAKEMAKE_ARGS ?=
+
+.PHONY: run test setup system-packages lint clean-results
+
+run: setup
+	$(VENV)/bin/snakemake --profile profiles/default --report-after-run --report results/report.html $(SNAKEMAKE_ARGS)
+
+test: setup
+	$(PYTHON) -m pytest $(PYTEST_ARGS)
+
+setup: $(STAMP) system-packages
+
+# Reinstalled only when the pins change; torch stays at the CPU build through constraints.txt.
+$(STAMP): requirements.txt constraints.txt
+	test -x $(PYTHON) || python3 -m venv $(VENV)
+	$(PYTHON) -m pip install --quiet --upgrade pip
+	DS_BUILD_OPS=0 $(PYTHON) -m pip install --quiet -c constraints.txt -r requirements.txt
+	touch $(STAMP)
+
+system-packages:
+	@missing=""; for p in $(DEBIAN_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    echo "installing Debian packages:$$missing"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq$$missing >/dev/null; \
+	  else \
+	    echo "missing Debian packages; run as root:  apt-get install -y$$missing"; exit 1; \
+	  fi; \
+	fi
+
+lint: setup
+	$(VENV)/bin/ruff check workflow_scripts tests benchmarks
+	$(VENV)/bin/snakemake --lint --cores 1
+
+clean-results:
+	rm -rf results

@@ -1,0 +1,41 @@
+# Reproduces ten studies on the performance of parallel code and parallel deep learning.
+#
+#   snakemake --cores all                      # everything, tiny default config
+#   snakemake jorge                            # one study
+#   snakemake --profile profiles/slurm --configfile config/paper.yaml   # paper scale on a cluster
+#
+# Layout: rules/<study>.smk hold declarations only; logic lives in workflow_scripts/.
+
+import os
+import sys
+
+from snakemake.exceptions import WorkflowError
+from snakemake.utils import min_version, validate
+
+min_version("9.0")
+
+# Script jobs (local or on cluster nodes, which re-read this file) import workflow_scripts from here.
+os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [workflow.basedir, os.environ.get("PYTHONPATH")]))
+sys.path.insert(0, workflow.basedir)
+
+from workflow_scripts.common.config import explain_config_errors
+
+
+configfile: "config/config.yaml"
+
+
+# A bad config stops here, before any job runs, with every wrong key named.
+try:
+    validate(config, "config/schema/config.schema.yaml")
+except WorkflowError:
+    problems = explain_config_errors(config, os.path.join(workflow.basedir, "config/schema/config.schema.yaml"))
+    raise WorkflowError("invalid configuration:\n  " + "\n  ".join(problems or ["see the schema error above"]))
+
+
+include: "rules/common.smk"
+
+
+rule all:
+    default_target: True
+    input:
+        all_study_outputs(),
