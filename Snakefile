@@ -39,3 +39,9 @@ rule all:
     default_target: True
     input:
         all_study_outputs(),
+
+
+# Every figure of every study (each study's rules wrap them in report(..., category=<study>)).
+rule figures:
+    input:
+        lambda wildcards: all_figures(),

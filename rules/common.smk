@@ -30,3 +30,8 @@ def study_log(study, name):
 
 def study_benchmark(study, name):
     return f"results/{study}/benchmarks/{name}.tsv"
+
+
+def study_outputs(prefix):
+    """Final outputs of every registered study whose name starts with `prefix` (for group targets)."""
+    return [path for study, paths in STUDY_OUTPUTS.items() if study.startswith(prefix) for path in paths]
