@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-import os
+
 import random
 
 logger = logging.getLogger(__name__)
@@ -16,7 +16,6 @@ def seed_everything(seed: int, rank: int = 0, deterministic: bool = False) -> in
     """
     effective = int(seed) + int(rank)
     random.seed(effective)
-    os.environ.setdefault("PYTHONHASHSEED", str(effective))
     try:
         import numpy as np
 

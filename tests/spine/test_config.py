@@ -1,0 +1,69 @@
+"""The config is validated before any job runs; a bad config is rejected with the key named."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from workflow_scripts.common.config import explain_config_errors
+
+REPO = Path(__file__).resolve().parents[2]
+SCHEMA = REPO / "config" / "schema" / "config.schema.yaml"
+SNAKEMAKE = str(Path(sys.executable).with_name("snakemake"))
+
+
+def load(name):
+    return yaml.safe_load((REPO / "config" / name).read_text())
+
+
+@pytest.mark.parametrize("name", ["config.yaml", "paper.yaml"])
+def test_shipped_configs_are_valid(name):
+    assert explain_config_errors(load(name), SCHEMA) == []
+
+
+@pytest.mark.parametrize(
+    ("patch", "expected"),
+    [
+        ({"seed": "one"}, "config key 'seed': 'one' is not of type 'integer'"),
+        ({"seed": -3}, "config key 'seed': -3 is less than the minimum of 0 (allowed: type integer, >= 0)"),
+        ({"sede": 1}, "unknown key 'sede'"),
+        ({"jorge": {"no_such_key": 1}}, "unknown key 'jorge.no_such_key'"),
+    ],
+)
+def test_bad_values_are_named(patch, expected):
+    config = load("config.yaml") | patch
+    problems = explain_config_errors(config, SCHEMA)
+    assert any(expected in line for line in problems), problems
+
+
+def test_unknown_study_key_lists_the_known_keys():
+    config = load("config.yaml") | {"monitoring": {"bogus": True}}
+    (line,) = [p for p in explain_config_errors(config, SCHEMA) if "bogus" in p]
+    assert "known keys:" in line
+
+
+def run_snakemake(*args, cwd=REPO, timeout=120):
+    return subprocess.run(
+        [SNAKEMAKE, "--cores", "1", *args], cwd=cwd, capture_output=True, text=True, timeout=timeout
+    )
+
+
+def test_bad_config_stops_before_any_job(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(yaml.safe_dump(load("config.yaml") | {"seed": -1, "extra_key": 2}))
+    result = run_snakemake("-n", "--configfile", str(bad))
+    assert result.returncode != 0
+    output = result.stdout + result.stderr
+    assert "invalid configuration" in output
+    assert "config key 'seed'" in output and "unknown key 'extra_key'" in output
+    assert "Job stats" not in output
+
+
+@pytest.mark.parametrize("configfile", ["config/config.yaml", "config/paper.yaml"])
+def test_dry_run_builds_the_whole_dag(configfile):
+    # How long it takes is measured by benchmarks/dag_build_time.py, not here.
+    result = run_snakemake("all", "-n", f"--configfile={configfile}")
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "This was a dry-run" in result.stdout + result.stderr
