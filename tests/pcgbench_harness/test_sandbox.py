@@ -1,0 +1,179 @@
+"""The sandboxed runner: harmless programs behave, hostile ones are contained and classified.
+
+Every program here runs through `run_sandboxed`; none runs on the host directly.
+"""
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from workflow_scripts.pcgbench import sandbox
+from workflow_scripts.pcgbench.sandbox import SandboxLimits, run_sandboxed, verdict_for
+
+PROGRAMS = Path(__file__).with_name("programs.cpp")
+INSIDE = "/tmp/prog"  # where the executable appears inside the sandbox
+
+
+@pytest.fixture(scope="module")
+def programs(tmp_path_factory) -> Path:
+    exe = tmp_path_factory.mktemp("sandbox") / "programs"
+    subprocess.run(["g++", "-O1", "-std=c++17", "-pthread", str(PROGRAMS), "-o", str(exe)], check=True)
+    return exe
+
+
+def run(exe: Path, *args: str, **limit_overrides) -> sandbox.SandboxResult:
+    limits = SandboxLimits(**({"wall_s": 5.0} | limit_overrides))
+    return run_sandboxed([INSIDE, *args], limits=limits, binds={exe: INSIDE})
+
+
+def nobody_processes() -> list[str]:
+    out = subprocess.run(["ps", "-u", str(sandbox.SANDBOX_UID), "-o", "pid=,comm="], capture_output=True, text=True)
+    return out.stdout.split("\n")[:-1]
+
+
+# ---- harmless programs: the runner's own behaviour
+
+
+def test_exit_zero_captures_stdout(programs):
+    result = run(programs, "hello", "world")
+    assert (result.outcome, result.returncode, result.stdout) == (sandbox.EXITED, 0, "hello world\n")
+    assert verdict_for(result) is None
+
+
+def test_nonzero_exit_is_a_crash_with_stderr_kept(programs):
+    result = run(programs, "exit3")
+    assert (result.outcome, result.returncode, result.stderr) == (sandbox.EXITED, 3, "bad\n")
+    assert verdict_for(result) == sandbox.CRASH
+
+
+def test_abort_is_signaled_crash(programs):
+    result = run(programs, "abort")
+    assert result.outcome == sandbox.SIGNALED and result.signal_number == 6
+    assert verdict_for(result) == sandbox.CRASH
+
+
+def test_environment_is_minimal_and_extra_env_passes(programs, monkeypatch):
+    monkeypatch.setenv("PCGBENCH_SECRET", "leak")
+    assert run(programs, "env", "PCGBENCH_SECRET").stdout == "(unset)\n"
+    limits = SandboxLimits(wall_s=5.0)
+    result = run_sandboxed([INSIDE, "env", "OMP_NUM_THREADS"], limits=limits, binds={programs: INSIDE},
+                           env={"OMP_NUM_THREADS": "2"})  # fmt: skip
+    assert result.stdout == "2\n"
+
+
+def test_runs_unprivileged_in_writable_private_tmp(programs):
+    assert run(programs, "whoami").stdout == f"uid={sandbox.SANDBOX_UID} cwd_writable=1\n"
+
+
+def test_wall_timeout_kills(programs):
+    result = run(programs, "sleep", "30", wall_s=1.0)
+    assert result.outcome == sandbox.TIMEOUT and result.wall_s < 4.0
+    assert verdict_for(result) == sandbox.VERDICT_TIMEOUT
+
+
+def test_missing_bwrap_refuses_to_run(programs, monkeypatch):
+    real_which = shutil.which
+    monkeypatch.setattr(sandbox.shutil, "which", lambda tool: None if tool == "bwrap" else real_which(tool))
+    with pytest.raises(sandbox.SandboxUnavailable, match="bwrap"):
+        run(programs, "hello")
+
+
+def test_limits_check_themselves():
+    with pytest.raises(ValueError, match="wall_s"):
+        SandboxLimits(wall_s=0)
+
+
+# ---- hostile programs: contained, classified, nothing survives
+
+
+def test_fork_bomb_is_contained(programs):
+    result = run(programs, "fork_bomb", wall_s=3.0, nproc=64)
+    assert verdict_for(result) == sandbox.VERDICT_TIMEOUT
+    assert nobody_processes() == []
+
+
+def test_infinite_loop_times_out(programs):
+    assert verdict_for(run(programs, "infinite_loop", wall_s=1.5)) == sandbox.VERDICT_TIMEOUT
+
+
+def test_cpu_limit_is_a_resource_kill(programs):
+    assert verdict_for(run(programs, "cpu_burn", wall_s=10.0, cpu_s=1)) == sandbox.KILLED_RESOURCE_LIMIT
+
+
+def test_huge_allocation_is_refused(programs):
+    result = run(programs, "huge_alloc")
+    assert "bad_alloc" in result.stderr
+    assert verdict_for(result) == sandbox.KILLED_RESOURCE_LIMIT
+
+
+def test_disk_filler_hits_file_size_limit(programs):
+    result = run(programs, "disk_filler", file_size_mb=16)
+    assert result.outcome == sandbox.SIGNALED and result.signal_number == 25  # SIGXFSZ
+    assert verdict_for(result) == sandbox.KILLED_RESOURCE_LIMIT
+
+
+def test_many_files_stop_at_tmpfs_size(programs):
+    result = run(programs, "many_files", tmp_mb=32)
+    assert result.stdout == "stopped\n"  # ENOSPC on the private tmpfs, nothing written to the host
+
+
+def test_no_network(programs):
+    result = run(programs, "tcp")
+    assert result.stdout.startswith("refused")
+
+
+def test_cannot_write_outside(programs, tmp_path_factory):
+    # A host directory outside /tmp, writable by everyone on the host: still read-only inside.
+    host_dir = Path(os.environ.get("PCGBENCH_TEST_HOSTDIR", Path(__file__).resolve().parents[2] / "results"))
+    host_dir.mkdir(parents=True, exist_ok=True)
+    target = host_dir / "sandbox_escape_marker"
+    target.unlink(missing_ok=True)
+    result = run(programs, "write_outside", str(target))
+    assert result.stdout.startswith("denied") and not target.exists()
+
+
+def test_cannot_delete_host_files(programs):
+    canary = Path(__file__).resolve().parents[2] / "results" / "sandbox_canary"
+    canary.parent.mkdir(parents=True, exist_ok=True)
+    canary.write_text("keep")
+    try:
+        result = run(programs, "delete", str(canary))
+        assert result.stdout.startswith("denied") and canary.read_text() == "keep"
+        # Its own executable is a read-only mount: it cannot delete that either.
+        assert run(programs, "delete", INSIDE).stdout.startswith("denied")
+    finally:
+        canary.unlink()
+
+
+def test_kill_parent_and_kill_all_reach_nothing_outside(programs):
+    sentinel = subprocess.Popen(["sleep", "30"])
+    try:
+        assert run(programs, "kill_parent").stdout.startswith("kill_parent -1")
+        run(programs, "kill_all")
+        assert run(programs, "kill_pid", str(os.getpid())).stdout == "kill_pid -1\n"  # no such pid inside
+        assert sentinel.poll() is None  # the host process is alive, and so is this test
+    finally:
+        sentinel.kill()
+        sentinel.wait()
+
+
+def test_printing_1gb_is_capped(programs):
+    result = run(programs, "print_1gb", output_bytes=1 << 16)
+    assert result.outcome == sandbox.OUTPUT_LIMIT and len(result.stdout) == 1 << 16
+    assert verdict_for(result) == sandbox.KILLED_RESOURCE_LIMIT
+
+
+def test_stack_overflow_is_a_crash(programs):
+    result = run(programs, "stack_overflow")
+    assert result.outcome == sandbox.SIGNALED and result.signal_number == 11
+    assert verdict_for(result) == sandbox.CRASH
+
+
+@pytest.mark.parametrize("mode", ["detached_thread", "detached_daemon"])
+def test_detached_sleepers_do_not_hold_the_harness(programs, mode):
+    result = run(programs, mode, wall_s=10.0)
+    assert result.outcome == sandbox.EXITED and result.stdout == "main done\n" and result.wall_s < 5.0
+    assert nobody_processes() == []

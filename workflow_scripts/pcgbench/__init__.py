@@ -1,0 +1,1 @@
+"""PCGBench: the parallel code generation benchmark (problem suite, evaluation harness, metrics)."""

@@ -1,0 +1,295 @@
+"""The one way to run a program built from generated code: inside bubblewrap, as an unprivileged user.
+
+    limits = SandboxLimits(wall_s=10.0)
+    result = run_sandboxed(["./a.out"], limits=limits, binds={exe_path: "/tmp/sample.exe"})
+    result.outcome     # EXITED | TIMEOUT | SIGNALED | OUTPUT_LIMIT
+    verdict_for(result) # the harness's verdict for a run that did not exit cleanly
+
+What the program sees (bubblewrap 0.8+, util-linux prlimit and setpriv):
+- the host file system read-only (`--ro-bind / /`), a fresh /dev and /proc;
+- a private, size-limited tmpfs at /tmp (its only writable place and its working directory) and at
+  /dev/shm (OpenMPI's shared-memory transport lives there);
+- no network (`--unshare-net`: only a loopback of its own), its own PID and IPC namespaces, so
+  `kill(-1)` and `kill(getppid())` reach nothing outside; `--die-with-parent` and `--new-session`;
+- rlimits set by `prlimit` (CPU seconds, address space, file size, processes, open files, stack),
+  then `setpriv` drops to uid/gid 65534 with no capabilities. The drop matters: everything here runs
+  as root and the kernel does not apply RLIMIT_NPROC to root, so without it a fork bomb fills the
+  machine's PID table (measured: 32768 processes in seconds; with the drop it stops at the limit).
+The parent enforces a wall-clock deadline (it kills bwrap's whole process group; bwrap is PID 1 of
+the namespace, so every process inside dies with it) and caps captured output: a program that
+prints past the cap is killed and reported as OUTPUT_LIMIT.
+
+If bubblewrap, prlimit or setpriv is missing, `run_sandboxed` raises SandboxUnavailable: the harness
+never falls back to running untrusted code unsandboxed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import os
+import selectors
+import shutil
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+logger = logging.getLogger(__name__)
+
+# How a sandboxed run ended (the runner's view; verdicts are the harness's view, below).
+EXITED = "exited"  # the program exited by itself (any exit code)
+TIMEOUT = "timeout"  # the wall-clock deadline passed and the sandbox was killed
+SIGNALED = "signaled"  # the program died of a signal (SIGSEGV, SIGABRT, SIGXCPU, ...)
+OUTPUT_LIMIT = "output_limit"  # it printed more than the cap and was killed
+
+# Verdicts of one sample (exactly these strings land in results.parquet).
+BUILD_ERROR = "build_error"
+VERDICT_TIMEOUT = "timeout"
+CRASH = "crash"
+WRONG_ANSWER = "wrong_answer"
+KILLED_RESOURCE_LIMIT = "killed_resource_limit"
+NO_PARALLELISM = "no_parallelism"
+OK = "ok"
+VERDICTS = (BUILD_ERROR, VERDICT_TIMEOUT, CRASH, WRONG_ANSWER, KILLED_RESOURCE_LIMIT, NO_PARALLELISM, OK)
+
+SANDBOX_UID = 65534  # "nobody": an unprivileged uid, so RLIMIT_NPROC holds
+SANDBOX_WORKDIR = "/tmp"  # the program's working directory: the private tmpfs
+REQUIRED_TOOLS = ("bwrap", "prlimit", "setpriv")
+# Messages that a C++ runtime or libc prints when an allocation is refused under RLIMIT_AS.
+ALLOCATION_FAILURE_MARKERS = ("std::bad_alloc", "Cannot allocate memory", "out of memory", "mmap failed")
+# Signals by which the kernel enforces rlimits: CPU time (soft, then SIGKILL at the hard limit) and file size.
+RESOURCE_SIGNALS = (signal.SIGXCPU, signal.SIGXFSZ)
+
+
+class SandboxUnavailable(RuntimeError):
+    """A tool the sandbox needs is missing: refuse to run rather than run unsandboxed."""
+
+
+@dataclasses.dataclass(kw_only=True)
+class SandboxLimits:
+    """Limits for one sandboxed run. Sizes in MB (2**20 bytes)."""
+
+    wall_s: float = 30.0  # wall-clock deadline, enforced by the parent
+    cpu_s: int = 60  # RLIMIT_CPU per process (soft; the hard limit is 1 s later)
+    address_space_mb: int = 4096  # RLIMIT_AS per process (virtual memory)
+    file_size_mb: int = 64  # RLIMIT_FSIZE: the largest file the program may write
+    nproc: int = 128  # RLIMIT_NPROC for uid 65534: processes and threads (mpirun needs ~40 for 2 ranks)
+    nofile: int = 256  # RLIMIT_NOFILE
+    stack_mb: int = 8  # RLIMIT_STACK
+    tmp_mb: int = 256  # size of the private /tmp tmpfs (bounds a disk filler that writes many files)
+    shm_mb: int = 256  # size of the private /dev/shm tmpfs
+    output_bytes: int = 1 << 20  # cap on captured stdout and on stderr, each
+
+    def __post_init__(self) -> None:
+        for field in dataclasses.fields(self):
+            value = getattr(self, field.name)
+            if not value > 0:
+                raise ValueError(f"SandboxLimits.{field.name} must be > 0, got {value!r}")
+
+
+@dataclasses.dataclass(kw_only=True)
+class SandboxResult:
+    outcome: str  # EXITED, TIMEOUT, SIGNALED or OUTPUT_LIMIT
+    returncode: int | None  # exit code when EXITED
+    signal_number: int | None  # the fatal signal when SIGNALED
+    stdout: str
+    stderr: str
+    wall_s: float
+    output_truncated: bool
+
+
+def check_tools() -> None:
+    """Raise SandboxUnavailable naming every missing tool and how to install it."""
+    missing = [tool for tool in REQUIRED_TOOLS if shutil.which(tool) is None]
+    if missing:
+        raise SandboxUnavailable(
+            f"sandbox tools missing: {', '.join(missing)}; install them (Debian: apt-get install bubblewrap "
+            "util-linux) -- untrusted programs are never run without the sandbox"
+        )
+
+
+def sandbox_argv(argv: list[str], limits: SandboxLimits, binds: dict[Path, str] | None = None) -> list[str]:
+    """The full command line: bwrap [namespaces, mounts] prlimit [rlimits] setpriv [uid drop] argv.
+
+    `binds` maps host paths to read-only paths inside the sandbox (e.g. the executable under /tmp,
+    which the private tmpfs would otherwise hide). The mount order matters: the tmpfs first, then
+    the binds inside it.
+    """
+    mb = 1 << 20
+    bwrap = [
+        "bwrap",
+        "--ro-bind", "/", "/",
+        "--dev", "/dev",
+        "--proc", "/proc",
+        "--perms", "1777", "--size", str(limits.tmp_mb * mb), "--tmpfs", "/tmp",
+        "--perms", "1777", "--size", str(limits.shm_mb * mb), "--tmpfs", "/dev/shm",
+    ]  # fmt: skip
+    for host_path, inside in (binds or {}).items():
+        bwrap += ["--ro-bind", str(host_path), inside]
+    bwrap += [
+        "--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
+        "--die-with-parent", "--new-session", "--chdir", SANDBOX_WORKDIR, "--",
+    ]  # fmt: skip
+    rlimits = [
+        "prlimit",
+        f"--cpu={limits.cpu_s}:{limits.cpu_s + 1}",
+        f"--as={limits.address_space_mb * mb}",
+        f"--fsize={limits.file_size_mb * mb}",
+        f"--nproc={limits.nproc}",
+        f"--nofile={limits.nofile}",
+        f"--stack={limits.stack_mb * mb}",
+        "--core=0",
+        "--",
+    ]
+    drop = ["setpriv", f"--reuid={SANDBOX_UID}", f"--regid={SANDBOX_UID}", "--clear-groups", "--inh-caps=-all", "--"]
+    return bwrap + rlimits + drop + list(argv)
+
+
+def sandbox_env(extra: dict[str, str] | None = None) -> dict[str, str]:
+    """A minimal environment: nothing of the harness's own environment leaks in except PATH."""
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin"),
+        "HOME": SANDBOX_WORKDIR,
+        "TMPDIR": SANDBOX_WORKDIR,
+        "LANG": "C.UTF-8",
+    }
+    env.update(extra or {})
+    return env
+
+
+def _kill_sandbox(proc: subprocess.Popen) -> None:
+    """Kill everything inside, and return only when nothing is left.
+
+    bwrap's child is PID 1 of the sandbox's PID namespace. Killing it makes the kernel kill every
+    process in the namespace, and its exit completes only once they are all gone; the outer bwrap
+    then reaps it and exits. So we kill PID 1 first and wait for bwrap, rather than killing bwrap
+    (which would leave the namespace to be torn down asynchronously, after we have returned).
+    """
+    if proc.poll() is not None:  # bwrap has exited: its namespace, and everything in it, is gone
+        return
+    try:
+        children = Path(f"/proc/{proc.pid}/task/{proc.pid}/children").read_text().split()
+    except OSError:
+        children = []
+    for pid in children:
+        try:
+            os.kill(int(pid), signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)  # bwrap itself is stuck: kill its group (it is a session leader)
+        proc.wait()
+
+
+def run_sandboxed(
+    argv: list[str],
+    *,
+    limits: SandboxLimits,
+    binds: dict[Path, str] | None = None,
+    env: dict[str, str] | None = None,
+) -> SandboxResult:
+    """Run `argv` in the sandbox; always returns (never raises for anything the program does)."""
+    check_tools()
+    command = sandbox_argv(argv, limits, binds)
+    started = time.monotonic()
+    deadline = started + limits.wall_s
+    # A new session makes bwrap the leader of its own process group, so one killpg reaches it all.
+    proc = subprocess.Popen(
+        command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        env=sandbox_env(env), start_new_session=True,
+    )  # fmt: skip
+    captured = {proc.stdout: bytearray(), proc.stderr: bytearray()}
+    selector = selectors.DefaultSelector()
+    for stream in captured:
+        os.set_blocking(stream.fileno(), False)
+        selector.register(stream, selectors.EVENT_READ)
+    timed_out = over_cap = False
+    try:
+        while selector.get_map():
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                timed_out = True
+                break
+            for key, _ in selector.select(timeout=min(remaining, 0.5)):
+                try:
+                    chunk = os.read(key.fileobj.fileno(), 65536)
+                except BlockingIOError:
+                    continue
+                if not chunk:  # EOF: every process holding this pipe has gone
+                    selector.unregister(key.fileobj)
+                    continue
+                buffer = captured[key.fileobj]
+                buffer += chunk
+                if len(buffer) > limits.output_bytes:
+                    over_cap = True
+            if over_cap:
+                break
+        if timed_out or over_cap:
+            _kill_sandbox(proc)
+        try:
+            proc.wait(timeout=max(0.1, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            timed_out = True
+            _kill_sandbox(proc)
+            proc.wait()
+    finally:
+        # Whatever happened above (even an exception in this function), nothing may survive.
+        _kill_sandbox(proc)
+        selector.close()
+        for stream in captured:
+            stream.close()
+        proc.wait()
+    wall_s = time.monotonic() - started
+    out, err = (bytes(captured[s][: limits.output_bytes]) for s in (proc.stdout, proc.stderr))
+    truncated = any(len(buffer) > limits.output_bytes for buffer in captured.values())
+    code = proc.returncode
+    if over_cap:
+        outcome = OUTPUT_LIMIT
+    elif timed_out:
+        outcome = TIMEOUT
+    elif code < 0:
+        outcome = SIGNALED
+    elif code > 128 and code - 128 in signal.valid_signals():
+        # bwrap's PID 1 reports a child killed by signal N as exit status 128+N.
+        outcome = SIGNALED
+    else:
+        outcome = EXITED
+    signal_number = -code if code < 0 else (code - 128 if outcome == SIGNALED else None)
+    return SandboxResult(
+        outcome=outcome,
+        returncode=code if outcome == EXITED else None,
+        signal_number=signal_number,
+        stdout=out.decode("utf-8", errors="replace"),
+        stderr=err.decode("utf-8", errors="replace"),
+        wall_s=wall_s,
+        output_truncated=truncated,
+    )
+
+
+def verdict_for(result: SandboxResult) -> str | None:
+    """The verdict of a run that did not end cleanly, or None when the program exited with code 0
+    (its output must then be validated by the caller).
+
+    Resource limits are told apart from crashes by how the kernel enforces them (SIGXCPU, SIGXFSZ,
+    SIGKILL at the hard CPU limit), by the output cap, and by an allocation refused under RLIMIT_AS
+    (std::bad_alloc). mpirun reports a rank's fatal signal in its own output, which is read the same way.
+    """
+    if result.outcome == TIMEOUT:
+        return VERDICT_TIMEOUT
+    if result.outcome == OUTPUT_LIMIT:
+        return KILLED_RESOURCE_LIMIT
+    if any(marker in result.stderr or marker in result.stdout for marker in ALLOCATION_FAILURE_MARKERS):
+        return KILLED_RESOURCE_LIMIT
+    if result.outcome == SIGNALED:
+        if result.signal_number in (*RESOURCE_SIGNALS, signal.SIGKILL):
+            return KILLED_RESOURCE_LIMIT
+        return CRASH
+    if result.returncode != 0:
+        mpi_signal_words = ("CPU time limit exceeded", "File size limit exceeded", "signal 24", "signal 25")
+        if any(word in result.stderr for word in mpi_signal_words):
+            return KILLED_RESOURCE_LIMIT
+        return CRASH
+    return None
