@@ -1,0 +1,151 @@
+"""PCGBench metrics: pass@k, build@k, speedup_n@k, efficiency_n@k, speedup_max@k, efficiency_max@k,
+and the expected speedup, with the unbiased estimators over N samples per prompt.
+
+For one prompt with N samples and per-sample values v (0 for a sample that failed), the estimator of
+"the best value among k samples drawn without replacement" is the mean of max(v_S) over all C(N, k)
+k-subsets S. Sorting v ascending, v_(j) is the maximum of exactly C(j-1, k-1) of them, so
+
+    E[max over k] = sum_j C(j-1, k-1) / C(N, k) * v_(j)          (j = 1..N, ascending order)
+
+pass@k is that with v = 1 for a correct sample (equal to 1 - C(N-c, k)/C(N, k)), build@k with v = 1 for a
+sample that built, speedup_n@k with v = T*/T_n (serial baseline time over the sample's time on n
+resources), efficiency_n@k with v = T*/(n T_n), and the _max variants with each sample's best resource
+count. Values are averaged over the prompts of a group (an execution model, or a model and a problem
+type). A metric at k is reported only when every prompt of the group has at least k samples.
+(ParEval's public code sorts descending for k > 1 and has C(n, r) = 1 for n < r; this does neither,
+and tests/pcgbench_harness/test_metrics.py checks it against brute-force enumeration.)
+
+    metrics = compute_metrics(results_dataframe, ks=[1, 5])
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from workflow_scripts.pcgbench.sandbox import BUILD_ERROR, OK
+
+logger = logging.getLogger(__name__)
+
+LABELS = {
+    "pass@k": "expected fraction of prompts with at least one correct sample among k",
+    "build@k": "expected fraction of prompts with at least one sample that builds among k",
+    "speedup_n@k": "expected best speedup T*/T_n among k samples on n resources (failures count 0)",
+    "efficiency_n@k": "expected best efficiency T*/(n T_n) among k samples on n resources (failures count 0)",
+    "speedup_max@k": "expected best speedup among k samples, each at its best resource count",
+    "efficiency_max@k": "expected best efficiency among k samples, each at its best resource count",
+    "expected_speedup": "mean over all samples of the speedup at the sample's best resource count, "
+    "failures counted as 0 (the RLPF paper's expected speedup)",
+    "expected_speedup_given_correct": "mean over correct samples only of the speedup at the best resource "
+    "count (null when no sample is correct)",
+}
+
+
+def pass_at_k(n: int, c: int, k: int) -> float:
+    """1 - C(n-c, k)/C(n, k), in the numerically stable product form (Chen et al. 2021)."""
+    if not 0 <= c <= n or not 1 <= k <= n:
+        raise ValueError(f"pass_at_k needs 0 <= c <= n and 1 <= k <= n, got n={n} c={c} k={k}")
+    if n - c < k:
+        return 1.0
+    return float(1.0 - np.prod(1.0 - k / np.arange(n - c + 1, n + 1)))
+
+
+def expected_max_at_k(values: Sequence[float], k: int) -> float:
+    """Mean over all k-subsets of the samples of the subset's largest value (unbiased best-of-k)."""
+    n = len(values)
+    if not 1 <= k <= n:
+        raise ValueError(f"expected_max_at_k needs 1 <= k <= number of samples ({n}), got k={k}")
+    ordered = sorted(float(v) for v in values)
+    total = math.comb(n, k)
+    # Exact integer weights, divided once: no cancellation for large N.
+    return sum(math.comb(j - 1, k - 1) * v for j, v in enumerate(ordered, start=1) if j >= k) / total
+
+
+def sample_table(results: pd.DataFrame) -> pd.DataFrame:
+    """One row per sample: built, correct, speedup and efficiency per resource count n, and the maxima.
+
+    `results` has one row per sample x resource configuration with columns: generator, model,
+    problem, problem_type, sample_index, verdict, n_resources, speedup. For MPI+OpenMP several
+    configurations share n = ranks x threads; the sample's value at n is the best of them.
+    """
+    keys = ["generator", "model", "problem", "problem_type", "sample_index"]
+    rows = []
+    for key, group in results.groupby(keys, sort=True):
+        verdict = group["verdict"].iloc[0]
+        correct = verdict == OK
+        row = dict(zip(keys, key, strict=True))
+        row.update(built=verdict != BUILD_ERROR, correct=correct)
+        best_speedup = best_efficiency = 0.0
+        for n_resources, at_n in group.groupby("n_resources"):
+            if pd.isna(n_resources):
+                continue
+            speedup = float(at_n["speedup"].max()) if correct else 0.0
+            speedup = 0.0 if not math.isfinite(speedup) else speedup
+            efficiency = speedup / n_resources
+            row[f"speedup_{int(n_resources)}"] = speedup
+            row[f"efficiency_{int(n_resources)}"] = efficiency
+            best_speedup, best_efficiency = max(best_speedup, speedup), max(best_efficiency, efficiency)
+        row.update(speedup_max=best_speedup, efficiency_max=best_efficiency)
+        rows.append(row)
+    table = pd.DataFrame(rows)
+    # A sample that failed (often before any run: no resource rows at all) scores 0 at every n.
+    value_columns = [c for c in table.columns if c.startswith(("speedup_", "efficiency_"))]
+    table.loc[~table["correct"], value_columns] = table.loc[~table["correct"], value_columns].fillna(0.0)
+    return table
+
+
+def _group_metrics(samples: pd.DataFrame, ks: Sequence[int]) -> dict[str, float | int | None]:
+    """Metrics of one group of prompts: per-prompt estimators averaged over prompts."""
+    per_prompt = list(samples.groupby(["problem"], sort=True))
+    min_samples = min(len(group) for _, group in per_prompt)
+    value_columns = ["speedup_max", "efficiency_max"] + sorted(
+        (c for c in samples.columns if c.startswith(("speedup_", "efficiency_")) and c[-1].isdigit()),
+        key=lambda c: (c.split("_")[0], int(c.rsplit("_", 1)[1])),
+    )
+    out: dict[str, float | int | None] = {"prompts": len(per_prompt), "samples": len(samples),
+                                          "min_samples_per_prompt": min_samples}  # fmt: skip
+    for k in ks:
+        if k > min_samples:
+            continue  # not every prompt has k samples: the estimator would be undefined for some
+        for name, column in (("pass", "correct"), ("build", "built")):
+            out[f"{name}@{k}"] = float(np.mean([pass_at_k(len(g), int(g[column].sum()), k) for _, g in per_prompt]))
+        for column in value_columns:
+            # A resource count that some prompt's samples never ran at (e.g. a sweep cut short) is skipped.
+            if samples[column].isna().any():
+                continue
+            out[f"{column}@{k}"] = float(np.mean([expected_max_at_k(g[column].tolist(), k) for _, g in per_prompt]))
+    out["expected_speedup"] = float(samples["speedup_max"].mean())
+    correct = samples[samples["correct"]]
+    out["expected_speedup_given_correct"] = float(correct["speedup_max"].mean()) if len(correct) else None
+    return out
+
+
+def compute_metrics(results: pd.DataFrame, ks: Sequence[int]) -> dict:
+    """All metrics, per generator x execution model and per generator x execution model x problem type."""
+    if results.empty:
+        raise ValueError("compute_metrics: no results to summarise")
+    samples = sample_table(results)
+    by_model: dict[str, dict] = {}
+    by_type: dict[str, dict] = {}
+    for (generator, model), group in samples.groupby(["generator", "model"], sort=True):
+        by_model.setdefault(generator, {})[model] = _group_metrics(group, ks)
+        for problem_type, typed in group.groupby("problem_type", sort=True):
+            by_type.setdefault(generator, {}).setdefault(model, {})[problem_type] = _group_metrics(typed, ks)
+    return {"ks": list(ks), "labels": LABELS, "by_model": by_model, "by_model_and_type": by_type}
+
+
+def metrics_long_table(metrics: dict) -> pd.DataFrame:
+    """The metrics as a long table (generator, model, problem_type, metric, value) for CSV output."""
+    rows = []
+    for generator, models in metrics["by_model"].items():
+        for model, values in models.items():
+            rows += [(generator, model, "all", name, value) for name, value in values.items()]
+    for generator, models in metrics["by_model_and_type"].items():
+        for model, types in models.items():
+            for problem_type, values in types.items():
+                rows += [(generator, model, problem_type, name, value) for name, value in values.items()]
+    return pd.DataFrame(rows, columns=["generator", "model", "problem_type", "metric", "value"])
