@@ -1,0 +1,209 @@
+"""The communication ledger: every collective and point-to-point call of a distributed run goes through it.
+
+    ledger = CommLedger()
+    ledger.all_reduce(grad, group=dp_group, tag="grad")
+    ledger.totals()   # {("all_reduce", "grad"): {"calls": 1, "message_bytes": ..., "wire_bytes": ..., "seconds": ...}}
+
+One ledger per process. Each call records the logical message size at the call site (`message_bytes`),
+the bytes this rank sends under the ring / pairwise model (`wire_bytes`) and the wall time. Logical sizes
+are counted here, never what the backend does underneath: gloo emulates reduce_scatter as an all_reduce
+plus a chunk (twice the bytes), so reading gloo's traffic would double-count it.
+
+message_bytes: all_reduce the tensor; all_gather the output; reduce_scatter the input; all_to_all the
+input; broadcast and point-to-point the tensor.
+wire_bytes (per rank, group of p ranks, message N): all_reduce 2(p-1)/p N; all_gather and reduce_scatter
+(p-1)/p N; all_to_all the input rows that leave the rank (exact from the split sizes); broadcast N on
+every rank (a pipelined ring broadcast: every rank but the last forwards N; an upper bound); send N;
+recv 0 (the sender counts the bytes).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import time
+from collections import defaultdict
+from collections.abc import Iterable
+
+import torch
+import torch.distributed as dist
+from torch.distributed import ReduceOp
+
+logger = logging.getLogger(__name__)
+
+OPS = ("all_reduce", "all_gather_into_tensor", "reduce_scatter_tensor", "all_to_all_single", "broadcast",
+       "send", "recv")  # fmt: skip
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class CommRecord:
+    op: str  # one of OPS
+    tag: str  # what the caller says the bytes are for ("grad", "param_gather", "activation", ...)
+    group_size: int  # ranks in the group (2 for point-to-point)
+    message_bytes: int  # logical bytes at the call site (see module docstring)
+    wire_bytes: float  # bytes this rank sends under the ring / pairwise model
+    seconds: float  # wall time from the call to completion (for async ops: to the end of wait())
+
+
+def tensor_bytes(tensor: torch.Tensor) -> int:
+    return tensor.numel() * tensor.element_size()
+
+
+def ring_wire_bytes(op: str, message_bytes: int, group_size: int) -> float:
+    """Bytes one rank sends for `op` on `message_bytes` among `group_size` ranks (ring / pairwise)."""
+    p = group_size
+    if op == "all_reduce":
+        return 2 * (p - 1) / p * message_bytes
+    if op in ("all_gather_into_tensor", "reduce_scatter_tensor", "all_to_all_single"):
+        return (p - 1) / p * message_bytes
+    if op in ("broadcast", "send"):
+        return float(message_bytes) if p > 1 else 0.0
+    if op == "recv":
+        return 0.0
+    raise ValueError(f"unknown op {op!r} (known: {', '.join(OPS)})")
+
+
+class TimedWork:
+    """The handle an async call returns: wait() completes the op and writes its record to the ledger."""
+
+    def __init__(self, work, ledger: CommLedger, record_fields: dict, started_s: float):
+        self._work = work
+        self._ledger = ledger
+        self._fields = record_fields
+        self._started_s = started_s
+        self._done = False
+
+    def is_completed(self) -> bool:
+        return self._work.is_completed()
+
+    def wait(self) -> bool:
+        result = self._work.wait()
+        if not self._done:
+            self._done = True
+            self._ledger._append(seconds=time.perf_counter() - self._started_s, **self._fields)
+        return result
+
+
+class CommLedger:
+    """Counts and times every communication call of one process."""
+
+    def __init__(self):
+        self._records: list[CommRecord] = []
+
+    # --- bookkeeping -------------------------------------------------------------------------------
+    def _append(self, **fields) -> None:
+        self._records.append(CommRecord(**fields))
+
+    def _run(self, op, tag, group_size, message_bytes, wire_bytes, call, async_op):
+        fields = dict(op=op, tag=tag, group_size=group_size, message_bytes=int(message_bytes),
+                      wire_bytes=float(wire_bytes))  # fmt: skip
+        started_s = time.perf_counter()
+        work = call()
+        if async_op:
+            return TimedWork(work, self, fields, started_s)
+        self._append(seconds=time.perf_counter() - started_s, **fields)
+        return None
+
+    def records(self) -> list[CommRecord]:
+        return list(self._records)
+
+    def clear(self) -> None:
+        self._records.clear()
+
+    def totals(self, by: Iterable[str] = ("op", "tag")) -> dict:
+        """Sum calls, message_bytes, wire_bytes and seconds per key (a tuple of the `by` fields)."""
+        by = tuple(by)
+        sums: dict = defaultdict(lambda: {"calls": 0, "message_bytes": 0, "wire_bytes": 0.0, "seconds": 0.0})
+        for rec in self._records:
+            key = tuple(getattr(rec, name) for name in by)
+            entry = sums[key]
+            entry["calls"] += 1
+            entry["message_bytes"] += rec.message_bytes
+            entry["wire_bytes"] += rec.wire_bytes
+            entry["seconds"] += rec.seconds
+        return dict(sums)
+
+    def total_bytes(self, field: str = "message_bytes", tag: str | None = None) -> float:
+        return sum(getattr(r, field) for r in self._records if tag is None or r.tag == tag)
+
+    # --- collectives -------------------------------------------------------------------------------
+    def all_reduce(self, tensor, group=None, op=ReduceOp.SUM, tag="", async_op=False):
+        p = dist.get_world_size(group)
+        n = tensor_bytes(tensor)
+        return self._run("all_reduce", tag, p, n, ring_wire_bytes("all_reduce", n, p),
+                         lambda: dist.all_reduce(tensor, op=op, group=group, async_op=async_op), async_op)
+
+    def all_gather_into_tensor(self, output, input, group=None, tag="", async_op=False):
+        p = dist.get_world_size(group)
+        if output.numel() != p * input.numel():
+            raise ValueError(f"all_gather_into_tensor: output has {output.numel()} elements, "
+                             f"need group size {p} x input {input.numel()}")
+        n = tensor_bytes(output)
+        return self._run("all_gather_into_tensor", tag, p, n, ring_wire_bytes("all_gather_into_tensor", n, p),
+                         lambda: dist.all_gather_into_tensor(output, input, group=group, async_op=async_op),
+                         async_op)  # fmt: skip
+
+    def reduce_scatter_tensor(self, output, input, group=None, op=ReduceOp.SUM, tag="", async_op=False):
+        p = dist.get_world_size(group)
+        if input.numel() != p * output.numel():
+            raise ValueError(f"reduce_scatter_tensor: input has {input.numel()} elements, "
+                             f"need group size {p} x output {output.numel()}")
+        n = tensor_bytes(input)
+        return self._run("reduce_scatter_tensor", tag, p, n, ring_wire_bytes("reduce_scatter_tensor", n, p),
+                         lambda: dist.reduce_scatter_tensor(output, input, op=op, group=group, async_op=async_op),
+                         async_op)  # fmt: skip
+
+    def all_to_all_single(self, output, input, output_split_sizes=None, input_split_sizes=None, group=None,
+                          tag="", async_op=False):  # fmt: skip
+        p = dist.get_world_size(group)
+        n = tensor_bytes(input)
+        if input_split_sizes is None:
+            wire = ring_wire_bytes("all_to_all_single", n, p)
+        else:
+            # Exact: every row except the ones this rank keeps for itself leaves the rank.
+            row_bytes = n // max(input.shape[0], 1)
+            me = dist.get_rank(group)
+            wire = float(row_bytes * (sum(input_split_sizes) - input_split_sizes[me]))
+        return self._run("all_to_all_single", tag, p, n, wire,
+                         lambda: dist.all_to_all_single(output, input, output_split_sizes, input_split_sizes,
+                                                        group=group, async_op=async_op), async_op)  # fmt: skip
+
+    def broadcast(self, tensor, src, group=None, tag="", async_op=False):
+        p = dist.get_world_size(group)
+        n = tensor_bytes(tensor)
+        return self._run("broadcast", tag, p, n, ring_wire_bytes("broadcast", n, p),
+                         lambda: dist.broadcast(tensor, src, group=group, async_op=async_op), async_op)
+
+    # --- point to point (src/dst are global ranks) ---------------------------------------------------
+    def send(self, tensor, dst, tag="", group=None):
+        n = tensor_bytes(tensor)
+        self._run("send", tag, 2, n, n, lambda: dist.send(tensor, dst, group=group), False)
+
+    def recv(self, tensor, src, tag="", group=None):
+        n = tensor_bytes(tensor)
+        self._run("recv", tag, 2, n, 0, lambda: dist.recv(tensor, src, group=group), False)
+
+    def isend(self, tensor, dst, tag="", group=None) -> TimedWork:
+        n = tensor_bytes(tensor)
+        return self._run("send", tag, 2, n, n, lambda: dist.isend(tensor, dst, group=group), True)
+
+    def irecv(self, tensor, src, tag="", group=None) -> TimedWork:
+        n = tensor_bytes(tensor)
+        return self._run("recv", tag, 2, n, 0, lambda: dist.irecv(tensor, src, group=group), True)
+
+    # --- engines that call the backend themselves -----------------------------------------------------
+    def ddp_comm_hook(self, tag: str = "grad"):
+        """A DDP comm hook: the bucket all-reduce goes through the ledger (DDP's reducer runs in C++,
+        so this is the only way to see its traffic at the call site). Averages like DDP's default."""
+
+        def hook(process_group, bucket):
+            group = process_group
+            buffer = bucket.buffer()
+            buffer.div_(dist.get_world_size(group))
+            handle = self.all_reduce(buffer, group=group, tag=tag, async_op=True)
+            fut = torch.futures.Future()
+            handle.wait()
+            fut.set_result(buffer)
+            return fut
+
+        return hook

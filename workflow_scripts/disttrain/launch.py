@@ -1,0 +1,130 @@
+"""How a Snakemake rule starts N training processes, and the checks that a process count fits.
+
+    launch("workflow_scripts.disttrain.survey.worker", ["--spec", spec_json], nproc=2, log_path=log)
+
+Locally this runs `python -m torch.distributed.run --standalone --nproc-per-node N -m <module> <args>`
+(torchrun, from the same Python environment). Inside a SLURM allocation (SLURM_JOB_ID set) it runs the
+same under `srun`, one torchrun per node, with the allocation's node count, GPUs per node and a c10d
+rendezvous on the first node; N must then equal nodes x GPUs per node. A process count or a model size
+that does not fit stops with a message that lists the sizes that would fit.
+
+Workers call `init_worker()` to join the process group (gloo on CPU, NCCL on GPUs).
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import math
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+logger = logging.getLogger(__name__)
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+
+
+# --- sizes that fit --------------------------------------------------------------------------------------
+def divisors(n: int) -> list[int]:
+    return [d for d in range(1, n + 1) if n % d == 0]
+
+
+def grids(world_size: int, names: tuple[str, ...]) -> list[dict[str, int]]:
+    """Every way to write world_size as a product of len(names) factors."""
+    options = divisors(world_size)
+    return [dict(zip(names, combo, strict=True)) for combo in itertools.product(options, repeat=len(names))
+            if math.prod(combo) == world_size]  # fmt: skip
+
+
+def require_grid(world_size: int, grid: dict[str, int], what: str = "process grid") -> None:
+    """Stop unless the grid's factors multiply to world_size; the message prints every factor and the fits."""
+    if math.prod(grid.values()) == world_size:
+        return
+    factors = " x ".join(f"{name}={size}" for name, size in grid.items())
+    fits = "; ".join(" x ".join(f"{k}={v}" for k, v in g.items()) for g in grids(world_size, tuple(grid)))
+    raise ValueError(f"{what}: {factors} = {math.prod(grid.values())} processes, but {world_size} were "
+                     f"started. Grids that fit {world_size} processes: {fits}")  # fmt: skip
+
+
+def require_divisible(value: int, parts: int, what: str, over: str) -> None:
+    """Stop unless `value` (e.g. layers) splits evenly over `parts` (e.g. pipeline stages)."""
+    if parts >= 1 and value % parts == 0:
+        return
+    raise ValueError(f"{what} = {value} does not divide over {over} = {parts}; {over} that would fit: "
+                     f"{', '.join(map(str, divisors(value)))} (or change {what} to a multiple of {parts})")
+
+
+# --- starting processes ----------------------------------------------------------------------------------
+def in_slurm() -> bool:
+    return bool(os.environ.get("SLURM_JOB_ID"))
+
+
+def slurm_shape() -> tuple[int, int, str]:
+    """(nodes, devices per node, first host) of the current SLURM allocation."""
+    nodes = int(os.environ.get("SLURM_NNODES", "1"))
+    gpus = os.environ.get("SLURM_GPUS_ON_NODE") or os.environ.get("SLURM_NTASKS_PER_NODE") or "1"
+    per_node = int(gpus.split("(")[0].split(",")[0])
+    hostlist = os.environ.get("SLURM_JOB_NODELIST", "localhost")
+    first = subprocess.run(["scontrol", "show", "hostnames", hostlist], capture_output=True, text=True,
+                           check=True).stdout.split()[0]  # fmt: skip
+    return nodes, per_node, first
+
+
+def torchrun_command(target: str, args: list[str], nproc: int) -> list[str]:
+    """The command that starts `nproc` processes running `target` (a module name, or a path to a .py file)."""
+    if nproc < 1:
+        raise ValueError(f"nproc must be >= 1, got {nproc}")
+    entry = [target] if target.endswith(".py") else ["-m", target]
+    run = [sys.executable, "-m", "torch.distributed.run"]
+    if not in_slurm():
+        return [*run, "--standalone", f"--nproc-per-node={nproc}", *entry, *map(str, args)]
+    nodes, per_node, first = slurm_shape()
+    if nodes * per_node != nproc:
+        raise ValueError(f"the config asks for {nproc} processes but the SLURM allocation has {nodes} nodes x "
+                         f"{per_node} devices = {nodes * per_node}; set the process count to {nodes * per_node} "
+                         f"or request nodes x devices = {nproc}")  # fmt: skip
+    return ["srun", f"--nodes={nodes}", "--ntasks-per-node=1", *run, f"--nnodes={nodes}",
+            f"--nproc-per-node={per_node}", "--rdzv-backend=c10d", f"--rdzv-endpoint={first}:29500",
+            *entry, *map(str, args)]  # fmt: skip
+
+
+def launch(target: str, args: list[str], nproc: int, log_path: str | os.PathLike | None = None,
+           timeout_s: float | None = None, env: dict[str, str] | None = None) -> None:  # fmt: skip
+    """Run `target` on `nproc` processes and wait; the workers' output goes to `log_path` (appended).
+
+    A failed run raises RuntimeError with the tail of the workers' output.
+    """
+    command = torchrun_command(target, args, nproc)
+    child_env = dict(os.environ)
+    child_env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO_ROOT), child_env.get("PYTHONPATH")]))
+    child_env.setdefault("OMP_NUM_THREADS", "1")
+    child_env.update(env or {})
+    logger.info("launching: %s", " ".join(command))
+    out = subprocess.run(command, cwd=REPO_ROOT, env=child_env, capture_output=True, text=True,
+                         timeout=timeout_s)  # fmt: skip
+    text = out.stdout + out.stderr
+    if log_path:
+        Path(log_path).parent.mkdir(parents=True, exist_ok=True)
+        with open(log_path, "a", encoding="utf-8") as handle:
+            handle.write(text)
+    if out.returncode != 0:
+        tail = "\n".join(text.splitlines()[-40:])
+        raise RuntimeError(f"{target} on {nproc} processes failed (exit {out.returncode}):\n{tail}")
+
+
+def init_worker(backend: str | None = None):
+    """Join the process group torchrun set up; returns (rank, world_size, device)."""
+    import torch
+    import torch.distributed as dist
+
+    if backend is None:
+        backend = "nccl" if torch.cuda.is_available() else "gloo"
+    if not dist.is_initialized():
+        dist.init_process_group(backend=backend)
+    device = torch.device("cpu")
+    if backend == "nccl":
+        device = torch.device("cuda", int(os.environ.get("LOCAL_RANK", "0")))
+        torch.cuda.set_device(device)
+    return dist.get_rank(), dist.get_world_size(), device
