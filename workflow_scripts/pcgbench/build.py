@@ -1,0 +1,215 @@
+"""Content-addressed build cache for generated samples: each distinct sample is compiled once, ever.
+
+    cache = BuildCache(BuildConfig(cache_dir=Path("results/pcgbench/build_cache"), jobs=2))
+    results = cache.build_all([BuildRequest(problem=p, model="omp", body=body), ...])
+
+Two levels, both keyed by SHA-256:
+- object: the sample's translation unit (prompt + body), the compile command with the paths replaced by
+  placeholders, and the compiler's version text. The same body generated twice (common at low temperature)
+  hashes the same and is compiled once; a re-run finds every key and compiles nothing.
+- executable: the object's key, the driver object's content hash and the link command.
+A failed compile is cached too (its trimmed log is the result), so a re-run does not retry it.
+Entries are written to a temporary name and renamed, so concurrent builders and killed runs never leave a
+half-written entry under a real key. Compiles of distinct keys run in parallel (`jobs` threads, each
+running one compiler process); the compiler runs in its own session with a wall-clock limit and an
+address-space limit, since a generated body can make it loop or blow up (template recursion).
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import dataclasses
+import functools
+import hashlib
+import json
+import logging
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+from workflow_scripts.pcgbench import suite
+
+logger = logging.getLogger(__name__)
+
+SRC_PLACEHOLDER, OBJ_PLACEHOLDER = Path("@SRC@"), Path("@OBJ@")
+
+
+@dataclasses.dataclass(kw_only=True)
+class BuildConfig:
+    cache_dir: Path  # where objects, executables and driver objects are kept
+    jobs: int = 2  # compiler processes at once
+    compile_timeout_s: float = 60.0  # ParEval's limit is 30 s; nvcc needs more
+    compiler_memory_mb: int = 8192  # address-space limit of one compiler process
+    log_chars: int = 2000  # how much of a failing compiler's output is kept in the result
+
+    def __post_init__(self) -> None:
+        self.cache_dir = Path(self.cache_dir)
+        for name in ("jobs", "compile_timeout_s", "compiler_memory_mb", "log_chars"):
+            if not getattr(self, name) > 0:
+                raise ValueError(f"BuildConfig.{name} must be > 0, got {getattr(self, name)!r}")
+
+
+@dataclasses.dataclass(frozen=True)
+class BuildRequest:
+    problem: suite.Problem
+    model: str
+    body: str
+
+
+@dataclasses.dataclass(kw_only=True)
+class BuildResult:
+    key: str  # the executable's key (or the object's when the compile failed)
+    ok: bool
+    exe: Path | None
+    log: str  # the compiler's output, trimmed (empty on success unless it warned)
+    compile_s: float  # time spent compiling and linking in this run (0 when everything was cached)
+    cached: bool  # True when nothing had to be compiled
+
+
+@functools.cache
+def compiler_version(compiler: str) -> str:
+    """`<compiler> --version` (and for MPI wrappers the underlying command line), part of every key."""
+    parts = []
+    for flag in ("--version", "--showme") if compiler.startswith("mpi") else ("--version",):
+        proc = subprocess.run([compiler, flag], capture_output=True, text=True, timeout=30)
+        parts.append(proc.stdout + proc.stderr)
+    return "\n".join(parts)
+
+
+def _digest(*parts: str) -> str:
+    digest = hashlib.sha256()
+    for part in parts:
+        digest.update(part.encode())
+        digest.update(b"\0")
+    return digest.hexdigest()
+
+
+def trim_log(text: str, limit: int) -> str:
+    """Keep the head (the first errors are the informative ones) and the tail of a long compiler log."""
+    if len(text) <= limit:
+        return text
+    head = limit * 3 // 4
+    return text[:head] + f"\n[... {len(text) - limit} characters trimmed ...]\n" + text[-(limit - head):]
+
+
+def _run_compiler(argv: list[str], cfg: BuildConfig) -> tuple[int, str]:
+    """Run one compiler command; returns (exit code, combined output). A timeout kills its whole group."""
+    command = ["prlimit", f"--as={cfg.compiler_memory_mb << 20}", "--", *argv]
+    proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            start_new_session=True)  # fmt: skip
+    try:
+        out, _ = proc.communicate(timeout=cfg.compile_timeout_s)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        out, _ = proc.communicate()
+        return 124, out.decode(errors="replace") + f"\ncompiler killed after {cfg.compile_timeout_s:g} s"
+    return proc.returncode, out.decode(errors="replace")
+
+
+class BuildCache:
+    def __init__(self, cfg: BuildConfig) -> None:
+        self.cfg = cfg
+        self.objects = cfg.cache_dir / "objects"
+        self.exes = cfg.cache_dir / "exes"
+        self.drivers = cfg.cache_dir / "drivers"
+        for folder in (self.objects, self.exes, self.drivers):
+            folder.mkdir(parents=True, exist_ok=True)
+
+    # ---- keys
+
+    def object_key(self, request: BuildRequest) -> str:
+        source = suite.sample_source(request.problem, request.model, request.body)
+        template = suite.compile_sample_argv(request.problem, request.model, SRC_PLACEHOLDER, OBJ_PLACEHOLDER)
+        return _digest("object", source, json.dumps(template), compiler_version(template[0]))
+
+    # ---- one entry
+
+    def _compile_object(self, request: BuildRequest, key: str) -> tuple[bool, str, float]:
+        """Compile (or find) the object for `key`; returns (ok, trimmed log, seconds spent compiling)."""
+        obj, meta = self.objects / f"{key}.o", self.objects / f"{key}.json"
+        if meta.exists():
+            record = json.loads(meta.read_text())
+            if not record["ok"] or obj.exists():
+                return record["ok"], record["log"], 0.0
+        suffix = suite.sample_suffix(request.model)
+        tmp_src = self.objects / f".{key}.{os.getpid()}{suffix}"
+        tmp_obj = self.objects / f".{key}.{os.getpid()}.o"
+        tmp_src.write_text(suite.sample_source(request.problem, request.model, request.body))
+        started = time.perf_counter()
+        code, output = _run_compiler(suite.compile_sample_argv(request.problem, request.model, tmp_src, tmp_obj),
+                                     self.cfg)  # fmt: skip
+        seconds = time.perf_counter() - started
+        # The log names the temporary file; show the sample's name instead.
+        output = output.replace(str(tmp_src), f"sample{suffix}")
+        ok = code == 0 and tmp_obj.exists()
+        if ok:
+            os.replace(tmp_obj, obj)
+        tmp_src.unlink(missing_ok=True)
+        tmp_obj.unlink(missing_ok=True)
+        log = trim_log(output, self.cfg.log_chars)
+        tmp_meta = meta.with_suffix(f".{os.getpid()}.tmp")
+        tmp_meta.write_text(json.dumps({"ok": ok, "log": log, "compile_s": seconds}))
+        os.replace(tmp_meta, meta)
+        return ok, log, seconds
+
+    def _link(self, request: BuildRequest, object_key: str, driver_obj: Path) -> tuple[str, bool, str, float]:
+        template = suite.link_argv(request.problem, request.model, OBJ_PLACEHOLDER, SRC_PLACEHOLDER, OBJ_PLACEHOLDER)
+        driver_hash = hashlib.sha256(driver_obj.read_bytes()).hexdigest()
+        key = _digest("exe", object_key, driver_hash, json.dumps(template))
+        exe = self.exes / key
+        if exe.exists():
+            return key, True, "", 0.0
+        tmp = self.exes / f".{key}.{os.getpid()}"
+        started = time.perf_counter()
+        code, output = _run_compiler(
+            suite.link_argv(request.problem, request.model, self.objects / f"{object_key}.o", driver_obj, tmp), self.cfg
+        )
+        seconds = time.perf_counter() - started
+        if code != 0 or not tmp.exists():
+            tmp.unlink(missing_ok=True)
+            return key, False, trim_log(output, self.cfg.log_chars), seconds
+        # World-readable and executable: the sandbox runs it as an unprivileged user.
+        tmp.chmod(0o755)
+        os.replace(tmp, exe)
+        return key, True, trim_log(output, self.cfg.log_chars), seconds
+
+    # ---- many at once
+
+    def build_drivers(self, requests: list[BuildRequest]) -> dict[tuple[str, str], Path]:
+        """Driver objects for every (problem, model) of `requests`, in parallel (the suite caches them)."""
+        pairs = {(r.problem.name, r.model): r.problem for r in requests}
+        with concurrent.futures.ThreadPoolExecutor(self.cfg.jobs) as pool:
+            futures = {pair: pool.submit(suite.build_driver, problem, pair[1], self.drivers)
+                       for pair, problem in pairs.items()}
+            return {pair: future.result() for pair, future in futures.items()}
+
+    def build_all(self, requests: list[BuildRequest]) -> list[BuildResult]:
+        """Build every request (distinct sources once, in parallel); results in the order of `requests`."""
+        drivers = self.build_drivers(requests)
+        keys = [self.object_key(r) for r in requests]
+        first_request = {}
+        for key, request in zip(keys, requests, strict=True):
+            first_request.setdefault(key, request)
+        logger.info("building %d samples: %d distinct sources", len(requests), len(first_request))
+
+        def build_one(key: str) -> tuple[str, bool, str, float, bool]:
+            request = first_request[key]
+            ok, log, compile_s = self._compile_object(request, key)
+            if not ok:
+                return key, False, log, compile_s, compile_s == 0.0
+            driver = drivers[(request.problem.name, request.model)]
+            exe_key, ok, link_log, link_s = self._link(request, key, driver)
+            return exe_key, ok, (log + link_log).strip(), compile_s + link_s, compile_s + link_s == 0.0
+
+        with concurrent.futures.ThreadPoolExecutor(self.cfg.jobs) as pool:
+            built = dict(zip(first_request, pool.map(build_one, first_request), strict=True))
+        results = []
+        for key in keys:
+            exe_key, ok, log, seconds, cached = built[key]
+            results.append(BuildResult(key=exe_key, ok=ok, exe=self.exes / exe_key if ok else None, log=log,
+                                       compile_s=seconds, cached=cached))  # fmt: skip
+            seconds = 0.0  # a duplicate's compile time is counted once, on its first occurrence
+            built[key] = (exe_key, ok, log, 0.0, True)
+        return results

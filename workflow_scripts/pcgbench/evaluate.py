@@ -1,0 +1,290 @@
+"""Evaluate generations: build (cached, parallel), sandboxed runs, validation, timing sweeps, metrics.
+
+Input: a generations file in ParEval's format (records with name, parallelism_model, outputs, ...).
+Outputs, in DIR:
+    samples.jsonl       the per-sample rows, appended as each sample finishes (the resume log)
+    results.parquet     one row per sample x resource configuration: verdict, times, spread, build log excerpt
+    metrics.json        pass@k, build@k, speedup_n@k, efficiency_n@k, _max variants, expected speedup
+    metrics.csv         the same as a long table
+An interrupted evaluation resumes: samples already in samples.jsonl are not built or run again.
+Execution models whose toolchain is missing here (no mpirun, no GPU for CUDA/HIP, ...) are reported
+before any work starts and skipped; metrics.json lists them with the reason.
+
+    python -m workflow_scripts.pcgbench evaluate GENERATIONS.json --out DIR
+or, from Snakemake, rules/pcgbench.smk (rule pcgbench_evaluate).
+
+Verdicts (workflow_scripts/pcgbench/sandbox.py): build_error, no_parallelism (the body does not use the
+execution model its prompt asked for; checked after a successful build, and it is not run), timeout,
+crash, killed_resource_limit, wrong_answer, ok. A sample's verdict is that of the first resource
+configuration that failed (the sweep stops there), or ok when all passed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import logging
+import os
+from pathlib import Path
+
+import pandas as pd
+
+from workflow_scripts.common import Provenance, write_json
+from workflow_scripts.common.io import atomic_path
+from workflow_scripts.pcgbench import sandbox, suite
+from workflow_scripts.pcgbench.build import BuildCache, BuildConfig, BuildRequest, BuildResult
+from workflow_scripts.pcgbench.metrics import compute_metrics, metrics_long_table
+from workflow_scripts.pcgbench.timing import ResourceConfig, resource_sweep, summarise_times
+
+logger = logging.getLogger(__name__)
+
+SANDBOX_EXE = "/tmp/sample.exe"  # where a sample's executable appears inside the sandbox
+RESUME_LOG = "samples.jsonl"
+DETAIL_CHARS = 600  # how much of a failing run's stderr a row keeps
+
+
+@dataclasses.dataclass(kw_only=True)
+class EvaluateConfig:
+    """How generations are evaluated (config section `pcgbench.evaluate`)."""
+
+    max_cores: int = 2  # N of the resource sweep: threads 1..N, ranks 1..N, ranks x threads <= N
+    warmup: int = 1  # untimed calls before the timed ones, in every run
+    reps: int = 5  # timed calls of the sample (and of the serial baseline) per run
+    size: str = "timed"  # which of the problem's sizes is validated last and timed ("timed" or "paper")
+    seed: int = 1234  # input generation
+    ks: tuple[int, ...] = (1,)  # k of the @k metrics
+    jobs: int = 2  # parallel compiler processes
+    compile_timeout_s: float = 60.0
+    run_timeout_s: float = 60.0  # wall-clock limit of one run (one resource configuration)
+    cpu_limit_s: int = 240  # RLIMIT_CPU per process
+    memory_mb: int = 4096  # RLIMIT_AS per process
+    file_size_mb: int = 64  # RLIMIT_FSIZE
+    max_processes: int = 256  # RLIMIT_NPROC for the sandbox user (threads count too)
+    output_bytes: int = 1 << 20  # cap on captured stdout / stderr
+    cache_dir: Path = Path("results/pcgbench/build_cache")
+    suite_root: Path = suite.DATA_ROOT
+
+    def __post_init__(self) -> None:
+        self.cache_dir, self.suite_root = Path(self.cache_dir), Path(self.suite_root)
+        self.ks = tuple(self.ks)
+        for name in ("max_cores", "reps", "jobs", "compile_timeout_s", "run_timeout_s", "cpu_limit_s", "memory_mb",
+                     "file_size_mb", "max_processes", "output_bytes"):  # fmt: skip
+            if not getattr(self, name) > 0:
+                raise ValueError(f"pcgbench.evaluate.{name} must be > 0, got {getattr(self, name)!r}")
+        if self.warmup < 0:
+            raise ValueError(f"pcgbench.evaluate.warmup must be >= 0, got {self.warmup}")
+        if self.size not in ("timed", "paper"):
+            raise ValueError(f"pcgbench.evaluate.size must be 'timed' or 'paper', got {self.size!r}")
+        if not self.ks or min(self.ks) < 1:
+            raise ValueError(f"pcgbench.evaluate.ks must be a non-empty list of integers >= 1, got {self.ks}")
+
+    def limits(self) -> sandbox.SandboxLimits:
+        return sandbox.SandboxLimits(wall_s=self.run_timeout_s, cpu_s=self.cpu_limit_s,
+                                     address_space_mb=self.memory_mb, file_size_mb=self.file_size_mb,
+                                     nproc=self.max_processes, output_bytes=self.output_bytes)  # fmt: skip
+
+
+@dataclasses.dataclass(frozen=True)
+class Sample:
+    generator: str
+    problem: suite.Problem
+    model: str
+    sample_index: int
+    body: str
+
+    @property
+    def sample_id(self) -> str:
+        """Stable across runs: what the resume log is keyed by."""
+        text = "\0".join([self.generator, self.problem.name, self.model, str(self.sample_index), self.body])
+        return hashlib.sha256(text.encode()).hexdigest()[:20]
+
+
+def load_samples(generations_path: Path, generator: str, suite_root: Path) -> list[Sample]:
+    """Every output of every record, matched to its problem in the suite."""
+    from workflow_scripts.pcgbench.pareval_format import load_generations  # the suite engineer's reader
+
+    problems = {p.name: p for p in suite.load_suite(suite_root)}
+    samples = []
+    for index, record in enumerate(load_generations(generations_path)):
+        name = record["name"]
+        if name not in problems:
+            # ParEval numbers its problems ("12_reduce_average"); accept that spelling too.
+            name = name.split("_", 1)[1] if name.split("_", 1)[0].isdigit() else name
+        if name not in problems:
+            raise ValueError(f"{generations_path}: record {index}: problem {record['name']!r} is not in the suite")
+        for sample_index, body in enumerate(record["outputs"]):
+            samples.append(Sample(generator=generator, problem=problems[name], model=record["parallelism_model"],
+                                  sample_index=sample_index, body=body))  # fmt: skip
+    return samples
+
+
+def toolchain_report(models: set[str]) -> dict[str, str]:
+    """{model: why} for every model that cannot be built and run here; logged before any work starts."""
+    unavailable = {}
+    for model in sorted(models):
+        ok, why = suite.toolchain_status(model)
+        if not ok:
+            unavailable[model] = why
+            logger.warning("execution model %s skipped: %s", model, why)
+    return unavailable
+
+
+# ---------------------------------------------------------------------------------------------------------
+# One sample
+
+
+def _row(sample: Sample, build: BuildResult | None, verdict: str, detail: str, config: ResourceConfig | None = None,
+         **timing) -> dict:  # fmt: skip
+    row = {
+        "sample_id": sample.sample_id,
+        "generator": sample.generator,
+        "model": sample.model,
+        "problem": sample.problem.name,
+        "problem_type": sample.problem.problem_type,
+        "sample_index": sample.sample_index,
+        "verdict": verdict,
+        "detail": detail[:DETAIL_CHARS],
+        "build_log": build.log if build else "",
+        "build_cached": bool(build.cached) if build else False,
+        "compile_s": build.compile_s if build else 0.0,
+        "ranks": config.ranks if config else None,
+        "threads": config.threads if config else None,
+        "n_resources": config.n_resources if config else None,
+    }
+    for name in ("time_median_s", "time_iqr_s", "time_min_s", "time_max_s", "reps", "baseline_time_median_s",
+                 "baseline_time_iqr_s", "speedup", "efficiency", "run_wall_s"):  # fmt: skip
+        row[name] = timing.get(name)
+    return row
+
+
+def run_one(sample: Sample, exe: Path, config: ResourceConfig, cfg: EvaluateConfig) -> tuple[str, str, dict]:
+    """One sandboxed run at one resource configuration: (verdict, detail, timing fields)."""
+    argv, env = suite.run_argv(sample.problem, sample.model, Path(SANDBOX_EXE), ranks=config.ranks,
+                               threads=config.threads, seed=cfg.seed, warmup=cfg.warmup, reps=cfg.reps,
+                               size=cfg.size)  # fmt: skip
+    result = sandbox.run_sandboxed(argv, limits=cfg.limits(), binds={exe: SANDBOX_EXE}, env=env)
+    timing = {"run_wall_s": result.wall_s}
+    verdict = sandbox.verdict_for(result)
+    if verdict is not None:
+        how = f"{result.outcome}" + (f" signal {result.signal_number}" if result.signal_number else "")
+        how += f" exit {result.returncode}" if result.returncode is not None else ""
+        return verdict, f"{how}: {result.stderr.strip()[-DETAIL_CHARS:]}", timing
+    try:
+        parsed = suite.parse_driver_output(result.stdout)
+    except ValueError as err:
+        return sandbox.CRASH, f"no valid result line ({err}); stderr: {result.stderr.strip()[-300:]}", timing
+    if not parsed.valid:
+        return sandbox.WRONG_ANSWER, parsed.failure, timing
+    times, baseline = summarise_times(parsed.times_s), summarise_times(parsed.baseline_times_s)
+    speedup = baseline.median_s / times.median_s if times.median_s > 0 else float("inf")
+    timing.update(time_median_s=times.median_s, time_iqr_s=times.iqr_s, time_min_s=times.min_s, time_max_s=times.max_s,
+                  reps=times.reps, baseline_time_median_s=baseline.median_s, baseline_time_iqr_s=baseline.iqr_s,
+                  speedup=speedup, efficiency=speedup / config.n_resources)  # fmt: skip
+    return sandbox.OK, "", timing
+
+
+def evaluate_sample(sample: Sample, build: BuildResult, cfg: EvaluateConfig) -> list[dict]:
+    """All rows of one sample: one per resource configuration run (one row if it never ran)."""
+    if not build.ok:
+        return [_row(sample, build, sandbox.BUILD_ERROR, build.log)]
+    uses, why = suite.uses_model(sample.model, sample.body)
+    if not uses:
+        return [_row(sample, build, sandbox.NO_PARALLELISM, why)]
+    rows = []
+    for config in resource_sweep(sample.model, cfg.max_cores):
+        verdict, detail, timing = run_one(sample, build.exe, config, cfg)
+        rows.append(_row(sample, build, verdict, detail, config, **timing))
+        if verdict != sandbox.OK:
+            break  # the sample has failed; more configurations would only spend time
+    final = next((r["verdict"] for r in rows if r["verdict"] != sandbox.OK), sandbox.OK)
+    for row in rows:
+        row["verdict"] = final  # a sample has one verdict; `detail` keeps each run's own story
+    return rows
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Many samples, resumable
+
+
+def read_resume_log(path: Path) -> dict[str, list[dict]]:
+    """Finished samples' rows by sample id; a torn last line (killed mid-write) is ignored."""
+    done: dict[str, list[dict]] = {}
+    if not path.exists():
+        return done
+    for line in path.read_text().splitlines():
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError:
+            logger.warning("%s: ignoring a torn line (an interrupted run)", path)
+            continue
+        done[record["sample_id"]] = record["rows"]
+    return done
+
+
+def evaluate_samples(samples: list[Sample], out_dir: Path, cfg: EvaluateConfig) -> tuple[pd.DataFrame, dict[str, str]]:
+    """Evaluate `samples` (resuming from out_dir/samples.jsonl); returns the rows and the skipped models."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    skipped = toolchain_report({s.model for s in samples})
+    runnable = [s for s in samples if s.model not in skipped]
+    log_path = out_dir / RESUME_LOG
+    done = read_resume_log(log_path)
+    todo = [s for s in runnable if s.sample_id not in done]
+    logger.info("%d samples: %d already evaluated, %d to do, %d skipped (models %s)", len(samples),
+                len(runnable) - len(todo), len(todo), len(samples) - len(runnable), sorted(skipped) or "none")
+    builds = BuildCache(BuildConfig(cache_dir=cfg.cache_dir, jobs=cfg.jobs, compile_timeout_s=cfg.compile_timeout_s)
+                        ).build_all([BuildRequest(problem=s.problem, model=s.model, body=s.body) for s in todo])
+    with open(log_path, "a", encoding="utf-8") as log:
+        for number, (sample, build) in enumerate(zip(todo, builds, strict=True), start=1):
+            rows = evaluate_sample(sample, build, cfg)
+            done[sample.sample_id] = rows
+            log.write(json.dumps({"sample_id": sample.sample_id, "rows": rows}) + "\n")
+            log.flush()
+            os.fsync(log.fileno())
+            logger.info("[%d/%d] %s %s %s #%d: %s", number, len(todo), sample.generator, sample.model,
+                        sample.problem.name, sample.sample_index, rows[0]["verdict"])
+    rows = [row for s in runnable for row in done[s.sample_id]]
+    return pd.DataFrame(rows), skipped
+
+
+def write_outputs(rows: pd.DataFrame, skipped: dict[str, str], out_dir: Path, cfg: EvaluateConfig) -> dict:
+    """results.parquet, metrics.json, metrics.csv (atomically). Returns the metrics."""
+    if rows.empty:
+        raise ValueError("no sample could be evaluated: every execution model was skipped "
+                         f"({'; '.join(f'{m}: {w}' for m, w in skipped.items())})")
+    rows = rows.sort_values(["generator", "model", "problem", "sample_index", "n_resources"], kind="stable")
+    with atomic_path(out_dir / "results.parquet") as tmp:
+        rows.to_parquet(tmp, index=False)
+    metrics = compute_metrics(rows, ks=cfg.ks)
+    metrics["skipped_models"] = skipped
+    metrics["verdict_counts"] = {
+        generator: group.drop_duplicates("sample_id")["verdict"].value_counts().to_dict()
+        for generator, group in rows.groupby("generator")
+    }
+    write_json(out_dir / "metrics.json", metrics)
+    with atomic_path(out_dir / "metrics.csv") as tmp:
+        metrics_long_table(metrics).to_csv(tmp, index=False)
+    return metrics
+
+
+def main(generations: Path, out_dir: Path, cfg: EvaluateConfig, generator: str | None = None) -> dict:
+    """Evaluate one generations file into out_dir (see the module docstring)."""
+    prov = Provenance.start(step="pcgbench.evaluate", config=dataclasses.asdict(cfg), seed=cfg.seed)
+    out_dir = Path(out_dir)
+    generator = generator or Path(generations).stem
+    samples = load_samples(Path(generations), generator, cfg.suite_root)
+    rows, skipped = evaluate_samples(samples, out_dir, cfg)
+    metrics = write_outputs(rows, skipped, out_dir, cfg)
+    prov.finish([out_dir / "results.parquet", out_dir / "metrics.json", out_dir / "metrics.csv"],
+                generations=str(generations))
+    return metrics
+
+
+if __name__ == "__main__":
+    from workflow_scripts.common import configure_logging
+
+    smk = snakemake  # noqa: F821 -- injected by Snakemake's script: directive
+    configure_logging(smk.log[0])
+    main(Path(smk.input.generations), Path(smk.output.results).parent,
+         EvaluateConfig(**smk.params.evaluate, seed=smk.params.seed, jobs=smk.threads),
+         generator=smk.wildcards.generator)

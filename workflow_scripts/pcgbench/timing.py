@@ -1,0 +1,84 @@
+"""The timing protocol: which resource counts a sample runs at, and how its repeated times are summarised.
+
+Each run of a sample's executable (one process, or one mpirun) validates the sample, makes `warmup`
+untimed calls, then `reps` timed calls of the sample and `reps` of the serial baseline, in the same
+process (the suite's driver does this), so a speedup is a ratio of two times measured side by side.
+The harness runs that once per resource configuration of the sweep:
+
+    serial           (ranks 1, threads 1)
+    omp, kokkos      threads 1, 2, 4, ... up to max_cores (max_cores itself always included)
+    mpi              ranks   1, 2, 4, ... up to max_cores
+    mpi+omp          ranks x threads from those lists with ranks x threads <= max_cores
+    cuda, hip        one configuration (the GPU); they are build-only without a GPU
+
+and keeps per configuration the median of the repetitions and their spread (interquartile range, min,
+max). No two timing runs overlap: the evaluation runs its samples one after the other, and Snakemake's
+`timing_slot` resource keeps evaluation jobs from running at the same time as each other.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import statistics
+
+import numpy as np
+
+logger = logging.getLogger(__name__)
+
+
+@dataclasses.dataclass(frozen=True)
+class ResourceConfig:
+    ranks: int
+    threads: int
+
+    @property
+    def n_resources(self) -> int:
+        return self.ranks * self.threads
+
+
+def doubling_counts(maximum: int) -> list[int]:
+    """1, 2, 4, ... below `maximum`, then `maximum` itself."""
+    counts, n = [], 1
+    while n < maximum:
+        counts.append(n)
+        n *= 2
+    return counts + [maximum]
+
+
+def resource_sweep(model: str, max_cores: int) -> list[ResourceConfig]:
+    """The resource configurations a sample of `model` is timed at, smallest first."""
+    if max_cores < 1:
+        raise ValueError(f"max_cores must be >= 1, got {max_cores}")
+    counts = doubling_counts(max_cores)
+    if model in ("serial", "cuda", "hip"):
+        return [ResourceConfig(1, 1)]
+    if model in ("omp", "kokkos"):
+        return [ResourceConfig(1, t) for t in counts]
+    if model == "mpi":
+        return [ResourceConfig(r, 1) for r in counts]
+    if model == "mpi+omp":
+        return [ResourceConfig(r, t) for r in counts for t in counts if r * t <= max_cores]
+    raise ValueError(f"unknown execution model {model!r}")
+
+
+@dataclasses.dataclass(frozen=True)
+class TimeSummary:
+    median_s: float
+    iqr_s: float  # interquartile range of the repetitions
+    min_s: float
+    max_s: float
+    reps: int
+
+    @property
+    def relative_spread(self) -> float:
+        """IQR over median: the noise of this measurement, kept beside it."""
+        return self.iqr_s / self.median_s if self.median_s > 0 else float("nan")
+
+
+def summarise_times(times_s: tuple[float, ...] | list[float]) -> TimeSummary:
+    if not times_s:
+        raise ValueError("summarise_times needs at least one time")
+    q25, q75 = np.percentile(times_s, [25, 75])
+    return TimeSummary(median_s=float(statistics.median(times_s)), iqr_s=float(q75 - q25), min_s=float(min(times_s)),
+                       max_s=float(max(times_s)), reps=len(times_s))  # fmt: skip
