@@ -1,0 +1,280 @@
+// PCGBench driver support shared by every execution model: deterministic random inputs, comparisons that
+// explain a mismatch, output corruptions for the validator self-check, command-line parsing and the
+// machine-readable result line.
+//
+// A generated driver translation unit (see workflow_scripts/pcgbench/suite.py, build_driver) is:
+//   #define PCG_MODEL_<MODEL>           one of SERIAL OMP MPI MPI_OMP KOKKOS CUDA HIP
+//   #include "drivers/common.hpp"
+//   <the problem's includes and types>
+//   <the solution's declaration>        defined in the sample's own translation unit
+//   namespace pcg_baseline { <serial signature> <serial baseline body> }
+//   #include "<problem>/harness.hpp"    Data, generate, call_baseline, call_solution, result, check, truncate
+//   #include "drivers/main.hpp"         main(): validate at every size, then time
+#pragma once
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <complex>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#if defined(PCG_MODEL_OMP) || defined(PCG_MODEL_MPI_OMP) || defined(PCG_MODEL_KOKKOS)
+#include <omp.h>
+#endif
+#if defined(PCG_MODEL_MPI) || defined(PCG_MODEL_MPI_OMP)
+#define PCG_USES_MPI 1
+#include <mpi.h>
+#endif
+#if defined(PCG_MODEL_KOKKOS)
+#include <Kokkos_Core.hpp>
+#endif
+#if defined(PCG_MODEL_CUDA)
+#define PCG_GPU 1
+#include <cuda_runtime.h>
+#define PCG_GPU_MALLOC cudaMalloc
+#define PCG_GPU_FREE cudaFree
+#define PCG_GPU_MEMCPY cudaMemcpy
+#define PCG_GPU_H2D cudaMemcpyHostToDevice
+#define PCG_GPU_D2H cudaMemcpyDeviceToHost
+#define PCG_GPU_SYNC cudaDeviceSynchronize
+#elif defined(PCG_MODEL_HIP)
+#define PCG_GPU 1
+#include <hip/hip_runtime.h>
+#define PCG_GPU_MALLOC hipMalloc
+#define PCG_GPU_FREE hipFree
+#define PCG_GPU_MEMCPY hipMemcpy
+#define PCG_GPU_H2D hipMemcpyHostToDevice
+#define PCG_GPU_D2H hipMemcpyDeviceToHost
+#define PCG_GPU_SYNC hipDeviceSynchronize
+#endif
+// The solution's signature uses plain std::vector for these models (MPI and OpenMP work inside the body).
+#if defined(PCG_MODEL_SERIAL) || defined(PCG_MODEL_OMP) || defined(PCG_MODEL_MPI) || defined(PCG_MODEL_MPI_OMP)
+#define PCG_VECTOR_API 1
+#endif
+
+namespace pcg {
+
+// ---------------------------------------------------------------------------------------------------------
+// Random inputs: splitmix64, so an input depends only on (seed, size) and is the same on every MPI rank.
+struct Rng {
+  std::uint64_t state;
+  explicit Rng(std::uint64_t seed) : state(seed * 0x9E3779B97F4A7C15ULL + 0x632BE59BD9B4E019ULL) {}
+  std::uint64_t next() {
+    std::uint64_t z = (state += 0x9E3779B97F4A7C15ULL);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+  }
+  double uniform(double lo, double hi) { return lo + (hi - lo) * (double)(next() >> 11) * 0x1.0p-53; }
+  long long integer(long long lo, long long hi) { return lo + (long long)(next() % (std::uint64_t)(hi - lo + 1)); }
+};
+
+inline std::vector<double> uniform_vector(Rng& rng, std::size_t n, double lo, double hi) {
+  std::vector<double> v(n);
+  for (auto& x : v) x = rng.uniform(lo, hi);
+  return v;
+}
+inline std::vector<int> int_vector(Rng& rng, std::size_t n, int lo, int hi) {
+  std::vector<int> v(n);
+  for (auto& x : v) x = (int)rng.integer(lo, hi);
+  return v;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Comparisons. Each returns true when equal (within tolerance) and otherwise says where they differ.
+constexpr double kTol = 1e-6;
+
+inline bool close_value(double want, double got, double tol) {
+  if (std::isnan(want) || std::isnan(got)) return false;
+  return std::fabs(want - got) <= tol * std::max(1.0, std::fabs(want));
+}
+
+inline std::string show(double v) { std::ostringstream s; s.precision(12); s << v; return s.str(); }
+inline std::string show(std::complex<double> v) { return "(" + show(v.real()) + "," + show(v.imag()) + ")"; }
+template <class T> std::string show(T v) { std::ostringstream s; s << v; return s.str(); }
+
+inline bool same_scalar(double want, double got, std::string& why, double tol = kTol) {
+  if (close_value(want, got, tol)) return true;
+  why = "expected " + show(want) + ", got " + show(got);
+  return false;
+}
+inline bool same_scalar(std::complex<double> want, std::complex<double> got, std::string& why, double tol = kTol) {
+  if (close_value(want.real(), got.real(), tol) && close_value(want.imag(), got.imag(), tol)) return true;
+  why = "expected " + show(want) + ", got " + show(got);
+  return false;
+}
+template <class T>
+bool same_exact(const T& want, const T& got, std::string& why) {
+  if (want == got) return true;
+  why = "expected " + show(want) + ", got " + show(got);
+  return false;
+}
+
+template <class T>
+bool same_vector(const std::vector<T>& want, const std::vector<T>& got, std::string& why, double tol = kTol) {
+  if (want.size() != got.size()) {
+    why = "expected " + std::to_string(want.size()) + " elements, got " + std::to_string(got.size());
+    return false;
+  }
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    bool ok;
+    if constexpr (std::is_floating_point_v<T>) ok = close_value(want[i], got[i], tol);
+    else if constexpr (std::is_same_v<T, std::complex<double>>)
+      ok = close_value(want[i].real(), got[i].real(), tol) && close_value(want[i].imag(), got[i].imag(), tol);
+    else ok = (want[i] == got[i]);
+    if (!ok) {
+      why = "element " + std::to_string(i) + ": expected " + show(want[i]) + ", got " + show(got[i]);
+      return false;
+    }
+  }
+  return true;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Corruptions for the validator self-check (--check-validator): the kinds of wrong answer a parallel body
+// typically produces. A problem whose result type is a struct provides `void bump(T&)` next to the struct.
+inline void bump(double& v) { v += 1.0; }
+inline void bump(float& v) { v += 1.0f; }
+inline void bump(int& v) { v += 1; }
+inline void bump(long& v) { v += 1; }
+inline void bump(long long& v) { v += 1; }
+inline void bump(unsigned long& v) { v += 1; }
+inline void bump(unsigned long long& v) { v += 1; }
+inline void bump(unsigned int& v) { v += 1; }
+inline void bump(bool& v) { v = !v; }
+inline void bump(std::complex<double>& v) { v += std::complex<double>(1.0, 0.0); }
+
+enum class Corruption { OffByOne, MissingElement, Race };
+inline const char* corruption_name(Corruption c) {
+  return c == Corruption::OffByOne ? "off_by_one" : c == Corruption::MissingElement ? "missing_element" : "race";
+}
+
+// Vector results are corrupted in place: one element off by one; the last element missing; a stretch of
+// elements left at their default value as if a racing thread's writes were lost. Returns false if the
+// corruption is not applicable (then the driver re-derives a wrong answer from a truncated input).
+template <class T>
+bool corrupt_output(std::vector<T>& v, Corruption c) {
+  if (v.empty()) return false;
+  switch (c) {
+    case Corruption::OffByOne: bump(v[v.size() / 2]); return true;
+    case Corruption::MissingElement: v.pop_back(); return true;
+    case Corruption::Race:
+      for (std::size_t i = v.size() / 4; i < v.size() / 2 + 1 && i < v.size(); i += 3) v[i] = T{};
+      return true;
+  }
+  return false;
+}
+// A scalar result is bumped for an off-by-one; a missing element or a race (lost updates) is produced by
+// the driver from the baseline's answer on a truncated input instead (see harness `truncate`).
+template <class T>
+bool corrupt_output(T& v, Corruption c) {
+  if (c != Corruption::OffByOne) return false;
+  bump(v);
+  return true;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Command line: --seed S --sizes N1,N2,... (the last is the timed size) --warmup W --reps R [--check-validator]
+struct Args {
+  std::uint64_t seed = 1;
+  std::vector<std::size_t> sizes;
+  int warmup = 1;
+  int reps = 3;
+  bool check_validator = false;
+};
+
+inline Args parse_args(int argc, char** argv) {
+  Args a;
+  for (int i = 1; i < argc; ++i) {
+    std::string k = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) { std::fprintf(stderr, "missing value for %s\n", k.c_str()); std::exit(2); }
+      return argv[++i];
+    };
+    if (k == "--seed") a.seed = std::stoull(value());
+    else if (k == "--warmup") a.warmup = std::stoi(value());
+    else if (k == "--reps") a.reps = std::stoi(value());
+    else if (k == "--check-validator") a.check_validator = true;
+    else if (k == "--sizes") {
+      std::stringstream s(value());
+      std::string item;
+      while (std::getline(s, item, ',')) a.sizes.push_back(std::stoull(item));
+    } else { std::fprintf(stderr, "unknown argument %s\n", k.c_str()); std::exit(2); }
+  }
+  if (a.sizes.empty() || a.reps < 1 || a.warmup < 0) {
+    std::fprintf(stderr, "usage: --seed S --sizes N1,...,Ntimed --warmup W>=0 --reps R>=1 [--check-validator]\n");
+    std::exit(2);
+  }
+  return a;
+}
+
+inline std::string json_escape(const std::string& s) {
+  std::string out;
+  for (char ch : s) {
+    if (ch == '"' || ch == '\\') { out += '\\'; out += ch; }
+    else if ((unsigned char)ch < 0x20) out += ' ';
+    else out += ch;
+  }
+  return out;
+}
+
+inline double now_s() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Kokkos: with the OpenMP backend the default memory space is host memory, so a harness hands the solution
+// an unmanaged view of its std::vector (no copy inside the timed region).
+#if defined(PCG_MODEL_KOKKOS)
+template <class T>
+using HostView = Kokkos::View<T*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+template <class T>
+using HostView2 = Kokkos::View<T**, Kokkos::LayoutRight, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+template <class T> HostView<T> kview(std::vector<T>& v) { return HostView<T>(v.data(), v.size()); }
+template <class T> HostView<const T> kview(const std::vector<T>& v) { return HostView<const T>(v.data(), v.size()); }
+template <class T> HostView2<T> kview2(std::vector<T>& v, std::size_t rows, std::size_t cols) {
+  return HostView2<T>(v.data(), rows, cols);
+}
+template <class T> HostView2<const T> kview2(const std::vector<T>& v, std::size_t rows, std::size_t cols) {
+  return HostView2<const T>(v.data(), rows, cols);
+}
+#endif
+
+// ---------------------------------------------------------------------------------------------------------
+// GPU (CUDA or HIP): device copies of host vectors; the timed region of a GPU run includes the transfers.
+#if defined(PCG_GPU)
+template <class T>
+struct DeviceArray {
+  T* ptr = nullptr;
+  std::size_t n = 0;
+  explicit DeviceArray(const std::vector<T>& host) : n(host.size()) {
+    PCG_GPU_MALLOC((void**)&ptr, std::max<std::size_t>(n, 1) * sizeof(T));
+    PCG_GPU_MEMCPY(ptr, host.data(), n * sizeof(T), PCG_GPU_H2D);
+  }
+  explicit DeviceArray(std::size_t count, T init = T{}) : DeviceArray(std::vector<T>(count, init)) {}
+  DeviceArray(const DeviceArray&) = delete;
+  DeviceArray& operator=(const DeviceArray&) = delete;
+  ~DeviceArray() { PCG_GPU_FREE(ptr); }
+  void to_host(std::vector<T>& host) const {
+    host.resize(n);
+    PCG_GPU_MEMCPY(host.data(), ptr, n * sizeof(T), PCG_GPU_D2H);
+  }
+  T first() const {
+    T v{};
+    PCG_GPU_MEMCPY(&v, ptr, sizeof(T), PCG_GPU_D2H);
+    return v;
+  }
+};
+constexpr unsigned kBlock = 256;
+inline unsigned blocks_for(std::size_t threads) { return (unsigned)((threads + kBlock - 1) / kBlock); }
+#endif
+
+}  // namespace pcg

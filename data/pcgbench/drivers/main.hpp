@@ -1,0 +1,169 @@
+// PCGBench driver main(), shared by every execution model; the model is chosen by PCG_MODEL_<MODEL>.
+//
+// 1. For every size in --sizes (a small one first, the timed one last), generate the input from the seed
+//    (identical on every MPI rank), compute the serial baseline's answer and the solution's answer, and
+//    validate (on rank 0; the verdict is broadcast).
+// 2. If every size validated: at the timed size, `warmup` untimed then `reps` timed calls of the solution
+//    (all ranks, barrier before and after each call; each call gets a fresh copy of the input, copied
+//    outside the timed region), then the same for the serial baseline on rank 0.
+// 3. Rank 0 prints one line: PCGBENCH_RESULT {json}. Exit status 0 whenever that line was printed.
+//
+// With --check-validator the driver instead corrupts the baseline's answer at the first size in each way
+// of pcg::Corruption and prints PCGBENCH_VALIDATOR {json} saying whether check() rejected it.
+#pragma once
+
+#ifndef PCG_MODEL_NAME
+#error "PCG_MODEL_NAME must be defined"
+#endif
+#ifndef PCG_PROBLEM_NAME
+#error "PCG_PROBLEM_NAME must be defined"
+#endif
+
+namespace pcg {
+
+struct Runtime {
+  int rank = 0, ranks = 1, threads = 1;
+  Runtime(int& argc, char**& argv) {
+#ifdef PCG_USES_MPI
+#if defined(PCG_MODEL_MPI_OMP)
+    int provided = 0;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+#else
+    MPI_Init(&argc, &argv);
+#endif
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+#endif
+#if defined(PCG_MODEL_KOKKOS)
+    Kokkos::initialize(argc, argv);
+    threads = Kokkos::DefaultExecutionSpace::concurrency();
+#elif defined(PCG_MODEL_OMP) || defined(PCG_MODEL_MPI_OMP)
+    threads = omp_get_max_threads();
+#endif
+    (void)argc; (void)argv;
+  }
+  ~Runtime() {
+#if defined(PCG_MODEL_KOKKOS)
+    Kokkos::finalize();
+#endif
+#ifdef PCG_USES_MPI
+    MPI_Finalize();
+#endif
+  }
+  bool root() const { return rank == 0; }
+  void barrier() const {
+#ifdef PCG_USES_MPI
+    MPI_Barrier(MPI_COMM_WORLD);
+#endif
+  }
+  bool broadcast(bool v) const {
+#ifdef PCG_USES_MPI
+    int x = v ? 1 : 0;
+    MPI_Bcast(&x, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    return x != 0;
+#else
+    return v;
+#endif
+  }
+};
+
+inline std::string times_json(const std::vector<double>& t) {
+  std::string s = "[";
+  for (std::size_t i = 0; i < t.size(); ++i) s += (i ? "," : "") + show(t[i]);
+  return s + "]";
+}
+
+inline int check_validator(const Args& args, const Runtime& rt) {
+  const std::size_t n = args.sizes.front();
+  Data input = generate(n, args.seed);
+  Data want = input;
+  call_baseline(want);
+  std::string out = "{";
+  const Corruption kinds[] = {Corruption::OffByOne, Corruption::MissingElement, Corruption::Race};
+  for (int k = 0; k < 3; ++k) {
+    Data got = want;
+    bool applied = corrupt_output(result(got), kinds[k]);
+    if (!applied) {
+      // A scalar answer: the baseline's answer on an input with one element (missing) or half of the
+      // elements (lost updates) dropped.
+      got = input;
+      std::size_t keep = kinds[k] == Corruption::MissingElement ? n - 1 : n / 2;
+      applied = truncate(got, keep);
+      if (applied) call_baseline(got);
+    }
+    std::string verdict, why;
+    if (!applied) verdict = "not_applicable";
+    else if (check(input, want, got, why)) verdict = "accepted";
+    else verdict = "rejected";
+    out += std::string(k ? "," : "") + "\"" + corruption_name(kinds[k]) + "\":{\"verdict\":\"" + verdict +
+           "\",\"why\":\"" + json_escape(why) + "\"}";
+  }
+  if (rt.root()) std::printf("PCGBENCH_VALIDATOR %s}\n", out.c_str());
+  return 0;
+}
+
+}  // namespace pcg
+
+int main(int argc, char** argv) {
+  pcg::Runtime rt(argc, argv);
+  const pcg::Args args = pcg::parse_args(argc, argv);
+  if (args.check_validator) return pcg::check_validator(args, rt);
+
+  std::string validation = "[";
+  bool all_ok = true;
+  std::string failure;
+  for (std::size_t i = 0; i < args.sizes.size(); ++i) {
+    const std::size_t n = args.sizes[i];
+    const pcg::Data input = pcg::generate(n, args.seed + i);
+    pcg::Data want = input;
+    if (rt.root()) pcg::call_baseline(want);
+    pcg::Data got = input;
+    pcg::call_solution(got);
+    std::string why;
+    bool ok = rt.root() ? pcg::check(input, want, got, why) : true;
+    ok = rt.broadcast(ok);
+    validation += std::string(i ? "," : "") + "{\"size\":" + std::to_string(n) + ",\"pass\":" +
+                  (ok ? "true" : "false") + ",\"why\":\"" + pcg::json_escape(why) + "\"}";
+    if (!ok) {
+      all_ok = false;
+      if (failure.empty()) failure = "size " + std::to_string(n) + ": " + why;
+      break;  // no point in running larger sizes of a wrong solution
+    }
+  }
+  validation += "]";
+
+  std::vector<double> times_s, baseline_times_s;
+  const std::size_t timed = args.sizes.back();
+  if (all_ok) {
+    const pcg::Data input = pcg::generate(timed, args.seed + args.sizes.size() - 1);
+    for (int r = 0; r < args.warmup + args.reps; ++r) {
+      pcg::Data work = input;
+      rt.barrier();
+      const double t0 = pcg::now_s();
+      pcg::call_solution(work);
+      rt.barrier();
+      const double t1 = pcg::now_s();
+      if (r >= args.warmup) times_s.push_back(t1 - t0);
+    }
+    if (rt.root()) {
+      for (int r = 0; r < args.warmup + args.reps; ++r) {
+        pcg::Data work = input;
+        const double t0 = pcg::now_s();
+        pcg::call_baseline(work);
+        const double t1 = pcg::now_s();
+        if (r >= args.warmup) baseline_times_s.push_back(t1 - t0);
+      }
+    }
+    rt.barrier();
+  }
+  if (rt.root()) {
+    std::printf("PCGBENCH_RESULT {\"problem\":\"%s\",\"model\":\"%s\",\"ranks\":%d,\"threads\":%d,\"seed\":%llu,"
+                "\"timed_size\":%zu,\"valid\":%s,\"failure\":\"%s\",\"validation\":%s,\"times_s\":%s,"
+                "\"baseline_times_s\":%s}\n",
+                PCG_PROBLEM_NAME, PCG_MODEL_NAME, rt.ranks, rt.threads, (unsigned long long)args.seed, timed,
+                all_ok ? "true" : "false", pcg::json_escape(failure).c_str(), validation.c_str(),
+                pcg::times_json(times_s).c_str(), pcg::times_json(baseline_times_s).c_str());
+    std::fflush(stdout);
+  }
+  return 0;
+}

@@ -1,0 +1,2 @@
+  for (double& v : x) v = v < 0.0 ? 0.0 : v;
+}

@@ -1,0 +1,488 @@
+"""The PCGBench problem suite: problems as data, prompts, reference bodies, and how to build and run them.
+
+Layout of the data (`data/pcgbench/`):
+
+    drivers/common.hpp, drivers/main.hpp    the driver shared by every problem and execution model
+    <problem>/problem.yaml                  name, problem_type, description, example, sizes, includes, types,
+                                            signatures (vector | kokkos | gpu), notes (per model family)
+    <problem>/harness.hpp                   Data, generate(n, seed), call_baseline, call_solution, result,
+                                            check(input, want, got, why), truncate(data, keep)
+    <problem>/ref_<model>.cpp               the reference body for each model (text after the signature's "{",
+                                            closing "}" included); ref_cuda.cu for CUDA. ref_hip.cpp may be
+                                            absent: HIP's kernel language is source-compatible with CUDA for
+                                            these kernels, so the CUDA body is then the HIP reference.
+
+The serial reference (`ref_serial.cpp`) is also the serial baseline that every driver times: the fastest
+sequential code we could write in plain C++. The serial, omp, mpi and mpi+omp models share one signature
+(std::vector arguments), so `serial_baseline_body` also fits those prompts; it does not fit the Kokkos and
+GPU signatures (pasted there it fails to build, which is an honest result for that generator).
+
+The API the evaluation harness uses (see the docstring of each function):
+    EXECUTION_MODELS, PROBLEM_TYPES, Problem, load_suite, prompt, reference_body, serial_baseline_body,
+    sample_source, sample_suffix, toolchain_status, build_status, compile_sample_argv, build_driver,
+    link_argv, run_argv, parse_driver_output, DriverResult, uses_model (re-exported).
+
+Details this module fixes that the interface left open:
+- Problem.sizes is a dict: "small" (validated first), "timed" (validated, then timed) and optionally
+  "paper" (the papers' scale). run_argv(..., size="timed") validates at small and at the named size and
+  times at the named size.
+- Driver objects are cached under build_dir/<problem>/<model>/driver.o, keyed by a hash of everything that
+  goes into them (stamp file beside); concurrent builders are serialised by a file lock.
+- The driver prints exactly one line `PCGBENCH_RESULT {json}` on rank 0 (exit status 0 even when
+  validation fails: the verdict is in the line). `parse_driver_output` reads it.
+- toolchain_status(model) says whether samples of the model can be *run* here; build_status(model) whether
+  they can be *compiled* (CUDA: build-only without a GPU; HIP: neither without hipcc).
+- MPI runs use `mpirun --allow-run-as-root --oversubscribe --bind-to none -np R -x OMP_NUM_THREADS`;
+  `--bind-to none` so the threads of an MPI+OpenMP rank are not pinned to the rank's one core.
+- Generations in ParEval files may name a problem with ParEval's numeric prefix ("12_reduce_average"):
+  see pareval_format.py.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import fcntl
+import hashlib
+import json
+import logging
+import os
+import re
+import shutil
+import subprocess
+import textwrap
+from pathlib import Path
+
+import yaml
+
+from workflow_scripts.pcgbench.kokkos import ensure_kokkos, kokkos_flags, kokkos_prefix
+from workflow_scripts.pcgbench.uses_model import MODEL_TITLES, uses_model  # noqa: F401 -- re-exported API
+
+logger = logging.getLogger(__name__)
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+DATA_ROOT = REPO_ROOT / "data" / "pcgbench"
+DRIVERS_DIR = DATA_ROOT / "drivers"
+
+EXECUTION_MODELS: tuple[str, ...] = ("serial", "omp", "mpi", "mpi+omp", "kokkos", "cuda", "hip")
+PROBLEM_TYPES: tuple[str, ...] = ("dense_la", "sparse_la", "fft", "geometry", "graph", "histogram", "reduce", "scan",
+                                  "search", "sort", "stencil", "transform")
+# Which signature in problem.yaml a model uses.
+SIGNATURE_FAMILY = {"serial": "vector", "omp": "vector", "mpi": "vector", "mpi+omp": "vector",
+                    "kokkos": "kokkos", "cuda": "gpu", "hip": "gpu"}
+MODEL_MACRO = {"serial": "SERIAL", "omp": "OMP", "mpi": "MPI", "mpi+omp": "MPI_OMP", "kokkos": "KOKKOS",
+               "cuda": "CUDA", "hip": "HIP"}
+MODEL_INCLUDES = {"serial": [], "omp": ["omp.h"], "mpi": ["mpi.h"], "mpi+omp": ["mpi.h", "omp.h"],
+                  "kokkos": ["Kokkos_Core.hpp"], "cuda": [], "hip": ["hip/hip_runtime.h"]}
+CXX_FLAGS = ["-std=c++17", "-O3"]
+CUDA_ARCH = "sm_80"  # the paper's A100s; nvcc here compiles for it without a GPU present
+
+# The model's conventions, stated in every prompt of that model (problem-specific notes follow them).
+MODEL_CONVENTIONS = {
+    "serial": "Write sequential C++ (no threads, no parallel libraries).",
+    "omp": "Parallelize the computation with OpenMP. The number of threads is set by the caller "
+           "(OMP_NUM_THREADS); do not change it.",
+    "mpi": "Parallelize the computation with MPI; MPI_Init has already been called. Every rank holds its own "
+           "complete copy of every input. Only rank 0's result is checked, so the final result must be on rank 0; "
+           "the other ranks' outputs are ignored.",
+    "mpi+omp": "Parallelize the computation with MPI across ranks and OpenMP threads within each rank; MPI is "
+               "initialized with MPI_THREAD_FUNNELED (only the main thread makes MPI calls). Every rank holds its own "
+               "complete copy of every input. Only rank 0's result is checked, so the final result must be on rank 0.",
+    "kokkos": "Parallelize the computation with Kokkos; Kokkos has already been initialized. The views live in the "
+              "default execution space's memory space and may be used directly inside Kokkos kernels.",
+    "cuda": "Write the body of a CUDA kernel. Inputs and outputs are in device memory. The kernel is launched "
+            "with blocks of 256 threads (blockDim.x == 256) on a one-dimensional grid.",
+    "hip": "Write the body of a HIP kernel. Inputs and outputs are in device memory. The kernel is launched "
+           "with blocks of 256 threads (blockDim.x == 256) on a one-dimensional grid.",
+}
+
+_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
+_REQUIRED = {"name": str, "problem_type": str, "description": str, "example": str, "sizes": dict,
+             "signatures": dict}
+
+
+@dataclasses.dataclass(frozen=True)
+class Problem:
+    """One problem of the suite, as read from data/pcgbench/<name>/problem.yaml."""
+
+    name: str                   # e.g. "reduce_average"
+    problem_type: str           # one of PROBLEM_TYPES
+    directory: Path
+    description: str            # what to compute (prose)
+    example: str                # a small input and its output
+    sizes: dict                 # {"small": n, "timed": n, optional "paper": n}; n = elements (or rows) of the input
+    includes: tuple             # standard headers the signature and types need
+    types: str                  # C++ declarations placed before the signature (may be empty)
+    signatures: dict            # {"vector": ..., "kokkos": ..., "gpu": ...} without the trailing "{"
+    notes: dict                 # optional extra prompt sentences per family or model ("mpi", "gpu", "kokkos", ...)
+
+    def signature(self, model: str) -> str:
+        return self.signatures[SIGNATURE_FAMILY[model]]
+
+
+def _fail(path: Path, field: str, why: str) -> ValueError:
+    return ValueError(f"{path}: field '{field}': {why}")
+
+
+def load_problem(directory: Path) -> Problem:
+    path = directory / "problem.yaml"
+    try:
+        raw = yaml.safe_load(path.read_text())
+    except yaml.YAMLError as err:
+        raise ValueError(f"{path}: not valid YAML: {err}") from err
+    if not isinstance(raw, dict):
+        raise ValueError(f"{path}: expected a mapping at the top level")
+    for field, kind in _REQUIRED.items():
+        if field not in raw:
+            raise _fail(path, field, "missing")
+        if not isinstance(raw[field], kind):
+            raise _fail(path, field, f"expected {kind.__name__}, got {type(raw[field]).__name__}")
+    unknown = set(raw) - set(_REQUIRED) - {"includes", "types", "notes"}
+    if unknown:
+        raise _fail(path, sorted(unknown)[0], "unknown field")
+    if raw["name"] != directory.name or not _NAME.match(raw["name"]):
+        raise _fail(path, "name", f"must equal the folder name {directory.name!r} (lower case, digits, _)")
+    if raw["problem_type"] not in PROBLEM_TYPES:
+        raise _fail(path, "problem_type", f"{raw['problem_type']!r} is not one of {list(PROBLEM_TYPES)}")
+    sizes = raw["sizes"]
+    for key in ("small", "timed"):
+        if not isinstance(sizes.get(key), int) or sizes[key] < 2:
+            raise _fail(path, f"sizes.{key}", "must be an integer >= 2")
+    if set(sizes) - {"small", "timed", "paper"}:
+        raise _fail(path, "sizes", f"unknown size {sorted(set(sizes) - {'small', 'timed', 'paper'})}")
+    for family in ("vector", "kokkos", "gpu"):
+        sig = raw["signatures"].get(family)
+        if not isinstance(sig, str) or "(" not in sig or sig.rstrip().endswith("{"):
+            raise _fail(path, f"signatures.{family}", "must be a declaration without the opening '{'")
+    if not raw["signatures"]["gpu"].startswith("__global__ void "):
+        raise _fail(path, "signatures.gpu", "must be a kernel: '__global__ void name(...)'")
+    notes = raw.get("notes") or {}
+    allowed_notes = {"all", "vector", "gpu", *EXECUTION_MODELS}
+    if not isinstance(notes, dict) or set(notes) - allowed_notes:
+        raise _fail(path, "notes", f"keys must be among {sorted(allowed_notes)}")
+    if not (directory / "harness.hpp").exists():
+        raise _fail(path, "harness.hpp", "the problem's harness header is missing")
+    return Problem(name=raw["name"], problem_type=raw["problem_type"], directory=directory,
+                   description=raw["description"].strip(), example=raw["example"].strip(), sizes=dict(sizes),
+                   includes=tuple(raw.get("includes") or ()), types=(raw.get("types") or "").strip(),
+                   signatures=dict(raw["signatures"]), notes=dict(notes))
+
+
+def load_suite(root: Path = DATA_ROOT) -> list[Problem]:
+    """All problems under `root`, sorted by name. Malformed data raises ValueError naming the file and field."""
+    root = Path(root)
+    dirs = sorted(d for d in root.iterdir() if d.is_dir() and (d / "problem.yaml").exists())
+    return [load_problem(d) for d in dirs]
+
+
+def get_problem(name: str, root: Path = DATA_ROOT) -> Problem:
+    directory = Path(root) / name
+    if not (directory / "problem.yaml").exists():
+        raise KeyError(f"no problem named {name!r} under {root}")
+    return load_problem(directory)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Prompts and bodies
+
+
+def _check_model(model: str) -> None:
+    if model not in EXECUTION_MODELS:
+        raise ValueError(f"unknown execution model {model!r}; expected one of {list(EXECUTION_MODELS)}")
+
+
+def _comment(paragraphs: list[str]) -> str:
+    lines = []
+    for para in paragraphs:
+        for raw in para.splitlines() or [""]:
+            # Example blocks keep their layout; prose is wrapped.
+            if raw.startswith("  ") or not raw.strip():
+                lines.append(raw.rstrip())
+            else:
+                lines.extend(textwrap.wrap(raw, 100))
+        lines.append("")
+    body = "\n".join(("   " + ln).rstrip() for ln in lines[:-1])
+    return "/* " + body.lstrip() + "\n*/"
+
+
+def prompt(problem: Problem, model: str) -> str:
+    """The prompt for (problem, model): C++ ending in the signature's "{" (a newline follows it)."""
+    _check_model(model)
+    family = SIGNATURE_FAMILY[model]
+    includes = list(dict.fromkeys(MODEL_INCLUDES[model] + list(problem.includes)))
+    notes = [problem.notes.get(key, "") for key in ("all", family, model)]
+    if model in ("mpi+omp",):
+        notes.append(problem.notes.get("mpi", ""))
+    text = [f"// {problem.name} ({problem.problem_type}) in {MODEL_TITLES[model]}"]
+    text += [f"#include <{inc}>" for inc in includes]
+    text.append("")
+    if problem.types:
+        text += [problem.types, ""]
+    paragraphs = [problem.description, MODEL_CONVENTIONS[model]]
+    if model in ("cuda", "hip") or family == "gpu":
+        paragraphs[-1] = MODEL_CONVENTIONS[model]
+    paragraphs += [n.strip() for n in notes if n and n.strip()]
+    paragraphs.append("Example:\n" + textwrap.indent(problem.example, "  "))
+    text.append(_comment(paragraphs))
+    text.append(problem.signature(model) + " {")
+    return "\n".join(text) + "\n"
+
+
+def _body_path(problem: Problem, model: str) -> Path:
+    if model == "cuda":
+        return problem.directory / "ref_cuda.cu"
+    if model == "hip" and not (problem.directory / "ref_hip.cpp").exists():
+        return problem.directory / "ref_cuda.cu"
+    return problem.directory / f"ref_{model}.cpp"
+
+
+def reference_body(problem: Problem, model: str) -> str:
+    """A correct body for (problem, model): the text after the prompt, closing "}" included."""
+    _check_model(model)
+    path = _body_path(problem, model)
+    if not path.exists():
+        raise FileNotFoundError(f"{problem.name}: no reference body for {model} ({path.name})")
+    body = path.read_text()
+    return body if body.endswith("\n") else body + "\n"
+
+
+def serial_baseline_body(problem: Problem) -> str:
+    """The serial baseline's body (the serial reference); it fits the serial/omp/mpi/mpi+omp prompts."""
+    return reference_body(problem, "serial")
+
+
+def sample_source(problem: Problem, model: str, body: str) -> str:
+    """The translation unit of one sample: the prompt followed by the generated body."""
+    return prompt(problem, model) + body + ("" if body.endswith("\n") else "\n")
+
+
+def sample_suffix(model: str) -> str:
+    """File suffix a sample's translation unit needs (nvcc compiles .cu as CUDA)."""
+    return ".cu" if model == "cuda" else ".cpp"
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Toolchains
+
+
+def _has_gpu() -> bool:
+    return Path("/dev/nvidia0").exists() or Path("/dev/kfd").exists()
+
+
+def build_status(model: str) -> tuple[bool, str]:
+    """(True, "") if samples of `model` can be compiled here, else (False, why)."""
+    _check_model(model)
+    need = {"serial": ["g++"], "omp": ["g++"], "mpi": ["mpicxx"], "mpi+omp": ["mpicxx"], "kokkos": ["g++", "cmake"],
+            "cuda": ["nvcc"], "hip": ["hipcc"]}[model]
+    missing = [tool for tool in need if shutil.which(tool) is None]
+    if missing:
+        return False, f"no {missing[0]}: {MODEL_TITLES[model]} cannot be built here"
+    return True, ""
+
+
+def toolchain_status(model: str) -> tuple[bool, str]:
+    """(True, "") if samples of `model` can be built and run here, else (False, why): never a failure."""
+    ok, why = build_status(model)
+    if not ok:
+        return False, why + " (skipped)"
+    if model in ("mpi", "mpi+omp") and shutil.which("mpirun") is None:
+        return False, "no mpirun: MPI programs cannot be run here"
+    if model == "cuda" and not Path("/dev/nvidia0").exists():
+        return False, "no GPU: CUDA is build-only"
+    if model == "hip" and not _has_gpu():
+        return False, "no GPU: HIP is build-only"
+    return True, ""
+
+
+def _compiler(model: str) -> list[str]:
+    return {"serial": ["g++"], "omp": ["g++", "-fopenmp"], "mpi": ["mpicxx"], "mpi+omp": ["mpicxx", "-fopenmp"],
+            "kokkos": ["g++"], "cuda": ["nvcc", f"-arch={CUDA_ARCH}"], "hip": ["hipcc"]}[model]
+
+
+def _compile_flags(model: str) -> list[str]:
+    flags = list(CXX_FLAGS)
+    if model == "kokkos":
+        flags += kokkos_flags(ensure_kokkos())[0]
+    if model == "cuda":
+        flags += ["-x", "cu"]
+    return flags
+
+
+def compile_sample_argv(problem: Problem, model: str, src: Path, obj: Path) -> list[str]:
+    """argv compiling one sample's translation unit (sample_source written to `src`) to the object `obj`."""
+    _check_model(model)
+    return [*_compiler(model), *_compile_flags(model), "-c", str(src), "-o", str(obj)]
+
+
+def link_argv(problem: Problem, model: str, sample_obj: Path, driver_obj: Path, exe: Path) -> list[str]:
+    """argv linking a sample's object with the (problem, model) driver object into `exe`."""
+    _check_model(model)
+    libs: list[str] = []
+    if model == "kokkos":
+        libs = kokkos_flags(kokkos_prefix())[1]
+    return [*_compiler(model), str(sample_obj), str(driver_obj), "-o", str(exe), *libs]
+
+
+def driver_source(problem: Problem, model: str) -> str:
+    """The driver translation unit for (problem, model); see data/pcgbench/drivers/common.hpp."""
+    _check_model(model)
+    baseline = problem.signatures["vector"] + " {\n" + serial_baseline_body(problem)
+    lines = [f"// PCGBench driver for {problem.name} / {model} (generated by workflow_scripts/pcgbench/suite.py)",
+             f"#define PCG_MODEL_{MODEL_MACRO[model]} 1",
+             f'#define PCG_MODEL_NAME "{model}"',
+             f'#define PCG_PROBLEM_NAME "{problem.name}"',
+             '#include "drivers/common.hpp"']
+    lines += [f"#include <{inc}>" for inc in problem.includes]
+    if problem.types:
+        lines.append(problem.types)
+    lines.append(problem.signature(model) + ";  // the sample, compiled in its own translation unit")
+    lines += ["namespace pcg_baseline {", baseline, "}  // namespace pcg_baseline",
+              f'#include "{problem.name}/harness.hpp"', '#include "drivers/main.hpp"', ""]
+    return "\n".join(lines)
+
+
+def _driver_key(problem: Problem, model: str, argv_template: list[str], source: str) -> str:
+    digest = hashlib.sha256()
+    for part in [source, " ".join(argv_template), (DRIVERS_DIR / "common.hpp").read_text(),
+                 (DRIVERS_DIR / "main.hpp").read_text(), (problem.directory / "harness.hpp").read_text()]:
+        digest.update(part.encode())
+        digest.update(b"\0")
+    return digest.hexdigest()
+
+
+def build_driver(problem: Problem, model: str, build_dir: Path) -> Path:
+    """Compile (once; cached) the driver object for (problem, model) under build_dir/<problem>/<model>/.
+
+    Raises RuntimeError with the compiler's output if the driver does not compile (a suite bug, not the sample's).
+    """
+    ok, why = build_status(model)
+    if not ok:
+        raise RuntimeError(why)
+    out_dir = Path(build_dir) / problem.name / model.replace("+", "_")
+    out_dir.mkdir(parents=True, exist_ok=True)
+    suffix = sample_suffix(model)
+    src, obj, stamp = out_dir / f"driver{suffix}", out_dir / "driver.o", out_dir / "driver.key"
+    source = driver_source(problem, model)
+    flags = [*_compiler(model), *_compile_flags(model), f"-I{DATA_ROOT}"]
+    key = _driver_key(problem, model, flags, source)
+    with open(out_dir / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if obj.exists() and stamp.exists() and stamp.read_text() == key:
+            return obj
+        src.write_text(source)
+        tmp = out_dir / f"driver.{os.getpid()}.tmp.o"
+        argv = [*flags, "-c", str(src), "-o", str(tmp)]
+        proc = subprocess.run(argv, capture_output=True, text=True)
+        if proc.returncode != 0:
+            tmp.unlink(missing_ok=True)
+            raise RuntimeError(f"driver for {problem.name}/{model} failed to compile:\n{' '.join(argv)}\n"
+                               f"{proc.stderr[-4000:]}")
+        os.replace(tmp, obj)
+        stamp.write_text(key)
+    return obj
+
+
+def run_argv(problem: Problem, model: str, exe: Path, *, ranks: int, threads: int, seed: int, warmup: int,
+             reps: int, size: str = "timed", check_validator: bool = False) -> tuple[list[str], dict[str, str]]:
+    """argv and extra environment for one run of `exe` with `ranks` MPI ranks x `threads` threads.
+
+    The driver validates at sizes["small"] and sizes[size] and times at sizes[size]. Models without MPI need
+    ranks == 1; models without threads need threads == 1.
+    """
+    _check_model(model)
+    if size not in problem.sizes:
+        raise ValueError(f"{problem.name}: no size {size!r}; it has {sorted(problem.sizes)}")
+    if ranks < 1 or threads < 1:
+        raise ValueError(f"ranks and threads must be >= 1, got ranks={ranks}, threads={threads}")
+    if ranks != 1 and model not in ("mpi", "mpi+omp"):
+        raise ValueError(f"{model} runs on one rank; got ranks={ranks}")
+    if threads != 1 and model in ("serial", "mpi"):
+        raise ValueError(f"{model} runs one thread per rank; got threads={threads}")
+    sizes = [problem.sizes["small"], problem.sizes[size]]
+    args = [str(exe), "--seed", str(seed), "--sizes", ",".join(str(n) for n in sizes), "--warmup", str(warmup),
+            "--reps", str(reps)]
+    if check_validator:
+        args.append("--check-validator")
+    env = {"OMP_NUM_THREADS": str(threads), "OMP_PROC_BIND": "false", "OMP_DYNAMIC": "false"}
+    if model in ("mpi", "mpi+omp"):
+        return (["mpirun", "--allow-run-as-root", "--oversubscribe", "--bind-to", "none", "-np", str(ranks),
+                 "-x", "OMP_NUM_THREADS", "-x", "OMP_PROC_BIND", "-x", "OMP_DYNAMIC", *args], env)
+    return args, env
+
+
+def build_executable(problem: Problem, model: str, body: str, work_dir: Path, driver_build_dir: Path) -> Path:
+    """Compile `body` as a sample of (problem, model) and link it with the cached driver; trusted code only
+    (references, tests, the CLI). Raises RuntimeError with the compiler's output on failure."""
+    work_dir = Path(work_dir)
+    work_dir.mkdir(parents=True, exist_ok=True)
+    driver_obj = build_driver(problem, model, driver_build_dir)
+    src = work_dir / f"sample{sample_suffix(model)}"
+    obj, exe = work_dir / "sample.o", work_dir / "sample.exe"
+    src.write_text(sample_source(problem, model, body))
+    for argv in (compile_sample_argv(problem, model, src, obj), link_argv(problem, model, obj, driver_obj, exe)):
+        proc = subprocess.run(argv, capture_output=True, text=True)
+        if proc.returncode != 0:
+            raise RuntimeError(f"{problem.name}/{model}: {' '.join(argv)}\n{proc.stderr[-4000:]}")
+    return exe
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Driver output
+
+
+@dataclasses.dataclass(frozen=True)
+class SizeCheck:
+    size: int
+    passed: bool
+    why: str
+
+
+@dataclasses.dataclass(frozen=True)
+class DriverResult:
+    """What one driver run reported."""
+
+    problem: str
+    model: str
+    ranks: int
+    threads: int
+    timed_size: int
+    valid: bool                          # every validated size passed
+    failure: str                         # the first failing size and why ("" when valid)
+    validation: tuple[SizeCheck, ...]    # sizes validated, in order (stops at the first failure)
+    times_s: tuple[float, ...]           # one per timed repetition of the sample (empty if not valid)
+    baseline_times_s: tuple[float, ...]  # the serial baseline, timed in the same process
+
+
+RESULT_TAG = "PCGBENCH_RESULT "
+
+
+def parse_driver_output(stdout: str) -> DriverResult:
+    """The DriverResult in a driver's stdout; ValueError if the result line is missing or malformed."""
+    lines = [ln for ln in stdout.splitlines() if ln.startswith(RESULT_TAG)]
+    if len(lines) != 1:
+        raise ValueError(f"expected exactly one '{RESULT_TAG.strip()}' line in the driver output, found {len(lines)}")
+    try:
+        raw = json.loads(lines[0][len(RESULT_TAG):])
+        validation = tuple(SizeCheck(size=int(v["size"]), passed=bool(v["pass"]), why=str(v["why"]))
+                           for v in raw["validation"])
+        result = DriverResult(problem=str(raw["problem"]), model=str(raw["model"]), ranks=int(raw["ranks"]),
+                              threads=int(raw["threads"]), timed_size=int(raw["timed_size"]),
+                              valid=raw["valid"] is True, failure=str(raw["failure"]), validation=validation,
+                              times_s=tuple(float(t) for t in raw["times_s"]),
+                              baseline_times_s=tuple(float(t) for t in raw["baseline_times_s"]))
+    except (json.JSONDecodeError, KeyError, TypeError, ValueError) as err:
+        raise ValueError(f"malformed {RESULT_TAG.strip()} line: {err}") from err
+    if result.valid and (not result.times_s or not result.baseline_times_s):
+        raise ValueError("driver reported a valid result without timings")
+    return result
+
+
+VALIDATOR_TAG = "PCGBENCH_VALIDATOR "
+
+
+def parse_validator_output(stdout: str) -> dict[str, tuple[str, str]]:
+    """{corruption: (verdict, why)} from a --check-validator run."""
+    lines = [ln for ln in stdout.splitlines() if ln.startswith(VALIDATOR_TAG)]
+    if len(lines) != 1:
+        raise ValueError(f"expected one '{VALIDATOR_TAG.strip()}' line, found {len(lines)}")
+    raw = json.loads(lines[0][len(VALIDATOR_TAG):])
+    return {kind: (v["verdict"], v["why"]) for kind, v in raw.items()}
