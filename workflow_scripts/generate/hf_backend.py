@@ -1,0 +1,186 @@
+"""The `hf` backend: sample completions from a transformers causal LM stored in a local directory.
+
+The model is loaded from a path (a `save_pretrained` directory) with `local_files_only=True`: the
+hub is never contacted at run time. Prompts are batched with left padding (a causal LM continues
+from the right end, so padding goes on the left and the attention mask hides it); each sequence of a
+batch stops on its own at a stop string (the end of the function) or at the token limit. On a
+cluster `device: auto` spreads a large model over the node's GPUs (accelerate's `device_map="auto"`);
+`chat: true` wraps each prompt in the tokenizer's chat template for instruct models.
+
+    engine = HFEngine.load(HFBackendConfig(path="results/hpccoder/model"))
+    completions = engine.generate(["int f() {"], max_new_tokens=64, temperature=0.2, top_p=0.95,
+                                  stop=["\\n}"], seed=1)
+
+The local OpenAI-compatible server (server.py) serves an `HFEngine` over HTTP.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import torch
+from transformers import AutoModelForCausalLM, AutoTokenizer, StoppingCriteria, StoppingCriteriaList
+
+from workflow_scripts.generate.completion import DEFAULT_CHAT_INSTRUCTION, Completion, chat_message
+
+logger = logging.getLogger(__name__)
+
+DTYPES = ("auto", "float32", "bfloat16", "float16")
+DEVICES = ("cpu", "cuda", "auto")
+@dataclass(kw_only=True)
+class HFBackendConfig:
+    """A local causal LM. `path` is a directory written by `save_pretrained` (config.json + weights)."""
+
+    path: str  # local checkpoint directory; never a hub id (no hub access at run time)
+    dtype: str = "auto"  # weights' dtype: auto (as saved), float32, bfloat16, float16
+    device: str = "cpu"  # cpu, cuda (one GPU), auto (device_map="auto": layers spread over all GPUs)
+    batch_size: int = 8  # sequences generated together (prompts x samples, left-padded)
+    chat: bool = False  # wrap prompts in the tokenizer's chat template (instruct models)
+    chat_instruction: str = DEFAULT_CHAT_INSTRUCTION
+    stop: list[str] = field(default_factory=lambda: ["\n}"])  # end of function for continuation models
+
+    def __post_init__(self):
+        if not self.path:
+            raise ValueError("generate.models.<name>.path: a local model directory is required for backend hf")
+        if self.dtype not in DTYPES:
+            raise ValueError(f"generate.models.<name>.dtype={self.dtype!r}: allowed {', '.join(DTYPES)}")
+        if self.device not in DEVICES:
+            raise ValueError(f"generate.models.<name>.device={self.device!r}: allowed {', '.join(DEVICES)}")
+        if self.batch_size < 1:
+            raise ValueError(f"generate.models.<name>.batch_size={self.batch_size}: must be >= 1")
+        if any(not s for s in self.stop):
+            raise ValueError("generate.models.<name>.stop: stop strings must be non-empty")
+
+
+def check_model_dir(path: str | Path) -> Path:
+    """Fail early, naming the path and the fix, when a model directory is missing or incomplete."""
+    path = Path(path)
+    if not path.is_dir():
+        raise FileNotFoundError(
+            f"model directory {path} does not exist. Build it first (for the project's HPC-Coder model: "
+            f"`snakemake results/hpccoder/model`), or set generate.models.<name>.path to a local checkpoint "
+            f"directory written by save_pretrained (models are never downloaded at run time)"
+        )  # fmt: skip
+    if not (path / "config.json").is_file():
+        raise FileNotFoundError(
+            f"model directory {path} has no config.json: it is not a save_pretrained checkpoint "
+            f"(point generate.models.<name>.path at the folder that holds config.json and the weights)"
+        )  # fmt: skip
+    return path
+
+
+class HFEngine:
+    """A loaded model + tokenizer that generates batches. Thread-safe: one generate() at a time."""
+
+    def __init__(self, model, tokenizer, cfg: HFBackendConfig):
+        self.model, self.tokenizer, self.cfg = model, tokenizer, cfg
+        self._lock = threading.Lock()  # torch's global RNG and the model are shared by server threads
+        # The longest prompt the model can take is its context minus the tokens it will add.
+        self.context_tokens = getattr(model.config, "max_position_embeddings", None) or getattr(
+            model.config, "n_positions", None
+        )
+
+    @classmethod
+    def load(cls, cfg: HFBackendConfig) -> HFEngine:
+        path = check_model_dir(cfg.path)
+        tokenizer = AutoTokenizer.from_pretrained(path, local_files_only=True)
+        tokenizer.padding_side = "left"  # a causal LM continues at the right end
+        tokenizer.truncation_side = "left"  # if a prompt is too long, keep its end (the signature)
+        if tokenizer.pad_token is None:
+            tokenizer.pad_token = tokenizer.eos_token
+        dtype = "auto" if cfg.dtype == "auto" else getattr(torch, cfg.dtype)
+        kwargs = {"dtype": dtype, "local_files_only": True}
+        if cfg.device == "auto":
+            kwargs["device_map"] = "auto"  # accelerate places layers over every visible GPU
+        model = AutoModelForCausalLM.from_pretrained(path, **kwargs)
+        if cfg.device == "cuda":
+            model = model.to("cuda")
+        model.eval()
+        n_params = sum(p.numel() for p in model.parameters())
+        logger.info("loaded %s: %.2fM parameters, dtype %s, device %s, batch %d",
+                    path, n_params / 1e6, model.dtype, model.device, cfg.batch_size)  # fmt: skip
+        return cls(model, tokenizer, cfg)
+
+    def format_prompt(self, prompt: str) -> str:
+        """The text the model sees: the prompt itself, or the prompt inside the chat template."""
+        if not self.cfg.chat:
+            return prompt
+        if not getattr(self.tokenizer, "chat_template", None):
+            raise ValueError(
+                f"generate.models.<name>.chat is true but the tokenizer in {self.cfg.path} has no chat "
+                f"template: set chat: false for a base (completion) model"
+            )  # fmt: skip
+        messages = [{"role": "user", "content": chat_message(self.cfg.chat_instruction, prompt)}]
+        return self.tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
+
+    def generate(self, prompts: list[str], *, max_new_tokens: int, temperature: float, top_p: float,
+                 stop: list[str], seed: int, formatted: bool = False,
+                 add_special_tokens: bool | None = None) -> list[Completion]:  # fmt: skip
+        """One completion per entry of `prompts` (repeat a prompt to draw several samples of it).
+
+        `seed` seeds torch's generator for this batch, so the same batch gives the same samples.
+        `formatted=True` means the prompts are used as given (the server applies chat templates itself);
+        `add_special_tokens` defaults to False for chat-templated text (the template holds them).
+        """
+        if add_special_tokens is None:
+            add_special_tokens = not self.cfg.chat
+        texts = prompts if formatted else [self.format_prompt(p) for p in prompts]
+        max_prompt_tokens = None if self.context_tokens is None else self.context_tokens - max_new_tokens
+        if max_prompt_tokens is not None and max_prompt_tokens < 1:
+            raise ValueError(f"max_new_tokens={max_new_tokens} leaves no room for a prompt in the model's "
+                             f"context of {self.context_tokens} tokens ({self.cfg.path})")  # fmt: skip
+        enc = self.tokenizer(texts, return_tensors="pt", padding=True, truncation=max_prompt_tokens is not None,
+                             max_length=max_prompt_tokens, add_special_tokens=add_special_tokens)  # fmt: skip
+        enc = {k: v.to(self.model.device) for k, v in enc.items()}
+        sampling = {"do_sample": True, "temperature": temperature, "top_p": top_p} if temperature > 0 else {
+            "do_sample": False}  # temperature 0 means greedy decoding, as in the OpenAI API
+        prompt_tokens = enc["input_ids"].shape[1]
+        criteria = StoppingCriteriaList([_StopOnStrings(self.tokenizer, stop, prompt_tokens)] if stop else [])
+        with self._lock, torch.inference_mode():
+            torch.manual_seed(seed)
+            out = self.model.generate(
+                **enc, max_new_tokens=max_new_tokens, stopping_criteria=criteria,
+                pad_token_id=self.tokenizer.pad_token_id, **sampling,
+            )  # fmt: skip
+        new_tokens = out[:, prompt_tokens:].tolist()
+        return [self._completion(row, stop, max_new_tokens) for row in new_tokens]
+
+    def _completion(self, row: list[int], stop: list[str], max_new_tokens: int) -> Completion:
+        eos = self.tokenizer.eos_token_id
+        pad = self.tokenizer.pad_token_id
+        n_tokens = len(row)
+        if eos is not None and eos in row:
+            n_tokens = row.index(eos) + 1
+        while n_tokens > 0 and row[n_tokens - 1] == pad and pad != eos:
+            n_tokens -= 1  # padding after a sequence stopped early (a stop string) is not output
+        text = self.tokenizer.decode(row[:n_tokens], skip_special_tokens=True)
+        hits = [(text.find(s), s) for s in stop if s in text]
+        if hits:
+            index, matched = min(hits)
+            return Completion(text=text[:index], finish_reason="stop", stop_reason=matched, new_tokens=n_tokens)
+        ended = n_tokens < max_new_tokens or (eos is not None and eos in row)
+        return Completion(text=text, finish_reason="stop" if ended else "length", stop_reason=None,
+                          new_tokens=n_tokens)  # fmt: skip
+
+
+class _StopOnStrings(StoppingCriteria):
+    """Stop each sequence of a batch once its generated text contains a stop string.
+
+    transformers' own `stop_strings` precomputes tables over the whole vocabulary on every generate()
+    call (about 2 s per call for a tiny model here); decoding the last few tokens of each sequence at
+    each step costs microseconds. A stop string can straddle tokens, so the window is its length in
+    characters plus a margin (every token decodes to at least one character, or part of one).
+    """
+
+    def __init__(self, tokenizer, stop: list[str], prompt_tokens: int):
+        self.tokenizer, self.stop, self.prompt_tokens = tokenizer, list(stop), prompt_tokens
+        self.window_tokens = max(len(s) for s in self.stop) + 4
+
+    def __call__(self, input_ids, scores, **kwargs):
+        tails = input_ids[:, max(self.prompt_tokens, input_ids.shape[1] - self.window_tokens) :].tolist()
+        texts = self.tokenizer.batch_decode(tails, skip_special_tokens=True)
+        return torch.tensor([any(s in t for s in self.stop) for t in texts], dtype=torch.bool,
+                            device=input_ids.device)  # fmt: skip
