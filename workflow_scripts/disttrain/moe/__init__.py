@@ -1,0 +1,7 @@
+"""Mixture-of-experts with hybrid tensor-expert-data (TED) parallelism.
+
+gating.py (top-k gating with capacity, dispatch and combine), layer.py (the TED block with duplicate
+token dropping and communication-aware checkpointing), optimizer.py (the tiled mixed-precision step),
+volumes.py (the communication and memory model and the projection), worker.py (the torchrun validation
+run), validate.py / project.py / summarize.py (the Snakemake steps).
+"""

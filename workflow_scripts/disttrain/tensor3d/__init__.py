@@ -1,0 +1,6 @@
+"""Tensor3D: a linear layer distributed over a rows x columns x depth grid times data parallelism.
+
+grid.py (the process grid and its groups), layer.py (the distributed layer), volumes.py (the
+communication model and the enumerator of decompositions), worker.py (the torchrun validation run),
+validate.py / project.py / summarize.py (the Snakemake steps).
+"""
