@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import os
+import socket
 import sys
 from pathlib import Path
 
@@ -27,3 +28,8 @@ def configure_logging(log_path: str | os.PathLike | None = None, level: str = "I
         logging.getLogger("uncaught").error("uncaught exception", exc_info=(exc_type, exc, tb))
 
     sys.excepthook = log_uncaught
+    # Where the job ran: on a cluster this ties a log to the scheduler's own records.
+    where = f"host {socket.gethostname()}, pid {os.getpid()}"
+    if "SLURM_JOB_ID" in os.environ:
+        where += f", SLURM job {os.environ['SLURM_JOB_ID']}"
+    logging.getLogger("workflow_scripts").info("running on %s", where)
