@@ -33,6 +33,7 @@ except WorkflowError:
 
 
 include: "rules/common.smk"
+include: "rules/generate.smk"
 include: "rules/corpus.smk"
 
 

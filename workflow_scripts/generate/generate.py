@@ -38,10 +38,11 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from workflow_scripts.common import Provenance, configure_logging, read_json, write_json, write_text
+from workflow_scripts.common import Provenance, configure_logging, write_json, write_text
 from workflow_scripts.generate.completion import Completion
 from workflow_scripts.generate.extract import extract_body, matching_brace_end
 from workflow_scripts.generate.journal import SampleJournal
+from workflow_scripts.pcgbench.pareval_format import load_generations, validate_records
 
 logger = logging.getLogger(__name__)
 
@@ -98,18 +99,6 @@ def model_input_paths(entry: dict[str, Any]) -> list[str]:
     if entry.get("backend") == "hf":
         return [entry["path"]]
     return [entry["serve_local"]] if entry.get("serve_local") else []
-
-
-def read_prompts(path: str | os.PathLike) -> list[dict[str, Any]]:
-    """Prompt records of a ParEval-format file; a malformed one raises ValueError naming index and field."""
-    records = read_json(path)
-    if not isinstance(records, list):
-        raise ValueError(f"{path}: expected a JSON list of prompt records, got {type(records).__name__}")
-    for index, record in enumerate(records):
-        for key in RECORD_FIELDS:
-            if not isinstance(record, dict) or not isinstance(record.get(key), str):
-                raise ValueError(f"{path}: record {index}: field '{key}' is missing or not a string")
-    return records
 
 
 def derived_seed(seed: int, *parts: object) -> int:
@@ -213,7 +202,7 @@ def main(prompts_path: str | os.PathLike, out_path: str | os.PathLike, *, model_
     stats_path = Path(stats_path or out_path.with_suffix(".stats.json"))
     cfg = backend_config(model_name, model_config)
     sampling_cfg = SamplingConfig(**sampling)
-    records = read_prompts(prompts_path)
+    records = load_generations(Path(prompts_path))  # ParEval format; a malformed file names record and field
     provenance = Provenance.start(step="generate", seed=seed, config={
         "model": model_name, "model_config": model_config, "sampling": asdict(sampling_cfg), "prompts": str(prompts_path)})  # fmt: skip
 
@@ -251,7 +240,7 @@ def main(prompts_path: str | os.PathLike, out_path: str | os.PathLike, *, model_
         "finish_reasons": dict(Counter(r["finish_reason"] for r in all_samples)), **extra,
     }  # fmt: skip
     write_json(stats_path, stats)
-    write_json(out_path, generations)
+    write_json(out_path, validate_records(generations, source=str(out_path)))
     provenance.finish([out_path, samples_path, stats_path], stats=stats)
     journal.path.unlink()  # everything it held is in the outputs now
     logger.info("wrote %s: %d records x %d samples (%d generated now, %d resumed), %s tokens/s", out_path,

@@ -35,6 +35,7 @@ class HFBackendConfig:
     """A local causal LM. `path` is a directory written by `save_pretrained` (config.json + weights)."""
 
     path: str  # local checkpoint directory; never a hub id (no hub access at run time)
+    tokenizer: str | None = None  # tokenizer directory when it is not saved beside the weights
     dtype: str = "auto"  # weights' dtype: auto (as saved), float32, bfloat16, float16
     device: str = "cpu"  # cpu, cuda (one GPU), auto (device_map="auto": layers spread over all GPUs)
     batch_size: int = 8  # sequences generated together (prompts x samples, left-padded)
@@ -72,6 +73,14 @@ def check_model_dir(path: str | Path) -> Path:
     return path
 
 
+def check_tokenizer_dir(path: str | Path) -> Path:
+    path = Path(path)
+    if not path.is_dir():
+        raise FileNotFoundError(f"tokenizer directory {path} does not exist: set generate.models.<name>.tokenizer "
+                                f"to a folder written by a tokenizer's save_pretrained, or null")  # fmt: skip
+    return path
+
+
 class HFEngine:
     """A loaded model + tokenizer that generates batches. Thread-safe: one generate() at a time."""
 
@@ -86,7 +95,12 @@ class HFEngine:
     @classmethod
     def load(cls, cfg: HFBackendConfig) -> HFEngine:
         path = check_model_dir(cfg.path)
-        tokenizer = AutoTokenizer.from_pretrained(path, local_files_only=True)
+        tokenizer_dir = check_tokenizer_dir(cfg.tokenizer) if cfg.tokenizer else path
+        try:
+            tokenizer = AutoTokenizer.from_pretrained(tokenizer_dir, local_files_only=True)
+        except (OSError, ValueError) as err:
+            raise FileNotFoundError(f"no usable tokenizer in {tokenizer_dir} ({err}); set "
+                                    f"generate.models.<name>.tokenizer to the tokenizer's directory") from err  # fmt: skip
         tokenizer.padding_side = "left"  # a causal LM continues at the right end
         tokenizer.truncation_side = "left"  # if a prompt is too long, keep its end (the signature)
         if tokenizer.pad_token is None:

@@ -1,0 +1,63 @@
+# Generation backends: sample completions for a prompt set from each configured model (issue 5).
+#
+#   snakemake generate                                        # every (prompt set, model) + summary
+#   snakemake results/generate/pcgbench/hpccoder.json         # one model
+#
+# The PCGBench rules read results/generate/pcgbench/{model}.json; the self-test generators (reference,
+# serial, mutants) are theirs (results/pcgbench/generations/). Generation resumes from its journal
+# (results/generate/{prompt_set}/{model}.json.journal.jsonl, not an output, so a failed job keeps it).
+
+from workflow_scripts.generate.generate import model_input_paths
+
+
+wildcard_constraints:
+    prompt_set=r"[A-Za-z0-9_+-]+",
+    model=r"[A-Za-z0-9_+-]+",
+
+
+rule generate_samples:
+    input:
+        prompts=lambda wildcards: config["generate"]["prompt_sets"][wildcards.prompt_set],
+        model=lambda wildcards: model_input_paths(config["generate"]["models"][wildcards.model]),
+    output:
+        generations="results/generate/{prompt_set}/{model}.json",
+        samples="results/generate/{prompt_set}/{model}.samples.jsonl",
+        stats="results/generate/{prompt_set}/{model}.stats.json",
+    params:
+        model_config=lambda wildcards: config["generate"]["models"][wildcards.model],
+        sampling=lookup(dpath="generate/sampling", within=config),
+        seed=config["seed"],
+    log:
+        study_log("generate", "{prompt_set}/{model}"),
+    benchmark:
+        study_benchmark("generate", "{prompt_set}/{model}")
+    threads: 2
+    resources:
+        mem_mb=4000,
+        timing_slot=1,  # reports tokens/s, and would disturb other timings
+    script:
+        "../workflow_scripts/generate/generate.py"
+
+
+rule generate_summary:
+    input:
+        stats=expand("results/generate/{prompt_set}/{model}.stats.json",
+                     prompt_set=config["generate"]["prompt_sets"], model=config["generate"]["models"]),
+        generations=expand("results/generate/{prompt_set}/{model}.json",
+                           prompt_set=config["generate"]["prompt_sets"], model=config["generate"]["models"]),
+    output:
+        summary="results/generate/summary.json",
+    log:
+        study_log("generate", "summary"),
+    benchmark:
+        study_benchmark("generate", "summary")
+    threads: 1
+    resources:
+        mem_mb=500,
+    script:
+        "../workflow_scripts/generate/summary.py"
+
+
+rule generate:
+    input:
+        rules.generate_summary.output.summary,
