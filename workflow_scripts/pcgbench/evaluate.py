@@ -35,6 +35,7 @@ from workflow_scripts.common.io import atomic_path
 from workflow_scripts.pcgbench import sandbox, suite
 from workflow_scripts.pcgbench.build import BuildCache, BuildConfig, BuildRequest, BuildResult
 from workflow_scripts.pcgbench.metrics import compute_metrics, metrics_long_table
+from workflow_scripts.pcgbench.pareval_format import NO_DRIVER, load_generations, match_generations
 from workflow_scripts.pcgbench.timing import ResourceConfig, resource_sweep, summarise_times
 
 logger = logging.getLogger(__name__)
@@ -100,23 +101,19 @@ class Sample:
         return hashlib.sha256(text.encode()).hexdigest()[:20]
 
 
-def load_samples(generations_path: Path, generator: str, suite_root: Path) -> list[Sample]:
-    """Every output of every record, matched to its problem in the suite."""
-    from workflow_scripts.pcgbench.pareval_format import load_generations  # the suite engineer's reader
-
-    problems = {p.name: p for p in suite.load_suite(suite_root)}
-    samples = []
-    for index, record in enumerate(load_generations(generations_path)):
-        name = record["name"]
-        if name not in problems:
-            # ParEval numbers its problems ("12_reduce_average"); accept that spelling too.
-            name = name.split("_", 1)[1] if name.split("_", 1)[0].isdigit() else name
-        if name not in problems:
-            raise ValueError(f"{generations_path}: record {index}: problem {record['name']!r} is not in the suite")
-        for sample_index, body in enumerate(record["outputs"]):
-            samples.append(Sample(generator=generator, problem=problems[name], model=record["parallelism_model"],
+def load_samples(generations_path: Path, generator: str, suite_root: Path) -> tuple[list[Sample], list[str]]:
+    """Every output of every record matched to its suite problem, and the records the suite has no driver for
+    (reported, not scored: a file from another tool may hold problems this suite lacks)."""
+    records = load_generations(generations_path)
+    samples, no_driver = [], []
+    for match in match_generations(records, suite.load_suite(suite_root)):
+        if match.status == NO_DRIVER:
+            no_driver.append(f"{match.record['name']}/{match.model}")
+            continue
+        for sample_index, body in enumerate(match.record["outputs"]):
+            samples.append(Sample(generator=generator, problem=match.problem, model=match.model,
                                   sample_index=sample_index, body=body))  # fmt: skip
-    return samples
+    return samples, no_driver
 
 
 def toolchain_report(models: set[str]) -> dict[str, str]:
@@ -272,9 +269,12 @@ def main(generations: Path, out_dir: Path, cfg: EvaluateConfig, generator: str |
     prov = Provenance.start(step="pcgbench.evaluate", config=dataclasses.asdict(cfg), seed=cfg.seed)
     out_dir = Path(out_dir)
     generator = generator or Path(generations).stem
-    samples = load_samples(Path(generations), generator, cfg.suite_root)
+    samples, no_driver = load_samples(Path(generations), generator, cfg.suite_root)
     rows, skipped = evaluate_samples(samples, out_dir, cfg)
     metrics = write_outputs(rows, skipped, out_dir, cfg)
+    if no_driver:
+        metrics["no_driver"] = no_driver
+        write_json(out_dir / "metrics.json", metrics)
     prov.finish([out_dir / "results.parquet", out_dir / "metrics.json", out_dir / "metrics.csv"],
                 generations=str(generations))
     return metrics

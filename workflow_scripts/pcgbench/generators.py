@@ -1,0 +1,145 @@
+"""Self-test generators: generations whose verdicts are known in advance, the harness's acceptance test.
+
+    reference   the suite's correct body for each prompt, `samples` times (identical copies: the build
+                cache compiles each once) -- expected verdict ok
+    serial      the serial baseline pasted into every prompt -- ok for serial prompts, no_parallelism for
+                omp/mpi/mpi+omp (it uses no OpenMP/MPI), build_error for kokkos/cuda/hip (other signatures)
+    mutants     the reference body broken the way language models break code, one output per mutant that
+                applies to the body:
+                  missing_include    uses std::regex, whose header the prompt lacks      -> build_error
+                  off_by_one         the first `i < n` loop bound becomes `i < n - 1`    -> wrong_answer
+                  missing_reduction  an OpenMP reduction clause removed (a data race on
+                                     the accumulator)                                    -> wrong_answer (racy)
+                  data_race          `parallel for` becomes `parallel` in a reduction: every thread runs
+                                     every iteration into the shared result              -> wrong_answer
+                  infinite_loop      a loop that never ends before the real work         -> timeout
+                  huge_allocation    a 100 GB allocation before the real work            -> killed_resource_limit
+Outputs: the generations file (ParEval format: the prompts file's records with `outputs` filled in) and
+`<generations>.expected.json`, one entry per output: problem, model, sample_index, label, expected verdict,
+and `racy`. A data race need not show: when the two threads happen to run one after the other (a busy
+machine) the racy sum is right. Racy mutants are therefore reported apart (how many the harness caught),
+and the acceptance check requires the expected verdict of every mutant that is not racy.
+Generation is deterministic (no randomness), so two runs write identical files.
+
+Run from Snakemake (rule pcgbench_self_test_generations) or:
+    python -c "from workflow_scripts.pcgbench.generators import main; main(...)"
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from pathlib import Path
+
+from workflow_scripts.common import Provenance, write_json
+from workflow_scripts.pcgbench import suite
+from workflow_scripts.pcgbench.pareval_format import load_generations, problem_name
+from workflow_scripts.pcgbench.sandbox import (
+    BUILD_ERROR,
+    KILLED_RESOURCE_LIMIT,
+    NO_PARALLELISM,
+    OK,
+    VERDICT_TIMEOUT,
+    WRONG_ANSWER,  # fmt: skip
+)
+
+logger = logging.getLogger(__name__)
+
+GENERATORS = ("reference", "serial", "mutants")
+RACY_MUTANTS = ("missing_reduction",)  # their expected verdict holds only if the race shows in the run
+MUTANTS = ("missing_include", "off_by_one", "missing_reduction", "data_race", "infinite_loop", "huge_allocation")
+
+# The first `for (...; i < bound; ...)`: the bound gets `- 1` (OpenMP's canonical loop form allows that,
+# not `i + 1 < n`).
+_LOOP_BOUND = re.compile(r"(for\s*\([^;]*;\s*\w+\s*<(?![<=])\s*)([^;]+?)(\s*;)")
+_REDUCTION = re.compile(r"(#\s*pragma\s+omp\s+parallel\s+for[^\n]*?)\s*reduction\s*\([^)]*\)")
+_PARALLEL_FOR_REDUCTION = re.compile(r"(#\s*pragma\s+omp\s+parallel)\s+for(?=[^\n]*reduction)")
+
+
+def mutate(body: str, mutant: str, prompt_text: str) -> tuple[str, str] | None:
+    """(mutated body, expected verdict), or None when the mutant does not apply to this body."""
+    if mutant == "missing_include":
+        if "<regex>" in prompt_text:
+            return None
+        return '  std::regex pcgbench_pattern("a+");\n' + body, BUILD_ERROR
+    if mutant == "off_by_one":
+        mutated, count = _LOOP_BOUND.subn(r"\1\2 - 1\3", body, count=1)
+        return (mutated, WRONG_ANSWER) if count else None
+    if mutant == "missing_reduction":
+        mutated, count = _REDUCTION.subn(r"\1", body, count=1)
+        return (mutated, WRONG_ANSWER) if count else None
+    if mutant == "data_race":
+        mutated, count = _PARALLEL_FOR_REDUCTION.subn(r"\1", body, count=1)
+        return (mutated, WRONG_ANSWER) if count else None
+    if mutant == "infinite_loop":
+        # volatile: a side-effect-free infinite loop is undefined behaviour and may be compiled away.
+        return "  for (volatile unsigned long pcgbench_spin = 0;; pcgbench_spin = pcgbench_spin + 1) {}\n" + body, \
+            VERDICT_TIMEOUT  # fmt: skip
+    if mutant == "huge_allocation":
+        # Stored through a volatile pointer so that the compiler cannot elide the allocation.
+        return ("  static char *volatile pcgbench_keep;\n  pcgbench_keep = new char[100ull << 30];\n"
+                "  pcgbench_keep[0] = 1;\n" + body, KILLED_RESOURCE_LIMIT)  # fmt: skip
+    raise ValueError(f"unknown mutant {mutant!r}; known: {', '.join(MUTANTS)}")
+
+
+def serial_expected(model: str) -> str:
+    if model == "serial":
+        return OK
+    if suite.SIGNATURE_FAMILY[model] == "vector":
+        return NO_PARALLELISM
+    return BUILD_ERROR
+
+
+def generate(records: list[dict], generator: str, *, samples: int, mutants: list[str],
+             suite_root: Path = suite.DATA_ROOT) -> tuple[list[dict], list[dict]]:  # fmt: skip
+    """(records with outputs, expected verdicts) for one self-test generator."""
+    if generator not in GENERATORS:
+        raise ValueError(f"unknown generator {generator!r}; known: {', '.join(GENERATORS)}")
+    problems = {p.name: p for p in suite.load_suite(suite_root)}
+    filled, expected = [], []
+    for record in records:
+        problem, model = problems[problem_name(record)], record["parallelism_model"]
+        if generator == "reference":
+            outputs = [(suite.reference_body(problem, model), "reference", OK)] * samples
+        elif generator == "serial":
+            outputs = [(suite.serial_baseline_body(problem), "serial_baseline", serial_expected(model))] * samples
+        else:
+            reference = suite.reference_body(problem, model)
+            outputs = []
+            for mutant in mutants:
+                made = mutate(reference, mutant, record["prompt"])
+                if made is not None:
+                    outputs.append((made[0], mutant, made[1]))
+        if not outputs:
+            logger.info("%s: no mutant applies to %s/%s", generator, problem.name, model)
+            continue
+        filled.append(dict(record, outputs=[body for body, _, _ in outputs]))
+        expected += [{"problem": problem.name, "model": model, "sample_index": index, "label": label,
+                      "expected_verdict": verdict, "racy": label in RACY_MUTANTS}
+                     for index, (_, label, verdict) in enumerate(outputs)]  # fmt: skip
+    return filled, expected
+
+
+def expected_path(generations: Path) -> Path:
+    return Path(generations).with_suffix(".expected.json")
+
+
+def main(prompts: Path, generations: Path, expected: Path, generator: str, *, samples: int, mutants: list[str],
+         seed: int) -> None:  # fmt: skip
+    """Fill the prompts file's records with `generator`'s outputs; write them and the expected verdicts."""
+    prov = Provenance.start(step=f"pcgbench.generators.{generator}",
+                            config={"samples": samples, "mutants": list(mutants)}, seed=seed)  # fmt: skip
+    records, verdicts = generate(load_generations(prompts), generator, samples=samples, mutants=mutants)
+    write_json(generations, records)
+    write_json(expected, verdicts)
+    logger.info("%s: %d prompts, %d outputs", generator, len(records), len(verdicts))
+    prov.finish([generations, expected], prompts=str(prompts))
+
+
+if __name__ == "__main__":
+    from workflow_scripts.common import configure_logging
+
+    smk = snakemake  # noqa: F821 -- injected by Snakemake's script: directive
+    configure_logging(smk.log[0])
+    main(Path(smk.input.prompts), Path(smk.output.generations), Path(smk.output.expected), smk.wildcards.generator,
+         samples=smk.params.samples, mutants=list(smk.params.mutants), seed=smk.params.seed)
