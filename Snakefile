@@ -33,6 +33,8 @@ except WorkflowError:
 
 
 include: "rules/common.smk"
+include: "rules/disttrain_layers.smk"
+include: "rules/pcgbench.smk"
 include: "rules/generate.smk"
 include: "rules/corpus.smk"
 

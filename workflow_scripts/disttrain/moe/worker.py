@@ -27,6 +27,7 @@ import torch.distributed as dist
 
 from workflow_scripts.common import write_json
 from workflow_scripts.disttrain.comm import CommLedger
+from workflow_scripts.disttrain.launch import init_worker
 from workflow_scripts.disttrain.moe.layer import (
     MoEShape,
     TEDGroups,
@@ -187,7 +188,7 @@ def optimizer_memory(params: dict) -> dict:
 
 
 def main(params_path: str, out_path: str) -> None:
-    dist.init_process_group("gloo")
+    init_worker("gloo")
     rank, world = dist.get_rank(), dist.get_world_size()
     with open(params_path, encoding="utf-8") as handle:
         params = json.load(handle)

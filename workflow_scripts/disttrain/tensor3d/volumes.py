@@ -18,8 +18,8 @@ A collective over a group of one rank moves nothing and is not called. With over
 bytes, `chunks` times the calls) so that each overlaps the next chunk's compute.
 
 `layer_collectives` lists the calls (the same tags the layer passes to the ledger); `step_time_s`
-prices them with an alpha-beta cost per group (placement-aware: the cost function sees the group's
-ranks) and a two-stage pipeline for the overlapped parts; `enumerate_decompositions` ranks every
+prices them with an alpha-beta cost per group (placement-aware: `placement_cost` prices a collective by
+the slowest group of that grid dimension, the one that spans the most nodes) and a two-stage pipeline for the overlapped parts; `enumerate_decompositions` ranks every
 factorisation of the device count.
 """
 
@@ -40,7 +40,7 @@ TAG_INPUT_GRAD_REDUCE = "t3d.bwd.input_grad_reduce"
 TAG_WEIGHT_GRAD_SCATTER = "t3d.bwd.weight_grad_scatter"
 TAG_DATA_GRAD_REDUCE = "t3d.dp.weight_grad_reduce"
 
-CostFn = Callable[[str, float, list[int]], float]  # (op, message_bytes, group_ranks) -> seconds
+CostFn = Callable[[str, float, Grid, str], float]  # (op, message_bytes, grid, dimension) -> seconds
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -157,14 +157,13 @@ def step_time_s(shapes: list[LayerShape], grid: Grid, *, batch: int, chunks: int
             if c is None:
                 layer_s += compute_s
                 continue
-            group = grid.group_of(c.dim, 0)
-            per_chunk_s = cost(c.op, c.message_bytes / c.calls, group)
+            per_chunk_s = cost(c.op, c.message_bytes / c.calls, grid, c.dim)
             comm_total_s += per_chunk_s * c.calls
             layer_s += pipeline_time_s(compute_s, per_chunk_s, c.calls)
         for phase in ("fwd", "bwd", "after"):
             c = by_phase.get(phase)
             if c is not None:
-                t = cost(c.op, c.message_bytes, grid.group_of(c.dim, 0))
+                t = cost(c.op, c.message_bytes, grid, c.dim)
                 comm_total_s += t
                 layer_s += t
         comm_bytes += sum(c.message_bytes for c in by_phase.values())
@@ -174,6 +173,20 @@ def step_time_s(shapes: list[LayerShape], grid: Grid, *, batch: int, chunks: int
     return StepEstimate(grid=grid, time_s=total_s, compute_s=compute_total_s, comm_s=comm_total_s,
                         exposed_comm_s=total_s - compute_total_s, comm_bytes=comm_bytes,
                         memory_bytes=memory)  # fmt: skip
+
+
+def placement_cost(net) -> CostFn:
+    """A cost function over a NetworkModel: each collective is priced on the group of its grid dimension
+    that spans the most nodes (all groups of a dimension run at once; the slowest sets the pace)."""
+    slowest: dict[tuple[str, str], list[int]] = {}
+
+    def cost(op: str, message_bytes: float, grid: Grid, dim: str) -> float:
+        key = (grid.label(), dim)
+        if key not in slowest:
+            slowest[key] = max(grid.group_ranks(dim), key=lambda g: len({r // net.devices_per_node for r in g}))
+        return net.time(op, message_bytes, slowest[key])
+
+    return cost
 
 
 def memory_bytes(shapes: list[LayerShape], grid: Grid, *, batch: int, bytes_per_param: float,

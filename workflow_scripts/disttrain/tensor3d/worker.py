@@ -27,6 +27,7 @@ import torch.distributed as dist
 
 from workflow_scripts.common import write_json
 from workflow_scripts.disttrain.comm import CommLedger
+from workflow_scripts.disttrain.launch import init_worker
 from workflow_scripts.disttrain.tensor3d.grid import Grid, check_grid, factorizations
 from workflow_scripts.disttrain.tensor3d.layer import (
     GridGroups,
@@ -127,8 +128,20 @@ def time_steps(grid: Grid, rank: int, params: dict, chunks: int) -> dict:
             "step_time_s_max": max(times), "step_times_s": times, "collectives": records}  # fmt: skip
 
 
+def matmul_flops_per_s(params: dict) -> float:
+    """This rank's float32 GEMM rate at the timing sizes (the compute term of the model)."""
+    features, batch = params["timing_features"], params["timing_batch"]
+    a, b = torch.randn(batch, max(features)), torch.randn(max(features), max(features))
+    a @ b
+    start = time.perf_counter()
+    repeats = 20
+    for _ in range(repeats):
+        a @ b
+    return repeats * 2.0 * batch * max(features) ** 2 / (time.perf_counter() - start)
+
+
 def main(params_path: str, out_path: str) -> None:
-    dist.init_process_group("gloo")
+    init_worker("gloo")
     rank, world = dist.get_rank(), dist.get_world_size()
     with open(params_path, encoding="utf-8") as handle:
         params = json.load(handle)
@@ -156,8 +169,11 @@ def main(params_path: str, out_path: str) -> None:
         timing = time_steps(overlap_grid, rank, params, chunks=chunks)
         overlap.append({"chunks": chunks, "step_time_s_median": timing["step_time_s_median"],
                         "step_time_s_min": timing["step_time_s_min"], "step_time_s_max": timing["step_time_s_max"]})
+    flops = torch.tensor([matmul_flops_per_s(params)], dtype=torch.float64)
+    dist.all_reduce(flops, op=dist.ReduceOp.MIN)  # bookkeeping, outside the ledger
     if rank == 0:
         write_json(out_path, {"world_size": world, "params": params, "decompositions": results,
+                              "matmul_flops_per_s": float(flops),
                               "overlap": {"grid": overlap_grid.label(), "points": overlap}})  # fmt: skip
     dist.barrier()
     dist.destroy_process_group()

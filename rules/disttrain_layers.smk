@@ -1,0 +1,197 @@
+# Tensor3D and hybrid tensor-expert-data parallel MoE: real layers on torch.distributed (gloo) processes,
+# their communication models validated byte for byte, then projected to the papers' scale.
+#
+#   snakemake disttrain_tensor3d     # results/disttrain/tensor3d/summary.json and figures/
+#   snakemake disttrain_moe          # results/disttrain/moe/summary.json and figures/
+#
+# Logic lives in workflow_scripts/disttrain/tensor3d/ and workflow_scripts/disttrain/moe/.
+
+
+rule disttrain_tensor3d_validate:
+    output:
+        validation="results/disttrain/tensor3d/validation.json",
+    params:
+        processes=lookup(dpath="disttrain/tensor3d/processes", within=config),
+        check=lookup(dpath="disttrain/tensor3d/check", within=config),
+        timing=lookup(dpath="disttrain/tensor3d/timing", within=config),
+        chunks=lookup(dpath="disttrain/tensor3d/chunks", within=config),
+        overlap=lookup(dpath="disttrain/tensor3d/overlap", within=config),
+        timeout_s=lookup(dpath="disttrain/tensor3d/timeout_s", within=config),
+        seed=config["seed"],
+    log:
+        study_log("disttrain/tensor3d", "validate"),
+    benchmark:
+        study_benchmark("disttrain/tensor3d", "validate")
+    threads: 2
+    resources:
+        mem_mb=4000,
+        timing_slot=1,
+    script:
+        "../workflow_scripts/disttrain/tensor3d/validate.py"
+
+
+rule disttrain_tensor3d_project:
+    output:
+        projection="results/disttrain/tensor3d/projection.json",
+    params:
+        section=lookup(dpath="disttrain/tensor3d/projection", within=config),
+        seed=config["seed"],
+    log:
+        study_log("disttrain/tensor3d", "project"),
+    benchmark:
+        study_benchmark("disttrain/tensor3d", "project")
+    threads: 1
+    resources:
+        mem_mb=1000,
+    script:
+        "../workflow_scripts/disttrain/tensor3d/project.py"
+
+
+rule disttrain_tensor3d_summarize:
+    input:
+        validation="results/disttrain/tensor3d/validation.json",
+        projection="results/disttrain/tensor3d/projection.json",
+    output:
+        summary="results/disttrain/tensor3d/summary.json",
+        bytes_fig=report(
+            "results/disttrain/tensor3d/figures/tensor3d_bytes.png",
+            category="disttrain/tensor3d",
+            caption="captions/tensor3d_bytes.rst",
+        ),
+        ranking_fig=report(
+            "results/disttrain/tensor3d/figures/tensor3d_ranking.png",
+            category="disttrain/tensor3d",
+            caption="captions/tensor3d_ranking.rst",
+        ),
+        projection_fig=report(
+            "results/disttrain/tensor3d/figures/tensor3d_projection.png",
+            category="disttrain/tensor3d",
+            caption="captions/tensor3d_projection.rst",
+        ),
+        overlap_fig=report(
+            "results/disttrain/tensor3d/figures/tensor3d_overlap.png",
+            category="disttrain/tensor3d",
+            caption="captions/tensor3d_overlap.rst",
+        ),
+    params:
+        seed=config["seed"],
+    log:
+        study_log("disttrain/tensor3d", "summarize"),
+    benchmark:
+        study_benchmark("disttrain/tensor3d", "summarize")
+    threads: 1
+    resources:
+        mem_mb=1000,
+    script:
+        "../workflow_scripts/disttrain/tensor3d/summarize.py"
+
+
+rule disttrain_moe_validate:
+    output:
+        validation="results/disttrain/moe/validation.json",
+    params:
+        processes=lookup(dpath="disttrain/moe/processes", within=config),
+        tensor_parallel=lookup(dpath="disttrain/moe/tensor_parallel", within=config),
+        expert_parallel=lookup(dpath="disttrain/moe/expert_parallel", within=config),
+        experts=lookup(dpath="disttrain/moe/experts", within=config),
+        top_k=lookup(dpath="disttrain/moe/top_k", within=config),
+        capacity_factor=lookup(dpath="disttrain/moe/capacity_factor", within=config),
+        check=lookup(dpath="disttrain/moe/check", within=config),
+        timing=lookup(dpath="disttrain/moe/timing", within=config),
+        optimizer=lookup(dpath="disttrain/moe/optimizer", within=config),
+        timeout_s=lookup(dpath="disttrain/moe/timeout_s", within=config),
+        seed=config["seed"],
+    log:
+        study_log("disttrain/moe", "validate"),
+    benchmark:
+        study_benchmark("disttrain/moe", "validate")
+    threads: 2
+    resources:
+        mem_mb=4000,
+        timing_slot=1,
+    script:
+        "../workflow_scripts/disttrain/moe/validate.py"
+
+
+rule disttrain_moe_project:
+    output:
+        projection="results/disttrain/moe/projection.json",
+    params:
+        section=lookup(dpath="disttrain/moe/projection", within=config),
+        machine=lookup(dpath="disttrain/network/machine", within=config),
+        seed=config["seed"],
+    log:
+        study_log("disttrain/moe", "project"),
+    benchmark:
+        study_benchmark("disttrain/moe", "project")
+    threads: 1
+    resources:
+        mem_mb=1000,
+    script:
+        "../workflow_scripts/disttrain/moe/project.py"
+
+
+rule disttrain_moe_summarize:
+    input:
+        validation="results/disttrain/moe/validation.json",
+        projection="results/disttrain/moe/projection.json",
+    output:
+        summary="results/disttrain/moe/summary.json",
+        all_to_all_fig=report(
+            "results/disttrain/moe/figures/moe_all_to_all.png",
+            category="disttrain/moe",
+            caption="captions/moe_all_to_all.rst",
+        ),
+        optimizer_fig=report(
+            "results/disttrain/moe/figures/moe_optimizer_memory.png",
+            category="disttrain/moe",
+            caption="captions/moe_optimizer_memory.rst",
+        ),
+        projection_fig=report(
+            "results/disttrain/moe/figures/moe_projection.png",
+            category="disttrain/moe",
+            caption="captions/moe_projection.rst",
+        ),
+    params:
+        seed=config["seed"],
+    log:
+        study_log("disttrain/moe", "summarize"),
+    benchmark:
+        study_benchmark("disttrain/moe", "summarize")
+    threads: 1
+    resources:
+        mem_mb=1000,
+    script:
+        "../workflow_scripts/disttrain/moe/summarize.py"
+
+
+register_study(
+    "disttrain/tensor3d",
+    summary="results/disttrain/tensor3d/summary.json",
+    figures=[
+        "results/disttrain/tensor3d/figures/tensor3d_bytes.png",
+        "results/disttrain/tensor3d/figures/tensor3d_ranking.png",
+        "results/disttrain/tensor3d/figures/tensor3d_projection.png",
+        "results/disttrain/tensor3d/figures/tensor3d_overlap.png",
+    ],
+)
+
+register_study(
+    "disttrain/moe",
+    summary="results/disttrain/moe/summary.json",
+    figures=[
+        "results/disttrain/moe/figures/moe_all_to_all.png",
+        "results/disttrain/moe/figures/moe_optimizer_memory.png",
+        "results/disttrain/moe/figures/moe_projection.png",
+    ],
+)
+
+
+rule disttrain_tensor3d:
+    input:
+        lambda wildcards: study_outputs("disttrain/tensor3d"),
+
+
+rule disttrain_moe:
+    input:
+        lambda wildcards: study_outputs("disttrain/moe"),
