@@ -2,6 +2,9 @@
 
     python -m workflow_scripts.pcgbench export-prompts OUT.json [--models serial,omp,...] [--problems a,b]
         write the suite's prompts in ParEval's format (all problems x all 7 execution models by default)
+    python -m workflow_scripts.pcgbench evaluate GENERATIONS.json --out DIR [--max-cores 2] [--reps 5] ...
+        build, run (sandboxed), validate and time every output; writes DIR/results.parquet, DIR/metrics.json
+        (and metrics.csv); an interrupted evaluation resumes from DIR/samples.jsonl
 """
 
 from __future__ import annotations
@@ -29,6 +32,23 @@ def _export_prompts(args: argparse.Namespace) -> int:
     return 0
 
 
+def _evaluate(args: argparse.Namespace) -> int:
+    from workflow_scripts.pcgbench.evaluate import EvaluateConfig
+    from workflow_scripts.pcgbench.evaluate import main as evaluate_main
+
+    cfg = EvaluateConfig(max_cores=args.max_cores, warmup=args.warmup, reps=args.reps, size=args.size,
+                         seed=args.seed, ks=tuple(int(k) for k in args.ks.split(",")), jobs=args.jobs,
+                         run_timeout_s=args.run_timeout_s, compile_timeout_s=args.compile_timeout_s,
+                         cache_dir=Path(args.cache_dir), suite_root=Path(args.data))
+    metrics = evaluate_main(Path(args.generations), Path(args.out), cfg, generator=args.generator)
+    for model, reason in metrics["skipped_models"].items():
+        print(f"skipped {model}: {reason}")
+    for generator, counts in metrics["verdict_counts"].items():
+        print(f"{generator}: " + ", ".join(f"{verdict} {count}" for verdict, count in sorted(counts.items())))
+    print(f"wrote {Path(args.out) / 'results.parquet'} and {Path(args.out) / 'metrics.json'}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m workflow_scripts.pcgbench", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -39,6 +59,22 @@ def main(argv: list[str] | None = None) -> int:
     export.add_argument("--problems", default="", help="comma-separated problem names (default: all)")
     export.add_argument("--data", default=str(DATA_ROOT), help="problem set root (default: data/pcgbench)")
     export.set_defaults(func=_export_prompts)
+    evaluate = sub.add_parser("evaluate", help="evaluate a ParEval generations file (sandboxed build, run, time)")
+    evaluate.add_argument("generations", help="generations JSON (ParEval format)")
+    evaluate.add_argument("--out", required=True, help="output folder (results.parquet, metrics.json)")
+    evaluate.add_argument("--generator", default=None, help="name in the results (default: the file's stem)")
+    evaluate.add_argument("--max-cores", type=int, default=2, help="resource sweep up to this many cores")
+    evaluate.add_argument("--warmup", type=int, default=1, help="untimed calls per run")
+    evaluate.add_argument("--reps", type=int, default=5, help="timed calls per run")
+    evaluate.add_argument("--size", default="timed", choices=["timed", "paper"], help="problem size to time")
+    evaluate.add_argument("--seed", type=int, default=1234, help="input generation seed")
+    evaluate.add_argument("--ks", default="1", help="comma-separated k of the @k metrics")
+    evaluate.add_argument("--jobs", type=int, default=2, help="parallel compiles")
+    evaluate.add_argument("--run-timeout-s", type=float, default=60.0, help="wall-clock limit of one run")
+    evaluate.add_argument("--compile-timeout-s", type=float, default=60.0, help="wall-clock limit of one compile")
+    evaluate.add_argument("--cache-dir", default="results/pcgbench/build_cache", help="build cache folder")
+    evaluate.add_argument("--data", default=str(DATA_ROOT), help="problem set root (default: data/pcgbench)")
+    evaluate.set_defaults(func=_evaluate)
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     return args.func(args)

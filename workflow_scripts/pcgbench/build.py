@@ -213,3 +213,40 @@ class BuildCache:
             seconds = 0.0  # a duplicate's compile time is counted once, on its first occurrence
             built[key] = (exe_key, ok, log, 0.0, True)
         return results
+
+
+def main(generations: Path, manifest: Path, cache_dir: Path, *, jobs: int, compile_timeout_s: float, generator: str,
+         seed: int) -> list[dict]:  # fmt: skip
+    """Build every sample of a generations file into the cache (no timing: runs beside other jobs) and
+    write a manifest: per sample its key, whether it built, the compile time spent and the trimmed log."""
+    from workflow_scripts.common import Provenance, write_json
+    from workflow_scripts.pcgbench.evaluate import load_samples, toolchain_report
+
+    prov = Provenance.start(step="pcgbench.build", config={"jobs": jobs, "compile_timeout_s": compile_timeout_s},
+                            seed=seed)  # fmt: skip
+    samples, _ = load_samples(generations, generator, suite.DATA_ROOT)
+    # Models that cannot be built here are skipped (and reported) as the evaluation will skip them.
+    skipped = toolchain_report({s.model for s in samples})
+    samples = [s for s in samples if s.model not in skipped]
+    cache = BuildCache(BuildConfig(cache_dir=cache_dir, jobs=jobs, compile_timeout_s=compile_timeout_s))
+    started = time.perf_counter()
+    results = cache.build_all([BuildRequest(problem=s.problem, model=s.model, body=s.body) for s in samples])
+    entries = [{"problem": s.problem.name, "model": s.model, "sample_index": s.sample_index, "key": r.key,
+                "ok": r.ok, "cached": r.cached, "compile_s": r.compile_s, "log": r.log}
+               for s, r in zip(samples, results, strict=True)]  # fmt: skip
+    write_json(manifest, {"generator": generator, "wall_s": time.perf_counter() - started, "skipped_models": skipped,
+                          "samples": entries})  # fmt: skip
+    logger.info("%s: %d samples, %d built, %d compiled in this run", generator, len(entries),
+                sum(e["ok"] for e in entries), sum(not e["cached"] for e in entries))
+    prov.finish([manifest])
+    return entries
+
+
+if __name__ == "__main__":
+    from workflow_scripts.common import configure_logging
+
+    smk = snakemake  # noqa: F821 -- injected by Snakemake's script: directive
+    configure_logging(smk.log[0])
+    main(Path(smk.input.generations), Path(smk.output.manifest), Path(smk.params.evaluate["cache_dir"]),
+         jobs=smk.threads, compile_timeout_s=smk.params.evaluate["compile_timeout_s"],
+         generator=smk.wildcards.generator, seed=smk.params.seed)

@@ -162,7 +162,7 @@ def run_one(sample: Sample, exe: Path, config: ResourceConfig, cfg: EvaluateConf
                                size=cfg.size)  # fmt: skip
     result = sandbox.run_sandboxed(argv, limits=cfg.limits(), binds={exe: SANDBOX_EXE}, env=env)
     timing = {"run_wall_s": result.wall_s}
-    verdict = sandbox.verdict_for(result)
+    verdict = sandbox.verdict_for(result, cpu_limit_s=cfg.cpu_limit_s)
     if verdict is not None:
         how = f"{result.outcome}" + (f" signal {result.signal_number}" if result.signal_number else "")
         how += f" exit {result.returncode}" if result.returncode is not None else ""

@@ -91,11 +91,22 @@ def serial_expected(model: str) -> str:
 
 
 def generate(records: list[dict], generator: str, *, samples: int, mutants: list[str],
+             mutant_problems: str | list[str] = "all",
              suite_root: Path = suite.DATA_ROOT) -> tuple[list[dict], list[dict]]:  # fmt: skip
-    """(records with outputs, expected verdicts) for one self-test generator."""
+    """(records with outputs, expected verdicts) for one self-test generator.
+
+    `mutant_problems` ("all" or names) limits the mutants to some problems: each infinite-loop mutant
+    costs a full run timeout, so the tiny config mutates one or two problems.
+    """
     if generator not in GENERATORS:
         raise ValueError(f"unknown generator {generator!r}; known: {', '.join(GENERATORS)}")
     problems = {p.name: p for p in suite.load_suite(suite_root)}
+    if generator == "mutants" and mutant_problems != "all":
+        selected = {problem_name(r) for r in records}
+        if not selected & set(mutant_problems):
+            raise ValueError(f"pcgbench.mutant_problems {list(mutant_problems)} selects none of the evaluated "
+                             f"problems {sorted(selected)}")
+        records = [r for r in records if problem_name(r) in mutant_problems]
     filled, expected = [], []
     for record in records:
         problem, model = problems[problem_name(record)], record["parallelism_model"]
@@ -125,11 +136,13 @@ def expected_path(generations: Path) -> Path:
 
 
 def main(prompts: Path, generations: Path, expected: Path, generator: str, *, samples: int, mutants: list[str],
-         seed: int) -> None:  # fmt: skip
+         mutant_problems: str | list[str], seed: int) -> None:  # fmt: skip
     """Fill the prompts file's records with `generator`'s outputs; write them and the expected verdicts."""
     prov = Provenance.start(step=f"pcgbench.generators.{generator}",
-                            config={"samples": samples, "mutants": list(mutants)}, seed=seed)  # fmt: skip
-    records, verdicts = generate(load_generations(prompts), generator, samples=samples, mutants=mutants)
+                            config={"samples": samples, "mutants": list(mutants),
+                                    "mutant_problems": mutant_problems}, seed=seed)  # fmt: skip
+    records, verdicts = generate(load_generations(prompts), generator, samples=samples, mutants=mutants,
+                                 mutant_problems=mutant_problems)
     write_json(generations, records)
     write_json(expected, verdicts)
     logger.info("%s: %d prompts, %d outputs", generator, len(records), len(verdicts))
@@ -142,4 +155,5 @@ if __name__ == "__main__":
     smk = snakemake  # noqa: F821 -- injected by Snakemake's script: directive
     configure_logging(smk.log[0])
     main(Path(smk.input.prompts), Path(smk.output.generations), Path(smk.output.expected), smk.wildcards.generator,
-         samples=smk.params.samples, mutants=list(smk.params.mutants), seed=smk.params.seed)
+         samples=smk.params.samples, mutants=list(smk.params.mutants), mutant_problems=smk.params.mutant_problems,
+         seed=smk.params.seed)

@@ -269,12 +269,12 @@ def run_sandboxed(
     )
 
 
-def verdict_for(result: SandboxResult) -> str | None:
+def verdict_for(result: SandboxResult, cpu_limit_s: int | None = None) -> str | None:
     """The verdict of a run that did not end cleanly, or None when the program exited with code 0
     (its output must then be validated by the caller).
 
     Resource limits are told apart from crashes by how the kernel enforces them (SIGXCPU, SIGXFSZ,
-    SIGKILL at the hard CPU limit), by the output cap, and by an allocation refused under RLIMIT_AS
+    SIGKILL at the hard CPU limit, when `cpu_limit_s` is given), by the output cap, and by an allocation refused under RLIMIT_AS
     (std::bad_alloc). mpirun reports a rank's fatal signal in its own output, which is read the same way.
     """
     if result.outcome == TIMEOUT:
@@ -284,7 +284,11 @@ def verdict_for(result: SandboxResult) -> str | None:
     if any(marker in result.stderr or marker in result.stdout for marker in ALLOCATION_FAILURE_MARKERS):
         return KILLED_RESOURCE_LIMIT
     if result.outcome == SIGNALED:
-        if result.signal_number in (*RESOURCE_SIGNALS, signal.SIGKILL):
+        if result.signal_number in RESOURCE_SIGNALS:
+            return KILLED_RESOURCE_LIMIT
+        # SIGKILL is the hard CPU limit only for a program that survived SIGXCPU for its whole CPU budget;
+        # otherwise something inside killed it (kill(-1) under mpirun kills mpirun): a crash.
+        if result.signal_number == signal.SIGKILL and cpu_limit_s is not None and result.wall_s >= cpu_limit_s:
             return KILLED_RESOURCE_LIMIT
         return CRASH
     if result.returncode != 0:

@@ -1,0 +1,170 @@
+# PCGBench (ParEval): prompts -> generations -> build (cached, parallel) -> sandboxed runs and timing -> metrics.
+#
+#   snakemake pcgbench          # results/pcgbench/summary.json and results/pcgbench/figures/
+#
+# Generators: the self-test ones (reference, serial, mutants: results/pcgbench/generations/) and language
+# models from rules/generate.smk (results/generate/pcgbench/<model>.json), picked by name. Building runs
+# beside other jobs; evaluation times programs, so it holds the single `timing_slot`.
+# Logic lives in workflow_scripts/pcgbench/.
+
+PCGBENCH_SELF_TEST = ("reference", "serial", "mutants")
+
+
+wildcard_constraints:
+    generator=r"[A-Za-z0-9_+-]+",
+
+
+def pcgbench_generators():
+    return list(config["pcgbench"]["generators"]) + list(config["pcgbench"]["language_models"])
+
+
+def pcgbench_generations(wildcards):
+    if wildcards.generator in PCGBENCH_SELF_TEST:
+        return f"results/pcgbench/generations/{wildcards.generator}.json"
+    return f"results/generate/pcgbench/{wildcards.generator}.json"
+
+
+rule pcgbench_prompts:
+    output:
+        prompts="results/pcgbench/prompts.json",
+    params:
+        problems=lookup(dpath="pcgbench/problems", within=config),
+        models=lookup(dpath="pcgbench/models", within=config),
+        seed=config["seed"],
+    log:
+        study_log("pcgbench", "prompts"),
+    benchmark:
+        study_benchmark("pcgbench", "prompts")
+    threads: 1
+    resources:
+        mem_mb=500,
+    script:
+        "../workflow_scripts/pcgbench/prompts.py"
+
+
+rule pcgbench_self_test_generations:
+    input:
+        prompts="results/pcgbench/prompts.json",
+    output:
+        generations="results/pcgbench/generations/{generator}.json",
+        expected="results/pcgbench/generations/{generator}.expected.json",
+    wildcard_constraints:
+        generator="|".join(PCGBENCH_SELF_TEST),
+    params:
+        samples=lookup(dpath="pcgbench/samples", within=config),
+        mutants=lookup(dpath="pcgbench/mutants", within=config),
+        mutant_problems=lookup(dpath="pcgbench/mutant_problems", within=config),
+        seed=config["seed"],
+    log:
+        study_log("pcgbench", "generations_{generator}"),
+    benchmark:
+        study_benchmark("pcgbench", "generations_{generator}")
+    threads: 1
+    resources:
+        mem_mb=500,
+    script:
+        "../workflow_scripts/pcgbench/generators.py"
+
+
+rule pcgbench_build:
+    input:
+        generations=pcgbench_generations,
+    output:
+        manifest="results/pcgbench/{generator}/builds.json",
+    params:
+        evaluate=lookup(dpath="pcgbench/evaluate", within=config),
+        seed=config["seed"],
+    log:
+        study_log("pcgbench", "build_{generator}"),
+    benchmark:
+        study_benchmark("pcgbench", "build_{generator}")
+    threads: 2
+    resources:
+        mem_mb=2000,
+    script:
+        "../workflow_scripts/pcgbench/build.py"
+
+
+rule pcgbench_evaluate:
+    input:
+        generations=pcgbench_generations,
+        manifest="results/pcgbench/{generator}/builds.json",
+    output:
+        results="results/pcgbench/{generator}/results.parquet",
+        metrics="results/pcgbench/{generator}/metrics.json",
+        metrics_csv="results/pcgbench/{generator}/metrics.csv",
+    params:
+        evaluate=lookup(dpath="pcgbench/evaluate", within=config),
+        seed=config["seed"],
+    log:
+        study_log("pcgbench", "evaluate_{generator}"),
+    benchmark:
+        study_benchmark("pcgbench", "evaluate_{generator}")
+    threads: 2
+    resources:
+        mem_mb=4000,
+        timing_slot=1,
+    script:
+        "../workflow_scripts/pcgbench/evaluate.py"
+
+
+rule pcgbench_summary:
+    input:
+        metrics=lambda wildcards: expand("results/pcgbench/{g}/metrics.json", g=pcgbench_generators()),
+        results=lambda wildcards: expand("results/pcgbench/{g}/results.parquet", g=pcgbench_generators()),
+        expected=lambda wildcards: expand(
+            "results/pcgbench/generations/{g}.expected.json", g=config["pcgbench"]["generators"]
+        ),
+    output:
+        summary="results/pcgbench/summary.json",
+    params:
+        config=lookup(dpath="pcgbench", within=config),
+        seed=config["seed"],
+    log:
+        study_log("pcgbench", "summary"),
+    benchmark:
+        study_benchmark("pcgbench", "summary")
+    threads: 1
+    resources:
+        mem_mb=1000,
+    script:
+        "../workflow_scripts/pcgbench/summary.py"
+
+
+rule pcgbench_figures:
+    input:
+        metrics=lambda wildcards: expand("results/pcgbench/{g}/metrics.json", g=pcgbench_generators()),
+    output:
+        pass_at_1=report("results/pcgbench/figures/pass_at_1.png", category="pcgbench",
+                         caption="captions/pcgbench_pass_at_1.rst"),
+        speedup=report("results/pcgbench/figures/speedup_by_type.png", category="pcgbench",
+                       caption="captions/pcgbench_speedup_by_type.rst"),
+        heatmap=report("results/pcgbench/figures/pass_at_1_heatmap.png", category="pcgbench",
+                       caption="captions/pcgbench_heatmap.rst"),
+    params:
+        seed=config["seed"],
+    log:
+        study_log("pcgbench", "figures"),
+    benchmark:
+        study_benchmark("pcgbench", "figures")
+    threads: 1
+    resources:
+        mem_mb=1000,
+    script:
+        "../workflow_scripts/pcgbench/figures.py"
+
+
+register_study(
+    "pcgbench",
+    summary="results/pcgbench/summary.json",
+    figures=[
+        "results/pcgbench/figures/pass_at_1.png",
+        "results/pcgbench/figures/speedup_by_type.png",
+        "results/pcgbench/figures/pass_at_1_heatmap.png",
+    ],
+)
+
+
+rule pcgbench:
+    input:
+        lambda wildcards: study_outputs("pcgbench"),

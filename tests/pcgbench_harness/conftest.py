@@ -1,0 +1,17 @@
+"""Shared fixtures: a build cache per test session (drivers are compiled once) and the suite's problems."""
+
+import pytest
+
+from workflow_scripts.pcgbench import suite
+
+PROBLEM = "reduce_average"  # the suite's first complete problem: every test that runs programs uses it
+
+
+@pytest.fixture(scope="session")
+def cache_dir(tmp_path_factory):
+    return tmp_path_factory.mktemp("pcgbench_build_cache")
+
+
+@pytest.fixture(scope="session")
+def problem():
+    return suite.get_problem(PROBLEM)

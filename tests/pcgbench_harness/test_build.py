@@ -1,0 +1,74 @@
+"""The content-addressed build cache: one compile per distinct source, none on a re-run."""
+
+import pytest
+
+from workflow_scripts.pcgbench import build, suite
+from workflow_scripts.pcgbench.build import BuildCache, BuildConfig, BuildRequest
+
+
+@pytest.fixture()
+def cache(tmp_path, cache_dir):
+    # Fresh object/exe store per test; the driver objects are shared (compiled once per session).
+    cfg = BuildConfig(cache_dir=tmp_path / "cache", jobs=2)
+    instance = BuildCache(cfg)
+    instance.drivers = cache_dir / "drivers"
+    instance.drivers.mkdir(exist_ok=True)
+    return instance
+
+
+def count_compiles(monkeypatch):
+    calls = []
+    real = build._run_compiler
+
+    def counting(argv, cfg):
+        calls.append(argv)
+        return real(argv, cfg)
+
+    monkeypatch.setattr(build, "_run_compiler", counting)
+    return calls
+
+
+def test_same_body_compiles_once_and_rerun_compiles_nothing(cache, problem, monkeypatch):
+    body = suite.reference_body(problem, "serial")
+    calls = count_compiles(monkeypatch)
+    results = cache.build_all([BuildRequest(problem=problem, model="serial", body=body)] * 3)
+    assert [r.ok for r in results] == [True] * 3
+    assert len({r.exe for r in results}) == 1
+    assert len(calls) == 2  # one compile + one link for three identical samples
+    assert not results[0].cached and results[1].cached and results[1].compile_s == 0.0
+    calls.clear()
+    again = cache.build_all([BuildRequest(problem=problem, model="serial", body=body)])
+    assert calls == [] and again[0].cached and again[0].exe == results[0].exe
+
+
+def test_failure_is_cached_with_trimmed_log(cache, problem, monkeypatch):
+    body = "  return undeclared_name + 1;\n}\n" + "// padding\n" * 10
+    calls = count_compiles(monkeypatch)
+    first = cache.build_all([BuildRequest(problem=problem, model="serial", body=body)])[0]
+    assert not first.ok and first.exe is None and "undeclared_name" in first.log
+    assert "sample.cpp" in first.log  # the temporary file name is replaced by the sample's
+    calls.clear()
+    second = cache.build_all([BuildRequest(problem=problem, model="serial", body=body)])[0]
+    assert calls == [] and not second.ok and second.log == first.log
+
+
+def test_key_depends_on_source_flags_and_compiler(cache, problem, monkeypatch):
+    body = suite.reference_body(problem, "serial")
+    base = cache.object_key(BuildRequest(problem=problem, model="serial", body=body))
+    assert cache.object_key(BuildRequest(problem=problem, model="serial", body=body + " ")) != base
+    assert cache.object_key(BuildRequest(problem=problem, model="omp", body=body)) != base  # -fopenmp
+    monkeypatch.setattr(build, "compiler_version", lambda compiler: "g++ 99.0")
+    assert cache.object_key(BuildRequest(problem=problem, model="serial", body=body)) != base
+
+
+def test_trim_log_keeps_head_and_tail():
+    text = "E" * 100 + "x" * 10_000 + "T" * 100
+    trimmed = build.trim_log(text, 1000)
+    assert len(trimmed) < 1100 and trimmed.startswith("E" * 100) and trimmed.endswith("T" * 100)
+    assert "trimmed" in trimmed
+
+
+def test_compile_timeout_kills_the_compiler(tmp_path):
+    cfg = BuildConfig(cache_dir=tmp_path, compile_timeout_s=0.5)
+    code, output = build._run_compiler(["sleep", "30"], cfg)
+    assert code == 124 and "killed after" in output

@@ -1,0 +1,185 @@
+"""The harness end to end: self-test generators get their expected verdicts, adversarial bodies are
+contained with the right verdict, evaluation resumes, the CLI runs alone, missing toolchains are reported.
+
+Every sample here runs through the sandbox (evaluate -> sandbox.run_sandboxed).
+"""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from workflow_scripts.pcgbench import evaluate, generators, suite
+from workflow_scripts.pcgbench.evaluate import EvaluateConfig, Sample, evaluate_samples
+from workflow_scripts.pcgbench.pareval_format import prompt_record
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def config(cache_dir, **overrides):
+    values = dict(cache_dir=cache_dir, reps=2, warmup=0, run_timeout_s=4.0, cpu_limit_s=20, ks=(1,))
+    return EvaluateConfig(**(values | overrides))
+
+
+def samples_of(generator, problem, models, mutants=generators.MUTANTS):
+    records = [prompt_record(problem, model) for model in models]
+    filled, expected = generators.generate(records, generator, samples=1, mutants=list(mutants))
+    samples = [Sample(generator=generator, problem=problem, model=record["parallelism_model"], sample_index=i,
+                      body=body) for record in filled for i, body in enumerate(record["outputs"])]
+    return samples, expected
+
+
+def verdicts(rows: pd.DataFrame) -> dict:
+    first = rows.drop_duplicates("sample_id")
+    return {(r.model, r.sample_index): r.verdict for r in first.itertuples()}
+
+
+def check_expected(rows, expected):
+    got = verdicts(rows)
+    wrong = [(e["model"], e["label"], e["expected_verdict"], got[(e["model"], e["sample_index"])])
+             for e in expected if not e["racy"] and got[(e["model"], e["sample_index"])] != e["expected_verdict"]]
+    assert wrong == []
+
+
+def test_self_test_generators_get_expected_verdicts(tmp_path, cache_dir, problem):
+    samples, expected = [], {}
+    for generator in ("reference", "serial", "mutants"):
+        made, exp = samples_of(generator, problem, ["serial", "omp"])
+        samples += made
+        expected[generator] = exp
+    rows, skipped = evaluate_samples(samples, tmp_path, config(cache_dir, run_timeout_s=3.0))
+    assert skipped == {}
+    for generator, exp in expected.items():
+        check_expected(rows[rows["generator"] == generator], exp)
+    ok = rows[(rows["generator"] == "reference") & (rows["model"] == "omp")]
+    assert list(ok["threads"]) == [1, 2]  # the sweep ran threads 1..max_cores
+    assert (ok["speedup"] > 0).all() and (ok["time_median_s"] > 0).all() and ok["time_iqr_s"].notna().all()
+
+
+@pytest.mark.multiprocess
+def test_mpi_reference_and_mutants(tmp_path, cache_dir, problem):
+    samples, expected = samples_of("mutants", problem, ["mpi"], mutants=["off_by_one", "huge_allocation"])
+    reference, _ = samples_of("reference", problem, ["mpi"])
+    rows, _ = evaluate_samples(samples + reference, tmp_path, config(cache_dir))
+    check_expected(rows[rows["generator"] == "mutants"], expected)
+    ref = rows[rows["generator"] == "reference"]
+    assert set(ref["verdict"]) == {"ok"} and list(ref["ranks"]) == [1, 2]
+
+
+# Hostile code after the reference body: the body closes the function, then code at namespace scope runs
+# at program start (static initialisation), whatever the prompt's includes. `abort()` marks an escape.
+HOSTILE_PREAMBLE = """
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include <cstdio>
+#include <cstdlib>
+#include <thread>
+#include <vector>
+"""
+HOSTILE = {
+    "fork_bomb": ("for (;;) fork();", "timeout"),
+    "infinite_loop": ("for (volatile unsigned long i = 0;; i = i + 1) {}", "timeout"),
+    "huge_allocation": ("std::vector<char> v(100ull << 30); v[7] = 1;", "killed_resource_limit"),
+    "disk_filler": ("std::vector<char> b(1 << 20); FILE *f = std::fopen(\"fill\", \"w\");"
+                    "for (;;) std::fwrite(b.data(), 1, b.size(), f);", "killed_resource_limit"),
+    "tcp_connection": ("int s = socket(AF_INET, SOCK_STREAM, 0); sockaddr_in a{}; a.sin_family = AF_INET;"
+                       "a.sin_port = htons(80); inet_pton(AF_INET, \"1.1.1.1\", &a.sin_addr);"
+                       "if (connect(s, (sockaddr *)&a, sizeof a) == 0) std::abort();", "ok"),
+    "write_outside": ("if (std::fopen(\"@OUTSIDE@\", \"w\")) std::abort();", "ok"),
+    "delete_files": ("if (std::remove(\"@CANARY@\") == 0 || std::remove(\"/tmp/sample.exe\") == 0) std::abort();",
+                     "ok"),
+    "kill_parent_and_all": ("kill(getppid(), SIGKILL); kill(-1, SIGKILL);", "ok"),
+    "print_1gb": ("std::vector<char> l(1 << 20, 'y'); for (int i = 0; i < 1024; ++i) "
+                  "std::fwrite(l.data(), 1, l.size(), stdout);", "killed_resource_limit"),
+    "stack_overflow": ("struct R { static int f(volatile int d) { volatile char p[4096]; p[0] = (char)d; "
+                       "return f(d + 1) + p[0]; } }; R::f(0);", "crash"),
+    "detached_sleeper": ("std::thread([] { sleep(1000); }).detach();", "ok"),
+}
+
+
+def hostile_body(problem, model, code):
+    return (suite.reference_body(problem, model) + HOSTILE_PREAMBLE
+            + f"static int pcgbench_hostile = [] {{ {code} return 0; }}();\n")
+
+
+def test_adversarial_bodies_are_contained(tmp_path, cache_dir, problem):
+    outside = REPO / "results" / "pcgbench_escape_marker"
+    canary = REPO / "results" / "pcgbench_canary"
+    outside.parent.mkdir(parents=True, exist_ok=True)
+    outside.unlink(missing_ok=True)
+    canary.write_text("keep")
+    samples = []
+    for index, (code, _) in enumerate(HOSTILE.values()):
+        code = code.replace("@OUTSIDE@", str(outside)).replace("@CANARY@", str(canary))
+        samples.append(Sample(generator="hostile", problem=problem, model="serial", sample_index=index,
+                              body=hostile_body(problem, "serial", code)))
+    try:
+        rows, _ = evaluate_samples(samples, tmp_path, config(cache_dir, run_timeout_s=3.0, file_size_mb=8))
+        got = verdicts(rows)
+        assert {name: got[("serial", i)] for i, name in enumerate(HOSTILE)} == {n: v for n, (_, v) in HOSTILE.items()}
+        assert not outside.exists() and canary.read_text() == "keep"
+        detached = rows[rows["sample_index"] == list(HOSTILE).index("detached_sleeper")]
+        assert detached["run_wall_s"].max() < 3.0  # the sleeping thread did not hold the harness
+    finally:
+        canary.unlink(missing_ok=True)
+    ps = subprocess.run(["ps", "-u", "65534", "-o", "pid="], capture_output=True, text=True)
+    assert ps.stdout.strip() == ""  # nothing survived
+
+
+@pytest.mark.multiprocess
+def test_kill_all_under_mpirun_is_a_crash_and_harness_survives(tmp_path, cache_dir, problem):
+    body = hostile_body(problem, "mpi", "kill(-1, SIGKILL);")
+    sample = Sample(generator="hostile", problem=problem, model="mpi", sample_index=0, body=body)
+    rows, _ = evaluate_samples([sample], tmp_path, config(cache_dir))
+    assert set(rows["verdict"]) == {"crash"}
+
+
+def test_resume_skips_finished_samples(tmp_path, cache_dir, problem, monkeypatch):
+    samples, _ = samples_of("reference", problem, ["serial"])
+    first, _ = evaluate_samples(samples, tmp_path, config(cache_dir))
+    # A second evaluation with one more sample runs only that one; a torn line is ignored.
+    with open(tmp_path / evaluate.RESUME_LOG, "a") as log:
+        log.write('{"sample_id": "torn')
+    extra = Sample(generator="reference", problem=problem, model="serial", sample_index=1,
+                   body=samples[0].body)
+    ran = []
+    real = evaluate.evaluate_sample
+    monkeypatch.setattr(evaluate, "evaluate_sample", lambda s, b, c: ran.append(s) or real(s, b, c))
+    second, _ = evaluate_samples(samples + [extra], tmp_path, config(cache_dir))
+    assert ran == [extra]
+    assert second[second["sample_index"] == 0].reset_index(drop=True).equals(first.reset_index(drop=True))
+
+
+def test_missing_toolchain_is_reported_and_skipped(tmp_path, cache_dir, problem, monkeypatch):
+    real = suite.toolchain_status
+    monkeypatch.setattr(suite, "toolchain_status",
+                        lambda model: (False, "no mpirun: test") if model == "mpi" else real(model))
+    samples, _ = samples_of("reference", problem, ["serial", "mpi"])
+    rows, skipped = evaluate_samples(samples, tmp_path, config(cache_dir))
+    assert skipped == {"mpi": "no mpirun: test"} and set(rows["model"]) == {"serial"}
+
+
+def test_cli_evaluates_a_generations_file(tmp_path, cache_dir, problem):
+    records = [prompt_record(problem, "serial")]
+    filled, _ = generators.generate(records, "mutants", samples=1, mutants=["missing_include"])
+    filled[0]["outputs"].append(suite.reference_body(problem, "serial"))
+    generations = tmp_path / "gen.json"
+    generations.write_text(json.dumps(filled))
+    out = tmp_path / "out"
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    proc = subprocess.run([sys.executable, "-m", "workflow_scripts.pcgbench", "evaluate", str(generations), "--out",
+                           str(out), "--cache-dir", str(cache_dir), "--reps", "2", "--run-timeout-s", "10"],
+                          capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    results = pd.read_parquet(out / "results.parquet")
+    assert sorted(results.drop_duplicates("sample_id")["verdict"]) == ["build_error", "ok"]
+    metrics = json.loads((out / "metrics.json").read_text())
+    assert metrics["by_model"]["gen"]["serial"]["pass@1"] == pytest.approx(0.5)
+    assert metrics["by_model"]["gen"]["serial"]["build@1"] == pytest.approx(0.5)

@@ -1,0 +1,129 @@
+"""PCGBench figures, after the paper's: pass@1 per generator and execution model; speedup_n@1 and
+efficiency_n@1 per problem type (n = the largest resource count evaluated); a heat map of pass@1 over
+(generator, execution model) x problem type.
+
+Inputs: each generator's metrics.json. Outputs: three PNGs under results/pcgbench/figures/.
+Every number drawn is read from the metrics files. Run from Snakemake (rule pcgbench_figures).
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+
+from workflow_scripts.common import Provenance, read_json  # noqa: E402
+from workflow_scripts.common.io import atomic_path  # noqa: E402
+
+logger = logging.getLogger(__name__)
+
+MODEL_ORDER = ("serial", "omp", "mpi", "mpi+omp", "kokkos", "cuda", "hip")
+
+
+def _largest_n(values: dict, prefix: str) -> tuple[int, float] | None:
+    """(n, value) of the metric `<prefix>_<n>@1` with the largest n present."""
+    found = [(int(key[len(prefix) + 1:-2]), value) for key, value in values.items()
+             if key.startswith(prefix + "_") and key.endswith("@1") and key[len(prefix) + 1:-2].isdigit()]
+    return max(found) if found else None
+
+
+def _save(fig, path: Path) -> None:
+    with atomic_path(path, suffix=".png") as tmp:
+        fig.savefig(tmp, dpi=120, bbox_inches="tight")
+    plt.close(fig)
+
+
+def pass_at_1_figure(metrics: dict[str, dict], path: Path) -> None:
+    generators = list(metrics)
+    models = [m for m in MODEL_ORDER if any(m in metrics[g]["by_model"].get(g, {}) for g in generators)]
+    fig, ax = plt.subplots(figsize=(1.6 + 1.3 * len(models), 3.6))
+    width = 0.8 / max(1, len(generators))
+    for i, generator in enumerate(generators):
+        by_model = metrics[generator]["by_model"].get(generator, {})
+        x = np.arange(len(models)) + i * width
+        ax.bar(x, [by_model.get(m, {}).get("build@1", np.nan) for m in models], width, color="none",
+               edgecolor=f"C{i}", hatch="//", label=f"{generator} build@1")  # fmt: skip
+        ax.bar(x, [by_model.get(m, {}).get("pass@1", np.nan) for m in models], width, color=f"C{i}",
+               label=f"{generator} pass@1")  # fmt: skip
+    ax.set_xticks(np.arange(len(models)) + width * (len(generators) - 1) / 2, models)
+    ax.set_ylim(0, 1.05)
+    ax.set_ylabel("pass@1 (filled), build@1 (hatched)")
+    ax.set_title("PCGBench: pass@1 per generator and execution model")
+    ax.legend(fontsize=7, ncol=2, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    _save(fig, path)
+
+
+def speedup_by_type_figure(metrics: dict[str, dict], path: Path) -> None:
+    bars = []  # (label, problem type -> (n, speedup), problem type -> (n, efficiency))
+    types: set[str] = set()
+    for generator, data in metrics.items():
+        for model in MODEL_ORDER:
+            per_type = data["by_model_and_type"].get(generator, {}).get(model)
+            if not per_type:
+                continue
+            speedups = {t: _largest_n(v, "speedup") for t, v in per_type.items()}
+            efficiencies = {t: _largest_n(v, "efficiency") for t, v in per_type.items()}
+            bars.append((f"{generator}/{model}", speedups, efficiencies))
+            types.update(per_type)
+    types_sorted = sorted(types)
+    fig, axes = plt.subplots(2, 1, figsize=(2 + 1.2 * len(types_sorted), 6.4), sharex=True)
+    width = 0.8 / max(1, len(bars))
+    for i, (label, speedups, efficiencies) in enumerate(bars):
+        x = np.arange(len(types_sorted)) + i * width
+        for ax, values in ((axes[0], speedups), (axes[1], efficiencies)):
+            heights = [values[t][1] if values.get(t) else np.nan for t in types_sorted]
+            ax.bar(x, heights, width, label=label, color=f"C{i % 10}")
+    axes[0].axhline(1.0, color="k", lw=0.6, ls=":")
+    axes[0].set_ylabel("speedup_n@1")
+    axes[1].set_ylabel("efficiency_n@1")
+    axes[1].set_xticks(np.arange(len(types_sorted)) + width * (len(bars) - 1) / 2, types_sorted, rotation=30)
+    axes[0].set_title("speedup_n@1 and efficiency_n@1 per problem type (n = largest resource count run)")
+    axes[0].legend(fontsize=7, ncol=1, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    _save(fig, path)
+
+
+def heatmap_figure(metrics: dict[str, dict], path: Path) -> None:
+    rows, grid = [], {}
+    types: set[str] = set()
+    for generator, data in metrics.items():
+        for model in MODEL_ORDER:
+            per_type = data["by_model_and_type"].get(generator, {}).get(model)
+            if per_type:
+                rows.append(f"{generator}/{model}")
+                grid[rows[-1]] = {t: v.get("pass@1", np.nan) for t, v in per_type.items()}
+                types.update(per_type)
+    cols = sorted(types)
+    values = np.array([[grid[r].get(c, np.nan) for c in cols] for r in rows], dtype=float)
+    fig, ax = plt.subplots(figsize=(2.5 + 0.9 * len(cols), 1.2 + 0.35 * len(rows)))
+    image = ax.imshow(values, vmin=0, vmax=1, cmap="viridis", aspect="auto")
+    ax.set_xticks(range(len(cols)), cols, rotation=30, ha="right")
+    ax.set_yticks(range(len(rows)), rows)
+    for (r, c), v in np.ndenumerate(values):
+        if np.isfinite(v):
+            ax.text(c, r, f"{v:.2f}", ha="center", va="center", fontsize=7, color="w" if v < 0.6 else "k")
+    fig.colorbar(image, ax=ax, label="pass@1")
+    ax.set_title("pass@1: generator / execution model x problem type")
+    _save(fig, path)
+
+
+def main(metrics_paths: list[Path], pass_png: Path, speedup_png: Path, heatmap_png: Path, *, seed: int) -> None:
+    prov = Provenance.start(step="pcgbench.figures", config={"metrics": [str(p) for p in metrics_paths]}, seed=seed)
+    metrics = {Path(p).parent.name: read_json(p) for p in metrics_paths}
+    pass_at_1_figure(metrics, pass_png)
+    speedup_by_type_figure(metrics, speedup_png)
+    heatmap_figure(metrics, heatmap_png)
+    prov.finish([pass_png, speedup_png, heatmap_png])
+
+
+if __name__ == "__main__":
+    from workflow_scripts.common import configure_logging
+
+    smk = snakemake  # noqa: F821 -- injected by Snakemake's script: directive
+    configure_logging(smk.log[0])
+    main([Path(p) for p in smk.input.metrics], Path(smk.output.pass_at_1), Path(smk.output.speedup),
+         Path(smk.output.heatmap), seed=smk.params.seed)

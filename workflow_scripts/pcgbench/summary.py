@@ -1,0 +1,90 @@
+"""PCGBench headline numbers: results/pcgbench/summary.json.
+
+Inputs: each evaluated generator's metrics.json and results.parquet (results/pcgbench/<generator>/), and
+for the self-test generators their expected verdicts (results/pcgbench/generations/<generator>.expected.json).
+Output: summary.json with, per generator and execution model, pass@1, build@1, speedup_max@1,
+efficiency_max@1, the expected speedups and the verdict counts; and the self-test: how many samples got
+their expected verdict (the harness's acceptance test), with each disagreement listed.
+Timings on a shared 2-core machine are indicative only; the summary says which machine measured them.
+
+Run from Snakemake (rule pcgbench_summary).
+"""
+
+from __future__ import annotations
+
+import logging
+import socket
+from pathlib import Path
+
+import pandas as pd
+
+from workflow_scripts.common import Provenance, read_json, write_json
+
+logger = logging.getLogger(__name__)
+
+HEADLINE = ("pass@1", "build@1", "speedup_max@1", "efficiency_max@1", "expected_speedup",
+            "expected_speedup_given_correct")  # fmt: skip
+
+
+def self_test(results: pd.DataFrame, expected: list[dict]) -> dict:
+    """Compare each sample's verdict with the generator's expected verdict."""
+    verdicts = results.drop_duplicates("sample_id").set_index(["problem", "model", "sample_index"])["verdict"]
+    agree = total = racy_total = racy_caught = 0
+    disagreements, not_run = [], 0
+    for entry in expected:
+        key = (entry["problem"], entry["model"], entry["sample_index"])
+        if key not in verdicts.index:
+            not_run += 1  # its execution model was skipped here (no toolchain)
+            continue
+        got = verdicts.loc[key]
+        if entry.get("racy"):
+            racy_total += 1
+            racy_caught += got == entry["expected_verdict"]
+            continue
+        total += 1
+        if got == entry["expected_verdict"]:
+            agree += 1
+        else:
+            disagreements.append(dict(entry, got=got))
+    return {"samples": total, "agree": agree, "agreement": agree / total if total else None,
+            "disagreements": disagreements, "racy_samples": racy_total, "racy_caught": racy_caught,
+            "not_run_toolchain_missing": not_run}  # fmt: skip
+
+
+def main(metrics_paths: list[Path], results_paths: list[Path], expected_paths: dict[str, Path], out: Path,
+         *, config: dict, seed: int) -> dict:  # fmt: skip
+    prov = Provenance.start(step="pcgbench.summary", config=config, seed=seed)
+    summary: dict = {"generators": {}, "self_test": {}, "config": config, "measured_on": socket.gethostname(),
+                     "note": "times and speedups from the default config on a shared small CPU are indicative "
+                             "only; verdicts and pass@k are not timing-dependent"}  # fmt: skip
+    for metrics_path, results_path in zip(metrics_paths, results_paths, strict=True):
+        generator = Path(metrics_path).parent.name
+        metrics = read_json(metrics_path)
+        by_model = metrics["by_model"].get(generator, {})
+        summary["generators"][generator] = {
+            "by_model": {model: {key: values.get(key) for key in HEADLINE} for model, values in by_model.items()},
+            "verdict_counts": metrics["verdict_counts"].get(generator, {}),
+            "skipped_models": metrics.get("skipped_models", {}),
+        }
+        if generator in expected_paths:
+            results = pd.read_parquet(results_path)
+            summary["self_test"][generator] = self_test(results, read_json(expected_paths[generator]))
+            st = summary["self_test"][generator]
+            logger.info("self-test %s: %d/%d samples got their expected verdict (racy caught %d/%d)", generator,
+                        st["agree"], st["samples"], st["racy_caught"], st["racy_samples"])
+    checked = [st for st in summary["self_test"].values() if st["samples"]]
+    summary["self_test_agreement"] = (sum(st["agree"] for st in checked) / sum(st["samples"] for st in checked)
+                                      if checked else None)  # fmt: skip
+    write_json(out, summary)
+    prov.finish([out])
+    return summary
+
+
+if __name__ == "__main__":
+    from workflow_scripts.common import configure_logging
+
+    smk = snakemake  # noqa: F821 -- injected by Snakemake's script: directive
+    configure_logging(smk.log[0])
+    expected = {Path(p).name.removesuffix(".expected.json"): Path(p) for p in smk.input.expected}
+    main([Path(p) for p in smk.input.metrics], [Path(p) for p in smk.input.results], expected,
+         Path(smk.output.summary), config=dict(smk.params.config), seed=smk.params.seed)
