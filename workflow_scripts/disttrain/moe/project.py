@@ -10,7 +10,6 @@ The paper's 40B MoE (6.7B base, 16 experts) on 128 V100s, machine from disttrain
 Writes results/disttrain/moe/projection.json.
 """
 
-from __future__ import annotations
 
 import dataclasses
 import logging

@@ -4,7 +4,6 @@ Writes results/disttrain/moe/summary.json and figures/{moe_all_to_all,moe_optimi
 moe_projection}.png.
 """
 
-from __future__ import annotations
 
 import logging
 

@@ -6,7 +6,6 @@ per collective and whether they equal the ledger's exactly.
     snakemake --cores 2 disttrain_moe      # or, from Python: main(out_path, section_dict, seed)
 """
 
-from __future__ import annotations
 
 import dataclasses
 import json

@@ -8,7 +8,6 @@ Megatron-LM does not overdecompose), the reduction in step time, and the step ti
 the number of chunks (the overlap curve). Writes results/disttrain/tensor3d/projection.json.
 """
 
-from __future__ import annotations
 
 import dataclasses
 import logging

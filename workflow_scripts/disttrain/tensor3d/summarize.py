@@ -11,7 +11,6 @@ Writes results/disttrain/tensor3d/summary.json and figures/{tensor3d_bytes,tenso
 tensor3d_projection,tensor3d_overlap}.png.
 """
 
-from __future__ import annotations
 
 import logging
 

@@ -7,7 +7,6 @@ the timed collectives; and the step time against the number of chunks for one gr
     snakemake --cores 2 disttrain_tensor3d      # or, from Python: main(out_path, cfg_dict, seed)
 """
 
-from __future__ import annotations
 
 import dataclasses
 import json
@@ -58,7 +57,7 @@ class Tensor3DValidationConfig:
                            chunks=max(self.overlap_chunks) if grid == overlap else 1)  # fmt: skip
 
     @classmethod
-    def from_config(cls, section: dict) -> Tensor3DValidationConfig:
+    def from_config(cls, section: dict) -> "Tensor3DValidationConfig":
         return cls(processes=section["processes"], check_features=section["check"]["features"],
                    check_batch=section["check"]["batch"], timing_features=section["timing"]["features"],
                    timing_batch=section["timing"]["batch"], warmup_steps=section["timing"]["warmup_steps"],
