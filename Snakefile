@@ -33,10 +33,13 @@ except WorkflowError:
 
 
 include: "rules/common.smk"
+include: "rules/jorge.smk"
+include: "rules/monitoring.smk"
 include: "rules/disttrain_layers.smk"
 include: "rules/pcgbench.smk"
 include: "rules/generate.smk"
 include: "rules/corpus.smk"
+include: "rules/lm.smk"
 
 
 rule all:

@@ -1,0 +1,156 @@
+# Performance prediction from system-monitoring data: data -> features -> models -> analysis -> figures, summary.
+#
+#   snakemake monitoring        # results/monitoring/summary.json and results/monitoring/figures/
+#
+# The data source is config monitoring.source: `synthetic` (generated with known causes, the default) or
+# `ldms` (real LDMS CSV + job or run table, paths in monitoring.real). Each rule takes only its own config
+# section, so changing a model parameter reruns models, analysis, figures and summary, not data or features.
+# Logic lives in workflow_scripts/monitoring/.
+
+MONITORING_TABLES = ("samples", "topology", "runs", "placement")
+MONITORING_FIGURES = ("runtime_variability", "predicted_vs_measured", "top_features", "loao_error")
+
+
+def monitoring_real_inputs():
+    """The real data files (so an edited file reruns the chain); none for the synthetic source."""
+    real = config["monitoring"]["real"]
+    if config["monitoring"]["source"] == "synthetic":
+        return []
+    return [*real["ldms_csv"], *(real[key] for key in ("job_table", "run_table", "topology") if real.get(key))]
+
+
+rule monitoring_data:
+    input:
+        real=monitoring_real_inputs(),
+    output:
+        **{name: f"results/monitoring/data/{name}.parquet" for name in MONITORING_TABLES},
+        truth="results/monitoring/data/truth.json",
+    params:
+        source=lookup(dpath="monitoring/source", within=config),
+        synthetic=lookup(dpath="monitoring/synthetic", within=config),
+        real=lookup(dpath="monitoring/real", within=config),
+        seed=config["seed"],
+    log:
+        study_log("monitoring", "data"),
+    benchmark:
+        study_benchmark("monitoring", "data")
+    threads: 1
+    resources:
+        mem_mb=lookup(dpath="monitoring/mem_mb", within=config),
+    script:
+        "../workflow_scripts/monitoring/data.py"
+
+
+rule monitoring_features:
+    input:
+        **{name: f"results/monitoring/data/{name}.parquet" for name in MONITORING_TABLES},
+    output:
+        features="results/monitoring/features.parquet",
+        meta="results/monitoring/feature_meta.json",
+    params:
+        cfg=lookup(dpath="monitoring/features", within=config),
+    log:
+        study_log("monitoring", "features"),
+    benchmark:
+        study_benchmark("monitoring", "features")
+    threads: 1
+    resources:
+        mem_mb=lookup(dpath="monitoring/mem_mb", within=config),
+    script:
+        "../workflow_scripts/monitoring/features.py"
+
+
+rule monitoring_models:
+    input:
+        features="results/monitoring/features.parquet",
+        meta="results/monitoring/feature_meta.json",
+    output:
+        predictions="results/monitoring/predictions.parquet",
+        models="results/monitoring/models.pkl",
+    params:
+        cfg=lookup(dpath="monitoring/models", within=config),
+        seed=config["seed"],
+    log:
+        study_log("monitoring", "models"),
+    benchmark:
+        study_benchmark("monitoring", "models")
+    threads: 1
+    resources:
+        mem_mb=2000,
+    script:
+        "../workflow_scripts/monitoring/models.py"
+
+
+rule monitoring_analysis:
+    input:
+        features="results/monitoring/features.parquet",
+        meta="results/monitoring/feature_meta.json",
+        predictions="results/monitoring/predictions.parquet",
+        models="results/monitoring/models.pkl",
+    output:
+        analysis="results/monitoring/analysis.json",
+    params:
+        cfg=lookup(dpath="monitoring/analysis", within=config),
+        seed=config["seed"],
+    log:
+        study_log("monitoring", "analysis"),
+    benchmark:
+        study_benchmark("monitoring", "analysis")
+    threads: 1
+    resources:
+        mem_mb=2000,
+    script:
+        "../workflow_scripts/monitoring/analysis.py"
+
+
+rule monitoring_figures:
+    input:
+        runs="results/monitoring/data/runs.parquet",
+        truth="results/monitoring/data/truth.json",
+        predictions="results/monitoring/predictions.parquet",
+        analysis="results/monitoring/analysis.json",
+    output:
+        **{
+            name: report(f"results/monitoring/figures/{name}.png", category="monitoring",
+                         caption=f"captions/monitoring_{name}.rst")
+            for name in MONITORING_FIGURES
+        },
+    log:
+        study_log("monitoring", "figures"),
+    benchmark:
+        study_benchmark("monitoring", "figures")
+    threads: 1
+    resources:
+        mem_mb=1000,
+    script:
+        "../workflow_scripts/monitoring/figures.py"
+
+
+rule monitoring_summary:
+    input:
+        analysis="results/monitoring/analysis.json",
+        truth="results/monitoring/data/truth.json",
+    output:
+        summary="results/monitoring/summary.json",
+    log:
+        study_log("monitoring", "summary"),
+    benchmark:
+        study_benchmark("monitoring", "summary")
+    threads: 1
+    resources:
+        mem_mb=500,
+    script:
+        "../workflow_scripts/monitoring/summary.py"
+
+
+register_study(
+    "monitoring",
+    summary="results/monitoring/summary.json",
+    figures=[f"results/monitoring/figures/{name}.png" for name in MONITORING_FIGURES],
+)
+
+
+rule monitoring:
+    input:
+        "results/monitoring/summary.json",
+        [f"results/monitoring/figures/{name}.png" for name in MONITORING_FIGURES],

@@ -1,0 +1,57 @@
+"""The data step: synthetic data with ground truth, or real LDMS data through the loaders, one schema.
+
+config monitoring.source picks the path:
+  synthetic  synthetic.generate(monitoring.synthetic, seed): data plus truth.json (the planted causes)
+  ldms       loaders.load_real(monitoring.real): LDMS CSV + job or run table; truth.json says
+             {"source": "ldms"} with no planted causes
+
+Outputs: samples.parquet, topology.parquet, runs.parquet, placement.parquet, truth.json (tables.py
+describes them). The tables are checked (tables.check_tables) before anything is written.
+
+Run: `snakemake monitoring` (rule monitoring_data), or `main(source="synthetic", ..., seed=1)`.
+"""
+
+
+import logging
+
+import pandas as pd
+
+from workflow_scripts.common import Provenance, atomic_path, configure_logging, seed_everything, write_json
+from workflow_scripts.monitoring.loaders import RealDataConfig, load_real
+from workflow_scripts.monitoring.synthetic import SyntheticConfig, generate
+from workflow_scripts.monitoring.tables import check_tables
+
+logger = logging.getLogger(__name__)
+
+SOURCES = ("synthetic", "ldms")
+
+
+def main(*, source: str, synthetic: dict, real: dict, samples_path, topology_path, runs_path, placement_path,
+         truth_path, seed: int):  # fmt: skip
+    if source not in SOURCES:
+        raise ValueError(f"monitoring.source {source!r} not allowed; choose from {list(SOURCES)}")
+    seed_everything(seed)
+    used = {"source": source, source if source == "synthetic" else "real": synthetic if source == "synthetic" else real}
+    prov = Provenance.start(step="monitoring.data", config=used, seed=seed)
+    if source == "synthetic":
+        data = generate(SyntheticConfig(**synthetic), seed)
+        tables, truth = (data.samples, data.topology, data.runs, data.placement), data.truth
+    else:
+        tables = load_real(RealDataConfig(**real))
+        truth = {"source": "ldms", "apps": None, "change_point": None, "counter_roles": None}
+    check_tables(*tables)
+    for frame, path in zip(tables, (samples_path, topology_path, runs_path, placement_path), strict=True):
+        with atomic_path(path, suffix=".parquet") as tmp:
+            pd.DataFrame(frame).to_parquet(tmp, index=False)
+    write_json(truth_path, truth)
+    logger.info("data (%s): %d samples, %d runs of %d apps", source, len(tables[0]), len(tables[2]),
+                tables[2]["app"].nunique())  # fmt: skip
+    prov.finish([samples_path, topology_path, runs_path, placement_path, truth_path])
+
+
+if __name__ == "__main__":
+    smk = snakemake  # noqa: F821 -- injected by Snakemake's script: directive
+    configure_logging(smk.log[0])
+    main(source=smk.params.source, synthetic=smk.params.synthetic, real=smk.params.real,
+         samples_path=smk.output.samples, topology_path=smk.output.topology, runs_path=smk.output.runs,
+         placement_path=smk.output.placement, truth_path=smk.output.truth, seed=smk.params.seed)  # fmt: skip

@@ -1,0 +1,133 @@
+"""The study's four figures, drawn only from computed artifacts.
+
+  runtime_variability.png   run time (relative to the app's median) of every run over time, per app,
+                            with the planted (synthetic) and the detected change point
+  predicted_vs_measured.png test runs: per-app GBM and app-agnostic GBM predictions against measured
+  top_features.png          grouped permutation importance per counter for each app's GBM (true
+                            drivers marked when there is ground truth), with the permuted-label control
+  loao_error.png            MAPE per held-out app: app-agnostic GBM and MLP trained without it, beside the
+                            per-app GBM, the "last run" baseline and the best achievable error
+
+Run: `snakemake monitoring` (rule monitoring_figures), or `main(..., figure_paths={...})`.
+"""
+
+
+import logging
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+
+from workflow_scripts.common import Provenance, atomic_path, configure_logging, read_json  # noqa: E402
+
+logger = logging.getLogger(__name__)
+
+FIGURES = ("runtime_variability", "predicted_vs_measured", "top_features", "loao_error")
+
+
+def _save(fig, path):
+    with atomic_path(path, suffix=".png") as tmp:
+        fig.savefig(tmp, dpi=120, bbox_inches="tight")
+    plt.close(fig)
+
+
+def runtime_variability(runs: pd.DataFrame, analysis: dict, truth: dict, path):
+    apps = sorted(runs["app"].unique())
+    fig, axes = plt.subplots(len(apps), 1, figsize=(9, 1.8 * len(apps)), sharex=True, squeeze=False)
+    planted = truth.get("change_point") or {}
+    for ax, app in zip(axes[:, 0], apps, strict=True):
+        rows = runs[runs["app"] == app].sort_values("start_s")
+        when = pd.to_datetime(rows["start_s"], unit="s")
+        ax.plot(when, rows["run_time_s"] / rows["run_time_s"].median(), ".", ms=3)
+        found = analysis["change_points"][app]["time_s"]
+        if found is not None:
+            ax.axvline(pd.to_datetime(found, unit="s"), color="tab:red", ls="--", lw=1, label="detected change")
+        if planted:
+            ax.axvline(pd.to_datetime(planted["time_s"], unit="s"), color="k", lw=1, alpha=0.6, label="planted change")
+        ax.set_ylabel(f"{app}\nrel. time")
+    axes[0, 0].legend(loc="upper right", fontsize=7)
+    axes[-1, 0].set_xlabel("run start (UTC)")
+    fig.suptitle("Run-time variability of the control jobs (run time / app median)")
+    _save(fig, path)
+
+
+def predicted_vs_measured(predictions: pd.DataFrame, path):
+    fig, axes = plt.subplots(1, 2, figsize=(9, 4.2), sharex=True, sharey=True)
+    for ax, family in zip(axes, ("per_app", "agnostic"), strict=True):
+        part = predictions[(predictions["family"] == family) & (predictions["model"] == "gbm")]
+        for app, rows in part.groupby("app"):
+            ax.loglog(rows["run_time_s"], rows["predicted_s"], ".", ms=4, label=app)
+        low, high = part[["run_time_s", "predicted_s"]].min().min(), part[["run_time_s", "predicted_s"]].max().max()
+        ax.plot([low, high], [low, high], "k-", lw=0.8)
+        ax.set_title(f"{family.replace('_', '-')} GBM, test runs")
+        ax.set_xlabel("measured run time (s)")
+    axes[0].set_ylabel("predicted run time (s)")
+    axes[1].legend(fontsize=7)
+    _save(fig, path)
+
+
+def top_features(analysis: dict, truth: dict, path):
+    per_app = analysis["importance"]["per_app"]
+    apps = sorted(per_app)
+    fig, axes = plt.subplots(1, len(apps), figsize=(3.3 * len(apps), 4.2), squeeze=False)
+    for ax, app in zip(axes[0], apps, strict=True):
+        imp = per_app[app]
+        control = analysis["importance"]["control"][app]
+        names = sorted(imp, key=lambda c: imp[c]["mean"])[-8:]
+        drivers = set((truth.get("apps") or {}).get(app, {}).get("drivers", {}))
+        y = np.arange(len(names))
+        colours = ["tab:red" if n in drivers else "tab:blue" for n in names]
+        ax.barh(y, [imp[n]["mean"] for n in names], xerr=[imp[n]["sd"] for n in names], color=colours)
+        ax.plot([control[n]["mean"] for n in names], y, "k|", ms=10, label="permuted-label control")
+        ax.set_yticks(y, [n.replace("_per_s", "/s") for n in names], fontsize=7)
+        ax.set_title(app)
+        ax.set_xlabel("RMSE rise, log run time")
+    axes[0, 0].legend(fontsize=7, loc="lower right")
+    fig.suptitle("Grouped permutation importance (red: planted driver)" if truth.get("apps") else
+                 "Grouped permutation importance")  # fmt: skip
+    fig.tight_layout()
+    _save(fig, path)
+
+
+def loao_error(analysis: dict, truth: dict, path):
+    errors = analysis["errors"]
+    apps = sorted(a for a in errors["loao"]["gbm"] if a != "all")
+    bars = {
+        "held out: agnostic GBM": [errors["loao"]["gbm"][a]["mape"] for a in apps],
+        "held out: agnostic MLP": [errors["loao"]["mlp"][a]["mape"] for a in apps],
+        "per-app GBM": [errors["per_app"]["gbm"][a]["mape"] for a in apps],
+        "last run": [errors["per_app"]["last_run"][a]["mape"] for a in apps],
+    }
+    fig, ax = plt.subplots(figsize=(8, 4))
+    width = 0.8 / len(bars)
+    for k, (label, values) in enumerate(bars.items()):
+        ax.bar(np.arange(len(apps)) + k * width, values, width, label=label)
+    if truth.get("apps"):
+        best = [truth["apps"][a]["best_achievable_mape"] for a in apps]
+        ax.scatter(np.arange(len(apps)) + 0.4 - width / 2, best, marker="_", s=600, color="k", label="best achievable")
+    ax.set_xticks(np.arange(len(apps)) + 0.4 - width / 2, apps)
+    ax.set_ylabel("MAPE on test runs")
+    ax.set_title("Error per application left out of training")
+    ax.legend(fontsize=7)
+    _save(fig, path)
+
+
+def main(*, runs_path, predictions_path, analysis_path, truth_path, figure_paths: dict):
+    prov = Provenance.start(step="monitoring.figures")
+    runs, predictions = pd.read_parquet(runs_path), pd.read_parquet(predictions_path)
+    analysis, truth = read_json(analysis_path), read_json(truth_path)
+    runtime_variability(runs, analysis, truth, figure_paths["runtime_variability"])
+    predicted_vs_measured(predictions, figure_paths["predicted_vs_measured"])
+    top_features(analysis, truth, figure_paths["top_features"])
+    loao_error(analysis, truth, figure_paths["loao_error"])
+    prov.finish([figure_paths[name] for name in FIGURES])
+
+
+if __name__ == "__main__":
+    smk = snakemake  # noqa: F821 -- injected by Snakemake's script: directive
+    configure_logging(smk.log[0])
+    main(runs_path=smk.input.runs, predictions_path=smk.input.predictions, analysis_path=smk.input.analysis,
+         truth_path=smk.input.truth, figure_paths={name: getattr(smk.output, name) for name in FIGURES})  # fmt: skip

@@ -1,0 +1,228 @@
+"""Run-time models fitted on a time-ordered split: per-app, application-agnostic, leave-one-app-out.
+
+Split (`time_ordered_split`): one cutoff time for all apps, at the `train_fraction` quantile of the run
+starts. A run trains only if it *ended* by the cutoff (its run time was known then); it tests only if it
+started at or after the cutoff. Runs that straddle the cutoff are in neither, so no model learns from
+anything that happened after a test run began.
+
+Models (targets are log run time, so errors are relative):
+  per app      gbm (HistGradientBoostingRegressor), mlp (MLPRegressor), linear (RidgeCV), and the
+               "last run" baseline: the run time of the app's latest run that ended before this start
+  agnostic     gbm, mlp on log(run time / the app's median training run time): one model for all apps
+  loao         the agnostic models refitted without one app and tested on it (its scale is the median
+               of its own training-period runs, which the model never sees)
+  control      per-app gbm fitted on permuted labels: what importance looks like when there is nothing
+               to find
+
+Outputs: predictions.parquet (job_id, app, family, model, run_time_s, predicted_s; test runs only),
+models.pkl (the fitted estimators, the split and the control's permuted test labels, for analysis.py).
+
+Run: `snakemake monitoring` (rule monitoring_models), or `main(features_path=..., ..., cfg=ModelConfig())`.
+"""
+
+
+import logging
+import pickle
+import warnings
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+import pandas as pd
+from sklearn.compose import TransformedTargetRegressor
+from sklearn.ensemble import HistGradientBoostingRegressor
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.impute import SimpleImputer
+from sklearn.linear_model import RidgeCV
+from sklearn.neural_network import MLPRegressor
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+from threadpoolctl import threadpool_limits
+
+from workflow_scripts.common import Provenance, atomic_path, configure_logging, read_json, seed_everything
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(kw_only=True)
+class GBMConfig:
+    max_iter: int = 200  # boosting rounds
+    learning_rate: float = 0.05
+    max_leaf_nodes: int = 15
+    min_samples_leaf: int = 10
+    # Stop when a held-out 20 % of the training runs stops improving: a model fitted to noise (the
+    # permuted-label control) then stays near a constant instead of memorising the labels.
+    early_stopping: bool = True
+
+    def __post_init__(self):
+        if self.max_iter < 1 or self.max_leaf_nodes < 2 or self.min_samples_leaf < 1:
+            raise ValueError("models.gbm: max_iter >= 1, max_leaf_nodes >= 2, min_samples_leaf >= 1 required")
+        if not 0 < self.learning_rate <= 1:
+            raise ValueError(f"models.gbm.learning_rate must lie in (0, 1], got {self.learning_rate}")
+
+
+@dataclass(kw_only=True)
+class MLPConfig:
+    hidden_layers: list[int] = field(default_factory=lambda: [64, 32])
+    alpha: float = 1e-3  # L2 penalty
+    max_iter: int = 300  # epochs of Adam
+
+    def __post_init__(self):
+        if not self.hidden_layers or min(self.hidden_layers) < 1:
+            raise ValueError(f"models.mlp.hidden_layers: one or more layer widths >= 1, got {self.hidden_layers}")
+        if self.alpha < 0 or self.max_iter < 1:
+            raise ValueError("models.mlp: alpha >= 0 and max_iter >= 1 required")
+
+
+@dataclass(kw_only=True)
+class ModelConfig:
+    train_fraction: float = 0.7  # share of runs (by start time) before the train/test cutoff
+    gbm: GBMConfig = field(default_factory=GBMConfig)
+    mlp: MLPConfig = field(default_factory=MLPConfig)
+    ridge_alphas: list[float] = field(default_factory=lambda: [0.1, 1.0, 10.0, 100.0, 1000.0])
+
+    def __post_init__(self):
+        if isinstance(self.gbm, dict):
+            self.gbm = GBMConfig(**self.gbm)
+        if isinstance(self.mlp, dict):
+            self.mlp = MLPConfig(**self.mlp)
+        if not 0.2 <= self.train_fraction <= 0.9:
+            raise ValueError(f"models.train_fraction must lie in [0.2, 0.9], got {self.train_fraction}")
+        if not self.ridge_alphas or min(self.ridge_alphas) <= 0:
+            raise ValueError(f"models.ridge_alphas: one or more values > 0, got {self.ridge_alphas}")
+
+
+def time_ordered_split(runs: pd.DataFrame, train_fraction: float) -> tuple[np.ndarray, np.ndarray, float]:
+    """Boolean train and test masks and the cutoff time (s): train runs ended by it, test runs start after."""
+    starts = np.sort(runs["start_s"].to_numpy())
+    cutoff_s = float(starts[min(len(starts) - 1, int(len(starts) * train_fraction))])
+    train = (runs["end_s"] <= cutoff_s).to_numpy()
+    test = (runs["start_s"] >= cutoff_s).to_numpy()
+    return train, test, cutoff_s
+
+
+def make_gbm(cfg: GBMConfig, seed: int) -> HistGradientBoostingRegressor:
+    return HistGradientBoostingRegressor(max_iter=cfg.max_iter, learning_rate=cfg.learning_rate,
+                                         max_leaf_nodes=cfg.max_leaf_nodes, min_samples_leaf=cfg.min_samples_leaf,
+                                         early_stopping=cfg.early_stopping, validation_fraction=0.2,
+                                         n_iter_no_change=10, random_state=seed)  # fmt: skip
+
+
+def make_mlp(cfg: MLPConfig, seed: int) -> TransformedTargetRegressor:
+    # Scaled inputs and target: Adam with default step sizes needs both near unit scale.
+    net = MLPRegressor(hidden_layer_sizes=tuple(cfg.hidden_layers), alpha=cfg.alpha, max_iter=cfg.max_iter,
+                       random_state=seed)  # fmt: skip
+    return TransformedTargetRegressor(regressor=make_pipeline(SimpleImputer(strategy="median"), StandardScaler(), net),
+                                      transformer=StandardScaler())  # fmt: skip
+
+
+def make_linear(alphas: list[float]):
+    return make_pipeline(SimpleImputer(strategy="median"), StandardScaler(), RidgeCV(alphas=alphas))
+
+
+def last_run_baseline(runs: pd.DataFrame) -> np.ndarray:
+    """Each run's prediction: the run time of the same app's latest run that had ended before it started."""
+    predicted = np.full(len(runs), np.nan)
+    for _app, group in runs.groupby("app"):
+        ends = group.sort_values("end_s")
+        end_times, run_times = ends["end_s"].to_numpy(), ends["run_time_s"].to_numpy()
+        for position, start in zip(group.index, group["start_s"], strict=True):
+            k = np.searchsorted(end_times, start, side="right") - 1
+            if k >= 0:
+                predicted[runs.index.get_loc(position)] = run_times[k]
+    return predicted
+
+
+def fit_models(features: pd.DataFrame, meta: dict, cfg: ModelConfig, seed: int,
+               threads: int = 1) -> tuple[pd.DataFrame, dict]:  # fmt: skip
+    # OpenMP/BLAS pools sized to the job: on shared cores, spinning extra threads made fits 15x slower.
+    with threadpool_limits(limits=threads):
+        return _fit_models(features, meta, cfg, seed)
+
+
+def _fit_models(features: pd.DataFrame, meta: dict, cfg: ModelConfig, seed: int) -> tuple[pd.DataFrame, dict]:
+    features = features.reset_index(drop=True)
+    columns = list(meta)
+    x = features[columns].to_numpy(dtype=float)
+    log_y = np.log(features["run_time_s"].to_numpy())
+    train, test, cutoff_s = time_ordered_split(features, cfg.train_fraction)
+    apps = sorted(features["app"].unique())
+    logger.info("split at %s: %d train runs, %d test runs, %d straddling runs left out",
+                pd.Timestamp(cutoff_s, unit="s"), train.sum(), test.sum(), (~train & ~test).sum())  # fmt: skip
+    app_scale_s = {app: float(features.loc[train & (features["app"] == app), "run_time_s"].median()) for app in apps}
+    for app in apps:
+        n_train = int((train & (features["app"] == app)).sum())
+        n_test = int((test & (features["app"] == app)).sum())
+        if n_train < 20 or n_test < 5:
+            raise ValueError(f"app {app}: {n_train} train and {n_test} test runs; need >= 20 and >= 5: "
+                             "lengthen the history or raise runs_per_app_per_day")  # fmt: skip
+    scale = features["app"].map(app_scale_s).to_numpy()
+    log_rel = log_y - np.log(scale)
+    rows, bundle = [], {"feature_columns": columns, "cutoff_s": cutoff_s, "app_scale_s": app_scale_s,
+                        "train_job_ids": features.loc[train, "job_id"].tolist(),
+                        "test_job_ids": features.loc[test, "job_id"].tolist(),
+                        "per_app": {}, "agnostic": {}, "loao": {}, "control": {}}  # fmt: skip
+
+    def record(mask, family, model, predicted_s):
+        part = features.loc[mask, ["job_id", "app", "run_time_s"]].assign(family=family, model=model,
+                                                                          predicted_s=predicted_s)  # fmt: skip
+        rows.append(part)
+
+    rng = np.random.default_rng(seed)
+    last_run = last_run_baseline(features)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)  # a capped MLP is still a valid baseline; logged below
+        for app in apps:
+            in_app = (features["app"] == app).to_numpy()
+            tr, te = train & in_app, test & in_app
+            fitted = {
+                "gbm": make_gbm(cfg.gbm, seed).fit(x[tr], log_y[tr]),
+                "mlp": make_mlp(cfg.mlp, seed).fit(x[tr], log_y[tr]),
+                "linear": make_linear(cfg.ridge_alphas).fit(x[tr], log_y[tr]),
+            }
+            for name, model in fitted.items():
+                record(te, "per_app", name, np.exp(model.predict(x[te])))
+            fallback = np.where(np.isnan(last_run[te]), app_scale_s[app], last_run[te])
+            record(te, "per_app", "last_run", fallback)
+            bundle["per_app"][app] = fitted
+            # Permuted-label control: the same learner and features, labels shuffled within train and test.
+            control_train_y = rng.permutation(log_y[tr])
+            control_test_y = rng.permutation(log_y[te])
+            control = make_gbm(cfg.gbm, seed).fit(x[tr], control_train_y)
+            record(te, "control", "gbm", np.exp(control.predict(x[te])))
+            bundle["control"][app] = {"gbm": control, "test_log_y": control_test_y}
+            logger.info("fitted per-app models and control for %s (%d train, %d test runs)", app, tr.sum(), te.sum())
+
+        agnostic = {"gbm": make_gbm(cfg.gbm, seed).fit(x[train], log_rel[train]),
+                    "mlp": make_mlp(cfg.mlp, seed).fit(x[train], log_rel[train])}  # fmt: skip
+        for name, model in agnostic.items():
+            record(test, "agnostic", name, np.exp(model.predict(x[test])) * scale[test])
+        bundle["agnostic"] = agnostic
+        for held_out in apps:
+            in_app = (features["app"] == held_out).to_numpy()
+            tr, te = train & ~in_app, test & in_app
+            fitted = {"gbm": make_gbm(cfg.gbm, seed).fit(x[tr], log_rel[tr]),
+                      "mlp": make_mlp(cfg.mlp, seed).fit(x[tr], log_rel[tr])}  # fmt: skip
+            for name, model in fitted.items():
+                record(te, "loao", name, np.exp(model.predict(x[te])) * scale[te])
+            bundle["loao"][held_out] = fitted
+            logger.info("leave-one-app-out: fitted without %s on %d runs, tested on %d", held_out, tr.sum(), te.sum())
+    predictions = pd.concat(rows, ignore_index=True)[["job_id", "app", "family", "model", "run_time_s", "predicted_s"]]
+    return predictions, bundle
+
+
+def main(*, features_path, meta_path, predictions_path, models_path, cfg: ModelConfig, seed: int, threads: int = 1):
+    seed_everything(seed)
+    prov = Provenance.start(step="monitoring.models", config=asdict(cfg), seed=seed)
+    predictions, bundle = fit_models(pd.read_parquet(features_path), read_json(meta_path), cfg, seed, threads)
+    with atomic_path(predictions_path, suffix=".parquet") as tmp:
+        predictions.to_parquet(tmp, index=False)
+    with atomic_path(models_path, suffix=".pkl") as tmp, open(tmp, "wb") as handle:
+        pickle.dump(bundle, handle)
+    prov.finish([predictions_path, models_path])
+
+
+if __name__ == "__main__":
+    smk = snakemake  # noqa: F821 -- injected by Snakemake's script: directive
+    configure_logging(smk.log[0])
+    main(features_path=smk.input.features, meta_path=smk.input.meta, predictions_path=smk.output.predictions,
+         models_path=smk.output.models, cfg=ModelConfig(**smk.params.cfg), seed=smk.params.seed, threads=smk.threads)  # fmt: skip

@@ -1,0 +1,292 @@
+"""Synthetic longitudinal monitoring data with known causes, and the ground truth beside it.
+
+A dragonfly-like system (groups of routers, nodes on routers) runs background jobs of three kinds
+(network-heavy, I/O-heavy, compute-heavy) on top of slowly drifting network and file-system load with a
+daily cycle. Counters respond to that load:
+
+  role        counter                        what drives it
+  driver      rtr_stalled_cycles_per_s       router congestion u/(1-u): grows nonlinearly near saturation
+  driver      fs_wait_ms_per_s               file-system congestion v/(1-v)
+  proxy       rtr_flits_per_s                offered router load u (traffic, not congestion)
+  proxy       nic_stalled_cycles_per_s       a noisier copy of the router's stalls, seen at the NIC
+  proxy       fs_read_bytes_per_s,           file-system load v
+              fs_write_bytes_per_s
+  non_causal  login_sessions                 the daily cycle only: correlated with load, no causal path
+  distractor  cpu_user_frac, power_w,        compute jobs and per-node noise: no effect on control jobs
+              mem_used_mb, node_temp_c
+
+On one known date the network loses part of its capacity (a step change): the same offered load then
+causes more congestion. Control applications run repeatedly; each run's time is
+
+  run_time_s = base_time_s * (1 + net_sensitivity * C_net + io_sensitivity * C_io) * exp(noise_sd * N(0,1))
+
+with C_net the congestion u/(1-u) during the run on the job's routers (weight 0.6) and its groups (0.4),
+and C_io the file-system congestion during the run. Models see only counters *before* the start.
+
+The ground truth (truth.json) lists per app its drivers with their planted effect (the standard
+deviation over that app's runs of the driver's term, in log run-time units), the best achievable MAPE
+(that of the noiseless run time), the counters' roles and the change point.
+
+Run: `snakemake monitoring` (rule monitoring_data), or `main(out_dir=..., cfg=SyntheticConfig(...), seed=1)`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import logging
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+logger = logging.getLogger(__name__)
+
+COUNTER_ROLES = {
+    "rtr_stalled_cycles_per_s": "driver",
+    "fs_wait_ms_per_s": "driver",
+    "rtr_flits_per_s": "proxy",
+    "nic_stalled_cycles_per_s": "proxy",
+    "fs_read_bytes_per_s": "proxy",
+    "fs_write_bytes_per_s": "proxy",
+    "login_sessions": "non_causal",
+    "cpu_user_frac": "distractor",
+    "power_w": "distractor",
+    "mem_used_mb": "distractor",
+    "node_temp_c": "distractor",
+}
+# Which latent each driver measures, and the app sensitivity that multiplies it.
+DRIVER_SENSITIVITY = {"rtr_stalled_cycles_per_s": "net_sensitivity", "fs_wait_ms_per_s": "io_sensitivity"}
+MAX_UTILISATION = 0.95  # keeps u/(1-u) finite: a saturated link still drains
+NET_LOCAL_WEIGHT = 0.6  # share of a job's network congestion felt on its own routers (rest: its groups)
+
+
+@dataclass(kw_only=True)
+class AppSpec:
+    """One control application and how strongly the system state slows it down."""
+
+    name: str
+    base_time_s: float  # run time on an idle system
+    nodes: int  # nodes per run
+    net_sensitivity: float  # fractional slowdown per unit of network congestion u/(1-u)
+    io_sensitivity: float  # fractional slowdown per unit of file-system congestion v/(1-v)
+    noise_sd: float  # log-normal run-to-run noise: the floor no model can beat
+
+    def __post_init__(self):
+        if not self.name or not self.name.replace("_", "").replace("-", "").isalnum():
+            raise ValueError(f"apps[].name {self.name!r}: use letters, digits, '-' or '_'")
+        if self.base_time_s <= 0:
+            raise ValueError(f"apps[{self.name}].base_time_s must be > 0, got {self.base_time_s}")
+        if self.nodes < 1:
+            raise ValueError(f"apps[{self.name}].nodes must be >= 1, got {self.nodes}")
+        if self.net_sensitivity < 0 or self.io_sensitivity < 0 or self.noise_sd < 0:
+            raise ValueError(f"apps[{self.name}]: sensitivities and noise_sd must be >= 0")
+
+
+@dataclass(kw_only=True)
+class SyntheticConfig:
+    """The synthetic system, its history and its control applications (config: monitoring.synthetic)."""
+
+    start_date: str = "2024-01-01"  # first day of the history (UTC)
+    days: float = 30.0  # length of the history
+    sample_interval_s: int = 600  # LDMS sampling period
+    groups: int = 4
+    routers_per_group: int = 4
+    nodes_per_router: int = 4
+    background_jobs_per_day: float = 12.0  # arrivals of each of the three background kinds together
+    drift_timescale_h: float = 36.0  # correlation time of the slow load drift
+    runs_per_app_per_day: float = 6.0
+    change_point_day: float = 12.0  # day (from start_date) of the network capacity drop
+    capacity_drop: float = 0.3  # fraction of network capacity lost at the change point
+    warmup_h: float = 6.0  # no control run starts before this, so every feature window has samples
+    apps: list[AppSpec] = field(default_factory=list)
+
+    def __post_init__(self):
+        self.apps = [a if isinstance(a, AppSpec) else AppSpec(**a) for a in self.apps]
+        if len(self.apps) < 2:
+            raise ValueError("synthetic.apps: give at least two control applications (leave-one-app-out needs them)")
+        names = [a.name for a in self.apps]
+        if len(set(names)) != len(names):
+            raise ValueError(f"synthetic.apps: names must be unique, got {names}")
+        for name in ("days", "sample_interval_s", "runs_per_app_per_day", "drift_timescale_h"):
+            if getattr(self, name) <= 0:
+                raise ValueError(f"synthetic.{name} must be > 0, got {getattr(self, name)}")
+        for name in ("groups", "routers_per_group", "nodes_per_router"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"synthetic.{name} must be >= 1, got {getattr(self, name)}")
+        if not 0 <= self.change_point_day < self.days:
+            raise ValueError(f"synthetic.change_point_day must lie in [0, days={self.days}), got {self.change_point_day}")
+        if not 0 <= self.capacity_drop < 0.9:
+            raise ValueError(f"synthetic.capacity_drop must lie in [0, 0.9), got {self.capacity_drop}")
+        for app in self.apps:
+            if app.nodes > self.n_nodes:
+                raise ValueError(f"apps[{app.name}].nodes={app.nodes} exceeds the system's {self.n_nodes} nodes")
+        dt.date.fromisoformat(self.start_date)  # raises ValueError naming the bad date
+
+    @property
+    def n_nodes(self) -> int:
+        return self.groups * self.routers_per_group * self.nodes_per_router
+
+    @property
+    def start_epoch_s(self) -> float:
+        return dt.datetime.fromisoformat(self.start_date).replace(tzinfo=dt.timezone.utc).timestamp()
+
+
+def _ou(rng: np.random.Generator, n_t: int, n_series: int, dt_s: float, tau_s: float) -> np.ndarray:
+    """Ornstein-Uhlenbeck paths with unit stationary variance, shape (n_t, n_series): slow drift."""
+    phi = np.exp(-dt_s / tau_s)
+    shocks = rng.standard_normal((n_t, n_series)) * np.sqrt(1 - phi**2)
+    out = np.empty((n_t, n_series))
+    out[0] = rng.standard_normal(n_series)
+    for k in range(1, n_t):
+        out[k] = phi * out[k - 1] + shocks[k]
+    return out
+
+
+@dataclass
+class SyntheticData:
+    samples: pd.DataFrame
+    topology: pd.DataFrame
+    runs: pd.DataFrame
+    placement: pd.DataFrame
+    truth: dict
+
+
+def generate(cfg: SyntheticConfig, seed: int) -> SyntheticData:
+    rng = np.random.default_rng(seed)
+    dt_s = float(cfg.sample_interval_s)
+    n_t = int(round(cfg.days * 86400 / dt_s))
+    n_routers = cfg.groups * cfg.routers_per_group
+    n_nodes = cfg.n_nodes
+    t0 = cfg.start_epoch_s
+    time_s = t0 + dt_s * np.arange(1, n_t + 1)  # a sample closes its interval
+    node_router = np.arange(n_nodes) // cfg.nodes_per_router
+    router_group = np.arange(n_routers) // cfg.routers_per_group
+    node_group = router_group[node_router]
+    hours = (time_s - t0) / 3600.0
+    daily = np.sin(2 * np.pi * (hours - 9.0) / 24.0)  # peaks in the afternoon, when users are active
+    tau_s = cfg.drift_timescale_h * 3600.0
+
+    # --- offered network load per router and file-system load, shape (n_t, n_routers) and (n_t,)
+    group_drift = _ou(rng, n_t, cfg.groups, dt_s, tau_s)
+    router_drift = _ou(rng, n_t, n_routers, dt_s, tau_s / 3)
+    system_drift = _ou(rng, n_t, 1, dt_s, tau_s * 2)[:, 0]
+    fs_drift = _ou(rng, n_t, 1, dt_s, tau_s)[:, 0]
+    load = 0.30 + 0.07 * group_drift[:, router_group] + 0.03 * router_drift + 0.04 * system_drift[:, None]
+    load += 0.05 * daily[:, None]
+    fs_load = 0.30 + 0.08 * fs_drift + 0.05 * daily
+    cpu_busy = np.zeros((n_t, n_nodes), dtype=bool)
+
+    n_background = rng.poisson(cfg.background_jobs_per_day * cfg.days)
+    for _ in range(n_background):
+        kind = rng.choice(["network", "io", "compute"])
+        begin = rng.uniform(0, n_t)
+        length = np.clip(rng.exponential(6 * 3600), 1800, 24 * 3600) / dt_s
+        span = slice(int(begin), int(min(n_t, begin + length)))
+        groups = rng.choice(cfg.groups, size=1 + int(rng.random() < 0.3), replace=False)
+        intensity = rng.uniform(0.05, 0.2)
+        if kind == "network":
+            load[span][:, np.isin(router_group, groups)] += intensity
+            load[span] += 0.15 * intensity  # dragonfly global links spread part of it system-wide
+        elif kind == "io":
+            fs_load[span] += intensity * 0.8
+        else:
+            nodes = np.flatnonzero(np.isin(node_group, groups))
+            chosen = rng.choice(nodes, size=max(1, len(nodes) // 2), replace=False)
+            cpu_busy[span.start : span.stop, chosen] = True
+
+    change_index = int(round(cfg.change_point_day * 86400 / dt_s))
+    capacity = np.ones(n_t)
+    capacity[change_index:] = 1.0 - cfg.capacity_drop
+    util = np.clip(load / capacity[:, None], 0.02, MAX_UTILISATION)
+    congestion = util / (1 - util)  # queueing delay grows without bound near saturation
+    fs_util = np.clip(fs_load, 0.02, MAX_UTILISATION)
+    fs_congestion = fs_util / (1 - fs_util)
+
+    # --- counters, per node and sample, shape (n_t, n_nodes)
+    def noisy(values: np.ndarray, rel_sd: float) -> np.ndarray:
+        return values * (1 + rel_sd * rng.standard_normal(values.shape))
+
+    shape = (n_t, n_nodes)
+    rtr_stall = noisy(1e6 * congestion, 0.05)  # each node's sampler reads its own router's counters
+    counters = {
+        "rtr_stalled_cycles_per_s": rtr_stall[:, node_router],
+        "rtr_flits_per_s": noisy(5e7 * np.clip(load, 0.0, None), 0.05)[:, node_router],
+        "nic_stalled_cycles_per_s": np.clip(noisy(0.3 * rtr_stall[:, node_router], 0.25), 0.0, None),
+        "fs_wait_ms_per_s": noisy(np.repeat((50.0 * fs_congestion)[:, None], n_nodes, axis=1), 0.05),
+        "fs_read_bytes_per_s": np.clip(noisy(np.repeat((2e8 * fs_load)[:, None], n_nodes, axis=1), 0.15), 0.0, None),
+        "fs_write_bytes_per_s": np.clip(noisy(np.repeat((1e8 * fs_load)[:, None], n_nodes, axis=1), 0.15), 0.0, None),
+        "login_sessions": np.repeat(np.round(np.clip(30 + 20 * daily + 3 * rng.standard_normal(n_t), 0, None))[:, None], n_nodes, axis=1),
+        "cpu_user_frac": np.clip(np.where(cpu_busy, 0.9, 0.1) + 0.03 * rng.standard_normal(shape), 0, 1),
+        "mem_used_mb": np.clip(rng.uniform(4000, 60000, n_nodes) + 2000 * rng.standard_normal(shape), 0, None),
+        "node_temp_c": 40 + 4 * _ou(rng, n_t, n_nodes, dt_s, tau_s) + 0.5 * rng.standard_normal(shape),
+    }
+    counters["power_w"] = 150 + 200 * counters["cpu_user_frac"] + 10 * rng.standard_normal(shape)
+    samples = pd.DataFrame({"time_s": np.repeat(time_s, n_nodes), "component_id": np.tile(np.arange(n_nodes), n_t)})
+    for name in COUNTER_ROLES:
+        samples[name] = counters[name].reshape(-1).astype(np.float64)
+    topology = pd.DataFrame({"component_id": np.arange(n_nodes), "router_id": node_router, "group_id": node_group})
+
+    # --- control runs
+    run_rows, place_rows, truth_apps = [], [], {}
+    job_id = 1_000_000
+    nodes_per_group = cfg.routers_per_group * cfg.nodes_per_router
+    for app in cfg.apps:
+        n_runs = rng.poisson(cfg.runs_per_app_per_day * cfg.days)
+        first, last = t0 + cfg.warmup_h * 3600, t0 + cfg.days * 86400 - 3 * app.base_time_s
+        starts = np.sort(rng.uniform(first, last, n_runs))
+        c_net, c_io, noise, app_jobs = [], [], [], []
+        for start in starts:
+            n_groups = min(cfg.groups, max(int(np.ceil(app.nodes / nodes_per_group)), 1 + int(rng.random() < 0.5)))
+            groups = rng.choice(cfg.groups, size=n_groups, replace=False)
+            pool = np.flatnonzero(np.isin(node_group, groups))
+            nodes = np.sort(rng.choice(pool, size=app.nodes, replace=False))
+            routers = np.unique(node_router[nodes])
+            during = slice(int((start - t0) // dt_s), int((start - t0 + app.base_time_s) // dt_s) + 1)
+            local = congestion[during][:, routers].mean()
+            grouped = congestion[during][:, np.isin(router_group, groups)].mean()
+            c_net.append(NET_LOCAL_WEIGHT * local + (1 - NET_LOCAL_WEIGHT) * grouped)
+            c_io.append(fs_congestion[during].mean())
+            noise.append(rng.standard_normal())
+            job_id += 1
+            place_rows.extend((job_id, int(n)) for n in nodes)
+            app_jobs.append(job_id)
+        c_net, c_io, noise = np.array(c_net), np.array(c_io), np.array(noise)
+        slowdown = 1 + app.net_sensitivity * c_net + app.io_sensitivity * c_io
+        true_time = app.base_time_s * slowdown
+        run_time = true_time * np.exp(app.noise_sd * noise)
+        for job, start, value in zip(app_jobs, starts, run_time, strict=True):
+            run_rows.append((job, app.name, float(start), float(start + value), float(value)))
+        # Planted effect of a driver: spread of its term in log run time (first-order, around the mean).
+        mean_slowdown = slowdown.mean()
+        effects = {
+            "rtr_stalled_cycles_per_s": float(np.std(app.net_sensitivity * c_net / mean_slowdown)),
+            "fs_wait_ms_per_s": float(np.std(app.io_sensitivity * c_io / mean_slowdown)),
+        }
+        truth_apps[app.name] = {
+            "spec": dataclasses.asdict(app),
+            "n_runs": int(n_runs),
+            "drivers": {k: v for k, v in effects.items() if getattr(app, DRIVER_SENSITIVITY[k]) > 0},
+            "planted_effect_log": effects,
+            "best_achievable_mape": float(np.mean(np.abs(run_time - true_time) / run_time)),
+            "noise_log_sd": app.noise_sd,
+        }
+    runs = pd.DataFrame(run_rows, columns=["job_id", "app", "start_s", "end_s", "run_time_s"])
+    placement = pd.DataFrame(place_rows, columns=["job_id", "component_id"])
+    change_time_s = t0 + change_index * dt_s
+    truth = {
+        "source": "synthetic",
+        "counter_roles": COUNTER_ROLES,
+        "apps": truth_apps,
+        "change_point": {
+            "time_s": change_time_s,
+            "date": dt.datetime.fromtimestamp(change_time_s, dt.timezone.utc).isoformat(),
+            "day": cfg.change_point_day,
+            "what": f"network capacity drops by {cfg.capacity_drop:.0%}",
+        },
+        "system": {"nodes": n_nodes, "routers": n_routers, "groups": cfg.groups, "samples": n_t,
+                   "background_jobs": int(n_background)},
+    }  # fmt: skip
+    logger.info("synthetic: %d nodes, %d samples each, %d background jobs, %d control runs",
+                n_nodes, n_t, n_background, len(runs))  # fmt: skip
+    return SyntheticData(samples=samples, topology=topology, runs=runs, placement=placement, truth=truth)
