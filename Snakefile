@@ -33,6 +33,7 @@ except WorkflowError:
 
 
 include: "rules/common.smk"
+include: "rules/disttrain.smk"
 include: "rules/jorge.smk"
 include: "rules/monitoring.smk"
 include: "rules/disttrain_layers.smk"

@@ -1,0 +1,266 @@
+"""HPC-Coder task 3: predict whether a code change makes a program slower.
+
+Dataset: code versions made by applying performance-relevant edits to real kernels, the OpenMP
+reference solutions of the PCGBench problems (data/pcgbench/), each version built, run in the sandbox,
+validated and timed by the PCGBench harness (workflow_scripts/pcgbench: BuildCache, evaluate.run_one)
+at a fixed thread count. The edits:
+  - pragma_removed: every `#pragma omp` line deleted (the kernel runs serially);
+  - schedule_dynamic_1: `parallel for` pragmas get `schedule(dynamic, 1)` (per-iteration scheduling);
+  - schedule_static: `parallel for` pragmas get `schedule(static)` (no load balancing);
+  - one_thread: `parallel` pragmas get `num_threads(1)`.
+A pair is (version before, version after) for the original and each edit, in both directions (an edit
+and its undo), labelled "slower" when the after-version's median time exceeds the before-version's by
+more than `slower_margin`. Versions that fail validation are left out.
+
+Predictors, scored by leave-one-problem-out cross-validation (no kernel in both train and test):
+  - HPC-Coder with a classification head: logistic regression on the difference of the model's
+    mean-pooled last hidden states of the two versions (the LM itself stays frozen);
+  - a simple feature baseline: logistic regression on differences of counts (OpenMP pragmas,
+    dynamic schedules, num_threads(1), reductions, loops, lines);
+  - the majority class of the training folds.
+
+Inputs: the model folder; the harness config (`pcgbench.evaluate`). Outputs: the versions table with
+times (parquet), the pairs with labels and predictions (parquet), a metrics JSON.
+
+Run: `snakemake results/hpccoder/perfchange/metrics.json` (rules/lm.smk), or call `main(...)`.
+"""
+
+import dataclasses
+import logging
+import re
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from workflow_scripts.common import Provenance, atomic_path, seed_everything, write_json
+from workflow_scripts.pcgbench import sandbox, suite
+from workflow_scripts.pcgbench.build import BuildCache, BuildConfig, BuildRequest
+from workflow_scripts.pcgbench.evaluate import EvaluateConfig, Sample, run_one
+from workflow_scripts.pcgbench.timing import ResourceConfig
+
+logger = logging.getLogger(__name__)
+
+KERNEL_MODEL = "omp"  # the execution model whose reference kernels are edited
+EDITS = ("pragma_removed", "schedule_dynamic_1", "schedule_static", "one_thread")
+OMP_PRAGMA_LINE = re.compile(r"^[ \t]*#[ \t]*pragma[ \t]+omp\b.*(?:\\\n.*)*\n?", re.MULTILINE)
+PARALLEL_FOR = re.compile(r"(#[ \t]*pragma[ \t]+omp[ \t]+parallel[ \t]+for\b)([^\n]*)")
+PARALLEL = re.compile(r"(#[ \t]*pragma[ \t]+omp[ \t]+parallel\b)([^\n]*)")
+SCHEDULE = re.compile(r"\s*schedule\s*\([^)]*\)")
+LABEL_SLOWER, LABEL_NOT_SLOWER = 1, 0
+
+
+@dataclasses.dataclass(kw_only=True)
+class PerfChangeConfig:
+    """Performance-change task settings (config `hpccoder.perfchange`)."""
+
+    problems: list[str] = dataclasses.field(default_factory=list)  # PCGBench problems; empty: all
+    edits: list[str] = dataclasses.field(default_factory=lambda: list(EDITS))
+    threads: int = 2  # every version is timed at this many OpenMP threads
+    slower_margin: float = 0.05  # "slower" means more than 5% slower (below that is timing noise)
+    classifier_c: float = 1.0  # inverse L2 strength of both logistic regressions
+
+    def __post_init__(self) -> None:
+        unknown = sorted(set(self.edits) - set(EDITS))
+        if unknown or not self.edits:
+            raise ValueError(f"hpccoder.perfchange.edits: {unknown or 'empty'} (allowed: {', '.join(EDITS)})")
+        if self.threads < 1:
+            raise ValueError(f"hpccoder.perfchange.threads: {self.threads} (allowed: >= 1)")
+        if not 0 <= self.slower_margin < 1:
+            raise ValueError(f"hpccoder.perfchange.slower_margin: {self.slower_margin} (allowed: 0 to 1)")
+
+
+# ---------------------------------------------------------------------------------------------------
+# edits (pure functions on a kernel body)
+
+
+def apply_edit(body: str, edit: str) -> str:
+    """The body with one performance-relevant edit applied (unchanged when the edit does not apply)."""
+    if edit == "pragma_removed":
+        return OMP_PRAGMA_LINE.sub("", body)
+    if edit in ("schedule_dynamic_1", "schedule_static"):
+        schedule = " schedule(dynamic, 1)" if edit == "schedule_dynamic_1" else " schedule(static)"
+        return PARALLEL_FOR.sub(lambda m: m.group(1) + schedule + SCHEDULE.sub("", m.group(2)), body)
+    if edit == "one_thread":
+        # Appended after the other clauses: `parallel num_threads(1) for` would not parse.
+        return PARALLEL.sub(lambda m: m.group(1) + re.sub(r"\s*num_threads\s*\([^)]*\)", "", m.group(2)).rstrip() + " num_threads(1)", body)
+    raise ValueError(f"unknown edit {edit!r} (allowed: {', '.join(EDITS)})")
+
+
+def make_versions(problems: list[suite.Problem], edits: list[str]) -> pd.DataFrame:
+    rows = []
+    for problem in problems:
+        original = suite.reference_body(problem, KERNEL_MODEL)
+        seen = {original}
+        rows.append({"problem": problem.name, "version": "original", "body": original})
+        for edit in edits:
+            body = apply_edit(original, edit)
+            if body in seen:
+                continue  # the edit does not apply to this kernel
+            seen.add(body)
+            rows.append({"problem": problem.name, "version": edit, "body": body})
+    return pd.DataFrame(rows)
+
+
+def time_versions(versions: pd.DataFrame, problems: dict[str, suite.Problem], eval_cfg: EvaluateConfig, threads: int) -> pd.DataFrame:
+    """Build every version with the harness's cache and time it in the sandbox at `threads` threads."""
+    sandbox.check_tools()
+    requests = [BuildRequest(problem=problems[r.problem], model=KERNEL_MODEL, body=r.body) for r in versions.itertuples()]
+    builds = BuildCache(BuildConfig(cache_dir=eval_cfg.cache_dir, jobs=eval_cfg.jobs,
+                                    compile_timeout_s=eval_cfg.compile_timeout_s)).build_all(requests)  # fmt: skip
+    config = ResourceConfig(ranks=1, threads=threads)
+    verdicts, medians, iqrs = [], [], []
+    for index, (row, build) in enumerate(zip(versions.itertuples(), builds, strict=True)):
+        if not build.ok:
+            verdicts.append(sandbox.BUILD_ERROR)
+            medians.append(np.nan)
+            iqrs.append(np.nan)
+            continue
+        sample = Sample(generator="perfchange", problem=problems[row.problem], model=KERNEL_MODEL, sample_index=index, body=row.body)
+        verdict, detail, timing = run_one(sample, build.exe, config, eval_cfg)
+        verdicts.append(verdict)
+        medians.append(timing.get("time_median_s", np.nan))
+        iqrs.append(timing.get("time_iqr_s", np.nan))
+        logger.info("%s %s: %s %.4g s", row.problem, row.version, verdict, medians[-1])
+    return versions.assign(verdict=verdicts, time_median_s=medians, time_iqr_s=iqrs, threads=threads)
+
+
+def make_pairs(versions: pd.DataFrame, slower_margin: float) -> pd.DataFrame:
+    """(before, after) pairs: original -> edit and edit -> original, labelled slower / not slower."""
+    valid = versions[versions["verdict"] == sandbox.OK]
+    rows = []
+    for problem, group in valid.groupby("problem", sort=True):
+        original = group[group["version"] == "original"]
+        if original.empty:
+            continue
+        base = original.iloc[0]
+        for edited in group[group["version"] != "original"].itertuples():
+            for before, after, direction in ((base, edited, "edit"), (edited, base, "undo")):
+                rows.append({
+                    "problem": problem, "edit": edited.version, "direction": direction,
+                    "before": before.body, "after": after.body,
+                    "time_before_s": before.time_median_s, "time_after_s": after.time_median_s,
+                    "label": int(after.time_median_s > before.time_median_s * (1 + slower_margin)),
+                })  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+# ---------------------------------------------------------------------------------------------------
+# predictors
+
+
+def handcrafted_features(body: str) -> np.ndarray:
+    return np.array([
+        len(re.findall(r"#\s*pragma\s+omp", body)),
+        len(re.findall(r"schedule\s*\(\s*dynamic", body)),
+        len(re.findall(r"schedule\s*\(\s*static", body)),
+        len(re.findall(r"num_threads\s*\(\s*1\s*\)", body)),
+        len(re.findall(r"reduction\s*\(", body)),
+        len(re.findall(r"\bfor\s*\(", body)),
+        body.count("\n"),
+    ], dtype=float)  # fmt: skip
+
+
+def lm_embeddings(model_dir: str | Path, bodies: list[str]) -> dict[str, np.ndarray]:
+    """Mean-pooled last hidden state of the frozen LM for each distinct body (truncated to its context)."""
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(model_dir, local_files_only=True)
+    model = AutoModelForCausalLM.from_pretrained(model_dir, local_files_only=True, dtype=torch.float32).eval()
+    context = int(getattr(model.config, "n_positions", None) or model.config.max_position_embeddings)
+    embeddings = {}
+    for body in dict.fromkeys(bodies):
+        ids = tokenizer(body, add_special_tokens=False, return_tensors="pt")["input_ids"][:, :context]
+        with torch.no_grad():
+            hidden = model(input_ids=ids, output_hidden_states=True).hidden_states[-1]  # (1, T, d)
+        embeddings[body] = hidden[0].mean(dim=0).numpy()
+    return embeddings
+
+
+def leave_one_problem_out(features: np.ndarray, labels: np.ndarray, groups: np.ndarray, c: float, seed: int) -> np.ndarray:
+    """Predictions for every pair from a logistic regression trained on the other problems' pairs."""
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.preprocessing import StandardScaler
+
+    predictions = np.zeros_like(labels)
+    for group in np.unique(groups):
+        test = groups == group
+        train_labels = labels[~test]
+        if len(np.unique(train_labels)) < 2:  # one class only: the classifier can only predict it
+            predictions[test] = train_labels[0] if len(train_labels) else LABEL_NOT_SLOWER
+            continue
+        scaler = StandardScaler().fit(features[~test])
+        classifier = LogisticRegression(C=c, max_iter=2000, random_state=seed)
+        classifier.fit(scaler.transform(features[~test]), train_labels)
+        predictions[test] = classifier.predict(scaler.transform(features[test]))
+    return predictions
+
+
+def majority_predictions(labels: np.ndarray, groups: np.ndarray) -> np.ndarray:
+    predictions = np.zeros_like(labels)
+    for group in np.unique(groups):
+        test = groups == group
+        train = labels[~test]
+        predictions[test] = int(train.mean() > 0.5) if len(train) else LABEL_NOT_SLOWER
+    return predictions
+
+
+def main(model_dir, versions_path, pairs_path, metrics_path, section: dict[str, Any], evaluate_section: dict[str, Any],
+         seed: int, threads: int = 2) -> dict[str, Any]:  # fmt: skip
+    cfg = PerfChangeConfig(**section)
+    eval_cfg = EvaluateConfig(**evaluate_section, seed=seed, jobs=threads)
+    prov = Provenance.start(step="hpccoder.perfchange", config={"perfchange": dataclasses.asdict(cfg), "evaluate": evaluate_section}, seed=seed)
+    seed_everything(seed)
+    available = {p.name: p for p in suite.load_suite(eval_cfg.suite_root)}
+    missing = sorted(set(cfg.problems) - set(available))
+    if missing:
+        raise ValueError(f"hpccoder.perfchange.problems: {missing} are not PCGBench problems (have: {sorted(available)})")
+    problems = [available[name] for name in (cfg.problems or sorted(available))]
+    versions = time_versions(make_versions(problems, cfg.edits), available, eval_cfg, cfg.threads)
+    with atomic_path(versions_path, suffix=".parquet") as tmp:
+        versions.to_parquet(tmp, index=False)
+    pairs = make_pairs(versions, cfg.slower_margin)
+    if pairs.empty or pairs["problem"].nunique() < 2:
+        raise ValueError(f"performance-change pairs from {pairs['problem'].nunique() if len(pairs) else 0} problems: "
+                         "at least two problems with valid versions are needed for leave-one-problem-out scoring")  # fmt: skip
+    labels, groups = pairs["label"].to_numpy(), pairs["problem"].to_numpy()
+    embeddings = lm_embeddings(model_dir, pairs["before"].tolist() + pairs["after"].tolist())
+    lm_features = np.stack([embeddings[a] - embeddings[b] for b, a in zip(pairs["before"], pairs["after"], strict=True)])
+    simple_features = np.stack([handcrafted_features(a) - handcrafted_features(b)
+                                for b, a in zip(pairs["before"], pairs["after"], strict=True)])  # fmt: skip
+    predictions = {
+        "hpccoder_head": leave_one_problem_out(lm_features, labels, groups, cfg.classifier_c, seed),
+        "feature_baseline": leave_one_problem_out(simple_features, labels, groups, cfg.classifier_c, seed),
+        "majority_baseline": majority_predictions(labels, groups),
+    }
+    table = pairs.drop(columns=["before", "after"]).assign(**{f"predicted_{k}": v for k, v in predictions.items()})
+    with atomic_path(pairs_path, suffix=".parquet") as tmp:
+        table.to_parquet(tmp, index=False)
+    metrics = {
+        "versions": int(len(versions)),
+        "versions_valid": int((versions["verdict"] == sandbox.OK).sum()),
+        "pairs": int(len(pairs)),
+        "problems": sorted(pairs["problem"].unique()),
+        "slower_fraction": float(labels.mean()),
+        "threads": cfg.threads,
+        "accuracy": {name: float((pred == labels).mean()) for name, pred in predictions.items()},
+        "accuracy_by_edit": {name: {edit: float((pred[idx] == labels[idx]).mean())
+                                    for edit, idx in pairs.groupby("edit").indices.items()}
+                             for name, pred in predictions.items()},  # fmt: skip
+        "scoring": "leave-one-problem-out cross-validation",
+    }
+    write_json(metrics_path, metrics)
+    prov.finish([versions_path, pairs_path, metrics_path])
+    logger.info("performance change on %d pairs (%.0f%% slower): accuracy %s", len(pairs), 100 * labels.mean(), metrics["accuracy"])
+    return metrics
+
+
+if __name__ == "__main__":
+    from workflow_scripts.common import configure_logging
+
+    smk = snakemake  # noqa: F821 -- injected by Snakemake's script: directive
+    configure_logging(smk.log[0])
+    main(smk.input.model, smk.output.versions, smk.output.pairs, smk.output.metrics, smk.params.perfchange,
+         smk.params.evaluate, smk.params.seed, threads=smk.threads)  # fmt: skip

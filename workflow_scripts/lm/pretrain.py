@@ -1,0 +1,259 @@
+"""HPC-Coder: causal language-model training on the HPC code corpus with the transformers Trainer.
+
+Two ways, one code path:
+  - tiny (default config): a small GPT-2 or Llama built from a config (about 1M parameters), trained
+    from scratch on CPU (`use_cpu=True`);
+  - paper (config/paper.yaml): a real base model loaded from a local folder (`model.init_from`) and
+    fine-tuned with DeepSpeed ZeRO (`training.deepspeed`, a JSON file in config/deepspeed/) on GPUs.
+    With `training.nproc_per_node > 1` the step relaunches itself under `torchrun`, one process per GPU.
+Inputs: the corpus's train and validation parquet files, the tokenizer folder.
+Outputs: the final model and tokenizer, saved with `save_pretrained` in `<model_dir>` (generation and
+RL load them from there), and a metrics JSON with the loss curves (the Trainer's log history),
+validation loss and perplexity, tokens seen and throughput. Intermediate checkpoints (paper scale)
+go to `<model_dir>.checkpoints/`, from which a killed run resumes.
+
+Run: `snakemake results/hpccoder/model` (rules/lm.smk), or
+`python -m workflow_scripts.lm.pretrain --args ARGS.json` (what the torchrun relaunch does).
+"""
+
+import argparse
+import dataclasses
+import json
+import logging
+import math
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+logger = logging.getLogger(__name__)
+
+ARCHITECTURES = ("gpt2", "llama")
+
+
+@dataclasses.dataclass(kw_only=True)
+class ModelConfig:
+    """The model (config `hpccoder.model`). With `init_from`, the shape fields are ignored."""
+
+    init_from: str | None = None  # local folder of a pretrained causal LM (paper: PolyCoder 2.7B / GPT-Neo 2.7B)
+    architecture: str = "gpt2"  # for a model built from a config: gpt2 or llama
+    n_layer: int = 2
+    n_head: int = 4
+    n_embd: int = 128  # hidden size; the MLP is 4x (GPT-2) or 8/3x (Llama)
+    context_tokens: int = 256  # training sequence length (also the built model's maximum positions)
+
+    def __post_init__(self) -> None:
+        if self.architecture not in ARCHITECTURES:
+            raise ValueError(f"hpccoder.model.architecture: {self.architecture!r} (allowed: {', '.join(ARCHITECTURES)})")
+        if self.n_embd % self.n_head:
+            raise ValueError(f"hpccoder.model: n_embd {self.n_embd} must be divisible by n_head {self.n_head}")
+        if min(self.n_layer, self.n_head, self.n_embd, self.context_tokens) < 1:
+            raise ValueError("hpccoder.model: n_layer, n_head, n_embd and context_tokens must be >= 1")
+        if self.init_from and not Path(self.init_from).is_dir():
+            raise ValueError(f"hpccoder.model.init_from: {self.init_from} is not a folder (give a local checkpoint saved with save_pretrained)")
+
+
+@dataclasses.dataclass(kw_only=True)
+class TrainingConfig:
+    """The optimisation (config `hpccoder.training`)."""
+
+    max_steps: int = 200
+    per_device_batch_size: int = 16  # sequences per device per micro-step
+    gradient_accumulation_steps: int = 1
+    learning_rate: float = 2e-3  # a from-scratch tiny model needs a high rate; fine-tuning uses ~1e-5
+    weight_decay: float = 0.01
+    warmup_steps: int = 20
+    lr_scheduler: str = "cosine"
+    logging_steps: int = 10
+    eval_steps: int = 50
+    max_eval_sequences: int = 256  # validation perplexity on at most this many sequences
+    save_steps: int = 0  # 0: no intermediate checkpoints (tiny); paper: resumable checkpoints
+    use_cpu: bool = True
+    bf16: bool = False
+    gradient_checkpointing: bool = False
+    deepspeed: str | None = None  # path of a DeepSpeed JSON config (ZeRO stage, offload)
+    nproc_per_node: int = 1  # >1: relaunch under torchrun with this many processes (GPUs)
+    torch_threads: int = 0  # 0: leave torch's default; the tiny run sets the rule's threads
+
+    def __post_init__(self) -> None:
+        for name in ("max_steps", "per_device_batch_size", "gradient_accumulation_steps", "logging_steps", "eval_steps", "max_eval_sequences", "nproc_per_node"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"hpccoder.training.{name}: {getattr(self, name)} (allowed: >= 1)")
+        if not 0 < self.learning_rate < 1:
+            raise ValueError(f"hpccoder.training.learning_rate: {self.learning_rate} (allowed: between 0 and 1)")
+        if self.deepspeed and not Path(self.deepspeed).is_file():
+            raise ValueError(f"hpccoder.training.deepspeed: {self.deepspeed} is not a file (e.g. config/deepspeed/zero2.json)")
+        if self.deepspeed and self.use_cpu:
+            logger.warning("hpccoder.training: DeepSpeed with use_cpu=true runs on the gloo backend (a test, not the paper's setup)")
+
+
+def build_model(cfg: ModelConfig, tokenizer, dtype=None):
+    import torch
+    from transformers import AutoModelForCausalLM, GPT2Config, GPT2LMHeadModel, LlamaConfig, LlamaForCausalLM
+
+    if cfg.init_from:
+        model = AutoModelForCausalLM.from_pretrained(cfg.init_from, local_files_only=True, dtype=dtype or torch.float32)
+        if model.get_input_embeddings().num_embeddings < len(tokenizer):
+            model.resize_token_embeddings(len(tokenizer))
+        return model
+    common = dict(vocab_size=len(tokenizer), bos_token_id=tokenizer.bos_token_id, eos_token_id=tokenizer.eos_token_id,
+                  pad_token_id=tokenizer.pad_token_id)  # fmt: skip
+    if cfg.architecture == "gpt2":
+        config = GPT2Config(n_layer=cfg.n_layer, n_head=cfg.n_head, n_embd=cfg.n_embd, n_positions=cfg.context_tokens, **common)
+        return GPT2LMHeadModel(config)
+    intermediate = int(8 * cfg.n_embd / 3 + 63) // 64 * 64  # Llama's SwiGLU width, rounded to 64
+    config = LlamaConfig(hidden_size=cfg.n_embd, num_hidden_layers=cfg.n_layer, num_attention_heads=cfg.n_head,
+                         intermediate_size=intermediate, max_position_embeddings=cfg.context_tokens, **common)  # fmt: skip
+    return LlamaForCausalLM(config)
+
+
+def tokenize_split(parquet_path: str | Path, tokenizer, context_tokens: int, max_sequences: int | None = None):
+    """Files joined with the end-of-text token, cut into `context_tokens`-long sequences (last partial dropped)."""
+    import numpy as np
+    import pandas as pd
+    from datasets import Dataset
+
+    texts = pd.read_parquet(parquet_path, columns=["text"])["text"].tolist()
+    ids = []
+    for encoded in tokenizer(texts, add_special_tokens=False)["input_ids"]:
+        ids.extend(encoded)
+        ids.append(tokenizer.eos_token_id)
+    usable = len(ids) // context_tokens * context_tokens
+    blocks = np.asarray(ids[:usable], dtype=np.int64).reshape(-1, context_tokens)
+    if max_sequences is not None:
+        blocks = blocks[:max_sequences]
+    if len(blocks) == 0:
+        raise ValueError(f"{parquet_path}: fewer than {context_tokens} tokens, not one training sequence")
+    return Dataset.from_dict({"input_ids": blocks.tolist()}), len(ids)
+
+
+def train(train_path, validation_path, tokenizer_dir, model_dir, metrics_path, model_cfg: ModelConfig,
+          train_cfg: TrainingConfig, seed: int) -> dict[str, Any]:  # fmt: skip
+    import torch
+    from transformers import AutoTokenizer, DataCollatorForLanguageModeling, Trainer, TrainingArguments
+
+    from workflow_scripts.common import Provenance, atomic_path, seed_everything, write_json
+
+    rank = int(os.environ.get("RANK", "0"))
+    seed_everything(seed)  # the Trainer's sampler and dropout take the same seed on every rank
+    if train_cfg.torch_threads:
+        torch.set_num_threads(train_cfg.torch_threads)
+    prov = Provenance.start(step="hpccoder.pretrain", seed=seed,
+                            config={"model": dataclasses.asdict(model_cfg), "training": dataclasses.asdict(train_cfg)})  # fmt: skip
+    tokenizer = AutoTokenizer.from_pretrained(tokenizer_dir, local_files_only=True)
+    train_set, train_tokens = tokenize_split(train_path, tokenizer, model_cfg.context_tokens)
+    eval_set, eval_tokens = tokenize_split(validation_path, tokenizer, model_cfg.context_tokens, train_cfg.max_eval_sequences)
+    model = build_model(model_cfg, tokenizer, dtype=torch.bfloat16 if train_cfg.bf16 and not train_cfg.deepspeed else None)
+    n_params = sum(p.numel() for p in model.parameters())
+    logger.info("model: %s, %.2fM parameters; corpus: %d train tokens (%d sequences of %d), %d validation sequences",
+                model_cfg.init_from or model_cfg.architecture, n_params / 1e6, train_tokens, len(train_set),
+                model_cfg.context_tokens, len(eval_set))  # fmt: skip
+    checkpoints = Path(f"{model_dir}.checkpoints")
+    args = TrainingArguments(
+        output_dir=str(checkpoints),
+        max_steps=train_cfg.max_steps,
+        per_device_train_batch_size=train_cfg.per_device_batch_size,
+        per_device_eval_batch_size=train_cfg.per_device_batch_size,
+        gradient_accumulation_steps=train_cfg.gradient_accumulation_steps,
+        learning_rate=train_cfg.learning_rate,
+        weight_decay=train_cfg.weight_decay,
+        warmup_steps=train_cfg.warmup_steps,
+        lr_scheduler_type=train_cfg.lr_scheduler,
+        logging_steps=train_cfg.logging_steps,
+        logging_first_step=True,
+        eval_strategy="steps",
+        eval_steps=train_cfg.eval_steps,
+        save_strategy="steps" if train_cfg.save_steps else "no",
+        save_steps=train_cfg.save_steps or 500,
+        use_cpu=train_cfg.use_cpu,
+        bf16=train_cfg.bf16,
+        gradient_checkpointing=train_cfg.gradient_checkpointing,
+        deepspeed=train_cfg.deepspeed,
+        seed=seed,
+        data_seed=seed,
+        report_to=[],
+        disable_tqdm=True,
+        dataloader_num_workers=0,
+        include_num_input_tokens_seen=True,
+    )
+    trainer = Trainer(model=model, args=args, train_dataset=train_set, eval_dataset=eval_set,
+                      data_collator=DataCollatorForLanguageModeling(tokenizer, mlm=False), processing_class=tokenizer)  # fmt: skip
+    resume = train_cfg.save_steps > 0 and any(checkpoints.glob("checkpoint-*"))
+    started = time.perf_counter()
+    result = trainer.train(resume_from_checkpoint=True if resume else None)
+    train_time_s = time.perf_counter() - started
+    final_eval = trainer.evaluate()
+    if rank == 0:
+        with atomic_path(model_dir) as tmp:
+            tmp.unlink()  # atomic_path makes a file; save_pretrained writes a folder in its place
+            trainer.save_model(str(tmp))
+            tokenizer.save_pretrained(tmp)
+    trainer.accelerator.wait_for_everyone()
+    tokens_seen = int(trainer.state.num_input_tokens_seen or 0)
+    metrics = {
+        "model": model_cfg.init_from or model_cfg.architecture,
+        "parameters": n_params,
+        "train_tokens_in_corpus": train_tokens,
+        "validation_tokens_in_corpus": eval_tokens,
+        "validation_sequences": len(eval_set),
+        "steps": int(trainer.state.global_step),
+        "tokens_seen": tokens_seen,
+        "train_time_s": train_time_s,
+        "tokens_per_s": tokens_seen / train_time_s if train_time_s > 0 else None,
+        "final_train_loss": float(result.training_loss),
+        "validation_loss": float(final_eval["eval_loss"]),
+        "validation_perplexity": math.exp(final_eval["eval_loss"]),
+        "log_history": trainer.state.log_history,
+        "world_size": int(os.environ.get("WORLD_SIZE", "1")),
+    }
+    if rank == 0:
+        write_json(metrics_path, metrics)
+        prov.finish([model_dir, metrics_path])
+        if not train_cfg.save_steps:
+            shutil.rmtree(checkpoints, ignore_errors=True)
+        logger.info("trained %d steps, %d tokens in %.1f s (%.0f tokens/s); validation loss %.3f, perplexity %.2f",
+                    metrics["steps"], tokens_seen, train_time_s, metrics["tokens_per_s"] or 0,
+                    metrics["validation_loss"], metrics["validation_perplexity"])  # fmt: skip
+    return metrics
+
+
+def main(train_path, validation_path, tokenizer_dir, model_dir, metrics_path, model_section: dict[str, Any],
+         training_section: dict[str, Any], seed: int, threads: int = 0) -> dict[str, Any] | None:  # fmt: skip
+    model_cfg = ModelConfig(**model_section)
+    train_cfg = TrainingConfig(**{"torch_threads": threads, **training_section})
+    if train_cfg.nproc_per_node > 1 and "LOCAL_RANK" not in os.environ:
+        # One process per GPU: hand the same arguments to torchrun, which runs this module's CLI.
+        args = {"train_path": str(train_path), "validation_path": str(validation_path), "tokenizer_dir": str(tokenizer_dir),
+                "model_dir": str(model_dir), "metrics_path": str(metrics_path), "model_section": model_section,
+                "training_section": training_section, "seed": seed}  # fmt: skip
+        args_path = Path(f"{metrics_path}.args.json")
+        args_path.parent.mkdir(parents=True, exist_ok=True)
+        args_path.write_text(json.dumps(args), encoding="utf-8")
+        command = [sys.executable, "-m", "torch.distributed.run", "--standalone", f"--nproc_per_node={train_cfg.nproc_per_node}",
+                   "-m", "workflow_scripts.lm.pretrain", "--args", str(args_path)]  # fmt: skip
+        logger.info("relaunching under torchrun: %s", " ".join(command))
+        subprocess.run(command, check=True)
+        args_path.unlink()
+        return None
+    return train(train_path, validation_path, tokenizer_dir, model_dir, metrics_path, model_cfg, train_cfg, seed)
+
+
+if __name__ == "__main__":
+    from workflow_scripts.common import configure_logging
+
+    if "snakemake" in globals():
+        smk = snakemake  # noqa: F821 -- injected by Snakemake's script: directive
+        configure_logging(smk.log[0])
+        os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+        main(smk.input.train, smk.input.validation, smk.input.tokenizer, smk.output.model, smk.output.metrics,
+             smk.params.model, smk.params.training, smk.params.seed, threads=smk.threads)  # fmt: skip
+    else:
+        parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+        parser.add_argument("--args", required=True, help="JSON file with main()'s keyword arguments")
+        parser.add_argument("--log", default=None, help="log file (default: stderr only)")
+        cli = parser.parse_args()
+        configure_logging(cli.log)
+        main(**json.loads(Path(cli.args).read_text(encoding="utf-8")))
