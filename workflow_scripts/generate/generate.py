@@ -24,8 +24,7 @@ Run: `snakemake results/generate/pcgbench/hpccoder.json`, or from Python:
          sampling={"n": 2}, seed=1234)
 """
 
-from __future__ import annotations
-
+# No `from __future__ import annotations`: Snakemake's script: directive puts its preamble first.
 import argparse
 import concurrent.futures
 import hashlib

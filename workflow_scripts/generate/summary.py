@@ -9,8 +9,7 @@ whether max_new_tokens and the stop strings suit a model).
 Run: `snakemake generate`, or main([stats...], [generations...], "summary.json").
 """
 
-from __future__ import annotations
-
+# No `from __future__ import annotations`: Snakemake's script: directive puts its preamble first.
 import logging
 import os
 from pathlib import Path

@@ -1,0 +1,58 @@
+"""Snakemake runs the generate rules in a temporary copy of the repository (tiny model, two prompts)."""
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+import yaml
+
+from workflow_scripts.generate.summary import body_closes
+from workflow_scripts.generate.summary import main as summarize
+from workflow_scripts.pcgbench.pareval_format import load_generations
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.integration
+def test_snakemake_generates_and_summarizes(tiny_model_dir, prompts_file, tmp_path):
+    work = tmp_path / "repo"
+    work.mkdir()
+    for name in ("Snakefile", "rules", "workflow_scripts", "config", "data", "profiles"):
+        source = REPO / name
+        if source.is_dir():
+            shutil.copytree(source, work / name, ignore=shutil.ignore_patterns("__pycache__"))
+        elif source.exists():
+            shutil.copy2(source, work / name)
+    # --configfile merges into config.yaml: new names for the prompt set and models, absolute paths.
+    override = {"generate": {
+        "prompt_sets": {"fixture": str(prompts_file)},
+        "sampling": {"n": 2, "temperature": 0.2, "top_p": 0.95, "max_new_tokens": 8},
+        # The HTTP path (serve_local) runs through the same script; its tests call main() directly.
+        "models": {"tiny": {"backend": "hf", "path": str(tiny_model_dir), "batch_size": 4}},
+    }}  # fmt: skip
+    (work / "override.yaml").write_text(yaml.safe_dump(override))
+    targets = ["results/generate/fixture/tiny.json"]
+    result = subprocess.run(
+        [str(REPO / ".venv/bin/snakemake"), "--cores", "2", *targets, "--configfile", "override.yaml"],
+        cwd=work, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr[-4000:]
+    for target in targets:
+        records = load_generations(work / target)
+        assert [len(r["outputs"]) for r in records] == [2, 2]
+        assert records[0]["sampling"]["n"] == 2 and records[0]["sampling"]["seed"] == 1234
+        assert (work / target.replace(".json", ".stats.json")).exists()
+    assert (work / "results/generate/logs/fixture/tiny.log").read_text().count("batch 1/1") == 1
+
+    summary = summarize([work / t.replace(".json", ".stats.json") for t in targets], [work / t for t in targets],
+                        tmp_path / "summary.json")  # fmt: skip
+    assert [(r["prompt_set"], r["model"], r["samples"]) for r in summary["runs"]] == [("fixture", "tiny", 4)]
+    assert json.loads((tmp_path / "summary.json").read_text()) == summary
+
+
+@pytest.mark.parametrize(("body", "closes"), [(" return 1;\n}", True), (" if (x) {\n return 1;\n}", False),
+                                              (" return 1;\n}\nint g() {}", False)])  # fmt: skip
+def test_body_closes(body, closes):
+    assert body_closes(body) is closes
