@@ -105,7 +105,7 @@ def build_features(samples: pd.DataFrame, topology: pd.DataFrame, runs: pd.DataF
                         means = np.nanmean(block, axis=(0, 1))
                 for counter, mean in zip(counters, means, strict=True):
                     values[feature_name(counter, scope, window)] = float(mean)
-        when = dt.datetime.fromtimestamp(run.start_s, dt.timezone.utc)
+        when = dt.datetime.fromtimestamp(run.start_s, dt.UTC)
         values.update(n_nodes=len(nodes), n_routers=len(np.unique(router_of[nodes])),
                       n_groups=len(np.unique(group_of[nodes])), hour_of_day=when.hour + when.minute / 60,
                       day_of_week=when.weekday())  # fmt: skip

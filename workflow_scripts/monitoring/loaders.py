@@ -112,7 +112,7 @@ def _times(path, frame: pd.DataFrame, column: str) -> np.ndarray:
     """Seconds since the epoch from numbers or ISO 8601 text (UTC when no zone is given)."""
     text = frame[column].str.strip()
     numbers = pd.to_numeric(text, errors="coerce")
-    out = numbers.to_numpy(dtype=float)
+    out = numbers.to_numpy(dtype=float, copy=True)  # pandas may hand back a read-only view
     textual = numbers.isna().to_numpy()
     for row in np.flatnonzero(textual):
         try:

@@ -38,7 +38,7 @@ EVALUATED_ROLES = ("driver", "distractor", "non_causal")
 
 
 def _iso(time_s):
-    return None if time_s is None else dt.datetime.fromtimestamp(time_s, dt.timezone.utc).isoformat(timespec="minutes")
+    return None if time_s is None else dt.datetime.fromtimestamp(time_s, dt.UTC).isoformat(timespec="minutes")
 
 
 def importance_vs_truth(importance: dict[str, dict], roles: dict[str, str], effects: dict[str, float]) -> dict:
@@ -88,7 +88,7 @@ def summarise(analysis: dict, truth: dict) -> dict:
     roles = truth["counter_roles"]
     per_app = {a: importance_vs_truth(per_app_imp[a], roles, truth["apps"][a]["drivers"]) for a in per_app_imp}
     pooled_measured, pooled_planted = [], []
-    for a, result in per_app.items():
+    for result in per_app.values():
         pooled_measured += list(result["measured"].values())
         pooled_planted += list(result["planted"].values())
     mean_effect = {c: float(np.mean([truth["apps"][a]["planted_effect_log"][c] for a in per_app])) for c in

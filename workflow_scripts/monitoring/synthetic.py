@@ -129,7 +129,7 @@ class SyntheticConfig:
 
     @property
     def start_epoch_s(self) -> float:
-        return dt.datetime.fromisoformat(self.start_date).replace(tzinfo=dt.timezone.utc).timestamp()
+        return dt.datetime.fromisoformat(self.start_date).replace(tzinfo=dt.UTC).timestamp()
 
 
 def _ou(rng: np.random.Generator, n_t: int, n_series: int, dt_s: float, tau_s: float) -> np.ndarray:
@@ -280,7 +280,7 @@ def generate(cfg: SyntheticConfig, seed: int) -> SyntheticData:
         "apps": truth_apps,
         "change_point": {
             "time_s": change_time_s,
-            "date": dt.datetime.fromtimestamp(change_time_s, dt.timezone.utc).isoformat(),
+            "date": dt.datetime.fromtimestamp(change_time_s, dt.UTC).isoformat(),
             "day": cfg.change_point_day,
             "what": f"network capacity drops by {cfg.capacity_drop:.0%}",
         },
