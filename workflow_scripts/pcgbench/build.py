@@ -15,7 +15,6 @@ running one compiler process); the compiler runs in its own session with a wall-
 address-space limit, since a generated body can make it loop or blow up (template recursion).
 """
 
-from __future__ import annotations
 
 import concurrent.futures
 import dataclasses

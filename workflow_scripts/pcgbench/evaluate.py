@@ -19,7 +19,6 @@ crash, killed_resource_limit, wrong_answer, ok. A sample's verdict is that of th
 configuration that failed (the sweep stops there), or ok when all passed.
 """
 
-from __future__ import annotations
 
 import dataclasses
 import hashlib

@@ -6,7 +6,6 @@ Inputs: each generator's metrics.json. Outputs: three PNGs under results/pcgbenc
 Every number drawn is read from the metrics files. Run from Snakemake (rule pcgbench_figures).
 """
 
-from __future__ import annotations
 
 import logging
 from pathlib import Path

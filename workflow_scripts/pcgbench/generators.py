@@ -25,7 +25,6 @@ Run from Snakemake (rule pcgbench_self_test_generations) or:
     python -c "from workflow_scripts.pcgbench.generators import main; main(...)"
 """
 
-from __future__ import annotations
 
 import logging
 import re

@@ -8,7 +8,6 @@ Run from Snakemake (rule pcgbench_prompts) or:
     python -m workflow_scripts.pcgbench export-prompts OUT.json --models serial,omp --problems reduce_average
 """
 
-from __future__ import annotations
 
 import logging
 from pathlib import Path

@@ -10,7 +10,6 @@ Timings on a shared 2-core machine are indicative only; the summary says which m
 Run from Snakemake (rule pcgbench_summary).
 """
 
-from __future__ import annotations
 
 import logging
 import socket
