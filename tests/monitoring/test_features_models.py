@@ -1,0 +1,140 @@
+"""Feature windows never look past a run's start; the split never trains on the future; models and analysis."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from workflow_scripts.monitoring.analysis import (
+    best_split,
+    change_point,
+    grouped_permutation_importance,
+    important,
+)
+from workflow_scripts.monitoring.features import FeatureConfig, build_features, window_bounds
+from workflow_scripts.monitoring.models import ModelConfig, fit_models, last_run_baseline, time_ordered_split
+from workflow_scripts.monitoring.summary import importance_vs_truth
+
+
+def tiny_canonical(start_s: float):
+    """Two nodes in two groups, a 60 s grid; counter 'clock' equals its own sample time; huge values after start."""
+    times = np.arange(0, 4000, 60.0)
+    rows = []
+    for t in times:
+        for node in (0, 1):
+            spike = 1e9 if t >= start_s else 0.0  # anything a window sees at or after the start is obvious
+            rows.append({"time_s": t, "component_id": node, "clock": t + spike, "node_value": 10.0 * (node + 1)})
+    samples = pd.DataFrame(rows)
+    topology = pd.DataFrame({"component_id": [0, 1], "router_id": [0, 1], "group_id": [0, 1]})
+    runs = pd.DataFrame({"job_id": [1], "app": ["a"], "start_s": [start_s], "end_s": [start_s + 100],
+                         "run_time_s": [100.0]})  # fmt: skip
+    placement = pd.DataFrame({"job_id": [1], "component_id": [0]})
+    return samples, topology, runs, placement
+
+
+@pytest.mark.parametrize("start_s", [3000.0, 3030.0])  # on a sample time and between two
+def test_feature_windows_end_strictly_before_the_start(start_s):
+    features, meta = build_features(*tiny_canonical(start_s), FeatureConfig(windows_s=[600, 1200]))
+    row = features.iloc[0]
+    for window in (600, 1200):
+        included = [t for t in np.arange(0, 4000, 60.0) if start_s - window <= t < start_s]
+        assert row[f"clock__job__{window}s"] == pytest.approx(np.mean(included))
+        assert row[f"clock__system__{window}s"] < start_s  # the spike at and after the start is never seen
+    assert row["node_value__job__600s"] == 10.0 and row["node_value__groups__600s"] == 10.0
+    assert row["node_value__system__600s"] == 15.0
+    assert meta["clock__job__600s"] == {"kind": "counter", "counter": "clock", "scope": "job", "window_s": 600}
+
+
+def test_window_bounds_exclude_the_start_sample():
+    times = np.array([0.0, 60.0, 120.0, 180.0])
+    assert window_bounds(times, 180.0, 120.0) == (1, 3)  # 60 and 120; 180 is the start itself
+    assert window_bounds(times, 30.0, 60.0) == (0, 1)
+
+
+def test_feature_config_rejects_bad_values():
+    with pytest.raises(ValueError, match="windows_s"):
+        FeatureConfig(windows_s=[0])
+    with pytest.raises(ValueError, match="scopes"):
+        FeatureConfig(scopes=["rack"])
+
+
+def test_time_ordered_split_never_trains_on_the_future(small_data):
+    runs = small_data.runs
+    train, test, cutoff = time_ordered_split(runs, 0.7)
+    assert runs.loc[train, "end_s"].max() <= cutoff <= runs.loc[test, "start_s"].min()
+    straddling = (runs["start_s"] < cutoff) & (runs["end_s"] > cutoff)
+    assert not (train & straddling.to_numpy()).any() and not (test & straddling.to_numpy()).any()
+    assert 0.55 < train.mean() < 0.75
+
+
+def test_last_run_baseline_uses_only_finished_runs():
+    runs = pd.DataFrame({"app": ["a", "a", "a", "b"], "start_s": [0.0, 50.0, 200.0, 60.0],
+                         "end_s": [100.0, 150.0, 260.0, 70.0], "run_time_s": [100.0, 100.0, 60.0, 10.0]})  # fmt: skip
+    predicted = last_run_baseline(runs)
+    # Run 2 starts at 50 while run 1 is still going (ends 100): nothing finished yet.
+    assert np.isnan(predicted[0]) and np.isnan(predicted[1]) and predicted[2] == 100.0 and np.isnan(predicted[3])
+
+
+@pytest.fixture(scope="module")
+def fitted(small_data):
+    features, meta = build_features(small_data.samples, small_data.topology, small_data.runs, small_data.placement,
+                                    FeatureConfig(windows_s=[3600]))  # fmt: skip
+    cfg = ModelConfig(gbm={"max_iter": 60}, mlp={"hidden_layers": [16], "max_iter": 150})
+    predictions, bundle = fit_models(features, meta, cfg, seed=3)
+    return features, meta, predictions, bundle
+
+
+def test_models_predict_only_test_runs_with_every_family(fitted):
+    features, _, predictions, bundle = fitted
+    assert set(predictions["job_id"]) == set(bundle["test_job_ids"])
+    assert not set(bundle["train_job_ids"]) & set(bundle["test_job_ids"])
+    assert set(map(tuple, predictions[["family", "model"]].drop_duplicates().to_numpy())) == {
+        ("per_app", "gbm"), ("per_app", "mlp"), ("per_app", "linear"), ("per_app", "last_run"),
+        ("agnostic", "gbm"), ("agnostic", "mlp"), ("loao", "gbm"), ("loao", "mlp"), ("control", "gbm")}  # fmt: skip
+    assert np.isfinite(predictions["predicted_s"]).all()
+    # The network-bound app is predicted from its pre-start congestion better than by its last run.
+    net = predictions[predictions["app"] == "netapp"]
+    ape = (net["predicted_s"] - net["run_time_s"]).abs() / net["run_time_s"]
+    assert ape[net["model"] == "gbm"][net["family"] == "per_app"].mean() < ape[net["model"] == "last_run"].mean()
+
+
+def test_model_config_rejects_bad_values():
+    with pytest.raises(ValueError, match="train_fraction"):
+        ModelConfig(train_fraction=0.99)
+    with pytest.raises(ValueError, match="learning_rate"):
+        ModelConfig(gbm={"learning_rate": 0})
+
+
+def test_grouped_importance_finds_the_real_driver():
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((300, 3))
+
+    class Linear:
+        def predict(self, data):
+            return 0.5 * data[:, 0] + 0.5 * data[:, 1]  # columns 0 and 1 are two windows of one counter
+
+    y = Linear().predict(x)
+    result = grouped_permutation_importance(Linear(), x, y, {"driver": [0, 1], "noise": [2]}, 5, rng)
+    assert result["driver"]["mean"] > 0.5 and result["noise"]["mean"] == 0.0
+    assert important(result, 0.01) == ["driver"]
+
+
+def test_change_point_found_on_a_step_and_not_on_noise():
+    rng = np.random.default_rng(1)
+    times = np.arange(200) * 3600.0
+    step = np.where(times >= 120 * 3600, 0.2, 0.0) + 0.03 * rng.standard_normal(200)
+    found = change_point(times, step, 99, 5, rng)
+    assert abs(found["time_s"] - 120 * 3600) <= 3600 and found["p_value"] <= 0.02 and found["shift_log"] > 0.15
+    # On pure noise the test is calibrated: about 5 % of series give p <= 0.05, never most of them.
+    p_values = [change_point(times, 0.03 * rng.standard_normal(200), 99, 5, rng)["p_value"] for _ in range(20)]
+    assert np.mean(np.array(p_values) <= 0.05) <= 0.25 and np.median(p_values) > 0.2
+    assert best_split(np.zeros(6), 5) == (-1, 0.0)  # too short to split with five runs a side
+
+
+def test_importance_vs_truth_ranks_and_correlates():
+    roles = {"d1": "driver", "d2": "driver", "p": "proxy", "x": "distractor", "y": "distractor", "z": "non_causal"}
+    measured = {"d1": 0.3, "d2": 0.1, "p": 0.5, "x": 0.01, "y": 0.0, "z": 0.02}
+    result = importance_vs_truth({k: {"mean": v} for k, v in measured.items()}, roles, {"d1": 0.4, "d2": 0.05})
+    assert result["drivers_above_distractors"] and result["rank"]["d1"] == 1 and "p" not in result["rank"]
+    assert result["rho"] > 0.7
+    swapped = importance_vs_truth({k: {"mean": v} for k, v in measured.items()}, roles, {"d1": 0.05, "d2": 0.4})
+    assert swapped["rho"] < result["rho"]
