@@ -1,48 +1,27 @@
-"""The real layers on 4 torch.distributed processes (gloo, torchrun started from the validate steps).
+"""The real layers on 4 torch.distributed processes (gloo; torchrun started by the validate rules of the
+shared end-to-end run in conftest.py): what the processes measured, checked against the serial layers and
+the communication models."""
 
-One torchrun run per study (module fixtures); the tests read what the processes measured.
-"""
+import json
 
 import pytest
-
-from workflow_scripts.disttrain.moe import validate as moe_validate
-from workflow_scripts.disttrain.tensor3d import validate as t3d_validate
 
 pytestmark = pytest.mark.multiprocess
 
 PROCESSES = 4
-TENSOR3D = {
-    "processes": PROCESSES,
-    "chunks": 2,
-    "timeout_s": 240,
-    "check": {"features": [8, 16, 24], "batch": 16},
-    "timing": {"features": [32, 64, 32], "batch": 16, "warmup_steps": 0, "steps": 1},
-    "overlap": {"grid": [2, 1, 2, 1], "chunks": [1, 2]},
-}
-MOE = {
-    "processes": PROCESSES,
-    "tensor_parallel": 2,
-    "expert_parallel": 2,
-    "experts": 4,
-    "top_k": 2,
-    "capacity_factor": 1.0,
-    "timeout_s": 240,
-    "check": {"hidden": 8, "dense_ffn": 16, "expert_ffn": 16, "tokens": 12},
-    "timing": {"hidden": 16, "dense_ffn": 32, "expert_ffn": 32, "tokens": 16, "warmup_steps": 0, "steps": 1},
-    "optimizer": {"partition_elems": 4_000_000, "tiles": [1_000_000, 250_000, 62_500]},
-}
 
 
 @pytest.fixture(scope="module")
-def tensor3d(tmp_path_factory):
-    out = tmp_path_factory.mktemp("tensor3d") / "validation.json"
-    return t3d_validate.main(str(out), TENSOR3D, seed=1234)
+def tensor3d(layer_run):
+    root, _ = layer_run
+    return json.loads((root / "results/disttrain/tensor3d/validation.json").read_text())
 
 
 @pytest.fixture(scope="module")
-def moe(tmp_path_factory):
-    out = tmp_path_factory.mktemp("moe") / "validation.json"
-    return moe_validate.main(str(out), MOE, seed=1234)
+def moe(layer_run):
+    root, sections = layer_run
+    result = json.loads((root / "results/disttrain/moe/validation.json").read_text())
+    return result | {"config": sections["moe"]}
 
 
 def test_every_decomposition_of_four_is_run(tensor3d):
@@ -98,8 +77,8 @@ def test_moe_equals_the_serial_block_in_float64(moe):
 
 def test_moe_duplicate_token_dropping_divides_all_to_all_bytes_by_tensor_degree(moe):
     variants = moe["check"]["variants"]
-    assert variants["baseline"]["all_to_all_message_bytes"] == MOE["tensor_parallel"] * variants["dtd"]["all_to_all_message_bytes"]
-    assert variants["baseline"]["all_to_all_wire_bytes"] == MOE["tensor_parallel"] * variants["dtd"]["all_to_all_wire_bytes"]
+    assert variants["baseline"]["all_to_all_message_bytes"] == moe["config"]["tensor_parallel"] * variants["dtd"]["all_to_all_message_bytes"]
+    assert variants["baseline"]["all_to_all_wire_bytes"] == moe["config"]["tensor_parallel"] * variants["dtd"]["all_to_all_wire_bytes"]
 
 
 def test_moe_comm_aware_checkpointing_six_to_four_all_to_alls(moe):
@@ -118,4 +97,4 @@ def test_moe_optimizer_peak_memory_falls_with_tile_size(moe):
     peaks = [p["peak_transient_bytes"] for p in points]
     assert peaks == sorted(peaks, reverse=True) and peaks[0] > 4 * peaks[-1]
     # The whole-partition step holds at least one fp32 copy of the partition (4 bytes x elements).
-    assert peaks[0] >= 4 * MOE["optimizer"]["partition_elems"] * 0.9
+    assert peaks[0] >= 4 * moe["config"]["optimizer"]["partition_elems"] * 0.9

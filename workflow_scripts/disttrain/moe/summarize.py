@@ -67,6 +67,7 @@ def figures(validation: dict, projection: dict, paths: dict) -> None:
                   f"{100 * projection['speedup']:.0f}% faster (paper ~{100 * projection['paper_speedup']:.0f}%)",
                   fontsize=9)  # fmt: skip
     ax1.legend(fontsize=7)
+    ax1.tick_params(axis="x", rotation=20)
     fits = projection["largest_base_that_fits"]
     labels = ["DeepSpeed-MoE style", "TED"]
     sizes = [(fits[k]["base_params"] / 1e9 if fits[k] else 0) for k in ("deepspeed_moe", "ted")]

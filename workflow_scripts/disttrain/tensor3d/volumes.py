@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+from collections import Counter
 from collections.abc import Callable
 
 from workflow_scripts.disttrain.tensor3d.grid import Grid, factorizations
@@ -144,11 +145,12 @@ def step_time_s(shapes: list[LayerShape], grid: Grid, *, batch: int, chunks: int
     local_batch = batch // (grid.data * grid.depth)
     total_s = compute_total_s = comm_total_s = 0.0
     comm_bytes = 0
-    for shape in shapes:
+    # Identical layers cost the same: price each distinct shape once and multiply by its count.
+    for shape, count in Counter(shapes).items():
         # Each rank multiplies its B' rows by its block (1/(G_row G_col) of the weight).
         fwd_s = local_batch * shape.flops_per_sample() / (grid.rows * grid.cols) / flops_per_s
         bwd_dx_s = bwd_dw_s = fwd_s
-        compute_total_s += fwd_s + bwd_dx_s + bwd_dw_s
+        compute_total_s += count * (fwd_s + bwd_dx_s + bwd_dw_s)
         by_phase = {c.phase: c for c in layer_collectives(shape, grid, batch=batch, chunks=chunks,
                                                           dtype_bytes=dtype_bytes)}  # fmt: skip
         layer_s = bwd_dw_s
@@ -158,16 +160,16 @@ def step_time_s(shapes: list[LayerShape], grid: Grid, *, batch: int, chunks: int
                 layer_s += compute_s
                 continue
             per_chunk_s = cost(c.op, c.message_bytes / c.calls, grid, c.dim)
-            comm_total_s += per_chunk_s * c.calls
+            comm_total_s += count * per_chunk_s * c.calls
             layer_s += pipeline_time_s(compute_s, per_chunk_s, c.calls)
         for phase in ("fwd", "bwd", "after"):
             c = by_phase.get(phase)
             if c is not None:
                 t = cost(c.op, c.message_bytes, grid, c.dim)
-                comm_total_s += t
+                comm_total_s += count * t
                 layer_s += t
-        comm_bytes += sum(c.message_bytes for c in by_phase.values())
-        total_s += layer_s
+        comm_bytes += count * sum(c.message_bytes for c in by_phase.values())
+        total_s += count * layer_s
     memory = memory_bytes(shapes, grid, batch=batch, bytes_per_param=bytes_per_param,
                           activation_bytes=activation_bytes or dtype_bytes)  # fmt: skip
     return StepEstimate(grid=grid, time_s=total_s, compute_s=compute_total_s, comm_s=comm_total_s,

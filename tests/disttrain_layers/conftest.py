@@ -1,0 +1,44 @@
+"""One end-to-end run shared by the multi-process tests: `snakemake disttrain_tensor3d disttrain_moe` in a
+temporary copy of the repository, with the default config's timing sizes shrunk. The validate rules start
+4 torch.distributed processes each with torchrun; the tests read what those processes measured."""
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+SNAKEMAKE = str(Path(sys.executable).with_name("snakemake"))
+COPIED = ("Snakefile", "rules", "workflow_scripts", "config", "data", "profiles")
+PROCESSES = 4
+TENSOR3D_TIMING = {"features": [32, 64, 32], "batch": 16, "warmup_steps": 0, "steps": 2}
+MOE_TIMING = {"hidden": 16, "dense_ffn": 32, "expert_ffn": 32, "tokens": 16, "warmup_steps": 0, "steps": 1}
+MOE_OPTIMIZER = {"partition_elems": 2_000_000, "tiles": [500_000, 125_000, 31_250]}
+
+
+@pytest.fixture(scope="session")
+def layer_run(repo_root, tmp_path_factory):
+    """The temporary repository after both targets ran, and the layer config sections it used."""
+    root = tmp_path_factory.mktemp("disttrain_layers")
+    for name in COPIED:
+        src = repo_root / name
+        if src.is_dir():
+            shutil.copytree(src, root / name, ignore=shutil.ignore_patterns("__pycache__"))
+        elif src.exists():
+            shutil.copy2(src, root / name)
+    config_path = root / "config" / "config.yaml"
+    config = yaml.safe_load(config_path.read_text())
+    sections = config["disttrain"]
+    assert sections["tensor3d"]["processes"] == PROCESSES and sections["moe"]["processes"] == PROCESSES
+    sections["tensor3d"]["timing"] = TENSOR3D_TIMING
+    sections["tensor3d"]["overlap"]["chunks"] = [1, 2]
+    sections["moe"]["timing"] = MOE_TIMING
+    sections["moe"]["optimizer"] = MOE_OPTIMIZER
+    config_path.write_text(yaml.safe_dump(config, sort_keys=False))
+    # The copied profiles/default (picked up by Snakemake) declares the timing_slot resource.
+    result = subprocess.run([SNAKEMAKE, "--cores", "2", "disttrain_tensor3d", "disttrain_moe"], cwd=root,
+                            capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert result.returncode == 0, result.stderr[-4000:]
+    return root, sections
