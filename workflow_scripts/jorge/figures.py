@@ -1,0 +1,137 @@
+"""The study's figures, like the Jorge paper's: learning curves vs epochs and vs wall-clock, factor error, step cost.
+
+Inputs: the training results `results/jorge/<task>/<optimizer>.json`, `results/jorge/numerics.json`,
+`results/jorge/step_cost.json`. Outputs (PNG, Agg backend) under `results/jorge/figures/`:
+`convergence_epochs.png`, `convergence_time.png`, `factor_error.png`, `step_cost.png`.
+Run by `rule jorge_figures`; every number drawn comes from those inputs.
+"""
+
+import logging
+import math
+from collections import defaultdict
+from typing import Any
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+from workflow_scripts.common import Provenance, atomic_path, configure_logging, read_json  # noqa: E402
+
+logger = logging.getLogger(__name__)
+
+COLORS = {"sgd": "tab:blue", "adamw": "tab:orange", "jorge": "tab:red", "shampoo": "tab:green"}
+
+
+def _by_task(runs: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+    grouped = defaultdict(list)
+    for run in runs:
+        grouped[run["task"]].append(run)
+    return dict(grouped)
+
+
+def _save(fig, path: str) -> None:
+    with atomic_path(path, suffix=".png") as tmp:
+        fig.savefig(tmp, dpi=120, bbox_inches="tight")
+    plt.close(fig)
+
+
+def plot_convergence(runs: list[dict[str, Any]], path: str, x_key: str, x_label: str) -> None:
+    tasks = _by_task(runs)
+    fig, axes = plt.subplots(1, len(tasks), figsize=(5 * len(tasks), 3.8), squeeze=False)
+    for ax, (task, task_runs) in zip(axes[0], sorted(tasks.items()), strict=True):
+        for run in sorted(task_runs, key=lambda r: r["optimizer"]):
+            xs = [row[x_key] for row in run["history"]]
+            ys = [row["metric"] for row in run["history"]]
+            ax.plot(xs, ys, marker=".", color=COLORS.get(run["optimizer"]), label=run["optimizer"])
+        first = task_runs[0]
+        ax.axhline(first["target_metric"], color="gray", linestyle=":", label="target")
+        if first.get("optimum_loss") is not None:
+            ax.axhline(first["optimum_loss"], color="black", linestyle="--", linewidth=0.8, label="optimum")
+        ax.set_title(task)
+        ax.set_xlabel(x_label)
+        ax.set_ylabel(f"test {first['metric_name']}")
+        if first["metric_name"] == "loss":
+            finite = [row["metric"] for r in task_runs for row in r["history"][1:] if math.isfinite(row["metric"])]
+            if finite:  # the untrained loss would squash the interesting part
+                ax.set_ylim(min(finite + [first["optimum_loss"] or min(finite)]) * 0.97, max(finite) * 1.03)
+        else:
+            ax.set_ylim(max(0.0, first["target_metric"] - 0.3), 1.0)
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=8)
+    _save(fig, path)
+
+
+def plot_factor_error(numerics: dict[str, Any], path: str) -> None:
+    ranks = sorted({run["gradient_rank"] for run in numerics["runs"]}, reverse=True)
+    decays = sorted({run["decay"] for run in numerics["runs"]})
+    cmap = plt.get_cmap("viridis")
+    fig, axes = plt.subplots(1, len(ranks), figsize=(5.5 * len(ranks), 4), squeeze=False)
+    for ax, rank in zip(axes[0], ranks, strict=True):
+        for i, decay in enumerate(decays):
+            color = cmap(i / max(1, len(decays) - 1))
+            for run in numerics["runs"]:
+                if run["gradient_rank"] != rank or run["decay"] != decay or run["guard"] == "skip_update":
+                    continue
+                ys = [y if y is not None and math.isfinite(y) else math.nan for y in run["curve"]]
+                style = "-" if run["guard"] == "adapt_decay" else "--"
+                label = f"b={decay} " + ("adapted" if run["guard"] == "adapt_decay" else "bare")
+                ax.plot(run["curve_steps"], ys, style, color=color, label=label)
+        ax.axhline(numerics["findings"]["tracking_tolerance"], color="gray", linestyle=":", label="tolerance")
+        ax.set_yscale("log")
+        ax.set_ylim(1e-8, 1e2)
+        ax.set_title(f"gradient rank {rank}")
+        ax.set_xlabel("factor update")
+        ax.set_ylabel("relative error vs exact inverse 4th root")
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=6, ncol=2)
+    _save(fig, path)
+
+
+def plot_step_cost(step_cost: dict[str, Any], path: str) -> None:
+    rows = step_cost["rows"]
+    sizes = [row["size"] for row in rows]
+    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 3.8))
+    for key, label, color in (("jorge_update_s", "Jorge (products)", COLORS["jorge"]),
+                              ("shampoo_update_s", "Shampoo (eigh)", COLORS["shampoo"])):  # fmt: skip
+        med = [row[key]["median"] for row in rows]
+        lo = [row[key]["p25"] for row in rows]
+        hi = [row[key]["p75"] for row in rows]
+        left.plot(sizes, med, marker="o", color=color, label=label)
+        left.fill_between(sizes, lo, hi, color=color, alpha=0.2)
+    left.set_xscale("log", base=2)
+    left.set_yscale("log")
+    left.set_xlabel("factor size d (d x d)")
+    left.set_ylabel("one preconditioner update (s)")
+    left.legend()
+    left.grid(alpha=0.3)
+    right.plot(sizes, [row["jorge_over_sgd_step"] for row in rows], marker="o", color=COLORS["jorge"], label="Jorge / SGD")
+    right.plot(sizes, [row["shampoo_over_sgd_step"] for row in rows], marker="o", color=COLORS["shampoo"],
+               label="Shampoo / SGD")  # fmt: skip
+    right.set_xscale("log", base=2)
+    right.set_yscale("log")
+    right.set_xlabel("layer size d (d x d weight)")
+    right.set_ylabel("optimizer step time / SGD's")
+    right.legend()
+    right.grid(alpha=0.3)
+    fig.suptitle(f"device {step_cost['device']}, {step_cost['threads']} thread(s)")
+    _save(fig, path)
+
+
+def main(*, runs: list[str], numerics: str, step_cost: str, epochs_png: str, time_png: str, factor_png: str,
+         cost_png: str) -> None:  # fmt: skip
+    prov = Provenance.start(step="jorge.figures", config={"runs": list(runs)})
+    results = [read_json(path) for path in runs]
+    plot_convergence(results, epochs_png, "epoch", "epoch")
+    plot_convergence(results, time_png, "train_time_s", "training wall-clock (s)")
+    plot_factor_error(read_json(numerics), factor_png)
+    plot_step_cost(read_json(step_cost), cost_png)
+    prov.finish([epochs_png, time_png, factor_png, cost_png])
+
+
+if __name__ == "__main__":
+    smk = snakemake  # noqa: F821 -- injected by Snakemake's script: directive
+    configure_logging(smk.log[0])
+    main(runs=list(smk.input.runs), numerics=smk.input.numerics, step_cost=smk.input.step_cost,
+         epochs_png=smk.output.epochs, time_png=smk.output.time, factor_png=smk.output.factor_error,
+         cost_png=smk.output.step_cost)  # fmt: skip

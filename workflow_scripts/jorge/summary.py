@@ -1,0 +1,156 @@
+"""The study's headline numbers: `results/jorge/summary.json`.
+
+Inputs: every training result `results/jorge/<task>/<optimizer>.json`, the SGD grid results
+`results/jorge/<task>/sgd_grid.json`, `results/jorge/numerics.json` and `results/jorge/step_cost.json`.
+
+Per task and optimizer: epochs to the target, training wall-clock to the target, final and best test
+metric, time per step (whole step and optimizer step: median, 25th and 75th percentile), and the
+divergence-handling counts. Per task, the paper's claims checked on these numbers: does Jorge need no
+more epochs than SGD and Shampoo, is it faster to the target in wall-clock, and its per-step cost ratios.
+Then the numerics findings, the fault-injection check and the step-cost ratios by layer size. Every
+number is read from the inputs; `claims` says plainly where Jorge does not match Shampoo or SGD here.
+Run by `rule jorge_summary`.
+"""
+
+import logging
+from collections import defaultdict
+from typing import Any
+
+from workflow_scripts.common import Provenance, configure_logging, read_json, write_json
+
+logger = logging.getLogger(__name__)
+
+
+def _optimizer_row(run: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "epochs_to_target": run["epochs_to_target"],
+        "wall_clock_to_target_s": run["wall_clock_to_target_s"],
+        "final_metric": run["final_metric"],
+        "best_metric": run["best_metric"],
+        "step_time_s": run["step_time_s"],
+        "optimizer_step_time_s": run["optimizer_step_time_s"],
+        "train_time_s": run["train_time_s"],
+        "epochs": len(run["history"]) - 1,
+        "divergence_counts": run["divergence_counts"],
+        "hparams": run["hparams"],
+    }
+
+
+def _not_later(a: float | None, b: float | None) -> bool | None:
+    """a reached no later than b (None = never reached). None when neither reached the target."""
+    if a is None and b is None:
+        return None
+    if a is None:
+        return False
+    return b is None or a <= b
+
+
+def _ratio(a: float | None, b: float | None) -> float | None:
+    return a / b if a is not None and b else None
+
+
+def task_claims(rows: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    claims: dict[str, Any] = {}
+    jorge = rows.get("jorge")
+    if jorge is None:
+        return claims
+    for other in ("sgd", "shampoo", "adamw"):
+        if other not in rows:
+            continue
+        claims[f"jorge_epochs_not_more_than_{other}"] = _not_later(jorge["epochs_to_target"], rows[other]["epochs_to_target"])
+        claims[f"jorge_wall_clock_not_more_than_{other}"] = _not_later(jorge["wall_clock_to_target_s"],
+                                                                       rows[other]["wall_clock_to_target_s"])  # fmt: skip
+        claims[f"optimizer_step_time_ratio_jorge_over_{other}"] = _ratio(
+            jorge["optimizer_step_time_s"]["median"], rows[other]["optimizer_step_time_s"]["median"])
+        claims[f"step_time_ratio_jorge_over_{other}"] = _ratio(jorge["step_time_s"]["median"],
+                                                               rows[other]["step_time_s"]["median"])  # fmt: skip
+    return claims
+
+
+def claim_notes(tasks: dict[str, Any]) -> list[str]:
+    """Plain sentences, generated from the numbers, saying where Jorge matches or does not."""
+    notes = []
+    for task, entry in sorted(tasks.items()):
+        claims, rows = entry["claims"], entry["optimizers"]
+        if "jorge" not in rows:
+            continue
+        jorge_epochs = rows["jorge"]["epochs_to_target"]
+        for other in ("shampoo", "sgd"):
+            if other not in rows:
+                continue
+            verdict = claims.get(f"jorge_epochs_not_more_than_{other}")
+            other_epochs = rows[other]["epochs_to_target"]
+            if verdict is None:
+                notes.append(f"{task}: neither Jorge nor {other} reached the target")
+            else:
+                word = "matches or beats" if verdict else "does NOT match"
+                notes.append(f"{task}: Jorge {word} {other} in epochs to target ({jorge_epochs} vs {other_epochs})")
+            verdict = claims.get(f"jorge_wall_clock_not_more_than_{other}")
+            if verdict is not None:
+                word = "matches or beats" if verdict else "does NOT match"
+                notes.append(f"{task}: Jorge {word} {other} in wall-clock to target "
+                             f"({rows['jorge']['wall_clock_to_target_s']} s vs {rows[other]['wall_clock_to_target_s']} s)")  # fmt: skip
+        ratio = claims.get("optimizer_step_time_ratio_jorge_over_sgd")
+        if ratio is not None:
+            notes.append(f"{task}: a Jorge optimizer step costs {ratio:.1f}x SGD's (median)")
+    return notes
+
+
+def summarize(runs: list[dict[str, Any]], grids: list[dict[str, Any]], numerics: dict[str, Any],
+              step_cost: dict[str, Any]) -> dict[str, Any]:  # fmt: skip
+    by_task: dict[str, dict[str, Any]] = defaultdict(dict)
+    meta: dict[str, dict[str, Any]] = {}
+    for run in runs:
+        by_task[run["task"]][run["optimizer"]] = _optimizer_row(run)
+        meta[run["task"]] = {"metric_name": run["metric_name"], "target_metric": run["target_metric"],
+                             "optimum_loss": run["optimum_loss"], "batch_size": run["batch_size"]}  # fmt: skip
+    best_sgd = {grid["task"]: grid["best"] for grid in grids}
+    tasks = {
+        task: meta[task] | {"sgd_grid_best": best_sgd.get(task), "optimizers": rows, "claims": task_claims(rows)}
+        for task, rows in sorted(by_task.items())
+    }
+    divergence_totals: dict[str, int] = defaultdict(int)
+    for entry in tasks.values():
+        for rows in entry["optimizers"].values():
+            for key, count in rows["divergence_counts"].items():
+                divergence_totals[key] += count
+    findings = numerics["findings"]
+    cost_rows = [{"size": row["size"], "jorge_update_s": row["jorge_update_s"]["median"],
+                  "shampoo_update_s": row["shampoo_update_s"]["median"],
+                  "shampoo_over_jorge_update": row["shampoo_over_jorge_update"],
+                  "jorge_over_sgd_step": row["jorge_over_sgd_step"],
+                  "shampoo_over_sgd_step": row["shampoo_over_sgd_step"]} for row in step_cost["rows"]]  # fmt: skip
+    return {
+        "tasks": tasks,
+        "notes": claim_notes(tasks),
+        "divergence_handling": {"training_totals": dict(divergence_totals),
+                                "fault_injection": numerics["fault_injection"]},  # fmt: skip
+        "numerics": {
+            "bare_series_breakdowns": findings["bare_series_breakdowns"],
+            "convergent_regime_max_error": findings["convergent_regime_max_error"],
+            "convergent_regime_within_tolerance": findings["convergent_regime_within_tolerance"],
+            "tracking_tolerance": findings["tracking_tolerance"],
+            "adapt_decay_max_error": findings["adapt_decay_max_error"],
+            "adapt_decay_breakdowns": findings["adapt_decay_breakdowns"],
+        },
+        "step_cost": {"device": step_cost["device"], "threads": step_cost["threads"], "by_size": cost_rows},
+        "timing_note": "wall-clock numbers are measured in the same run for all optimizers, one timing job at a time",
+    }
+
+
+def main(*, runs: list[str], grids: list[str], numerics: str, step_cost: str, output: str) -> dict[str, Any]:
+    prov = Provenance.start(step="jorge.summary", config={"runs": list(runs), "grids": list(grids)})
+    summary = summarize([read_json(p) for p in runs], [read_json(p) for p in grids], read_json(numerics),
+                        read_json(step_cost))  # fmt: skip
+    for note in summary["notes"]:
+        logger.info("%s", note)
+    write_json(output, summary)
+    prov.finish([output])
+    return summary
+
+
+if __name__ == "__main__":
+    smk = snakemake  # noqa: F821 -- injected by Snakemake's script: directive
+    configure_logging(smk.log[0])
+    main(runs=list(smk.input.runs), grids=list(smk.input.grids), numerics=smk.input.numerics,
+         step_cost=smk.input.step_cost, output=smk.output.summary)  # fmt: skip
