@@ -132,12 +132,13 @@ class HFEngine:
 
     def generate(self, prompts: list[str], *, max_new_tokens: int, temperature: float, top_p: float,
                  stop: list[str], seed: int, formatted: bool = False,
-                 add_special_tokens: bool | None = None) -> list[Completion]:  # fmt: skip
+                 add_special_tokens: bool | None = None, min_new_tokens: int = 0) -> list[Completion]:  # fmt: skip
         """One completion per entry of `prompts` (repeat a prompt to draw several samples of it).
 
         `seed` seeds torch's generator for this batch, so the same batch gives the same samples.
         `formatted=True` means the prompts are used as given (the server applies chat templates itself);
         `add_special_tokens` defaults to False for chat-templated text (the template holds them).
+        `min_new_tokens` keeps end-of-sequence away that long (benchmarks use it for equal-length samples).
         """
         if add_special_tokens is None:
             add_special_tokens = not self.cfg.chat
@@ -156,7 +157,7 @@ class HFEngine:
         with self._lock, torch.inference_mode():
             torch.manual_seed(seed)
             out = self.model.generate(
-                **enc, max_new_tokens=max_new_tokens, stopping_criteria=criteria,
+                **enc, max_new_tokens=max_new_tokens, min_new_tokens=min_new_tokens, stopping_criteria=criteria,
                 pad_token_id=self.tokenizer.pad_token_id, **sampling,
             )  # fmt: skip
         new_tokens = out[:, prompt_tokens:].tolist()
