@@ -47,6 +47,8 @@ rule generate_summary:
                            prompt_set=config["generate"]["prompt_sets"], model=config["generate"]["models"]),
     output:
         summary="results/generate/summary.json",
+        figure=report("results/generate/figures/generation.png", category="generate",
+                      caption="captions/generate_generation.rst"),
     log:
         study_log("generate", "summary"),
     benchmark:
@@ -58,6 +60,9 @@ rule generate_summary:
         "../workflow_scripts/generate/summary.py"
 
 
+register_study("generate", summary="results/generate/summary.json", figures=["results/generate/figures/generation.png"])
+
+
 rule generate:
     input:
-        rules.generate_summary.output.summary,
+        lambda wildcards: study_outputs("generate"),

@@ -47,9 +47,10 @@ def test_snakemake_generates_and_summarizes(tiny_model_dir, prompts_file, tmp_pa
     assert (work / "results/generate/logs/fixture/tiny.log").read_text().count("batch 1/1") == 1
 
     summary = summarize([work / t.replace(".json", ".stats.json") for t in targets], [work / t for t in targets],
-                        tmp_path / "summary.json")  # fmt: skip
+                        tmp_path / "summary.json", tmp_path / "generation.png")  # fmt: skip
     assert [(r["prompt_set"], r["model"], r["samples"]) for r in summary["runs"]] == [("fixture", "tiny", 4)]
     assert json.loads((tmp_path / "summary.json").read_text()) == summary
+    assert (tmp_path / "generation.png").stat().st_size > 1000
 
 
 @pytest.mark.parametrize(("body", "closes"), [(" return 1;\n}", True), (" if (x) {\n return 1;\n}", False),

@@ -1,12 +1,12 @@
 """Summary of the `generate` target: per (prompt set, model), samples, tokens/s and how outputs ended.
 
 Inputs: the `.stats.json` and `.json` (ParEval) files of every configured (prompt set, model).
-Output: results/generate/summary.json with one row per pair:
-samples, new tokens, generation time and tokens/s, finish reasons, retries, and the share of
-extracted bodies whose braces close (a body that does not close cannot build: a quick signal of
-whether max_new_tokens and the stop strings suit a model).
+Outputs: results/generate/summary.json with one row per pair: samples, new tokens, generation time
+and tokens/s, finish reasons, retries, and the share of extracted bodies whose braces close (a body
+that does not close cannot build: a quick signal of whether max_new_tokens and the stop strings suit
+a model); and a figure with tokens/s and how samples ended, per (prompt set, model).
 
-Run: `snakemake generate`, or main([stats...], [generations...], "summary.json").
+Run: `snakemake generate`, or main([stats...], [generations...], "summary.json", "generation.png").
 """
 
 # No `from __future__ import annotations`: Snakemake's script: directive puts its preamble first.
@@ -26,8 +26,36 @@ def body_closes(body: str) -> bool:
     return end is not None and not body[end:].strip()
 
 
+def plot(rows: list[dict], figure_path: str | os.PathLike) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from workflow_scripts.common import atomic_path
+
+    labels = [f"{r['prompt_set']}/{r['model']}" for r in rows]
+    fig, (speed, ends) = plt.subplots(1, 2, figsize=(10, 0.6 * len(rows) + 2), sharey=True)
+    speed.barh(labels, [r["tokens_per_s"] or 0 for r in rows], color="tab:blue")
+    speed.set_xlabel("new tokens per second (generation only; 0 = resumed run, not measured)")
+    speed.set_title("throughput")
+    stopped = [r["finish_reasons"].get("stop", 0) / r["samples"] for r in rows]
+    closed = [r["bodies_closed_fraction"] or 0 for r in rows]
+    y = range(len(rows))
+    ends.barh([i + 0.2 for i in y], stopped, height=0.4, label="ended at a stop (not the token limit)")
+    ends.barh([i - 0.2 for i in y], closed, height=0.4, label="extracted body closes its braces")
+    ends.set_xlim(0, 1)
+    ends.set_xlabel("share of samples")
+    ends.set_title("how samples ended")
+    ends.legend(loc="lower right", fontsize="small")
+    fig.tight_layout()
+    with atomic_path(figure_path, suffix=".png") as tmp:
+        fig.savefig(tmp, dpi=120)
+    plt.close(fig)
+
+
 def main(stats_paths: list[str | os.PathLike], generation_paths: list[str | os.PathLike],
-         out_path: str | os.PathLike) -> dict:  # fmt: skip
+         out_path: str | os.PathLike, figure_path: str | os.PathLike | None = None) -> dict:  # fmt: skip
     provenance = Provenance.start(step="generate.summary")
     rows = []
     for stats_path, generations_path in zip(stats_paths, generation_paths, strict=True):
@@ -42,11 +70,13 @@ def main(stats_paths: list[str | os.PathLike], generation_paths: list[str | os.P
                     stats["samples"], stats["tokens_per_s"], closed, len(bodies))  # fmt: skip
     summary = {"runs": sorted(rows, key=lambda r: (r["prompt_set"], r["model"]))}
     write_json(out_path, summary)
-    provenance.finish([out_path])
+    if figure_path:
+        plot(summary["runs"], figure_path)
+    provenance.finish([out_path, *([figure_path] if figure_path else [])])
     return summary
 
 
 if __name__ == "__main__":
     smk = snakemake  # noqa: F821 -- injected by Snakemake's script: directive
     configure_logging(smk.log[0])
-    main(list(smk.input.stats), list(smk.input.generations), smk.output.summary)
+    main(list(smk.input.stats), list(smk.input.generations), smk.output.summary, smk.output.figure)
