@@ -19,6 +19,7 @@ recv 0 (the sender counts the bytes).
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import logging
 import time
@@ -89,6 +90,7 @@ class CommLedger:
 
     def __init__(self):
         self._records: list[CommRecord] = []
+        self.setup_message_bytes = 0  # bytes of one-time messages a caller chose to set apart (warm-up)
 
     # --- bookkeeping -------------------------------------------------------------------------------
     def _append(self, **fields) -> None:
@@ -207,3 +209,97 @@ class CommLedger:
             return fut
 
         return hook
+
+    def record(self, op: str, tag: str, group_size: int, message_bytes: int, seconds: float = 0.0,
+               wire_bytes: float | None = None) -> None:  # fmt: skip
+        """Record a call an engine made itself (seen through one of the interceptors below)."""
+        wire = ring_wire_bytes(op, message_bytes, group_size) if wire_bytes is None else wire_bytes
+        self._append(op=op, tag=tag, group_size=group_size, message_bytes=int(message_bytes),
+                     wire_bytes=float(wire), seconds=float(seconds))  # fmt: skip
+
+    def fsdp_comms(self, tag_gather: str = "param_gather", tag_scatter: str = "grad_scatter"):
+        """(AllGather, ReduceScatter) for FSDP2's set_custom_all_gather / set_custom_reduce_scatter."""
+        from torch.distributed.fsdp._fully_shard._fsdp_api import AllGather, ReduceScatter
+        from torch.distributed.fsdp._fully_shard._fsdp_collectives import DefaultAllocMixin
+
+        ledger = self
+
+        class LedgerAllGather(DefaultAllocMixin, AllGather):
+            def __call__(self, output_tensor, input_tensor, group, async_op=False):
+                return ledger.all_gather_into_tensor(output_tensor, input_tensor, group=group, tag=tag_gather,
+                                                     async_op=async_op)  # fmt: skip
+
+        class LedgerReduceScatter(DefaultAllocMixin, ReduceScatter):
+            def __call__(self, output_tensor, input_tensor, group, op, async_op=False):
+                return ledger.reduce_scatter_tensor(output_tensor, input_tensor, group=group, op=op,
+                                                    tag=tag_scatter, async_op=async_op)  # fmt: skip
+
+        return LedgerAllGather(), LedgerReduceScatter()
+
+    @contextlib.contextmanager
+    def intercept_point_to_point(self, tag: str = "activation"):
+        """Route torch.distributed.isend / irecv through the ledger while the block runs.
+
+        torch.distributed.pipelining issues its sends and receives itself (P2POp lists); it looks the
+        functions up at call time, so replacing them in both modules that hold them is enough.
+        """
+        from torch.distributed import distributed_c10d as c10d
+
+        original_isend, original_irecv = c10d.isend, c10d.irecv
+        ledger = self
+
+        def isend(tensor, dst=None, group=None, tag=0, group_dst=None):
+            n = tensor_bytes(tensor)
+            fields = dict(op="send", tag=label, group_size=2, message_bytes=n, wire_bytes=float(n))
+            started_s = time.perf_counter()
+            work = original_isend(tensor, dst, group=group, tag=tag, group_dst=group_dst)
+            return ledger._wrap_work(work, fields, started_s)
+
+        def irecv(tensor, src=None, group=None, tag=0, group_src=None):
+            n = tensor_bytes(tensor)
+            fields = dict(op="recv", tag=label, group_size=2, message_bytes=n, wire_bytes=0.0)
+            started_s = time.perf_counter()
+            work = original_irecv(tensor, src, group=group, tag=tag, group_src=group_src)
+            return ledger._wrap_work(work, fields, started_s)
+
+        label = tag
+        c10d.isend, c10d.irecv, dist.isend, dist.irecv = isend, irecv, isend, irecv
+        try:
+            yield self
+        finally:
+            c10d.isend, c10d.irecv = original_isend, original_irecv
+            dist.isend, dist.irecv = original_isend, original_irecv
+
+    def _wrap_work(self, work, fields, started_s):
+        if work is None:  # coalesced: the batch's work carries the wait; count the bytes now
+            self._append(seconds=0.0, **fields)
+            return None
+        return TimedWork(work, self, fields, started_s)
+
+    def functional_collectives(self, tag: str = "tensor_parallel"):
+        """A dispatch mode that records DTensor's functional collectives (they bypass torch.distributed's
+        Python functions). Seconds are the time to issue the op; the wait is not attributed."""
+        from torch.utils._python_dispatch import TorchDispatchMode
+
+        ledger = self
+        funcol = torch.ops._c10d_functional
+        names = {funcol.all_reduce.default: "all_reduce", funcol.all_gather_into_tensor.default:
+                 "all_gather_into_tensor", funcol.reduce_scatter_tensor.default: "reduce_scatter_tensor",
+                 funcol.all_to_all_single.default: "all_to_all_single", funcol.broadcast.default: "broadcast"}  # fmt: skip
+
+        class Recorder(TorchDispatchMode):
+            def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+                kwargs = kwargs or {}
+                op = names.get(func)
+                if op is None:
+                    return func(*args, **kwargs)
+                group_name = args[-1]
+                group = dist.distributed_c10d._resolve_process_group(group_name)
+                p = dist.get_world_size(group)
+                started_s = time.perf_counter()
+                out = func(*args, **kwargs)
+                n = tensor_bytes(out) if op == "all_gather_into_tensor" else tensor_bytes(args[0])
+                ledger.record(op, tag, p, n, seconds=time.perf_counter() - started_s)
+                return out
+
+        return Recorder()

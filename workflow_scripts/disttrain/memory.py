@@ -89,29 +89,52 @@ class MemoryLedger:
 
     @contextlib.contextmanager
     def track_activations(self, module: torch.nn.Module | None = None):
-        """Count the tensors autograd saves for backward while the block runs (a forward pass).
+        """Peak bytes of the tensors autograd keeps saved for backward while the block runs.
 
-        Saved tensors that are parameters (weights saved by matmul; those of `module` too, even when a
-        wrapper hands autograd a plain tensor view of them) are not activations and are skipped.
+        Each saved tensor is wrapped in a holder; when autograd frees it (after its backward ran) the
+        holder's bytes leave the live total, so a pipeline schedule that interleaves forwards and
+        backwards (1F1B) shows a lower peak than one that runs all forwards first (GPipe). Storages
+        are counted once however many saved tensors view them. Saved tensors that are parameters
+        (weights saved by matmul; those of `module` too) are not activations and are skipped.
         The peak over all tracked blocks is kept under "activations".
         """
-        saved = {}
         param_keys = set()
         if module is not None:
             param_keys = {_storage_key(local_tensor(p)) for p in module.parameters() if p.numel()}
+        live = {"bytes": 0, "peak": 0}
+        refcount: dict = {}
+
+        class Held:
+            __slots__ = ("tensor", "key", "__weakref__")
+
+            def __init__(self, tensor, key):
+                self.tensor, self.key = tensor, key
+
+            def __del__(self):
+                if self.key is None:
+                    return
+                refcount[self.key] -= 1
+                if refcount[self.key] == 0:
+                    del refcount[self.key]
+                    live["bytes"] -= self.key[1]
 
         def pack(tensor):
             local = local_tensor(tensor)
+            key = None
             if local.numel() and not isinstance(tensor, torch.nn.Parameter):
                 key = _storage_key(local)
-                if key not in param_keys:
-                    saved[key] = local.untyped_storage().nbytes()
-            return tensor
+                if key in param_keys:
+                    key = None
+            if key is not None:
+                refcount[key] = refcount.get(key, 0) + 1
+                if refcount[key] == 1:
+                    live["bytes"] += key[1]
+                    live["peak"] = max(live["peak"], live["bytes"])
+            return Held(tensor, key)
 
-        with torch.autograd.graph.saved_tensors_hooks(pack, lambda tensor: tensor):
+        with torch.autograd.graph.saved_tensors_hooks(pack, lambda held: held.tensor):
             yield self
-        total = sum(saved.values())
-        self.peak_activations_bytes = max(self.peak_activations_bytes, total)
+        self.peak_activations_bytes = max(self.peak_activations_bytes, live["peak"])
         self.bytes["activations"] = self.peak_activations_bytes
 
     def as_dict(self) -> dict[str, int]:

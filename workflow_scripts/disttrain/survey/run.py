@@ -1,0 +1,221 @@
+"""The survey study: run every strategy on torchrun processes, check it against single-process training and
+its analytic models, project to the paper's scale, and write the summary and figures.
+
+Inputs: the calibrated network of this machine (results/disttrain/network/calibration.json).
+Outputs: results/disttrain/survey/{runs.json, summary.json, figures/survey_loss.png, figures/survey_costs.png}.
+Run: `snakemake --cores 2 disttrain_survey` (rules/disttrain.smk); tests call `main` directly.
+"""
+
+
+import json
+import logging
+import tempfile
+from pathlib import Path
+
+from workflow_scripts.common import Provenance, atomic_path, configure_logging, read_json, write_json
+from workflow_scripts.disttrain.launch import launch
+from workflow_scripts.disttrain.netmodel import NetworkModel
+from workflow_scripts.disttrain.survey.strategies import (
+    DEEPSPEED,
+    SurveyConfig,
+    analytic_bytes,
+    analytic_memory,
+    train_reference,
+    zero_bytes_per_parameter,
+)  # fmt: skip
+
+logger = logging.getLogger(__name__)
+WORKER = "workflow_scripts.disttrain.survey.worker"
+STATE_KEYS = ("parameters_bytes", "gradients_bytes", "optimizer_bytes")
+
+
+def run_workers(cfg: SurveyConfig, section: dict, nproc: int, log_path, timeout_s) -> dict[str, list[dict]]:
+    """Launch the strategies (the hybrid one on its own process count); returns strategy -> per-rank results."""
+    plain = [s for s in cfg.strategies if s != "hybrid_fsdp_tp"]
+    groups = [(plain, nproc)] if plain else []
+    if "hybrid_fsdp_tp" in cfg.strategies:
+        groups.append((["hybrid_fsdp_tp"], cfg.hybrid_processes))
+    results = {}
+    for strategies, processes in groups:
+        for name in strategies:
+            cfg.check_world(name, processes)  # stop before launching, naming the sizes that fit
+        with tempfile.TemporaryDirectory() as tmp:
+            spec = Path(tmp, "spec.json")
+            spec.write_text(json.dumps({"survey": section, "seed": cfg.seed, "strategies": strategies}))
+            launch(WORKER, [str(spec), tmp], nproc=processes, log_path=log_path, timeout_s=timeout_s)
+            for name in strategies:
+                results[name] = [read_json(Path(tmp, f"{name}.rank{r}.json")) for r in range(processes)]
+    return results
+
+
+def step_losses(ranks: list[dict]) -> list[float]:
+    """The global-batch loss per step: the mean over the ranks that report one (equal data slices)."""
+    steps = len(ranks[0]["losses"])
+    out = []
+    for step in range(steps):
+        values = [r["losses"][step] for r in ranks if r["losses"][step] is not None]
+        out.append(sum(values) / len(values))
+    return out
+
+
+def analyse(cfg: SurveyConfig, results: dict, reference: list[float]) -> dict:
+    tokens_per_step = cfg.global_batch * cfg.model.block_size
+    rows = {}
+    for name, ranks in results.items():
+        world = ranks[0]["world"]
+        losses = step_losses(ranks)
+        rel = max(abs(a - b) / abs(b) for a, b in zip(losses, reference, strict=True))
+        step_s = max(r["median_step_time_s"] for r in ranks)  # the slowest rank sets the pace
+        measured_bytes = [{k: v["message_bytes"] for k, v in r["comm_per_step"].items()} for r in ranks]
+        memory = [r["memory"] for r in ranks]
+        row = {"processes": world, "losses": losses, "max_rel_loss_diff": rel,
+               "loss_matches_single_process": rel <= cfg.loss_rtol,
+               "median_step_time_s": step_s, "throughput_tokens_per_s": tokens_per_step / step_s,
+               "message_bytes_per_step_per_rank": [r["message_bytes_per_step"] for r in ranks],
+               "wire_bytes_per_step_per_rank": [r["wire_bytes_per_step"] for r in ranks],
+               "bytes_by_op_per_rank": measured_bytes,
+               "model_state_bytes_per_rank": [sum(m.get(k, 0) for k in (*STATE_KEYS, "master_weights_bytes"))
+                                              for m in memory],
+               "activations_bytes_per_rank": [m.get("activations_bytes", 0) for m in memory],
+               "peak_rss_bytes_per_rank": [m["peak_rss_bytes"] for m in memory]}  # fmt: skip
+        if name in DEEPSPEED or name == "hybrid_fsdp_tp":
+            # DeepSpeed's buckets, flags and padding are its own; the hybrid mixes two grids. Compare with the
+            # textbook: ZeRO-1/2 move what DDP moves (reduce-scatter + all-gather), ZeRO-3 1.5x that.
+            ddp_wire = 2 * (world - 1) / world * 4 * cfg.model.num_parameters()
+            textbook = {"zero1": 1.0, "zero2": 1.0, "zero3": 1.5}.get(name)
+            if textbook:
+                row["textbook_wire_bytes_per_step"] = textbook * ddp_wire
+                row["measured_over_textbook_wire"] = max(row["wire_bytes_per_step_per_rank"]) / (textbook * ddp_wire)
+            row["bytes_match_analytic"] = None
+            row["memory_match_analytic"] = None
+        else:
+            analytic = [analytic_bytes(cfg, name, r, world) for r in range(world)]
+            mem_model = [analytic_memory(cfg, name, r, world) for r in range(world)]
+            row["analytic_bytes_by_op_per_rank"] = analytic
+            row["bytes_match_analytic"] = all(
+                {k: float(v) for k, v in a.items()} == m for a, m in zip(analytic, measured_bytes, strict=True))
+            row["analytic_model_state_bytes_per_rank"] = [sum(m.values()) for m in mem_model]
+            row["memory_match_analytic"] = all(all(mem[k] == model[k] for k in STATE_KEYS)
+                                               for mem, model in zip(memory, mem_model, strict=True))  # fmt: skip
+        rows[name] = row
+    return rows
+
+
+def project(section: dict, machine: dict) -> dict:
+    """Per-step communication time and bytes per device of each strategy for the paper-scale model."""
+    proj = section["projection"]
+    net = NetworkModel.from_config(machine)
+    p, gpus = proj["parameters"], proj["devices"]
+    layers, hidden, seq, batch = proj["layers"], proj["hidden"], proj["seq_len"], proj["global_batch"]
+    ranks = range(gpus)
+    half = 2  # bytes of an fp16 value
+    grads = half * p
+    act = half * (batch // gpus) * seq * hidden  # one microbatch's boundary activation per data-parallel rank
+    tp = proj["tensor_parallel"]
+    tp_act = half * (batch // (gpus // tp)) * seq * hidden
+    times = {
+        "ddp": net.time("all_reduce", grads, ranks),
+        "zero1": net.time("reduce_scatter_tensor", grads, ranks) + net.time("all_gather_into_tensor", grads, ranks),
+        "zero2": net.time("reduce_scatter_tensor", grads, ranks) + net.time("all_gather_into_tensor", grads, ranks),
+        "zero3": net.time("reduce_scatter_tensor", grads, ranks) + 2 * net.time("all_gather_into_tensor", grads, ranks),
+        # Megatron: 4 activation all-reduces per layer (2 forward, 2 backward) inside a node, plus the data-parallel
+        # all-reduce of the 1/tp gradient shard across nodes.
+        "tp": layers * 4 * net.time("all_reduce", tp_act, range(tp))
+        + net.time("all_reduce", grads / tp, range(0, gpus, tp)),
+        "pp_1f1b": 2 * net.time("send", act, [0, machine["devices_per_node"]]) * proj["microbatches"]
+        + net.time("all_reduce", grads / proj["pipeline_stages"], range(0, gpus, proj["pipeline_stages"])),
+    }  # fmt: skip
+    dp = gpus
+    memory = {name: zero_bytes_per_parameter(name, {"tp": tp, "pp_1f1b": proj["pipeline_stages"]}.get(name, dp)) * p
+              for name in times}  # fmt: skip
+    fits = {name: memory[name] <= machine["device_memory_bytes"] for name in times}
+    return {"machine": machine["name"], "parameters": p, "devices": gpus,
+            "comm_time_per_step_s": times, "model_state_bytes_per_device": memory,
+            "fits_device_memory": fits}  # fmt: skip
+
+
+def plot(rows: dict, reference: list[float], loss_png, costs_png) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6, 4))
+    ax.plot(range(1, len(reference) + 1), reference, "k-", lw=3, alpha=0.3, label="single process")
+    for name, row in rows.items():
+        ax.plot(range(1, len(row["losses"]) + 1), row["losses"], marker=".", label=name)
+    ax.set(xlabel="step", ylabel="training loss (global batch)", title="Same loss per step for every strategy")
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    with atomic_path(loss_png, suffix=".png") as tmp:
+        fig.savefig(tmp, dpi=120)
+    plt.close(fig)
+
+    names = list(rows)
+    fig, axes = plt.subplots(1, 3, figsize=(13, 4))
+    axes[0].bar(names, [rows[n]["throughput_tokens_per_s"] for n in names])
+    axes[0].set(ylabel="tokens / s (2 shared CPU cores: indicative)", title="Throughput")
+    state = [max(rows[n]["model_state_bytes_per_rank"]) / 1e3 for n in names]
+    acts = [max(rows[n]["activations_bytes_per_rank"]) / 1e3 for n in names]
+    axes[1].bar(names, state, label="parameters + gradients + optimizer")
+    axes[1].bar(names, acts, bottom=state, label="activations (peak saved)")
+    axes[1].set(ylabel="kB per rank (max over ranks)", title="Memory per rank")
+    axes[1].legend(fontsize=7)
+    axes[2].bar(names, [max(rows[n]["message_bytes_per_step_per_rank"]) / 1e3 for n in names], label="measured")
+    analytic = [max(sum(a.values()) for a in rows[n]["analytic_bytes_by_op_per_rank"]) / 1e3
+                if rows[n].get("analytic_bytes_by_op_per_rank") else float("nan") for n in names]  # fmt: skip
+    axes[2].plot(names, analytic, "k_", markersize=20, mew=2, label="analytic model")
+    axes[2].set(ylabel="kB per step per rank", title="Communication (logical bytes)")
+    axes[2].legend(fontsize=7)
+    for ax in axes:
+        ax.tick_params(axis="x", rotation=60)
+    fig.tight_layout()
+    with atomic_path(costs_png, suffix=".png") as tmp:
+        fig.savefig(tmp, dpi=120)
+    plt.close(fig)
+
+
+def main(calibration_json, runs_json, summary_json, loss_png, costs_png, section: dict, machine: dict, seed: int,
+         nproc: int, log_path=None, timeout_s=600) -> dict:  # fmt: skip
+    cfg = SurveyConfig.from_config(section, seed=seed)
+    prov = Provenance.start(step="disttrain.survey", config={"survey": section, "machine": machine, "nproc": nproc},
+                            seed=seed)  # fmt: skip
+    results = run_workers(cfg, section, nproc, log_path, timeout_s)
+    reference = train_reference(cfg)
+    rows = analyse(cfg, results, reference)
+    calibration = read_json(calibration_json)
+    write_json(runs_json, {"reference_losses": reference, "strategies": rows, "raw": results})
+    exact = [n for n, r in rows.items() if r["bytes_match_analytic"] is not None]
+    summary = {
+        "processes": nproc, "strategies": list(rows), "reference_losses": reference,
+        "all_losses_match_single_process": all(r["loss_matches_single_process"] for r in rows.values()),
+        "loss_rtol": cfg.loss_rtol,
+        "max_rel_loss_diff": {n: r["max_rel_loss_diff"] for n, r in rows.items()},
+        "bytes_match_analytic": {n: rows[n]["bytes_match_analytic"] for n in exact},
+        "memory_match_analytic": {n: rows[n]["memory_match_analytic"] for n in exact},
+        "message_bytes_per_step_per_rank": {n: max(r["message_bytes_per_step_per_rank"]) for n, r in rows.items()},
+        "model_state_bytes_per_rank": {n: max(r["model_state_bytes_per_rank"]) for n, r in rows.items()},
+        "activations_bytes_per_rank": {n: max(r["activations_bytes_per_rank"]) for n, r in rows.items()},
+        "throughput_tokens_per_s": {n: r["throughput_tokens_per_s"] for n, r in rows.items()},
+        "deepspeed_measured_over_textbook_wire": {n: rows[n].get("measured_over_textbook_wire") for n in rows
+                                                  if n in DEEPSPEED},
+        "calibrated_network": {"alpha_s": calibration["alpha_s"], "beta_bytes_per_s": calibration["beta_bytes_per_s"]},
+        "projection": project(section, machine),
+        "notes": ("Tiny GPT on gloo CPU processes sharing 2 cores: bytes and bytes stored are exact and checked "
+                  "against the analytic models; throughput and times are indicative only and cannot show the "
+                  "papers' GPU scaling. DeepSpeed bytes are compared with the textbook volumes, not asserted."),
+    }  # fmt: skip
+    write_json(summary_json, summary)
+    plot(rows, reference, loss_png, costs_png)
+    prov.finish([runs_json, summary_json, loss_png, costs_png])
+    logger.info("survey: losses match %s; exact bytes %s", summary["all_losses_match_single_process"],
+                summary["bytes_match_analytic"])  # fmt: skip
+    return summary
+
+
+if __name__ == "__main__":
+    smk = snakemake  # noqa: F821 -- injected by Snakemake's script: directive
+    configure_logging(smk.log[0])
+    main(smk.input.calibration, smk.output.runs, smk.output.summary, smk.output.loss_png, smk.output.costs_png,
+         smk.params.survey, smk.params.machine, smk.params.seed, smk.params.nproc, smk.log[0],
+         smk.params.timeout_s)  # fmt: skip

@@ -1,0 +1,475 @@
+"""Each parallel strategy of the survey, trained on real torch.distributed processes, and its analytic model.
+
+Inputs: a SurveyConfig (config["disttrain"]["survey"]) and the rank's process group (torchrun).
+Output of `run_strategy`: per-step losses, step times, the comm ledger's per-step bytes by (op, tag) and the
+memory ledger of this rank. `analytic_bytes` / `analytic_memory` give what the strategy's model says
+the same rank moves and stores, from the model's shapes alone; tests assert equality with the ledgers.
+
+Every strategy starts from the same weights (seeded init on every rank), sees the same global batch per
+step (data parallel ranks take equal slices, tensor parallel ranks all of it, pipelines split it into
+microbatches) and steps Adam in fp32, so the loss per step must equal single-process training
+(`train_reference`) up to floating-point reordering.
+
+Engines: DistributedDataParallel (its bucket all-reduce through a comm hook into the ledger); FSDP2
+`fully_shard` per block and at the root (its all-gather / reduce-scatter through set_custom_*); DTensor
+`parallelize_module` with Megatron's column / row plan (functional collectives recorded by a dispatch
+mode); torch.distributed.pipelining's ScheduleGPipe and Schedule1F1B (sends and receives intercepted);
+DeepSpeed ZeRO stages 1-3 (its comm backend's calls recorded); and a hybrid FSDP2 x DTensor on a 2-D mesh.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import statistics
+import time
+
+import torch
+import torch.distributed as dist
+
+from workflow_scripts.disttrain.comm import CommLedger, ring_wire_bytes, tensor_bytes
+from workflow_scripts.disttrain.launch import require_divisible, require_grid
+from workflow_scripts.disttrain.memory import MemoryLedger, unique_bytes
+from workflow_scripts.disttrain.models import GPT, GPTConfig, gpt_stage, lm_loss, synthetic_tokens
+
+logger = logging.getLogger(__name__)
+
+STRATEGIES = ("ddp", "zero1", "zero2", "zero3", "fsdp2", "tp", "pp_gpipe", "pp_1f1b", "hybrid_fsdp_tp")
+DEEPSPEED = ("zero1", "zero2", "zero3")
+ADAM_STATE_BYTES = 8  # fp32 exp_avg + exp_avg_sq per parameter
+STEP_SCALAR_BYTES = 4  # torch Adam keeps one fp32 `step` tensor per parameter tensor
+
+
+@dataclasses.dataclass(kw_only=True)
+class SurveyConfig:
+    model: GPTConfig
+    strategies: tuple[str, ...]  # which of STRATEGIES to run
+    global_batch: int  # sequences per optimizer step, over all ranks
+    steps: int  # optimizer steps per strategy
+    microbatches: int  # pipeline microbatches per step
+    lr: float  # Adam learning rate
+    hybrid_processes: int  # processes for the hybrid strategy (dp x tp = hybrid_processes; needs >= 4)
+    seed: int
+    loss_rtol: float  # tolerance of the loss against single-process training
+
+    def __post_init__(self):
+        unknown = [s for s in self.strategies if s not in STRATEGIES]
+        if unknown:
+            raise ValueError(f"survey.strategies: unknown {unknown} (allowed: {', '.join(STRATEGIES)})")
+        if self.global_batch % self.microbatches:
+            raise ValueError(f"survey.global_batch = {self.global_batch} must be a multiple of survey.microbatches = "
+                             f"{self.microbatches}")  # fmt: skip
+        if self.steps < 2:
+            raise ValueError(f"survey.steps must be >= 2 (the first step is warm-up), got {self.steps}")
+
+    @classmethod
+    def from_config(cls, section: dict, seed: int) -> SurveyConfig:
+        return cls(model=GPTConfig(**section["model"]), strategies=tuple(section["strategies"]),
+                   global_batch=section["global_batch"], steps=section["steps"],
+                   microbatches=section["microbatches"], lr=section["lr"],
+                   hybrid_processes=section["hybrid_processes"], seed=seed,
+                   loss_rtol=section["loss_rtol"])  # fmt: skip
+
+    def check_world(self, strategy: str, world: int) -> None:
+        """Stop with the sizes that would fit when `world` processes cannot run `strategy`."""
+        if strategy in ("ddp", "fsdp2", *DEEPSPEED):
+            require_divisible(self.global_batch, world, "survey.global_batch", "data-parallel processes")
+        elif strategy == "tp":
+            require_divisible(self.model.n_head, world, "model.n_head", "tensor-parallel processes")
+        elif strategy.startswith("pp_"):
+            require_divisible(self.model.n_layer, world, "model.n_layer", "pipeline stages")
+        elif strategy == "hybrid_fsdp_tp":
+            require_grid(world, {"dp": 2, "tp": world // 2} if world >= 4 else {"dp": 2, "tp": 2},
+                         "hybrid dp x tp grid")  # fmt: skip
+            require_divisible(self.model.n_head, world // 2, "model.n_head", "tensor-parallel processes")
+            require_divisible(self.global_batch, 2, "survey.global_batch", "data-parallel processes")
+
+
+def make_data(cfg: SurveyConfig):
+    return synthetic_tokens(cfg.model, cfg.steps, cfg.global_batch, seed=cfg.seed)
+
+
+def fresh_model(cfg: SurveyConfig) -> GPT:
+    torch.manual_seed(cfg.seed)  # same initial weights on every rank and in the reference
+    return GPT(cfg.model)
+
+
+def train_reference(cfg: SurveyConfig) -> list[float]:
+    """Single-process training on the full global batch: the losses every strategy must reproduce."""
+    model = fresh_model(cfg)
+    opt = torch.optim.Adam(model.parameters(), lr=cfg.lr)
+    x, y = make_data(cfg)
+    losses = []
+    for step in range(cfg.steps):
+        opt.zero_grad(set_to_none=True)
+        loss = lm_loss(model(x[step]), y[step])
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+    return losses
+
+
+# --- the strategies ------------------------------------------------------------------------------------
+def _train_loop(cfg, step_fn, module, optimizer, mem: MemoryLedger, ledger: CommLedger):
+    """Run cfg.steps steps of step_fn(step) -> loss or None; activations are tracked on the first step.
+
+    The first step is warm-up: its one-time messages (DDP's bucket rebuild, the pipeline's first
+    handshake) are kept apart in ledger.setup_message_bytes, and the ledger then counts steady steps only.
+    """
+    losses, times_s = [], []
+    for step in range(cfg.steps):
+        optimizer.zero_grad(set_to_none=True)
+        started = time.perf_counter()
+        if step == 0:
+            with mem.track_activations(module):
+                loss = step_fn(step)
+        else:
+            loss = step_fn(step)
+        optimizer.step()
+        times_s.append(time.perf_counter() - started)
+        losses.append(loss)
+        if step == 0:
+            ledger.setup_message_bytes = ledger.total_bytes()
+            ledger.clear()
+    mem.record_module(module)
+    mem.record_optimizer(optimizer)
+    return losses, times_s
+
+
+def _dp_slice(tensor, rank, world):
+    per = tensor.shape[0] // world
+    return tensor[rank * per:(rank + 1) * per]
+
+
+def run_ddp(cfg, ledger, mem, rank, world):
+    from torch.nn.parallel import DistributedDataParallel as DDP
+
+    model = fresh_model(cfg)
+    ddp = DDP(model)
+    ddp.register_comm_hook(None, ledger.ddp_comm_hook("grad"))
+    opt = torch.optim.Adam(ddp.parameters(), lr=cfg.lr)
+    x, y = make_data(cfg)
+
+    def step_fn(step):
+        loss = lm_loss(ddp(_dp_slice(x[step], rank, world)), _dp_slice(y[step], rank, world))
+        loss.backward()
+        return loss.item()
+
+    return _train_loop(cfg, step_fn, model, opt, mem, ledger)
+
+
+def _shard_fsdp(model, mesh, ledger):
+    from torch.distributed.fsdp import fully_shard
+
+    units = [*model.blocks.values(), model]
+    for unit in units:
+        fully_shard(unit, mesh=mesh)  # blocks first, then the root (embeddings, final norm, head)
+    gather, scatter = ledger.fsdp_comms()
+    for unit in units:
+        unit.set_custom_all_gather(gather)
+        unit.set_custom_reduce_scatter(scatter)
+    return model
+
+
+def run_fsdp2(cfg, ledger, mem, rank, world):
+    from torch.distributed.device_mesh import init_device_mesh
+
+    mesh = init_device_mesh("cpu", (world,))
+    model = _shard_fsdp(fresh_model(cfg), mesh, ledger)
+    opt = torch.optim.Adam(model.parameters(), lr=cfg.lr)
+    x, y = make_data(cfg)
+
+    def step_fn(step):
+        loss = lm_loss(model(_dp_slice(x[step], rank, world)), _dp_slice(y[step], rank, world))
+        loss.backward()
+        return loss.item()
+
+    return _train_loop(cfg, step_fn, model, opt, mem, ledger)
+
+
+def _tensor_parallel(model, mesh):
+    """Megatron's plan: q, k, v and fc column-wise (whole heads per rank), the two projections row-wise."""
+    from torch.distributed.tensor.parallel import ColwiseParallel, RowwiseParallel, parallelize_module
+
+    plan = {"attn.q": ColwiseParallel(), "attn.k": ColwiseParallel(), "attn.v": ColwiseParallel(),
+            "attn.proj": RowwiseParallel(), "mlp.fc": ColwiseParallel(), "mlp.proj": RowwiseParallel()}  # fmt: skip
+    for block in model.blocks.values():
+        parallelize_module(block, mesh, plan)
+    return model
+
+
+def run_tp(cfg, ledger, mem, rank, world):
+    from torch.distributed.device_mesh import init_device_mesh
+
+    mesh = init_device_mesh("cpu", (world,))
+    model = _tensor_parallel(fresh_model(cfg), mesh)
+    opt = torch.optim.Adam(model.parameters(), lr=cfg.lr)
+    x, y = make_data(cfg)
+
+    def step_fn(step):
+        with ledger.functional_collectives("tensor_parallel"):
+            loss = lm_loss(model(x[step]), y[step])  # every tensor-parallel rank sees the whole batch
+            loss.backward()
+        return loss.item()
+
+    return _train_loop(cfg, step_fn, model, opt, mem, ledger)
+
+
+def run_hybrid(cfg, ledger, mem, rank, world):
+    """FSDP2 over the data-parallel mesh dimension, DTensor tensor parallelism over the other (torchtitan's order)."""
+    from torch.distributed.device_mesh import init_device_mesh
+
+    tp = world // 2
+    mesh = init_device_mesh("cpu", (2, tp), mesh_dim_names=("dp", "tp"))
+    model = _tensor_parallel(fresh_model(cfg), mesh["tp"])
+    model = _shard_fsdp(model, mesh["dp"], ledger)
+    opt = torch.optim.Adam(model.parameters(), lr=cfg.lr)
+    x, y = make_data(cfg)
+    dp_rank = mesh["dp"].get_local_rank()
+
+    def step_fn(step):
+        with ledger.functional_collectives("tensor_parallel"):
+            loss = lm_loss(model(_dp_slice(x[step], dp_rank, 2)), _dp_slice(y[step], dp_rank, 2))
+            loss.backward()
+        return loss.item()
+
+    return _train_loop(cfg, step_fn, model, opt, mem, ledger)
+
+
+def run_pipeline(cfg, ledger, mem, rank, world, schedule_name):
+    from torch.distributed.pipelining import PipelineStage, Schedule1F1B, ScheduleGPipe
+
+    stage_model = gpt_stage(fresh_model(cfg), rank, world)
+    mb = cfg.global_batch // cfg.microbatches
+    t, c = cfg.model.block_size, cfg.model.n_embd
+    # Shapes given up front, so no shape-inference messages mix into the counted traffic. Hidden states
+    # require grad: a stage receives its output's gradient and sends its input's gradient back.
+    hidden = torch.zeros(mb, t, c, requires_grad=True)
+    example_in = torch.zeros(mb, t, dtype=torch.long) if rank == 0 else hidden
+    example_out = torch.zeros(mb, t, cfg.model.vocab_size) if rank == world - 1 else hidden
+    stage = PipelineStage(stage_model, rank, world, torch.device("cpu"), input_args=(example_in,),
+                          output_args=(example_out,))  # fmt: skip
+    schedule_cls = {"gpipe": ScheduleGPipe, "1f1b": Schedule1F1B}[schedule_name]
+    schedule = schedule_cls(stage, n_microbatches=cfg.microbatches, loss_fn=lm_loss)
+    opt = torch.optim.Adam(stage_model.parameters(), lr=cfg.lr)
+    x, y = make_data(cfg)
+
+    def step_fn(step):
+        with ledger.intercept_point_to_point("activation"):
+            if rank == 0:
+                schedule.step(x[step])
+                return None
+            if rank == world - 1:
+                losses = []
+                schedule.step(target=y[step], losses=losses)
+                return float(torch.stack(losses).mean())  # equal microbatches: the mean is the batch loss
+            schedule.step()
+            return None
+
+    return _train_loop(cfg, step_fn, stage_model, opt, mem, ledger)
+
+
+# DeepSpeed's comm backend methods: (argument index and name of the tensor(s) whose size is the logical
+# message, argument index of the group, the ring op whose wire bytes apply).
+_DS_CALLS = {
+    "all_reduce": (0, "tensor", 2, "all_reduce"),
+    "all_reduce_coalesced": (0, "tensors", 2, "all_reduce"),
+    "reduce": (0, "tensor", 3, "reduce_scatter_tensor"),  # a reduce to one root moves (p-1)/p N per rank in a ring
+    "broadcast": (0, "tensor", 2, "broadcast"),
+    "all_gather_into_tensor": (0, "output_tensor", 2, "all_gather_into_tensor"),
+    "reduce_scatter_tensor": (1, "input_tensor", 3, "reduce_scatter_tensor"),
+    "all_gather": (0, "tensor_list", 2, "all_gather_into_tensor"),
+    "reduce_scatter": (1, "input_list", 3, "reduce_scatter_tensor"),
+}
+_DS_ACTIVE = {"ledger": None}  # the ledger DeepSpeed's calls go to (None: not counted, e.g. during initialize)
+
+
+def _arg(args, kwargs, index, name):
+    return kwargs[name] if name in kwargs else (args[index] if len(args) > index else None)
+
+
+def _record_deepspeed_comm(ledger):
+    """Record every call DeepSpeed's comm backend makes, at the call site, into `ledger` (installed once)."""
+    import deepspeed.comm.comm as ds_comm
+
+    _DS_ACTIVE["ledger"] = ledger
+    backend = ds_comm.cdb
+    if getattr(backend, "_ledger_wrapped", False):
+        return
+    for name, (t_index, t_name, g_index, ring_op) in _DS_CALLS.items():
+        original = getattr(backend, name, None)
+        if original is None:
+            continue
+
+        def wrapped(*args, _original=original, _name=name, _t=(t_index, t_name), _g=g_index, _ring=ring_op,
+                    **kwargs):  # fmt: skip
+            started = time.perf_counter()
+            out = _original(*args, **kwargs)
+            target = _DS_ACTIVE["ledger"]
+            if target is not None:
+                tensors = _arg(args, kwargs, *_t)
+                n = sum(map(tensor_bytes, tensors)) if isinstance(tensors, (list, tuple)) else tensor_bytes(tensors)
+                p = dist.get_world_size(_arg(args, kwargs, _g, "group"))
+                target.record(_name, "zero", p, n, seconds=time.perf_counter() - started,
+                              wire_bytes=ring_wire_bytes(_ring, n, p))  # fmt: skip
+            return out
+
+        setattr(backend, name, wrapped)
+    backend._ledger_wrapped = True
+
+
+def _deepspeed_init():
+    """Join DeepSpeed's comm layer without its shared-memory CPU all-reduce op: that op is compiled on
+    first use (about 50 s, more on a busy machine) and bypasses torch.distributed, so its bytes would not
+    reach the ledger. With it switched off every DeepSpeed collective is a gloo call."""
+    import deepspeed
+    import deepspeed.ops
+
+    deepspeed.ops.__compatible_ops__["deepspeed_shm_comm"] = False
+    deepspeed.init_distributed(dist_backend="gloo")
+    return deepspeed
+
+
+def run_zero(cfg, ledger, mem, rank, world, stage):
+    deepspeed = _deepspeed_init()
+    model = fresh_model(cfg)
+    opt = torch.optim.Adam(model.parameters(), lr=cfg.lr)
+    per_rank = cfg.global_batch // world
+    ds_config = {"train_micro_batch_size_per_gpu": per_rank, "gradient_accumulation_steps": 1,
+                 # DeepSpeed clips gradients at norm 1.0 by default; the other strategies do not clip.
+                 "gradient_clipping": 0.0,
+                 # Threshold 0: ZeRO-3 partitions every parameter (its default keeps small ones whole, i.e. all
+                 # of ours); reuse distance 0: backward gathers again instead of keeping forward's copies.
+                 "zero_optimization": {"stage": stage, "stage3_param_persistence_threshold": 0,
+                                       "stage3_max_reuse_distance": 0, "stage3_prefetch_bucket_size": 0},
+                 "steps_per_print": 10**9}  # fmt: skip
+    _DS_ACTIVE["ledger"] = None  # initialize's broadcasts are setup, not training traffic
+    engine, _, _, _ = deepspeed.initialize(model=model, optimizer=opt, config=ds_config)
+    _record_deepspeed_comm(ledger)
+    ledger.clear()
+    x, y = make_data(cfg)
+    losses, times_s = [], []
+    for step in range(cfg.steps):
+        started = time.perf_counter()
+        if step == 0:
+            with mem.track_activations(engine.module):
+                loss = lm_loss(engine(_dp_slice(x[step], rank, world)), _dp_slice(y[step], rank, world))
+        else:
+            loss = lm_loss(engine(_dp_slice(x[step], rank, world)), _dp_slice(y[step], rank, world))
+        engine.backward(loss)
+        engine.step()
+        times_s.append(time.perf_counter() - started)
+        losses.append(loss.item())
+        if step == 0:
+            ledger.setup_message_bytes = ledger.total_bytes()
+            ledger.clear()
+    params = [getattr(p, "ds_tensor", p) for p in engine.module.parameters()]
+    mem.extra("parameters", unique_bytes(params))
+    zero_opt = engine.optimizer
+    masters = [*getattr(zero_opt, "single_partition_of_fp32_groups", []),
+               *getattr(zero_opt, "fp32_partitioned_groups_flat", [])]  # fmt: skip
+    mem.extra("master_weights", unique_bytes(masters))
+    mem.extra("gradients", unique_bytes([m.grad for m in masters if m.grad is not None]
+                                        + [p.grad for p in engine.module.parameters() if p.grad is not None]))
+    mem.extra("optimizer", unique_bytes(v for s in zero_opt.optimizer.state.values() for v in s.values()
+                                        if isinstance(v, torch.Tensor)))  # fmt: skip
+    return losses, times_s
+
+
+def run_strategy(name: str, cfg: SurveyConfig, rank: int, world: int) -> dict:
+    cfg.check_world(name, world)
+    ledger, mem = CommLedger(), MemoryLedger()
+    if name == "ddp":
+        losses, times_s = run_ddp(cfg, ledger, mem, rank, world)
+    elif name == "fsdp2":
+        losses, times_s = run_fsdp2(cfg, ledger, mem, rank, world)
+    elif name == "tp":
+        losses, times_s = run_tp(cfg, ledger, mem, rank, world)
+    elif name == "hybrid_fsdp_tp":
+        losses, times_s = run_hybrid(cfg, ledger, mem, rank, world)
+    elif name.startswith("pp_"):
+        losses, times_s = run_pipeline(cfg, ledger, mem, rank, world, name.removeprefix("pp_"))
+    else:
+        losses, times_s = run_zero(cfg, ledger, mem, rank, world, int(name[-1]))
+    steady = cfg.steps - 1  # the ledger holds the steps after the warm-up step
+    per_step = {f"{op}/{tag}": {k: v / steady for k, v in entry.items()}
+                for (op, tag), entry in ledger.totals().items()}  # fmt: skip
+    return {"strategy": name, "rank": rank, "world": world, "losses": losses, "step_time_s": times_s,
+            "median_step_time_s": statistics.median(times_s[1:]), "comm_per_step": per_step,
+            "message_bytes_per_step": ledger.total_bytes() / steady,
+            "wire_bytes_per_step": ledger.total_bytes("wire_bytes") / steady,
+            "comm_seconds_per_step": ledger.total_bytes("seconds") / steady,
+            "setup_message_bytes": getattr(ledger, "setup_message_bytes", 0),
+            "memory": mem.as_dict()}  # fmt: skip
+
+
+# --- analytic models -------------------------------------------------------------------------------------
+def _padded(numel_dim0: int, rest: int, world: int) -> int:
+    """FSDP2 pads dim 0 of every parameter to a multiple of the shard count."""
+    return -(-numel_dim0 // world) * world * rest
+
+
+def _param_shapes(module):
+    return [tuple(p.shape) for p in module.parameters()]
+
+
+def analytic_bytes(cfg: SurveyConfig, strategy: str, rank: int, world: int) -> dict[str, int]:
+    """Logical bytes per step by "op/tag" that the strategy must move on `rank`, from shapes alone."""
+    model = GPT(cfg.model)
+    m = cfg.model
+    n_params = sum(p.numel() for p in model.parameters())
+    if strategy == "ddp":
+        return {"all_reduce/grad": 4 * n_params}  # one all-reduce of every fp32 gradient
+    if strategy == "fsdp2":
+        def padded(mod):
+            return sum(_padded(s[0], int(torch.Size(s[1:]).numel()), world) for s in _param_shapes(mod))
+        blocks = sum(padded(b) for b in model.blocks.values())
+        total = sum(_padded(s[0], int(torch.Size(s[1:]).numel()), world) for s in _param_shapes(model))
+        # Forward gathers every unit; backward re-gathers the blocks (the root keeps its parameters
+        # unsharded after forward); every gradient is reduce-scattered once.
+        return {"all_gather_into_tensor/param_gather": 4 * (total + blocks),
+                "reduce_scatter_tensor/grad_scatter": 4 * total}  # fmt: skip
+    if strategy == "tp":
+        activation = 4 * cfg.global_batch * m.block_size * m.n_embd
+        # Forward: the two row-wise outputs per block are all-reduced. Backward: the input gradient of every
+        # column-wise layer (q, k, v, fc: four, as q/k/v are separate modules) is all-reduced.
+        return {"all_reduce/tensor_parallel": m.n_layer * (2 + 4) * activation}
+    if strategy.startswith("pp_"):
+        activation = 4 * (cfg.global_batch // cfg.microbatches) * m.block_size * m.n_embd
+        out = {}
+        if rank < world - 1:  # forward activations out, their gradients back in
+            out["send/activation"] = cfg.microbatches * activation
+            out["recv/activation"] = cfg.microbatches * activation
+        if rank > 0:
+            out["recv/activation"] = out.get("recv/activation", 0) + cfg.microbatches * activation
+            out["send/activation"] = out.get("send/activation", 0) + cfg.microbatches * activation
+        return out
+    raise ValueError(f"no exact analytic byte model for {strategy!r} (DeepSpeed's buckets and padding are its own)")
+
+
+def analytic_memory(cfg: SurveyConfig, strategy: str, rank: int, world: int) -> dict[str, int]:
+    """Parameter, gradient and optimizer bytes on `rank` under fp32 Adam (4 + 4 + 8 bytes per parameter,
+    plus one 4-byte step scalar per parameter tensor), from shapes alone."""
+    model = GPT(cfg.model)
+    if strategy.startswith("pp_"):
+        model = gpt_stage(model, rank, world)
+    tensors = list(model.parameters())
+    local = sum(p.numel() for p in tensors)
+    if strategy == "fsdp2":
+        local = sum(_padded(p.shape[0], p[0].numel() if p.dim() > 1 else 1, world) // world for p in tensors)
+    elif strategy == "tp":
+        sharded = {id(p) for b in model.blocks.values()
+                   for mod in (b.attn.q, b.attn.k, b.attn.v, b.attn.proj, b.mlp.fc) for p in mod.parameters()}  # fmt: skip
+        # Row-wise proj weights are sharded; their biases are replicated. Column-wise weights and biases are sharded.
+        sharded -= {id(b.attn.proj.bias) for b in model.blocks.values()}
+        sharded |= {id(b.mlp.proj.weight) for b in model.blocks.values()}
+        local = sum(p.numel() // world if id(p) in sharded else p.numel() for p in tensors)
+    return {"parameters_bytes": 4 * local, "gradients_bytes": 4 * local,
+            "optimizer_bytes": ADAM_STATE_BYTES * local + STEP_SCALAR_BYTES * len(tensors)}  # fmt: skip
+
+
+def zero_bytes_per_parameter(strategy: str, n: int) -> float:
+    """Mixed-precision bytes per parameter per device (the papers' formulas: fp16 weights and gradients,
+    fp32 master weights and Adam moments) for n data-parallel (or tensor / pipeline) ranks."""
+    return {"ddp": 16.0, "zero1": 4 + 12 / n, "zero2": 2 + 14 / n, "zero3": 16 / n, "fsdp2": 16 / n,
+            "tp": 16 / n, "pp_gpipe": 16 / n, "pp_1f1b": 16 / n, "hybrid_fsdp_tp": 16 / n}[strategy]  # fmt: skip
