@@ -1,0 +1,225 @@
+"""Throughput of the PCGBench evaluation harness, its overhead, and how reproducible its numbers are.
+
+    .venv/bin/python benchmarks/harness_throughput.py [--problems reduce_average,transform_relu]
+                                                      [--models serial,omp] [--samples 3] [--reps 3]
+
+On the reference generations (`--samples` identical copies per prompt, as a model sampling at low
+temperature produces) and the mutant generations (all mutants but the infinite loop, whose cost is the
+timeout in every evaluator), it measures:
+1. harness: a cold build cache, 2 compiler processes, sandboxed runs -> samples per minute;
+2. bare: the same work without the harness: each distinct source compiled and linked once (sequentially),
+   each sample run directly (no sandbox) at the same resource configurations -> the harness's overhead
+   is (harness with 1 compiler process - bare) / bare;
+3. naive: the way common harnesses work: the whole driver compiled together with each sample, one sample
+   at a time, no cache, runs unsandboxed -> throughput ratio harness / naive;
+4. compile phase alone with 1 and with 2 compiler processes (cold caches) -> parallel gain;
+5. the reference generations evaluated twice -> same verdicts? median absolute relative difference of the
+   speedups (target: within 10%).
+Targets (issue 4): overhead < 15%, >= 3x the naive throughput, near-linear compile gain from 1 to 2 cores,
+reproducibility within 10%. Timings on a shared machine are indicative only. Prints a table and writes
+results/pcgbench/benchmarks/harness_throughput.json. Problems with extra type declarations are not
+supported by the naive single-translation-unit build (the driver repeats them) and are refused.
+"""
+
+import argparse
+import json
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from workflow_scripts.common import write_json  # noqa: E402
+from workflow_scripts.pcgbench import generators, suite  # noqa: E402
+from workflow_scripts.pcgbench.build import BuildCache, BuildConfig, BuildRequest  # noqa: E402
+from workflow_scripts.pcgbench.evaluate import EvaluateConfig, Sample, evaluate_samples  # noqa: E402
+from workflow_scripts.pcgbench.pareval_format import prompt_record  # noqa: E402
+from workflow_scripts.pcgbench.timing import resource_sweep  # noqa: E402
+
+RUN_TIMEOUT_S = 20.0
+
+
+def make_samples(problems, models, samples):
+    made = {"reference": [], "mutants": []}
+    mutants = [m for m in generators.MUTANTS if m != "infinite_loop"]
+    for problem in problems:
+        records = [prompt_record(problem, model) for model in models]
+        for generator in made:
+            filled, _ = generators.generate(records, generator, samples=samples, mutants=mutants)
+            made[generator] += [Sample(generator=generator, problem=problem, model=r["parallelism_model"],
+                                       sample_index=i, body=body)
+                                for r in filled for i, body in enumerate(r["outputs"])]  # fmt: skip
+    return made
+
+
+def timed(fn, *args, **kwargs):
+    started = time.perf_counter()
+    value = fn(*args, **kwargs)
+    return value, time.perf_counter() - started
+
+
+def run_direct(argv, env, timeout_s):
+    """Run without the sandbox (the bare and naive evaluators; reference and mutant code only, never hostile
+    programs), still under rlimits, so the 100 GB allocation mutant is refused as it is in the sandbox."""
+    import os
+
+    limits = ["prlimit", f"--as={4096 << 20}", "--cpu=120", f"--fsize={64 << 20}", "--"]
+    try:
+        return subprocess.run(limits + argv, env=dict(os.environ, **env), capture_output=True, timeout=timeout_s,
+                              start_new_session=True).returncode  # fmt: skip
+    except subprocess.TimeoutExpired:
+        return None
+
+
+def harness(samples, cache_dir, out_dir, cfg_kwargs, jobs):
+    cfg = EvaluateConfig(cache_dir=cache_dir, jobs=jobs, run_timeout_s=RUN_TIMEOUT_S, **cfg_kwargs)
+    (rows, _), seconds = timed(evaluate_samples, samples, out_dir, cfg)
+    return rows, seconds
+
+
+def bare(samples, work, driver_dir, cfg_kwargs):
+    """Each distinct source compiled + linked once, every sample run directly at every configuration."""
+    started = time.perf_counter()
+    exes = {}
+    for sample in samples:
+        source = suite.sample_source(sample.problem, sample.model, sample.body)
+        key = (sample.problem.name, sample.model, source)
+        if key in exes:
+            continue
+        src, obj, exe = work / f"s{len(exes)}.cpp", work / f"s{len(exes)}.o", work / f"s{len(exes)}"
+        src.write_text(source)
+        ok = subprocess.run(suite.compile_sample_argv(sample.problem, sample.model, src, obj),
+                            capture_output=True).returncode == 0  # fmt: skip
+        driver = suite.build_driver(sample.problem, sample.model, driver_dir)
+        ok = ok and subprocess.run(suite.link_argv(sample.problem, sample.model, obj, driver, exe),
+                                   capture_output=True).returncode == 0  # fmt: skip
+        exes[key] = exe if ok else None
+    for sample in samples:
+        exe = exes[(sample.problem.name, sample.model, suite.sample_source(sample.problem, sample.model, sample.body))]
+        if exe is None or not suite.uses_model(sample.model, sample.body)[0]:
+            continue
+        for config in resource_sweep(sample.model, cfg_kwargs["max_cores"]):
+            argv, env = suite.run_argv(sample.problem, sample.model, exe, ranks=config.ranks, threads=config.threads,
+                                       seed=1234, warmup=cfg_kwargs["warmup"], reps=cfg_kwargs["reps"])
+            if run_direct(argv, env, RUN_TIMEOUT_S) != 0:
+                break
+    return time.perf_counter() - started
+
+
+def naive(samples, work, cfg_kwargs):
+    """ParEval's way: driver + sample compiled as one translation unit per sample, no cache, no parallelism."""
+    started = time.perf_counter()
+    for index, sample in enumerate(samples):
+        problem, model = sample.problem, sample.model
+        src, exe = work / f"naive{index}.cpp", work / f"naive{index}"
+        src.write_text(suite.driver_source(problem, model) + "\n" + suite.sample_source(problem, model, sample.body))
+        template = suite.compile_sample_argv(problem, model, src, exe)
+        compile_argv = [a for a in template if a != "-c"] + [f"-I{suite.DATA_ROOT}"]
+        link = suite.link_argv(problem, model, Path("sample.o"), Path("driver.o"), exe)
+        compile_argv += link[link.index("-o") + 2:]  # the libraries the link step adds (Kokkos)
+        if subprocess.run(compile_argv, capture_output=True).returncode != 0:
+            continue
+        for config in resource_sweep(model, cfg_kwargs["max_cores"]):
+            argv, env = suite.run_argv(problem, model, exe, ranks=config.ranks, threads=config.threads, seed=1234,
+                                       warmup=cfg_kwargs["warmup"], reps=cfg_kwargs["reps"])
+            if run_direct(argv, env, RUN_TIMEOUT_S) != 0:
+                break
+    return time.perf_counter() - started
+
+
+def compile_phase(samples, work, driver_dir, jobs):
+    cache = BuildCache(BuildConfig(cache_dir=work / f"compile_j{jobs}", jobs=jobs))
+    cache.drivers = driver_dir  # drivers prebuilt: this measures the samples' compiles
+    _, seconds = timed(cache.build_all, [BuildRequest(problem=s.problem, model=s.model, body=s.body) for s in samples])
+    return seconds
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--problems", default="reduce_average,transform_relu")
+    parser.add_argument("--models", default="serial,omp")
+    parser.add_argument("--samples", type=int, default=3, help="identical reference samples per prompt")
+    parser.add_argument("--reps", type=int, default=3)
+    parser.add_argument("--out", default=str(REPO / "results/pcgbench/benchmarks/harness_throughput.json"))
+    args = parser.parse_args()
+    problems = [suite.get_problem(name) for name in args.problems.split(",")]
+    refused = [p.name for p in problems if any(p.types_for(m) for m in args.models.split(","))]
+    if refused:
+        sys.exit(f"--problems: {refused} declare types; the naive single-TU build cannot include them twice")
+    models = args.models.split(",")
+    cfg_kwargs = {"max_cores": 2, "warmup": 1, "reps": args.reps}
+    made = make_samples(problems, models, args.samples)
+    everything = made["reference"] + made["mutants"]
+    report = {"problems": args.problems, "models": models, "samples_per_prompt": args.samples,
+              "reference_samples": len(made["reference"]), "mutant_samples": len(made["mutants"])}  # fmt: skip
+    with tempfile.TemporaryDirectory(prefix="pcgbench_bench_") as tmp:
+        work = Path(tmp)
+        driver_dir = work / "drivers"
+        for sample in everything:  # drivers first: every evaluator uses the same driver objects
+            suite.build_driver(sample.problem, sample.model, driver_dir)
+        for name, samples in made.items():
+            cache = work / f"cache_{name}"
+            cache.mkdir()
+            shutil.copytree(driver_dir, cache / "drivers")
+            rows, seconds = harness(samples, cache, work / f"out_{name}", cfg_kwargs, jobs=2)
+            report[f"harness_{name}_s"] = seconds
+            report[f"harness_{name}_samples_per_min"] = 60 * len(samples) / seconds
+            report[f"harness_{name}_verdicts"] = rows.drop_duplicates("sample_id")["verdict"].value_counts().to_dict()
+        harness_2 = report["harness_reference_s"] + report["harness_mutants_s"]
+        # Overhead: the same work with 1 compiler process, against the bare compile + run.
+        cache = work / "cache_j1"
+        cache.mkdir()
+        shutil.copytree(driver_dir, cache / "drivers")
+        _, harness_1 = harness(everything, cache, work / "out_j1", cfg_kwargs, jobs=1)
+        bare_dir = work / "bare"
+        bare_dir.mkdir()
+        bare_s = bare(everything, bare_dir, driver_dir, cfg_kwargs)
+        naive_dir = work / "naive"
+        naive_dir.mkdir()
+        naive_s = naive(everything, naive_dir, cfg_kwargs)
+        report.update(harness_total_s=harness_2, harness_1job_s=harness_1, bare_s=bare_s, naive_s=naive_s,
+                      overhead_vs_bare=(harness_1 - bare_s) / bare_s, naive_ratio=naive_s / harness_2,
+                      samples_per_min=60 * len(everything) / harness_2,
+                      naive_samples_per_min=60 * len(everything) / naive_s)  # fmt: skip
+        compile_1 = compile_phase(everything, work, driver_dir, jobs=1)
+        compile_2 = compile_phase(everything, work, driver_dir, jobs=2)
+        report.update(compile_1job_s=compile_1, compile_2job_s=compile_2, compile_gain_1_to_2=compile_1 / compile_2)
+        # Reproducibility: the reference generations again, warm cache, fresh results.
+        first, _ = harness(made["reference"], work / "cache_reference", work / "out_reference_again", cfg_kwargs, jobs=2)
+        report_rows = work / "out_reference" / "samples.jsonl"
+        earlier = [r for line in report_rows.read_text().splitlines() for r in json.loads(line)["rows"]]
+        import pandas as pd
+
+        earlier = pd.DataFrame(earlier)
+        keys = ["problem", "model", "sample_index", "ranks", "threads"]
+        merged = earlier.merge(first, on=keys, suffixes=("_1", "_2"))
+        same_verdicts = bool((merged["verdict_1"] == merged["verdict_2"]).all())
+        ok = merged[(merged["verdict_1"] == "ok") & (merged["verdict_2"] == "ok")]
+        rel = ((ok["speedup_2"] - ok["speedup_1"]).abs() / ok["speedup_1"]).tolist()
+        report.update(repeat_same_verdicts=same_verdicts,
+                      repeat_speedup_median_abs_rel_diff=statistics.median(rel) if rel else None)  # fmt: skip
+    write_json(args.out, report)
+    print(f"{'samples':32s} {len(made['reference'])} reference + {len(made['mutants'])} mutants "
+          f"({args.problems}; {','.join(models)})")
+    for name in ("reference", "mutants"):
+        print(f"{'harness ' + name:32s} {report[f'harness_{name}_s']:7.1f} s  "
+              f"{report[f'harness_{name}_samples_per_min']:7.1f} samples/min")
+    print(f"{'harness, both (2 compile jobs)':32s} {harness_2:7.1f} s  {report['samples_per_min']:7.1f} samples/min")
+    print(f"{'naive evaluator':32s} {naive_s:7.1f} s  {report['naive_samples_per_min']:7.1f} samples/min  "
+          f"-> harness is {report['naive_ratio']:.2f}x (target >= 3x)")
+    print(f"{'harness 1 job vs bare':32s} {harness_1:7.1f} s vs {bare_s:.1f} s  -> overhead "
+          f"{100 * report['overhead_vs_bare']:+.1f}% (target < 15%)")
+    print(f"{'compile phase 1 -> 2 jobs':32s} {compile_1:7.1f} s -> {compile_2:.1f} s  -> gain "
+          f"{report['compile_gain_1_to_2']:.2f}x (target near 2x)")
+    print(f"{'reference evaluated twice':32s} same verdicts: {same_verdicts}; median |rel diff| of speedups "
+          f"{report['repeat_speedup_median_abs_rel_diff']:.3f} (target <= 0.10)")
+    print("(timings on a shared machine are indicative only)")
+
+
+if __name__ == "__main__":
+    main()
