@@ -42,13 +42,13 @@ def test_braces_in_strings_comments_and_char_literals_do_not_count():
         '\n  // a stray } in a comment\n  /* and { here */\n  printf("}}} %d\\n", 1);\n  char c = \'}\';\n'
         '  const char *s = R"x(})x";\n  long n = 1\'000\'000;\n  return n + c;\n}'
     )
-    assert extract_body("long f() {", body + "\nint g() { return 1; }\n") == body
+    assert extract_body("long f() {", body + "\nint g() { return 1; }\n") == body + "\n"
 
 
 def test_recursive_call_at_the_start_is_a_body_not_a_restatement():
     prompt = "/* n-th Fibonacci number */\nint fib(int n) {"
     body = "\n  return n < 2 ? n : fib(n - 1) + fib(n - 2);\n}"
-    assert extract_body(prompt, body + "\nint main() { return fib(3); }") == body
+    assert extract_body(prompt, body + "\nint main() { return fib(3); }") == body + "\n"
 
 
 def test_truncated_body_is_left_unbalanced_not_completed():
@@ -60,7 +60,7 @@ def test_truncated_body_is_left_unbalanced_not_completed():
 
 def test_fenced_body_without_signature_gets_its_implicit_closing_brace():
     answer = "The body is:\n```cpp\n  double s = 0;\n  for (double v : x) { s += v; }\n  return s / x.size();\n```\n"
-    assert extract_body(PROMPT, answer) == "  double s = 0;\n  for (double v : x) { s += v; }\n  return s / x.size();\n}"
+    assert extract_body(PROMPT, answer) == "  double s = 0;\n  for (double v : x) { s += v; }\n  return s / x.size();\n}\n"
 
 
 def test_matching_brace_end_counts_from_the_opening_depth():
@@ -80,3 +80,22 @@ def test_matching_brace_end_counts_from_the_opening_depth():
 )
 def test_completed_text_restores_the_stop_string(completion, expected):
     assert completed_text(completion, ["\n}"]) == expected
+
+
+def _suite_cases():
+    from workflow_scripts.pcgbench.suite import EXECUTION_MODELS, load_suite
+
+    return [(problem, model) for problem in load_suite() for model in EXECUTION_MODELS]
+
+
+@pytest.mark.parametrize(("problem", "model"), _suite_cases(), ids=lambda x: getattr(x, "name", x))
+def test_suite_reference_bodies_survive_continuation_and_chat_wrapping(problem, model):
+    """Every PCGBench reference body, written as a model would, comes back out exactly."""
+    from workflow_scripts.generate.extract import _signature
+    from workflow_scripts.pcgbench.suite import prompt, reference_body
+
+    text, body = prompt(problem, model), reference_body(problem, model)
+    continuation = body + "\n\n// Driver code\nint main(int argc, char **argv) {\n  return 0;\n}\n"
+    assert extract_body(text, continuation) == body
+    chat = f"Here is the code:\n\n```cpp\n{_signature(text)} {{{body}\n```\n\nIt is parallel {{and}} correct."
+    assert extract_body(text, chat).strip() == body.strip()

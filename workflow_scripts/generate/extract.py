@@ -79,8 +79,8 @@ def _signature(prompt: str) -> str:
     if head.endswith("{"):
         head = head[:-1]
     # The signature starts after the last statement/comment boundary before it.
-    cut = max(head.rfind(";"), head.rfind("}"), head.rfind("*/"), head.rfind("\n\n"))
-    lines = [line for line in head[cut + 1 :].splitlines() if line.strip() and not line.strip().startswith("//")]
+    start = max(head.rfind(marker) + len(marker) if marker in head else 0 for marker in (";", "}", "*/", "\n\n"))
+    lines = [line for line in head[start:].splitlines() if line.strip() and not line.strip().startswith("//")]
     return " ".join(" ".join(lines).split())
 
 
@@ -144,7 +144,7 @@ def _cut_body(text: str) -> str:
     end = matching_brace_end(text)
     if end is None:
         return text.rstrip() + "\n"
-    return text[:end]
+    return text[:end] + "\n"  # the suite's bodies end in "}\n" too
 
 
 def extract_body(prompt: str, completion: str) -> str:
@@ -171,7 +171,7 @@ def extract_body(prompt: str, completion: str) -> str:
         # function's closing "}" implicit (it is outside the fence): add it back.
         block = blocks[0]
         if matching_brace_end(block) is None and matching_brace_end(block + "\n}") == len(block) + 2:
-            return block.rstrip() + "\n}"
+            return block.rstrip() + "\n}\n"
         return _cut_body(block)
     body = _after_repeated_signature(text, signature, strict=True)
     return _cut_body(body if body is not None else text)
