@@ -98,3 +98,13 @@ def test_moe_optimizer_peak_memory_falls_with_tile_size(moe):
     assert peaks == sorted(peaks, reverse=True) and peaks[0] > 4 * peaks[-1]
     # The whole-partition step holds at least one fp32 copy of the partition (4 bytes x elements).
     assert peaks[0] >= 4 * moe["config"]["optimizer"]["partition_elems"] * 0.9
+
+
+def test_moe_checkpointing_memory_and_the_all_to_all_outputs_it_keeps(moe):
+    v = moe["check"]["variants"]
+    tp = moe["config"]["tensor_parallel"]
+    per_call = v["baseline"]["all_to_all_message_bytes"] // 4  # one all-to-all's output, no DTD
+    assert v["checkpoint"]["activations_bytes"] < v["baseline"]["activations_bytes"] / 4
+    assert v["checkpoint"]["kept_all_to_all_bytes"] == 0 and v["baseline"]["kept_all_to_all_bytes"] == 0
+    assert v["checkpoint_comm_aware"]["kept_all_to_all_bytes"] == 2 * per_call  # dispatch and combine
+    assert v["all"]["kept_all_to_all_bytes"] == 2 * per_call // tp  # with DTD each keeps 1/G_t

@@ -99,6 +99,8 @@ def main(validation_path: str, projection_path: str, summary_path: str, figure_p
             "all_to_all_calls_per_step": {n: v["all_to_all_calls"] for n, v in variants.items()},
             "all_to_all_bytes_per_step": {n: v["all_to_all_message_bytes"] for n, v in variants.items()},
             "all_to_all_bytes_reduction_dtd": base["all_to_all_message_bytes"] / variants["dtd"]["all_to_all_message_bytes"],
+            "activations_kept_bytes": {n: v["activations_bytes"] + v["kept_all_to_all_bytes"]
+                                       for n, v in variants.items()},
             "counts_match_model": {n: v["counts_match_model"] for n, v in variants.items()},
             "step_time_s": {n: v["step_time_s_median"] for n, v in validation["timing"].items()},
             "optimizer_peak_transient_bytes": {str(p["tile_elems"]): p["peak_transient_bytes"] for p in points},

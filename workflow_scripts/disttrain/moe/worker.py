@@ -3,7 +3,8 @@
   1. float64: the block with each optimisation switched on and off (duplicate token dropping, plain and
      communication-aware checkpointing) against the plain block and against a serial reference:
      outputs, input gradients and every parameter gradient (max abs difference);
-  2. the ledger's all-to-all calls and bytes per step for each variant (and all other collectives);
+  2. the ledger's all-to-all calls and bytes per step for each variant (and all other collectives), and
+     the memory ledger's activation bytes kept between forward and backward;
   3. float32 step times per variant (the slowest rank's time; median, min, max);
   4. the tiled mixed-precision optimizer: measured peak transient memory per tile size, and whether
      every tile size gives the same parameters.
@@ -28,6 +29,7 @@ import torch.distributed as dist
 from workflow_scripts.common import write_json
 from workflow_scripts.disttrain.comm import CommLedger
 from workflow_scripts.disttrain.launch import init_worker
+from workflow_scripts.disttrain.memory import MemoryLedger
 from workflow_scripts.disttrain.moe.layer import (
     MoEShape,
     TEDGroups,
@@ -64,11 +66,20 @@ def _inputs(shape: MoEShape, data_parallel: int, seed: int, dtype):
     return x, loss_weights
 
 
-def run_step(block: TEDMoEBlock, groups: TEDGroups, ledger: CommLedger, x, loss_weights):
-    """Forward, backward of sum(y * L) on this rank's token shard, and the data-parallel gradient sum."""
+def run_step(block: TEDMoEBlock, groups: TEDGroups, ledger: CommLedger, x, loss_weights,
+             memory: MemoryLedger | None = None):  # fmt: skip
+    """Forward, backward of sum(y * L) on this rank's token shard, and the data-parallel gradient sum.
+    With `memory`, the activations kept between forward and backward are measured (saved tensors, plus
+    the all-to-all outputs that communication-aware checkpointing keeps outside autograd)."""
     rows = slice(groups.data_index * block.shape.tokens, (groups.data_index + 1) * block.shape.tokens)
     x_local = x[rows].clone().requires_grad_(True)
-    y = block(x_local)
+    if memory is None:
+        y = block(x_local)
+    else:
+        with memory.track_activations(block):
+            y = block(x_local)
+        kept = block.cache.outputs if block.cache is not None else []
+        memory.extra("kept_all_to_all_outputs", sum(t.numel() * t.element_size() for t in kept))
     y.backward(loss_weights[rows])
     sync_data_parallel(block, ledger)
     return y.detach(), x_local.grad
@@ -111,7 +122,8 @@ def check_variants(params: dict, world: int, rank: int) -> dict:
         ledger = CommLedger()
         block = TEDMoEBlock(shape, weights, groups, ledger, drop_duplicates=dtd, checkpoint=ckpt,
                             comm_aware_checkpoint=comm_aware)  # fmt: skip
-        y, gx = run_step(block, groups, ledger, x, loss_weights)
+        memory = MemoryLedger()
+        y, gx = run_step(block, groups, ledger, x, loss_weights, memory=memory)
         tensors = {"output": y, "input_grad": gx} | {n: getattr(block, n).grad for n in PARAM_NAMES}
         local[name] = tensors
         a2a = [r for r in ledger.records() if r.op == "all_to_all_single"]
@@ -122,6 +134,8 @@ def check_variants(params: dict, world: int, rank: int) -> dict:
             "totals": {"|".join(k): {"calls": v["calls"], "message_bytes": v["message_bytes"]}
                        for k, v in sorted(ledger.totals().items())},
             "capacity": block.capacity,
+            "activations_bytes": memory.bytes["activations"],
+            "kept_all_to_all_bytes": memory.bytes["kept_all_to_all_outputs"],
         }  # fmt: skip
     # Against the plain block: each optimisation must leave outputs and gradients unchanged.
     for name in VARIANTS:
