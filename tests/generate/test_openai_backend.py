@@ -4,6 +4,7 @@ import json
 import logging
 import socket
 import threading
+import time
 
 import pytest
 
@@ -133,3 +134,26 @@ def test_serve_local_runs_the_http_path_in_one_step(tiny_model_dir, prompts_file
                  model_config={"backend": "openai", "serve_local": str(tiny_model_dir), "model": "tiny"})  # fmt: skip
     assert stats["samples_generated_this_run"] == 4
     assert [len(r["outputs"]) for r in load_generations(out)] == [2, 2]
+
+
+def test_client_keeps_at_most_max_concurrency_requests_in_flight(engine, prompts_file, tmp_path):
+    class CountingHandler(CompletionHandler):
+        in_flight, most = 0, 0
+        lock = threading.Lock()
+
+        def do_POST(self):  # noqa: N802
+            cls = type(self)
+            with cls.lock:
+                cls.in_flight += 1
+                cls.most = max(cls.most, cls.in_flight)
+            try:
+                time.sleep(0.1)  # hold the slot so that waiting requests pile up if the client let them
+                return super().do_POST()
+            finally:
+                with cls.lock:
+                    cls.in_flight -= 1
+
+    with serve_in_thread(engine, model_name="tiny", handler_class=CountingHandler) as base_url:
+        main(prompts_file, tmp_path / "c.json", model_name="c", seed=1, sampling={"n": 4, "max_new_tokens": 4},
+             model_config={"backend": "openai", "base_url": base_url, "model": "tiny", "max_concurrency": 3})  # fmt: skip
+    assert CountingHandler.most == 3

@@ -175,6 +175,8 @@ class HFEngine:
         hits = [(text.find(s), s) for s in stop if s in text]
         if hits:
             index, matched = min(hits)
+            if pad == eos and n_tokens < len(row) and row[n_tokens - 1] == eos:
+                n_tokens -= 1  # that "end of sequence" was the padding after the stop string, not output
             return Completion(text=text[:index], finish_reason="stop", stop_reason=matched, new_tokens=n_tokens)
         ended = n_tokens < max_new_tokens or (eos is not None and eos in row)
         return Completion(text=text, finish_reason="stop" if ended else "length", stop_reason=None,
