@@ -65,8 +65,13 @@ def main() -> None:
     parser.add_argument("--max-new-tokens", type=int, default=64)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--device", default="cpu", choices=["cpu", "cuda", "auto"])
+    parser.add_argument("--threads", type=int, default=None, help="torch CPU threads (default: torch's choice)")
     parser.add_argument("--out", default=None, help="also write the results as JSON here")
     args = parser.parse_args()
+    if args.threads:
+        import torch
+
+        torch.set_num_threads(args.threads)
 
     model_dir = args.model or (DEFAULT_MODEL if DEFAULT_MODEL.is_dir() else None)
     with tempfile.TemporaryDirectory() as scratch:
