@@ -1,0 +1,127 @@
+"""The study's steps end to end through their main() functions on tiny settings, and the config checks."""
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+from workflow_scripts.jorge import figures, hparam, numerics, step_cost, summary, train
+from workflow_scripts.jorge.tasks import TaskConfig, build_task
+
+REPO = Path(__file__).resolve().parents[2]
+TINY_DIGITS = {"kind": "image", "source": "digits", "model": "cnn", "width": 2, "epochs": 2, "batch_size": 128,
+               "target": 0.5}  # fmt: skip
+TINY_LM = {"kind": "lm", "vocab_size": 4, "context_tokens": 2, "train_tokens": 2000, "eval_tokens": 500,
+           "embed_dim": 4, "hidden_dim": 8, "epochs": 2, "batch_size": 128, "target": 0.3}  # fmt: skip
+OPTIMIZERS = {
+    "sgd": {"transfer_from_sgd": True},
+    "adamw": {"transfer_from_sgd": False, "lr": 0.01},
+    "jorge": {"transfer_from_sgd": True, "decay": 0.9},
+    "shampoo": {"transfer_from_sgd": True, "decay": 0.9},
+}
+
+
+def test_pipeline_end_to_end(tmp_path):
+    grids, runs = [], []
+    for task_name, task in (("digits", TINY_DIGITS), ("lm", TINY_LM)):
+        grid_path = tmp_path / task_name / "sgd_grid.json"
+        grid = hparam.main(task_config=task, grid_config={"lrs": [0.05, 0.2], "weight_decays": [0.0], "grid_epochs": 1},
+                           task_name=task_name, output=str(grid_path), seed=1)  # fmt: skip
+        assert grid["best"]["lr"] in (0.05, 0.2) and len(grid["points"]) == 2
+        assert (tmp_path / task_name / "sgd_grid.json.prov.json").exists()
+        grids.append(str(grid_path))
+        for name, opt in OPTIMIZERS.items():
+            out = tmp_path / task_name / f"{name}.json"
+            result = train.main(task_config=task, optimizer_config=opt, optimizer_name=name, task_name=task_name,
+                                sgd_grid=str(grid_path) if opt["transfer_from_sgd"] else None, output=str(out),
+                                seed=1)  # fmt: skip
+            if opt["transfer_from_sgd"]:  # hyperparameter transfer: SGD's tuned settings, untouched
+                assert result["hparams"]["lr"] == grid["best"]["lr"]
+                assert result["hparams"]["weight_decay"] == grid["best"]["weight_decay"]
+            assert len(result["history"]) == task["epochs"] + 1
+            assert result["optimizer_step_time_s"]["n"] == result["steps"] > 0
+            runs.append(str(out))
+    num = numerics.main(numerics_config={"rows": 6, "cols": 8, "steps": 30, "decays": [0.5, 0.99],
+                                         "gradient_ranks": [6, 1]}, output=str(tmp_path / "numerics.json"), seed=1)  # fmt: skip
+    assert num["fault_injection"]["weights_finite"] and not num["fault_injection"]["nonfinite_step_changed_weights"]
+    assert num["fault_injection"]["divergence_counts"]["steps_skipped_nonfinite"] == 1
+    assert any(b["decay"] == 0.5 for b in num["findings"]["bare_series_breakdowns"])
+    cost = step_cost.main(step_cost_config={"sizes": [8, 16], "repeats": 3, "warmup": 1},
+                          output=str(tmp_path / "step_cost.json"), seed=1)  # fmt: skip
+    assert [row["size"] for row in cost["rows"]] == [8, 16]
+    pngs = {key: str(tmp_path / f"{key}.png") for key in ("epochs", "time", "factor", "cost")}
+    figures.main(runs=runs, numerics=str(tmp_path / "numerics.json"), step_cost=str(tmp_path / "step_cost.json"),
+                 epochs_png=pngs["epochs"], time_png=pngs["time"], factor_png=pngs["factor"], cost_png=pngs["cost"])  # fmt: skip
+    for path in pngs.values():
+        assert Path(path).read_bytes()[:4] == b"\x89PNG"
+    out = summary.main(runs=runs, grids=grids, numerics=str(tmp_path / "numerics.json"),
+                       step_cost=str(tmp_path / "step_cost.json"), output=str(tmp_path / "summary.json"))  # fmt: skip
+    on_disk = json.loads((tmp_path / "summary.json").read_text())
+    assert set(on_disk["tasks"]) == {"digits", "lm"}
+    for task in on_disk["tasks"].values():
+        assert set(task["optimizers"]) == set(OPTIMIZERS)
+        for row in task["optimizers"].values():
+            assert {"epochs_to_target", "wall_clock_to_target_s", "final_metric", "step_time_s"} <= set(row)
+        assert "jorge_epochs_not_more_than_shampoo" in task["claims"]
+    assert out["notes"] and on_disk["divergence_handling"]["fault_injection"]["weights_finite"]
+
+
+def test_lm_optimum_is_the_chain_cross_entropy():
+    cfg = TaskConfig(name="lm", **TINY_LM)
+    task = build_task(cfg, seed=3)
+    assert 0.0 < task.optimum_loss < torch.log(torch.tensor(4.0)).item()
+    assert task.target_metric == pytest.approx(task.optimum_loss + 0.3)
+    assert task.x_train.shape[1] == 2 and task.make_model()(task.x_eval[:5]).shape == (5, 4)
+
+
+def test_same_seed_same_data_and_split_never_leaks_test():
+    cfg = TaskConfig(name="digits", **TINY_DIGITS)
+    a, b = build_task(cfg, seed=5), build_task(cfg, seed=5)
+    assert torch.equal(a.x_train, b.x_train) and torch.equal(a.y_eval, b.y_eval)
+    val = build_task(cfg, seed=5, validation=True)
+    assert len(val.x_train) + len(val.x_eval) == len(a.x_train)  # validation is carved from training data
+
+
+@pytest.mark.parametrize(
+    ("build", "field"),
+    [
+        (lambda: TaskConfig(name="t", kind="video", epochs=1, batch_size=1, target=0.5), "kind"),
+        (lambda: TaskConfig(name="t", kind="image", epochs=1, batch_size=1, target=1.5), "target"),
+        (lambda: TaskConfig(name="t", kind="image", source="npz", epochs=1, batch_size=1, target=0.5), "npz_path"),
+        (lambda: train.OptimizerConfig(name="adamw", transfer_from_sgd=True), "transfer_from_sgd"),
+        (lambda: train.OptimizerConfig(name="sgd", transfer_from_sgd=True, lr_schedule="step"), "lr_schedule"),
+        (lambda: hparam.GridConfig(lrs=[], weight_decays=[0.0]), "lrs"),
+        (lambda: numerics.NumericsConfig(gradient_ranks=[99]), "gradient_ranks"),
+        (lambda: step_cost.StepCostConfig(sizes=[8], repeats=1), "repeats"),
+    ],
+)
+def test_bad_config_names_the_field(build, field):
+    with pytest.raises(ValueError, match=field):
+        build()
+
+
+def _workflow_copy(tmp_path):
+    for name in ("Snakefile", "rules", "workflow_scripts", "config", "profiles"):
+        src = REPO / name
+        (shutil.copytree if src.is_dir() else shutil.copy)(src, tmp_path / name)
+    return tmp_path
+
+
+@pytest.mark.integration
+def test_snakemake_dry_run_and_schema(tmp_path):
+    work = _workflow_copy(tmp_path)
+    snakemake = [str(Path(sys.executable).parent / "snakemake"), "--cores", "1", "-n"]
+    dry = subprocess.run([*snakemake, "jorge"], cwd=work, capture_output=True, text=True, timeout=120)
+    assert dry.returncode == 0, dry.stderr + dry.stdout
+    for rule, count in (("jorge_train", 8), ("jorge_sgd_grid", 2), ("jorge_numerics", 1), ("jorge_step_cost", 1)):
+        assert any(line.split() == [rule, str(count)] for line in dry.stdout.splitlines()), dry.stdout
+    bad = work / "bad.yaml"
+    bad.write_text("jorge:\n  optimizers:\n    jorge: {transfer_from_sgd: true, series_guard: clip}\n")
+    rejected = subprocess.run([*snakemake, "jorge", "--configfile", str(bad)], cwd=work, capture_output=True,
+                              text=True, timeout=120)  # fmt: skip
+    assert rejected.returncode != 0
+    assert "series_guard" in rejected.stderr + rejected.stdout
