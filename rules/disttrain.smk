@@ -61,6 +61,46 @@ register_study(
 )
 
 
+rule disttrain_sparse_run:
+    input:
+        calibration="results/disttrain/network/calibration.json",
+    output:
+        runs="results/disttrain/sparse/runs.json",
+        summary="results/disttrain/sparse/summary.json",
+        costs_png=report("results/disttrain/sparse/figures/sparse_costs.png", category="disttrain/sparse",
+                         caption="captions/disttrain_sparse_costs.rst"),
+        projection_png=report("results/disttrain/sparse/figures/sparse_projection.png", category="disttrain/sparse",
+                              caption="captions/disttrain_sparse_projection.rst"),
+    params:
+        sparse=lookup(dpath="disttrain/sparse", within=config),
+        machine=lookup(dpath="disttrain/network/machine", within=config),
+        nproc=config["disttrain"]["launch"]["nodes"] * config["disttrain"]["launch"]["processes_per_node"],
+        timeout_s=lookup(dpath="disttrain/launch/timeout_s", within=config),
+        seed=config["seed"],
+    log:
+        study_log("disttrain/sparse", "run"),
+    benchmark:
+        study_benchmark("disttrain/sparse", "run")
+    threads: 2
+    resources:
+        mem_mb=3000,
+        timing_slot=1,
+    script:
+        "../workflow_scripts/disttrain/sparse/run.py"
+
+
+register_study(
+    "disttrain/sparse",
+    summary="results/disttrain/sparse/summary.json",
+    figures=["results/disttrain/sparse/figures/sparse_costs.png", "results/disttrain/sparse/figures/sparse_projection.png"],
+)
+
+
+rule disttrain_sparse:
+    input:
+        lambda wildcards: study_outputs("disttrain/sparse"),
+
+
 rule disttrain_survey:
     input:
         lambda wildcards: study_outputs("disttrain/survey"),

@@ -1,0 +1,1 @@
+"""Sparse subnetworks in AxoNN: store and communicate only the unpruned entries of a pruned network."""
