@@ -6,8 +6,7 @@ The check is lexical (comments and string literals are removed first) and delibe
 - omp: an OpenMP directive (`#pragma omp ...`) or an OpenMP runtime call (`omp_...(`) that creates work,
 - mpi: at least one MPI call that communicates (point-to-point, collective or one-sided),
 - mpi+omp: both of the above,
-- kokkos: a Kokkos parallel pattern (parallel_for / parallel_reduce / parallel_scan) or a Kokkos algorithm
-  that runs in parallel (Kokkos::sort, Kokkos::Experimental::...),
+- kokkos: a Kokkos parallel pattern (parallel_for / parallel_reduce / parallel_scan) or Kokkos::sort,
 - cuda / hip: the body is a kernel; it must index by thread (threadIdx / blockIdx / blockDim), otherwise
   every launched thread repeats the whole computation serially,
 - serial: always true.
@@ -17,9 +16,6 @@ from __future__ import annotations
 
 import re
 
-_COMMENTS = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
-_STRINGS = re.compile(r'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'')
-
 _OMP = re.compile(r"#\s*pragma\s+omp\s+(parallel|for|task|taskloop|simd|sections|teams|distribute)\b")
 _MPI_COMM = re.compile(
     r"\bMPI_(Send|Ssend|Bsend|Rsend|Isend|Issend|Recv|Irecv|Sendrecv|Sendrecv_replace|Bcast|Ibcast|Reduce|Ireduce|"
@@ -27,7 +23,7 @@ _MPI_COMM = re.compile(
     r"Alltoall|Alltoallv|Alltoallw|Reduce_scatter|Reduce_scatter_block|Scan|Exscan|Put|Get|Accumulate|"
     r"Get_accumulate|Fetch_and_op|Neighbor_allgather|Neighbor_alltoall)\s*\("
 )
-_KOKKOS = re.compile(r"\bKokkos::(parallel_for|parallel_reduce|parallel_scan|sort|Experimental::\w+)\s*[(<]")
+_KOKKOS = re.compile(r"\bKokkos::(parallel_for|parallel_reduce|parallel_scan|sort)\s*[(<]")
 _GPU_INDEX = re.compile(r"\b(threadIdx|blockIdx|blockDim|gridDim)\s*\.\s*[xyz]\b|\bhipThreadIdx_[xyz]\b|\bhipBlockIdx_[xyz]\b")
 
 MODEL_TITLES = {"serial": "serial C++", "omp": "OpenMP", "mpi": "MPI", "mpi+omp": "MPI+OpenMP", "kokkos": "Kokkos",

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <complex>
@@ -118,6 +119,16 @@ bool same_exact(const T& want, const T& got, std::string& why) {
   return false;
 }
 
+template <class T, std::size_t K>
+bool same_array(const std::array<T, K>& want, const std::array<T, K>& got, std::string& why) {
+  for (std::size_t i = 0; i < K; ++i)
+    if (want[i] != got[i]) {
+      why = "entry " + std::to_string(i) + ": expected " + show(want[i]) + ", got " + show(got[i]);
+      return false;
+    }
+  return true;
+}
+
 template <class T>
 bool same_vector(const std::vector<T>& want, const std::vector<T>& got, std::string& why, double tol = kTol) {
   if (want.size() != got.size()) {
@@ -169,6 +180,27 @@ bool corrupt_output(std::vector<T>& v, Corruption c) {
     case Corruption::Race:
       for (std::size_t i = v.size() / 4; i < v.size() / 2 + 1 && i < v.size(); i += 3) v[i] = T{};
       return true;
+  }
+  return false;
+}
+// A fixed-size array of counts (a histogram): one bin off by one; one element missing from a bin; a bin
+// that lost half of its updates to a race.
+template <class T, std::size_t K>
+bool corrupt_output(std::array<T, K>& a, Corruption c) {
+  switch (c) {
+    case Corruption::OffByOne: bump(a[K / 2]); return true;
+    case Corruption::MissingElement: {
+      std::size_t k = 0;
+      while (k + 1 < K && a[k] == T{}) ++k;
+      a[k] -= (a[k] == T{}) ? T{} : T{1};
+      return true;
+    }
+    case Corruption::Race: {
+      std::size_t k = 0;
+      for (std::size_t j = 1; j < K; ++j) if (a[j] > a[k]) k = j;
+      a[k] = a[k] / 2;
+      return true;
+    }
   }
   return false;
 }
@@ -224,6 +256,13 @@ inline std::string json_escape(const std::string& s) {
     else out += ch;
   }
   return out;
+}
+
+// Keep the compiler from discarding a result nobody reads: the baseline lives in the driver's translation
+// unit, and without this a call whose output is dropped after timing could be optimized away entirely.
+template <class T>
+inline void escape(T* p) {
+  asm volatile("" : : "g"(p) : "memory");
 }
 
 inline double now_s() {

@@ -1,0 +1,21 @@
+  int rank = 0, size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  std::vector<int> counts(size), displs(size);
+  for (int r = 0; r < size; ++r) {
+    displs[r] = static_cast<int>(M * r / size);
+    counts[r] = static_cast<int>(M * (r + 1) / size) - displs[r];
+  }
+  const size_t begin = displs[rank], end = begin + counts[rank];
+  for (size_t i = begin; i < end; ++i) {
+    double sum = 0.0;
+    for (size_t j = 0; j < N; ++j) sum += A[i * N + j] * x[j];
+    y[i] = sum;
+  }
+  if (rank == 0)
+    MPI_Gatherv(MPI_IN_PLACE, counts[0], MPI_DOUBLE, y.data(), counts.data(), displs.data(), MPI_DOUBLE, 0,
+                MPI_COMM_WORLD);
+  else
+    MPI_Gatherv(y.data() + begin, counts[rank], MPI_DOUBLE, nullptr, nullptr, nullptr, MPI_DOUBLE, 0,
+                MPI_COMM_WORLD);
+}

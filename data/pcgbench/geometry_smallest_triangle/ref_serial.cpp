@@ -1,0 +1,13 @@
+  const size_t n = points.size();
+  double best = 1e300;
+  for (size_t i = 0; i < n; ++i)
+    for (size_t j = i + 1; j < n; ++j) {
+      const double bx = points[j].x - points[i].x, by = points[j].y - points[i].y;
+      for (size_t k = j + 1; k < n; ++k) {
+        const double cross = bx * (points[k].y - points[i].y) - (points[k].x - points[i].x) * by;
+        const double twice = cross < 0 ? -cross : cross;
+        if (twice < best) best = twice;
+      }
+    }
+  return best / 2.0;
+}

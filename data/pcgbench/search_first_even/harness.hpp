@@ -1,0 +1,36 @@
+// search_first_even: odd numbers, with the first even one somewhere in the second half (so an early exit
+// does not make the search trivial), a few more evens after it.
+namespace pcg {
+struct Data {
+  std::vector<int> x;
+  std::size_t out = 0;
+};
+inline Data generate(std::size_t n, std::uint64_t seed) {
+  Rng rng(seed);
+  Data d;
+  d.x.resize(n);
+  for (auto& v : d.x) v = 2 * (int)rng.integer(-1000, 1000) + 1;
+  const std::size_t first = n / 2 + (std::size_t)rng.integer(0, (long long)(n - n / 2 - 1));
+  for (std::size_t i = first; i < n; i += 1 + (std::size_t)rng.integer(0, (long long)n / 8)) d.x[i] -= 1;
+  return d;
+}
+inline void call_baseline(Data& d) { d.out = pcg_baseline::first_even(d.x); }
+inline void call_solution(Data& d) {
+#if defined(PCG_VECTOR_API)
+  d.out = ::first_even(d.x);
+#elif defined(PCG_MODEL_KOKKOS)
+  d.out = ::first_even(kview(d.x));
+#elif defined(PCG_GPU)
+  DeviceArray<int> x(d.x);
+  DeviceArray<size_t> first(1, d.x.size());
+  ::first_even<<<blocks_for(d.x.size()), kBlock>>>(x.ptr, d.x.size(), first.ptr);
+  PCG_GPU_SYNC();
+  d.out = first.first();
+#endif
+}
+inline std::size_t& result(Data& d) { return d.out; }
+inline bool check(const Data&, const Data& want, const Data& got, std::string& why) {
+  return same_exact(want.out, got.out, why);
+}
+inline bool truncate(Data& d, std::size_t keep) { d.x.resize(keep); return true; }
+}  // namespace pcg

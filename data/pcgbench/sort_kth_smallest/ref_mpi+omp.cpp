@@ -1,0 +1,25 @@
+  int rank = 0, size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  const size_t n = x.size();
+  const size_t begin = n * rank / size, end = n * (rank + 1) / size;
+  long long mine_lo = x[0], mine_hi = x[0];
+  #pragma omp parallel for reduction(min : mine_lo) reduction(max : mine_hi)
+  for (size_t i = begin; i < end; ++i) {
+    mine_lo = x[i] < mine_lo ? x[i] : mine_lo;
+    mine_hi = x[i] > mine_hi ? x[i] : mine_hi;
+  }
+  long long lo = 0, hi = 0;
+  MPI_Allreduce(&mine_lo, &lo, 1, MPI_LONG_LONG, MPI_MIN, MPI_COMM_WORLD);
+  MPI_Allreduce(&mine_hi, &hi, 1, MPI_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
+  while (lo < hi) {
+    const long long mid = lo + (hi - lo) / 2;
+    unsigned long long local = 0, total = 0;
+    #pragma omp parallel for reduction(+ : local)
+    for (size_t i = begin; i < end; ++i) local += (x[i] <= mid);
+    MPI_Allreduce(&local, &total, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+    if (total >= k) hi = mid;
+    else lo = mid + 1;
+  }
+  return static_cast<int>(lo);
+}

@@ -1,0 +1,83 @@
+"""Shared fixtures: the suite, and reference executables built in parallel (2 compile workers).
+
+Which references are built and run (to keep the whole directory near 3 minutes on 2 cores):
+- serial and omp: every problem;
+- mpi, mpi+omp, kokkos: a rotating subset of ROTATING_PER_MODEL problems per model, drawn with the seed
+  $PCGBENCH_TEST_SEED (default: the day number, so the subset changes from day to day and any failure is
+  reproducible by setting the seed); PCGBENCH_TEST_ALL=1 runs every problem for every model.
+Driver objects are cached (keyed by a hash of their sources and flags) in $PCGBENCH_TEST_BUILD_DIR
+(default .cache/pcgbench_test_drivers); sample objects and executables are rebuilt in a temporary directory.
+"""
+
+from __future__ import annotations
+
+import datetime
+import os
+import random
+import subprocess
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from workflow_scripts.pcgbench import suite
+
+ROTATING_PER_MODEL = 3
+COMPILE_WORKERS = 2
+RUN_MODELS = ("serial", "omp", "mpi", "mpi+omp", "kokkos")
+
+
+def rotation_seed() -> int:
+    return int(os.environ.get("PCGBENCH_TEST_SEED", datetime.date.today().toordinal()))
+
+
+def selected_pairs(problems: list[suite.Problem]) -> list[tuple[str, str]]:
+    names = [p.name for p in problems]
+    rng = random.Random(rotation_seed())
+    pairs = [(n, m) for m in ("serial", "omp") for n in names]
+    for model in ("mpi", "mpi+omp", "kokkos"):
+        chosen = names if os.environ.get("PCGBENCH_TEST_ALL") == "1" else rng.sample(names, min(ROTATING_PER_MODEL, len(names)))
+        pairs += [(n, model) for n in sorted(chosen)]
+    return pairs
+
+
+@pytest.fixture(scope="session")
+def problems() -> list[suite.Problem]:
+    return suite.load_suite()
+
+
+@pytest.fixture(scope="session")
+def driver_build_dir() -> Path:
+    path = Path(os.environ.get("PCGBENCH_TEST_BUILD_DIR", suite.REPO_ROOT / ".cache" / "pcgbench_test_drivers"))
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+@pytest.fixture(scope="session")
+def reference_executables(problems, driver_build_dir, tmp_path_factory) -> dict[tuple[str, str], Path | str]:
+    """{(problem, model): executable path, or the build error text} for the selected pairs."""
+    work = tmp_path_factory.mktemp("pcgbench_refs")
+    by_name = {p.name: p for p in problems}
+    pairs = selected_pairs(problems)
+    if any(m == "kokkos" for _, m in pairs):
+        suite.ensure_kokkos()  # once, before the workers start
+
+    def build(pair):
+        name, model = pair
+        problem = by_name[name]
+        try:
+            return pair, suite.build_executable(problem, model, suite.reference_body(problem, model),
+                                                work / name / model.replace("+", "_"), driver_build_dir)
+        except RuntimeError as err:
+            return pair, str(err)
+
+    with ThreadPoolExecutor(COMPILE_WORKERS) as pool:
+        return dict(pool.map(build, pairs))
+
+
+def run_driver(problem: suite.Problem, model: str, exe: Path, **kwargs) -> subprocess.CompletedProcess:
+    ranks = 2 if model in ("mpi", "mpi+omp") else 1
+    threads = 2 if model in ("omp", "mpi+omp", "kokkos") else 1
+    argv, env = suite.run_argv(problem, model, exe, ranks=ranks, threads=threads, seed=kwargs.pop("seed", 7),
+                               warmup=kwargs.pop("warmup", 0), reps=kwargs.pop("reps", 1), **kwargs)
+    return subprocess.run(argv, env={**os.environ, **env}, capture_output=True, text=True, timeout=120)

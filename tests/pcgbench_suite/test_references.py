@@ -1,0 +1,62 @@
+"""Every reference builds and passes its own validator (small and timed sizes); every validator rejects wrong
+answers. Which (problem, model) pairs run is described in conftest.py (all serial and omp, a rotating subset
+of mpi, mpi+omp and kokkos)."""
+
+from __future__ import annotations
+
+import pytest
+
+from workflow_scripts.pcgbench import suite
+
+from .conftest import RUN_MODELS, run_driver, selected_pairs
+
+PAIRS = selected_pairs(suite.load_suite())
+
+
+@pytest.mark.multiprocess
+@pytest.mark.parametrize(("name", "model"), PAIRS, ids=[f"{n}-{m}" for n, m in PAIRS])
+def test_reference_builds_and_validates(name, model, problems, reference_executables):
+    problem = next(p for p in problems if p.name == name)
+    exe = reference_executables[(name, model)]
+    assert not isinstance(exe, str), f"reference of {name}/{model} did not build:\n{exe}"
+    proc = run_driver(problem, model, exe)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    result = suite.parse_driver_output(proc.stdout)
+    assert result.valid, f"{name}/{model}: {result.failure}"
+    assert [c.size for c in result.validation] == [problem.sizes["small"], problem.sizes["timed"]]
+    assert result.model == model and result.problem == name
+    assert len(result.times_s) == 1 and len(result.baseline_times_s) == 1
+    assert result.threads == (2 if model in ("omp", "mpi+omp", "kokkos") else 1)
+    assert result.ranks == (2 if model in ("mpi", "mpi+omp") else 1)
+
+
+@pytest.mark.parametrize("name", [p.name for p in suite.load_suite()])
+def test_validator_rejects_wrong_answers(name, problems, reference_executables):
+    """Off-by-one, missing element and race-corrupted answers are rejected (or provably leave the answer
+    unchanged, e.g. dropping an element that does not affect a minimum); at least two kinds must bite."""
+    problem = next(p for p in problems if p.name == name)
+    exe = reference_executables[(name, "serial")]
+    assert not isinstance(exe, str), exe
+    proc = run_driver(problem, "serial", exe, check_validator=True)
+    verdicts = suite.parse_validator_output(proc.stdout)
+    assert set(verdicts) == {"off_by_one", "missing_element", "race"}
+    assert all(v != "accepted" for v, _ in verdicts.values()), verdicts
+    assert verdicts["off_by_one"][0] == "rejected", verdicts
+    assert sum(v == "rejected" for v, _ in verdicts.values()) >= 2, verdicts
+
+
+def test_wrong_body_fails_validation(problems, reference_executables, driver_build_dir, tmp_path):
+    """A plausible wrong parallel body (the serial body with its first line dropped... here: a loop that
+    skips the last element) is caught by the driver at run time, not only by the self-check."""
+    problem = next(p for p in problems if p.name == "reduce_average")
+    body = ("  double sum = 0.0;\n  #pragma omp parallel for reduction(+ : sum)\n"
+            "  for (std::size_t i = 0; i + 1 < x.size(); ++i) sum += x[i];\n  return sum / x.size();\n}\n")
+    exe = suite.build_executable(problem, "omp", body, tmp_path, driver_build_dir)
+    result = suite.parse_driver_output(run_driver(problem, "omp", exe).stdout)
+    assert not result.valid and "expected" in result.failure and result.times_s == ()
+
+
+def test_rotation_covers_models():
+    pairs = PAIRS
+    for model in RUN_MODELS:
+        assert any(m == model for _, m in pairs), model

@@ -1,0 +1,142 @@
+"""The problem data, prompts, toolchain answers and driver-output parsing."""
+
+from __future__ import annotations
+
+import re
+import shutil
+
+import pytest
+
+from workflow_scripts.pcgbench import suite
+from workflow_scripts.pcgbench.uses_model import strip_comments_and_strings, uses_model
+
+PROBLEMS = suite.load_suite()
+PROMPT_CASES = [(p.name, m) for p in PROBLEMS for m in suite.EXECUTION_MODELS]
+
+
+def test_suite_loads_sorted_with_known_types():
+    names = [p.name for p in PROBLEMS]
+    assert names == sorted(names) and len(set(names)) == len(names)
+    assert {p.problem_type for p in PROBLEMS} == set(suite.PROBLEM_TYPES)  # every type has a problem
+    for p in PROBLEMS:
+        assert p.sizes["small"] < p.sizes["timed"]
+        assert p.name.startswith(p.problem_type + "_")
+
+
+@pytest.mark.parametrize(("name", "model"), PROMPT_CASES)
+def test_prompt_parses_and_ends_in_signature(name, model):
+    problem = next(p for p in PROBLEMS if p.name == name)
+    text = suite.prompt(problem, model)
+    assert text.endswith(problem.signature(model) + " {\n")
+    assert text.count("/*") == text.count("*/") == 1
+    assert "Example:" in text and problem.description.split()[0] in text
+    for header in suite.MODEL_INCLUDES[model]:
+        assert f"#include <{header}>" in text
+    # Brackets balance once the opening brace of the signature is closed by a body.
+    code = strip_comments_and_strings(text + "}\n")
+    assert code.count("(") == code.count(")") and code.count("{") == code.count("}")
+    # A reference body exists and is what a model would write: no signature, ends with the closing brace.
+    body = suite.reference_body(problem, model)
+    assert body.rstrip().endswith("}") and problem.signature(model) not in body
+
+
+@pytest.mark.parametrize(("name", "model"), PROMPT_CASES)
+def test_references_use_their_model(name, model):
+    problem = next(p for p in PROBLEMS if p.name == name)
+    ok, why = uses_model(model, suite.reference_body(problem, model))
+    assert ok, f"{name}/{model}: {why}"
+
+
+@pytest.mark.parametrize("name", [p.name for p in PROBLEMS])
+@pytest.mark.parametrize("model", ["omp", "mpi", "mpi+omp", "kokkos"])
+def test_serial_body_in_parallel_prompt_is_flagged(name, model):
+    problem = next(p for p in PROBLEMS if p.name == name)
+    ok, why = uses_model(model, suite.serial_baseline_body(problem))
+    assert not ok and why
+
+
+@pytest.mark.parametrize(("model", "body", "expected"), [
+    ("omp", "  // #pragma omp parallel for\n  for (int i = 0; i < n; ++i) y[i] = x[i];\n}\n", False),
+    ("omp", '  puts("#pragma omp parallel");\n}\n', False),
+    ("omp", "  #pragma omp parallel for\n  for (int i = 0; i < n; ++i) y[i] = x[i];\n}\n", True),
+    ("omp", "  #  pragma   omp   simd\n  for (int i = 0; i < n; ++i) y[i] = x[i];\n}\n", True),
+    ("mpi", "  int r; MPI_Comm_rank(MPI_COMM_WORLD, &r);\n  return r;\n}\n", False),
+    ("mpi", "  double t = 0; MPI_Allreduce(&s, &t, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);\n}\n", True),
+    ("mpi+omp", "  MPI_Bcast(x.data(), n, MPI_INT, 0, MPI_COMM_WORLD);\n}\n", False),
+    ("kokkos", "  Kokkos::View<double*> tmp(\"t\", 4);\n  Kokkos::deep_copy(tmp, 0.0);\n}\n", False),
+    ("kokkos", "  Kokkos::parallel_for(n, KOKKOS_LAMBDA(int i) { y(i) = 0; });\n}\n", True),
+    ("cuda", "  for (size_t i = 0; i < N; ++i) x[i] = 0;\n}\n", False),
+    ("cuda", "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  if (i < N) x[i] = 0;\n}\n", True),
+    ("hip", "  if (hipThreadIdx_x == 0) x[0] = 1;\n}\n", True),
+    ("serial", "  return 0;\n}\n", True),
+])
+def test_uses_model_cases(model, body, expected):
+    ok, why = uses_model(model, body)
+    assert ok is expected and (why == "") is expected
+
+
+def test_uses_model_rejects_unknown_model():
+    with pytest.raises(ValueError, match="unknown execution model"):
+        uses_model("openacc", "}")
+
+
+def test_malformed_problem_names_file_and_field(tmp_path):
+    src = PROBLEMS[0].directory
+    for field, edit, message in [
+        ("problem_type", lambda t: t.replace(f"problem_type: {PROBLEMS[0].problem_type}", "problem_type: quantum"),
+         "field 'problem_type'"),
+        ("sizes", lambda t: re.sub(r"small: \d+", "small: 1", t), "field 'sizes.small'"),
+        ("name", lambda t: t.replace(f"name: {PROBLEMS[0].name}", "name: other_name"), "field 'name'"),
+        ("extra", lambda t: t + "colour: blue\n", "field 'colour': unknown field"),
+        ("signature", lambda t: re.sub(r"  gpu: .*", '  gpu: "void not_a_kernel(int x)"', t), "signatures.gpu"),
+    ]:
+        root = tmp_path / field
+        shutil.copytree(src, root / src.name)
+        yaml_path = root / src.name / "problem.yaml"
+        yaml_path.write_text(edit(yaml_path.read_text()))
+        with pytest.raises(ValueError, match=re.escape(message)) as err:
+            suite.load_suite(root)
+        assert "problem.yaml" in str(err.value)
+
+
+def test_toolchain_status_reports_unavailable_not_failure():
+    ok, why = suite.toolchain_status("hip")
+    if shutil.which("hipcc") is None:
+        assert not ok and "hipcc" in why
+    if shutil.which("nvcc") is not None and not suite.Path("/dev/nvidia0").exists():
+        assert suite.build_status("cuda") == (True, "")
+        assert suite.toolchain_status("cuda") == (False, "no GPU: CUDA is build-only")
+    assert suite.toolchain_status("serial") == (True, "")
+
+
+def test_run_argv_per_model(tmp_path):
+    problem = PROBLEMS[0]
+    exe = tmp_path / "x.exe"
+    argv, env = suite.run_argv(problem, "mpi+omp", exe, ranks=2, threads=3, seed=5, warmup=1, reps=4)
+    assert argv[:3] == ["mpirun", "--allow-run-as-root", "--oversubscribe"] and argv[argv.index("-np") + 1] == "2"
+    assert env["OMP_NUM_THREADS"] == "3" and str(exe) in argv
+    assert argv[argv.index("--sizes") + 1] == f"{problem.sizes['small']},{problem.sizes['timed']}"
+    argv, env = suite.run_argv(problem, "omp", exe, ranks=1, threads=2, seed=5, warmup=1, reps=4)
+    assert argv[0] == str(exe) and env["OMP_NUM_THREADS"] == "2"
+    with pytest.raises(ValueError, match="ranks"):
+        suite.run_argv(problem, "omp", exe, ranks=2, threads=1, seed=5, warmup=1, reps=1)
+    with pytest.raises(ValueError, match="threads"):
+        suite.run_argv(problem, "serial", exe, ranks=1, threads=2, seed=5, warmup=1, reps=1)
+
+
+GOOD = ('PCGBENCH_RESULT {"problem":"p","model":"omp","ranks":1,"threads":2,"seed":1,"timed_size":10,'
+        '"valid":true,"failure":"","validation":[{"size":3,"pass":true,"why":""},{"size":10,"pass":true,"why":""}],'
+        '"times_s":[0.5,0.25],"baseline_times_s":[1.0,1.0]}')
+
+
+def test_parse_driver_output():
+    result = suite.parse_driver_output("noise\n" + GOOD + "\n")
+    assert result.valid and result.times_s == (0.5, 0.25) and [c.size for c in result.validation] == [3, 10]
+    with pytest.raises(ValueError, match="exactly one"):
+        suite.parse_driver_output("Validation: PASS\n")
+    with pytest.raises(ValueError, match="exactly one"):
+        suite.parse_driver_output(GOOD + "\n" + GOOD)
+    with pytest.raises(ValueError, match="malformed"):
+        suite.parse_driver_output(GOOD.replace('"times_s"', '"tims"'))
+    with pytest.raises(ValueError, match="without timings"):
+        suite.parse_driver_output(GOOD.replace("[0.5,0.25]", "[]"))
