@@ -118,6 +118,11 @@ def main(validation_path: str, projection_path: str, summary_path: str, figure_p
             "base_size_ratio": projection["base_size_ratio"],
             "paper_base_size_ratio": projection["paper_base_size_ratio"],
             "memory_per_device": projection["memory_per_device"],
+            "layout_fits_device_memory": (projection["memory_per_device"]["tiled"]["total_bytes"]
+                                          <= projection["device_memory_bytes"]),
+            "assumptions": "top-1 gating, capacity factor 1.0, MoE in every other layer, 1M tokens per step, "
+                           "compute at the configured fraction of V100 peak, no overlap of communication with "
+                           "compute, ZeRO-1 optimizer sharding; the paper's exact settings were not available",
         },
     }  # fmt: skip
     figures(validation, projection, figure_paths)
