@@ -138,3 +138,16 @@ def test_importance_vs_truth_ranks_and_correlates():
     assert result["rho"] > 0.7
     swapped = importance_vs_truth({k: {"mean": v} for k, v in measured.items()}, roles, {"d1": 0.05, "d2": 0.4})
     assert swapped["rho"] < result["rho"]
+
+
+def test_counter_clusters_join_redundant_counters_only():
+    from workflow_scripts.monitoring.analysis import counter_clusters
+
+    rng = np.random.default_rng(2)
+    load = rng.uniform(0.1, 0.8, 400)
+    x = np.column_stack([load / (1 - load), 3 * load + 0.01 * rng.standard_normal(400), rng.standard_normal(400), load])
+    columns = ["stall__job__60s", "flits__job__60s", "temp__job__60s", "n_nodes"]
+    meta = {"stall__job__60s": {"kind": "counter", "counter": "stall"}, "flits__job__60s": {"kind": "counter", "counter": "flits"},
+            "temp__job__60s": {"kind": "counter", "counter": "temp"}, "n_nodes": {"kind": "placement", "counter": "placement"}}  # fmt: skip
+    clusters = counter_clusters(x, columns, meta, 0.7)
+    assert sorted(map(sorted, clusters.values())) == [["flits", "stall"], ["placement"], ["temp"]]

@@ -5,12 +5,14 @@
   (every scope and window) are permuted together, so a counter's importance is not split between its
   own correlated copies; the score is the rise in RMSE of log run time (relative error units). Computed
   for each per-app GBM, the app-agnostic GBM, and the permuted-label controls.
+- Clusters: counters whose features rank-correlate strongly (|Spearman| >= cluster_min_abs_spearman)
+  are also permuted together as one cluster, since redundant counters cannot be told apart from data.
 - Control: a feature is "important" when its mean rise exceeds `important_min_rmse_increase` and twice
   its standard deviation over the repeats. The control (labels permuted) should have none.
-- Change points: the single split of a run-time series (log run time, sorted by start) that most
-  reduces the squared error, per app and for all apps pooled (each divided by its median); its p-value
-  is the share of `change_point_permutations` shuffles with a split at least as strong. The series
-  drift, so neighbouring runs are correlated and the p-value is optimistic.
+- Change points: the single split of a run-time series (log run time, sorted by start) with the largest
+  Pettitt rank statistic, per app and for all apps pooled (each divided by its median); its p-value is
+  the share of `change_point_permutations` shuffles with a split at least as strong. The series drift,
+  so neighbouring runs are correlated and the p-value is optimistic.
 
 Input: features.parquet, feature_meta.json, predictions.parquet, models.pkl. Output: analysis.json.
 No ground truth is read here (the same analysis runs on real data); summary.py compares with it.
@@ -25,6 +27,9 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 import pandas as pd
+from scipy.cluster.hierarchy import fcluster, linkage
+from scipy.spatial.distance import squareform
+from scipy.stats import rankdata, spearmanr
 from sklearn.metrics import r2_score
 from threadpoolctl import threadpool_limits
 
@@ -39,6 +44,8 @@ class AnalysisConfig:
     important_min_rmse_increase: float = 0.01  # log run time: a 1 % rise in error
     change_point_permutations: int = 200
     change_point_min_segment: int = 5  # runs on each side of a split
+    # Counters whose features rank-correlate at least this much are permuted together as one cluster.
+    cluster_min_abs_spearman: float = 0.7
 
     def __post_init__(self):
         if self.permutation_repeats < 2:
@@ -49,6 +56,8 @@ class AnalysisConfig:
             raise ValueError("analysis.change_point_permutations must be >= 19 (for p-values down to 0.05)")
         if self.change_point_min_segment < 2:
             raise ValueError("analysis.change_point_min_segment must be >= 2")
+        if not 0 < self.cluster_min_abs_spearman <= 1:
+            raise ValueError("analysis.cluster_min_abs_spearman must lie in (0, 1]")
 
 
 def mape(true: np.ndarray, predicted: np.ndarray) -> float:
@@ -75,6 +84,33 @@ def feature_groups(meta: dict, columns: list[str]) -> dict[str, list[int]]:
     return groups
 
 
+def counter_clusters(x: np.ndarray, columns: list[str], meta: dict, min_abs_spearman: float) -> dict[str, list[str]]:
+    """Clusters of counters whose features move together (|Spearman| >= min_abs_spearman, average linkage).
+
+    Each counter is represented by its first feature (job scope, shortest window). Redundant counters
+    (a stall counter and its NIC copy, file-system bytes and waits) cannot be told apart from the data
+    alone: a model may lean on either, and permuting one while its twin stays barely moves the error.
+    Permuting a whole cluster measures what the system state behind them is worth.
+    """
+    first: dict[str, int] = {}
+    for index, name in enumerate(columns):
+        if meta[name]["kind"] == "counter":
+            first.setdefault(meta[name]["counter"], index)
+    counters = sorted(first)
+    clusters = {c: [c] for c in ("placement", "time") if any(meta[n]["counter"] == c for n in columns)}
+    if len(counters) < 2:
+        return clusters | {c: [c] for c in counters}
+    rho = np.atleast_2d(spearmanr(x[:, [first[c] for c in counters]], nan_policy="omit").statistic)
+    distance = np.clip(1 - np.abs(np.nan_to_num(rho, nan=0.0)), 0, None)
+    np.fill_diagonal(distance, 0)
+    labels = fcluster(linkage(squareform(distance, checks=False), method="average"), t=1 - min_abs_spearman,
+                      criterion="distance")  # fmt: skip
+    for label in np.unique(labels):
+        members = [c for c, lab in zip(counters, labels, strict=True) if lab == label]
+        clusters["+".join(members)] = members
+    return clusters
+
+
 def grouped_permutation_importance(model, x: np.ndarray, log_y: np.ndarray, groups: dict[str, list[int]],
                                    repeats: int, rng: np.random.Generator) -> dict[str, dict]:  # fmt: skip
     """Rise in RMSE of log run time when one group's columns are shuffled together (mean, sd over repeats)."""
@@ -99,18 +135,22 @@ def important(importance: dict[str, dict], min_rise: float) -> list[str]:
 
 
 def best_split(values: np.ndarray, min_segment: int) -> tuple[int, float]:
-    """Index k (split before values[k]) that most reduces the squared error, and that reduction."""
+    """Pettitt's rank statistic: split index k (before values[k]) maximising |U_k|, and that |U_k|.
+
+    U_k = sum over i < k <= j of sign(x_j - x_i) = 2 * (sum of the first k ranks) - k (n + 1). Ranks,
+    not values: after the planted capacity drop congestion spikes grow heavy-tailed, and a least-squares
+    split chases those spikes instead of the step.
+    """
     n = len(values)
-    centred = values - values.mean()
-    cumulative = np.cumsum(centred)[:-1]  # sums of the first k values, k = 1..n-1
+    ranks = rankdata(values)
     k = np.arange(1, n)
-    gain = cumulative**2 / k + cumulative**2 / (n - k)  # between-segment sum of squares
+    statistic = np.abs(2 * np.cumsum(ranks)[:-1] - k * (n + 1))
     allowed = (k >= min_segment) & (n - k >= min_segment)
     if not allowed.any():
         return -1, 0.0
-    gain = np.where(allowed, gain, -np.inf)
-    best = int(np.argmax(gain))
-    return best + 1, float(gain[best])
+    statistic = np.where(allowed, statistic, -np.inf)
+    best = int(np.argmax(statistic))
+    return best + 1, float(statistic[best])
 
 
 def change_point(times_s: np.ndarray, values: np.ndarray, permutations: int, min_segment: int,
@@ -124,7 +164,7 @@ def change_point(times_s: np.ndarray, values: np.ndarray, permutations: int, min
     return {
         "time_s": float((times_s[k - 1] + times_s[k]) / 2),  # between the last run before and the first after
         "p_value": float((1 + np.sum(null >= gain)) / (1 + permutations)),
-        "shift_log": float(values[k:].mean() - values[:k].mean()),
+        "shift_log": float(np.median(values[k:]) - np.median(values[:k])),
         "n": len(values),
     }
 
@@ -139,22 +179,31 @@ def analyse(features: pd.DataFrame, meta: dict, predictions: pd.DataFrame, bundl
     x_test = test[columns].to_numpy(dtype=float)
     log_y_test = np.log(test["run_time_s"].to_numpy())
 
-    importance = {"per_app": {}, "control": {}}
+    # Clusters from the features alone (no run times), over every run.
+    clusters = counter_clusters(features[columns].to_numpy(dtype=float), columns, meta, cfg.cluster_min_abs_spearman)
+    cluster_groups = {name: sorted(i for c in members for i in groups[c]) for name, members in clusters.items()}
+    logger.info("counter clusters: %s", [name for name, members in clusters.items() if len(members) > 1])
+
+    importance = {"per_app": {}, "control": {}, "per_app_clusters": {}, "control_clusters": {}}
     control_important = {}
     for app, models in bundle["per_app"].items():
         rows = (test["app"] == app).to_numpy()
-        importance["per_app"][app] = grouped_permutation_importance(models["gbm"], x_test[rows], log_y_test[rows],
-                                                                    groups, cfg.permutation_repeats, rng)  # fmt: skip
         control = bundle["control"][app]
-        importance["control"][app] = grouped_permutation_importance(control["gbm"], x_test[rows], control["test_log_y"],
-                                                                    groups, cfg.permutation_repeats, rng)  # fmt: skip
-        control_important[app] = important(importance["control"][app], cfg.important_min_rmse_increase)
+        for kind, chosen in (("", groups), ("_clusters", cluster_groups)):
+            importance["per_app" + kind][app] = grouped_permutation_importance(
+                models["gbm"], x_test[rows], log_y_test[rows], chosen, cfg.permutation_repeats, rng)
+            importance["control" + kind][app] = grouped_permutation_importance(
+                control["gbm"], x_test[rows], control["test_log_y"], chosen, cfg.permutation_repeats, rng)
+        control_important[app] = sorted(set(important(importance["control"][app], cfg.important_min_rmse_increase))
+                                        | set(important(importance["control_clusters"][app],
+                                                        cfg.important_min_rmse_increase)))  # fmt: skip
         logger.info("importance %s: top %s; control finds %s", app,
                     max(importance["per_app"][app], key=lambda k: importance["per_app"][app][k]["mean"]),
                     control_important[app] or "nothing")  # fmt: skip
     scale = test["app"].map(bundle["app_scale_s"]).to_numpy()
-    importance["agnostic"] = grouped_permutation_importance(bundle["agnostic"]["gbm"], x_test, log_y_test - np.log(scale),
-                                                            groups, cfg.permutation_repeats, rng)  # fmt: skip
+    for kind, chosen in (("", groups), ("_clusters", cluster_groups)):
+        importance["agnostic" + kind] = grouped_permutation_importance(
+            bundle["agnostic"]["gbm"], x_test, log_y_test - np.log(scale), chosen, cfg.permutation_repeats, rng)
 
     change_points = {}
     all_runs = features.reset_index()
@@ -165,6 +214,7 @@ def analyse(features: pd.DataFrame, meta: dict, predictions: pd.DataFrame, bundl
                                           cfg.change_point_min_segment, rng)  # fmt: skip
 
     return {
+        "clusters": clusters,
         "errors": error_table(predictions),
         "importance": importance,
         "important_features": {app: important(imp, cfg.important_min_rmse_increase)

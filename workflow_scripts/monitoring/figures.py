@@ -3,8 +3,8 @@
   runtime_variability.png   run time (relative to the app's median) of every run over time, per app,
                             with the planted (synthetic) and the detected change point
   predicted_vs_measured.png test runs: per-app GBM and app-agnostic GBM predictions against measured
-  top_features.png          grouped permutation importance per counter for each app's GBM (true
-                            drivers marked when there is ground truth), with the permuted-label control
+  top_features.png          permutation importance of counter clusters for each app's GBM (clusters
+                            holding a true driver marked when there is ground truth), with the control
   loao_error.png            MAPE per held-out app: app-agnostic GBM and MLP trained without it, beside the
                             per-app GBM, the "last run" baseline and the best achievable error
 
@@ -70,24 +70,26 @@ def predicted_vs_measured(predictions: pd.DataFrame, path):
 
 
 def top_features(analysis: dict, truth: dict, path):
-    per_app = analysis["importance"]["per_app"]
+    """Importance of counter clusters (strongly correlated counters permuted together) per app."""
+    per_app = analysis["importance"]["per_app_clusters"]
     apps = sorted(per_app)
-    fig, axes = plt.subplots(1, len(apps), figsize=(3.3 * len(apps), 4.2), squeeze=False)
+    fig, axes = plt.subplots(1, len(apps), figsize=(3.6 * len(apps), 4.4), squeeze=False)
     for ax, app in zip(axes[0], apps, strict=True):
         imp = per_app[app]
-        control = analysis["importance"]["control"][app]
+        control = analysis["importance"]["control_clusters"][app]
         names = sorted(imp, key=lambda c: imp[c]["mean"])[-8:]
         drivers = set((truth.get("apps") or {}).get(app, {}).get("drivers", {}))
         y = np.arange(len(names))
-        colours = ["tab:red" if n in drivers else "tab:blue" for n in names]
+        colours = ["tab:red" if set(analysis["clusters"][n]) & drivers else "tab:blue" for n in names]
         ax.barh(y, [imp[n]["mean"] for n in names], xerr=[imp[n]["sd"] for n in names], color=colours)
         ax.plot([control[n]["mean"] for n in names], y, "k|", ms=10, label="permuted-label control")
-        ax.set_yticks(y, [n.replace("_per_s", "/s") for n in names], fontsize=7)
+        labels = [n.replace("_per_s", "/s").replace("+", "\n+ ") for n in names]
+        ax.set_yticks(y, labels, fontsize=6)
         ax.set_title(app)
         ax.set_xlabel("RMSE rise, log run time")
     axes[0, 0].legend(fontsize=7, loc="lower right")
-    fig.suptitle("Grouped permutation importance (red: planted driver)" if truth.get("apps") else
-                 "Grouped permutation importance")  # fmt: skip
+    title = "Permutation importance of counter clusters"
+    fig.suptitle(title + (" (red: holds a planted driver)" if truth.get("apps") else ""))
     fig.tight_layout()
     _save(fig, path)
 

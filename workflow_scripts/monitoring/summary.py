@@ -9,7 +9,10 @@ summary.json holds:
   importance_spearman      {per_app: {app: rho}, pooled: rho, agnostic: rho}: rank correlation of each
                            counter's importance with its planted effect, over the drivers, distractors
                            and the non-causal counter (redundant proxies are left out: they carry the
-                           driver's signal without being the planted cause)
+                           driver's signal without being the planted cause). A counter's importance is
+                           that of its cluster of strongly correlated counters (analysis.py), since
+                           redundant counters cannot be told apart from data; per_app_unclustered
+                           gives the counter-by-counter figure
   drivers_above_distractors {app: every driver with a planted effect ranks above every distractor}
   permuted_label_control   the features the control calls important (expected: none)
   change_point             planted vs found (per app and pooled), distance in days, p-value
@@ -71,6 +74,9 @@ def summarise(analysis: dict, truth: dict) -> dict:
         "r2": r2,
         "loao_mape": loao,
         "top_counters": top,
+        "clusters": {name: members for name, members in analysis["clusters"].items() if len(members) > 1},
+        "top_clusters": {a: sorted(imp, key=lambda c: -imp[c]["mean"])[:3]
+                         for a, imp in analysis["importance"]["per_app_clusters"].items()},
         "important_counters": analysis["important_features"],
         "permuted_label_control": {
             "important_features": control,
@@ -86,17 +92,25 @@ def summarise(analysis: dict, truth: dict) -> dict:
         return summary
 
     roles = truth["counter_roles"]
-    per_app = {a: importance_vs_truth(per_app_imp[a], roles, truth["apps"][a]["drivers"]) for a in per_app_imp}
+    cluster_of = {c: name for name, members in analysis["clusters"].items() for c in members}
+
+    def by_counter(cluster_importance):  # each counter carries its cluster's importance
+        return {c: cluster_importance[name] for c, name in cluster_of.items()}
+
+    per_app = {a: importance_vs_truth(by_counter(analysis["importance"]["per_app_clusters"][a]), roles,
+                                      truth["apps"][a]["drivers"]) for a in per_app_imp}  # fmt: skip
+    unclustered = {a: importance_vs_truth(per_app_imp[a], roles, truth["apps"][a]["drivers"]) for a in per_app_imp}
     pooled_measured, pooled_planted = [], []
     for result in per_app.values():
         pooled_measured += list(result["measured"].values())
         pooled_planted += list(result["planted"].values())
     mean_effect = {c: float(np.mean([truth["apps"][a]["planted_effect_log"][c] for a in per_app])) for c in
                    next(iter(truth["apps"].values()))["planted_effect_log"]}  # fmt: skip
-    agnostic = importance_vs_truth(analysis["importance"]["agnostic"], roles, mean_effect)
+    agnostic = importance_vs_truth(by_counter(analysis["importance"]["agnostic_clusters"]), roles, mean_effect)
     spearman = {"per_app": {a: r["rho"] for a, r in per_app.items()},
                 "pooled": float(spearmanr(pooled_measured, pooled_planted).statistic),
-                "agnostic": agnostic["rho"]}  # fmt: skip
+                "agnostic": agnostic["rho"],
+                "per_app_unclustered": {a: r["rho"] for a, r in unclustered.items()}}  # fmt: skip
     planted_s = truth["change_point"]["time_s"]
     distance = {k: (None if v["time_s"] is None else abs(v["time_s"] - planted_s) / 86400)
                 for k, v in analysis["change_points"].items()}  # fmt: skip
@@ -104,6 +118,17 @@ def summarise(analysis: dict, truth: dict) -> dict:
     best = {a: truth["apps"][a]["best_achievable_mape"] for a in per_app}
 
     failures = []
+    for name, members in analysis["clusters"].items():
+        drivers_in = [c for c in members if roles.get(c) == "driver"]
+        others_in = [c for c in members if roles.get(c) in ("distractor", "non_causal")]
+        if drivers_in and others_in:
+            failures.append(f"cluster {name}: driver(s) {drivers_in} move with {others_in}, so permutation cannot "
+                            "separate them")  # fmt: skip
+    for a, result in unclustered.items():
+        misses = [c for c in truth["apps"][a]["drivers"] if result["rank"][c] > len(truth["apps"][a]["drivers"])]
+        if misses:
+            failures.append(f"{a}: counter by counter, driver(s) {misses} rank below a distractor; the model leans on "
+                            "their redundant proxies instead, so only the counter's cluster is recovered")  # fmt: skip
     for a, result in per_app.items():
         if result["rho"] is not None and result["rho"] <= SPEARMAN_MIN:
             failures.append(f"{a}: importance follows the planted effect only weakly (spearman {result['rho']:.2f})")

@@ -57,7 +57,11 @@ COUNTER_ROLES = {
 }
 # Which latent each driver measures, and the app sensitivity that multiplies it.
 DRIVER_SENSITIVITY = {"rtr_stalled_cycles_per_s": "net_sensitivity", "fs_wait_ms_per_s": "io_sensitivity"}
-MAX_UTILISATION = 0.95  # keeps u/(1-u) finite: a saturated link still drains
+MAX_UTILISATION = 0.9  # keeps u/(1-u) finite: a saturated link still drains
+# Load drift amplitudes (utilisation units). Kept below the planted step (0.3 / (1 - capacity_drop)
+# - 0.3 at a 0.3 mean load) so the step stands out of the drift in the run-time series.
+DRIFT_GROUP, DRIFT_ROUTER, DRIFT_SYSTEM, DRIFT_FS = 0.05, 0.03, 0.02, 0.12
+DAILY_AMPLITUDE = 0.03
 NET_LOCAL_WEIGHT = 0.6  # share of a job's network congestion felt on its own routers (rest: its groups)
 
 
@@ -97,7 +101,7 @@ class SyntheticConfig:
     drift_timescale_h: float = 36.0  # correlation time of the slow load drift
     runs_per_app_per_day: float = 6.0
     change_point_day: float = 12.0  # day (from start_date) of the network capacity drop
-    capacity_drop: float = 0.3  # fraction of network capacity lost at the change point
+    capacity_drop: float = 0.5  # fraction of network capacity lost at the change point
     warmup_h: float = 6.0  # no control run starts before this, so every feature window has samples
     apps: list[AppSpec] = field(default_factory=list)
 
@@ -172,9 +176,9 @@ def generate(cfg: SyntheticConfig, seed: int) -> SyntheticData:
     router_drift = _ou(rng, n_t, n_routers, dt_s, tau_s / 3)
     system_drift = _ou(rng, n_t, 1, dt_s, tau_s * 2)[:, 0]
     fs_drift = _ou(rng, n_t, 1, dt_s, tau_s)[:, 0]
-    load = 0.30 + 0.07 * group_drift[:, router_group] + 0.03 * router_drift + 0.04 * system_drift[:, None]
-    load += 0.05 * daily[:, None]
-    fs_load = 0.30 + 0.08 * fs_drift + 0.05 * daily
+    load = 0.30 + DRIFT_GROUP * group_drift[:, router_group] + DRIFT_ROUTER * router_drift
+    load += DRIFT_SYSTEM * system_drift[:, None] + DAILY_AMPLITUDE * daily[:, None]
+    fs_load = 0.30 + DRIFT_FS * fs_drift + DAILY_AMPLITUDE * daily
     cpu_busy = np.zeros((n_t, n_nodes), dtype=bool)
 
     n_background = rng.poisson(cfg.background_jobs_per_day * cfg.days)
