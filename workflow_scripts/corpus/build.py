@@ -90,8 +90,9 @@ class BuildConfig:
             raise ValueError(f"corpus.max_file_bytes: {self.max_file_bytes} (allowed: >= 1)")
         if self.min_tokens < 0:
             raise ValueError(f"corpus.min_tokens: {self.min_tokens} (allowed: >= 0)")
-        if not 0.0 < self.near_dup_threshold <= 1.0:
-            raise ValueError(f"corpus.near_dedup.threshold: {self.near_dup_threshold} (allowed: > 0 and <= 1)")
+        # MinHash LSH needs at least two bands: with 128 permutations that caps the threshold near 0.98.
+        if not 0.0 < self.near_dup_threshold <= 0.98:
+            raise ValueError(f"corpus.near_dedup.threshold: {self.near_dup_threshold} (allowed: > 0 and <= 0.98)")
         if self.minhash_permutations < 16 or self.shingle_tokens < 1:
             raise ValueError("corpus.near_dedup: num_perm >= 16 and shingle_tokens >= 1 are needed")
         if not 0.0 < self.validation_fraction < 1.0:

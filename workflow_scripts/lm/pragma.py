@@ -265,8 +265,9 @@ def finetune(model, tokenizer, samples: list[tuple[str, str]], cfg: PragmaConfig
     encoded = []
     for prompt, target in samples:
         p_ids = tokenizer(prompt, add_special_tokens=False)["input_ids"]
-        t_ids = tokenizer(target, add_special_tokens=False)["input_ids"] + [tokenizer.eos_token_id]
-        p_ids = p_ids[-(context_tokens - len(t_ids)) :]  # keep the loop's end, next to the pragma
+        t_ids = (tokenizer(target, add_special_tokens=False)["input_ids"] + [tokenizer.eos_token_id])[: context_tokens // 2]
+        p_ids = p_ids[len(p_ids) - (context_tokens - len(t_ids)) :] if len(p_ids) + len(t_ids) > context_tokens else p_ids
+        # (the prompt keeps the loop's end, next to the pragma)
         encoded.append((p_ids + t_ids, [-100] * len(p_ids) + t_ids))
     generator = torch.Generator().manual_seed(seed)
     optimizer = torch.optim.AdamW(model.parameters(), lr=cfg.finetune_learning_rate, weight_decay=0.0)

@@ -170,7 +170,7 @@ def train(train_path, validation_path, tokenizer_dir, model_dir, metrics_path, m
         save_steps=train_cfg.save_steps or 500,
         use_cpu=train_cfg.use_cpu,
         bf16=train_cfg.bf16,
-        gradient_checkpointing=train_cfg.gradient_checkpointing,
+        **({"gradient_checkpointing": True} if train_cfg.gradient_checkpointing else {}),
         deepspeed=train_cfg.deepspeed,
         seed=seed,
         data_seed=seed,

@@ -1,0 +1,85 @@
+"""Tokenizer, a few Trainer steps of a tiny model, save_pretrained round trip, and the pragma task end to end."""
+
+import math
+
+import pandas as pd
+import pytest
+
+from workflow_scripts.common import read_json
+from workflow_scripts.lm import pragma, pretrain, tokenizer
+from workflow_scripts.lm.pretrain import ModelConfig, TrainingConfig
+
+from .test_pragma import FASTTREE, NESTED_AND_REDUCTION, SUNDIALS
+
+TRAIN_TEXTS = [FASTTREE, NESTED_AND_REDUCTION, SUNDIALS.replace("LinearSum", "Scale")] * 6
+VALIDATION_TEXTS = [SUNDIALS] * 4
+
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory):
+    root = tmp_path_factory.mktemp("hpccoder")
+    pd.DataFrame({"repo": "fasttree", "path": [f"f{i}.c" for i in range(len(TRAIN_TEXTS))], "text": TRAIN_TEXTS}).to_parquet(
+        root / "train.parquet")
+    pd.DataFrame({"repo": "sundials", "path": [f"s{i}.c" for i in range(len(VALIDATION_TEXTS))], "text": VALIDATION_TEXTS}).to_parquet(
+        root / "validation.parquet")
+    tokenizer.main(root / "train.parquet", root / "tokenizer", {"vocab_size": 400, "min_frequency": 2}, None, seed=5)
+    model = {"architecture": "gpt2", "n_layer": 1, "n_head": 2, "n_embd": 32, "context_tokens": 64}
+    training = {"max_steps": 4, "per_device_batch_size": 4, "eval_steps": 2, "logging_steps": 1, "warmup_steps": 1,
+                "max_eval_sequences": 8}  # fmt: skip
+    metrics = pretrain.main(root / "train.parquet", root / "validation.parquet", root / "tokenizer", root / "model",
+                            root / "metrics.json", model, training, seed=5, threads=1)  # fmt: skip
+    return root, metrics
+
+
+def test_tokenizer_round_trips_code(trained):
+    from transformers import AutoTokenizer
+
+    root, _ = trained
+    tok = AutoTokenizer.from_pretrained(root / "tokenizer", local_files_only=True)
+    ids = tok(SUNDIALS, add_special_tokens=False)["input_ids"]
+    assert tok.decode(ids) == SUNDIALS  # byte-level BPE: lossless, whitespace included
+    assert len(ids) < len(SUNDIALS.encode())  # merges were learned from the corpus
+    assert tok.eos_token == tokenizer.END_OF_TEXT and tok.pad_token == tokenizer.PAD
+
+
+def test_pretrain_saves_a_loadable_model_and_its_curves(trained):
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    root, metrics = trained
+    assert metrics["steps"] == 4 and metrics["tokens_seen"] == 4 * 4 * 64
+    assert math.isfinite(metrics["validation_perplexity"]) and metrics["validation_perplexity"] > 1
+    assert [h["step"] for h in metrics["log_history"] if "loss" in h][:2] == [1, 2]
+    assert any("eval_loss" in h for h in metrics["log_history"])
+    assert read_json(root / "metrics.json")["parameters"] == metrics["parameters"]
+    model = AutoModelForCausalLM.from_pretrained(root / "model", local_files_only=True)
+    tok = AutoTokenizer.from_pretrained(root / "model", local_files_only=True)
+    assert model.config.n_positions == 64 and model.config.vocab_size == len(tok)
+    assert (root / "model.prov.json").exists()
+
+
+def test_pragma_task_end_to_end_on_the_tiny_model(trained):
+    root, _ = trained
+    out = root / "pragma"
+    metrics = pragma.main(root / "train.parquet", root / "validation.parquet", root / "model", out / "dataset.parquet",
+                          out / "predictions.parquet", out / "metrics.json", {"finetune_steps": 2, "max_new_tokens": 8},
+                          seed=5, threads=1)  # fmt: skip
+    assert metrics["test_loops"] == 1 and metrics["train_loops"] == 4 and metrics["test_repositories"] == ["sundials"]
+    assert len(metrics["finetune_losses"]) == 2
+    assert set(metrics["model"]) == set(metrics["categories"])
+    assert 0.0 <= metrics["model"]["all_clauses"] <= metrics["model"]["directive"] <= 1.0
+    # The bare directive has the right directive but none of SUNDIALS's clauses.
+    assert metrics["baseline_bare"]["directive"] == 1.0 and metrics["baseline_bare"]["exact"] == 0.0
+    assert len(pd.read_parquet(out / "predictions.parquet")) == 1
+
+
+def test_configs_reject_bad_values_naming_the_field(tmp_path):
+    with pytest.raises(ValueError, match="n_embd 30 must be divisible by n_head 4"):
+        ModelConfig(n_embd=30, n_head=4)
+    with pytest.raises(ValueError, match="architecture: 'bert'"):
+        ModelConfig(architecture="bert")
+    with pytest.raises(ValueError, match="init_from: .* is not a folder"):
+        ModelConfig(init_from=str(tmp_path / "nothing"))
+    with pytest.raises(ValueError, match="deepspeed: .* is not a file"):
+        TrainingConfig(deepspeed=str(tmp_path / "zero2.json"))
+    with pytest.raises(ValueError, match="vocab_size"):
+        tokenizer.TokenizerConfig(vocab_size=100)
