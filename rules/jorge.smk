@@ -1,6 +1,6 @@
 # Jorge: an inverse-free approximation of Shampoo, benchmarked against SGD, AdamW and Shampoo.
 #
-#   snakemake jorge                   # tiny default (digits CNN + synthetic Markov LM), minutes on 2 cores
+#   snakemake jorge                   # tiny default (digits CNN + synthetic Markov-chain LM), minutes on 2 cores
 #
 # One job per (task, optimizer), so changing one optimizer's settings reruns only its runs (and the
 # figures and summary). SGD's grid search feeds every optimizer with `transfer_from_sgd: true`.

@@ -7,7 +7,13 @@ import pytest
 import torch
 
 from workflow_scripts.jorge.numerics import gradient_stream, track_factor
-from workflow_scripts.jorge.optim import Jorge, Shampoo, build_optimizer, exact_inverse_root, jorge_root_update
+from workflow_scripts.jorge.optim import (
+    Jorge,
+    Shampoo,
+    build_optimizer,
+    exact_inverse_root,
+    jorge_root_update,
+)
 
 torch.set_num_threads(1)
 

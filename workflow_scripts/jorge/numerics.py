@@ -174,6 +174,10 @@ def run_numerics(cfg: NumericsConfig, seed: int) -> dict[str, Any]:
         # Runs whose bare series never left the unit disc: the "convergent regime".
         "convergent_regime_max_error": max((r["max_error"] for r in bare if r["max_series_ratio_bare"] < 1.0),
                                            default=None),  # fmt: skip
+        # Breakdowns although the exact statistics kept the series ratio below 1: the recursion's own error
+        # feedback (Lh is no longer symmetric or commuting with G G^T), not the series' radius, broke them.
+        "bare_breakdowns_with_exact_ratio_below_one": sum(
+            r["breakdown_step"] is not None and r["max_exact_series_ratio"] < 1.0 for r in bare),
         "adapt_decay_max_error": max(r["max_error"] for r in adapted),
         "adapt_decay_breakdowns": sum(r["breakdown_step"] is not None for r in adapted),
         "tracking_tolerance": cfg.tracking_tolerance,

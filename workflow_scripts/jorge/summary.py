@@ -67,6 +67,10 @@ def task_claims(rows: dict[str, dict[str, Any]]) -> dict[str, Any]:
     return claims
 
 
+def _fmt(value: float | None, unit: str = "") -> str:
+    return "never" if value is None else f"{value:.3g}{unit}"
+
+
 def claim_notes(tasks: dict[str, Any]) -> list[str]:
     """Plain sentences, generated from the numbers, saying where Jorge matches or does not."""
     notes = []
@@ -74,25 +78,21 @@ def claim_notes(tasks: dict[str, Any]) -> list[str]:
         claims, rows = entry["claims"], entry["optimizers"]
         if "jorge" not in rows:
             continue
-        jorge_epochs = rows["jorge"]["epochs_to_target"]
-        for other in ("shampoo", "sgd"):
+        for other in ("shampoo", "sgd", "adamw"):
             if other not in rows:
                 continue
-            verdict = claims.get(f"jorge_epochs_not_more_than_{other}")
-            other_epochs = rows[other]["epochs_to_target"]
-            if verdict is None:
-                notes.append(f"{task}: neither Jorge nor {other} reached the target")
-            else:
+            for what, key, unit in (("epochs", "epochs_to_target", ""), ("wall-clock", "wall_clock_to_target_s", " s")):
+                verdict = claims.get(f"jorge_{'epochs' if what == 'epochs' else 'wall_clock'}_not_more_than_{other}")
+                mine, theirs = _fmt(rows["jorge"][key], unit), _fmt(rows[other][key], unit)
+                if verdict is None:
+                    notes.append(f"{task}: neither Jorge nor {other} reached the target")
+                    break
                 word = "matches or beats" if verdict else "does NOT match"
-                notes.append(f"{task}: Jorge {word} {other} in epochs to target ({jorge_epochs} vs {other_epochs})")
-            verdict = claims.get(f"jorge_wall_clock_not_more_than_{other}")
-            if verdict is not None:
-                word = "matches or beats" if verdict else "does NOT match"
-                notes.append(f"{task}: Jorge {word} {other} in wall-clock to target "
-                             f"({rows['jorge']['wall_clock_to_target_s']} s vs {rows[other]['wall_clock_to_target_s']} s)")  # fmt: skip
-        ratio = claims.get("optimizer_step_time_ratio_jorge_over_sgd")
-        if ratio is not None:
-            notes.append(f"{task}: a Jorge optimizer step costs {ratio:.1f}x SGD's (median)")
+                notes.append(f"{task}: Jorge {word} {other} in {what} to target (Jorge {mine}, {other} {theirs})")
+        for other in ("sgd", "shampoo"):
+            ratio = claims.get(f"optimizer_step_time_ratio_jorge_over_{other}")
+            if ratio is not None:
+                notes.append(f"{task}: a Jorge optimizer step costs {ratio:.2g}x {other}'s (median)")
     return notes
 
 
@@ -127,6 +127,7 @@ def summarize(runs: list[dict[str, Any]], grids: list[dict[str, Any]], numerics:
                                 "fault_injection": numerics["fault_injection"]},  # fmt: skip
         "numerics": {
             "bare_series_breakdowns": findings["bare_series_breakdowns"],
+            "bare_breakdowns_with_exact_ratio_below_one": findings["bare_breakdowns_with_exact_ratio_below_one"],
             "convergent_regime_max_error": findings["convergent_regime_max_error"],
             "convergent_regime_within_tolerance": findings["convergent_regime_within_tolerance"],
             "tracking_tolerance": findings["tracking_tolerance"],

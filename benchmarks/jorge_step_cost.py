@@ -1,0 +1,47 @@
+"""Per-step cost of Jorge and Shampoo relative to SGD, and of one preconditioner update, vs layer size.
+
+    .venv/bin/python benchmarks/jorge_step_cost.py [--sizes 32 64 128 256 512] [--repeats 10] [--threads 2] [--device cpu]
+
+For a d x d layer: the median time of one optimizer step (preconditioner updated every step) of SGD,
+Jorge and Shampoo, the ratios Jorge/SGD and Shampoo/SGD with the interquartile range of each step time,
+and one factor update: Jorge (matrix products) vs Shampoo (eigendecomposition). The paper's claim is
+that Jorge costs close to SGD per step on GPUs and much less than Shampoo; on a CPU the eigendecomposition
+is comparatively cheap, so read the CPU numbers as what they are. The same code (workflow_scripts/jorge/
+step_cost.py) writes results/jorge/step_cost.json in the workflow.
+"""
+
+import argparse
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import torch  # noqa: E402
+
+from workflow_scripts.jorge.step_cost import StepCostConfig, measure  # noqa: E402
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[32, 64, 128, 256, 512])
+    parser.add_argument("--repeats", type=int, default=10)
+    parser.add_argument("--warmup", type=int, default=2)
+    parser.add_argument("--threads", type=int, default=torch.get_num_threads())
+    parser.add_argument("--device", choices=["cpu", "cuda"], default="cpu")
+    parser.add_argument("--seed", type=int, default=1234)
+    args = parser.parse_args()
+    torch.set_num_threads(args.threads)
+    cfg = StepCostConfig(sizes=args.sizes, repeats=args.repeats, warmup=args.warmup, device=args.device)
+    rows = measure(cfg, args.seed)
+    print(f"device {args.device}, {args.threads} thread(s), {args.repeats} repeats; times are medians [p25-p75]")
+    print(f"{'d':>6} {'sgd_step_ms':>22} {'jorge/sgd':>10} {'shampoo/sgd':>12} {'jorge_upd_ms':>13} {'shampoo_upd_ms':>15} {'shampoo/jorge_upd':>18}")
+    for row in rows:
+        sgd = row["sgd_step_s"]
+        print(f"{row['size']:>6} {sgd['median'] * 1e3:9.4f} [{sgd['p25'] * 1e3:.4f}-{sgd['p75'] * 1e3:.4f}]"
+              f" {row['jorge_over_sgd_step']:10.1f} {row['shampoo_over_sgd_step']:12.1f}"
+              f" {row['jorge_update_s']['median'] * 1e3:13.3f} {row['shampoo_update_s']['median'] * 1e3:15.3f}"
+              f" {row['shampoo_over_jorge_update']:18.2f}")  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()
