@@ -50,6 +50,7 @@ def runtime_variability(runs: pd.DataFrame, analysis: dict, truth: dict, path):
         ax.set_ylabel(f"{app}\nrel. time")
     axes[0, 0].legend(loc="upper right", fontsize=7)
     axes[-1, 0].set_xlabel("run start (UTC)")
+    fig.autofmt_xdate()  # dates slanted so they do not overlap
     fig.suptitle("Run-time variability of the control jobs (run time / app median)")
     _save(fig, path)
 

@@ -151,7 +151,7 @@ def summarise(analysis: dict, truth: dict) -> dict:
         gap = mape["per_app"]["gbm"][a] / max(best[a], 1e-12)
         if gap > 2:
             failures.append(f"{a}: per-app GBM MAPE {mape['per_app']['gbm'][a]:.3f} is {gap:.1f}x the best achievable "
-                            f"{best[a]:.3f}: the load changes while the run is going, which no pre-start feature sees")  # fmt: skip
+                            f"{best[a]:.3f}: part of it is load that changes during the run, which no pre-start feature can see (the split between that and model error is not measured)")  # fmt: skip
 
     checks = {
         "drivers_rank_above_distractors": {"passed": all(r["drivers_above_distractors"] for r in per_app.values()),

@@ -1,0 +1,75 @@
+"""The step scripts' main() functions: the real-data path through data -> features, and summaries without truth."""
+
+import json
+
+import pandas as pd
+import pytest
+
+from tests.monitoring.test_loaders import HEADER, ldms_rows, write
+from workflow_scripts.monitoring import data, features
+from workflow_scripts.monitoring.summary import summarise
+
+
+def test_ldms_source_writes_the_canonical_tables_with_provenance(tmp_path):
+    csv = write(tmp_path, "rtr.csv", HEADER + ldms_rows(range(0, 7260, 60), nodes=(1, 2, 3, 4)))
+    jobs = write(tmp_path, "jobs.csv", "job_id,app,nodes,start_time,end_time\n"
+                 "7,AMG,1-2,2024-01-01T01:00:00Z,2024-01-01T01:10:00Z\n8,MILC,3;4,1704073200,1704073800\n")  # fmt: skip
+    out = {name: tmp_path / "out" / f"{name}.parquet" for name in ("samples", "topology", "runs", "placement")}
+    real = {"ldms_csv": [str(csv)], "job_table": str(jobs), "gauge_counters": ["mem_used_mb"]}
+    data.main(source="ldms", synthetic={}, real=real, samples_path=out["samples"], topology_path=out["topology"],
+              runs_path=out["runs"], placement_path=out["placement"], truth_path=tmp_path / "out/truth.json", seed=1)  # fmt: skip
+    assert json.loads((tmp_path / "out/truth.json").read_text())["apps"] is None
+    assert (tmp_path / "out/runs.parquet.prov.json").exists()
+    runs = pd.read_parquet(out["runs"])
+    assert runs["app"].tolist() == ["AMG", "MILC"] and runs["run_time_s"].tolist() == [600.0, 600.0]
+    features.main(samples_path=out["samples"], topology_path=out["topology"], runs_path=out["runs"],
+                  placement_path=out["placement"], features_path=tmp_path / "f.parquet", meta_path=tmp_path / "m.json",
+                  cfg=features.FeatureConfig(windows_s=[600]))  # fmt: skip
+    frame = pd.read_parquet(tmp_path / "f.parquet").set_index("job_id")
+    assert frame.loc[7, "rx_bytes__job__600s"] == pytest.approx(200.0)  # nodes 1 and 2: 100 and 300 B/s
+
+
+def test_data_rejects_an_unknown_source(tmp_path):
+    with pytest.raises(ValueError, match="monitoring.source 'csv' not allowed"):
+        data.main(source="csv", synthetic={}, real={}, samples_path=tmp_path / "s", topology_path=tmp_path / "t",
+                  runs_path=tmp_path / "r", placement_path=tmp_path / "p", truth_path=tmp_path / "j", seed=1)  # fmt: skip
+
+
+def test_summary_without_truth_reports_only_measurements():
+    imp = {"c1": {"mean": 0.1, "sd": 0.01}, "c2": {"mean": 0.0, "sd": 0.01}}
+    errors = {family: {model: {"a": {"mape": 0.1, "r2": 0.5, "n": 9}, "b": {"mape": 0.2, "r2": 0.4, "n": 9},
+                                "all": {"mape": 0.15, "r2": 0.45, "n": 18}} for model in models}
+              for family, models in (("per_app", ("gbm", "last_run")), ("loao", ("gbm", "mlp")))}  # fmt: skip
+    analysis = {"errors": errors, "importance": {"per_app": {"a": imp, "b": imp}, "control": {"a": imp, "b": imp},
+                                                 "per_app_clusters": {"a": imp, "b": imp}},
+                "clusters": {"c1": ["c1"], "c2": ["c2"]}, "important_features": {"a": ["c1"], "b": ["c1"]},
+                "control_important_features": {"a": [], "b": []},
+                "change_points": {"pooled": {"time_s": 86400.0, "p_value": 0.01, "shift_log": 0.1, "n": 18}},
+                "split": {"cutoff_s": 0.0, "n_train": 10, "n_test": 8, "app_scale_s": {"a": 1.0, "b": 2.0}}}  # fmt: skip
+    summary = summarise(analysis, {"source": "ldms", "apps": None})
+    assert summary["importance_spearman"] is None and summary["checks"] is None
+    assert summary["loao_mape"] == {"a": {"gbm": 0.1, "mlp": 0.1}, "b": {"gbm": 0.2, "mlp": 0.2}}
+    assert summary["top_counters"]["a"][0] == "c1"
+    assert summary["change_point"]["found"]["pooled"]["date"].startswith("1970-01-02")
+
+
+@pytest.mark.parametrize(("change", "needle"), [
+    (lambda m: m["models"].update(train_fraction=1.5), "monitoring.models.train_fraction"),
+    (lambda m: m.update(source="csv"), "allowed: synthetic, ldms"),
+    (lambda m: m["synthetic"]["apps"][0].update(speed=1), "unknown key 'monitoring.synthetic.apps.0.speed'"),
+    (lambda m: m["features"].update(scopes=["rack"]), "monitoring.features.scopes.0"),
+])  # fmt: skip
+def test_schema_names_bad_monitoring_keys(change, needle):
+    from pathlib import Path
+
+    import yaml
+
+    from workflow_scripts.common.config import explain_config_errors
+
+    repo = Path(__file__).resolve().parents[2]
+    config = yaml.safe_load((repo / "config/config.yaml").read_text())
+    assert not [line for line in explain_config_errors(config, repo / "config/schema/config.schema.yaml")
+                if "monitoring" in line]  # fmt: skip
+    change(config["monitoring"])
+    problems = explain_config_errors(config, repo / "config/schema/config.schema.yaml")
+    assert any(needle in line for line in problems), problems
