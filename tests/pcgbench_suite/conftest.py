@@ -6,7 +6,7 @@ Which references are built and run (to keep the whole directory near 3 minutes o
   $PCGBENCH_TEST_SEED (default: the day number, so the subset changes from day to day and any failure is
   reproducible by setting the seed); PCGBENCH_TEST_ALL=1 runs every problem for every model.
 Driver objects are cached (keyed by a hash of their sources and flags) in $PCGBENCH_TEST_BUILD_DIR
-(default .cache/pcgbench_test_drivers); sample objects and executables are rebuilt in a temporary directory.
+(default .cache/pcgbench_drivers, shared with check-references); sample objects and executables are rebuilt in a temporary directory.
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ def problems() -> list[suite.Problem]:
 
 @pytest.fixture(scope="session")
 def driver_build_dir() -> Path:
-    path = Path(os.environ.get("PCGBENCH_TEST_BUILD_DIR", suite.REPO_ROOT / ".cache" / "pcgbench_test_drivers"))
+    path = Path(os.environ.get("PCGBENCH_TEST_BUILD_DIR", suite.REPO_ROOT / ".cache" / "pcgbench_drivers"))
     path.mkdir(parents=True, exist_ok=True)
     return path
 

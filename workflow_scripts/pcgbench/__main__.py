@@ -38,15 +38,91 @@ def _evaluate(args: argparse.Namespace) -> int:
 
     cfg = EvaluateConfig(max_cores=args.max_cores, warmup=args.warmup, reps=args.reps, size=args.size,
                          seed=args.seed, ks=tuple(int(k) for k in args.ks.split(",")), jobs=args.jobs,
-                         run_timeout_s=args.run_timeout_s, compile_timeout_s=args.compile_timeout_s,
+                         run_timeout_s=args.run_timeout_s, timeout_factor=args.timeout_factor,
+                         compile_timeout_s=args.compile_timeout_s,
                          cache_dir=Path(args.cache_dir), suite_root=Path(args.data))
-    metrics = evaluate_main(Path(args.generations), Path(args.out), cfg, generator=args.generator)
+    reference = Path(args.reference_results) if args.reference_results else None
+    metrics = evaluate_main(Path(args.generations), Path(args.out), cfg, generator=args.generator,
+                            reference_results=reference)
     for model, reason in metrics["skipped_models"].items():
         print(f"skipped {model}: {reason}")
     for generator, counts in metrics["verdict_counts"].items():
         print(f"{generator}: " + ", ".join(f"{verdict} {count}" for verdict, count in sorted(counts.items())))
     print(f"wrote {Path(args.out) / 'results.parquet'} and {Path(args.out) / 'metrics.json'}")
     return 0
+
+
+def _check_references(args: argparse.Namespace) -> int:
+    import os
+    import statistics
+    import subprocess
+    import tempfile
+    from concurrent.futures import ThreadPoolExecutor
+
+    from workflow_scripts.pcgbench import suite
+
+    problems = load_suite(Path(args.data))
+    if args.problems:
+        problems = [p for p in problems if p.name in args.problems.split(",")]
+    models = args.models.split(",") if args.models else list(EXECUTION_MODELS)
+    build_root = Path(args.build_dir)
+    work = Path(tempfile.mkdtemp(prefix="pcgbench-refs-"))
+    if "kokkos" in models:
+        suite.ensure_kokkos()
+
+    def build(pair):
+        problem, model = pair
+        ok, why = suite.build_status(model)
+        if not ok:
+            return pair, None, f"unavailable ({why})"
+        try:
+            if model in ("cuda", "hip"):  # compile the sample and the driver; no GPU to link-and-run on
+                src = work / problem.name / model / f"sample{suite.sample_suffix(model)}"
+                src.parent.mkdir(parents=True, exist_ok=True)
+                src.write_text(suite.sample_source(problem, model, suite.reference_body(problem, model)))
+                proc = subprocess.run(suite.compile_sample_argv(problem, model, src, src.with_suffix(".o")),
+                                      capture_output=True, text=True)
+                if proc.returncode != 0:
+                    return pair, None, "BUILD_FAILED " + proc.stderr[-300:].replace("\n", " ")
+                suite.build_driver(problem, model, build_root)
+                return pair, None, "built"
+            exe = suite.build_executable(problem, model, suite.reference_body(problem, model),
+                                         work / problem.name / model.replace("+", "_"), build_root)
+            return pair, exe, ""
+        except RuntimeError as err:
+            return pair, None, "BUILD_FAILED " + str(err)[-300:].replace("\n", " ")
+
+    pairs = [(p, m) for p in problems for m in models]
+    with ThreadPoolExecutor(args.jobs) as pool:
+        built = list(pool.map(build, pairs))
+    failures = 0
+    for (problem, model), exe, status in built:
+        if exe is None:
+            failures += status.startswith("BUILD_FAILED")
+            if status == "built":
+                status += f" ({suite.toolchain_status(model)[1]})"
+            print(f"{problem.name:34s} {model:8s} {status}")
+            continue
+        ranks = args.ranks if model in ("mpi", "mpi+omp") else 1
+        threads = args.threads if model in ("omp", "mpi+omp", "kokkos") else 1
+        argv, env = suite.run_argv(problem, model, exe, ranks=ranks, threads=threads, seed=args.seed,
+                                   warmup=args.warmup, reps=args.reps)
+        proc = subprocess.run(argv, env={**os.environ, **env}, capture_output=True, text=True, timeout=600)
+        try:
+            result = suite.parse_driver_output(proc.stdout)
+        except ValueError as err:
+            failures += 1
+            print(f"{problem.name:34s} {model:8s} RUN_FAILED {err} {proc.stderr[-200:]!r}")
+            continue
+        if not result.valid:
+            failures += 1
+            print(f"{problem.name:34s} {model:8s} INVALID {result.failure}")
+            continue
+        speedups = [statistics.median(result.baseline_times_s) / t for t in result.times_s]
+        print(f"{problem.name:34s} {model:8s} valid  speedup {statistics.median(speedups):6.2f} "
+              f"(min {min(speedups):.2f}, max {max(speedups):.2f}; ranks {result.ranks} x threads {result.threads})")
+    print(f"{len(pairs)} (problem, model) pairs, {failures} failed")
+    return 1 if failures else 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -59,6 +135,19 @@ def main(argv: list[str] | None = None) -> int:
     export.add_argument("--problems", default="", help="comma-separated problem names (default: all)")
     export.add_argument("--data", default=str(DATA_ROOT), help="problem set root (default: data/pcgbench)")
     export.set_defaults(func=_export_prompts)
+    check = sub.add_parser("check-references", help="build and run every reference; print speedups")
+    check.add_argument("--models", default="", help="comma-separated execution models (default: all 7)")
+    check.add_argument("--problems", default="", help="comma-separated problem names (default: all)")
+    check.add_argument("--data", default=str(DATA_ROOT), help="problem set root (default: data/pcgbench)")
+    check.add_argument("--build-dir", default=str(DATA_ROOT.parents[1] / ".cache" / "pcgbench_drivers"),
+                       help="driver object cache")
+    check.add_argument("--jobs", type=int, default=2, help="parallel compiles")
+    check.add_argument("--threads", type=int, default=2, help="threads for omp, mpi+omp, kokkos")
+    check.add_argument("--ranks", type=int, default=2, help="ranks for mpi, mpi+omp")
+    check.add_argument("--seed", type=int, default=1)
+    check.add_argument("--warmup", type=int, default=1)
+    check.add_argument("--reps", type=int, default=5)
+    check.set_defaults(func=_check_references)
     evaluate = sub.add_parser("evaluate", help="evaluate a ParEval generations file (sandboxed build, run, time)")
     evaluate.add_argument("generations", help="generations JSON (ParEval format)")
     evaluate.add_argument("--out", required=True, help="output folder (results.parquet, metrics.json)")
@@ -70,7 +159,10 @@ def main(argv: list[str] | None = None) -> int:
     evaluate.add_argument("--seed", type=int, default=1234, help="input generation seed")
     evaluate.add_argument("--ks", default="1", help="comma-separated k of the @k metrics")
     evaluate.add_argument("--jobs", type=int, default=2, help="parallel compiles")
-    evaluate.add_argument("--run-timeout-s", type=float, default=60.0, help="wall-clock limit of one run")
+    evaluate.add_argument("--run-timeout-s", type=float, default=60.0, help="floor of the wall-clock limit of one run")
+    evaluate.add_argument("--timeout-factor", type=float, default=5.0,
+                          help="limit = max(floor, factor x the reference's run time) with --reference-results")
+    evaluate.add_argument("--reference-results", default=None, help="the reference generator's results.parquet")
     evaluate.add_argument("--compile-timeout-s", type=float, default=60.0, help="wall-clock limit of one compile")
     evaluate.add_argument("--cache-dir", default="results/pcgbench/build_cache", help="build cache folder")
     evaluate.add_argument("--data", default=str(DATA_ROOT), help="problem set root (default: data/pcgbench)")

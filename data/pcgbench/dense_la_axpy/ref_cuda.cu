@@ -1,0 +1,3 @@
+  const size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+  if (i < N) z[i] = alpha * x[i] + y[i];
+}

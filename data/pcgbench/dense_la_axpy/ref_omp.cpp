@@ -1,0 +1,4 @@
+  const size_t n = z.size();
+  #pragma omp parallel for schedule(static)
+  for (size_t i = 0; i < n; ++i) z[i] = alpha * x[i] + y[i];
+}

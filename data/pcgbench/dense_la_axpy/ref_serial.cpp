@@ -1,0 +1,3 @@
+  const size_t n = z.size();
+  for (size_t i = 0; i < n; ++i) z[i] = alpha * x[i] + y[i];
+}

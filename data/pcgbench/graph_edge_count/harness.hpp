@@ -1,0 +1,41 @@
+// graph_edge_count: a random directed graph, edge probability 0.1 -> number of edges.
+namespace pcg {
+struct Data {
+  std::size_t n = 0;
+  std::vector<int> A;
+  int out = 0;
+};
+inline Data generate(std::size_t n, std::uint64_t seed) {
+  Rng rng(seed);
+  Data d;
+  d.n = n;
+  d.A.resize(n * n);
+  for (auto& a : d.A) a = rng.uniform(0.0, 1.0) < 0.1 ? 1 : 0;
+  return d;
+}
+inline void call_baseline(Data& d) { d.out = pcg_baseline::edge_count(d.A, d.n); }
+inline void call_solution(Data& d) {
+#if defined(PCG_VECTOR_API)
+  d.out = ::edge_count(d.A, d.n);
+#elif defined(PCG_MODEL_KOKKOS)
+  d.out = ::edge_count(kview2(d.A, d.n, d.n), d.n);
+#elif defined(PCG_GPU)
+  DeviceArray<int> A(d.A), count(1, 0);
+  ::edge_count<<<blocks_for(d.n), kBlock>>>(A.ptr, d.n, count.ptr);
+  PCG_GPU_SYNC();
+  d.out = count.first();
+#endif
+}
+inline int& result(Data& d) { return d.out; }
+inline bool check(const Data&, const Data& want, const Data& got, std::string& why) {
+  return same_exact(want.out, got.out, why);
+}
+inline bool truncate(Data& d, std::size_t keep) {
+  std::vector<int> A(keep * keep);
+  for (std::size_t i = 0; i < keep; ++i)
+    for (std::size_t j = 0; j < keep; ++j) A[i * keep + j] = d.A[i * d.n + j];
+  d.A.swap(A);
+  d.n = keep;
+  return true;
+}
+}  // namespace pcg

@@ -1,0 +1,6 @@
+  int count = 0;
+  const size_t total = N * N;
+  #pragma omp parallel for reduction(+ : count) schedule(static)
+  for (size_t k = 0; k < total; ++k) count += A[k];
+  return count;
+}

@@ -1,0 +1,50 @@
+// graph_largest_component: an undirected random graph whose vertices split into many small components and one large one
+// (edges only inside random groups; groups of very different sizes) -> largest_component.
+namespace pcg {
+struct Data {
+  std::size_t n = 0;
+  std::vector<int> A;
+  int out = 0;
+};
+inline Data generate(std::size_t n, std::uint64_t seed) {
+  Rng rng(seed);
+  Data d;
+  d.n = n;
+  d.A.assign(n * n, 0);
+  std::vector<std::size_t> group(n);
+  for (auto& g : group) g = rng.integer(0, 3) == 0 ? 0 : (std::size_t)rng.integer(1, (long long)n / 4 + 1);
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = i + 1; j < n; ++j)
+      if (group[i] == group[j] && rng.uniform(0.0, 1.0) < (group[i] == 0 ? 4.0 / n : 0.5)) d.A[i * n + j] = d.A[j * n + i] = 1;
+  return d;
+}
+inline void call_baseline(Data& d) { d.out = pcg_baseline::largest_component(d.A, d.n); }
+inline void call_solution(Data& d) {
+#if defined(PCG_VECTOR_API)
+  d.out = ::largest_component(d.A, d.n);
+#elif defined(PCG_MODEL_KOKKOS)
+  d.out = ::largest_component(kview2(d.A, d.n, d.n), d.n);
+#elif defined(PCG_GPU)
+  std::vector<int> identity(d.n);
+  for (std::size_t v = 0; v < d.n; ++v) identity[v] = (int)v;
+  DeviceArray<int> A(d.A), parent(identity), out(1, 0);
+  DeviceArray<unsigned> finished(1, 0u);
+  ::largest_component<<<blocks_for(d.n), kBlock>>>(A.ptr, d.n, parent.ptr, finished.ptr, out.ptr);
+  PCG_GPU_SYNC();
+  d.out = out.first();
+#endif
+}
+inline int& result(Data& d) { return d.out; }
+inline bool check(const Data&, const Data& want, const Data& got, std::string& why) {
+  return same_exact(want.out, got.out, why);
+}
+// The subgraph on the first `keep` vertices.
+inline bool truncate(Data& d, std::size_t keep) {
+  std::vector<int> A(keep * keep);
+  for (std::size_t i = 0; i < keep; ++i)
+    for (std::size_t j = 0; j < keep; ++j) A[i * keep + j] = d.A[i * d.n + j];
+  d.A.swap(A);
+  d.n = keep;
+  return true;
+}
+}  // namespace pcg

@@ -1,0 +1,9 @@
+  // Count in shared memory per block, then one global atomic per bin per block.
+  __shared__ unsigned long long local[4];
+  if (threadIdx.x < 4) local[threadIdx.x] = 0;
+  __syncthreads();
+  const size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+  if (i < N) atomicAdd(&local[(size_t)((x[i] - std::floor(x[i])) * 4.0)], 1ULL);
+  __syncthreads();
+  if (threadIdx.x < 4 && local[threadIdx.x] != 0) atomicAdd(&bins[threadIdx.x], local[threadIdx.x]);
+}

@@ -1,0 +1,8 @@
+  __shared__ unsigned long long local[256];
+  local[threadIdx.x] = 0;  // blockDim.x == 256: one bin per thread
+  __syncthreads();
+  const size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+  if (i < N) atomicAdd(&local[image[i]], 1ULL);
+  __syncthreads();
+  if (local[threadIdx.x] != 0) atomicAdd(&bins[threadIdx.x], local[threadIdx.x]);
+}

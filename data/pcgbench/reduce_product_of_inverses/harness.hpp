@@ -1,0 +1,37 @@
+// reduce_product_of_inverses: n doubles in [0.999, 1.001] (so the product neither overflows nor underflows).
+namespace pcg {
+struct Data {
+  std::vector<double> x;
+  double out{};
+};
+inline Data generate(std::size_t n, std::uint64_t seed) {
+  Rng rng(seed);
+  Data d;
+  d.x = uniform_vector(rng, n, 0.999, 1.001);
+
+
+  return d;
+}
+inline void call_baseline(Data& d) { d.out = pcg_baseline::product_with_inverses(d.x); }
+inline void call_solution(Data& d) {
+#if defined(PCG_VECTOR_API)
+  d.out = ::product_with_inverses(d.x);
+#elif defined(PCG_MODEL_KOKKOS)
+  d.out = ::product_with_inverses(kview(d.x));
+#elif defined(PCG_GPU)
+  DeviceArray<double> x(d.x);
+  DeviceArray<double> result(1, (double)(1.0));
+  ::product_with_inverses<<<blocks_for(d.x.size()), kBlock>>>(x.ptr, d.x.size(), result.ptr);
+  PCG_GPU_SYNC();
+  d.out = (double)result.first();
+#endif
+}
+inline double& result(Data& d) { return d.out; }
+inline bool check(const Data&, const Data& want, const Data& got, std::string& why) {
+  return same_scalar(want.out, got.out, why, kTol);
+}
+inline bool truncate(Data& d, std::size_t keep) {
+  d.x.resize(keep);
+  return true;
+}
+}  // namespace pcg

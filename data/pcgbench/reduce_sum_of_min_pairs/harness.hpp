@@ -1,0 +1,40 @@
+// reduce_sum_of_min_pairs: two vectors of n doubles in [-10, 10] -> sum of element-wise minima.
+namespace pcg {
+struct Data {
+  std::vector<double> x, y;
+  double out{};
+};
+inline Data generate(std::size_t n, std::uint64_t seed) {
+  Rng rng(seed);
+  Data d;
+  d.x = uniform_vector(rng, n, -10.0, 10.0);
+  d.y = uniform_vector(rng, n, -10.0, 10.0);
+
+
+  return d;
+}
+inline void call_baseline(Data& d) { d.out = pcg_baseline::sum_of_mins(d.x, d.y); }
+inline void call_solution(Data& d) {
+#if defined(PCG_VECTOR_API)
+  d.out = ::sum_of_mins(d.x, d.y);
+#elif defined(PCG_MODEL_KOKKOS)
+  d.out = ::sum_of_mins(kview(d.x), kview(d.y));
+#elif defined(PCG_GPU)
+  DeviceArray<double> x(d.x);
+  DeviceArray<double> y(d.y);
+  DeviceArray<double> result(1, (double)(0.0));
+  ::sum_of_mins<<<blocks_for(d.x.size()), kBlock>>>(x.ptr, y.ptr, d.x.size(), result.ptr);
+  PCG_GPU_SYNC();
+  d.out = (double)result.first();
+#endif
+}
+inline double& result(Data& d) { return d.out; }
+inline bool check(const Data&, const Data& want, const Data& got, std::string& why) {
+  return same_scalar(want.out, got.out, why, kTol);
+}
+inline bool truncate(Data& d, std::size_t keep) {
+  d.x.resize(keep);
+  d.y.resize(keep);
+  return true;
+}
+}  // namespace pcg

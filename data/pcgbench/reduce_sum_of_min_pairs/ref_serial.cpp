@@ -1,0 +1,5 @@
+  double acc = 0.0;
+  const size_t n = x.size();
+  for (size_t i = 0; i < n; ++i) acc = acc + (x[i] < y[i] ? x[i] : y[i]);
+  return acc;
+}

@@ -1,0 +1,5 @@
+  int acc = 0;
+  const size_t n = x.size();
+  for (size_t i = 0; i < n; ++i) acc = acc ^ x[i];
+  return acc;
+}

@@ -1,0 +1,30 @@
+// search_closest_to_pi: n doubles in [-100, 100] -> index of the value closest to pi.
+namespace pcg {
+struct Data {
+  std::vector<double> x;
+  std::size_t out = 0;
+};
+inline Data generate(std::size_t n, std::uint64_t seed) {
+  Rng rng(seed);
+  return Data{uniform_vector(rng, n, -100.0, 100.0), 0};
+}
+inline void call_baseline(Data& d) { d.out = pcg_baseline::closest_to_pi(d.x); }
+inline void call_solution(Data& d) {
+#if defined(PCG_VECTOR_API)
+  d.out = ::closest_to_pi(d.x);
+#elif defined(PCG_MODEL_KOKKOS)
+  d.out = ::closest_to_pi(kview(d.x));
+#elif defined(PCG_GPU)
+  DeviceArray<double> x(d.x);
+  DeviceArray<size_t> index(1, 0);
+  ::closest_to_pi<<<blocks_for(d.x.size()), kBlock>>>(x.ptr, d.x.size(), index.ptr);
+  PCG_GPU_SYNC();
+  d.out = index.first();
+#endif
+}
+inline std::size_t& result(Data& d) { return d.out; }
+inline bool check(const Data&, const Data& want, const Data& got, std::string& why) {
+  return same_exact(want.out, got.out, why);
+}
+inline bool truncate(Data& d, std::size_t keep) { d.x.resize(keep); return true; }
+}  // namespace pcg

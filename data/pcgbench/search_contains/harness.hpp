@@ -1,0 +1,38 @@
+// search_contains: n ints in [0, 10^6); the target (10^6 + 3) is present, in the second half, when n is odd (the small size) and absent when n is even (the timed size), so both answers are validated.
+namespace pcg {
+struct Data {
+  std::vector<int> x;
+  int target{};
+  bool out{};
+};
+inline Data generate(std::size_t n, std::uint64_t seed) {
+  Rng rng(seed);
+  Data d;
+  d.x = int_vector(rng, n, 0, 999999);
+  d.target = 1000003;
+  if (n % 2 == 1) d.x[n / 2 + (std::size_t)rng.integer(0, (long long)(n - n / 2 - 1))] = d.target;
+  return d;
+}
+inline void call_baseline(Data& d) { d.out = pcg_baseline::contains(d.x, d.target); }
+inline void call_solution(Data& d) {
+#if defined(PCG_VECTOR_API)
+  d.out = ::contains(d.x, d.target);
+#elif defined(PCG_MODEL_KOKKOS)
+  d.out = ::contains(kview(d.x), d.target);
+#elif defined(PCG_GPU)
+  DeviceArray<int> x(d.x);
+  DeviceArray<int> result(1, (int)(0));
+  ::contains<<<blocks_for(d.x.size()), kBlock>>>(x.ptr, d.x.size(), d.target, result.ptr);
+  PCG_GPU_SYNC();
+  d.out = (bool)result.first();
+#endif
+}
+inline bool& result(Data& d) { return d.out; }
+inline bool check(const Data&, const Data& want, const Data& got, std::string& why) {
+  return same_exact(want.out, got.out, why);
+}
+inline bool truncate(Data& d, std::size_t keep) {
+  d.x.resize(keep);
+  return true;
+}
+}  // namespace pcg

@@ -1,0 +1,4 @@
+  for (int v : x)
+    if (v == target) return true;
+  return false;
+}

@@ -1,0 +1,2 @@
+  std::sort(results.begin(), results.end(), [](const Result& a, const Result& b) { return a.start < b.start; });
+}

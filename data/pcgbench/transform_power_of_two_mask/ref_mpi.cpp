@@ -1,0 +1,19 @@
+  // Each rank computes one contiguous block of mask; rank 0 gathers the blocks in place.
+  int rank = 0, size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  const size_t n = mask.size();
+  std::vector<int> counts(size), displs(size);
+  for (int r = 0; r < size; ++r) {
+    displs[r] = static_cast<int>(n * r / size);
+    counts[r] = static_cast<int>(n * (r + 1) / size) - displs[r];
+  }
+  const size_t begin = displs[rank], end = begin + counts[rank];
+  for (size_t i = begin; i < end; ++i) mask[i] = ((x[i] > 0 && (x[i] & (x[i] - 1)) == 0) ? 1 : 0);
+  if (rank == 0)
+    MPI_Gatherv(MPI_IN_PLACE, counts[0], MPI_INT, mask.data(), counts.data(), displs.data(), MPI_INT, 0,
+                MPI_COMM_WORLD);
+  else
+    MPI_Gatherv(mask.data() + begin, counts[rank], MPI_INT, nullptr, nullptr, nullptr, MPI_INT, 0,
+                MPI_COMM_WORLD);
+}

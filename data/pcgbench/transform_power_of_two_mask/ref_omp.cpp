@@ -1,0 +1,4 @@
+  const size_t n = mask.size();
+  #pragma omp parallel for schedule(static)
+  for (size_t i = 0; i < n; ++i) mask[i] = ((x[i] > 0 && (x[i] & (x[i] - 1)) == 0) ? 1 : 0);
+}

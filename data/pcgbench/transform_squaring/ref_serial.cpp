@@ -1,0 +1,3 @@
+  const size_t n = x.size();
+  for (size_t i = 0; i < n; ++i) x[i] = x[i] * x[i];
+}
