@@ -24,6 +24,13 @@ def pcgbench_generations(wildcards):
     return f"results/generate/pcgbench/{wildcards.generator}.json"
 
 
+def pcgbench_reference_results(wildcards):
+    """Other generators' time limits scale with the reference's run times (when it is evaluated)."""
+    if wildcards.generator == "reference" or "reference" not in config["pcgbench"]["generators"]:
+        return {}
+    return {"reference": "results/pcgbench/reference/results.parquet"}
+
+
 rule pcgbench_prompts:
     output:
         prompts="results/pcgbench/prompts.json",
@@ -87,6 +94,7 @@ rule pcgbench_build:
 
 rule pcgbench_evaluate:
     input:
+        unpack(pcgbench_reference_results),
         generations=pcgbench_generations,
         manifest="results/pcgbench/{generator}/builds.json",
     output:

@@ -151,10 +151,14 @@ def test_resume_skips_finished_samples(tmp_path, cache_dir, problem, monkeypatch
                    body=samples[0].body)
     ran = []
     real = evaluate.evaluate_sample
-    monkeypatch.setattr(evaluate, "evaluate_sample", lambda s, b, c: ran.append(s) or real(s, b, c))
+    monkeypatch.setattr(evaluate, "evaluate_sample", lambda *args: ran.append(args[0]) or real(*args))
     second, _ = evaluate_samples(samples + [extra], tmp_path, config(cache_dir))
     assert ran == [extra]
     assert second[second["sample_index"] == 0].reset_index(drop=True).equals(first.reset_index(drop=True))
+    # Other settings (here the number of timed repetitions) invalidate what the log holds.
+    ran.clear()
+    evaluate_samples(samples, tmp_path, config(cache_dir, reps=3))
+    assert ran == samples
 
 
 def test_missing_toolchain_is_reported_and_skipped(tmp_path, cache_dir, problem, monkeypatch):
@@ -183,3 +187,19 @@ def test_cli_evaluates_a_generations_file(tmp_path, cache_dir, problem):
     metrics = json.loads((out / "metrics.json").read_text())
     assert metrics["by_model"]["gen"]["serial"]["pass@1"] == pytest.approx(0.5)
     assert metrics["by_model"]["gen"]["serial"]["build@1"] == pytest.approx(0.5)
+
+
+def test_time_limit_is_max_of_floor_and_factor_times_reference(tmp_path, cache_dir):
+    cfg = config(cache_dir, run_timeout_s=10.0, timeout_factor=3.0)
+    assert cfg.limits().wall_s == 10.0
+    assert cfg.limits(reference_wall_s=2.0).wall_s == 10.0
+    assert cfg.limits(reference_wall_s=5.0).wall_s == 15.0
+    rows = pd.DataFrame([
+        dict(problem="p", model="omp", ranks=1, threads=2, verdict="ok", run_wall_s=1.5),
+        dict(problem="p", model="omp", ranks=1, threads=2, verdict="ok", run_wall_s=2.5),
+        dict(problem="p", model="omp", ranks=1, threads=1, verdict="crash", run_wall_s=9.0),
+    ])
+    rows.to_parquet(tmp_path / "reference.parquet")
+    assert evaluate.reference_run_times(tmp_path / "reference.parquet") == {("p", "omp", 1, 2): 2.5}
+    with pytest.raises(ValueError, match="timeout_factor"):
+        config(cache_dir, timeout_factor=0)

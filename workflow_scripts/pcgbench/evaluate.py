@@ -56,7 +56,8 @@ class EvaluateConfig:
     ks: tuple[int, ...] = (1,)  # k of the @k metrics
     jobs: int = 2  # parallel compiler processes
     compile_timeout_s: float = 60.0
-    run_timeout_s: float = 60.0  # wall-clock limit of one run (one resource configuration)
+    run_timeout_s: float = 60.0  # floor of the wall-clock limit of one run (one resource configuration)
+    timeout_factor: float = 5.0  # limit = max(run_timeout_s, timeout_factor x the reference's run time there)
     cpu_limit_s: int = 240  # RLIMIT_CPU per process
     memory_mb: int = 4096  # RLIMIT_AS per process
     file_size_mb: int = 64  # RLIMIT_FSIZE
@@ -68,7 +69,8 @@ class EvaluateConfig:
     def __post_init__(self) -> None:
         self.cache_dir, self.suite_root = Path(self.cache_dir), Path(self.suite_root)
         self.ks = tuple(self.ks)
-        for name in ("max_cores", "reps", "jobs", "compile_timeout_s", "run_timeout_s", "cpu_limit_s", "memory_mb",
+        for name in ("max_cores", "reps", "jobs", "compile_timeout_s", "run_timeout_s", "timeout_factor", "cpu_limit_s",
+                     "memory_mb",
                      "file_size_mb", "max_processes", "output_bytes"):  # fmt: skip
             if not getattr(self, name) > 0:
                 raise ValueError(f"pcgbench.evaluate.{name} must be > 0, got {getattr(self, name)!r}")
@@ -79,8 +81,17 @@ class EvaluateConfig:
         if not self.ks or min(self.ks) < 1:
             raise ValueError(f"pcgbench.evaluate.ks must be a non-empty list of integers >= 1, got {self.ks}")
 
-    def limits(self) -> sandbox.SandboxLimits:
-        return sandbox.SandboxLimits(wall_s=self.run_timeout_s, cpu_s=self.cpu_limit_s,
+    def fingerprint(self) -> str:
+        """What changes a sample's result: a resume log written under another fingerprint is not reused."""
+        fields = {k: v for k, v in dataclasses.asdict(self).items() if k not in ("jobs", "ks", "cache_dir", "suite_root")}
+        return hashlib.sha256(json.dumps(fields, sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+    def limits(self, reference_wall_s: float | None = None) -> sandbox.SandboxLimits:
+        """Sandbox limits of one run; its wall-clock limit is max(floor, factor x the reference's run time)."""
+        wall_s = self.run_timeout_s
+        if reference_wall_s is not None:
+            wall_s = max(wall_s, self.timeout_factor * reference_wall_s)
+        return sandbox.SandboxLimits(wall_s=wall_s, cpu_s=self.cpu_limit_s,
                                      address_space_mb=self.memory_mb, file_size_mb=self.file_size_mb,
                                      nproc=self.max_processes, output_bytes=self.output_bytes)  # fmt: skip
 
@@ -154,12 +165,13 @@ def _row(sample: Sample, build: BuildResult | None, verdict: str, detail: str, c
     return row
 
 
-def run_one(sample: Sample, exe: Path, config: ResourceConfig, cfg: EvaluateConfig) -> tuple[str, str, dict]:
+def run_one(sample: Sample, exe: Path, config: ResourceConfig, cfg: EvaluateConfig,
+            reference_wall_s: float | None = None) -> tuple[str, str, dict]:  # fmt: skip
     """One sandboxed run at one resource configuration: (verdict, detail, timing fields)."""
     argv, env = suite.run_argv(sample.problem, sample.model, Path(SANDBOX_EXE), ranks=config.ranks,
                                threads=config.threads, seed=cfg.seed, warmup=cfg.warmup, reps=cfg.reps,
                                size=cfg.size)  # fmt: skip
-    result = sandbox.run_sandboxed(argv, limits=cfg.limits(), binds={exe: SANDBOX_EXE}, env=env)
+    result = sandbox.run_sandboxed(argv, limits=cfg.limits(reference_wall_s), binds={exe: SANDBOX_EXE}, env=env)
     timing = {"run_wall_s": result.wall_s}
     verdict = sandbox.verdict_for(result, cpu_limit_s=cfg.cpu_limit_s)
     if verdict is not None:
@@ -180,8 +192,13 @@ def run_one(sample: Sample, exe: Path, config: ResourceConfig, cfg: EvaluateConf
     return sandbox.OK, "", timing
 
 
-def evaluate_sample(sample: Sample, build: BuildResult, cfg: EvaluateConfig) -> list[dict]:
-    """All rows of one sample: one per resource configuration run (one row if it never ran)."""
+def evaluate_sample(sample: Sample, build: BuildResult, cfg: EvaluateConfig,
+                    reference_walls: dict[tuple, float] | None = None) -> list[dict]:  # fmt: skip
+    """All rows of one sample: one per resource configuration run (one row if it never ran).
+
+    `reference_walls` maps (problem, model, ranks, threads) to the reference solution's run time there,
+    which sets the run's time limit (see EvaluateConfig.limits).
+    """
     if not build.ok:
         return [_row(sample, build, sandbox.BUILD_ERROR, build.log)]
     uses, why = suite.uses_model(sample.model, sample.body)
@@ -189,7 +206,8 @@ def evaluate_sample(sample: Sample, build: BuildResult, cfg: EvaluateConfig) -> 
         return [_row(sample, build, sandbox.NO_PARALLELISM, why)]
     rows = []
     for config in resource_sweep(sample.model, cfg.max_cores):
-        verdict, detail, timing = run_one(sample, build.exe, config, cfg)
+        reference_wall_s = (reference_walls or {}).get((sample.problem.name, sample.model, config.ranks, config.threads))
+        verdict, detail, timing = run_one(sample, build.exe, config, cfg, reference_wall_s)
         rows.append(_row(sample, build, verdict, detail, config, **timing))
         if verdict != sandbox.OK:
             break  # the sample has failed; more configurations would only spend time
@@ -203,8 +221,9 @@ def evaluate_sample(sample: Sample, build: BuildResult, cfg: EvaluateConfig) -> 
 # Many samples, resumable
 
 
-def read_resume_log(path: Path) -> dict[str, list[dict]]:
-    """Finished samples' rows by sample id; a torn last line (killed mid-write) is ignored."""
+def read_resume_log(path: Path, fingerprint: str) -> dict[str, list[dict]]:
+    """Finished samples' rows by sample id; a torn last line (killed mid-write) is ignored, and so are
+    samples evaluated under other settings (another fingerprint: reps, sweep, limits, seed, ...)."""
     done: dict[str, list[dict]] = {}
     if not path.exists():
         return done
@@ -214,17 +233,29 @@ def read_resume_log(path: Path) -> dict[str, list[dict]]:
         except json.JSONDecodeError:
             logger.warning("%s: ignoring a torn line (an interrupted run)", path)
             continue
-        done[record["sample_id"]] = record["rows"]
+        if record.get("fingerprint") == fingerprint:
+            done[record["sample_id"]] = record["rows"]
     return done
 
 
-def evaluate_samples(samples: list[Sample], out_dir: Path, cfg: EvaluateConfig) -> tuple[pd.DataFrame, dict[str, str]]:
+def reference_run_times(results_path: Path | None) -> dict[tuple, float]:
+    """(problem, model, ranks, threads) -> the slowest passing reference run there, from its results.parquet."""
+    if results_path is None:
+        return {}
+    rows = pd.read_parquet(results_path)
+    rows = rows[(rows["verdict"] == sandbox.OK) & rows["run_wall_s"].notna()]
+    walls = rows.groupby(["problem", "model", "ranks", "threads"])["run_wall_s"].max()
+    return {(p, m, int(r), int(t)): float(w) for (p, m, r, t), w in walls.items()}
+
+
+def evaluate_samples(samples: list[Sample], out_dir: Path, cfg: EvaluateConfig,
+                     reference_walls: dict[tuple, float] | None = None) -> tuple[pd.DataFrame, dict[str, str]]:
     """Evaluate `samples` (resuming from out_dir/samples.jsonl); returns the rows and the skipped models."""
     out_dir.mkdir(parents=True, exist_ok=True)
     skipped = toolchain_report({s.model for s in samples})
     runnable = [s for s in samples if s.model not in skipped]
     log_path = out_dir / RESUME_LOG
-    done = read_resume_log(log_path)
+    done = read_resume_log(log_path, cfg.fingerprint())
     todo = [s for s in runnable if s.sample_id not in done]
     logger.info("%d samples: %d already evaluated, %d to do, %d skipped (models %s)", len(samples),
                 len(runnable) - len(todo), len(todo), len(samples) - len(runnable), sorted(skipped) or "none")
@@ -232,9 +263,9 @@ def evaluate_samples(samples: list[Sample], out_dir: Path, cfg: EvaluateConfig) 
                         ).build_all([BuildRequest(problem=s.problem, model=s.model, body=s.body) for s in todo])
     with open(log_path, "a", encoding="utf-8") as log:
         for number, (sample, build) in enumerate(zip(todo, builds, strict=True), start=1):
-            rows = evaluate_sample(sample, build, cfg)
+            rows = evaluate_sample(sample, build, cfg, reference_walls)
             done[sample.sample_id] = rows
-            log.write(json.dumps({"sample_id": sample.sample_id, "rows": rows}) + "\n")
+            log.write(json.dumps({"sample_id": sample.sample_id, "fingerprint": cfg.fingerprint(), "rows": rows}) + "\n")
             log.flush()
             os.fsync(log.fileno())
             logger.info("[%d/%d] %s %s %s #%d: %s", number, len(todo), sample.generator, sample.model,
@@ -263,13 +294,15 @@ def write_outputs(rows: pd.DataFrame, skipped: dict[str, str], out_dir: Path, cf
     return metrics
 
 
-def main(generations: Path, out_dir: Path, cfg: EvaluateConfig, generator: str | None = None) -> dict:
-    """Evaluate one generations file into out_dir (see the module docstring)."""
+def main(generations: Path, out_dir: Path, cfg: EvaluateConfig, generator: str | None = None,
+         reference_results: Path | None = None) -> dict:  # fmt: skip
+    """Evaluate one generations file into out_dir (see the module docstring). With `reference_results`
+    (the reference generator's results.parquet) each run's time limit scales with the reference's."""
     prov = Provenance.start(step="pcgbench.evaluate", config=dataclasses.asdict(cfg), seed=cfg.seed)
     out_dir = Path(out_dir)
     generator = generator or Path(generations).stem
     samples, no_driver = load_samples(Path(generations), generator, cfg.suite_root)
-    rows, skipped = evaluate_samples(samples, out_dir, cfg)
+    rows, skipped = evaluate_samples(samples, out_dir, cfg, reference_run_times(reference_results))
     metrics = write_outputs(rows, skipped, out_dir, cfg)
     if no_driver:
         metrics["no_driver"] = no_driver
@@ -286,4 +319,5 @@ if __name__ == "__main__":
     configure_logging(smk.log[0])
     main(Path(smk.input.generations), Path(smk.output.results).parent,
          EvaluateConfig(**smk.params.evaluate, seed=smk.params.seed, jobs=smk.threads),
-         generator=smk.wildcards.generator)
+         generator=smk.wildcards.generator,
+         reference_results=Path(smk.input.reference) if smk.input.get("reference") else None)
