@@ -101,6 +101,51 @@ rule disttrain_sparse:
         lambda wildcards: study_outputs("disttrain/sparse"),
 
 
+rule disttrain_axonn_run:
+    input:
+        calibration="results/disttrain/network/calibration.json",
+    output:
+        runs="results/disttrain/axonn/runs.json",
+        summary="results/disttrain/axonn/summary.json",
+        schedules_png=report("results/disttrain/axonn/figures/axonn_schedules.png", category="disttrain/axonn",
+                             caption="captions/disttrain_axonn_schedules.rst"),
+        timeline_png=report("results/disttrain/axonn/figures/axonn_timeline.png", category="disttrain/axonn",
+                            caption="captions/disttrain_axonn_timeline.rst"),
+        memory_png=report("results/disttrain/axonn/figures/axonn_memory.png", category="disttrain/axonn",
+                          caption="captions/disttrain_axonn_memory.rst"),
+    params:
+        axonn=lookup(dpath="disttrain/axonn", within=config),
+        machine=lookup(dpath="disttrain/network/machine", within=config),
+        timeout_s=lookup(dpath="disttrain/launch/timeout_s", within=config),
+        seed=config["seed"],
+    log:
+        study_log("disttrain/axonn", "run"),
+    benchmark:
+        study_benchmark("disttrain/axonn", "run")
+    threads: 2
+    resources:
+        mem_mb=4000,
+        timing_slot=1,
+    script:
+        "../workflow_scripts/disttrain/axonn/run.py"
+
+
+register_study(
+    "disttrain/axonn",
+    summary="results/disttrain/axonn/summary.json",
+    figures=[
+        "results/disttrain/axonn/figures/axonn_schedules.png",
+        "results/disttrain/axonn/figures/axonn_timeline.png",
+        "results/disttrain/axonn/figures/axonn_memory.png",
+    ],
+)
+
+
+rule disttrain_axonn:
+    input:
+        lambda wildcards: study_outputs("disttrain/axonn"),
+
+
 rule disttrain_survey:
     input:
         lambda wildcards: study_outputs("disttrain/survey"),
