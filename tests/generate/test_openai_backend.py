@@ -37,12 +37,16 @@ def test_completions_and_chat_over_http_match_the_engine(engine):
         assert base_url.startswith("http://127.0.0.1:")
         client = _client(base_url)
         assert client.check_reachable() == ["tiny"]
-        over_http = client.complete(PROMPT, seed=11, **SAMPLE)
+        [over_http] = client.complete(PROMPT, seed=11, **SAMPLE)
         direct = engine.generate([PROMPT], stop=["\n}"], seed=11, formatted=True, **SAMPLE)[0]
         assert over_http.text == direct.text and over_http.finish_reason == direct.finish_reason
         assert over_http.new_tokens == direct.new_tokens > 0
-        chat = _client(base_url, api="chat", stop=[]).complete(PROMPT, seed=11, **SAMPLE)
+        [chat] = _client(base_url, api="chat", stop=[]).complete(PROMPT, seed=11, **SAMPLE)
         assert chat.new_tokens > 0 and chat.finish_reason in ("stop", "length")
+        # n samples in one request: the server batches them; same seed, same samples.
+        several = client.complete(PROMPT, seed=12, n=3, **SAMPLE)
+        assert [c.text for c in several] == [c.text for c in client.complete(PROMPT, seed=12, n=3, **SAMPLE)]
+        assert len(several) == 3 and len({c.text for c in several}) > 1
 
 
 def test_bad_requests_fail_at_once_with_the_servers_message(engine):
@@ -75,7 +79,7 @@ def test_429_and_503_are_retried_with_backoff(engine, caplog):
     with serve_in_thread(engine, model_name="tiny", handler_class=FlakyHandler) as base_url:
         client = _client(base_url, max_retries=3)
         with caplog.at_level(logging.WARNING):
-            completion = client.complete(PROMPT, seed=3, **SAMPLE)
+            [completion] = client.complete(PROMPT, seed=3, **SAMPLE)
         assert completion.new_tokens > 0
         assert client.retries_done == 3
         assert "HTTP 429; retry 1/3" in caplog.text and "HTTP 503; retry 3/3" in caplog.text

@@ -30,7 +30,9 @@ def test_killed_run_resumes_without_duplicates_or_losses(backend, tiny_model_dir
         # batch 1: twelve batches, so the kill lands between two of them
         entry = {"backend": "hf", "path": str(tiny_model_dir), "batch_size": 1}
     else:
-        entry = {"backend": "openai", "serve_local": str(tiny_model_dir), "model": "tiny", "max_concurrency": 2}
+        # two samples per request: a request's samples are journaled together, resumed together
+        entry = {"backend": "openai", "serve_local": str(tiny_model_dir), "model": "tiny", "max_concurrency": 2,
+                 "samples_per_request": 2}
     out = tmp_path / "killed" / "tiny.json"
     journal = out.with_name("tiny.json.journal.jsonl")
     command = [sys.executable, "-m", "workflow_scripts.generate.generate", "--prompts", str(prompts_file),

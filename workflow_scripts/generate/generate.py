@@ -169,20 +169,27 @@ def _run_openai(cfg, records, tasks, journal: SampleJournal, sampling: SamplingC
         logger.info("%r answers; it serves %s", client, served)
         if not cfg.model and served:
             cfg.model = served[0]
-        pending = [task for task in tasks if task not in journal.samples]
+        # Requests: consecutive sample indices of one prompt, `samples_per_request` at a time, each with a
+        # seed fixed by (prompt, first sample): the same requests whether or not a run resumes.
+        n = sampling.n
+        per_request = min(cfg.samples_per_request, n)
+        requests = [(p, list(range(first, min(first + per_request, n))))
+                    for p in range(len(records)) for first in range(0, n, per_request)]  # fmt: skip
+        pending = [(p, group) for p, group in requests if any((p, s) not in journal.samples for s in group)]
         started = time.perf_counter()
         pool = stack.enter_context(concurrent.futures.ThreadPoolExecutor(max_workers=cfg.max_concurrency))
         futures = {
             pool.submit(client.complete, records[p]["prompt"], max_new_tokens=sampling.max_new_tokens,
-                        temperature=sampling.temperature, top_p=sampling.top_p,
-                        seed=derived_seed(seed, "sample", p, s)): (p, s)
-            for p, s in pending
+                        temperature=sampling.temperature, top_p=sampling.top_p, n=len(group),
+                        seed=derived_seed(seed, "sample", p, group[0])): (p, group)
+            for p, group in pending
         }  # fmt: skip
         try:
             for done, future in enumerate(concurrent.futures.as_completed(futures), start=1):
-                p, s = futures[future]
+                p, group = futures[future]
                 # Only this thread writes the journal; requests finish in any order.
-                journal.append([_sample_record(p, s, records[p]["prompt"], future.result(), cfg.stop)])
+                journal.append([_sample_record(p, s, records[p]["prompt"], c, cfg.stop)
+                                for s, c in zip(group, future.result(), strict=True)])  # fmt: skip
                 if done % max(1, len(pending) // 10) == 0 or done == len(pending):
                     logger.info("%d/%d requests done (%d samples in the journal)", done, len(pending), len(journal.samples))
         except BaseException:

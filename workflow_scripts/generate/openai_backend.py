@@ -13,13 +13,15 @@ vLLM (`vllm serve MODEL`), TGI, a hosted API, or the project's local server (ser
 - checks that the endpoint answers (`GET {base_url}/models`) before the first request, and fails
   with the address and what to do when nothing listens there.
 
-One request asks for one sample with its own seed (vLLM and the local server honour `seed`), so a
-sample's text does not depend on which other samples were in flight, and a resumed run asks for
-exactly the samples that are missing.
+One request asks for `samples_per_request` samples of one prompt with a seed fixed by the prompt
+and the first sample's index (vLLM and the local server honour `seed`), so a sample's text does not
+depend on which other requests were in flight, and a resumed run repeats exactly the requests whose
+samples are missing. More samples per request let the server batch them (and a hosted API bills the
+prompt once).
 
     client = OpenAIClient(OpenAIBackendConfig(base_url="http://127.0.0.1:8000/v1", model="m"))
     client.check_reachable()
-    completion = client.complete(prompt, max_new_tokens=256, temperature=0.2, top_p=0.95, stop=["\\n}"], seed=7)
+    [completion] = client.complete(prompt, max_new_tokens=256, temperature=0.2, top_p=0.95, seed=7)
 """
 
 from __future__ import annotations
@@ -62,6 +64,7 @@ class OpenAIBackendConfig:
     backoff_s: float = 1.0  # first retry delay; doubles each retry, plus up to 50% jitter
     max_backoff_s: float = 60.0
     timeout_s: float = 300.0  # per request
+    samples_per_request: int = 1  # the API's `n`: samples of one prompt asked for in one request
     stop: list[str] = field(default_factory=lambda: ["\n}"])
     chat_instruction: str = DEFAULT_CHAT_INSTRUCTION
     serve_local: str | None = None  # a local model directory: start the project's server on 127.0.0.1 for it
@@ -74,7 +77,7 @@ class OpenAIBackendConfig:
                              "or serve_local (a local model directory to serve)")  # fmt: skip
         if self.base_url and not self.base_url.startswith(("http://", "https://")):
             raise ValueError(f"generate.models.<name>.base_url={self.base_url!r}: must start with http:// or https://")
-        for name in ("max_concurrency",):
+        for name in ("max_concurrency", "samples_per_request"):
             if getattr(self, name) < 1:
                 raise ValueError(f"generate.models.<name>.{name}={getattr(self, name)}: must be >= 1")
         if self.max_retries < 0 or self.backoff_s < 0 or self.timeout_s <= 0:
@@ -164,26 +167,35 @@ class OpenAIClient:
             time.sleep(delay)
         raise AssertionError("unreachable: the loop returns or raises")
 
-    def complete(self, prompt: str, *, max_new_tokens: int, temperature: float, top_p: float, seed: int) -> Completion:
-        """One sample for `prompt` (the ParEval prompt; wrapped in an instruction for the chat API)."""
+    def complete(self, prompt: str, *, max_new_tokens: int, temperature: float, top_p: float, seed: int,
+                 n: int = 1) -> list[Completion]:  # fmt: skip
+        """`n` samples for `prompt` (the ParEval prompt; wrapped in an instruction for the chat API)."""
         common = {"model": self.cfg.model, "max_tokens": max_new_tokens, "temperature": temperature,
-                  "top_p": top_p, "n": 1, "seed": seed}  # fmt: skip
+                  "top_p": top_p, "n": n, "seed": seed}  # fmt: skip
         if self.cfg.stop:
             common["stop"] = list(self.cfg.stop)
         if self.cfg.api == "chat":
             content = chat_message(self.cfg.chat_instruction, prompt)
             answer = self._post("/chat/completions", common | {"messages": [{"role": "user", "content": content}]})
-            choice = answer["choices"][0]
-            text = choice["message"]["content"] or ""
+            texts = [(choice["message"]["content"] or "") for choice in answer["choices"]]
         else:
             answer = self._post("/completions", common | {"prompt": prompt})
-            choice = answer["choices"][0]
-            text = choice["text"]
-        usage = answer.get("usage") or {}
-        stop_reason = choice.get("stop_reason")  # vLLM and the local server name the stop string that matched
-        return Completion(text=text, finish_reason=choice.get("finish_reason") or "stop",
-                          stop_reason=stop_reason if isinstance(stop_reason, str) else None,
-                          new_tokens=int(usage.get("completion_tokens", 0)))  # fmt: skip
+            texts = [choice["text"] for choice in answer["choices"]]
+        choices = sorted(zip(answer["choices"], texts, strict=True), key=lambda pair: pair[0].get("index", 0))
+        if len(choices) != n:
+            raise EndpointError(f"{self.base_url} returned {len(choices)} choices for n={n}")
+        # `usage` gives only the total for the request: share it out by text length (exact when n = 1).
+        total_tokens = int((answer.get("usage") or {}).get("completion_tokens", 0))
+        total_chars = sum(len(text) for _, text in choices) or 1
+        completions = []
+        for choice, text in choices:
+            stop_reason = choice.get("stop_reason")  # vLLM and the local server name the stop string that matched
+            completions.append(Completion(
+                text=text, finish_reason=choice.get("finish_reason") or "stop",
+                stop_reason=stop_reason if isinstance(stop_reason, str) else None,
+                new_tokens=total_tokens if n == 1 else round(total_tokens * len(text) / total_chars),
+            ))  # fmt: skip
+        return completions
 
 
 def _retry_after_s(value: str | None) -> float | None:
