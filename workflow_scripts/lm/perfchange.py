@@ -168,14 +168,15 @@ def lm_embeddings(model_dir: str | Path, bodies: list[str]) -> dict[str, np.ndar
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     tokenizer = AutoTokenizer.from_pretrained(model_dir, local_files_only=True)
-    model = AutoModelForCausalLM.from_pretrained(model_dir, local_files_only=True, dtype=torch.float32).eval()
+    device = "cuda" if torch.cuda.is_available() else "cpu"
+    model = AutoModelForCausalLM.from_pretrained(model_dir, local_files_only=True, dtype=torch.float32).to(device).eval()
     context = int(getattr(model.config, "n_positions", None) or model.config.max_position_embeddings)
     embeddings = {}
     for body in dict.fromkeys(bodies):
         ids = tokenizer(body, add_special_tokens=False, return_tensors="pt")["input_ids"][:, :context]
         with torch.no_grad():
-            hidden = model(input_ids=ids, output_hidden_states=True).hidden_states[-1]  # (1, T, d)
-        embeddings[body] = hidden[0].mean(dim=0).numpy()
+            hidden = model(input_ids=ids.to(device), output_hidden_states=True).hidden_states[-1]  # (1, T, d)
+        embeddings[body] = hidden[0].mean(dim=0).float().cpu().numpy()
     return embeddings
 
 

@@ -49,11 +49,14 @@ class PragmaConfig:
     finetune_batch_size: int = 8
     max_new_tokens: int = 48  # a pragma line is rarely longer
     max_test_loops: int = 200  # cap on evaluated loops (greedy decoding cost)
+    device: str = "auto"  # "auto": the first GPU when there is one, else the CPU
 
     def __post_init__(self) -> None:
         for name in ("max_loop_chars", "max_new_tokens", "finetune_batch_size", "max_test_loops"):
             if getattr(self, name) < 1:
                 raise ValueError(f"hpccoder.pragma.{name}: {getattr(self, name)} (allowed: >= 1)")
+        if self.device not in ("auto", "cpu") and not self.device.startswith("cuda"):
+            raise ValueError(f"hpccoder.pragma.device: {self.device!r} (allowed: auto, cpu, cuda, cuda:N)")
         if self.finetune_steps < 0:
             raise ValueError(f"hpccoder.pragma.finetune_steps: {self.finetune_steps} (allowed: >= 0)")
 
@@ -282,7 +285,8 @@ def finetune(model, tokenizer, samples: list[tuple[str, str]], cfg: PragmaConfig
         mask = torch.zeros((len(batch), width), dtype=torch.long)
         for row, (x, y) in enumerate(batch):
             ids[row, : len(x)], labels[row, : len(y)], mask[row, : len(x)] = torch.tensor(x), torch.tensor(y), 1
-        loss = model(input_ids=ids, attention_mask=mask, labels=labels).loss
+        device = model.device
+        loss = model(input_ids=ids.to(device), attention_mask=mask.to(device), labels=labels.to(device)).loss
         loss.backward()
         optimizer.step()
         optimizer.zero_grad()
@@ -304,9 +308,9 @@ def predict(model, tokenizer, prompts: list[str], max_new_tokens: int, context_t
         input_ids = torch.tensor([[tokenizer.pad_token_id] * (width - len(x)) + x for x in ids])
         mask = torch.tensor([[0] * (width - len(x)) + [1] * len(x) for x in ids])
         with torch.no_grad():
-            out = model.generate(input_ids=input_ids, attention_mask=mask, max_new_tokens=max_new_tokens, do_sample=False,
+            out = model.generate(input_ids=input_ids.to(model.device), attention_mask=mask.to(model.device), max_new_tokens=max_new_tokens, do_sample=False,
                                  pad_token_id=tokenizer.pad_token_id, eos_token_id=tokenizer.eos_token_id)  # fmt: skip
-        for row in out[:, width:]:
+        for row in out[:, width:].cpu():
             text = tokenizer.decode(row, skip_special_tokens=True)
             outputs.append(text.split("\n", 1)[0].strip())
     return outputs
@@ -333,7 +337,8 @@ def main(train_path, validation_path, model_dir, dataset_path, predictions_path,
         raise ValueError("no held-out loop carries `#pragma omp parallel for`: put a repository with OpenMP loops in "
                          "corpus.validation_sources")  # fmt: skip
     tokenizer = AutoTokenizer.from_pretrained(model_dir, local_files_only=True)
-    model = AutoModelForCausalLM.from_pretrained(model_dir, local_files_only=True, dtype=torch.float32)
+    device = ("cuda" if torch.cuda.is_available() else "cpu") if cfg.device == "auto" else cfg.device
+    model = AutoModelForCausalLM.from_pretrained(model_dir, local_files_only=True, dtype=torch.float32).to(device)
     context_tokens = int(getattr(model.config, "n_positions", None) or model.config.max_position_embeddings)
     references = test_rows["pragma"].tolist()
     prompts = [sample_text(loop, "")[0] for loop in test_rows["loop"]]
