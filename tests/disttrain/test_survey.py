@@ -27,6 +27,8 @@ def test_analytic_models_scale_with_the_grid():
     fsdp = analytic_bytes(cfg, "fsdp2", 0, 2)
     assert fsdp["reduce_scatter_tensor/grad_scatter"] == 4 * n  # no padding at these widths
     assert 4 * n < fsdp["all_gather_into_tensor/param_gather"] < 8 * n  # blocks gathered twice, the root once
+    hybrid = analytic_bytes(cfg, "hybrid_fsdp_tp", 0, 4)
+    assert hybrid["reduce_scatter_tensor/grad_scatter"] < 4 * n  # the tensor-parallel shard, not the model
 
 
 @pytest.mark.multiprocess

@@ -78,14 +78,12 @@ def analyse(cfg: SurveyConfig, results: dict, reference: list[float]) -> dict:
                                               for m in memory],
                "activations_bytes_per_rank": [m.get("activations_bytes", 0) for m in memory],
                "peak_rss_bytes_per_rank": [m["peak_rss_bytes"] for m in memory]}  # fmt: skip
-        if name in DEEPSPEED or name == "hybrid_fsdp_tp":
-            # DeepSpeed's buckets, flags and padding are its own; the hybrid mixes two grids. Compare with the
-            # textbook: ZeRO-1/2 move what DDP moves (reduce-scatter + all-gather), ZeRO-3 1.5x that.
+        if name in DEEPSPEED:
+            # DeepSpeed's buckets, flags and padding are its own. Compare with the textbook: ZeRO-1/2 move what DDP moves (reduce-scatter + all-gather), ZeRO-3 1.5x that.
             ddp_wire = 2 * (world - 1) / world * 4 * cfg.model.num_parameters()
-            textbook = {"zero1": 1.0, "zero2": 1.0, "zero3": 1.5}.get(name)
-            if textbook:
-                row["textbook_wire_bytes_per_step"] = textbook * ddp_wire
-                row["measured_over_textbook_wire"] = max(row["wire_bytes_per_step_per_rank"]) / (textbook * ddp_wire)
+            textbook = {"zero1": 1.0, "zero2": 1.0, "zero3": 1.5}[name]
+            row["textbook_wire_bytes_per_step"] = textbook * ddp_wire
+            row["measured_over_textbook_wire"] = max(row["wire_bytes_per_step_per_rank"]) / (textbook * ddp_wire)
             row["bytes_match_analytic"] = None
             row["memory_match_analytic"] = None
         else:

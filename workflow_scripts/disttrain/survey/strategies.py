@@ -413,6 +413,17 @@ def _param_shapes(module):
     return [tuple(p.shape) for p in module.parameters()]
 
 
+def tp_local_numels(model: GPT, tp: int) -> dict[str, int]:
+    """Entries each tensor-parallel rank keeps of every parameter under the Megatron plan of `_tensor_parallel`:
+    column-wise q, k, v, fc (weights and biases) and row-wise proj weights are split; the rest is replicated."""
+    sharded = set()
+    for name in model.blocks.keys():
+        for lin in ("attn.q", "attn.k", "attn.v", "mlp.fc"):
+            sharded |= {f"blocks.{name}.{lin}.weight", f"blocks.{name}.{lin}.bias"}
+        sharded |= {f"blocks.{name}.attn.proj.weight", f"blocks.{name}.mlp.proj.weight"}
+    return {n: p.numel() // tp if n in sharded else p.numel() for n, p in model.named_parameters()}
+
+
 def analytic_bytes(cfg: SurveyConfig, strategy: str, rank: int, world: int) -> dict[str, int]:
     """Logical bytes per step by "op/tag" that the strategy must move on `rank`, from shapes alone."""
     model = GPT(cfg.model)
@@ -434,6 +445,17 @@ def analytic_bytes(cfg: SurveyConfig, strategy: str, rank: int, world: int) -> d
         # Forward: the two row-wise outputs per block are all-reduced. Backward: the input gradient of every
         # column-wise layer (q, k, v, fc: four, as q/k/v are separate modules) is all-reduced.
         return {"all_reduce/tensor_parallel": m.n_layer * (2 + 4) * activation}
+    if strategy == "hybrid_fsdp_tp":
+        tp = world // 2
+        local = tp_local_numels(model, tp)
+        blocks = sum(n for name, n in local.items() if name.startswith("blocks."))
+        total = sum(local.values())
+        activation = 4 * (cfg.global_batch // 2) * m.block_size * m.n_embd  # each dp half of the batch
+        # FSDP2 over dp = 2 of the tensor-parallel shards (no padding at these widths: checked by the tests'
+        # shapes), plus the tensor-parallel activation all-reduces of the rank's half batch.
+        return {"all_gather_into_tensor/param_gather": 4 * (total + blocks),
+                "reduce_scatter_tensor/grad_scatter": 4 * total,
+                "all_reduce/tensor_parallel": m.n_layer * (2 + 4) * activation}  # fmt: skip
     if strategy.startswith("pp_"):
         activation = 4 * (cfg.global_batch // cfg.microbatches) * m.block_size * m.n_embd
         out = {}
@@ -458,12 +480,9 @@ def analytic_memory(cfg: SurveyConfig, strategy: str, rank: int, world: int) -> 
     if strategy == "fsdp2":
         local = sum(_padded(p.shape[0], p[0].numel() if p.dim() > 1 else 1, world) // world for p in tensors)
     elif strategy == "tp":
-        sharded = {id(p) for b in model.blocks.values()
-                   for mod in (b.attn.q, b.attn.k, b.attn.v, b.attn.proj, b.mlp.fc) for p in mod.parameters()}  # fmt: skip
-        # Row-wise proj weights are sharded; their biases are replicated. Column-wise weights and biases are sharded.
-        sharded -= {id(b.attn.proj.bias) for b in model.blocks.values()}
-        sharded |= {id(b.mlp.proj.weight) for b in model.blocks.values()}
-        local = sum(p.numel() // world if id(p) in sharded else p.numel() for p in tensors)
+        local = sum(tp_local_numels(model, world).values())
+    elif strategy == "hybrid_fsdp_tp":  # FSDP2 halves (dp = 2) what tensor parallelism leaves on the rank
+        local = sum(n // 2 for n in tp_local_numels(model, world // 2).values())
     return {"parameters_bytes": 4 * local, "gradients_bytes": 4 * local,
             "optimizer_bytes": ADAM_STATE_BYTES * local + STEP_SCALAR_BYTES * len(tensors)}  # fmt: skip
 
