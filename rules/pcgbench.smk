@@ -7,28 +7,16 @@
 # beside other jobs; evaluation times programs, so it holds the single `timing_slot`.
 # Logic lives in workflow_scripts/pcgbench/.
 
-PCGBENCH_SELF_TEST = ("reference", "serial", "mutants")
+from workflow_scripts.pcgbench.paths import (
+    SELF_TEST_GENERATORS,
+    evaluated_generators,
+    generations_path,
+    reference_results_input,
+)
 
 
 wildcard_constraints:
     generator=r"[A-Za-z0-9_+-]+",
-
-
-def pcgbench_generators():
-    return list(config["pcgbench"]["generators"]) + list(config["pcgbench"]["language_models"])
-
-
-def pcgbench_generations(wildcards):
-    if wildcards.generator in PCGBENCH_SELF_TEST:
-        return f"results/pcgbench/generations/{wildcards.generator}.json"
-    return f"results/generate/pcgbench/{wildcards.generator}.json"
-
-
-def pcgbench_reference_results(wildcards):
-    """Other generators' time limits scale with the reference's run times (when it is evaluated)."""
-    if wildcards.generator == "reference" or "reference" not in config["pcgbench"]["generators"]:
-        return {}
-    return {"reference": "results/pcgbench/reference/results.parquet"}
 
 
 rule pcgbench_prompts:
@@ -56,7 +44,7 @@ rule pcgbench_self_test_generations:
         generations="results/pcgbench/generations/{generator}.json",
         expected="results/pcgbench/generations/{generator}.expected.json",
     wildcard_constraints:
-        generator="|".join(PCGBENCH_SELF_TEST),
+        generator="|".join(SELF_TEST_GENERATORS),
     params:
         samples=lookup(dpath="pcgbench/samples", within=config),
         mutants=lookup(dpath="pcgbench/mutants", within=config),
@@ -75,7 +63,7 @@ rule pcgbench_self_test_generations:
 
 rule pcgbench_build:
     input:
-        generations=pcgbench_generations,
+        generations=lambda wildcards: generations_path(wildcards.generator),
     output:
         manifest="results/pcgbench/{generator}/builds.json",
     params:
@@ -94,8 +82,8 @@ rule pcgbench_build:
 
 rule pcgbench_evaluate:
     input:
-        unpack(pcgbench_reference_results),
-        generations=pcgbench_generations,
+        unpack(lambda wildcards: reference_results_input(wildcards.generator, config["pcgbench"])),
+        generations=lambda wildcards: generations_path(wildcards.generator),
         manifest="results/pcgbench/{generator}/builds.json",
     output:
         results="results/pcgbench/{generator}/results.parquet",
@@ -118,8 +106,8 @@ rule pcgbench_evaluate:
 
 rule pcgbench_summary:
     input:
-        metrics=lambda wildcards: expand("results/pcgbench/{g}/metrics.json", g=pcgbench_generators()),
-        results=lambda wildcards: expand("results/pcgbench/{g}/results.parquet", g=pcgbench_generators()),
+        metrics=lambda wildcards: expand("results/pcgbench/{g}/metrics.json", g=evaluated_generators(config["pcgbench"])),
+        results=lambda wildcards: expand("results/pcgbench/{g}/results.parquet", g=evaluated_generators(config["pcgbench"])),
         expected=lambda wildcards: expand(
             "results/pcgbench/generations/{g}.expected.json", g=config["pcgbench"]["generators"]
         ),
@@ -141,7 +129,7 @@ rule pcgbench_summary:
 
 rule pcgbench_figures:
     input:
-        metrics=lambda wildcards: expand("results/pcgbench/{g}/metrics.json", g=pcgbench_generators()),
+        metrics=lambda wildcards: expand("results/pcgbench/{g}/metrics.json", g=evaluated_generators(config["pcgbench"])),
     output:
         pass_at_1=report("results/pcgbench/figures/pass_at_1.png", category="pcgbench",
                          caption="captions/pcgbench_pass_at_1.rst"),
