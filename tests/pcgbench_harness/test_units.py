@@ -1,0 +1,69 @@
+"""Small pieces: the resource sweep, time summaries, problem selection, mutants, the self-test comparison."""
+
+import pandas as pd
+import pytest
+
+from workflow_scripts.pcgbench import generators, suite
+from workflow_scripts.pcgbench.prompts import select_problems
+from workflow_scripts.pcgbench.summary import self_test
+from workflow_scripts.pcgbench.timing import ResourceConfig, doubling_counts, resource_sweep, summarise_times
+
+
+@pytest.mark.parametrize("maximum,expected", [(1, [1]), (2, [1, 2]), (6, [1, 2, 4, 6]), (64, [1, 2, 4, 8, 16, 32, 64])])
+def test_doubling_counts(maximum, expected):
+    assert doubling_counts(maximum) == expected
+
+
+def test_resource_sweep_per_model():
+    assert resource_sweep("serial", 4) == [ResourceConfig(1, 1)]
+    assert resource_sweep("omp", 4) == [ResourceConfig(1, t) for t in (1, 2, 4)]
+    assert resource_sweep("mpi", 2) == [ResourceConfig(1, 1), ResourceConfig(2, 1)]
+    hybrid = resource_sweep("mpi+omp", 4)
+    assert all(c.n_resources <= 4 for c in hybrid) and ResourceConfig(2, 2) in hybrid and len(hybrid) == 6
+    with pytest.raises(ValueError, match="fortran"):
+        resource_sweep("fortran", 2)
+
+
+def test_summarise_times_keeps_median_and_spread():
+    summary = summarise_times([1.0, 2.0, 3.0, 4.0, 100.0])
+    assert (summary.median_s, summary.min_s, summary.max_s, summary.reps) == (3.0, 1.0, 100.0, 5)
+    assert summary.iqr_s == pytest.approx(2.0) and summary.relative_spread == pytest.approx(2.0 / 3.0)
+
+
+def test_select_problems():
+    problems = suite.load_suite()
+    per_type = select_problems(problems, "one_per_type")
+    assert len(per_type) == len({p.problem_type for p in problems})
+    assert select_problems(problems, ["reduce_average"])[0].name == "reduce_average"
+    with pytest.raises(ValueError, match="no_such_problem"):
+        select_problems(problems, ["no_such_problem"])
+
+
+def test_mutants_apply_where_they_can(problem):
+    omp = suite.reference_body(problem, "omp")
+    body, verdict = generators.mutate(omp, "missing_reduction", "")
+    assert "reduction" not in body and verdict == "wrong_answer"
+    body, _ = generators.mutate(omp, "off_by_one", "")
+    assert "- 1;" in body
+    assert generators.mutate(suite.reference_body(problem, "serial"), "missing_reduction", "") is None
+    assert generators.mutate(omp, "missing_include", "#include <regex>") is None
+    with pytest.raises(ValueError, match="unknown mutant"):
+        generators.mutate(omp, "nope", "")
+
+
+def test_self_test_comparison_separates_racy_mutants():
+    results = pd.DataFrame([
+        dict(sample_id="a", problem="p", model="omp", sample_index=0, verdict="ok"),
+        dict(sample_id="b", problem="p", model="omp", sample_index=1, verdict="ok"),
+        dict(sample_id="c", problem="p", model="omp", sample_index=2, verdict="crash"),
+    ])
+    expected = [
+        dict(problem="p", model="omp", sample_index=0, label="reference", expected_verdict="ok", racy=False),
+        dict(problem="p", model="omp", sample_index=1, label="missing_reduction", expected_verdict="wrong_answer",
+             racy=True),
+        dict(problem="p", model="omp", sample_index=2, label="off_by_one", expected_verdict="wrong_answer", racy=False),
+        dict(problem="p", model="mpi", sample_index=0, label="reference", expected_verdict="ok", racy=False),
+    ]
+    result = self_test(results, expected)
+    assert (result["samples"], result["agree"], result["racy_samples"], result["racy_caught"]) == (2, 1, 1, 0)
+    assert result["disagreements"][0]["got"] == "crash" and result["not_run_toolchain_missing"] == 1
