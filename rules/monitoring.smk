@@ -7,21 +7,15 @@
 # section, so changing a model parameter reruns models, analysis, figures and summary, not data or features.
 # Logic lives in workflow_scripts/monitoring/.
 
+from workflow_scripts.monitoring.paths import real_input_files
+
 MONITORING_TABLES = ("samples", "topology", "runs", "placement")
 MONITORING_FIGURES = ("runtime_variability", "predicted_vs_measured", "top_features", "loao_error")
 
 
-def monitoring_real_inputs():
-    """The real data files (so an edited file reruns the chain); none for the synthetic source."""
-    real = config["monitoring"]["real"]
-    if config["monitoring"]["source"] == "synthetic":
-        return []
-    return [*real["ldms_csv"], *(real[key] for key in ("job_table", "run_table", "topology") if real.get(key))]
-
-
 rule monitoring_data:
     input:
-        real=monitoring_real_inputs(),
+        real=real_input_files(config["monitoring"]),  # the real data files; none when synthetic
     output:
         **{name: f"results/monitoring/data/{name}.parquet" for name in MONITORING_TABLES},
         truth="results/monitoring/data/truth.json",

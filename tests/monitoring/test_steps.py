@@ -73,3 +73,11 @@ def test_schema_names_bad_monitoring_keys(change, needle):
     change(config["monitoring"])
     problems = explain_config_errors(config, repo / "config/schema/config.schema.yaml")
     assert any(needle in line for line in problems), problems
+
+
+def test_real_input_files_only_for_the_ldms_source():
+    from workflow_scripts.monitoring.paths import real_input_files
+
+    real = {"ldms_csv": ["a.csv", "b.csv"], "job_table": "jobs.csv", "run_table": None, "topology": None}
+    assert real_input_files({"source": "synthetic", "real": real}) == []
+    assert real_input_files({"source": "ldms", "real": real}) == ["a.csv", "b.csv", "jobs.csv"]

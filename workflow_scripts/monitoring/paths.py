@@ -1,0 +1,10 @@
+"""Input paths the monitoring rules declare (no heavy imports: rules/monitoring.smk reads this at parse time)."""
+
+
+def real_input_files(monitoring: dict) -> list[str]:
+    """The real data files (so an edited file reruns the chain); none for the synthetic source."""
+    if monitoring.get("source", "synthetic") == "synthetic":
+        return []
+    real = monitoring.get("real", {})
+    optional = [real.get(key) for key in ("job_table", "run_table", "topology")]
+    return [*real.get("ldms_csv", []), *(path for path in optional if path)]
