@@ -151,3 +151,10 @@ def test_counter_clusters_join_redundant_counters_only():
             "temp__job__60s": {"kind": "counter", "counter": "temp"}, "n_nodes": {"kind": "placement", "counter": "placement"}}  # fmt: skip
     clusters = counter_clusters(x, columns, meta, 0.7)
     assert sorted(map(sorted, clusters.values())) == [["flits", "stall"], ["placement"], ["temp"]]
+
+
+def test_same_seed_same_predictions(small_data, fitted):
+    features, meta, predictions, _ = fitted
+    cfg = ModelConfig(gbm={"max_iter": 60}, mlp={"hidden_layers": [16], "max_iter": 150})
+    again, _ = fit_models(features, meta, cfg, seed=3)
+    pd.testing.assert_frame_equal(predictions, again)

@@ -20,6 +20,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
+from matplotlib.ticker import NullFormatter  # noqa: E402
 
 from workflow_scripts.common import Provenance, atomic_path, configure_logging, read_json  # noqa: E402
 
@@ -64,6 +65,8 @@ def predicted_vs_measured(predictions: pd.DataFrame, path):
         low, high = part[["run_time_s", "predicted_s"]].min().min(), part[["run_time_s", "predicted_s"]].max().max()
         ax.plot([low, high], [low, high], "k-", lw=0.8)
         ax.set_title(f"{family.replace('_', '-')} GBM, test runs")
+        for axis in (ax.xaxis, ax.yaxis):  # label decades only: minor labels collide on a log axis
+            axis.set_minor_formatter(NullFormatter())
         ax.set_xlabel("measured run time (s)")
     axes[0].set_ylabel("predicted run time (s)")
     axes[1].legend(fontsize=7)
