@@ -6,7 +6,8 @@ from workflow_scripts.disttrain.survey.run import analyse, run_workers
 from workflow_scripts.disttrain.survey.strategies import SurveyConfig, analytic_bytes, train_reference
 
 SECTION = {"model": {"vocab_size": 32, "block_size": 8, "n_layer": 2, "n_head": 2, "n_embd": 16},
-           "strategies": ["ddp", "fsdp2", "tp", "pp_gpipe", "pp_1f1b"], "global_batch": 8, "steps": 3,
+           "cnn": {"channels": 4, "image_size": 8, "num_classes": 4},
+           "strategies": ["ddp", "ddp_cnn", "fsdp2", "tp", "pp_gpipe", "pp_1f1b"], "global_batch": 8, "steps": 3,
            "microbatches": 4, "lr": 0.003, "hybrid_processes": 4, "loss_rtol": 1e-5}  # fmt: skip
 
 
@@ -35,7 +36,7 @@ def test_analytic_models_scale_with_the_grid():
 def test_strategies_match_single_process_and_their_models(tmp_path):
     cfg = SurveyConfig.from_config(SECTION, seed=7)
     results = run_workers(cfg, SECTION, nproc=2, log_path=tmp_path / "log", timeout_s=300)
-    rows = analyse(cfg, results, train_reference(cfg))
+    rows = analyse(cfg, results, {"gpt": train_reference(cfg, "gpt"), "cnn": train_reference(cfg, "cnn")})
     for name, row in rows.items():
         assert row["loss_matches_single_process"], (name, row["max_rel_loss_diff"])
         assert row["bytes_match_analytic"] is True, (name, row["bytes_by_op_per_rank"])

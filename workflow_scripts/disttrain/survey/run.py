@@ -20,6 +20,7 @@ from workflow_scripts.disttrain.survey.strategies import (
     SurveyConfig,
     analytic_bytes,
     analytic_memory,
+    task_of,
     train_reference,
     zero_bytes_per_parameter,
 )  # fmt: skip
@@ -58,12 +59,14 @@ def step_losses(ranks: list[dict]) -> list[float]:
     return out
 
 
-def analyse(cfg: SurveyConfig, results: dict, reference: list[float]) -> dict:
+def analyse(cfg: SurveyConfig, results: dict, references: dict[str, list[float]]) -> dict:
+    """Per strategy: losses against the single-process reference of its task, bytes and memory against the models."""
     tokens_per_step = cfg.global_batch * cfg.model.block_size
     rows = {}
     for name, ranks in results.items():
         world = ranks[0]["world"]
         losses = step_losses(ranks)
+        reference = references[task_of(name)]
         rel = max(abs(a - b) / abs(b) for a, b in zip(losses, reference, strict=True))
         step_s = max(r["median_step_time_s"] for r in ranks)  # the slowest rank sets the pace
         measured_bytes = [{k: v["message_bytes"] for k, v in r["comm_per_step"].items()} for r in ranks]
@@ -132,14 +135,15 @@ def project(section: dict, machine: dict) -> dict:
             "fits_device_memory": fits}  # fmt: skip
 
 
-def plot(rows: dict, reference: list[float], loss_png, costs_png) -> None:
+def plot(rows: dict, references: dict[str, list[float]], loss_png, costs_png) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(6, 4))
-    ax.plot(range(1, len(reference) + 1), reference, "k-", lw=3, alpha=0.3, label="single process")
+    for task, reference in references.items():
+        ax.plot(range(1, len(reference) + 1), reference, "k-", lw=3, alpha=0.3, label=f"single process ({task})")
     for name, row in rows.items():
         ax.plot(range(1, len(row["losses"]) + 1), row["losses"], marker=".", label=name)
     ax.set(xlabel="step", ylabel="training loss (global batch)", title="Same loss per step for every strategy")
@@ -179,7 +183,8 @@ def main(calibration_json, runs_json, summary_json, loss_png, costs_png, section
     prov = Provenance.start(step="disttrain.survey", config={"survey": section, "machine": machine, "nproc": nproc},
                             seed=seed)  # fmt: skip
     results = run_workers(cfg, section, nproc, log_path, timeout_s)
-    reference = train_reference(cfg)
+    tasks = sorted({task_of(name) for name in cfg.strategies})
+    reference = {task: train_reference(cfg, task) for task in tasks}
     rows = analyse(cfg, results, reference)
     calibration = read_json(calibration_json)
     write_json(runs_json, {"reference_losses": reference, "strategies": rows, "raw": results})

@@ -30,11 +30,20 @@ import torch.distributed as dist
 from workflow_scripts.disttrain.comm import CommLedger, ring_wire_bytes, tensor_bytes
 from workflow_scripts.disttrain.launch import require_divisible, require_grid
 from workflow_scripts.disttrain.memory import MemoryLedger, unique_bytes
-from workflow_scripts.disttrain.models import GPT, GPTConfig, gpt_stage, lm_loss, synthetic_tokens
+from workflow_scripts.disttrain.models import (
+    CNN,
+    GPT,
+    CNNConfig,
+    GPTConfig,
+    gpt_stage,
+    lm_loss,
+    synthetic_images,
+    synthetic_tokens,
+)  # fmt: skip
 
 logger = logging.getLogger(__name__)
 
-STRATEGIES = ("ddp", "zero1", "zero2", "zero3", "fsdp2", "tp", "pp_gpipe", "pp_1f1b", "hybrid_fsdp_tp")
+STRATEGIES = ("ddp", "ddp_cnn", "zero1", "zero2", "zero3", "fsdp2", "tp", "pp_gpipe", "pp_1f1b", "hybrid_fsdp_tp")
 DEEPSPEED = ("zero1", "zero2", "zero3")
 ADAM_STATE_BYTES = 8  # fp32 exp_avg + exp_avg_sq per parameter
 STEP_SCALAR_BYTES = 4  # torch Adam keeps one fp32 `step` tensor per parameter tensor
@@ -43,6 +52,7 @@ STEP_SCALAR_BYTES = 4  # torch Adam keeps one fp32 `step` tensor per parameter t
 @dataclasses.dataclass(kw_only=True)
 class SurveyConfig:
     model: GPTConfig
+    cnn: CNNConfig  # the image task (ddp_cnn): the survey compares image and language models
     strategies: tuple[str, ...]  # which of STRATEGIES to run
     global_batch: int  # sequences per optimizer step, over all ranks
     steps: int  # optimizer steps per strategy
@@ -64,7 +74,8 @@ class SurveyConfig:
 
     @classmethod
     def from_config(cls, section: dict, seed: int) -> SurveyConfig:
-        return cls(model=GPTConfig(**section["model"]), strategies=tuple(section["strategies"]),
+        return cls(model=GPTConfig(**section["model"]), cnn=CNNConfig(**section["cnn"]),
+                   strategies=tuple(section["strategies"]),
                    global_batch=section["global_batch"], steps=section["steps"],
                    microbatches=section["microbatches"], lr=section["lr"],
                    hybrid_processes=section["hybrid_processes"], seed=seed,
@@ -72,7 +83,7 @@ class SurveyConfig:
 
     def check_world(self, strategy: str, world: int) -> None:
         """Stop with the sizes that would fit when `world` processes cannot run `strategy`."""
-        if strategy in ("ddp", "fsdp2", *DEEPSPEED):
+        if strategy in ("ddp", "ddp_cnn", "fsdp2", *DEEPSPEED):
             require_divisible(self.global_batch, world, "survey.global_batch", "data-parallel processes")
         elif strategy == "tp":
             require_divisible(self.model.n_head, world, "model.n_head", "tensor-parallel processes")
@@ -94,15 +105,29 @@ def fresh_model(cfg: SurveyConfig) -> GPT:
     return GPT(cfg.model)
 
 
-def train_reference(cfg: SurveyConfig) -> list[float]:
+def task_of(strategy: str) -> str:
+    return "cnn" if strategy.endswith("_cnn") else "gpt"
+
+
+def fresh_cnn(cfg: SurveyConfig) -> CNN:
+    torch.manual_seed(cfg.seed)
+    return CNN(cfg.cnn)
+
+
+def make_images(cfg: SurveyConfig):
+    return synthetic_images(cfg.cnn, cfg.steps, cfg.global_batch, seed=cfg.seed)
+
+
+def train_reference(cfg: SurveyConfig, task: str = "gpt") -> list[float]:
     """Single-process training on the full global batch: the losses every strategy must reproduce."""
-    model = fresh_model(cfg)
+    model = fresh_model(cfg) if task == "gpt" else fresh_cnn(cfg)
     opt = torch.optim.Adam(model.parameters(), lr=cfg.lr)
-    x, y = make_data(cfg)
+    x, y = make_data(cfg) if task == "gpt" else make_images(cfg)
+    loss_fn = lm_loss if task == "gpt" else torch.nn.functional.cross_entropy
     losses = []
     for step in range(cfg.steps):
         opt.zero_grad(set_to_none=True)
-        loss = lm_loss(model(x[step]), y[step])
+        loss = loss_fn(model(x[step]), y[step])
         loss.backward()
         opt.step()
         losses.append(loss.item())
@@ -141,17 +166,18 @@ def _dp_slice(tensor, rank, world):
     return tensor[rank * per:(rank + 1) * per]
 
 
-def run_ddp(cfg, ledger, mem, rank, world):
+def run_ddp(cfg, ledger, mem, rank, world, task="gpt"):
     from torch.nn.parallel import DistributedDataParallel as DDP
 
-    model = fresh_model(cfg)
+    model = fresh_model(cfg) if task == "gpt" else fresh_cnn(cfg)
     ddp = DDP(model)
     ddp.register_comm_hook(None, ledger.ddp_comm_hook("grad"))
     opt = torch.optim.Adam(ddp.parameters(), lr=cfg.lr)
-    x, y = make_data(cfg)
+    x, y = make_data(cfg) if task == "gpt" else make_images(cfg)
+    loss_fn = lm_loss if task == "gpt" else torch.nn.functional.cross_entropy
 
     def step_fn(step):
-        loss = lm_loss(ddp(_dp_slice(x[step], rank, world)), _dp_slice(y[step], rank, world))
+        loss = loss_fn(ddp(_dp_slice(x[step], rank, world)), _dp_slice(y[step], rank, world))
         loss.backward()
         return loss.item()
 
@@ -379,8 +405,8 @@ def run_zero(cfg, ledger, mem, rank, world, stage):
 def run_strategy(name: str, cfg: SurveyConfig, rank: int, world: int) -> dict:
     cfg.check_world(name, world)
     ledger, mem = CommLedger(), MemoryLedger()
-    if name == "ddp":
-        losses, times_s = run_ddp(cfg, ledger, mem, rank, world)
+    if name in ("ddp", "ddp_cnn"):
+        losses, times_s = run_ddp(cfg, ledger, mem, rank, world, task_of(name))
     elif name == "fsdp2":
         losses, times_s = run_fsdp2(cfg, ledger, mem, rank, world)
     elif name == "tp":
@@ -431,6 +457,8 @@ def analytic_bytes(cfg: SurveyConfig, strategy: str, rank: int, world: int) -> d
     n_params = sum(p.numel() for p in model.parameters())
     if strategy == "ddp":
         return {"all_reduce/grad": 4 * n_params}  # one all-reduce of every fp32 gradient
+    if strategy == "ddp_cnn":
+        return {"all_reduce/grad": 4 * sum(p.numel() for p in CNN(cfg.cnn).parameters())}
     if strategy == "fsdp2":
         def padded(mod):
             return sum(_padded(s[0], int(torch.Size(s[1:]).numel()), world) for s in _param_shapes(mod))
@@ -472,7 +500,7 @@ def analytic_bytes(cfg: SurveyConfig, strategy: str, rank: int, world: int) -> d
 def analytic_memory(cfg: SurveyConfig, strategy: str, rank: int, world: int) -> dict[str, int]:
     """Parameter, gradient and optimizer bytes on `rank` under fp32 Adam (4 + 4 + 8 bytes per parameter,
     plus one 4-byte step scalar per parameter tensor), from shapes alone."""
-    model = GPT(cfg.model)
+    model = GPT(cfg.model) if task_of(strategy) == "gpt" else CNN(cfg.cnn)
     if strategy.startswith("pp_"):
         model = gpt_stage(model, rank, world)
     tensors = list(model.parameters())
@@ -490,5 +518,5 @@ def analytic_memory(cfg: SurveyConfig, strategy: str, rank: int, world: int) -> 
 def zero_bytes_per_parameter(strategy: str, n: int) -> float:
     """Mixed-precision bytes per parameter per device (the papers' formulas: fp16 weights and gradients,
     fp32 master weights and Adam moments) for n data-parallel (or tensor / pipeline) ranks."""
-    return {"ddp": 16.0, "zero1": 4 + 12 / n, "zero2": 2 + 14 / n, "zero3": 16 / n, "fsdp2": 16 / n,
+    return {"ddp": 16.0, "ddp_cnn": 16.0, "zero1": 4 + 12 / n, "zero2": 2 + 14 / n, "zero3": 16 / n, "fsdp2": 16 / n,
             "tp": 16 / n, "pp_gpipe": 16 / n, "pp_1f1b": 16 / n, "hybrid_fsdp_tp": 16 / n}[strategy]  # fmt: skip
