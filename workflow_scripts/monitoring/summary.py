@@ -137,6 +137,10 @@ def summarise(analysis: dict, truth: dict) -> dict:
         for c in weak:
             failures.append(f"{a}: driver {c} (planted effect {truth['apps'][a]['drivers'][c]:.3f} in log run time) "
                             f"ranks {result['rank'][c]} of {len(result['rank'])}: below a distractor or the other driver")  # fmt: skip
+    for a, found in control.items():
+        if found:
+            failures.append(f"permuted-label control ({a}) calls {found} important: a model fitted to shuffled labels "
+                            "still moves the error when they are shuffled (threshold analysis.important_min_rmse_increase)")  # fmt: skip
     for k, d in distance.items():
         p = analysis["change_points"][k]["p_value"]
         if d is None or d > CHANGE_POINT_MAX_DAYS or p > CHANGE_POINT_MAX_P:
