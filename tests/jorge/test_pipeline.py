@@ -125,3 +125,40 @@ def test_snakemake_dry_run_and_schema(tmp_path):
                               text=True, timeout=120)  # fmt: skip
     assert rejected.returncode != 0
     assert "series_guard" in rejected.stderr + rejected.stdout
+
+
+MICRO_JORGE = {
+    "threads": 1,
+    "tasks": {"lm": TINY_LM | {"epochs": 1}},
+    "optimizers": {"sgd": OPTIMIZERS["sgd"], "jorge": OPTIMIZERS["jorge"]},
+    "sgd_grid": {"lrs": [0.1], "weight_decays": [0.0], "grid_epochs": 1},
+    "numerics": {"rows": 4, "cols": 6, "steps": 10, "decays": [0.9], "gradient_ranks": [4], "curve_points": 5},
+    "step_cost": {"sizes": [8], "repeats": 3, "warmup": 0},
+}
+
+
+@pytest.mark.integration
+def test_snakemake_runs_jorge_and_reruns_only_the_changed_optimizer(tmp_path):
+    import yaml
+
+    work = _workflow_copy(tmp_path)
+    config_path = work / "config" / "config.yaml"
+    config = yaml.safe_load(config_path.read_text())
+    config["jorge"] = MICRO_JORGE
+    config_path.write_text(yaml.safe_dump(config))
+    snakemake = [str(Path(sys.executable).parent / "snakemake"), "--cores", "2"]
+    run = subprocess.run([*snakemake, "jorge"], cwd=work, capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr[-3000:]
+    result = json.loads((work / "results/jorge/summary.json").read_text())
+    assert set(result["tasks"]["lm"]["optimizers"]) == {"sgd", "jorge"}
+    for figure in ("convergence_epochs", "convergence_time", "factor_error", "step_cost"):
+        assert (work / f"results/jorge/figures/{figure}.png").stat().st_size > 0
+    # Change one Jorge setting: only Jorge's run (and the figures and summary that read it) are redone.
+    config["jorge"]["optimizers"]["jorge"]["decay"] = 0.8
+    config_path.write_text(yaml.safe_dump(config))
+    dry = subprocess.run([*snakemake, "-n", "jorge"], cwd=work, capture_output=True, text=True, timeout=120)
+    assert dry.returncode == 0, dry.stderr[-3000:]
+    scheduled = {line.split()[0] for line in dry.stdout.splitlines() if line.startswith("jorge") and len(line.split()) == 2}
+    assert scheduled == {"jorge", "jorge_train", "jorge_figures", "jorge_summary"}, dry.stdout
+    assert "output: results/jorge/lm/jorge.json" in dry.stdout
+    assert "output: results/jorge/lm/sgd.json" not in dry.stdout
