@@ -81,3 +81,34 @@ def test_real_input_files_only_for_the_ldms_source():
     real = {"ldms_csv": ["a.csv", "b.csv"], "job_table": "jobs.csv", "run_table": None, "topology": None}
     assert real_input_files({"source": "synthetic", "real": real}) == []
     assert real_input_files({"source": "ldms", "real": real}) == ["a.csv", "b.csv", "jobs.csv"]
+
+
+def test_summary_checks_against_planted_truth():
+    roles = {"stall": "driver", "wait": "driver", "nic": "proxy", "temp": "distractor", "login": "non_causal"}
+    truth = {"source": "synthetic", "counter_roles": roles,
+             "change_point": {"time_s": 10 * 86400.0, "date": "1970-01-11"},
+             "apps": {a: {"drivers": {"stall": 0.3, "wait": 0.1}, "planted_effect_log": {"stall": 0.3, "wait": 0.1},
+                          "best_achievable_mape": 0.02} for a in ("a", "b")}}  # fmt: skip
+    good = {"stall+nic": {"mean": 0.2, "sd": 0.01}, "wait": {"mean": 0.05, "sd": 0.01},
+            "temp": {"mean": 0.001, "sd": 0.001}, "login": {"mean": 0.0, "sd": 0.001}}  # fmt: skip
+    by_counter = {"stall": {"mean": 0.2, "sd": 0.0}, "nic": {"mean": 0.0, "sd": 0.0}, "wait": {"mean": 0.05, "sd": 0.0},
+                  "temp": {"mean": 0.001, "sd": 0.0}, "login": {"mean": 0.0, "sd": 0.0}}  # fmt: skip
+    errors = {family: {model: {a: {"mape": 0.05, "r2": 0.5, "n": 9} for a in ("a", "b", "all")} for model in models}
+              for family, models in (("per_app", ("gbm", "last_run")), ("loao", ("gbm", "mlp")))}  # fmt: skip
+    analysis = {"errors": errors, "clusters": {"stall+nic": ["stall", "nic"], "wait": ["wait"], "temp": ["temp"],
+                                               "login": ["login"]},
+                "importance": {"per_app": {"a": by_counter, "b": by_counter}, "control": {"a": good, "b": good},
+                               "per_app_clusters": {"a": good, "b": good}, "agnostic_clusters": good},
+                "important_features": {}, "control_important_features": {"a": [], "b": ["login"]},
+                "change_points": {k: {"time_s": 10.5 * 86400, "p_value": 0.01, "shift_log": 0.2, "n": 50}
+                                  for k in ("a", "b", "pooled")},
+                "split": {"cutoff_s": 0.0, "n_train": 10, "n_test": 8, "app_scale_s": {"a": 1.0, "b": 2.0}}}  # fmt: skip
+    summary = summarise(analysis, truth)
+    checks = {name: check["passed"] for name, check in summary["checks"].items()}
+    assert checks == {"drivers_rank_above_distractors": True, "importance_spearman_above_0.7": True,
+                      "permuted_label_control_finds_nothing": False, "change_point_within_one_day": True,
+                      "loao_reported_per_app": True}  # fmt: skip
+    assert summary["importance_spearman"]["per_app"]["a"] > 0.7
+    assert summary["change_point"]["distance_days"]["pooled"] == pytest.approx(0.5)
+    assert any("control (b)" in line and "login" in line for line in summary["recovery_failures"])
+    assert any("MAPE 0.050 is 2.5x the best achievable" in line for line in summary["recovery_failures"])
