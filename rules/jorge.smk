@@ -17,13 +17,6 @@ JORGE_FIGURES = {
 }
 
 
-def jorge_train_inputs(wildcards):
-    """The SGD grid result, for optimizers that take SGD's tuned hyperparameters."""
-    if config["jorge"]["optimizers"][wildcards.optimizer]["transfer_from_sgd"]:
-        return {"sgd_grid": f"results/jorge/{wildcards.task}/sgd_grid.json"}
-    return {}
-
-
 rule jorge_sgd_grid:
     output:
         grid="results/jorge/{task}/sgd_grid.json",
@@ -47,7 +40,11 @@ rule jorge_sgd_grid:
 
 rule jorge_train:
     input:
-        unpack(jorge_train_inputs),
+        # The SGD grid result, only for optimizers that take SGD's tuned hyperparameters.
+        sgd_grid=branch(
+            lookup(dpath="jorge/optimizers/{optimizer}/transfer_from_sgd", within=config),
+            then="results/jorge/{task}/sgd_grid.json",
+        ),
     output:
         result="results/jorge/{task}/{optimizer}.json",
     params:

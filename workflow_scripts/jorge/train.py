@@ -31,6 +31,15 @@ OPTIMIZERS = ("sgd", "adamw", "jorge", "shampoo")
 SCHEDULES = ("cosine", "constant")
 # What a tuned SGD run hands to the optimizers that transfer its settings.
 TRANSFERRED_KEYS = ("lr", "momentum", "weight_decay", "lr_schedule")
+# The settings each optimizer actually reads (recorded with its results; the others would only confuse).
+RELEVANT_KEYS = {
+    "sgd": ("lr", "momentum", "weight_decay", "lr_schedule"),
+    "adamw": ("lr", "weight_decay", "lr_schedule", "betas"),
+    "jorge": ("lr", "momentum", "weight_decay", "lr_schedule", "decay", "precondition_frequency", "series_guard",
+              "max_series_ratio", "max_precond_dim"),
+    "shampoo": ("lr", "momentum", "weight_decay", "lr_schedule", "decay", "precondition_frequency", "eps",
+                "max_precond_dim"),
+}  # fmt: skip
 
 
 @dataclasses.dataclass(kw_only=True)
@@ -64,8 +73,7 @@ class OptimizerConfig:
 
     def hparams(self, sgd_best: dict[str, Any] | None) -> dict[str, Any]:
         """The hyperparameters this run uses: its own, with SGD's tuned ones on top when transferring."""
-        hparams = dataclasses.asdict(self)
-        del hparams["name"], hparams["transfer_from_sgd"]
+        hparams = {key: getattr(self, key) for key in RELEVANT_KEYS[self.name]}
         if self.transfer_from_sgd:
             if sgd_best is None:
                 raise ValueError(f"jorge.optimizers.{self.name}: transfer_from_sgd needs the SGD grid result")
