@@ -33,6 +33,7 @@ except WorkflowError:
 
 
 include: "rules/common.smk"
+include: "rules/rlpf.smk"
 include: "rules/disttrain.smk"
 include: "rules/jorge.smk"
 include: "rules/monitoring.smk"

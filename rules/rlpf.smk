@@ -1,0 +1,187 @@
+# RLPF: align the HPC-Coder model with measured performance (SFT, DPO, RL with GRPO), evaluated on held-out kernels.
+#
+#   snakemake rlpf        # results/rlpf/summary.json, results/rlpf/per_kernel.csv, results/rlpf/figures/
+#
+# The task: a serial PCGBench kernel in, OpenMP pragma(s) for its loops out; the harness inserts, builds,
+# validates and times them (workflow_scripts/rlpf/). Every rule that measures programs holds the timing slot.
+# Measurements are cached by program content under rlpf.cache_dir, shared by candidates, RL and evaluation.
+
+RLPF_MODEL_DIR = {"base": "results/hpccoder/model", "sft": "results/rlpf/models/sft",
+                  "rl": "results/rlpf/models/rl", "dpo": "results/rlpf/models/dpo"}
+
+
+rule rlpf_tasks:
+    input:
+        model="results/hpccoder/model",
+    output:
+        tasks="results/rlpf/tasks.json",
+    params:
+        tasks=lookup(dpath="rlpf/tasks", within=config),
+        seed=config["seed"],
+    log:
+        study_log("rlpf", "tasks"),
+    benchmark:
+        study_benchmark("rlpf", "tasks")
+    threads: 1
+    resources:
+        mem_mb=1000,
+    script:
+        "../workflow_scripts/rlpf/task.py"
+
+
+rule rlpf_candidates:
+    input:
+        tasks="results/rlpf/tasks.json",
+    output:
+        candidates="results/rlpf/candidates.parquet",
+    params:
+        reward=lookup(dpath="rlpf/reward", within=config),
+        cache_dir=lookup(dpath="rlpf/cache_dir", within=config),
+        max_candidates=lookup(dpath="rlpf/max_candidates", within=config),
+        seed=config["seed"],
+    log:
+        study_log("rlpf", "candidates"),
+    benchmark:
+        study_benchmark("rlpf", "candidates")
+    threads: 2
+    resources:
+        mem_mb=2000,
+        timing_slot=1,
+    script:
+        "../workflow_scripts/rlpf/candidates.py"
+
+
+rule rlpf_sft:
+    input:
+        tasks="results/rlpf/tasks.json",
+        model="results/hpccoder/model",
+        candidates="results/rlpf/candidates.parquet",
+    output:
+        model=directory("results/rlpf/models/sft"),
+        curve="results/rlpf/curves/sft.json",
+    params:
+        method="sft",
+        train=lookup(dpath="rlpf/sft", within=config),
+        seed=config["seed"],
+    log:
+        study_log("rlpf", "sft"),
+    benchmark:
+        study_benchmark("rlpf", "sft")
+    threads: 2
+    resources:
+        mem_mb=3000,
+    script:
+        "../workflow_scripts/rlpf/train.py"
+
+
+rule rlpf_dpo:
+    input:
+        tasks="results/rlpf/tasks.json",
+        model="results/hpccoder/model",
+        candidates="results/rlpf/candidates.parquet",
+    output:
+        model=directory("results/rlpf/models/dpo"),
+        curve="results/rlpf/curves/dpo.json",
+    params:
+        method="dpo",
+        train=lookup(dpath="rlpf/dpo", within=config),
+        seed=config["seed"],
+    log:
+        study_log("rlpf", "dpo"),
+    benchmark:
+        study_benchmark("rlpf", "dpo")
+    threads: 2
+    resources:
+        mem_mb=3000,
+    script:
+        "../workflow_scripts/rlpf/train.py"
+
+
+rule rlpf_rl:
+    input:
+        tasks="results/rlpf/tasks.json",
+        model=RLPF_MODEL_DIR[config["rlpf"]["rl"]["init"]],
+    output:
+        model=directory("results/rlpf/models/rl"),
+        curve="results/rlpf/curves/rl.json",
+    params:
+        method="rl",
+        train=lookup(dpath="rlpf/rl", within=config),
+        reward=lookup(dpath="rlpf/reward", within=config),
+        cache_dir=lookup(dpath="rlpf/cache_dir", within=config),
+        seed=config["seed"],
+    log:
+        study_log("rlpf", "rl"),
+    benchmark:
+        study_benchmark("rlpf", "rl")
+    threads: 2
+    resources:
+        mem_mb=4000,
+        timing_slot=1,  # the reward times programs
+    script:
+        "../workflow_scripts/rlpf/train.py"
+
+
+rule rlpf_evaluate:
+    input:
+        tasks="results/rlpf/tasks.json",
+        model=lambda wildcards: RLPF_MODEL_DIR[wildcards.model],
+    output:
+        samples="results/rlpf/eval/{model}/samples.parquet",
+        metrics="results/rlpf/eval/{model}/metrics.json",
+    wildcard_constraints:
+        model="base|sft|rl|dpo",
+    params:
+        evaluate=lookup(dpath="rlpf/evaluate", within=config),
+        reward=lookup(dpath="rlpf/reward", within=config),
+        cache_dir=lookup(dpath="rlpf/cache_dir", within=config),
+        seed=config["seed"],
+    log:
+        study_log("rlpf", "evaluate_{model}"),
+    benchmark:
+        study_benchmark("rlpf", "evaluate_{model}")
+    threads: 2
+    resources:
+        mem_mb=2000,
+        timing_slot=1,
+    script:
+        "../workflow_scripts/rlpf/evaluate.py"
+
+
+RLPF_FIGURES = {
+    "bar": "results/rlpf/figures/expected_speedup.png",
+    "curves": "results/rlpf/figures/training_curves.png",
+}
+
+
+rule rlpf_report:
+    input:
+        tasks="results/rlpf/tasks.json",
+        candidates="results/rlpf/candidates.parquet",
+        **{f"metrics_{m}": f"results/rlpf/eval/{m}/metrics.json" for m in RLPF_MODEL_DIR},
+        **{f"samples_{m}": f"results/rlpf/eval/{m}/samples.parquet" for m in RLPF_MODEL_DIR},
+        **{f"curve_{m}": f"results/rlpf/curves/{m}.json" for m in ("sft", "dpo", "rl")},
+    output:
+        summary="results/rlpf/summary.json",
+        table="results/rlpf/per_kernel.csv",
+        bar=report(RLPF_FIGURES["bar"], category="rlpf", caption="captions/rlpf_expected_speedup.rst"),
+        curves=report(RLPF_FIGURES["curves"], category="rlpf", caption="captions/rlpf_training_curves.rst"),
+    params:
+        seed=config["seed"],
+    log:
+        study_log("rlpf", "report"),
+    benchmark:
+        study_benchmark("rlpf", "report")
+    threads: 1
+    resources:
+        mem_mb=1000,
+    script:
+        "../workflow_scripts/rlpf/report.py"
+
+
+register_study("rlpf", summary="results/rlpf/summary.json", figures=list(RLPF_FIGURES.values()))
+
+
+rule rlpf:
+    input:
+        lambda wildcards: study_outputs("rlpf"),

@@ -1,0 +1,101 @@
+"""The measured reward: graded verdicts from real builds and sandboxed runs, caching, constant groups."""
+
+import math
+
+import pytest
+
+from workflow_scripts.pcgbench import sandbox
+from workflow_scripts.rlpf import task as T
+from workflow_scripts.rlpf.reward import (
+    MALFORMED,
+    Measurement,
+    Measurer,
+    PerformanceReward,
+    RewardConfig,
+    constant_groups,
+    grade,
+)
+
+
+@pytest.fixture(scope="module")
+def measured(tmp_path_factory):
+    """One real batch through the harness: malformed, build failure, wrong clause, correct parallel, baseline."""
+    tasks = T.build_tasks(T.TaskConfig(kernels=["reduce_sum_of_min_pairs", "reduce_xor"], held_out=1,
+                                       task_sets=["openmp"]), seed=1)
+    task = next(t for t in tasks if t.kernel == "reduce_sum_of_min_pairs")
+    measurer = Measurer(RewardConfig(cache_dir=tmp_path_factory.mktemp("cache"), reps=3, run_timeout_s=30))
+    completions = {
+        "malformed": "for (;;) {}",
+        "build_error": "#pragma omp parallel for reduction(+:no_such_variable)",
+        # A wrong clause: each thread sums into an uninitialised private copy and the result is never combined.
+        # (A plain missing reduction is a race: validation catches it only when the threads overlap in time,
+        # which a loaded machine does not guarantee, so it cannot be a deterministic test.)
+        "wrong": "#pragma omp parallel for private(acc)",
+        "correct": "#pragma omp parallel for reduction(+:acc)",
+        "baseline": "serial",
+    }
+    results = dict(zip(completions, measurer.measure([(task, c) for c in completions.values()]), strict=True))
+    return measurer, task, completions, results
+
+
+def test_verdicts_of_real_programs(measured):
+    _, _, _, r = measured
+    assert r["malformed"].verdict == MALFORMED
+    assert r["build_error"].verdict == sandbox.BUILD_ERROR and "no_such_variable" in r["build_error"].detail
+    assert r["wrong"].verdict == sandbox.WRONG_ANSWER  # caught by validation
+    assert r["correct"].verdict == sandbox.OK and r["correct"].speedup > 0 and r["correct"].time_s > 0
+    assert r["baseline"].verdict == sandbox.OK and r["baseline"].speedup == 1.0
+
+
+def test_rewards_are_graded_build_lt_wrong_lt_correct(measured):
+    measurer, _, _, r = measured
+    g = {name: grade(m, measurer.cfg) for name, m in r.items()}
+    assert g["malformed"] == g["build_error"] == -1.0
+    assert g["wrong"] == -0.6
+    assert g["build_error"] < g["wrong"] < g["correct"]
+    assert g["baseline"] == 0.0
+
+
+def test_cache_by_content_measures_each_program_once(measured):
+    measurer, task, completions, r = measured
+    before = measurer.n_measured
+    again = measurer.measure([(task, completions["correct"]), (task, completions["correct"] + "\n\n")])
+    assert measurer.n_measured == before  # same program (trailing blank lines do not change it): no rebuild, no run
+    assert again[0] == again[1] == r["correct"]
+    fresh = Measurer(measurer.cfg)  # another process reading the same cache directory
+    assert fresh.measure([(task, completions["wrong"])])[0] == r["wrong"] and fresh.n_measured == 0
+
+
+def _ok(speedup):
+    return Measurement(key="k", task_id="t", verdict=sandbox.OK, speedup=speedup, time_s=1.0, baseline_time_s=1.0,
+                       spread=0.0, detail="")
+
+
+@pytest.mark.parametrize(("slow", "fast"), [(0.05, 0.5), (0.5, 0.99), (0.99, 1.0), (1.0, 1.3), (1.3, 4.0)])
+def test_slower_correct_programs_score_lower(slow, fast):
+    cfg = RewardConfig(cache_dir="unused")
+    assert grade(_ok(slow), cfg) < grade(_ok(fast), cfg)
+    assert grade(_ok(slow), cfg) > cfg.wrong_reward  # any correct program beats any wrong one
+    assert grade(_ok(2.0), cfg) == pytest.approx(math.log(2.0))
+
+
+def test_constant_groups_are_detected():
+    prompts = ["a", "a", "a", "b", "b", "b", "c"]
+    rewards = [0.5, 0.5, 0.5, -1.0, 0.2, 0.2, 0.3]
+    assert constant_groups(prompts, rewards) == ["a"]  # "c" has one completion: no group to compare
+
+
+def test_performance_reward_reports_constant_groups(measured):
+    measurer, task, completions, r = measured
+    reward = PerformanceReward(measurer, [task])
+    prompts = [task.prompt] * 4
+    out = reward(prompts, [completions["wrong"]] * 2 + [completions["correct"]] * 2, task_id=[task.task_id] * 4)
+    assert out[0] == out[1] == -0.6 and out[2] > -0.5
+    assert reward.history[-1]["constant_groups"] == 0
+    reward(prompts, [completions["build_error"]] * 4, task_id=[task.task_id] * 4)
+    assert reward.history[-1]["constant_groups"] == 1 and reward.history[-1]["groups"] == 1
+
+
+def test_config_refuses_unordered_grades():
+    with pytest.raises(ValueError, match="build_error_reward < wrong_reward < slow_floor_reward"):
+        RewardConfig(cache_dir="x", wrong_reward=-0.4, slow_floor_reward=-0.5)

@@ -1,0 +1,125 @@
+"""Evaluate one model on the held-out tasks: sample completions, build, validate and time them.
+
+Per held-out task, `samples` completions are drawn (seeded sampling at `temperature`), measured with the
+reward's Measurer (the same harness, protocol and content cache as training), and scored:
+
+    speedup            the measured speedup when correct, else 0 (a failure counts as 0, as in the paper)
+    expected_speedup   mean over tasks of the mean speedup of its samples
+    expected_speedup_given_correct   the same over correct samples only (tasks without one are skipped)
+    pass_at_1          mean over tasks of the fraction of correct samples (the unbiased pass@1)
+    fraction_faster    mean over tasks of the fraction of samples faster than the baseline by `faster_margin`
+
+Output: a per-sample table (parquet) and those metrics per task set (JSON).
+
+    from Snakemake: rule rlpf_evaluate (wildcard model: base | sft | rl | dpo)
+"""
+
+import dataclasses
+import logging
+import os
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from workflow_scripts.common import Provenance, read_json, seed_everything, write_json
+from workflow_scripts.common.io import atomic_path
+from workflow_scripts.rlpf.reward import Measurer, RewardConfig, grade
+from workflow_scripts.rlpf.task import task_from_dict
+
+logger = logging.getLogger(__name__)
+
+
+@dataclasses.dataclass(kw_only=True)
+class EvalConfig:
+    """Config section `rlpf.evaluate`."""
+
+    samples: int = 4  # completions per held-out task
+    temperature: float = 0.7
+    max_new_tokens: int = 24
+    faster_margin: float = 0.05  # "faster" means speedup > 1 + margin (timing noise is a few percent)
+
+    def __post_init__(self) -> None:
+        if self.samples < 1 or self.max_new_tokens < 1:
+            raise ValueError(f"rlpf.evaluate.samples and max_new_tokens must be >= 1, got {self.samples}, "
+                             f"{self.max_new_tokens}")  # fmt: skip
+        if self.temperature <= 0 or self.faster_margin < 0:
+            raise ValueError("rlpf.evaluate.temperature must be > 0 and faster_margin >= 0")
+
+
+def generate(model_dir, prompts: list[str], cfg: EvalConfig, seed: int) -> list[list[str]]:
+    """`cfg.samples` sampled completions per prompt (new text only)."""
+    import torch
+
+    from workflow_scripts.rlpf.train import load_policy
+
+    model, tokenizer = load_policy(model_dir)
+    model.eval()
+    out = []
+    for i, prompt in enumerate(prompts):
+        torch.manual_seed(seed + i)  # each prompt's samples do not depend on the others
+        enc = tokenizer(prompt, return_tensors="pt")
+        with torch.no_grad():
+            ids = model.generate(**enc, do_sample=True, temperature=cfg.temperature, max_new_tokens=cfg.max_new_tokens,
+                                 num_return_sequences=cfg.samples, pad_token_id=tokenizer.pad_token_id,
+                                 eos_token_id=tokenizer.eos_token_id)  # fmt: skip
+        new = ids[:, enc["input_ids"].shape[1]:]
+        out.append([tokenizer.decode(row, skip_special_tokens=True) for row in new])
+    return out
+
+
+def score(table: pd.DataFrame, faster_margin: float) -> dict:
+    """The paper's metrics from a per-sample table (columns task_id, correct, speedup)."""
+    per_task = table.assign(speedup0=table.speedup.where(table.correct, 0.0).fillna(0.0),
+                            faster=table.correct & (table.speedup.fillna(0.0) > 1.0 + faster_margin))  # fmt: skip
+    grouped = per_task.groupby("task_id")
+    given = per_task[per_task.correct].groupby("task_id").speedup.mean()
+    return {
+        "tasks": int(grouped.ngroups),
+        "samples": int(len(table)),
+        "expected_speedup": float(grouped.speedup0.mean().mean()),
+        "expected_speedup_given_correct": float(given.mean()) if len(given) else None,
+        "pass_at_1": float(grouped.correct.mean().mean()),
+        "fraction_faster": float(grouped.faster.mean().mean()),
+    }
+
+
+def main(model_name: str, *, tasks_path, model_dir, out_samples, out_metrics, eval_cfg: dict, reward_cfg: dict,
+         cache_dir, seed: int) -> dict:  # fmt: skip
+    prov = Provenance.start(step=f"rlpf.evaluate.{model_name}", config={"evaluate": eval_cfg, "reward": reward_cfg},
+                            seed=seed)  # fmt: skip
+    seed_everything(seed)
+    cfg = EvalConfig(**eval_cfg)
+    tasks = [t for t in (task_from_dict(r) for r in read_json(tasks_path)["tasks"]) if t.split == "held_out"]
+    measurer = Measurer(RewardConfig(cache_dir=Path(cache_dir), **reward_cfg))
+    completions = generate(model_dir, [t.prompt for t in tasks], cfg, seed)
+    items = [(t, c) for t, cs in zip(tasks, completions, strict=True) for c in cs]
+    rows = []
+    for i, ((task, completion), m) in enumerate(zip(items, measurer.measure(items), strict=True)):
+        rows.append({"model": model_name, "task_id": task.task_id, "kernel": task.kernel, "task_set": task.task_set,
+                     "sample": i % cfg.samples, "completion": completion, "verdict": m.verdict,
+                     "correct": m.correct, "speedup": m.speedup, "spread": m.spread,
+                     "reward": grade(m, measurer.cfg)})  # fmt: skip
+    table = pd.DataFrame(rows)
+    metrics = {"model": model_name, "task_sets": {}}
+    for task_set, part in table.groupby("task_set"):
+        metrics["task_sets"][task_set] = score(part, cfg.faster_margin)
+        logger.info("%s / %s: %s", model_name, task_set, metrics["task_sets"][task_set])
+    metrics["verdicts"] = {k: int(v) for k, v in table.verdict.value_counts().items()}
+    metrics["mean_reward"] = float(np.mean(table.reward))
+    with atomic_path(out_samples, suffix=".parquet") as tmp:
+        table.to_parquet(tmp, index=False)
+    write_json(out_metrics, metrics)
+    prov.finish([out_samples, out_metrics])
+    return metrics
+
+
+if __name__ == "__main__":
+    from workflow_scripts.common import configure_logging
+
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    smk = snakemake  # noqa: F821 -- injected by Snakemake's script: directive
+    configure_logging(smk.log[0])
+    main(smk.wildcards.model, tasks_path=smk.input.tasks, model_dir=smk.input.model, out_samples=smk.output.samples,
+         out_metrics=smk.output.metrics, eval_cfg=smk.params.evaluate, reward_cfg=smk.params.reward,
+         cache_dir=smk.params.cache_dir, seed=smk.params.seed)  # fmt: skip

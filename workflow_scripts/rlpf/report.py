@@ -1,0 +1,138 @@
+"""Summary, per-kernel table and figures of the RLPF study.
+
+Inputs: the evaluation metrics and per-sample tables of base, sft, rl and dpo, the training curves, the
+measured candidates. Outputs:
+
+    summary.json                per task set, one entry per model with expected_speedup,
+                                expected_speedup_given_correct, pass_at_1, fraction_faster; whether RL beat base
+                                (and SFT), stated plainly; the constant-group fraction seen in RL
+    per_kernel.csv              model x held-out task: samples, correct, mean speedup (failures 0), best speedup
+    figures/expected_speedup.png   bars like the paper's: expected speedup per model, per task set
+    figures/training_curves.png    RL mean reward and KL per step; SFT and DPO loss
+
+    from Snakemake: rule rlpf_report
+"""
+
+import logging
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import pandas as pd  # noqa: E402
+
+from workflow_scripts.common import Provenance, read_json, write_json  # noqa: E402
+from workflow_scripts.common.io import atomic_path  # noqa: E402
+
+logger = logging.getLogger(__name__)
+
+MODELS = ("base", "sft", "rl", "dpo")
+
+
+def per_kernel_table(samples: pd.DataFrame) -> pd.DataFrame:
+    s = samples.assign(speedup0=samples.speedup.where(samples.correct, 0.0).fillna(0.0))
+    table = s.groupby(["task_set", "kernel", "model"]).agg(
+        samples=("sample", "size"), correct=("correct", "sum"), mean_speedup=("speedup0", "mean"),
+        best_speedup=("speedup0", "max"), top_completion=("completion", lambda c: c.value_counts().index[0].strip()),
+    ).reset_index()  # fmt: skip
+    table["model"] = pd.Categorical(table.model, MODELS)
+    return table.sort_values(["task_set", "kernel", "model"])
+
+
+def verdict_text(metrics: dict, task_set: str) -> str:
+    m = {name: metrics[name]["task_sets"].get(task_set) for name in MODELS}
+    if m["rl"] is None or m["base"] is None:
+        return "not evaluated"
+    rl, base, sft = m["rl"]["expected_speedup"], m["base"]["expected_speedup"], m["sft"]["expected_speedup"]
+    parts = [f"RL expected speedup {rl:.3f} vs base {base:.3f}: "
+             + ("higher" if rl > base else "NOT higher") + " than base"]
+    parts.append(f"vs SFT (RL's starting point) {sft:.3f}: " + ("higher" if rl > sft else "NOT higher"))
+    return "; ".join(parts)
+
+
+def main(*, metrics_paths: dict, samples_paths: dict, curve_paths: dict, candidates_path, tasks_path, out_summary,
+         out_table, out_bar, out_curves, seed: int) -> dict:  # fmt: skip
+    prov = Provenance.start(step="rlpf.report", config={}, seed=seed)
+    metrics = {name: read_json(metrics_paths[name]) for name in MODELS}
+    samples = pd.concat([pd.read_parquet(samples_paths[name]) for name in MODELS], ignore_index=True)
+    curves = {name: read_json(path) for name, path in curve_paths.items()}
+    candidates = pd.read_parquet(candidates_path)
+    tasks = read_json(tasks_path)["tasks"]
+    task_sets = sorted({t["task_set"] for t in tasks})
+
+    table = per_kernel_table(samples)
+    with atomic_path(out_table, suffix=".csv") as tmp:
+        table.to_csv(tmp, index=False, float_format="%.4f")
+
+    summary = {"task_sets": {}, "verdict": {}}
+    for ts in task_sets:
+        summary["task_sets"][ts] = {name: metrics[name]["task_sets"].get(ts) for name in MODELS}
+        summary["verdict"][ts] = verdict_text(metrics, ts)
+        logger.info("%s: %s", ts, summary["verdict"][ts])
+    summary["held_out_kernels"] = sorted({t["kernel"] for t in tasks if t["split"] == "held_out"})
+    summary["train_kernels"] = sorted({t["kernel"] for t in tasks if t["split"] == "train"})
+    summary["candidates"] = {"measured": int(len(candidates)),
+                             "verdicts": {k: int(v) for k, v in candidates.verdict.value_counts().items()},
+                             "best_speedup_per_train_task": {
+                                 tid: (float(g[g.verdict == "ok"].speedup.max()) if (g.verdict == "ok").any() else None)
+                                 for tid, g in candidates.groupby("task_id")}}  # fmt: skip
+    rl = curves.get("rl", {})
+    summary["rl_training"] = {"constant_group_fraction": rl.get("constant_group_fraction"),
+                              "programs_measured": rl.get("programs_measured"),
+                              "steps": sum("reward" in h for h in rl.get("log_history", []))}  # fmt: skip
+    summary["notes"] = ("Timings are taken on shared CPU cores; speedups use the fastest repetition of sample and "
+                        "baseline measured in one process. Failures count as speedup 0. The base model was never "
+                        "trained on the prompt format, so its completions are mostly malformed.")
+    write_json(out_summary, summary)
+
+    # Bar figure: expected speedup per model, one panel per task set.
+    fig, axes = plt.subplots(1, len(task_sets), figsize=(4.5 * len(task_sets), 3.5), squeeze=False)
+    for ax, ts in zip(axes[0], task_sets, strict=True):
+        vals = [summary["task_sets"][ts][name]["expected_speedup"] for name in MODELS]
+        cond = [summary["task_sets"][ts][name]["expected_speedup_given_correct"] or 0.0 for name in MODELS]
+        x = range(len(MODELS))
+        ax.bar([i - 0.2 for i in x], vals, width=0.4, label="expected speedup (fail = 0)")
+        ax.bar([i + 0.2 for i in x], cond, width=0.4, label="given correct")
+        ax.axhline(1.0, color="grey", lw=0.8, ls="--")
+        ax.set_xticks(list(x), MODELS)
+        ax.set_title(f"{ts}: held-out kernels")
+        ax.set_ylabel("speedup over serial baseline")
+        ax.legend(fontsize=7)
+    fig.tight_layout()
+    with atomic_path(out_bar, suffix=".png") as tmp:
+        fig.savefig(tmp, dpi=120)
+    plt.close(fig)
+
+    # Training curves.
+    fig, axes = plt.subplots(1, 3, figsize=(12, 3.3))
+    hist = rl.get("log_history", [])
+    steps = [h["step"] for h in hist if "reward" in h]
+    axes[0].plot(steps, [h["reward"] for h in hist if "reward" in h], marker=".")
+    axes[0].set_title("RL (GRPO): mean reward")
+    axes[1].plot(steps, [h.get("kl", float("nan")) for h in hist if "reward" in h], marker=".", color="C1")
+    axes[1].set_title("RL: KL to reference")
+    for name in ("sft", "dpo"):
+        h = [x for x in curves.get(name, {}).get("log_history", []) if "loss" in x]
+        axes[2].plot([x["step"] for x in h], [x["loss"] for x in h], label=name)
+    axes[2].set_title("SFT / DPO training loss")
+    axes[2].legend()
+    for ax in axes:
+        ax.set_xlabel("step")
+    fig.tight_layout()
+    with atomic_path(out_curves, suffix=".png") as tmp:
+        fig.savefig(tmp, dpi=120)
+    plt.close(fig)
+    prov.finish([out_summary, out_table, out_bar, out_curves])
+    return summary
+
+
+if __name__ == "__main__":
+    from workflow_scripts.common import configure_logging
+
+    smk = snakemake  # noqa: F821 -- injected by Snakemake's script: directive
+    configure_logging(smk.log[0])
+    main(metrics_paths={m: smk.input[f"metrics_{m}"] for m in MODELS},
+         samples_paths={m: smk.input[f"samples_{m}"] for m in MODELS},
+         curve_paths={m: smk.input[f"curve_{m}"] for m in ("sft", "dpo", "rl")},
+         candidates_path=smk.input.candidates, tasks_path=smk.input.tasks, out_summary=smk.output.summary,
+         out_table=smk.output.table, out_bar=smk.output.bar, out_curves=smk.output.curves, seed=smk.params.seed)

@@ -1,0 +1,244 @@
+"""The performance reward: build, validate and time each completion with the PCGBench harness, then grade it.
+
+    measurer = Measurer(RewardConfig(cache_dir=Path("results/rlpf/measure_cache")))
+    reward_fn = PerformanceReward(measurer, tasks)        # a TRL reward function
+    reward_fn(prompts, completions, task_id=[...])       # -> list[float]
+
+Grades (defaults; config section `rlpf.reward`), strictly ordered so that every step up is rewarded:
+
+    malformed completion or build failure      -1.0
+    wrong answer, crash, timeout, limit        -0.6
+    correct, speedup s < 1                     -0.5 * (1 - s)    (in (-0.5, 0]: slower is worse)
+    correct, speedup s >= 1                    log(s)
+
+The speedup is the serial baseline's fastest repetition over the sample's, both measured in the same process by
+the suite's driver (validation first, at two sizes). Each distinct program (task set, kernel, full body,
+threads, timing protocol) is measured once: the result is cached on disk by the SHA-256 of that content,
+so repeated completions (common once a policy sharpens) cost nothing and always get the same reward.
+Distinct programs of one batch compile concurrently (the harness's BuildCache, `jobs` compilers); runs
+are one at a time, because concurrent runs would perturb each other's timings, and each run is bounded
+by the sandbox's wall-clock limit, so no program can block the batch for longer than that.
+
+A group whose completions all get the same reward gives GRPO a zero advantage, hence zero gradient:
+`constant_groups` finds them and PerformanceReward counts them per call (they are logged and reported).
+"""
+
+import dataclasses
+import hashlib
+import json
+import logging
+import math
+import os
+import statistics
+from pathlib import Path
+
+from workflow_scripts.pcgbench import sandbox, suite
+from workflow_scripts.pcgbench.build import BuildCache, BuildConfig, BuildRequest
+from workflow_scripts.rlpf.task import Task, apply_pragmas, parse_completion
+
+logger = logging.getLogger(__name__)
+
+MALFORMED = "malformed"  # the completion is not a list of allowed pragmas: nothing to build
+VERDICTS = (MALFORMED, sandbox.BUILD_ERROR, sandbox.VERDICT_TIMEOUT, sandbox.CRASH, sandbox.WRONG_ANSWER,
+            sandbox.KILLED_RESOURCE_LIMIT, sandbox.OK)  # fmt: skip
+
+
+@dataclasses.dataclass(kw_only=True)
+class RewardConfig:
+    """Config section `rlpf.reward` (cache_dir comes from the rule)."""
+
+    cache_dir: Path
+    warmup: int = 1  # untimed calls before the timed ones
+    reps: int = 3  # timed calls of the sample and of the serial baseline, in one process
+    input_seed: int = 1234  # the driver's input generator seed
+    jobs: int = 2  # concurrent compiler processes
+    compile_timeout_s: float = 60.0
+    run_timeout_s: float = 20.0  # wall-clock limit of one sandboxed run
+    cpu_limit_s: int = 60
+    memory_mb: int = 4096
+    build_error_reward: float = -1.0
+    wrong_reward: float = -0.6
+    slow_floor_reward: float = -0.5  # the limit of a correct program's reward as its speedup goes to 0
+
+    def __post_init__(self) -> None:
+        self.cache_dir = Path(self.cache_dir)
+        for name in ("reps", "jobs", "compile_timeout_s", "run_timeout_s", "cpu_limit_s", "memory_mb"):
+            if not getattr(self, name) > 0:
+                raise ValueError(f"rlpf.reward.{name} must be > 0, got {getattr(self, name)!r}")
+        if self.warmup < 0:
+            raise ValueError(f"rlpf.reward.warmup must be >= 0, got {self.warmup}")
+        if not self.build_error_reward < self.wrong_reward < self.slow_floor_reward < 0:
+            raise ValueError("rlpf.reward must satisfy build_error_reward < wrong_reward < slow_floor_reward < 0 "
+                             f"(failing to build is worst, any correct program beats a wrong one); got "
+                             f"{self.build_error_reward}, {self.wrong_reward}, {self.slow_floor_reward}")
+
+    def limits(self) -> sandbox.SandboxLimits:
+        return sandbox.SandboxLimits(wall_s=self.run_timeout_s, cpu_s=self.cpu_limit_s,
+                                     address_space_mb=self.memory_mb)  # fmt: skip
+
+
+@dataclasses.dataclass(kw_only=True)
+class Measurement:
+    key: str  # SHA-256 of the program and the protocol (the cache key)
+    task_id: str
+    verdict: str  # one of VERDICTS
+    speedup: float | None  # baseline time / sample time (fastest repetition of each), when correct
+    time_s: float | None  # the sample's fastest repetition
+    baseline_time_s: float | None
+    spread: float | None  # IQR / median of the sample's repetitions
+    detail: str  # why it failed (trimmed), "" when correct
+
+    @property
+    def correct(self) -> bool:
+        return self.verdict == sandbox.OK
+
+
+def grade(m: Measurement, cfg: RewardConfig) -> float:
+    """The scalar reward of one measurement (see the module docstring)."""
+    if m.verdict in (MALFORMED, sandbox.BUILD_ERROR):
+        return cfg.build_error_reward
+    if m.verdict != sandbox.OK:
+        return cfg.wrong_reward
+    s = max(m.speedup, 1e-9)
+    return math.log(s) if s >= 1.0 else cfg.slow_floor_reward * (1.0 - s)
+
+
+def constant_groups(prompts: list[str], rewards: list[float]) -> list[str]:
+    """Prompts whose (two or more) completions all got the same reward: their GRPO gradient is zero."""
+    groups: dict[str, list[float]] = {}
+    for prompt, reward in zip(prompts, rewards, strict=True):
+        groups.setdefault(prompt, []).append(reward)
+    return [p for p, rs in groups.items() if len(rs) > 1 and max(rs) - min(rs) == 0.0]
+
+
+def _iqr_over_median(times: tuple[float, ...]) -> float:
+    if len(times) < 2:
+        return 0.0
+    q = statistics.quantiles(times, n=4, method="inclusive")
+    med = statistics.median(times)
+    return (q[2] - q[0]) / med if med > 0 else float("nan")
+
+
+class Measurer:
+    """Builds, validates and times completions of tasks; every result cached on disk by content."""
+
+    def __init__(self, cfg: RewardConfig) -> None:
+        self.cfg = cfg
+        self.builds = BuildCache(BuildConfig(cache_dir=cfg.cache_dir / "builds", jobs=cfg.jobs,
+                                             compile_timeout_s=cfg.compile_timeout_s))  # fmt: skip
+        self.results_dir = cfg.cache_dir / "measurements"
+        self.results_dir.mkdir(parents=True, exist_ok=True)
+        self.n_measured = 0  # programs built and run by this process (cache misses)
+        self.n_cached = 0
+
+    def program_key(self, task: Task, body: str | None, completion: str) -> str:
+        protocol = json.dumps([self.cfg.warmup, self.cfg.reps, self.cfg.input_seed, task.threads])
+        program = body if body is not None else "MALFORMED\0" + completion
+        text = "\0".join([task.task_set, task.kernel, task.model, protocol, program])
+        return hashlib.sha256(text.encode()).hexdigest()
+
+    def _load(self, key: str) -> Measurement | None:
+        path = self.results_dir / f"{key}.json"
+        if not path.exists():
+            return None
+        return Measurement(**json.loads(path.read_text()))
+
+    def _store(self, m: Measurement) -> None:
+        path = self.results_dir / f"{m.key}.json"
+        tmp = path.with_name(f".{m.key}.{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(dataclasses.asdict(m)))
+        os.replace(tmp, path)
+
+    def _run(self, task: Task, exe: Path, key: str) -> Measurement:
+        inside = "/tmp/sample.exe"
+        argv, env = suite.run_argv(suite.get_problem(task.kernel), task.model, Path(inside), ranks=1,
+                                   threads=task.threads, seed=self.cfg.input_seed, warmup=self.cfg.warmup,
+                                   reps=self.cfg.reps)  # fmt: skip
+        result = sandbox.run_sandboxed(argv, limits=self.cfg.limits(), binds={exe: inside}, env=env)
+        verdict = sandbox.verdict_for(result, cpu_limit_s=self.cfg.cpu_limit_s)
+        fields = dict(key=key, task_id=task.task_id, speedup=None, time_s=None, baseline_time_s=None, spread=None)
+        if verdict is not None:
+            return Measurement(**fields, verdict=verdict, detail=(result.stderr or result.stdout)[-400:])
+        try:
+            out = suite.parse_driver_output(result.stdout)
+        except ValueError as err:
+            return Measurement(**fields, verdict=sandbox.CRASH, detail=str(err)[:400])
+        if not out.valid:
+            return Measurement(**fields, verdict=sandbox.WRONG_ANSWER, detail=out.failure[:400])
+        # The fastest repetition of each: on shared cores the minimum is the time least perturbed by others'
+        # work (the medians drift with the machine's load; the spread is kept beside the speedup).
+        time_s, base_s = min(out.times_s), min(out.baseline_times_s)
+        return Measurement(**(fields | dict(speedup=base_s / max(time_s, 1e-12), time_s=time_s, baseline_time_s=base_s,
+                                            spread=_iqr_over_median(out.times_s))), verdict=sandbox.OK, detail="")
+
+    def measure(self, items: list[tuple[Task, str]]) -> list[Measurement]:
+        """Measurements of (task, completion) pairs, in order. Builds run concurrently, runs one at a time."""
+        planned = []  # (task, body or None, key)
+        for task, completion in items:
+            pragmas = parse_completion(completion, task.n_loops, task.task_set)
+            body = apply_pragmas(task.body, pragmas) if pragmas is not None else None
+            planned.append((task, body, self.program_key(task, body, completion)))
+        done: dict[str, Measurement] = {}
+        todo: dict[str, tuple[Task, str]] = {}
+        for task, body, key in planned:
+            if key in done or key in todo:
+                continue
+            cached = self._load(key)
+            if cached is not None:
+                done[key] = cached
+                self.n_cached += 1
+            elif body == task.body:
+                # No pragma at all: the program is the serial baseline itself (validated by the suite's own
+                # self-check), so its speedup is 1 by definition; timing it against itself would only add noise.
+                done[key] = Measurement(key=key, task_id=task.task_id, verdict=sandbox.OK, speedup=1.0, time_s=None,
+                                        baseline_time_s=None, spread=0.0, detail="unchanged: the baseline itself")
+                self._store(done[key])
+            elif body is None:
+                done[key] = Measurement(key=key, task_id=task.task_id, verdict=MALFORMED, speedup=None, time_s=None,
+                                        baseline_time_s=None, spread=None, detail="not a list of allowed pragmas")
+                self._store(done[key])
+            else:
+                todo[key] = (task, body)
+        if todo:
+            keys = list(todo)
+            requests = [BuildRequest(problem=suite.get_problem(todo[k][0].kernel), model=todo[k][0].model,
+                                     body=todo[k][1]) for k in keys]  # fmt: skip
+            builds = self.builds.build_all(requests)
+            for key, build in zip(keys, builds, strict=True):
+                task = todo[key][0]
+                if not build.ok:
+                    m = Measurement(key=key, task_id=task.task_id, verdict=sandbox.BUILD_ERROR, speedup=None,
+                                    time_s=None, baseline_time_s=None, spread=None, detail=build.log[-400:])
+                else:
+                    m = self._run(task, build.exe, key)
+                self._store(m)
+                done[key] = m
+                self.n_measured += 1
+            logger.info("measured %d new programs (%d cached so far, %d measured)", len(todo), self.n_cached,
+                        self.n_measured)  # fmt: skip
+        return [done[key] for _, _, key in planned]
+
+
+class PerformanceReward:
+    """A TRL reward function: `f(prompts, completions, task_id=[...]) -> list[float]` (graded, measured)."""
+
+    __name__ = "performance"  # TRL names the logged reward column after the function
+
+    def __init__(self, measurer: Measurer, tasks: list[Task]) -> None:
+        self.measurer = measurer
+        self.tasks = {t.task_id: t for t in tasks}
+        self.history: list[dict] = []  # per call: mean reward, constant groups, verdict counts
+
+    def __call__(self, prompts: list, completions: list, task_id: list[str], **_: object) -> list[float]:
+        texts = [c if isinstance(c, str) else c[-1]["content"] for c in completions]
+        measurements = self.measurer.measure([(self.tasks[t], c) for t, c in zip(task_id, texts, strict=True)])
+        rewards = [grade(m, self.measurer.cfg) for m in measurements]
+        flat = constant_groups([str(p) for p in prompts], rewards)
+        n_groups = len(set(map(str, prompts)))
+        verdicts = {v: sum(m.verdict == v for m in measurements) for v in VERDICTS}
+        self.history.append({"mean_reward": sum(rewards) / len(rewards), "constant_groups": len(flat),
+                             "groups": n_groups, "verdicts": verdicts})  # fmt: skip
+        if flat:
+            logger.warning("%d of %d prompt groups got one reward for every completion (zero gradient)",
+                           len(flat), n_groups)  # fmt: skip
+        return rewards

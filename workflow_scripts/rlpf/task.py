@@ -1,0 +1,345 @@
+"""The loop-optimisation task a tiny code LM can learn on a CPU, and its seeded train/held-out split.
+
+A task is one kernel (the serial reference of a PCGBench problem: a real, validated, timed kernel) in one
+task set:
+
+    openmp   the completion names an OpenMP pragma (or `serial`) for each top-level loop of the kernel;
+             the harness inserts them, builds the kernel as an OpenMP sample and times it on 2 threads
+             against the serial baseline, after validating it (a missing reduction or a race is caught).
+    serial   the completion names serial optimisation hints per loop (`#pragma GCC unroll N`,
+             `#pragma GCC ivdep`, `#pragma omp simd`), built as a serial sample and timed on 1 thread.
+
+Prompt (what the model sees) and completion (what it writes), for a kernel with one top-level loop:
+
+    // task: openmp, 2 threads; one line per top-level loop (1): a pragma or `serial`
+    double sum_of_mins(std::vector<double> const& x, std::vector<double> const& y) {
+      double acc = 0.0;
+      ...
+    }
+    // pragmas:
+    #pragma omp parallel for reduction(+:acc)          <- the completion
+
+Line k of the completion applies to the k-th top-level loop; lines past the last loop are ignored; a line
+that is neither `serial` nor an allowed pragma makes the whole completion malformed (scored as a build
+failure: it is not a program).
+
+    python -m workflow_scripts.rlpf.task OUT.json     # (from Snakemake: rule rlpf_tasks)
+"""
+
+import dataclasses
+import hashlib
+import logging
+import random
+import re
+
+from workflow_scripts.pcgbench import suite
+
+logger = logging.getLogger(__name__)
+
+TASK_SETS = {"openmp": "omp", "serial": "serial"}  # task set -> PCGBench execution model it is built as
+TASK_THREADS = {"openmp": 2, "serial": 1}
+SERIAL_LINE = "serial"
+PROMPT_TAIL = "// pragmas:\n"
+# What a completion line may be, per task set. Anything else is malformed (never compiled).
+_PRAGMA_LINE = {
+    "openmp": re.compile(r"^#pragma omp parallel for(?: [a-z_]+(?:\([A-Za-z0-9_+*^&|:, ]*\))?)*$"),
+    "serial": re.compile(r"^#pragma (?:GCC unroll [0-9]{1,2}|GCC ivdep|omp simd(?: [a-z_]+\([A-Za-z0-9_+*:, ]*\))*)$"),
+}
+_FOR = re.compile(r"\bfor\s*\(")
+_DECL = re.compile(r"^\s*(?:const\s+)?(?:double|float|int|long long|long|unsigned|size_t|std::size_t)\s+([^;]+);",
+                   re.M)  # fmt: skip
+
+
+@dataclasses.dataclass(kw_only=True)
+class TaskConfig:
+    """Config section `rlpf.tasks`."""
+
+    kernels: list[str]  # PCGBench problem names whose serial reference is a kernel
+    held_out: int  # kernels kept out of every training set (chosen by a seeded shuffle)
+    task_sets: list[str]  # "openmp" and/or "serial"
+    max_prompt_tokens: int = 200  # kernels whose prompt is longer are dropped (the tiny model has 256 positions)
+
+    def __post_init__(self) -> None:
+        if len(set(self.kernels)) != len(self.kernels) or len(self.kernels) < 2:
+            raise ValueError(f"rlpf.tasks.kernels must list at least 2 distinct problems, got {self.kernels}")
+        if not 1 <= self.held_out < len(self.kernels):
+            raise ValueError(f"rlpf.tasks.held_out must be in [1, {len(self.kernels) - 1}], got {self.held_out}")
+        bad = [t for t in self.task_sets if t not in TASK_SETS]
+        if bad or not self.task_sets:
+            raise ValueError(f"rlpf.tasks.task_sets: unknown {bad}; allowed {sorted(TASK_SETS)}")
+        if self.max_prompt_tokens < 16:
+            raise ValueError(f"rlpf.tasks.max_prompt_tokens must be >= 16, got {self.max_prompt_tokens}")
+
+
+@dataclasses.dataclass(frozen=True)
+class Task:
+    task_id: str  # "<task_set>/<kernel>"
+    kernel: str  # PCGBench problem name
+    task_set: str  # openmp | serial
+    split: str  # train | held_out
+    signature: str
+    body: str  # the serial reference body (text after "{", closing "}" included), comments stripped
+    n_loops: int
+    prompt: str
+
+    @property
+    def model(self) -> str:
+        return TASK_SETS[self.task_set]
+
+    @property
+    def threads(self) -> int:
+        return TASK_THREADS[self.task_set]
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Loops of a kernel body
+
+
+def strip_comments(body: str) -> str:
+    """Drop // comments and the lines they leave empty (the prompt is short; the kernel is unchanged)."""
+    lines = []
+    for line in body.splitlines():
+        code = line.split("//", 1)[0].rstrip()
+        if code.strip():
+            lines.append(code)
+    return "\n".join(lines) + "\n"
+
+
+def _match(text: str, start: int, open_: str, close: str) -> int:
+    """Index just past the bracket matching text[start] (== open_)."""
+    depth = 0
+    for i in range(start, len(text)):
+        if text[i] == open_:
+            depth += 1
+        elif text[i] == close:
+            depth -= 1
+            if depth == 0:
+                return i + 1
+    raise ValueError(f"unbalanced {open_}{close} in kernel body")
+
+
+def _statement_end(text: str, pos: int) -> int:
+    """End of the statement starting at `pos` (a block, a nested for, or a simple statement)."""
+    while text[pos].isspace():
+        pos += 1
+    if text[pos] == "{":
+        return _match(text, pos, "{", "}")
+    m = _FOR.match(text, pos)
+    if m:
+        return _statement_end(text, _match(text, m.end() - 1, "(", ")"))
+    depth = 0
+    for i in range(pos, len(text)):
+        if text[i] in "({[":
+            depth += 1
+        elif text[i] in ")}]":
+            depth -= 1
+        elif text[i] == ";" and depth == 0:
+            return i + 1
+    raise ValueError("unterminated statement in kernel body")
+
+
+def top_level_loops(body: str) -> list[tuple[int, int]]:
+    """(line start, loop end) of each `for` at the function's top level that begins its own line.
+
+    `body` starts after the signature's "{" (depth 0 is the function body). Loops nested in another
+    statement or preceded by code on their line (`if (...) for`) are not candidates for a pragma.
+    """
+    loops, depth, i = [], 0, 0
+    while i < len(body):
+        ch = body[i]
+        if ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+        elif depth == 0 and (m := _FOR.match(body, i)) and (i == 0 or not (body[i - 1].isalnum() or body[i - 1] == "_")):
+            line_start = body.rfind("\n", 0, i) + 1
+            end = _statement_end(body, _match(body, m.end() - 1, "(", ")"))
+            if body[line_start:i].strip() == "":
+                loops.append((line_start, end))
+            i = end
+            continue
+        i += 1
+    return loops
+
+
+def parse_completion(completion: str, n_loops: int, task_set: str) -> list[str] | None:
+    """The pragma (or "" for serial) of each top-level loop, or None when the completion is malformed."""
+    lines = [ln.strip() for ln in completion.strip().splitlines() if ln.strip()][:n_loops]
+    if not lines:
+        return None
+    pragmas = []
+    for line in lines:
+        if line == SERIAL_LINE:
+            pragmas.append("")
+        elif _PRAGMA_LINE[task_set].match(line):
+            pragmas.append(line)
+        else:
+            return None
+    return pragmas + [""] * (n_loops - len(pragmas))
+
+
+def apply_pragmas(body: str, pragmas: list[str]) -> str:
+    """The body with pragma k inserted on its own line, at the loop's indentation, before top-level loop k."""
+    loops = top_level_loops(body)
+    if len(pragmas) != len(loops):
+        raise ValueError(f"{len(pragmas)} pragmas for {len(loops)} top-level loops")
+    out, last = [], 0
+    for (line_start, _), pragma in zip(loops, pragmas, strict=True):
+        out.append(body[last:line_start])
+        if pragma:
+            indent = re.match(r"[ \t]*", body[line_start:]).group(0)
+            out.append(f"{indent}{pragma}\n")
+        last = line_start
+    out.append(body[last:])
+    return "".join(out)
+
+
+def completion_text(pragmas: list[str]) -> str:
+    """The completion that names `pragmas` (one line per loop; "" is written as `serial`)."""
+    return "".join((p or SERIAL_LINE) + "\n" for p in pragmas)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Candidate pragmas (the measured data SFT, DPO and the reward model learn from)
+
+
+def reduction_clauses(body: str, loop: tuple[int, int]) -> list[str]:
+    """`reduction(op:var)` for each scalar declared before the loop that the loop accumulates into.
+
+    Recognised forms: `v += e`, `v -= e`, `v ^= e`, `v = v OP e` (OP in + * ^ | &), `if (e < v) v = e` (min)
+    and `if (e > v) v = e` (max). A kernel that needs anything else gets no reduction candidate: the
+    harness then sees the race when validating the plain `parallel for`.
+    """
+    before, loop_text = body[: loop[0]], body[loop[0] : loop[1]]
+    scalars = []
+    for decl in _DECL.findall(before):
+        for part in decl.split(","):
+            name = re.match(r"\s*\*?\s*([A-Za-z_]\w*)", part)
+            if name and name.group(1) not in scalars:
+                scalars.append(name.group(1))
+    clauses = []
+    for v in scalars:
+        op = None
+        if re.search(rf"\b{v}\s*([+\-^])=", loop_text):
+            op = re.search(rf"\b{v}\s*([+\-^])=", loop_text).group(1)
+        elif m := re.search(rf"\b{v}\s*=\s*{v}\s*([+*^|&])", loop_text):
+            op = m.group(1)
+        elif re.search(rf"if\s*\(\s*\w+\s*<\s*{v}\s*\)\s*{v}\s*=", loop_text):
+            op = "min"
+        elif re.search(rf"if\s*\(\s*\w+\s*>\s*{v}\s*\)\s*{v}\s*=", loop_text):
+            op = "max"
+        if op:
+            clauses.append(f"reduction({op}:{v})")
+    return clauses
+
+
+def candidate_completions(task: Task, max_candidates: int) -> list[str]:
+    """A deterministic list of completions worth measuring: all serial, and per loop a plain parallel for,
+    with the detected reductions, and with schedules that are sometimes right and sometimes slow."""
+    loops = top_level_loops(task.body)
+    n = len(loops)
+    cands = [completion_text([""] * n)]
+    for k, loop in enumerate(loops):
+        def on_loop(pragma: str, k: int = k) -> str:
+            return completion_text([pragma if j == k else "" for j in range(n)])
+
+        if task.task_set == "openmp":
+            red = " ".join(reduction_clauses(task.body, loop))
+            base = "#pragma omp parallel for" + (f" {red}" if red else "")
+            cands += [on_loop(base), on_loop(base + " schedule(dynamic,1)"), on_loop(base + " schedule(static)")]
+            if red:
+                cands.append(on_loop("#pragma omp parallel for"))  # the missing reduction: a race
+            inner = task.body[loop[0] : loop[1]]
+            if len(_FOR.findall(inner)) > 1:
+                cands.append(on_loop(base + " collapse(2)"))
+        else:
+            cands += [on_loop("#pragma GCC unroll 4"), on_loop("#pragma GCC unroll 16"), on_loop("#pragma GCC ivdep"),
+                      on_loop("#pragma omp simd")]  # fmt: skip
+    seen = list(dict.fromkeys(cands))
+    return seen[:max_candidates]
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Tasks and the split
+
+
+def make_prompt(task_set: str, signature: str, body: str, n_loops: int) -> str:
+    what = "a pragma or `serial`" if task_set == "openmp" else "a hint pragma or `serial`"
+    threads = TASK_THREADS[task_set]
+    header = f"// task: {task_set}, {threads} thread{'s' if threads > 1 else ''}; one line per top-level loop ({n_loops}): {what}\n"
+    return header + signature + " {\n" + body + PROMPT_TAIL
+
+
+def split_kernels(kernels: list[str], held_out: int, seed: int) -> dict[str, str]:
+    """{kernel: "train" | "held_out"}: a seeded shuffle of the sorted names, the first `held_out` held out."""
+    order = sorted(kernels)
+    random.Random(seed).shuffle(order)
+    return {k: ("held_out" if i < held_out else "train") for i, k in enumerate(order)}
+
+
+def build_tasks(cfg: TaskConfig, seed: int, token_count=None) -> list[Task]:
+    """Every (task set, kernel) task with its split. `token_count(text) -> int` drops over-long prompts."""
+    split = split_kernels(cfg.kernels, cfg.held_out, seed)
+    tasks = []
+    for kernel in cfg.kernels:
+        problem = suite.get_problem(kernel)
+        body = strip_comments(suite.reference_body(problem, "serial"))
+        n_loops = len(top_level_loops(body))
+        if n_loops == 0:
+            logger.warning("%s: no top-level loop that starts its own line; dropped", kernel)
+            continue
+        signature = problem.signatures["vector"]
+        for task_set in cfg.task_sets:
+            prompt = make_prompt(task_set, signature, body, n_loops)
+            if token_count is not None and token_count(prompt) > cfg.max_prompt_tokens:
+                logger.warning("%s/%s: prompt of %d tokens > %d; dropped", task_set, kernel, token_count(prompt),
+                               cfg.max_prompt_tokens)  # fmt: skip
+                continue
+            tasks.append(Task(task_id=f"{task_set}/{kernel}", kernel=kernel, task_set=task_set, split=split[kernel],
+                              signature=signature, body=body, n_loops=n_loops, prompt=prompt))  # fmt: skip
+    return tasks
+
+
+def training_tasks(tasks: list[Task]) -> list[Task]:
+    """The only tasks any training step may see (SFT, DPO, RL, the reward model)."""
+    return [t for t in tasks if t.split == "train"]
+
+
+def task_to_dict(task: Task) -> dict:
+    return dataclasses.asdict(task)
+
+
+def task_from_dict(row: dict) -> Task:
+    return Task(**{f.name: row[f.name] for f in dataclasses.fields(Task)})
+
+
+def tasks_digest(tasks: list[Task]) -> str:
+    return hashlib.sha256("\0".join(t.task_id + t.split + t.prompt for t in tasks).encode()).hexdigest()[:16]
+
+
+def main(out_path, *, tasks_cfg: dict, tokenizer_dir, seed: int) -> list[Task]:
+    """Write the task list (prompts, bodies, split) to `out_path` (JSON)."""
+    from transformers import AutoTokenizer
+
+    from workflow_scripts.common import Provenance, write_json
+
+    prov = Provenance.start(step="rlpf.tasks", config=tasks_cfg, seed=seed)
+    cfg = TaskConfig(**tasks_cfg)
+    tokenizer = AutoTokenizer.from_pretrained(str(tokenizer_dir))
+    tasks = build_tasks(cfg, seed, token_count=lambda text: len(tokenizer(text)["input_ids"]))
+    for split in ("train", "held_out"):
+        names = sorted({t.kernel for t in tasks if t.split == split})
+        logger.info("%s kernels (%d): %s", split, len(names), ", ".join(names))
+    if not training_tasks(tasks) or len(training_tasks(tasks)) == len(tasks):
+        raise ValueError("rlpf.tasks: the split left no training or no held-out task; change kernels or held_out")
+    write_json(out_path, {"digest": tasks_digest(tasks), "seed": seed, "tasks": [task_to_dict(t) for t in tasks]})
+    prov.finish([out_path])
+    return tasks
+
+
+if __name__ == "__main__":
+    from workflow_scripts.common import configure_logging
+
+    smk = snakemake  # noqa: F821 -- injected by Snakemake's script: directive
+    configure_logging(smk.log[0])
+    main(smk.output.tasks, tasks_cfg=smk.params.tasks, tokenizer_dir=smk.input.model, seed=smk.params.seed)

@@ -1,0 +1,194 @@
+"""Fine-tune the HPC-Coder model for fast code: SFT, DPO or RL (GRPO) on the training tasks only.
+
+    sft   TRL SFTTrainer on (prompt, best measured completion) per training task: the correct candidate with the
+          highest speedup (measured by rule rlpf_candidates).
+    dpo   TRL DPOTrainer on (prompt, chosen, rejected) pairs of measured candidates of one task: chosen has a
+          higher reward than rejected by at least `min_reward_gap` (fast vs slow, correct vs wrong).
+    rl    TRL GRPOTrainer with the measured performance reward (workflow_scripts/rlpf/reward.py) and a KL term
+          (beta) to the reference model; starts from the SFT model or from the base model (`rl.init`).
+
+Every method reads its data through task.training_tasks, so held-out kernels never reach a trainer.
+Outputs: the model (save_pretrained) and a JSON of the training curve (TRL's log history: loss, and for RL
+mean reward, reward std, KL, the fraction of groups with zero reward spread) plus per-call reward stats.
+
+    from Snakemake: rules rlpf_sft, rlpf_dpo, rlpf_rl
+"""
+
+import dataclasses
+import logging
+import os
+import shutil
+from pathlib import Path
+
+import pandas as pd
+
+from workflow_scripts.common import Provenance, read_json, seed_everything, write_json
+from workflow_scripts.common.io import atomic_path
+from workflow_scripts.rlpf.task import task_from_dict, training_tasks
+
+logger = logging.getLogger(__name__)
+
+METHODS = ("sft", "dpo", "rl")
+
+
+@dataclasses.dataclass(kw_only=True)
+class TrainConfig:
+    """Config sections `rlpf.sft`, `rlpf.dpo`, `rlpf.rl` (fields a method does not use keep their defaults)."""
+
+    max_steps: int
+    learning_rate: float  # a ~1M-parameter model wants ~1e-4..1e-3 (TRL's defaults are for billion-parameter models)
+    per_device_batch_size: int = 8
+    beta: float = 0.1  # DPO temperature; for RL the KL coefficient to the reference model
+    min_reward_gap: float = 0.05  # DPO pairs: chosen beats rejected by at least this much reward
+    num_generations: int = 4  # RL: completions per prompt (one GRPO group)
+    max_completion_tokens: int = 24
+    temperature: float = 1.0  # RL sampling temperature
+    init: str = "sft"  # RL: start (and take the KL reference) from "sft" or "base"
+    logging_steps: int = 1
+
+    def __post_init__(self) -> None:
+        for name in ("max_steps", "per_device_batch_size", "num_generations", "max_completion_tokens", "logging_steps"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"rlpf.<method>.{name} must be >= 1, got {getattr(self, name)}")
+        if not 0 < self.learning_rate < 1:
+            raise ValueError(f"rlpf.<method>.learning_rate must be in (0, 1), got {self.learning_rate}")
+        if self.beta < 0 or self.temperature <= 0:
+            raise ValueError(f"rlpf.<method>: beta must be >= 0 and temperature > 0, got {self.beta}, {self.temperature}")
+        if self.init not in ("sft", "base"):
+            raise ValueError(f"rlpf.rl.init must be 'sft' or 'base', got {self.init!r}")
+        if self.num_generations < 2:
+            raise ValueError("rlpf.rl.num_generations must be >= 2: GRPO's advantage is relative within a group")
+        if self.per_device_batch_size % self.num_generations:
+            raise ValueError(f"rlpf.<method>.per_device_batch_size ({self.per_device_batch_size}) must be a multiple "
+                             f"of num_generations ({self.num_generations})")
+
+
+def load_policy(model_dir):
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(str(model_dir))
+    tokenizer.padding_side = "left"  # generation appends to the right end of every prompt
+    if tokenizer.pad_token is None:
+        tokenizer.pad_token = tokenizer.eos_token
+    model = AutoModelForCausalLM.from_pretrained(str(model_dir), dtype="float32")
+    return model, tokenizer
+
+
+def sft_rows(tasks, candidates: pd.DataFrame) -> list[dict]:
+    """(prompt, completion) per training task: its best correct candidate."""
+    rows = []
+    prompts = {t.task_id: t.prompt for t in training_tasks(tasks)}
+    for task_id, group in candidates[candidates.verdict == "ok"].groupby("task_id"):
+        if task_id not in prompts:
+            continue
+        best = group.sort_values(["reward", "completion"]).iloc[-1]
+        rows.append({"prompt": prompts[task_id], "completion": best.completion, "task_id": task_id})
+    return rows
+
+
+def dpo_rows(tasks, candidates: pd.DataFrame, min_reward_gap: float) -> list[dict]:
+    """(prompt, chosen, rejected): every pair of one task's candidates whose rewards differ by >= the gap."""
+    rows = []
+    prompts = {t.task_id: t.prompt for t in training_tasks(tasks)}
+    for task_id, group in candidates.groupby("task_id"):
+        if task_id not in prompts:
+            continue
+        ranked = group.sort_values(["reward", "completion"], ascending=False).to_dict("records")
+        for i, better in enumerate(ranked):
+            for worse in ranked[i + 1:]:
+                if better["reward"] - worse["reward"] >= min_reward_gap:
+                    rows.append({"prompt": prompts[task_id], "chosen": better["completion"],
+                                 "rejected": worse["completion"], "task_id": task_id})  # fmt: skip
+    return rows
+
+
+def _common_args(cfg: TrainConfig, out_dir: Path, seed: int) -> dict:
+    return dict(output_dir=str(out_dir), max_steps=cfg.max_steps, learning_rate=cfg.learning_rate,
+                per_device_train_batch_size=cfg.per_device_batch_size, logging_steps=cfg.logging_steps,
+                use_cpu=True, bf16=False, report_to="none", save_strategy="no", seed=seed,
+                lr_scheduler_type="constant", disable_tqdm=True)  # fmt: skip
+
+
+def train(method: str, *, model_dir, tasks, candidates: pd.DataFrame | None, cfg: TrainConfig, work_dir: Path,
+          seed: int, reward_fn=None):  # fmt: skip
+    """Train and return (model, tokenizer, log_history)."""
+    from datasets import Dataset
+
+    seed_everything(seed)
+    model, tokenizer = load_policy(model_dir)
+    if method == "sft":
+        from trl import SFTConfig, SFTTrainer
+
+        rows = sft_rows(tasks, candidates)
+        logger.info("SFT on %d (prompt, best completion) rows", len(rows))
+        args = SFTConfig(**_common_args(cfg, work_dir, seed), max_length=model.config.n_positions,
+                         completion_only_loss=True)  # fmt: skip
+        trainer = SFTTrainer(model=model, args=args, train_dataset=Dataset.from_list(rows), processing_class=tokenizer)
+    elif method == "dpo":
+        from trl import DPOConfig, DPOTrainer
+
+        rows = dpo_rows(tasks, candidates, cfg.min_reward_gap)
+        logger.info("DPO on %d (chosen, rejected) pairs", len(rows))
+        args = DPOConfig(**_common_args(cfg, work_dir, seed), beta=cfg.beta, max_length=model.config.n_positions)
+        trainer = DPOTrainer(model=model, args=args, train_dataset=Dataset.from_list(rows), processing_class=tokenizer)
+    elif method == "rl":
+        from trl import GRPOConfig, GRPOTrainer
+
+        train_tasks = training_tasks(tasks)
+        rows = [{"prompt": t.prompt, "task_id": t.task_id} for t in train_tasks]
+        logger.info("GRPO on %d training prompts, %d completions per prompt", len(rows), cfg.num_generations)
+        args = GRPOConfig(**_common_args(cfg, work_dir, seed), beta=cfg.beta, num_generations=cfg.num_generations,
+                          max_completion_length=cfg.max_completion_tokens, temperature=cfg.temperature,
+                          shuffle_dataset=True)  # fmt: skip
+        trainer = GRPOTrainer(model=model, reward_funcs=[reward_fn], args=args, train_dataset=Dataset.from_list(rows),
+                              processing_class=tokenizer)  # fmt: skip
+    else:
+        raise ValueError(f"unknown method {method!r}; allowed {METHODS}")
+    trainer.train()
+    return trainer.model, tokenizer, trainer.state.log_history
+
+
+def main(method: str, *, tasks_path, model_dir, out_model, out_curve, train_cfg: dict, seed: int,
+         candidates_path=None, reward_cfg: dict | None = None, cache_dir=None) -> list[dict]:  # fmt: skip
+    from workflow_scripts.rlpf.reward import Measurer, PerformanceReward, RewardConfig
+
+    prov = Provenance.start(step=f"rlpf.{method}", config={"train": train_cfg, "reward": reward_cfg}, seed=seed)
+    cfg = TrainConfig(**train_cfg)
+    tasks = [task_from_dict(r) for r in read_json(tasks_path)["tasks"]]
+    candidates = pd.read_parquet(candidates_path) if candidates_path else None
+    reward_fn = None
+    if method == "rl":
+        reward_fn = PerformanceReward(Measurer(RewardConfig(cache_dir=Path(cache_dir), **reward_cfg)), tasks)
+    out_model = Path(out_model)
+    work_dir = out_model.with_name(out_model.name + ".work")
+    model, tokenizer, history = train(method, model_dir=model_dir, tasks=tasks, candidates=candidates, cfg=cfg,
+                                      work_dir=work_dir, seed=seed, reward_fn=reward_fn)  # fmt: skip
+    with atomic_path(out_model) as tmp:
+        tmp.unlink()
+        model.save_pretrained(str(tmp))
+        tokenizer.save_pretrained(str(tmp))
+    shutil.rmtree(work_dir, ignore_errors=True)
+    curve = {"method": method, "log_history": history,
+             "reward_calls": reward_fn.history if reward_fn is not None else []}  # fmt: skip
+    if reward_fn is not None:
+        flat = sum(c["constant_groups"] for c in reward_fn.history)
+        groups = sum(c["groups"] for c in reward_fn.history)
+        curve["constant_group_fraction"] = flat / groups if groups else None
+        curve["programs_measured"] = reward_fn.measurer.n_measured
+        logger.info("RL: %d of %d prompt groups had a constant reward (zero gradient); %d programs measured",
+                    flat, groups, reward_fn.measurer.n_measured)  # fmt: skip
+    write_json(out_curve, curve)
+    prov.finish([out_model, out_curve])
+    return history
+
+
+if __name__ == "__main__":
+    from workflow_scripts.common import configure_logging
+
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    smk = snakemake  # noqa: F821 -- injected by Snakemake's script: directive
+    configure_logging(smk.log[0])
+    main(smk.params.method, tasks_path=smk.input.tasks, model_dir=smk.input.model, out_model=smk.output.model,
+         out_curve=smk.output.curve, train_cfg=smk.params.train, seed=smk.params.seed,
+         candidates_path=smk.input.get("candidates"), reward_cfg=smk.params.get("reward"),
+         cache_dir=smk.params.get("cache_dir"))  # fmt: skip
