@@ -139,7 +139,8 @@ def plot(rows: dict, projection: list[dict], schedules_png, timeline_png, memory
     x = range(len(offload["device_bytes_per_stage"]))
     axes[0].bar([i - 0.2 for i in x], [b / 1e3 for b in baseline["device_bytes_per_stage"]], 0.4, label="no offload")
     axes[0].bar([i + 0.2 for i in x], [b / 1e3 for b in offload["device_bytes_per_stage"]], 0.4, label="offload")
-    axes[0].set(xlabel="stage", ylabel="device model-state kB", title="Measured: device keeps fp16 weights + grads")
+    axes[0].set(xlabel="stage", ylabel="device model-state kB", xticks=list(x),
+                title="Measured: device keeps half-precision weights + grads")  # fmt: skip
     axes[0].legend(fontsize=8)
     names = [f"{r['parameters'] / 1e9:.0f}B/{r['devices']}" for r in projection]
     for shift, label in ((-0.2, "no_offload"), (0.2, "offload")):
