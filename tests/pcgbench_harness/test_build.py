@@ -20,9 +20,9 @@ def count_compiles(monkeypatch):
     calls = []
     real = build._run_compiler
 
-    def counting(argv, cfg):
+    def counting(argv, *args, **kwargs):
         calls.append(argv)
-        return real(argv, cfg)
+        return real(argv, *args, **kwargs)
 
     monkeypatch.setattr(build, "_run_compiler", counting)
     return calls
@@ -70,5 +70,14 @@ def test_trim_log_keeps_head_and_tail():
 
 def test_compile_timeout_kills_the_compiler(tmp_path):
     cfg = BuildConfig(cache_dir=tmp_path, compile_timeout_s=0.5)
-    code, output = build._run_compiler(["sleep", "30"], cfg)
+    code, output = build._run_compiler(["sleep", "30"], cfg, tmp_path)
     assert code == 124 and "killed after" in output
+
+
+def test_compiler_runs_sandboxed_and_cannot_read_secrets(cache, problem):
+    # /etc/shadow is readable by root only: the unprivileged compiler gets "Permission denied".
+    body = '#include "/etc/shadow"\n' + suite.reference_body(problem, "serial")
+    result = cache.build_all([BuildRequest(problem=problem, model="serial", body=body)])[0]
+    assert not result.ok and "Permission denied" in result.log
+    shadow_first_line = open("/etc/shadow").readline().split(":")[0]
+    assert f"{shadow_first_line}:" not in result.log

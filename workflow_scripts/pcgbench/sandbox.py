@@ -109,12 +109,14 @@ def check_tools() -> None:
         )
 
 
-def sandbox_argv(argv: list[str], limits: SandboxLimits, binds: dict[Path, str] | None = None) -> list[str]:
+def sandbox_argv(argv: list[str], limits: SandboxLimits, binds: dict[Path, str] | None = None,
+                 writable: list[Path] | None = None) -> list[str]:  # fmt: skip
     """The full command line: bwrap [namespaces, mounts] prlimit [rlimits] setpriv [uid drop] argv.
 
     `binds` maps host paths to read-only paths inside the sandbox (e.g. the executable under /tmp,
-    which the private tmpfs would otherwise hide). The mount order matters: the tmpfs first, then
-    the binds inside it.
+    which the private tmpfs would otherwise hide). `writable` host folders appear at their own path,
+    writable (the compiler's output folder; they must be writable by uid 65534). The mount order
+    matters: the tmpfs first, then the binds inside it.
     """
     mb = 1 << 20
     bwrap = [
@@ -125,8 +127,17 @@ def sandbox_argv(argv: list[str], limits: SandboxLimits, binds: dict[Path, str] 
         "--perms", "1777", "--size", str(limits.tmp_mb * mb), "--tmpfs", "/tmp",
         "--perms", "1777", "--size", str(limits.shm_mb * mb), "--tmpfs", "/dev/shm",
     ]  # fmt: skip
-    for host_path, inside in (binds or {}).items():
-        bwrap += ["--ro-bind", str(host_path), inside]
+    mounts = [("--ro-bind", str(host), inside) for host, inside in (binds or {}).items()]
+    mounts += [("--bind", str(folder), str(folder)) for folder in writable or []]
+    made: set[str] = set()
+    for how, host, inside in mounts:
+        # A mount point inside the private /tmp needs its parent folders there; bwrap would create them
+        # mode 0700 (root's), which the unprivileged user could not traverse.
+        for parent in reversed(Path(inside).parents):
+            if parent.is_relative_to(SANDBOX_WORKDIR) and str(parent) != SANDBOX_WORKDIR and str(parent) not in made:
+                bwrap += ["--perms", "0755", "--dir", str(parent)]
+                made.add(str(parent))
+        bwrap += [how, host, inside]
     bwrap += [
         "--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
         "--die-with-parent", "--new-session", "--chdir", SANDBOX_WORKDIR, "--",
@@ -189,11 +200,12 @@ def run_sandboxed(
     *,
     limits: SandboxLimits,
     binds: dict[Path, str] | None = None,
+    writable: list[Path] | None = None,
     env: dict[str, str] | None = None,
 ) -> SandboxResult:
     """Run `argv` in the sandbox; always returns (never raises for anything the program does)."""
     check_tools()
-    command = sandbox_argv(argv, limits, binds)
+    command = sandbox_argv(argv, limits, binds, writable)
     started = time.monotonic()
     deadline = started + limits.wall_s
     # A new session makes bwrap the leader of its own process group, so one killpg reaches it all.
