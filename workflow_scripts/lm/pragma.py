@@ -290,7 +290,7 @@ def finetune(model, tokenizer, samples: list[tuple[str, str]], cfg: PragmaConfig
         loss.backward()
         optimizer.step()
         optimizer.zero_grad()
-        losses.append(float(loss))
+        losses.append(loss.item())
     model.eval()
     return losses
 

@@ -135,7 +135,7 @@ def train(train_path, validation_path, tokenizer_dir, model_dir, metrics_path, m
     import torch
     from transformers import AutoTokenizer, DataCollatorForLanguageModeling, Trainer, TrainingArguments
 
-    from workflow_scripts.common import Provenance, atomic_path, seed_everything, write_json
+    from workflow_scripts.common import Provenance, seed_everything, write_json
 
     rank = int(os.environ.get("RANK", "0"))
     seed_everything(seed)  # the Trainer's sampler and dropout take the same seed on every rank
@@ -186,11 +186,18 @@ def train(train_path, validation_path, tokenizer_dir, model_dir, metrics_path, m
     result = trainer.train(resume_from_checkpoint=True if resume else None)
     train_time_s = time.perf_counter() - started
     final_eval = trainer.evaluate()
+    # Every rank takes part in saving (ZeRO-3 gathers the shards); only the main process writes. The
+    # folder is staged under another name and renamed, so a killed run leaves no half-saved model.
+    staging = Path(f"{model_dir}.partial")
+    if rank == 0 and staging.exists():
+        shutil.rmtree(staging)
+    trainer.accelerator.wait_for_everyone()
+    trainer.save_model(str(staging))
     if rank == 0:
-        with atomic_path(model_dir) as tmp:
-            tmp.unlink()  # atomic_path makes a file; save_pretrained writes a folder in its place
-            trainer.save_model(str(tmp))
-            tokenizer.save_pretrained(tmp)
+        tokenizer.save_pretrained(staging)
+        if Path(model_dir).exists():
+            shutil.rmtree(model_dir)
+        os.replace(staging, model_dir)
     trainer.accelerator.wait_for_everyone()
     tokens_seen = int(trainer.state.num_input_tokens_seen or 0)
     metrics = {
