@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/rlpf_target.py [RESULTS_DIR_WITH_HPCCODER_MODEL]
 
-Copies the workflow and results/hpccoder/model into a temporary folder, runs `snakemake --cores 2 rlpf` there
+Copies the workflow and results/hpccoder/{model,tokenizer} into a temporary folder, runs `snakemake --cores 2 rlpf` there
 from scratch (every program measured anew: the measurement cache starts empty), and prints per rule the wall
 and CPU seconds from Snakemake's benchmark files, the total wall time, the load average, and whether it met
 the budget. On a machine that others share the wall time says more about them than about the target (the
@@ -30,7 +30,8 @@ def main(results_root: Path) -> None:
         for part in ("Snakefile", "rules", "workflow_scripts", "config", "data", "profiles"):
             source = REPO / part
             (shutil.copytree if source.is_dir() else shutil.copy)(source, Path(tmp) / part)
-        shutil.copytree(model, Path(tmp) / "results" / "hpccoder" / "model")
+        for part in ("model", "tokenizer"):  # copytree keeps modification times: nothing upstream reruns
+            shutil.copytree(model.parent / part, Path(tmp) / "results" / "hpccoder" / part)
         started = time.perf_counter()
         out = subprocess.run([str(snakemake), "--cores", "2", "rlpf"], cwd=tmp, capture_output=True, text=True)
         wall_s = time.perf_counter() - started
