@@ -83,3 +83,18 @@ def test_configs_reject_bad_values_naming_the_field(tmp_path):
         TrainingConfig(deepspeed=str(tmp_path / "zero2.json"))
     with pytest.raises(ValueError, match="vocab_size"):
         tokenizer.TokenizerConfig(vocab_size=100)
+
+
+@pytest.mark.multiprocess
+def test_two_processes_relaunch_under_torchrun(trained, tmp_path):
+    """nproc_per_node > 1 relaunches the step under torchrun (gloo on CPU); rank 0 writes the model."""
+    root, _ = trained
+    model = {"architecture": "llama", "n_layer": 1, "n_head": 2, "n_embd": 32, "context_tokens": 64}
+    training = {"max_steps": 2, "per_device_batch_size": 2, "eval_steps": 2, "logging_steps": 1, "warmup_steps": 1,
+                "max_eval_sequences": 4, "nproc_per_node": 2}  # fmt: skip
+    returned = pretrain.main(root / "train.parquet", root / "validation.parquet", root / "tokenizer", tmp_path / "model",
+                             tmp_path / "metrics.json", model, training, seed=5, threads=1)  # fmt: skip
+    assert returned is None  # the parent only launched the ranks
+    metrics = read_json(tmp_path / "metrics.json")
+    assert metrics["world_size"] == 2 and metrics["tokens_seen"] == 2 * 2 * 2 * 64  # steps x ranks x batch x context
+    assert (tmp_path / "model" / "model.safetensors").exists() and not (tmp_path / "model.partial").exists()
