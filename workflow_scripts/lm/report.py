@@ -55,7 +55,8 @@ def plot_pragma(metrics: dict[str, Any], path: str | Path) -> None:
     fig, ax = plt.subplots(figsize=(8, 4))
     for index, (label, scores) in enumerate(series):
         xs = [c + (index - 1) * width for c in range(len(categories))]
-        ax.bar(xs, [scores[c] for c in categories], width, label=label)
+        bars = ax.bar(xs, [scores[c] for c in categories], width, label=label)
+        ax.bar_label(bars, fmt="%.2f", fontsize=6)
     ax.set_xticks(range(len(categories)), categories, rotation=20)
     ax.set_ylim(0, 1.05)
     ax.set_ylabel("fraction of held-out loops")
@@ -73,7 +74,8 @@ def plot_completion(metrics: dict[str, Any], path: str | Path) -> None:
     width = 0.8 / len(keys)
     for index, key in enumerate(keys):
         values = [metrics["models"][m].get(key) or 0.0 for m in models]
-        left.bar([x + index * width - 0.4 + width / 2 for x in range(len(models))], values, width, label=key)
+        bars = left.bar([x + index * width - 0.4 + width / 2 for x in range(len(models))], values, width, label=key)
+        left.bar_label(bars, fmt="%.2f", fontsize=7)  # a zero bar is invisible without its label
     left.set_xticks(range(len(models)), models)
     left.set_ylim(0, 1.05)
     left.set_ylabel("expected fraction of prompts")
@@ -100,7 +102,8 @@ def plot_perfchange(metrics: dict[str, Any], path: str | Path) -> None:
     fig, ax = plt.subplots(figsize=(8, 4))
     for index, name in enumerate(names):
         values = [metrics["accuracy"][name]] + [metrics["accuracy_by_edit"][name][e] for e in edits]
-        ax.bar([x + index * width - 0.4 + width / 2 for x in range(len(groups))], values, width, label=name)
+        bars = ax.bar([x + index * width - 0.4 + width / 2 for x in range(len(groups))], values, width, label=name)
+        ax.bar_label(bars, fmt="%.2f", fontsize=6)
     ax.set_xticks(range(len(groups)), groups, rotation=15)
     ax.set_ylim(0, 1.05)
     ax.set_ylabel("accuracy (slower vs not slower)")
