@@ -38,6 +38,7 @@ rule rlpf_candidates:
         reward=lookup(dpath="rlpf/reward", within=config),
         cache_dir=lookup(dpath="rlpf/cache_dir", within=config),
         max_candidates=lookup(dpath="rlpf/max_candidates", within=config),
+        split="train",
         seed=config["seed"],
     log:
         study_log("rlpf", "candidates"),
@@ -49,6 +50,51 @@ rule rlpf_candidates:
         timing_slot=1,
     script:
         "../workflow_scripts/rlpf/candidates.py"
+
+
+rule rlpf_held_out_candidates:
+    input:
+        tasks="results/rlpf/tasks.json",
+    output:
+        candidates="results/rlpf/candidates_held_out.parquet",
+    params:
+        reward=lookup(dpath="rlpf/reward", within=config),
+        cache_dir=lookup(dpath="rlpf/cache_dir", within=config),
+        max_candidates=lookup(dpath="rlpf/max_candidates", within=config),
+        split="held_out",  # only the reward model's test pairs: never trained on
+        seed=config["seed"],
+    log:
+        study_log("rlpf", "held_out_candidates"),
+    benchmark:
+        study_benchmark("rlpf", "held_out_candidates")
+    threads: 2
+    resources:
+        mem_mb=2000,
+        timing_slot=1,
+    script:
+        "../workflow_scripts/rlpf/candidates.py"
+
+
+rule rlpf_reward_model:
+    input:
+        tasks="results/rlpf/tasks.json",
+        model="results/hpccoder/model",
+        candidates="results/rlpf/candidates.parquet",
+        held_out_candidates="results/rlpf/candidates_held_out.parquet",
+    output:
+        metrics="results/rlpf/reward_model/metrics.json",
+    params:
+        reward_model=lookup(dpath="rlpf/reward_model", within=config),
+        seed=config["seed"],
+    log:
+        study_log("rlpf", "reward_model"),
+    benchmark:
+        study_benchmark("rlpf", "reward_model")
+    threads: 2
+    resources:
+        mem_mb=3000,
+    script:
+        "../workflow_scripts/rlpf/reward_model.py"
 
 
 rule rlpf_sft:
@@ -158,6 +204,7 @@ rule rlpf_report:
     input:
         tasks="results/rlpf/tasks.json",
         candidates="results/rlpf/candidates.parquet",
+        reward_model="results/rlpf/reward_model/metrics.json",
         **{f"metrics_{m}": f"results/rlpf/eval/{m}/metrics.json" for m in RLPF_MODEL_DIR},
         **{f"samples_{m}": f"results/rlpf/eval/{m}/samples.parquet" for m in RLPF_MODEL_DIR},
         **{f"curve_{m}": f"results/rlpf/curves/{m}.json" for m in ("sft", "dpo", "rl")},

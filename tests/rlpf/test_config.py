@@ -6,6 +6,7 @@ import yaml
 
 from workflow_scripts.rlpf.evaluate import EvalConfig
 from workflow_scripts.rlpf.reward import RewardConfig
+from workflow_scripts.rlpf.reward_model import RewardModelConfig
 from workflow_scripts.rlpf.task import TaskConfig
 from workflow_scripts.rlpf.train import TrainConfig
 
@@ -20,6 +21,7 @@ def test_rlpf_section(repo_root, name):
     for method in ("sft", "dpo", "rl"):
         TrainConfig(**section[method])
     EvalConfig(**section["evaluate"])
+    RewardModelConfig(**section["reward_model"])
 
 
 def test_schema_refuses_unknown_keys(repo_root):

@@ -4,6 +4,7 @@ import pandas as pd
 import pytest
 
 from workflow_scripts.rlpf import task as T
+from workflow_scripts.rlpf.reward_model import pairs_for
 from workflow_scripts.rlpf.train import dpo_rows, sft_rows
 
 KERNELS = ["dense_la_gemv", "reduce_sum_of_min_pairs", "reduce_xor", "scan_prefix_sum", "graph_highest_degree",
@@ -102,3 +103,16 @@ def test_config_errors_name_the_field():
         T.TaskConfig(kernels=KERNELS, held_out=len(KERNELS), task_sets=["openmp"])
     with pytest.raises(ValueError, match="task_sets"):
         T.TaskConfig(kernels=KERNELS, held_out=1, task_sets=["cuda"])
+
+
+def test_reward_model_pairs_come_from_one_split(tasks):
+    rows = [{"task_id": t.task_id, "completion": c, "verdict": "ok", "reward": 0.1 * i}
+            for t in tasks for i, c in enumerate(T.candidate_completions(t, 3))]
+    candidates = pd.DataFrame(rows)
+    held_ids = {t.task_id for t in tasks if t.split == "held_out"}
+    train_pairs = pairs_for(tasks, candidates, "train", 0.05)
+    test_pairs = pairs_for(tasks, candidates, "held_out", 0.05)
+    assert train_pairs and test_pairs
+    assert {p["task_id"] for p in test_pairs} <= held_ids
+    assert held_ids.isdisjoint(p["task_id"] for p in train_pairs)
+    assert all(p["chosen"] != p["rejected"] for p in train_pairs + test_pairs)

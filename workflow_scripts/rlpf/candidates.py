@@ -25,9 +25,11 @@ from workflow_scripts.rlpf.task import candidate_completions, task_from_dict, tr
 logger = logging.getLogger(__name__)
 
 
-def measure_candidates(tasks, measurer: Measurer, max_candidates: int) -> pd.DataFrame:
-    items = [(t, c) for t in training_tasks(tasks) for c in candidate_completions(t, max_candidates)]
-    logger.info("%d candidates over %d training tasks", len(items), len(training_tasks(tasks)))
+def measure_candidates(tasks, measurer: Measurer, max_candidates: int, split: str = "train") -> pd.DataFrame:
+    """Measured candidates of the tasks of `split` (held-out ones only ever test the reward model)."""
+    chosen = training_tasks(tasks) if split == "train" else [t for t in tasks if t.split == split]
+    items = [(t, c) for t in chosen for c in candidate_completions(t, max_candidates)]
+    logger.info("%d candidates over %d %s tasks", len(items), len(chosen), split)
     rows = []
     for (task, completion), m in zip(items, measurer.measure(items), strict=True):
         rows.append({"task_id": task.task_id, "kernel": task.kernel, "task_set": task.task_set,
@@ -36,12 +38,13 @@ def measure_candidates(tasks, measurer: Measurer, max_candidates: int) -> pd.Dat
     return pd.DataFrame(rows)
 
 
-def main(tasks_path, out_path, *, reward_cfg: dict, cache_dir, max_candidates: int, seed: int) -> pd.DataFrame:
-    prov = Provenance.start(step="rlpf.candidates", config={"reward": reward_cfg, "max_candidates": max_candidates},
-                            seed=seed)  # fmt: skip
+def main(tasks_path, out_path, *, reward_cfg: dict, cache_dir, max_candidates: int, seed: int,
+         split: str = "train") -> pd.DataFrame:  # fmt: skip
+    prov = Provenance.start(step="rlpf.candidates", config={"reward": reward_cfg, "max_candidates": max_candidates,
+                                                            "split": split}, seed=seed)  # fmt: skip
     tasks = [task_from_dict(r) for r in read_json(tasks_path)["tasks"]]
     measurer = Measurer(RewardConfig(cache_dir=Path(cache_dir), **reward_cfg))
-    table = measure_candidates(tasks, measurer, max_candidates)
+    table = measure_candidates(tasks, measurer, max_candidates, split)
     for task_id, group in table.groupby("task_id"):
         best = group.sort_values("reward").iloc[-1]
         logger.info("%s: best %r (%s, speedup %s)", task_id, best.completion.strip(), best.verdict, best.speedup)
@@ -57,4 +60,4 @@ if __name__ == "__main__":
     smk = snakemake  # noqa: F821 -- injected by Snakemake's script: directive
     configure_logging(smk.log[0])
     main(smk.input.tasks, smk.output.candidates, reward_cfg=smk.params.reward, cache_dir=smk.params.cache_dir,
-         max_candidates=smk.params.max_candidates, seed=smk.params.seed)
+         max_candidates=smk.params.max_candidates, seed=smk.params.seed, split=smk.params.split)

@@ -5,7 +5,8 @@ measured candidates. Outputs:
 
     summary.json                per task set, one entry per model with expected_speedup,
                                 expected_speedup_given_correct, pass_at_1, fraction_faster; whether RL beat base
-                                (and SFT), stated plainly; the constant-group fraction seen in RL
+                                (and SFT), stated plainly; the constant-group fraction seen in RL; the reward
+                                model's pairwise accuracy on held-out pairs
     per_kernel.csv              model x held-out task: samples, correct, mean speedup (failures 0), best speedup
     figures/expected_speedup.png   bars like the paper's: expected speedup per model, per task set
     figures/training_curves.png    RL mean reward and KL per step; SFT and DPO loss
@@ -51,7 +52,7 @@ def verdict_text(metrics: dict, task_set: str) -> str:
 
 
 def main(*, metrics_paths: dict, samples_paths: dict, curve_paths: dict, candidates_path, tasks_path, out_summary,
-         out_table, out_bar, out_curves, seed: int) -> dict:  # fmt: skip
+         out_table, out_bar, out_curves, seed: int, reward_model_path=None) -> dict:  # fmt: skip
     prov = Provenance.start(step="rlpf.report", config={}, seed=seed)
     metrics = {name: read_json(metrics_paths[name]) for name in MODELS}
     samples = pd.concat([pd.read_parquet(samples_paths[name]) for name in MODELS], ignore_index=True)
@@ -80,6 +81,10 @@ def main(*, metrics_paths: dict, samples_paths: dict, curve_paths: dict, candida
     summary["rl_training"] = {"constant_group_fraction": rl.get("constant_group_fraction"),
                               "programs_measured": rl.get("programs_measured"),
                               "steps": sum("reward" in h for h in rl.get("log_history", []))}  # fmt: skip
+    if reward_model_path:
+        rm = read_json(reward_model_path)
+        summary["reward_model"] = {k: rm[k] for k in ("held_out_accuracy", "held_out_pairs", "train_accuracy",
+                                                      "train_pairs", "held_out_serial_rule_accuracy")}  # fmt: skip
     summary["notes"] = ("Timings are taken on shared CPU cores; speedups use the fastest repetition of sample and "
                         "baseline measured in one process. Failures count as speedup 0. The base model was never "
                         "trained on the prompt format, so its completions are mostly malformed.")
@@ -135,4 +140,5 @@ if __name__ == "__main__":
          samples_paths={m: smk.input[f"samples_{m}"] for m in MODELS},
          curve_paths={m: smk.input[f"curve_{m}"] for m in ("sft", "dpo", "rl")},
          candidates_path=smk.input.candidates, tasks_path=smk.input.tasks, out_summary=smk.output.summary,
-         out_table=smk.output.table, out_bar=smk.output.bar, out_curves=smk.output.curves, seed=smk.params.seed)
+         out_table=smk.output.table, out_bar=smk.output.bar, out_curves=smk.output.curves, seed=smk.params.seed,
+         reward_model_path=smk.input.reward_model)
