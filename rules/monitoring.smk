@@ -97,27 +97,31 @@ rule monitoring_analysis:
         "../workflow_scripts/monitoring/analysis.py"
 
 
-rule monitoring_figures:
-    input:
-        runs="results/monitoring/data/runs.parquet",
-        truth="results/monitoring/data/truth.json",
-        predictions="results/monitoring/predictions.parquet",
-        analysis="results/monitoring/analysis.json",
-    output:
-        **{
-            name: report(f"results/monitoring/figures/{name}.png", category="monitoring",
-                         caption=f"captions/monitoring_{name}.rst")
-            for name in MONITORING_FIGURES
-        },
-    log:
-        study_log("monitoring", "figures"),
-    benchmark:
-        study_benchmark("monitoring", "figures")
-    threads: 1
-    resources:
-        mem_mb=1000,
-    script:
-        "../workflow_scripts/monitoring/figures.py"
+# One rule per figure, so that deleting one figure redraws only that figure.
+for _figure in MONITORING_FIGURES:
+
+    rule:
+        name:
+            f"monitoring_figure_{_figure}"
+        input:
+            runs="results/monitoring/data/runs.parquet",
+            truth="results/monitoring/data/truth.json",
+            predictions="results/monitoring/predictions.parquet",
+            analysis="results/monitoring/analysis.json",
+        output:
+            figure=report(f"results/monitoring/figures/{_figure}.png", category="monitoring",
+                          caption=f"captions/monitoring_{_figure}.rst"),
+        params:
+            figure=_figure,
+        log:
+            study_log("monitoring", f"figure_{_figure}"),
+        benchmark:
+            study_benchmark("monitoring", f"figure_{_figure}")
+        threads: 1
+        resources:
+            mem_mb=1000,
+        script:
+            "../workflow_scripts/monitoring/figures.py"
 
 
 rule monitoring_summary:

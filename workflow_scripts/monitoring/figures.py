@@ -8,7 +8,7 @@
   loao_error.png            MAPE per held-out app: app-agnostic GBM and MLP trained without it, beside the
                             per-app GBM, the "last run" baseline and the best achievable error
 
-Run: `snakemake monitoring` (rule monitoring_figures), or `main(..., figure_paths={...})`.
+Run: `snakemake monitoring` (rules monitoring_figure_<name>, one per figure), or `main(..., figure_paths={...})`.
 """
 
 
@@ -122,18 +122,26 @@ def loao_error(analysis: dict, truth: dict, path):
 
 
 def main(*, runs_path, predictions_path, analysis_path, truth_path, figure_paths: dict):
-    prov = Provenance.start(step="monitoring.figures")
+    """Draw the figures named in `figure_paths` (one rule per figure: deleting one redraws only it)."""
+    unknown = set(figure_paths) - set(FIGURES)
+    if unknown:
+        raise ValueError(f"unknown monitoring figure(s) {sorted(unknown)}; known: {', '.join(FIGURES)}")
+    prov = Provenance.start(step="monitoring.figures", config={"figures": sorted(figure_paths)})
     runs, predictions = pd.read_parquet(runs_path), pd.read_parquet(predictions_path)
     analysis, truth = read_json(analysis_path), read_json(truth_path)
-    runtime_variability(runs, analysis, truth, figure_paths["runtime_variability"])
-    predicted_vs_measured(predictions, figure_paths["predicted_vs_measured"])
-    top_features(analysis, truth, figure_paths["top_features"])
-    loao_error(analysis, truth, figure_paths["loao_error"])
-    prov.finish([figure_paths[name] for name in FIGURES])
+    draw = {
+        "runtime_variability": lambda path: runtime_variability(runs, analysis, truth, path),
+        "predicted_vs_measured": lambda path: predicted_vs_measured(predictions, path),
+        "top_features": lambda path: top_features(analysis, truth, path),
+        "loao_error": lambda path: loao_error(analysis, truth, path),
+    }
+    for name, path in figure_paths.items():
+        draw[name](path)
+    prov.finish(list(figure_paths.values()))
 
 
 if __name__ == "__main__":
     smk = snakemake  # noqa: F821 -- injected by Snakemake's script: directive
     configure_logging(smk.log[0])
     main(runs_path=smk.input.runs, predictions_path=smk.input.predictions, analysis_path=smk.input.analysis,
-         truth_path=smk.input.truth, figure_paths={name: getattr(smk.output, name) for name in FIGURES})  # fmt: skip
+         truth_path=smk.input.truth, figure_paths={smk.params.figure: smk.output.figure})  # fmt: skip
