@@ -69,3 +69,19 @@ def test_train_config_errors():
         TrainConfig(max_steps=1, learning_rate=1e-3, per_device_batch_size=6, num_generations=4)
     with pytest.raises(ValueError, match="init"):
         TrainConfig(max_steps=1, learning_rate=1e-3, init="gpt4")
+
+
+def test_reward_model_trains_and_scores_held_out_pairs(setup, tmp_path):
+    from workflow_scripts.common import write_json
+    from workflow_scripts.rlpf.reward_model import main as reward_model_main
+
+    root, model_dir, tasks, candidates = setup
+    write_json(tmp_path / "tasks.json", {"tasks": [T.task_to_dict(t) for t in tasks]})
+    candidates.to_parquet(tmp_path / "cands.parquet")
+    metrics = reward_model_main(tasks_path=tmp_path / "tasks.json", train_candidates=tmp_path / "cands.parquet",
+                                held_out_candidates=tmp_path / "cands.parquet", model_dir=model_dir,
+                                out_metrics=tmp_path / "rm.json",
+                                cfg={"max_steps": 2, "learning_rate": 1e-3, "per_device_batch_size": 4}, seed=0)
+    assert metrics["train_pairs"] > 0 and metrics["held_out_pairs"] > 0
+    assert 0.0 <= metrics["held_out_accuracy"] <= 1.0
+    assert (tmp_path / "rm.json.prov.json").exists()

@@ -16,6 +16,7 @@ Output: metrics JSON (accuracy, pairs, training loss). The model itself is not u
 import dataclasses
 import logging
 import os
+import shutil
 
 import pandas as pd
 
@@ -101,6 +102,7 @@ def main(*, tasks_path, train_candidates, held_out_candidates, model_dir, out_me
     }
     logger.info("reward model: held-out pairwise accuracy %s (train %s)", metrics["held_out_accuracy"],
                 metrics["train_accuracy"])  # fmt: skip
+    shutil.rmtree(args.output_dir, ignore_errors=True)
     write_json(out_metrics, metrics)
     prov.finish([out_metrics])
     return metrics
