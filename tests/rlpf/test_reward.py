@@ -99,3 +99,14 @@ def test_performance_reward_reports_constant_groups(measured):
 def test_config_refuses_unordered_grades():
     with pytest.raises(ValueError, match="build_error_reward < wrong_reward < slow_floor_reward"):
         RewardConfig(cache_dir="x", wrong_reward=-0.4, slow_floor_reward=-0.5)
+
+
+def test_serial_task_set_builds_hints_as_a_serial_program(tmp_path):
+    tasks = T.build_tasks(T.TaskConfig(kernels=["reduce_xor", "transform_squaring"], held_out=1,
+                                       task_sets=["serial"]), seed=1)
+    task = next(t for t in tasks if t.kernel == "transform_squaring")
+    assert task.model == "serial" and task.threads == 1
+    measurer = Measurer(RewardConfig(cache_dir=tmp_path / "cache", reps=2))
+    unroll, openmp = measurer.measure([(task, "#pragma GCC unroll 4"), (task, "#pragma omp parallel for")])
+    assert unroll.verdict == sandbox.OK and unroll.speedup > 0
+    assert openmp.verdict == MALFORMED  # a serial task accepts hints only
