@@ -31,7 +31,7 @@ rule generate_samples:
         study_log("generate", "{prompt_set}/{model}"),
     benchmark:
         study_benchmark("generate", "{prompt_set}/{model}")
-    threads: 2
+    threads: lookup(dpath="generate/threads", within=config)
     resources:
         mem_mb=4000,
         timing_slot=1,  # reports tokens/s, and would disturb other timings

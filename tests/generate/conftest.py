@@ -8,7 +8,12 @@ import pytest
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
+import torch  # noqa: E402
+
 from workflow_scripts.generate.tiny_model import build_tiny_model  # noqa: E402
+
+# One thread, as the generate rule runs: two threads on cores shared with other jobs spin and crawl.
+torch.set_num_threads(1)
 
 PROMPTS = [
     {"name": "reduce_average", "problem_type": "reduce", "parallelism_model": "omp", "language": "cpp",

@@ -37,7 +37,7 @@ def test_killed_run_resumes_without_duplicates_or_losses(backend, tiny_model_dir
     journal = out.with_name("tiny.json.journal.jsonl")
     command = [sys.executable, "-m", "workflow_scripts.generate.generate", "--prompts", str(prompts_file),
                "--out", str(out), "--model-name", "tiny", "--model-config", json.dumps(entry),
-               "--sampling", json.dumps(SAMPLING), "--seed", "9"]  # fmt: skip
+               "--sampling", json.dumps(SAMPLING), "--seed", "9", "--cpu-threads", "1"]  # fmt: skip
     env = os.environ | {"HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false", "PYTHONPATH": str(REPO)}
     process = subprocess.Popen(command, cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
