@@ -21,7 +21,7 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def config(cache_dir, **overrides):
-    values = dict(cache_dir=cache_dir, reps=2, warmup=0, run_timeout_s=4.0, cpu_limit_s=20, ks=(1,))
+    values = dict(cache_dir=cache_dir, reps=2, warmup=0, run_timeout_s=30.0, cpu_limit_s=20, ks=(1,))
     return EvaluateConfig(**(values | overrides))
 
 
@@ -45,14 +45,27 @@ def check_expected(rows, expected):
     assert wrong == []
 
 
-def test_self_test_generators_get_expected_verdicts(tmp_path, cache_dir, problem):
+@pytest.fixture(scope="module")
+def reference_walls(tmp_path_factory, cache_dir, problem):
+    """The reference's run times (serial, omp): other samples' limits are max(floor, factor x these)."""
+    samples, _ = samples_of("reference", problem, ["serial", "omp"])
+    rows, _ = evaluate_samples(samples, tmp_path_factory.mktemp("reference"), config(cache_dir, run_timeout_s=60.0))
+    rows.to_parquet(tmp_path_factory.getbasetemp() / "reference.parquet")
+    return rows, evaluate.reference_run_times(tmp_path_factory.getbasetemp() / "reference.parquet")
+
+
+def test_self_test_generators_get_expected_verdicts(tmp_path, cache_dir, problem, reference_walls):
+    reference_rows, walls = reference_walls
     samples, expected = [], {}
-    for generator in ("reference", "serial", "mutants"):
+    for generator in ("serial", "mutants"):
         made, exp = samples_of(generator, problem, ["serial", "omp"])
         samples += made
         expected[generator] = exp
-    rows, skipped = evaluate_samples(samples, tmp_path, config(cache_dir, run_timeout_s=3.0))
+    cfg = config(cache_dir, timeout_floor_s=2.0, timeout_factor=3.0)
+    rows, skipped = evaluate_samples(samples, tmp_path, cfg, walls)
     assert skipped == {}
+    _, expected["reference"] = samples_of("reference", problem, ["serial", "omp"])
+    rows = pd.concat([rows, reference_rows])
     for generator, exp in expected.items():
         check_expected(rows[rows["generator"] == generator], exp)
     ok = rows[(rows["generator"] == "reference") & (rows["model"] == "omp")]
@@ -109,7 +122,7 @@ def hostile_body(problem, model, code):
             + f"static int pcgbench_hostile = [] {{ {code} return 0; }}();\n")
 
 
-def test_adversarial_bodies_are_contained(tmp_path, cache_dir, problem):
+def test_adversarial_bodies_are_contained(tmp_path, cache_dir, problem, reference_walls):
     outside = REPO / "results" / "pcgbench_escape_marker"
     canary = REPO / "results" / "pcgbench_canary"
     outside.parent.mkdir(parents=True, exist_ok=True)
@@ -121,12 +134,13 @@ def test_adversarial_bodies_are_contained(tmp_path, cache_dir, problem):
         samples.append(Sample(generator="hostile", problem=problem, model="serial", sample_index=index,
                               body=hostile_body(problem, "serial", code)))
     try:
-        rows, _ = evaluate_samples(samples, tmp_path, config(cache_dir, run_timeout_s=3.0, file_size_mb=8))
+        cfg = config(cache_dir, timeout_floor_s=2.0, timeout_factor=3.0, file_size_mb=8)
+        rows, _ = evaluate_samples(samples, tmp_path, cfg, reference_walls[1])
         got = verdicts(rows)
         assert {name: got[("serial", i)] for i, name in enumerate(HOSTILE)} == {n: v for n, (_, v) in HOSTILE.items()}
         assert not outside.exists() and canary.read_text() == "keep"
         detached = rows[rows["sample_index"] == list(HOSTILE).index("detached_sleeper")]
-        assert detached["run_wall_s"].max() < 3.0  # the sleeping thread did not hold the harness
+        assert detached["run_wall_s"].max() < cfg.limits(reference_walls[1][(problem.name, "serial", 1, 1)]).wall_s
     finally:
         canary.unlink(missing_ok=True)
     ps = subprocess.run(["ps", "-u", "65534", "-o", "comm="], capture_output=True, text=True)
@@ -190,10 +204,10 @@ def test_cli_evaluates_a_generations_file(tmp_path, cache_dir, problem):
 
 
 def test_time_limit_is_max_of_floor_and_factor_times_reference(tmp_path, cache_dir):
-    cfg = config(cache_dir, run_timeout_s=10.0, timeout_factor=3.0)
-    assert cfg.limits().wall_s == 10.0
-    assert cfg.limits(reference_wall_s=2.0).wall_s == 10.0
-    assert cfg.limits(reference_wall_s=5.0).wall_s == 15.0
+    cfg = config(cache_dir, run_timeout_s=60.0, timeout_floor_s=5.0, timeout_factor=3.0)
+    assert cfg.limits().wall_s == 60.0  # no reference time known (the reference's own runs)
+    assert cfg.limits(reference_wall_s=1.0).wall_s == 5.0
+    assert cfg.limits(reference_wall_s=4.0).wall_s == 12.0
     rows = pd.DataFrame([
         dict(problem="p", model="omp", ranks=1, threads=2, verdict="ok", run_wall_s=1.5),
         dict(problem="p", model="omp", ranks=1, threads=2, verdict="ok", run_wall_s=2.5),

@@ -18,7 +18,7 @@ pcgbench:
   samples: 1
   mutants: [missing_include, off_by_one, huge_allocation]
   mutant_problems: [reduce_average]
-  evaluate: {max_cores: 2, warmup: 0, reps: 2, ks: [1], run_timeout_s: 10}
+  evaluate: {max_cores: 2, warmup: 0, reps: 2, ks: [1], run_timeout_s: 60, timeout_floor_s: 3}
 """
 
 

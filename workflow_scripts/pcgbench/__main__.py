@@ -38,7 +38,8 @@ def _evaluate(args: argparse.Namespace) -> int:
 
     cfg = EvaluateConfig(max_cores=args.max_cores, warmup=args.warmup, reps=args.reps, size=args.size,
                          seed=args.seed, ks=tuple(int(k) for k in args.ks.split(",")), jobs=args.jobs,
-                         run_timeout_s=args.run_timeout_s, timeout_factor=args.timeout_factor,
+                         run_timeout_s=args.run_timeout_s, timeout_floor_s=args.timeout_floor_s,
+                         timeout_factor=args.timeout_factor,
                          compile_timeout_s=args.compile_timeout_s,
                          cache_dir=Path(args.cache_dir), suite_root=Path(args.data))
     reference = Path(args.reference_results) if args.reference_results else None
@@ -159,9 +160,11 @@ def main(argv: list[str] | None = None) -> int:
     evaluate.add_argument("--seed", type=int, default=1234, help="input generation seed")
     evaluate.add_argument("--ks", default="1", help="comma-separated k of the @k metrics")
     evaluate.add_argument("--jobs", type=int, default=2, help="parallel compiles")
-    evaluate.add_argument("--run-timeout-s", type=float, default=60.0, help="floor of the wall-clock limit of one run")
+    evaluate.add_argument("--run-timeout-s", type=float, default=60.0,
+                          help="wall-clock limit of one run (without --reference-results)")
+    evaluate.add_argument("--timeout-floor-s", type=float, default=5.0, help="see --timeout-factor")
     evaluate.add_argument("--timeout-factor", type=float, default=5.0,
-                          help="limit = max(floor, factor x the reference's run time) with --reference-results")
+                          help="with --reference-results: limit = max(floor, factor x the reference's run time)")
     evaluate.add_argument("--reference-results", default=None, help="the reference generator's results.parquet")
     evaluate.add_argument("--compile-timeout-s", type=float, default=60.0, help="wall-clock limit of one compile")
     evaluate.add_argument("--cache-dir", default="results/pcgbench/build_cache", help="build cache folder")

@@ -56,8 +56,9 @@ class EvaluateConfig:
     ks: tuple[int, ...] = (1,)  # k of the @k metrics
     jobs: int = 2  # parallel compiler processes
     compile_timeout_s: float = 60.0
-    run_timeout_s: float = 60.0  # floor of the wall-clock limit of one run (one resource configuration)
-    timeout_factor: float = 5.0  # limit = max(run_timeout_s, timeout_factor x the reference's run time there)
+    run_timeout_s: float = 60.0  # wall-clock limit of one run when no reference run time is known there
+    timeout_floor_s: float = 5.0  # with a reference run time: limit = max(floor, factor x reference's time)
+    timeout_factor: float = 5.0
     cpu_limit_s: int = 240  # RLIMIT_CPU per process
     memory_mb: int = 4096  # RLIMIT_AS per process
     file_size_mb: int = 64  # RLIMIT_FSIZE
@@ -69,7 +70,8 @@ class EvaluateConfig:
     def __post_init__(self) -> None:
         self.cache_dir, self.suite_root = Path(self.cache_dir), Path(self.suite_root)
         self.ks = tuple(self.ks)
-        for name in ("max_cores", "reps", "jobs", "compile_timeout_s", "run_timeout_s", "timeout_factor", "cpu_limit_s",
+        for name in ("max_cores", "reps", "jobs", "compile_timeout_s", "run_timeout_s", "timeout_floor_s", "timeout_factor",
+                     "cpu_limit_s",
                      "memory_mb",
                      "file_size_mb", "max_processes", "output_bytes"):  # fmt: skip
             if not getattr(self, name) > 0:
@@ -87,10 +89,11 @@ class EvaluateConfig:
         return hashlib.sha256(json.dumps(fields, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
     def limits(self, reference_wall_s: float | None = None) -> sandbox.SandboxLimits:
-        """Sandbox limits of one run; its wall-clock limit is max(floor, factor x the reference's run time)."""
+        """Sandbox limits of one run. Its wall-clock limit is max(floor, factor x the reference solution's run
+        time at the same configuration) when that is known, else run_timeout_s (the reference's own runs)."""
         wall_s = self.run_timeout_s
         if reference_wall_s is not None:
-            wall_s = max(wall_s, self.timeout_factor * reference_wall_s)
+            wall_s = max(self.timeout_floor_s, self.timeout_factor * reference_wall_s)
         return sandbox.SandboxLimits(wall_s=wall_s, cpu_s=self.cpu_limit_s,
                                      address_space_mb=self.memory_mb, file_size_mb=self.file_size_mb,
                                      nproc=self.max_processes, output_bytes=self.output_bytes)  # fmt: skip
