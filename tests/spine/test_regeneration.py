@@ -1,0 +1,123 @@
+"""Partial regeneration, end to end: run two studies with Snakemake in a temporary copy of the repository,
+then check what a second `snakemake -n` plans after touching files, changing one parameter, deleting a figure.
+
+The studies are shrunk through a test config so that the whole module takes a couple of minutes.
+"""
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+pytestmark = pytest.mark.integration
+
+REPO = Path(__file__).resolve().parents[2]
+SNAKEMAKE = str(Path(sys.executable).with_name("snakemake"))
+# A whole study and one step of another (an analytic projection: quick, and no shared inputs).
+TARGETS = ["monitoring", "results/disttrain/tensor3d/projection.json"]
+FIGURE = "results/monitoring/figures/top_features.png"
+
+# Smaller than the tiny default: this test checks planning, not the studies' numbers.
+SHRINK = {
+    "monitoring": {"synthetic": {"days": 14, "change_point_day": 6}, "analysis": {"permutation_repeats": 3}},
+}
+
+
+def copy_repo(dest: Path) -> None:
+    """The files git would check out (tracked, plus untracked ones not ignored), without results."""
+    listed = subprocess.run(
+        ["git", "ls-files", "--cached", "--others", "--exclude-standard"],
+        cwd=REPO, capture_output=True, text=True, check=True,
+    ).stdout.split("\n")  # fmt: skip
+    for name in filter(None, listed):
+        source = REPO / name
+        if source.is_file():
+            (dest / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, dest / name)
+
+
+def snakemake(workdir: Path, *args: str, timeout: int = 900) -> subprocess.CompletedProcess:
+    result = subprocess.run(
+        [SNAKEMAKE, "--cores", "2", "--configfile=test_config.yaml", *args],
+        cwd=workdir, capture_output=True, text=True, timeout=timeout,
+    )  # fmt: skip
+    assert result.returncode == 0, (result.stdout + result.stderr)[-4000:]
+    return result
+
+
+def planned_jobs(workdir: Path, *targets: str) -> dict[str, int]:
+    """Rule name -> job count that `snakemake -n` plans (empty when nothing is to be done)."""
+    output = snakemake(workdir, "-n", *targets, "--quiet", "rules").stdout  # --quiet takes several values
+    lines = output.splitlines()
+    if not any(line.startswith("job") and "count" in line for line in lines):
+        return {}
+    start = next(i for i, line in enumerate(lines) if line.startswith("job") and "count" in line) + 2
+    jobs = {}
+    for line in lines[start:]:
+        name, _, count = line.partition(" ")
+        if name == "total" or not count.strip():
+            break
+        jobs[name] = int(count)
+    return jobs
+
+
+def write_test_config(workdir: Path, extra: dict | None = None) -> None:
+    def merge(base, patch):
+        for key, value in patch.items():
+            base[key] = merge(base.get(key, {}), value) if isinstance(value, dict) else value
+        return base
+
+    config = merge({}, SHRINK)
+    merge(config, extra or {})
+    (workdir / "test_config.yaml").write_text(yaml.safe_dump(config))
+
+
+@pytest.fixture(scope="module")
+def finished_run(tmp_path_factory):
+    workdir = tmp_path_factory.mktemp("workflow")
+    copy_repo(workdir)
+    write_test_config(workdir)
+    snakemake(workdir, *TARGETS)
+    return workdir
+
+
+def test_complete_run_plans_nothing(finished_run):
+    assert planned_jobs(finished_run, *TARGETS) == {}
+    assert (finished_run / "results/monitoring/summary.json").is_file()
+    assert (finished_run / TARGETS[1]).is_file()
+
+
+def test_touching_or_checking_out_unchanged_files_plans_nothing(finished_run):
+    # A `git checkout` rewrites source files with new modification times; so does touch.
+    for folder in ("rules", "workflow_scripts", "config", "data", "profiles"):
+        for path in (finished_run / folder).rglob("*"):
+            if path.is_file():
+                os.utime(path)
+    (finished_run / "Snakefile").touch()
+    assert planned_jobs(finished_run, *TARGETS) == {}
+
+
+def test_changed_parameter_plans_only_the_affected_jobs(finished_run):
+    write_test_config(finished_run, {"monitoring": {"models": {"gbm": {"max_iter": 50}}}})
+    try:
+        jobs = planned_jobs(finished_run, *TARGETS)
+    finally:
+        write_test_config(finished_run)
+    assert jobs, "a changed model parameter must rerun the models"
+    assert "monitoring_models" in jobs
+    # Nothing upstream of the models (data, features) and nothing of the other study.
+    assert all(rule.startswith("monitoring") for rule in jobs), jobs
+    assert not {"monitoring_data", "monitoring_features"} & set(jobs), jobs
+
+
+def test_deleted_figure_regenerates_only_that_figure(finished_run):
+    (finished_run / FIGURE).unlink()
+    jobs = planned_jobs(finished_run, *TARGETS)
+    assert sum(jobs.values()) == 1, jobs
+    snakemake(finished_run, FIGURE)
+    assert (finished_run / FIGURE).is_file()
+    assert planned_jobs(finished_run, *TARGETS) == {}
