@@ -236,13 +236,16 @@ def main(prompts_path: str | os.PathLike, out_path: str | os.PathLike, *, model_
 
     missing = [task for task in tasks if task not in journal.samples]
     assert not missing, f"samples missing after generation: {missing[:5]}"  # the loops cover every task
-    all_samples = [journal.samples[t] for t in tasks]
+    # Bodies are extracted again from the raw text, so a resumed run applies one extraction to every sample.
+    all_samples = [journal.samples[(p, s)] | {"body": extract_body(records[p]["prompt"], journal.samples[(p, s)]["raw"])}
+                   for p, s in tasks]  # fmt: skip
+    bodies = {(r["prompt_index"], r["sample_index"]): r["body"] for r in all_samples}
     generated_here = len(tasks) - resumed
     tokens_here = sum(journal.samples[t]["new_tokens"] for t in tasks) if resumed == 0 else None
     sampling_record = {"temperature": sampling_cfg.temperature, "top_p": sampling_cfg.top_p, "n": sampling_cfg.n,
                        "max_new_tokens": sampling_cfg.max_new_tokens, "seed": seed}  # fmt: skip
     generations = [
-        {**record, "outputs": [journal.samples[(p, s)]["body"] for s in range(sampling_cfg.n)], "sampling": sampling_record}
+        {**record, "outputs": [bodies[(p, s)] for s in range(sampling_cfg.n)], "sampling": sampling_record}
         for p, record in enumerate(records)
     ]  # fmt: skip
     write_text(samples_path, "".join(json.dumps(r, sort_keys=True) + "\n" for r in all_samples))
