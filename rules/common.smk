@@ -35,3 +35,18 @@ def study_benchmark(study, name):
 def study_outputs(prefix):
     """Final outputs of every registered study whose name starts with `prefix` (for group targets)."""
     return [path for study, paths in STUDY_OUTPUTS.items() if study.startswith(prefix) for path in paths]
+
+
+def launch_resources(processes):
+    """SLURM sizes of a rule that starts `processes` processes (torchrun under srun, or mpirun).
+
+    The SLURM executor turns them into `--nodes` and `--ntasks-per-node` (`mpi` marks a multi-task job);
+    inside the allocation workflow_scripts.disttrain.launch reads the same sizes back. Local runs
+    ignore them. Processes per node come from `disttrain.launch.processes_per_node` (GPUs per node on a
+    cluster).
+    """
+    per_node = min(processes, config["disttrain"]["launch"]["processes_per_node"])
+    resources = {"nodes": -(-processes // per_node)}
+    if per_node > 1:
+        resources |= {"tasks_per_node": per_node, "mpi": "srun"}
+    return resources

@@ -22,6 +22,7 @@ rule disttrain_network:
     resources:
         mem_mb=2000,
         timing_slot=1,
+        **launch_resources(config["disttrain"]["launch"]["nodes"] * config["disttrain"]["launch"]["processes_per_node"]),
     script:
         "../workflow_scripts/disttrain/calibrate.py"
 
@@ -50,6 +51,7 @@ rule disttrain_survey_run:
     resources:
         mem_mb=6000,
         timing_slot=1,
+        **launch_resources(config["disttrain"]["launch"]["nodes"] * config["disttrain"]["launch"]["processes_per_node"]),
     script:
         "../workflow_scripts/disttrain/survey/run.py"
 
@@ -85,6 +87,7 @@ rule disttrain_sparse_run:
     resources:
         mem_mb=3000,
         timing_slot=1,
+        **launch_resources(config["disttrain"]["launch"]["nodes"] * config["disttrain"]["launch"]["processes_per_node"]),
     script:
         "../workflow_scripts/disttrain/sparse/run.py"
 
@@ -126,6 +129,7 @@ rule disttrain_axonn_run:
     resources:
         mem_mb=4000,
         timing_slot=1,
+        **launch_resources(config["disttrain"]["axonn"]["stages"]),
     script:
         "../workflow_scripts/disttrain/axonn/run.py"
 

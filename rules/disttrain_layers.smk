@@ -26,6 +26,7 @@ rule disttrain_tensor3d_validate:
     resources:
         mem_mb=4000,
         timing_slot=1,
+        **launch_resources(config["disttrain"]["tensor3d"]["processes"]),
     script:
         "../workflow_scripts/disttrain/tensor3d/validate.py"
 
@@ -109,6 +110,7 @@ rule disttrain_moe_validate:
     resources:
         mem_mb=4000,
         timing_slot=1,
+        **launch_resources(config["disttrain"]["moe"]["processes"]),
     script:
         "../workflow_scripts/disttrain/moe/validate.py"
 

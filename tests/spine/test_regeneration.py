@@ -117,7 +117,8 @@ def test_changed_parameter_plans_only_the_affected_jobs(finished_run):
 def test_deleted_figure_regenerates_only_that_figure(finished_run):
     (finished_run / FIGURE).unlink()
     jobs = planned_jobs(finished_run, *TARGETS)
-    assert sum(jobs.values()) == 1, jobs
+    jobs.pop("monitoring")  # the target rule itself (it has no output) is always planned with its inputs
+    assert jobs == {"monitoring_figure_top_features": 1}
     snakemake(finished_run, FIGURE)
     assert (finished_run / FIGURE).is_file()
     assert planned_jobs(finished_run, *TARGETS) == {}

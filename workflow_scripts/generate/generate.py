@@ -94,10 +94,16 @@ def backend_config(model_name: str, entry: dict[str, Any]):
 
 
 def model_input_paths(entry: dict[str, Any]) -> list[str]:
-    """Local model directories a model entry reads (Snakemake inputs, so the model is built first)."""
-    if entry.get("backend") == "hf":
-        return [entry["path"]]
-    return [entry["serve_local"]] if entry.get("serve_local") else []
+    """Local model directories a model entry reads (Snakemake inputs, so the model is built first).
+
+    A path the workflow makes (under results/) or that exists is an input. A cluster path not filled in
+    yet is left out, so the paper config's DAG still builds (`snakemake -n`); the backend then stops
+    with a message naming the missing path when that job runs.
+    """
+    path = entry.get("path") if entry.get("backend") == "hf" else entry.get("serve_local")
+    if not path:
+        return []
+    return [path] if Path(path).parts[:1] == ("results",) or Path(path).exists() else []
 
 
 def derived_seed(seed: int, *parts: object) -> int:
