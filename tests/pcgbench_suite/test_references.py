@@ -4,11 +4,16 @@ of mpi, mpi+omp and kokkos)."""
 
 from __future__ import annotations
 
+import random
+import shutil
+import subprocess
+from pathlib import Path
+
 import pytest
 
 from workflow_scripts.pcgbench import suite
 
-from .conftest import RUN_MODELS, run_driver, selected_pairs
+from .conftest import RUN_MODELS, rotation_seed, run_driver, selected_pairs
 
 PAIRS = selected_pairs(suite.load_suite())
 
@@ -46,14 +51,27 @@ def test_validator_rejects_wrong_answers(name, problems, reference_executables):
 
 
 def test_wrong_body_fails_validation(problems, reference_executables, driver_build_dir, tmp_path):
-    """A plausible wrong parallel body (the serial body with its first line dropped... here: a loop that
-    skips the last element) is caught by the driver at run time, not only by the self-check."""
+    """A plausible wrong OpenMP body (its loop skips the last element) is caught by the driver at run time,
+    not only by the validator self-check, and is not timed."""
     problem = next(p for p in problems if p.name == "reduce_average")
     body = ("  double sum = 0.0;\n  #pragma omp parallel for reduction(+ : sum)\n"
-            "  for (std::size_t i = 0; i + 1 < x.size(); ++i) sum += x[i];\n  return sum / x.size();\n}\n")
+            "  for (std::size_t i = 0; i < x.size() - 1; ++i) sum += x[i];\n  return sum / x.size();\n}\n")
     exe = suite.build_executable(problem, "omp", body, tmp_path, driver_build_dir)
     result = suite.parse_driver_output(run_driver(problem, "omp", exe).stdout)
     assert not result.valid and "expected" in result.failure and result.times_s == ()
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="no nvcc")
+def test_cuda_reference_compiles(problems, tmp_path):
+    """nvcc compiles one rotating problem's CUDA reference (nvcc takes 10-30 s per file here; the whole set is
+    checked by `python -m workflow_scripts.pcgbench check-references --models cuda`)."""
+    problem = random.Random(rotation_seed()).choice(problems)
+    src = tmp_path / f"sample{suite.sample_suffix('cuda')}"
+    src.write_text(suite.sample_source(problem, "cuda", suite.reference_body(problem, "cuda")))
+    proc = subprocess.run(suite.compile_sample_argv(problem, "cuda", src, tmp_path / "sample.o"),
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, f"{problem.name}: {proc.stderr[-2000:]}"
+    assert suite.toolchain_status("cuda")[0] is Path("/dev/nvidia0").exists()
 
 
 def test_rotation_covers_models():

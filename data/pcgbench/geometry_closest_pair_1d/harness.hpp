@@ -1,4 +1,5 @@
-// geometry_closest_pair_1d: n positions uniform in [0, 10^9) -> the smallest gap.
+// geometry_closest_pair_1d: n positions uniform in [0, 10^9) -> the smallest gap; a pair 0.5 apart is planted
+// in the second half (so the answer at the small size depends on the second half).
 namespace pcg {
 struct Data {
   std::vector<double> x;
@@ -6,7 +7,10 @@ struct Data {
 };
 inline Data generate(std::size_t n, std::uint64_t seed) {
   Rng rng(seed);
-  return Data{uniform_vector(rng, n, 0.0, 1e9), 0.0};
+  Data d{uniform_vector(rng, n, 0.0, 1e9), 0.0};
+  const std::size_t i = n / 2 + (std::size_t)rng.integer(0, (long long)(n - n / 2 - 2));
+  d.x[i + 1] = d.x[i] + 0.5;
+  return d;
 }
 inline void call_baseline(Data& d) { d.out = pcg_baseline::closest_pair_1d(d.x); }
 inline void call_solution(Data& d) {

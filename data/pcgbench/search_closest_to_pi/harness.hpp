@@ -1,4 +1,5 @@
-// search_closest_to_pi: n doubles in [-100, 100] -> index of the value closest to pi.
+// search_closest_to_pi: n doubles in [-100, 100] -> index of the value closest to pi; a value within 1e-9 of
+// pi is planted in the second half.
 namespace pcg {
 struct Data {
   std::vector<double> x;
@@ -6,7 +7,9 @@ struct Data {
 };
 inline Data generate(std::size_t n, std::uint64_t seed) {
   Rng rng(seed);
-  return Data{uniform_vector(rng, n, -100.0, 100.0), 0};
+  Data d{uniform_vector(rng, n, -100.0, 100.0), 0};
+  d.x[n / 2 + (std::size_t)rng.integer(0, (long long)(n - n / 2 - 1))] = M_PI + 1e-9;
+  return d;
 }
 inline void call_baseline(Data& d) { d.out = pcg_baseline::closest_to_pi(d.x); }
 inline void call_solution(Data& d) {
