@@ -9,7 +9,8 @@ timeout in every evaluator), it measures:
 1. harness: a cold build cache, 2 compiler processes, sandboxed runs -> samples per minute;
 2. bare: the same work without the harness: each distinct source compiled and linked once (sequentially),
    each sample run directly (no sandbox) at the same resource configurations -> the harness's overhead
-   is (harness with 1 compiler process - bare) / bare;
+   is (harness with 1 compiler process - bare) / bare; it includes sandboxing every compile, link and
+   run (one bubblewrap launch costs about 50 ms here);
 3. naive: the way common harnesses work: the whole driver compiled together with each sample, one sample
    at a time, no cache, runs unsandboxed -> throughput ratio harness / naive;
 4. compile phase alone with 1 and with 2 compiler processes (cold caches) -> parallel gain;
