@@ -48,6 +48,10 @@ def verdict_text(metrics: dict, task_set: str) -> str:
     parts = [f"RL expected speedup {rl:.3f} vs base {base:.3f}: "
              + ("higher" if rl > base else "NOT higher") + " than base"]
     parts.append(f"vs SFT (RL's starting point) {sft:.3f}: " + ("higher" if rl > sft else "NOT higher"))
+    # How much one sample moves the mean: differences of that size are within sampling noise.
+    per_sample = 1.0 / m["rl"]["samples"] if m["rl"]["samples"] else float("nan")
+    parts.append(f"one correct baseline-speed sample moves a model's expected speedup by about {per_sample:.3f} "
+                 f"({m['rl']['samples']} samples over {m['rl']['tasks']} held-out tasks)")
     return "; ".join(parts)
 
 
