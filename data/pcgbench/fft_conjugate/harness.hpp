@@ -14,7 +14,8 @@ inline Data generate(std::size_t n, std::uint64_t seed) {
 // std::complex<double> and Kokkos::complex<double> have the same layout: view the vector in place.
 inline Kokkos::View<Kokkos::complex<double>*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> kc(
     std::vector<std::complex<double>>& v) {
-  return {reinterpret_cast<Kokkos::complex<double>*>(v.data()), v.size()};
+  using V = Kokkos::View<Kokkos::complex<double>*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  return V(reinterpret_cast<Kokkos::complex<double>*>(v.data()), v.size());
 }
 #endif
 #if defined(PCG_GPU)
