@@ -130,3 +130,14 @@ def test_configure_logging_writes_rule_log(tmp_path):
         handler.flush()
     assert "message for the log" in log.read_text()
     logging.basicConfig(force=True)  # leave pytest's logging as it was
+
+
+def test_artifacts_get_the_usual_permissions_not_private_temp_ones(tmp_path):
+    target = write_text(tmp_path / "shared.txt", "x")
+    assert target.stat().st_mode & 0o777 == 0o666 & ~_current_umask()
+
+
+def _current_umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask

@@ -35,6 +35,10 @@ def atomic_path(target: str | os.PathLike, suffix: str = "") -> Iterator[Path]:
         yield tmp
         if not tmp.exists():
             raise FileNotFoundError(f"the writer for {target} did not create its temporary file {tmp}")
+        if tmp.is_file():
+            # mkstemp makes the file private (0600); artifacts get the usual permissions instead, so that
+            # collaborators on a shared file system (and the sandbox's unprivileged user) can read them.
+            os.chmod(tmp, 0o666 & ~_umask())
         os.replace(tmp, target)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
@@ -45,6 +49,12 @@ def atomic_path(target: str | os.PathLike, suffix: str = "") -> Iterator[Path]:
             else:
                 tmp.unlink()
         raise
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def _jsonable(value: Any) -> Any:

@@ -17,6 +17,7 @@ import itertools
 import logging
 import math
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -62,12 +63,20 @@ def in_slurm() -> bool:
 
 
 def slurm_shape() -> tuple[int, int, str]:
-    """(nodes, devices per node, first host) of the current SLURM allocation."""
-    nodes = int(os.environ.get("SLURM_NNODES", "1"))
-    gpus = os.environ.get("SLURM_GPUS_ON_NODE") or os.environ.get("SLURM_NTASKS_PER_NODE") or "1"
-    per_node = int(gpus.split("(")[0].split(",")[0])
-    hostlist = os.environ.get("SLURM_JOB_NODELIST", "localhost")
-    first = subprocess.run(["scontrol", "show", "hostnames", hostlist], capture_output=True, text=True,
+    """(nodes, processes per node, first host) of the current SLURM allocation.
+
+    Read from the controller (`scontrol show job`), not from SLURM_* variables: Snakemake's SLURM
+    job-step executor removes those from a job's environment. Processes per node are the GPUs per
+    node when the job has GPUs, else its tasks per node.
+    """
+    job_id = os.environ["SLURM_JOB_ID"]
+    text = subprocess.run(["scontrol", "show", "job", job_id], capture_output=True, text=True,
+                          check=True).stdout  # fmt: skip
+    fields = dict(item.split("=", 1) for item in text.split() if "=" in item)
+    nodes = int(fields["NumNodes"].split("-")[0])
+    gpus = re.search(r"gres/gpu(?::[^:=,]+)?[:=](\d+)", fields.get("TresPerNode", ""))
+    per_node = int(gpus.group(1)) if gpus else max(1, int(fields["NumTasks"]) // nodes)
+    first = subprocess.run(["scontrol", "show", "hostnames", fields["NodeList"]], capture_output=True, text=True,
                            check=True).stdout.split()[0]  # fmt: skip
     return nodes, per_node, first
 
