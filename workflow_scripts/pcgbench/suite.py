@@ -20,7 +20,8 @@ GPU signatures (pasted there it fails to build, which is an honest result for th
 The API the evaluation harness uses (see the docstring of each function):
     EXECUTION_MODELS, PROBLEM_TYPES, Problem, load_suite, prompt, reference_body, serial_baseline_body,
     sample_source, sample_suffix, toolchain_status, build_status, compile_sample_argv, build_driver,
-    link_argv, run_argv, parse_driver_output, DriverResult, uses_model (re-exported).
+    link_argv, run_argv, parse_driver_output, DriverResult, uses_model (re-exported); for trusted code
+    (references, tests, the CLI) also build_executable and parse_validator_output (--check-validator runs).
 
 Details this module fixes that the interface left open:
 - Problem.sizes is a dict: "small" (validated first), "timed" (validated, then timed) and optionally
@@ -38,6 +39,11 @@ Details this module fixes that the interface left open:
   OMP_WAIT_POLICY=passive (ranks x threads may exceed the cores).
 - Generations in ParEval files may name a problem with ParEval's numeric prefix ("12_reduce_average"):
   see pareval_format.py.
+- GPU prompts are kernels launched with blocks of 256 threads; most problems launch at least one thread per
+  element, a few (LU, solve, Jacobi, shortest path) one block, as each prompt states. A GPU run's timed
+  region includes the host-device copies. CUDA/HIP drivers compile here; nothing GPU runs without a GPU.
+- Kokkos views handed to a solution are unmanaged views of the driver's host vectors (OpenMP backend), so
+  no copy sits inside the timed region.
 """
 
 from __future__ import annotations
