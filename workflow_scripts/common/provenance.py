@@ -58,7 +58,7 @@ def package_versions() -> dict[str, str]:
 
 
 def _now() -> str:
-    return dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+    return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
 
 
 @dataclasses.dataclass(kw_only=True)
