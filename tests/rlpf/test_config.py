@@ -16,6 +16,7 @@ def test_rlpf_section(repo_root, name):
     section = yaml.safe_load((repo_root / "config" / name).read_text())["rlpf"]
     schema = yaml.safe_load((repo_root / "config/schema/rlpf.schema.yaml").read_text())
     jsonschema.validate(section, schema)
+    assert {"tasks", "reward", "sft", "dpo", "rl", "evaluate", "reward_model"} <= set(section)
     TaskConfig(**section["tasks"])
     RewardConfig(cache_dir=section["cache_dir"], **section["reward"])
     for method in ("sft", "dpo", "rl"):
