@@ -31,6 +31,7 @@ import subprocess
 import time
 from pathlib import Path
 
+from workflow_scripts.common import write_json
 from workflow_scripts.pcgbench import sandbox, suite
 
 logger = logging.getLogger(__name__)
@@ -168,9 +169,7 @@ class BuildCache:
             os.replace(tmp_obj, obj)
         shutil.rmtree(work, ignore_errors=True)
         log = trim_log(output, self.cfg.log_chars)
-        tmp_meta = meta.with_suffix(f".{os.getpid()}.tmp")
-        tmp_meta.write_text(json.dumps({"ok": ok, "log": log, "compile_s": seconds}))
-        os.replace(tmp_meta, meta)
+        write_json(meta, {"ok": ok, "log": log, "compile_s": seconds})
         return ok, log, seconds
 
     def _link(self, request: BuildRequest, object_key: str, driver_obj: Path) -> tuple[str, bool, str, float]:
@@ -241,7 +240,7 @@ def main(generations: Path, manifest: Path, cache_dir: Path, *, jobs: int, compi
          seed: int) -> list[dict]:  # fmt: skip
     """Build every sample of a generations file into the cache (no timing: runs beside other jobs) and
     write a manifest: per sample its key, whether it built, the compile time spent and the trimmed log."""
-    from workflow_scripts.common import Provenance, write_json
+    from workflow_scripts.common import Provenance
     from workflow_scripts.pcgbench.evaluate import load_samples, toolchain_report
 
     prov = Provenance.start(step="pcgbench.build", config={"jobs": jobs, "compile_timeout_s": compile_timeout_s},

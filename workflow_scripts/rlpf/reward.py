@@ -28,10 +28,10 @@ import hashlib
 import json
 import logging
 import math
-import os
 import statistics
 from pathlib import Path
 
+from workflow_scripts.common import write_json
 from workflow_scripts.pcgbench import sandbox, suite
 from workflow_scripts.pcgbench.build import BuildCache, BuildConfig, BuildRequest
 from workflow_scripts.rlpf.task import Task, apply_pragmas, parse_completion
@@ -151,10 +151,7 @@ class Measurer:
         return Measurement(**json.loads(path.read_text()))
 
     def _store(self, m: Measurement) -> None:
-        path = self.results_dir / f"{m.key}.json"
-        tmp = path.with_name(f".{m.key}.{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(dataclasses.asdict(m)))
-        os.replace(tmp, path)
+        write_json(self.results_dir / f"{m.key}.json", dataclasses.asdict(m))
 
     def _run(self, task: Task, exe: Path, key: str) -> Measurement:
         inside = "/tmp/sample.exe"
