@@ -1,16 +1,20 @@
 """HPC-Coder task 3: predict whether a code change makes a program slower.
 
-Dataset: code versions made by applying performance-relevant edits to real kernels, the OpenMP
-reference solutions of the PCGBench problems (data/pcgbench/), each version built, run in the sandbox,
-validated and timed by the PCGBench harness (workflow_scripts/pcgbench: BuildCache, evaluate.run_one)
-at a fixed thread count. The edits:
+Dataset: code versions made by applying performance-relevant edits to real kernels, the serial and
+OpenMP reference solutions of the PCGBench problems (data/pcgbench/), each version built, run in the
+sandbox, validated and timed by the PCGBench harness (workflow_scripts/pcgbench: BuildCache,
+evaluate.run_one); serial kernels on one thread, OpenMP kernels at `threads`. The edits:
+  pragmas (OpenMP kernels)
   - pragma_removed: every `#pragma omp` line deleted (the kernel runs serially);
   - schedule_dynamic_1: `parallel for` pragmas get `schedule(dynamic, 1)` (per-iteration scheduling);
   - schedule_static: `parallel for` pragmas get `schedule(static)` (no load balancing);
-  - one_thread: `parallel` pragmas get `num_threads(1)`.
+  - one_thread: `parallel` pragmas get `num_threads(1)`;
+  loop order, data layout, algorithm (kernel_edits.py, where the kernel has the pattern)
+  - loop_interchange, transposed_layout, selection_to_sort, early_exit_removed.
+An edit that does not apply to a kernel makes no version; a kernel no edit applies to is not timed.
 A pair is (version before, version after) for the original and each edit, in both directions (an edit
 and its undo), labelled "slower" when the after-version's median time exceeds the before-version's by
-more than `slower_margin`. Versions that fail validation are left out.
+more than `slower_margin`. Versions that fail to build or validate are dropped, and counted per edit.
 
 Predictors, scored by leave-one-problem-out cross-validation (no kernel in both train and test):
   - HPC-Coder with a classification head: logistic regression on the difference of the model's
@@ -40,10 +44,13 @@ from workflow_scripts.pcgbench.build import BuildCache, BuildConfig, BuildReques
 from workflow_scripts.pcgbench.evaluate import EvaluateConfig, Sample, run_one
 from workflow_scripts.pcgbench.timing import ResourceConfig
 
+from .kernel_edits import EDIT_FUNCTIONS, SOURCE_EDITS
+
 logger = logging.getLogger(__name__)
 
-KERNEL_MODEL = "omp"  # the execution model whose reference kernels are edited
-EDITS = ("pragma_removed", "schedule_dynamic_1", "schedule_static", "one_thread")
+KERNEL_MODELS = ("serial", "omp")  # the execution models whose reference kernels can be edited
+PRAGMA_EDITS = ("pragma_removed", "schedule_dynamic_1", "schedule_static", "one_thread")
+EDITS = PRAGMA_EDITS + SOURCE_EDITS
 OMP_PRAGMA_LINE = re.compile(r"^[ \t]*#[ \t]*pragma[ \t]+omp\b.*(?:\\\n.*)*\n?", re.MULTILINE)
 PARALLEL_FOR = re.compile(r"(#[ \t]*pragma[ \t]+omp[ \t]+parallel[ \t]+for\b)([^\n]*)")
 PARALLEL = re.compile(r"(#[ \t]*pragma[ \t]+omp[ \t]+parallel\b)([^\n]*)")
@@ -56,17 +63,27 @@ class PerfChangeConfig:
     """Performance-change task settings (config `hpccoder.perfchange`)."""
 
     problems: list[str] = dataclasses.field(default_factory=list)  # PCGBench problems; empty: all
+    models: list[str] = dataclasses.field(default_factory=lambda: list(KERNEL_MODELS))  # whose references are edited
     edits: list[str] = dataclasses.field(default_factory=lambda: list(EDITS))
-    threads: int = 2  # every version is timed at this many OpenMP threads
+    threads: int = 2  # OpenMP versions are timed at this many threads (serial ones at one)
     slower_margin: float = 0.05  # "slower" means more than 5% slower (below that is timing noise)
+    # An edited version's wall-clock limit: max(pcgbench.evaluate.timeout_floor_s, this x its original's run
+    # time). Larger than the harness's factor for generated code: an edit is meant to change the run time
+    # (a full sort instead of a selection ran 7x the original here), and a version that times out is lost.
+    timeout_factor: float = 10.0
     classifier_c: float = 1.0  # inverse L2 strength of both logistic regressions
 
     def __post_init__(self) -> None:
         unknown = sorted(set(self.edits) - set(EDITS))
         if unknown or not self.edits:
             raise ValueError(f"hpccoder.perfchange.edits: {unknown or 'empty'} (allowed: {', '.join(EDITS)})")
+        unknown = sorted(set(self.models) - set(KERNEL_MODELS))
+        if unknown or not self.models:
+            raise ValueError(f"hpccoder.perfchange.models: {unknown or 'empty'} (allowed: {', '.join(KERNEL_MODELS)})")
         if self.threads < 1:
             raise ValueError(f"hpccoder.perfchange.threads: {self.threads} (allowed: >= 1)")
+        if self.timeout_factor < 1:
+            raise ValueError(f"hpccoder.perfchange.timeout_factor: {self.timeout_factor} (allowed: >= 1)")
         if not 0 <= self.slower_margin < 1:
             raise ValueError(f"hpccoder.perfchange.slower_margin: {self.slower_margin} (allowed: 0 to 1)")
 
@@ -75,8 +92,11 @@ class PerfChangeConfig:
 # edits (pure functions on a kernel body)
 
 
-def apply_edit(body: str, edit: str) -> str:
-    """The body with one performance-relevant edit applied (unchanged when the edit does not apply)."""
+def apply_edit(body: str, edit: str, signature: str = "") -> str:
+    """The body with one performance-relevant edit applied (unchanged when the edit does not apply).
+    `signature` (the prompt's function signature) tells the source edits the argument and return types."""
+    if edit in EDIT_FUNCTIONS:
+        return EDIT_FUNCTIONS[edit](body, signature)
     if edit == "pragma_removed":
         return OMP_PRAGMA_LINE.sub("", body)
     if edit in ("schedule_dynamic_1", "schedule_static"):
@@ -88,49 +108,61 @@ def apply_edit(body: str, edit: str) -> str:
     raise ValueError(f"unknown edit {edit!r} (allowed: {', '.join(EDITS)})")
 
 
-def make_versions(problems: list[suite.Problem], edits: list[str]) -> pd.DataFrame:
+def make_versions(problems: list[suite.Problem], edits: list[str], models: list[str] = ("omp",)) -> pd.DataFrame:
+    """One row per (problem, model, version): the reference kernel ("original") and each edit that changes it;
+    a kernel that no edit changes is left out (it would make no pair)."""
     rows = []
     for problem in problems:
-        original = suite.reference_body(problem, KERNEL_MODEL)
-        seen = {original}
-        rows.append({"problem": problem.name, "version": "original", "body": original})
-        for edit in edits:
-            body = apply_edit(original, edit)
-            if body in seen:
-                continue  # the edit does not apply to this kernel
-            seen.add(body)
-            rows.append({"problem": problem.name, "version": edit, "body": body})
-    return pd.DataFrame(rows)
+        for model in models:
+            original = suite.reference_body(problem, model)
+            kernel = [{"problem": problem.name, "model": model, "version": "original", "body": original}]
+            seen = {original}
+            for edit in edits:
+                body = apply_edit(original, edit, problem.signature(model))
+                if body in seen:
+                    continue  # the edit does not apply to this kernel
+                seen.add(body)
+                kernel.append({"problem": problem.name, "model": model, "version": edit, "body": body})
+            if len(kernel) > 1:
+                rows.extend(kernel)
+    return pd.DataFrame(rows, columns=["problem", "model", "version", "body"])
 
 
 def time_versions(versions: pd.DataFrame, problems: dict[str, suite.Problem], eval_cfg: EvaluateConfig, threads: int) -> pd.DataFrame:
-    """Build every version with the harness's cache and time it in the sandbox at `threads` threads."""
+    """Build every version with the harness's cache and time it in the sandbox (OpenMP at `threads` threads,
+    serial at one). An edited version's time limit is max(floor, factor x its original's run time), as for
+    generated code, so an edit that makes a kernel far slower costs seconds, not the reference's limit."""
     sandbox.check_tools()
-    requests = [BuildRequest(problem=problems[r.problem], model=KERNEL_MODEL, body=r.body) for r in versions.itertuples()]
+    requests = [BuildRequest(problem=problems[r.problem], model=r.model, body=r.body) for r in versions.itertuples()]
     builds = BuildCache(BuildConfig(cache_dir=eval_cfg.cache_dir, jobs=eval_cfg.jobs,
                                     compile_timeout_s=eval_cfg.compile_timeout_s)).build_all(requests)  # fmt: skip
-    config = ResourceConfig(ranks=1, threads=threads)
-    verdicts, medians, iqrs = [], [], []
-    for index, (row, build) in enumerate(zip(versions.itertuples(), builds, strict=True)):
+    n = len(versions)
+    verdicts, medians, iqrs, used_threads = [sandbox.BUILD_ERROR] * n, [np.nan] * n, [np.nan] * n, [1] * n
+    original_wall_s = {}
+    # Originals first: their run times set the edited versions' limits.
+    for index in sorted(range(n), key=lambda k: versions["version"].iloc[k] != "original"):
+        row, build = versions.iloc[index], builds[index]
+        config = ResourceConfig(ranks=1, threads=1 if row.model == "serial" else threads)
+        used_threads[index] = config.threads
         if not build.ok:
-            verdicts.append(sandbox.BUILD_ERROR)
-            medians.append(np.nan)
-            iqrs.append(np.nan)
+            logger.info("%s/%s %s: build error %s", row.problem, row.model, row.version, build.log[-300:])
             continue
-        sample = Sample(generator="perfchange", problem=problems[row.problem], model=KERNEL_MODEL, sample_index=index, body=row.body)
-        verdict, detail, timing = run_one(sample, build.exe, config, eval_cfg)
-        verdicts.append(verdict)
-        medians.append(timing.get("time_median_s", np.nan))
-        iqrs.append(timing.get("time_iqr_s", np.nan))
-        logger.info("%s %s: %s %.4g s", row.problem, row.version, verdict, medians[-1])
-    return versions.assign(verdict=verdicts, time_median_s=medians, time_iqr_s=iqrs, threads=threads)
+        sample = Sample(generator="perfchange", problem=problems[row.problem], model=row.model, sample_index=index, body=row.body)
+        verdict, detail, timing = run_one(sample, build.exe, config, eval_cfg, original_wall_s.get((row.problem, row.model)))
+        if row.version == "original" and verdict == sandbox.OK:
+            original_wall_s[(row.problem, row.model)] = timing["run_wall_s"]
+        verdicts[index], medians[index], iqrs[index] = verdict, timing.get("time_median_s", np.nan), timing.get("time_iqr_s", np.nan)
+        logger.info("%s/%s %s: %s %.4g s %s", row.problem, row.model, row.version, verdict, medians[index], detail[:200])
+    return versions.assign(verdict=verdicts, time_median_s=medians, time_iqr_s=iqrs, threads=used_threads)
 
 
 def make_pairs(versions: pd.DataFrame, slower_margin: float) -> pd.DataFrame:
-    """(before, after) pairs: original -> edit and edit -> original, labelled slower / not slower."""
+    """(before, after) pairs of one kernel: original -> edit and edit -> original, labelled slower / not slower."""
     valid = versions[versions["verdict"] == sandbox.OK]
+    if "model" not in valid:
+        valid = valid.assign(model="omp")
     rows = []
-    for problem, group in valid.groupby("problem", sort=True):
+    for (problem, model), group in valid.groupby(["problem", "model"], sort=True):
         original = group[group["version"] == "original"]
         if original.empty:
             continue
@@ -138,7 +170,7 @@ def make_pairs(versions: pd.DataFrame, slower_margin: float) -> pd.DataFrame:
         for edited in group[group["version"] != "original"].itertuples():
             for before, after, direction in ((base, edited, "edit"), (edited, base, "undo")):
                 rows.append({
-                    "problem": problem, "edit": edited.version, "direction": direction,
+                    "problem": problem, "model": model, "edit": edited.version, "direction": direction,
                     "before": before.body, "after": after.body,
                     "time_before_s": before.time_median_s, "time_after_s": after.time_median_s,
                     "label": int(after.time_median_s > before.time_median_s * (1 + slower_margin)),
@@ -158,6 +190,9 @@ def handcrafted_features(body: str) -> np.ndarray:
         len(re.findall(r"num_threads\s*\(\s*1\s*\)", body)),
         len(re.findall(r"reduction\s*\(", body)),
         len(re.findall(r"\bfor\s*\(", body)),
+        len(re.findall(r"\bstd::sort\s*\(", body)),
+        len(re.findall(r"\breturn\b", body)),
+        body.count("["),
         body.count("\n"),
     ], dtype=float)  # fmt: skip
 
@@ -211,7 +246,7 @@ def majority_predictions(labels: np.ndarray, groups: np.ndarray) -> np.ndarray:
 def main(model_dir, versions_path, pairs_path, metrics_path, section: dict[str, Any], evaluate_section: dict[str, Any],
          seed: int, threads: int = 2) -> dict[str, Any]:  # fmt: skip
     cfg = PerfChangeConfig(**section)
-    eval_cfg = EvaluateConfig(**evaluate_section, seed=seed, jobs=threads)
+    eval_cfg = EvaluateConfig(**{**evaluate_section, "timeout_factor": cfg.timeout_factor}, seed=seed, jobs=threads)
     prov = Provenance.start(step="hpccoder.perfchange", config={"perfchange": dataclasses.asdict(cfg), "evaluate": evaluate_section}, seed=seed)
     seed_everything(seed)
     available = {p.name: p for p in suite.load_suite(eval_cfg.suite_root)}
@@ -219,7 +254,12 @@ def main(model_dir, versions_path, pairs_path, metrics_path, section: dict[str, 
     if missing:
         raise ValueError(f"hpccoder.perfchange.problems: {missing} are not PCGBench problems (have: {sorted(available)})")
     problems = [available[name] for name in (cfg.problems or sorted(available))]
-    versions = time_versions(make_versions(problems, cfg.edits), available, eval_cfg, cfg.threads)
+    versions = make_versions(problems, cfg.edits, cfg.models)
+    if versions.empty:
+        raise ValueError(f"hpccoder.perfchange: none of the edits {cfg.edits} applies to the {cfg.models} references of "
+                         f"{[p.name for p in problems]}; add problems or edits")  # fmt: skip
+    logger.info("%d versions of %d kernels", len(versions), versions.groupby(["problem", "model"]).ngroups)
+    versions = time_versions(versions, available, eval_cfg, cfg.threads)
     with atomic_path(versions_path, suffix=".parquet") as tmp:
         versions.to_parquet(tmp, index=False)
     pairs = make_pairs(versions, cfg.slower_margin)
@@ -242,10 +282,16 @@ def main(model_dir, versions_path, pairs_path, metrics_path, section: dict[str, 
     metrics = {
         "versions": int(len(versions)),
         "versions_valid": int((versions["verdict"] == sandbox.OK).sum()),
+        # Edited versions that failed to build or validate (dropped), per edit; should stay at zero.
+        "versions_dropped": {edit: int(n) for edit, n in
+                             versions[versions["verdict"] != sandbox.OK].groupby("version").size().items()},
+        "kernels": int(versions.groupby(["problem", "model"]).ngroups),
+        "versions_by_edit": {edit: int(n) for edit, n in versions.groupby("version").size().items()},
         "pairs": int(len(pairs)),
         "problems": sorted(pairs["problem"].unique()),
         "slower_fraction": float(labels.mean()),
         "threads": cfg.threads,
+        "slower_fraction_by_edit": {edit: float(labels[idx].mean()) for edit, idx in pairs.groupby("edit").indices.items()},
         "accuracy": {name: float((pred == labels).mean()) for name, pred in predictions.items()},
         "accuracy_by_edit": {name: {edit: float((pred[idx] == labels[idx]).mean())
                                     for edit, idx in pairs.groupby("edit").indices.items()}
