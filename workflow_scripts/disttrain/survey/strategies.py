@@ -14,13 +14,15 @@ Engines: DistributedDataParallel (its bucket all-reduce through a comm hook into
 `fully_shard` per block and at the root (its all-gather / reduce-scatter through set_custom_*); DTensor
 `parallelize_module` with Megatron's column / row plan (functional collectives recorded by a dispatch
 mode); torch.distributed.pipelining's ScheduleGPipe and Schedule1F1B (sends and receives intercepted);
-DeepSpeed ZeRO stages 1-3 (its comm backend's calls recorded); and a hybrid FSDP2 x DTensor on a 2-D mesh.
+DeepSpeed ZeRO stages 1-3 (its comm backend's calls recorded; `deepspeed_config` says which collectives it
+issues and `zero_analytic_bytes` models them); and a hybrid FSDP2 x DTensor on a 2-D mesh.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import logging
+import math
 import statistics
 import time
 
@@ -47,6 +49,7 @@ STRATEGIES = ("ddp", "ddp_cnn", "zero1", "zero2", "zero3", "fsdp2", "tp", "pp_gp
 DEEPSPEED = ("zero1", "zero2", "zero3")
 ADAM_STATE_BYTES = 8  # fp32 exp_avg + exp_avg_sq per parameter
 STEP_SCALAR_BYTES = 4  # torch Adam keeps one fp32 `step` tensor per parameter tensor
+DEEPSPEED_BUCKET_NUMEL = 500_000_000  # DeepSpeed's default reduce_bucket_size and allgather_bucket_size, elements
 
 
 @dataclasses.dataclass(kw_only=True)
@@ -61,6 +64,9 @@ class SurveyConfig:
     hybrid_processes: int  # processes for the hybrid strategy (dp x tp = hybrid_processes; needs >= 4)
     seed: int
     loss_rtol: float  # tolerance of the loss against single-process training
+    # Elements per DeepSpeed ZeRO reduce / all-gather bucket (reduce_bucket_size, allgather_bucket_size): it
+    # sets how many calls DeepSpeed makes, not how many bytes it moves (zero_analytic_bytes).
+    zero_bucket_numel: int = DEEPSPEED_BUCKET_NUMEL
 
     def __post_init__(self):
         unknown = [s for s in self.strategies if s not in STRATEGIES]
@@ -71,6 +77,11 @@ class SurveyConfig:
                              f"{self.microbatches}")  # fmt: skip
         if self.steps < 2:
             raise ValueError(f"survey.steps must be >= 2 (the first step is warm-up), got {self.steps}")
+        if "zero3" in self.strategies and self.steps < 3:
+            raise ValueError(f"survey.steps must be >= 3 with zero3 (ZeRO-3 warms up for two steps), got {self.steps}")
+        if self.zero_bucket_numel < 2 or self.zero_bucket_numel % 2:
+            raise ValueError(f"survey.zero_bucket_numel must be an even number >= 2 (DeepSpeed aligns its all-gather "
+                             f"buckets to 2 elements), got {self.zero_bucket_numel}")  # fmt: skip
 
     @classmethod
     def from_config(cls, section: dict, seed: int) -> SurveyConfig:
@@ -79,10 +90,14 @@ class SurveyConfig:
                    global_batch=section["global_batch"], steps=section["steps"],
                    microbatches=section["microbatches"], lr=section["lr"],
                    hybrid_processes=section["hybrid_processes"], seed=seed,
-                   loss_rtol=section["loss_rtol"])  # fmt: skip
+                   loss_rtol=section["loss_rtol"],
+                   zero_bucket_numel=section.get("zero_bucket_numel", DEEPSPEED_BUCKET_NUMEL))  # fmt: skip
 
     def check_world(self, strategy: str, world: int) -> None:
         """Stop with the sizes that would fit when `world` processes cannot run `strategy`."""
+        if strategy in DEEPSPEED and world < 2:
+            raise ValueError(f"{strategy} shards over data-parallel processes and needs at least 2, got {world} "
+                             "(set disttrain.launch.processes_per_node or nodes)")  # fmt: skip
         if strategy in ("ddp", "ddp_cnn", "fsdp2", *DEEPSPEED):
             require_divisible(self.global_batch, world, "survey.global_batch", "data-parallel processes")
         elif strategy == "tp":
@@ -356,24 +371,69 @@ def _deepspeed_init():
     return deepspeed
 
 
+def warmup_steps(strategy: str) -> int:
+    """Steps before the ledger counts. ZeRO-3 traces the order its modules run in: step 0 runs untraced,
+    step 1 records the trace, and both check the trace against rank 0's with broadcasts (DeepSpeed's
+    PartitionedParameterCoordinator.reset_step); from step 2 on the trace is complete and every step sends
+    the same messages. Every other strategy is steady after one step."""
+    return 2 if strategy == "zero3" else 1
+
+
+def deepspeed_config(cfg: SurveyConfig, world: int, stage: int) -> dict:
+    """The DeepSpeed config of run_zero; zero_analytic_bytes reads the same dict.
+
+    What DeepSpeed 0.19.8 sends per step with it (world p, fp32 throughout):
+    - ZeRO-1/2 (stage_1_and_2.py): gradients go into buckets of reduce_bucket_size elements as backward
+      produces them; per bucket, average_tensor cuts each gradient at the partition boundaries of the flat,
+      padded parameter buffer and sends each rank's slices to it with one `reduce` (the ZeRO paper's
+      reduce-scatter, as p reduces: DeepSpeed's ZeRO-1/2 never call reduce_scatter_tensor). Then one fp32
+      scalar all-reduce of the squared gradient norm (compute_grad_norm, on even without clipping), and after
+      the optimizer step one all_gather_into_tensor of the whole flat buffer, padded to a multiple of
+      2 p elements (nccl_start_alignment_factor 2 x p).
+    - ZeRO-3 (stage3.py, partition_parameters.py): every parameter is padded to a multiple of p and split.
+      Each module gathers its own parameters when it runs forward and again when it runs backward (nothing
+      is kept: persistence threshold 0, reuse distance 0, no prefetch), one all_gather_into_tensor per
+      module of all its parameters' partitions. Gradients are reduce-scattered per bucket, each tensor padded
+      to a multiple of p (reduce_scatter_coalesced). Then one fp64 scalar all-reduce of the squared norm per
+      sub-group (sub_group_size elements of partitions).
+    Bucket sizes change the number of calls only: each gradient element is still reduced once.
+
+    Defaults changed so that DeepSpeed does what the ZeRO paper describes:
+    - use_multi_rank_bucket_allreduce (default true) merges the per-rank reduce buckets into one all-reduce
+      of the whole bucket, meant for small models on many GPUs. It moves an all-reduce's bytes, twice a
+      reduce-scatter's on the wire: with it ZeRO-1/2 send 1.5x the textbook volume (measured here), a
+      DeepSpeed default, not something gloo does. reduce_scatter (already true by default) is spelled out:
+      false would all-reduce every bucket.
+    - ZeRO-3 partitions every parameter (stage3_param_persistence_threshold 0; the default keeps small ones,
+      i.e. all of ours, whole) and gathers again in backward instead of keeping forward's copies or
+      prefetching (reuse distance and prefetch bucket 0): the paper's 1.5x volume, with no bytes that
+      depend on timing.
+    gloo itself changes nothing: torch.distributed offers all_gather_into_tensor and reduce_scatter_tensor on
+    gloo (whatever gloo sends underneath, the ledger counts at the call site), so DeepSpeed takes the same
+    paths as on NCCL, and allgather_bucket_size, which only its fallback for backends without
+    all_gather_into_tensor uses, does not apply.
+    """
+    zero = {"stage": stage, "reduce_scatter": True, "use_multi_rank_bucket_allreduce": False,
+            "contiguous_gradients": True, "reduce_bucket_size": cfg.zero_bucket_numel,
+            "allgather_bucket_size": cfg.zero_bucket_numel}  # fmt: skip
+    if stage == 3:
+        zero |= {"stage3_param_persistence_threshold": 0, "stage3_max_reuse_distance": 0,
+                 "stage3_prefetch_bucket_size": 0, "sub_group_size": 10**9}  # fmt: skip
+    return {"train_micro_batch_size_per_gpu": cfg.global_batch // world, "gradient_accumulation_steps": 1,
+            "gradient_clipping": 0.0,  # DeepSpeed clips at norm 1.0 by default; the other strategies do not clip
+            "zero_optimization": zero, "steps_per_print": 10**9}  # fmt: skip
+
+
 def run_zero(cfg, ledger, mem, rank, world, stage):
     deepspeed = _deepspeed_init()
     model = fresh_model(cfg)
     opt = torch.optim.Adam(model.parameters(), lr=cfg.lr)
-    per_rank = cfg.global_batch // world
-    ds_config = {"train_micro_batch_size_per_gpu": per_rank, "gradient_accumulation_steps": 1,
-                 # DeepSpeed clips gradients at norm 1.0 by default; the other strategies do not clip.
-                 "gradient_clipping": 0.0,
-                 # Threshold 0: ZeRO-3 partitions every parameter (its default keeps small ones whole, i.e. all
-                 # of ours); reuse distance 0: backward gathers again instead of keeping forward's copies.
-                 "zero_optimization": {"stage": stage, "stage3_param_persistence_threshold": 0,
-                                       "stage3_max_reuse_distance": 0, "stage3_prefetch_bucket_size": 0},
-                 "steps_per_print": 10**9}  # fmt: skip
     _DS_ACTIVE["ledger"] = None  # initialize's broadcasts are setup, not training traffic
-    engine, _, _, _ = deepspeed.initialize(model=model, optimizer=opt, config=ds_config)
+    engine, _, _, _ = deepspeed.initialize(model=model, optimizer=opt, config=deepspeed_config(cfg, world, stage))
     _record_deepspeed_comm(ledger)
     ledger.clear()
     x, y = make_data(cfg)
+    warmup = warmup_steps(f"zero{stage}")
     losses, times_s = [], []
     for step in range(cfg.steps):
         started = time.perf_counter()
@@ -386,7 +446,7 @@ def run_zero(cfg, ledger, mem, rank, world, stage):
         engine.step()
         times_s.append(time.perf_counter() - started)
         losses.append(loss.item())
-        if step == 0:
+        if step == warmup - 1:
             ledger.setup_message_bytes = ledger.total_bytes()
             ledger.clear()
     params = [getattr(p, "ds_tensor", p) for p in engine.module.parameters()]
@@ -417,11 +477,13 @@ def run_strategy(name: str, cfg: SurveyConfig, rank: int, world: int) -> dict:
         losses, times_s = run_pipeline(cfg, ledger, mem, rank, world, name.removeprefix("pp_"))
     else:
         losses, times_s = run_zero(cfg, ledger, mem, rank, world, int(name[-1]))
-    steady = cfg.steps - 1  # the ledger holds the steps after the warm-up step
+    warmup = warmup_steps(name)
+    steady = cfg.steps - warmup  # the ledger holds the steps after the warm-up steps
     per_step = {f"{op}/{tag}": {k: v / steady for k, v in entry.items()}
                 for (op, tag), entry in ledger.totals().items()}  # fmt: skip
     return {"strategy": name, "rank": rank, "world": world, "losses": losses, "step_time_s": times_s,
-            "median_step_time_s": statistics.median(times_s[1:]), "comm_per_step": per_step,
+            "warmup_steps": warmup, "median_step_time_s": statistics.median(times_s[warmup:]),
+            "comm_per_step": per_step,
             "message_bytes_per_step": ledger.total_bytes() / steady,
             "wire_bytes_per_step": ledger.total_bytes("wire_bytes") / steady,
             "comm_seconds_per_step": ledger.total_bytes("seconds") / steady,
@@ -494,7 +556,54 @@ def analytic_bytes(cfg: SurveyConfig, strategy: str, rank: int, world: int) -> d
             out["recv/activation"] = out.get("recv/activation", 0) + cfg.microbatches * activation
             out["send/activation"] = out.get("send/activation", 0) + cfg.microbatches * activation
         return out
-    raise ValueError(f"no exact analytic byte model for {strategy!r} (DeepSpeed's buckets and padding are its own)")
+    if strategy in DEEPSPEED:
+        stage = int(strategy[-1])
+        return zero_analytic_bytes(_param_shapes(model), world, deepspeed_config(cfg, world, stage))
+    raise ValueError(f"no analytic byte model for {strategy!r} (known: {', '.join(STRATEGIES)})")
+
+
+def zero_analytic_bytes(shapes: list[tuple[int, ...]], world: int, ds_config: dict) -> dict[str, int]:
+    """Logical bytes per step by "op/tag" that DeepSpeed ZeRO sends on every rank, for fp32 parameters of
+    `shapes` (in model.parameters() order) over `world` >= 2 data-parallel ranks, under `ds_config` (what
+    deepspeed_config returns; its docstring walks through DeepSpeed's code paths). Exact for a model whose
+    modules each run once per forward pass, as the GPT's do."""
+    zero = ds_config["zero_optimization"]
+    numels = [math.prod(shape) for shape in shapes]
+    p = world
+    fp32, fp64 = 4, 8
+    if not zero["contiguous_gradients"]:
+        raise ValueError("zero_analytic_bytes models DeepSpeed with contiguous_gradients on (as deepspeed_config "
+                         "sets it); without it ZeRO-1/2 all-reduce through buffered_reduce_fallback")  # fmt: skip
+    if zero["stage"] in (1, 2):
+        n = sum(numels)
+        alignment = 2 * p  # nccl_start_alignment_factor (4-byte starts in 2-byte elements) x ranks
+        flat = -(-n // alignment) * alignment  # the flat parameter buffer, padded at its end
+        norm = fp32  # one fp32 scalar per parameter group (get_grad_norm_direct)
+        if zero["reduce_scatter"] and not zero["use_multi_rank_bucket_allreduce"]:
+            # Each gradient element is reduced once, to the rank that owns it; padding is never sent.
+            grads = {"reduce/zero": fp32 * n, "all_reduce/zero": norm}
+        else:  # the whole bucket is all-reduced (gradient_reduction_w_predivide or the multi-rank bucket)
+            grads = {"all_reduce/zero": fp32 * n + norm}
+        return {**grads, "all_gather_into_tensor/zero": fp32 * flat}
+    if zero["stage"] == 3:
+        if zero["stage3_param_persistence_threshold"] or zero["stage3_max_reuse_distance"] or \
+                zero["stage3_prefetch_bucket_size"] or not zero["reduce_scatter"]:  # fmt: skip
+            raise ValueError("zero_analytic_bytes models ZeRO-3 with stage3_param_persistence_threshold, "
+                             "stage3_max_reuse_distance and stage3_prefetch_bucket_size 0 and reduce_scatter on "
+                             f"(as deepspeed_config sets them), got {zero}")  # fmt: skip
+        partitions = [-(-k // p) for k in numels]  # each parameter padded to a multiple of p, then split
+        padded = fp32 * p * sum(partitions)
+        # sub-groups: filled in parameter order until they hold sub_group_size partition elements
+        # (stage3._create_fp16_sub_groups); one norm all-reduce each
+        sub_groups, filled = 0, 0
+        for k in partitions:
+            filled += k
+            if filled >= zero["sub_group_size"]:
+                sub_groups, filled = sub_groups + 1, 0
+        sub_groups += filled > 0
+        return {"all_gather_into_tensor/zero": 2 * padded,  # forward and backward
+                "reduce_scatter_tensor/zero": padded, "all_reduce/zero": fp64 * sub_groups}
+    raise ValueError(f"zero_optimization.stage must be 1, 2 or 3, got {zero['stage']}")
 
 
 def analytic_memory(cfg: SurveyConfig, strategy: str, rank: int, world: int) -> dict[str, int]:
