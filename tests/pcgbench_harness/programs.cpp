@@ -3,6 +3,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -31,6 +32,13 @@ int main(int argc, char **argv) {
   if (mode == "env") { const char *v = std::getenv(target); std::printf("%s\n", v ? v : "(unset)"); return 0; }
   if (mode == "whoami") { std::printf("uid=%d cwd_writable=%d\n", (int)getuid(), access(".", W_OK) == 0); return 0; }
   if (mode == "sleep") { sleep(atoi(target)); return 0; }
+  if (mode == "priority") {  // its nice value, and whether it can lower it further (it must not)
+    errno = 0;
+    int nice_now = getpriority(PRIO_PROCESS, 0);
+    int lowered = setpriority(PRIO_PROCESS, 0, nice_now - 1) == 0;
+    std::printf("nice=%d lowered=%d\n", nice_now, lowered);
+    return 0;
+  }
   // ---- hostile
   if (mode == "fork_bomb") { for (;;) fork(); }
   if (mode == "infinite_loop") { for (volatile unsigned long i = 0;; i = i + 1) {} }

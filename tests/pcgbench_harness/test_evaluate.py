@@ -14,8 +14,10 @@ import pandas as pd
 import pytest
 
 from workflow_scripts.pcgbench import evaluate, generators, suite
+from workflow_scripts.pcgbench.build import BuildCache, BuildConfig, BuildRequest
 from workflow_scripts.pcgbench.evaluate import EvaluateConfig, Sample, evaluate_samples
 from workflow_scripts.pcgbench.pareval_format import prompt_record
+from workflow_scripts.pcgbench.timing import ResourceConfig
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -41,7 +43,7 @@ def verdicts(rows: pd.DataFrame) -> dict:
 def check_expected(rows, expected):
     got = verdicts(rows)
     wrong = [(e["model"], e["label"], e["expected_verdict"], got[(e["model"], e["sample_index"])])
-             for e in expected if not e["racy"] and got[(e["model"], e["sample_index"])] != e["expected_verdict"]]
+             for e in expected if got[(e["model"], e["sample_index"])] != e["expected_verdict"]]
     assert wrong == []
 
 
@@ -217,3 +219,44 @@ def test_time_limit_is_max_of_floor_and_factor_times_reference(tmp_path, cache_d
     assert evaluate.reference_run_times(tmp_path / "reference.parquet") == {("p", "omp", 1, 2): 2.5}
     with pytest.raises(ValueError, match="timeout_factor"):
         config(cache_dir, timeout_factor=0)
+
+
+def race_problem():
+    """The first problem whose OpenMP reference the reduction mutants apply to (a `parallel for` reducing with +,
+    *, ^ or -), so that the test follows the suite's references as they change."""
+    for problem in suite.load_suite():
+        if generators.mutate(suite.reference_body(problem, "omp"), "missing_reduction", "") is not None:
+            return problem
+    pytest.fail("no OpenMP reference has a `parallel for` with a +, *, ^ or - reduction to mutate")
+
+
+@pytest.mark.parametrize("mutant", ["missing_reduction", "data_race"])
+def test_reduction_races_are_caught_in_every_run(tmp_path, cache_dir, mutant):
+    # A race shows only when the threads overlap in time; the harness places them so that they do
+    # (timing.placement_env, raised priority). 20 runs at 2 threads: every one must see the wrong answer,
+    # and the reference must pass at the same configuration.
+    problem = race_problem()
+    samples, expected = samples_of("mutants", problem, ["omp"], mutants=[mutant])
+    reference, _ = samples_of("reference", problem, ["omp"])
+    cfg = config(cache_dir, reps=1, warmup=0)
+    builds = BuildCache(BuildConfig(cache_dir=cache_dir, jobs=2)).build_all(
+        [BuildRequest(problem=s.problem, model=s.model, body=s.body) for s in samples + reference])
+    two_threads = ResourceConfig(ranks=1, threads=2)
+    assert [e["expected_verdict"] for e in expected] == ["wrong_answer"]
+    got = [evaluate.run_one(samples[0], builds[0].exe, two_threads, cfg)[0] for _ in range(20)]
+    assert got == ["wrong_answer"] * 20
+    assert [evaluate.run_one(reference[0], builds[1].exe, two_threads, cfg)[0] for _ in range(3)] == ["ok"] * 3
+
+
+def test_reduction_mutants_only_where_the_verdict_is_certain():
+    # min/max/||: a lost or repeated partial result often leaves the answer unchanged.
+    for op in ("min", "max", "||", "|"):
+        body = f"  int acc = 0;\n  #pragma omp parallel for reduction({op} : acc)\n  for (int i = 0; i < n; ++i) acc = f(acc, i);\n"
+        assert generators.mutate(body, "missing_reduction", "") is None
+        assert generators.mutate(body, "data_race", "") is None
+    body = "  double s = 0;\n  #pragma omp parallel for reduction(+ : s) schedule(static)\n  for (int i = 0; i < n; ++i) s += x[i];\n"
+    assert "reduction" not in generators.mutate(body, "missing_reduction", "")[0]
+    assert "#pragma omp parallel reduction(+ : s)" in generators.mutate(body, "data_race", "")[0]
+    # One update per thread at the end of a `parallel` region: a window of a few instructions, not mutated.
+    region = "  #pragma omp parallel reduction(+ : s)\n  { double mine = part(); s += mine; }\n"
+    assert generators.mutate(region, "missing_reduction", "") is None

@@ -69,6 +69,15 @@ def test_runs_unprivileged_in_writable_private_tmp(programs):
     assert run(programs, "whoami").stdout == f"uid={sandbox.SANDBOX_UID} cwd_writable=1\n"
 
 
+def test_raised_priority_holds_and_cannot_be_raised_further(programs):
+    if not sandbox.can_raise_priority():
+        pytest.skip("needs CAP_SYS_NICE (root)")
+    own = os.getpriority(os.PRIO_PROCESS, 0)
+    assert run(programs, "priority").stdout == f"nice={own} lowered=0\n"
+    result = run_sandboxed([INSIDE, "priority"], limits=SandboxLimits(wall_s=5.0), binds={programs: INSIDE}, nice=-7)
+    assert result.stdout == "nice=-7 lowered=0\n"
+
+
 def test_wall_timeout_kills(programs):
     result = run(programs, "sleep", "30", wall_s=1.0)
     assert result.outcome == sandbox.TIMEOUT and result.wall_s < 4.0

@@ -41,10 +41,11 @@ def test_select_problems():
 
 def test_mutants_apply_where_they_can(problem):
     omp = suite.reference_body(problem, "omp")
-    body, verdict = generators.mutate(omp, "missing_reduction", "")
+    summing = "  double s = 0;\n  #pragma omp parallel for reduction(+ : s)\n  for (int i = 0; i < n; ++i) s += x[i];\n"
+    body, verdict = generators.mutate(summing, "missing_reduction", "")
     assert "reduction" not in body and verdict == "wrong_answer"
-    body, _ = generators.mutate(omp, "off_by_one", "")
-    assert "- 1;" in body
+    body, _ = generators.mutate(summing, "off_by_one", "")
+    assert "i < n - 1;" in body
     assert generators.mutate(suite.reference_body(problem, "serial"), "missing_reduction", "") is None
     assert generators.mutate(omp, "missing_include", "#include <regex>") is None
     with pytest.raises(ValueError, match="unknown mutant"):

@@ -9,16 +9,19 @@
                   missing_include    uses std::regex, whose header the prompt lacks      -> build_error
                   off_by_one         the first `i < n` loop bound becomes `i < n - 1`    -> wrong_answer
                   missing_reduction  an OpenMP reduction clause removed (a data race on
-                                     the accumulator)                                    -> wrong_answer (racy)
+                                     the accumulator)                                    -> wrong_answer
                   data_race          `parallel for` becomes `parallel` in a reduction: every thread runs
                                      every iteration into the shared result              -> wrong_answer
                   infinite_loop      a loop that never ends before the real work         -> timeout
                   huge_allocation    a 100 GB allocation before the real work            -> killed_resource_limit
 Outputs: the generations file (ParEval format: the prompts file's records with `outputs` filled in) and
-`<generations>.expected.json`, one entry per output: problem, model, sample_index, label, expected verdict,
-and `racy`. A data race need not show: when the two threads happen to run one after the other (a busy
-machine) the racy sum is right. Racy mutants are therefore reported apart (how many the harness caught),
-and the acceptance check requires the expected verdict of every mutant that is not racy.
+`<generations>.expected.json`, one entry per output: problem, model, sample_index, label, expected verdict.
+The two reduction mutants are made only where their verdict is certain: on a `parallel for` whose
+reductions all use +, *, ^ or - (a lost or repeated partial result changes those; min, max, |, &, ||, &&
+would absorb it), never on a `parallel` region's one final update per thread (a race window of a few
+instructions). The race itself shows because the harness runs threads on cores of their own, at the same
+time (workflow_scripts/pcgbench/timing.py): every thread's partial sum, kept in a register for the
+whole loop, is written over by another's.
 Generation is deterministic (no randomness), so two runs write identical files.
 
 Run from Snakemake (rule pcgbench_self_test_generations) or:
@@ -45,7 +48,6 @@ from workflow_scripts.pcgbench.sandbox import (
 logger = logging.getLogger(__name__)
 
 GENERATORS = ("reference", "serial", "mutants")
-RACY_MUTANTS = ("missing_reduction",)  # their expected verdict holds only if the race shows in the run
 MUTANTS = ("missing_include", "off_by_one", "missing_reduction", "data_race", "infinite_loop", "huge_allocation")
 
 # The first `for (...; i < bound; ...)`: the bound gets `- 1` (OpenMP's canonical loop form allows that,
@@ -53,6 +55,19 @@ MUTANTS = ("missing_include", "off_by_one", "missing_reduction", "data_race", "i
 _LOOP_BOUND = re.compile(r"(for\s*\([^;]*;\s*\w+\s*<(?![<=])\s*)([^;]+?)(\s*;)")
 _REDUCTION = re.compile(r"(#\s*pragma\s+omp\s+parallel\s+for[^\n]*?)\s*reduction\s*\([^)]*\)")
 _PARALLEL_FOR_REDUCTION = re.compile(r"(#\s*pragma\s+omp\s+parallel)\s+for(?=[^\n]*reduction)")
+_PRAGMA_LINE = re.compile(r"#\s*pragma\s+omp\s+parallel\s+for[^\n]*reduction[^\n]*")
+_REDUCTION_OPERATOR = re.compile(r"reduction\s*\(\s*([^:]+?)\s*:")
+# Reduction operators whose result changes when a thread's partial result is lost or counted twice.
+NON_IDEMPOTENT_OPERATORS = ("+", "*", "^", "-")
+
+
+def _reduction_pragma_is_mutable(body: str) -> bool:
+    """Whether the first `parallel for ... reduction` pragma reduces only with non-idempotent operators."""
+    line = _PRAGMA_LINE.search(body)
+    if line is None:
+        return False
+    operators = _REDUCTION_OPERATOR.findall(line.group(0))
+    return bool(operators) and all(op in NON_IDEMPOTENT_OPERATORS for op in operators)
 
 
 def mutate(body: str, mutant: str, prompt_text: str) -> tuple[str, str] | None:
@@ -65,9 +80,13 @@ def mutate(body: str, mutant: str, prompt_text: str) -> tuple[str, str] | None:
         mutated, count = _LOOP_BOUND.subn(r"\1\2 - 1\3", body, count=1)
         return (mutated, WRONG_ANSWER) if count else None
     if mutant == "missing_reduction":
+        if not _reduction_pragma_is_mutable(body):
+            return None
         mutated, count = _REDUCTION.subn(r"\1", body, count=1)
         return (mutated, WRONG_ANSWER) if count else None
     if mutant == "data_race":
+        if not _reduction_pragma_is_mutable(body):
+            return None
         mutated, count = _PARALLEL_FOR_REDUCTION.subn(r"\1", body, count=1)
         return (mutated, WRONG_ANSWER) if count else None
     if mutant == "infinite_loop":
@@ -125,7 +144,7 @@ def generate(records: list[dict], generator: str, *, samples: int, mutants: list
             continue
         filled.append(dict(record, outputs=[body for body, _, _ in outputs]))
         expected += [{"problem": problem.name, "model": model, "sample_index": index, "label": label,
-                      "expected_verdict": verdict, "racy": label in RACY_MUTANTS}
+                      "expected_verdict": verdict}
                      for index, (_, label, verdict) in enumerate(outputs)]  # fmt: skip
     return filled, expected
 

@@ -406,10 +406,12 @@ def build_driver(problem: Problem, model: str, build_dir: Path) -> Path:
 
 
 def run_argv(problem: Problem, model: str, exe: Path, *, ranks: int, threads: int, seed: int, warmup: int,
-             reps: int, size: str = "timed", check_validator: bool = False) -> tuple[list[str], dict[str, str]]:
+             reps: int, size: str = "timed", check_validator: bool = False,
+             validations: int = 1) -> tuple[list[str], dict[str, str]]:  # fmt: skip
     """argv and extra environment for one run of `exe` with `ranks` MPI ranks x `threads` threads.
 
-    The driver validates at sizes["small"] and sizes[size] and times at sizes[size]. Models without MPI need
+    The driver validates at sizes["small"] and `validations` times at sizes[size] (each time on another
+    input: a data race shows in some calls only), and times at sizes[size]. Models without MPI need
     ranks == 1; models without threads need threads == 1.
     """
     _check_model(model)
@@ -421,7 +423,9 @@ def run_argv(problem: Problem, model: str, exe: Path, *, ranks: int, threads: in
         raise ValueError(f"{model} runs on one rank; got ranks={ranks}")
     if threads != 1 and model in ("serial", "mpi"):
         raise ValueError(f"{model} runs one thread per rank; got threads={threads}")
-    sizes = [problem.sizes["small"], problem.sizes[size]]
+    if validations < 1:
+        raise ValueError(f"validations must be >= 1, got {validations}")
+    sizes = [problem.sizes["small"]] + [problem.sizes[size]] * validations
     args = [str(exe), "--seed", str(seed), "--sizes", ",".join(str(n) for n in sizes), "--warmup", str(warmup),
             "--reps", str(reps)]
     if check_validator:

@@ -14,6 +14,15 @@ The harness runs that once per resource configuration of the sweep:
 and keeps per configuration the median of the repetitions and their spread (interquartile range, min,
 max). No two timing runs overlap: the evaluation runs its samples one after the other, and Snakemake's
 `timing_slot` resource keeps evaluation jobs from running at the same time as each other.
+
+Each run gets its cores to itself, as on the exclusive node the protocol assumes (placement_env, and the
+raised priority of sandbox.run_sandboxed(nice=...)): OpenMP threads are bound one per core and wait
+actively between parallel regions, so every region starts on all of its threads at once. This matters for
+validation as much as for timing: a data race (an unsynchronised `sum +=`, a missing reduction clause)
+corrupts the result only if the threads really overlap in time. Measured at load 11-15 on the 2-core
+machine, 2 threads, 20 runs each: a missing-reduction mutant (reduce_sum_of_min_pairs) gave the right
+answer, the race unseen, in 13 runs with the suite's unbound, passively waiting threads at normal
+priority; 8 at nice -15; 4 at nice -15 with bound threads; 0 at nice -15 with bound, actively waiting ones.
 """
 
 from __future__ import annotations
@@ -60,6 +69,19 @@ def resource_sweep(model: str, max_cores: int) -> list[ResourceConfig]:
     if model == "mpi+omp":
         return [ResourceConfig(r, t) for r in counts for t in counts if r * t <= max_cores]
     raise ValueError(f"unknown execution model {model!r}")
+
+
+def placement_env(model: str) -> dict[str, str]:
+    """Environment that binds a run's threads to cores of their own (added to the suite's run environment).
+
+    OpenMP and Kokkos (its OpenMP backend): threads bound one per core, closest first (the sweep never asks
+    for more threads than max_cores), waiting actively so that a parallel region does not start on one
+    thread while the others are still being woken. MPI and MPI+OpenMP keep the suite's placement: binding
+    each rank's threads from core 0 would stack the ranks on the same cores (see suite.run_argv).
+    """
+    if model in ("omp", "kokkos"):
+        return {"OMP_PROC_BIND": "close", "OMP_PLACES": "cores", "OMP_WAIT_POLICY": "active"}
+    return {}
 
 
 @dataclasses.dataclass(frozen=True)
