@@ -2,7 +2,6 @@
 temporary copy of the repository, with the default config's timing sizes shrunk. The validate rules start
 4 torch.distributed processes each with torchrun; the tests read what those processes measured."""
 
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -10,8 +9,9 @@ from pathlib import Path
 import pytest
 import yaml
 
+from tests.conftest import copy_workflow
+
 SNAKEMAKE = str(Path(sys.executable).with_name("snakemake"))
-COPIED = ("Snakefile", "rules", "workflow_scripts", "config", "data", "profiles")
 PROCESSES = 4
 TENSOR3D_TIMING = {"features": [32, 64, 32], "batch": 16, "warmup_steps": 0, "steps": 2}
 MOE_TIMING = {"hidden": 16, "dense_ffn": 32, "expert_ffn": 32, "tokens": 16, "warmup_steps": 0, "steps": 1}
@@ -19,15 +19,9 @@ MOE_OPTIMIZER = {"partition_elems": 2_000_000, "tiles": [500_000, 125_000, 31_25
 
 
 @pytest.fixture(scope="session")
-def layer_run(repo_root, tmp_path_factory):
+def layer_run(tmp_path_factory):
     """The temporary repository after both targets ran, and the layer config sections it used."""
-    root = tmp_path_factory.mktemp("disttrain_layers")
-    for name in COPIED:
-        src = repo_root / name
-        if src.is_dir():
-            shutil.copytree(src, root / name, ignore=shutil.ignore_patterns("__pycache__"))
-        elif src.exists():
-            shutil.copy2(src, root / name)
+    root = copy_workflow(tmp_path_factory.mktemp("disttrain_layers"))
     config_path = root / "config" / "config.yaml"
     config = yaml.safe_load(config_path.read_text())
     sections = config["disttrain"]

@@ -1,7 +1,6 @@
 """Snakemake runs the generate rules in a temporary copy of the repository (tiny model, two prompts)."""
 
 import json
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -16,15 +15,8 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.integration
-def test_snakemake_generates_and_summarizes(tiny_model_dir, prompts_file, tmp_path):
-    work = tmp_path / "repo"
-    work.mkdir()
-    for name in ("Snakefile", "rules", "workflow_scripts", "config", "data", "profiles"):
-        source = REPO / name
-        if source.is_dir():
-            shutil.copytree(source, work / name, ignore=shutil.ignore_patterns("__pycache__"))
-        elif source.exists():
-            shutil.copy2(source, work / name)
+def test_snakemake_generates_and_summarizes(tiny_model_dir, prompts_file, workflow_dir, tmp_path):
+    work = workflow_dir
     # --configfile merges into config.yaml: new names for the prompt set and models, absolute paths.
     override = {"generate": {
         "prompt_sets": {"fixture": str(prompts_file)},

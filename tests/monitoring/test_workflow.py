@@ -2,7 +2,6 @@
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -12,7 +11,6 @@ import yaml
 
 from tests.monitoring.conftest import SMALL_APPS
 
-REPO = Path(__file__).resolve().parents[2]
 SNAKEMAKE = Path(sys.executable).parent / "snakemake"
 
 SMALL = {
@@ -33,18 +31,13 @@ def snakemake(workdir: Path, *args: str) -> subprocess.CompletedProcess:
 
 
 @pytest.mark.integration
-def test_monitoring_target_runs_and_reruns_only_what_a_change_touches(tmp_path):
-    for name in ("Snakefile", "rules", "workflow_scripts", "config", "profiles", "data"):
-        source = REPO / name
-        if source.is_dir():
-            shutil.copytree(source, tmp_path / name, ignore=shutil.ignore_patterns("__pycache__"))
-        elif source.exists():
-            shutil.copy(source, tmp_path / name)
-    (tmp_path / "small.yaml").write_text(yaml.safe_dump(SMALL))
-    run = snakemake(tmp_path, "monitoring")
+def test_monitoring_target_runs_and_reruns_only_what_a_change_touches(workflow_dir):
+    work = workflow_dir
+    (work / "small.yaml").write_text(yaml.safe_dump(SMALL))
+    run = snakemake(work, "monitoring")
     assert run.returncode == 0, run.stderr[-4000:]
 
-    summary = json.loads((tmp_path / "results/monitoring/summary.json").read_text())
+    summary = json.loads((work / "results/monitoring/summary.json").read_text())
     for key in ("importance_spearman", "mape", "loao_mape", "permuted_label_control", "change_point", "checks",
                 "recovery_failures"):  # fmt: skip
         assert key in summary, key
@@ -53,14 +46,14 @@ def test_monitoring_target_runs_and_reruns_only_what_a_change_touches(tmp_path):
     assert summary["top_counters"]["netapp"][0] in {"rtr_stalled_cycles_per_s", "nic_stalled_cycles_per_s"}
     assert summary["top_counters"]["ioapp"][0] in {"fs_wait_ms_per_s", "fs_read_bytes_per_s", "fs_write_bytes_per_s"}
     for name in ("runtime_variability", "predicted_vs_measured", "top_features", "loao_error"):
-        figure = tmp_path / f"results/monitoring/figures/{name}.png"
+        figure = work / f"results/monitoring/figures/{name}.png"
         assert figure.stat().st_size > 10_000 and Path(str(figure) + ".prov.json").exists()
 
     # A model parameter changes: models and everything after rerun, data and features do not.
     changed = json.loads(json.dumps(SMALL))
     changed["monitoring"]["models"]["train_fraction"] = 0.6
-    (tmp_path / "small.yaml").write_text(yaml.safe_dump(changed))
-    dry = snakemake(tmp_path, "monitoring", "-n", "--quiet", "rules")
+    (work / "small.yaml").write_text(yaml.safe_dump(changed))
+    dry = snakemake(work, "monitoring", "-n", "--quiet", "rules")
     assert dry.returncode == 0, dry.stderr[-3000:]
     planned = dry.stdout + dry.stderr
     assert "monitoring_models" in planned and "monitoring_summary" in planned

@@ -5,7 +5,6 @@ The studies are shrunk through a test config so that the whole module takes a co
 """
 
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -13,9 +12,10 @@ from pathlib import Path
 import pytest
 import yaml
 
+from tests.conftest import copy_workflow
+
 pytestmark = pytest.mark.integration
 
-REPO = Path(__file__).resolve().parents[2]
 SNAKEMAKE = str(Path(sys.executable).with_name("snakemake"))
 # A whole study and one step of another (an analytic projection: quick, and no shared inputs).
 TARGETS = ["monitoring", "results/disttrain/tensor3d/projection.json"]
@@ -25,19 +25,6 @@ FIGURE = "results/monitoring/figures/top_features.png"
 SHRINK = {
     "monitoring": {"synthetic": {"days": 14, "change_point_day": 6}, "analysis": {"permutation_repeats": 3}},
 }
-
-
-def copy_repo(dest: Path) -> None:
-    """The files git would check out (tracked, plus untracked ones not ignored), without results."""
-    listed = subprocess.run(
-        ["git", "ls-files", "--cached", "--others", "--exclude-standard"],
-        cwd=REPO, capture_output=True, text=True, check=True,
-    ).stdout.split("\n")  # fmt: skip
-    for name in filter(None, listed):
-        source = REPO / name
-        if source.is_file():
-            (dest / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(source, dest / name)
 
 
 def snakemake(workdir: Path, *args: str, timeout: int = 900) -> subprocess.CompletedProcess:
@@ -79,7 +66,7 @@ def write_test_config(workdir: Path, extra: dict | None = None) -> None:
 @pytest.fixture(scope="module")
 def finished_run(tmp_path_factory):
     workdir = tmp_path_factory.mktemp("workflow")
-    copy_repo(workdir)
+    copy_workflow(workdir)
     write_test_config(workdir)
     snakemake(workdir, *TARGETS)
     return workdir
