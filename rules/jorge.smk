@@ -9,12 +9,7 @@
 
 JORGE_TASKS = list(config["jorge"]["tasks"])
 JORGE_OPTIMIZERS = list(config["jorge"]["optimizers"])
-JORGE_FIGURES = {
-    "epochs": "results/jorge/figures/convergence_epochs.png",
-    "time": "results/jorge/figures/convergence_time.png",
-    "factor_error": "results/jorge/figures/factor_error.png",
-    "step_cost": "results/jorge/figures/step_cost.png",
-}
+JORGE_FIGURES = [f"results/jorge/figures/{name}.png" for name in ("convergence_epochs", "convergence_time", "factor_error", "step_cost")]
 
 
 rule jorge_sgd_grid:
@@ -102,25 +97,35 @@ rule jorge_step_cost:
         "../workflow_scripts/jorge/step_cost.py"
 
 
-rule jorge_figures:
-    input:
-        runs=expand("results/jorge/{task}/{optimizer}.json", task=JORGE_TASKS, optimizer=JORGE_OPTIMIZERS),
-        numerics="results/jorge/numerics.json",
-        step_cost="results/jorge/step_cost.json",
-    output:
-        epochs=report(JORGE_FIGURES["epochs"], category="jorge", caption="captions/jorge_convergence_epochs.rst"),
-        time=report(JORGE_FIGURES["time"], category="jorge", caption="captions/jorge_convergence_time.rst"),
-        factor_error=report(JORGE_FIGURES["factor_error"], category="jorge", caption="captions/jorge_factor_error.rst"),
-        step_cost=report(JORGE_FIGURES["step_cost"], category="jorge", caption="captions/jorge_step_cost.rst"),
-    log:
-        study_log("jorge", "figures"),
-    benchmark:
-        study_benchmark("jorge", "figures")
-    threads: 1
-    resources:
-        mem_mb=1000,
-    script:
-        "../workflow_scripts/jorge/figures.py"
+# One rule per figure, each reading only what it draws: a changed optimizer setting redraws the two
+# convergence figures, not the factor-error or step-cost ones; deleting one figure redraws only it.
+JORGE_FIGURE_INPUTS = {
+    "convergence_epochs": {"runs": expand("results/jorge/{task}/{optimizer}.json", task=JORGE_TASKS, optimizer=JORGE_OPTIMIZERS)},
+    "convergence_time": {"runs": expand("results/jorge/{task}/{optimizer}.json", task=JORGE_TASKS, optimizer=JORGE_OPTIMIZERS)},
+    "factor_error": {"numerics": "results/jorge/numerics.json"},
+    "step_cost": {"step_cost": "results/jorge/step_cost.json"},
+}
+for _figure, _inputs in JORGE_FIGURE_INPUTS.items():
+
+    rule:
+        name:
+            f"jorge_figure_{_figure}"
+        input:
+            **_inputs,
+        output:
+            figure=report(f"results/jorge/figures/{_figure}.png", category="jorge",
+                          caption=f"captions/jorge_{_figure}.rst"),
+        params:
+            figure=_figure,
+        log:
+            study_log("jorge", f"figure_{_figure}"),
+        benchmark:
+            study_benchmark("jorge", f"figure_{_figure}")
+        threads: 1
+        resources:
+            mem_mb=1000,
+        script:
+            "../workflow_scripts/jorge/figures.py"
 
 
 rule jorge_summary:
@@ -142,10 +147,10 @@ rule jorge_summary:
         "../workflow_scripts/jorge/summary.py"
 
 
-register_study("jorge", summary="results/jorge/summary.json", figures=list(JORGE_FIGURES.values()))
+register_study("jorge", summary="results/jorge/summary.json", figures=JORGE_FIGURES)
 
 
 rule jorge:
     input:
         "results/jorge/summary.json",
-        list(JORGE_FIGURES.values()),
+        JORGE_FIGURES,

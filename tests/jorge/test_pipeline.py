@@ -1,7 +1,6 @@
 """The study's steps end to end through their main() functions on tiny settings, and the config checks."""
 
 import json
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -12,7 +11,6 @@ import torch
 from workflow_scripts.jorge import figures, hparam, numerics, step_cost, summary, train
 from workflow_scripts.jorge.tasks import TaskConfig, build_task
 
-REPO = Path(__file__).resolve().parents[2]
 TINY_DIGITS = {"kind": "image", "source": "digits", "model": "cnn", "width": 2, "epochs": 2, "batch_size": 128,
                "target": 0.5}  # fmt: skip
 TINY_LM = {"kind": "lm", "vocab_size": 4, "context_tokens": 2, "train_tokens": 2000, "eval_tokens": 500,
@@ -53,9 +51,10 @@ def test_pipeline_end_to_end(tmp_path):
     cost = step_cost.main(step_cost_config={"sizes": [8, 16], "repeats": 3, "warmup": 1},
                           output=str(tmp_path / "step_cost.json"), seed=1)  # fmt: skip
     assert [row["size"] for row in cost["rows"]] == [8, 16]
-    pngs = {key: str(tmp_path / f"{key}.png") for key in ("epochs", "time", "factor", "cost")}
-    figures.main(runs=runs, numerics=str(tmp_path / "numerics.json"), step_cost=str(tmp_path / "step_cost.json"),
-                 epochs_png=pngs["epochs"], time_png=pngs["time"], factor_png=pngs["factor"], cost_png=pngs["cost"])  # fmt: skip
+    pngs = {name: str(tmp_path / f"{name}.png") for name in figures.FIGURES}
+    for name, path in pngs.items():
+        figures.main(figure=name, output=path, runs=runs, numerics=str(tmp_path / "numerics.json"),
+                     step_cost=str(tmp_path / "step_cost.json"))  # fmt: skip
     for path in pngs.values():
         assert Path(path).read_bytes()[:4] == b"\x89PNG"
     out = summary.main(runs=runs, grids=grids, numerics=str(tmp_path / "numerics.json"),
@@ -104,16 +103,9 @@ def test_bad_config_names_the_field(build, field):
         build()
 
 
-def _workflow_copy(tmp_path):
-    for name in ("Snakefile", "rules", "workflow_scripts", "config", "profiles"):
-        src = REPO / name
-        (shutil.copytree if src.is_dir() else shutil.copy)(src, tmp_path / name)
-    return tmp_path
-
-
 @pytest.mark.integration
-def test_snakemake_dry_run_and_schema(tmp_path):
-    work = _workflow_copy(tmp_path)
+def test_snakemake_dry_run_and_schema(workflow_dir):
+    work = workflow_dir
     snakemake = [str(Path(sys.executable).parent / "snakemake"), "--cores", "1", "-n"]
     dry = subprocess.run([*snakemake, "jorge"], cwd=work, capture_output=True, text=True, timeout=120)
     assert dry.returncode == 0, dry.stderr + dry.stdout
@@ -138,10 +130,10 @@ MICRO_JORGE = {
 
 
 @pytest.mark.integration
-def test_snakemake_runs_jorge_and_reruns_only_the_changed_optimizer(tmp_path):
+def test_snakemake_runs_jorge_and_reruns_only_the_changed_optimizer(workflow_dir):
     import yaml
 
-    work = _workflow_copy(tmp_path)
+    work = workflow_dir
     config_path = work / "config" / "config.yaml"
     config = yaml.safe_load(config_path.read_text())
     config["jorge"] = MICRO_JORGE
@@ -159,6 +151,14 @@ def test_snakemake_runs_jorge_and_reruns_only_the_changed_optimizer(tmp_path):
     dry = subprocess.run([*snakemake, "-n", "jorge"], cwd=work, capture_output=True, text=True, timeout=120)
     assert dry.returncode == 0, dry.stderr[-3000:]
     scheduled = {line.split()[0] for line in dry.stdout.splitlines() if line.startswith("jorge") and len(line.split()) == 2}
-    assert scheduled == {"jorge", "jorge_train", "jorge_figures", "jorge_summary"}, dry.stdout
+    assert scheduled == {"jorge", "jorge_train", "jorge_figure_convergence_epochs", "jorge_figure_convergence_time",
+                         "jorge_summary"}, dry.stdout  # fmt: skip
     assert "output: results/jorge/lm/jorge.json" in dry.stdout
     assert "output: results/jorge/lm/sgd.json" not in dry.stdout
+
+
+def test_figure_names_and_missing_input_are_reported(tmp_path):
+    with pytest.raises(ValueError, match="unknown"):
+        figures.main(figure="loss_landscape", output=str(tmp_path / "x.png"))
+    with pytest.raises(ValueError, match="numerics"):
+        figures.main(figure="factor_error", output=str(tmp_path / "x.png"), runs=["a.json"])

@@ -3,7 +3,7 @@
 Inputs: the training results `results/jorge/<task>/<optimizer>.json`, `results/jorge/numerics.json`,
 `results/jorge/step_cost.json`. Outputs (PNG, Agg backend) under `results/jorge/figures/`:
 `convergence_epochs.png`, `convergence_time.png`, `factor_error.png`, `step_cost.png`.
-Run by `rule jorge_figures`; every number drawn comes from those inputs.
+Run by the `jorge_figure_<name>` rules, one per figure; every number drawn comes from those inputs.
 """
 
 import logging
@@ -118,20 +118,32 @@ def plot_step_cost(step_cost: dict[str, Any], path: str) -> None:
     _save(fig, path)
 
 
-def main(*, runs: list[str], numerics: str, step_cost: str, epochs_png: str, time_png: str, factor_png: str,
-         cost_png: str) -> None:  # fmt: skip
-    prov = Provenance.start(step="jorge.figures", config={"runs": list(runs)})
-    results = [read_json(path) for path in runs]
-    plot_convergence(results, epochs_png, "epoch", "epoch")
-    plot_convergence(results, time_png, "train_time_s", "training wall-clock (s)")
-    plot_factor_error(read_json(numerics), factor_png)
-    plot_step_cost(read_json(step_cost), cost_png)
-    prov.finish([epochs_png, time_png, factor_png, cost_png])
+# Figure name -> (what it is drawn from, how). One Snakemake rule per figure, each reading only its own inputs,
+# so a changed optimizer setting redraws the convergence figures and nothing else.
+FIGURES = {
+    "convergence_epochs": ("runs", lambda runs, path: plot_convergence(runs, path, "epoch", "epoch")),
+    "convergence_time": ("runs", lambda runs, path: plot_convergence(runs, path, "train_time_s", "training wall-clock (s)")),
+    "factor_error": ("numerics", plot_factor_error),
+    "step_cost": ("step_cost", plot_step_cost),
+}
+
+
+def main(*, figure: str, output: str, runs: list[str] | None = None, numerics: str | None = None,
+         step_cost: str | None = None) -> None:  # fmt: skip
+    if figure not in FIGURES:
+        raise ValueError(f"jorge figure {figure!r}: unknown (known: {', '.join(FIGURES)})")
+    source, draw = FIGURES[figure]
+    inputs = {"runs": runs, "numerics": numerics, "step_cost": step_cost}
+    if inputs[source] is None:
+        raise ValueError(f"jorge figure {figure!r} is drawn from {source!r}, which was not given")
+    prov = Provenance.start(step=f"jorge.figure.{figure}", config={source: inputs[source]})
+    data = [read_json(path) for path in runs] if source == "runs" else read_json(inputs[source])
+    draw(data, output)
+    prov.finish([output])
 
 
 if __name__ == "__main__":
     smk = snakemake  # noqa: F821 -- injected by Snakemake's script: directive
     configure_logging(smk.log[0])
-    main(runs=list(smk.input.runs), numerics=smk.input.numerics, step_cost=smk.input.step_cost,
-         epochs_png=smk.output.epochs, time_png=smk.output.time, factor_png=smk.output.factor_error,
-         cost_png=smk.output.step_cost)  # fmt: skip
+    main(figure=smk.params.figure, output=smk.output.figure, runs=list(smk.input.get("runs", [])) or None,
+         numerics=smk.input.get("numerics"), step_cost=smk.input.get("step_cost"))  # fmt: skip
