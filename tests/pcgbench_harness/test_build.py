@@ -1,8 +1,10 @@
-"""The content-addressed build cache: one compile per distinct source, none on a re-run."""
+"""The content-addressed build cache: one compile per distinct source, none on a re-run; the confined compiler."""
+
+import subprocess
 
 import pytest
 
-from workflow_scripts.pcgbench import build, suite
+from workflow_scripts.pcgbench import build, sandbox, suite
 from workflow_scripts.pcgbench.build import BuildCache, BuildConfig, BuildRequest
 
 
@@ -74,10 +76,19 @@ def test_compile_timeout_kills_the_compiler(tmp_path):
     assert code == 124 and "killed after" in output
 
 
-def test_compiler_runs_sandboxed_and_cannot_read_secrets(cache, problem):
-    # /etc/shadow is readable by root only: the unprivileged compiler gets "Permission denied".
-    body = '#include "/etc/shadow"\n' + suite.reference_body(problem, "serial")
+def test_compile_timeout_kills_the_whole_process_group(tmp_path):
+    cfg = BuildConfig(cache_dir=tmp_path, compile_timeout_s=0.5)
+    code, _ = build._run_compiler(["sh", "-c", "sleep 31 & sleep 31 & wait"], cfg, tmp_path)
+    assert code == 124
+    survivors = subprocess.run(["pgrep", "-u", str(sandbox.SANDBOX_UID), "-f", "sleep 31"], capture_output=True)
+    assert survivors.stdout == b""
+
+
+@pytest.mark.parametrize("read", ['#include "/etc/shadow"\n', 'asm(".incbin \\"/etc/shadow\\"");\n'])
+def test_compiler_runs_unprivileged_and_cannot_read_secrets(cache, problem, read):
+    # /etc/shadow is readable by root only: the unprivileged compiler (or assembler) cannot open it.
+    body = read + suite.reference_body(problem, "serial")
     result = cache.build_all([BuildRequest(problem=problem, model="serial", body=body)])[0]
-    assert not result.ok and "Permission denied" in result.log
+    assert not result.ok and ("Permission denied" in result.log or "file not found: /etc/shadow" in result.log)
     shadow_first_line = open("/etc/shadow").readline().split(":")[0]
     assert f"{shadow_first_line}:" not in result.log

@@ -14,8 +14,8 @@ Two levels, both keyed by SHA-256:
 A failed compile is cached too (its trimmed log is the result), so a re-run does not retry it.
 Entries are written to a temporary name and renamed, so concurrent builders and killed runs never leave a
 half-written entry under a real key. Compiles of distinct keys run in parallel (`jobs` threads, each
-running one compiler process). The compiler reads generated source, so it runs in the same sandbox as
-the programs (see _run_compiler), with a wall-clock and an address-space limit.
+running one compiler process). The compiler reads generated source, so it runs as the unprivileged
+sandbox user under the sandbox's limits (sandbox.run_confined, which says why it needs no namespaces).
 """
 
 
@@ -28,6 +28,8 @@ import logging
 import os
 import shutil
 import subprocess
+import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -98,18 +100,17 @@ def trim_log(text: str, limit: int) -> str:
     return text[:head] + f"\n[... {len(text) - limit} characters trimmed ...]\n" + text[-(limit - head):]
 
 
-def _run_compiler(argv: list[str], cfg: BuildConfig, workdir: Path, inputs: tuple[Path, ...] = ()) -> tuple[int, str]:
-    """Run one compiler command in the sandbox; returns (exit code, combined output).
+def _run_compiler(argv: list[str], cfg: BuildConfig, workdir: Path) -> tuple[int, str]:
+    """Run one compiler command confined; returns (exit code, combined output).
 
-    The compiler reads generated source, so it runs like the programs do: as uid 65534 with no network
-    and a read-only system (an `#include "/etc/shadow"` fails instead of landing in the build log), with
-    a wall-clock limit (template recursion, `#include </dev/zero>`) and an address-space limit. It
-    writes only to `workdir`; `inputs` (the driver object) are bound read-only at their own paths.
+    The compiler reads generated source: it runs as uid 65534 (an `#include "/etc/shadow"` fails instead
+    of landing in the build log), with a wall-clock limit (template recursion, `#include </dev/zero>`), an
+    address-space limit and the other rlimits, writing only to `workdir` (sandbox.run_confined).
     """
     limits = sandbox.SandboxLimits(wall_s=cfg.compile_timeout_s, cpu_s=int(cfg.compile_timeout_s) + 1,
                                    address_space_mb=cfg.compiler_memory_mb, file_size_mb=512, nproc=256,
-                                   nofile=1024, tmp_mb=1024, output_bytes=1 << 20)  # fmt: skip
-    result = sandbox.run_sandboxed(argv, limits=limits, binds={p: str(p) for p in inputs}, writable=[workdir])
+                                   nofile=1024, output_bytes=1 << 20)  # fmt: skip
+    result = sandbox.run_confined(argv, limits=limits, workdir=workdir)
     output = result.stdout + result.stderr
     if result.outcome == sandbox.TIMEOUT:
         return 124, output + f"\ncompiler killed after {cfg.compile_timeout_s:g} s"
@@ -119,13 +120,21 @@ def _run_compiler(argv: list[str], cfg: BuildConfig, workdir: Path, inputs: tupl
     return result.returncode, output
 
 
-def _work_folder(parent: Path, name: str) -> Path:
-    """A fresh folder the sandboxed compiler (uid 65534) can write to."""
-    folder = parent / name
-    shutil.rmtree(folder, ignore_errors=True)
-    folder.mkdir(parents=True)
-    folder.chmod(0o777)
+def _work_folder(name: str) -> Path:
+    """A fresh folder that only the confined compiler (uid 65534) and we can write to, in the system's
+    temporary folder: the cache may lie below folders uid 65534 cannot traverse (a 0700 home)."""
+    folder = Path(tempfile.mkdtemp(prefix=f"pcgbench-{name}-"))
+    os.chown(folder, sandbox.SANDBOX_UID, sandbox.SANDBOX_UID)
     return folder
+
+
+def _install(built: Path, entry: Path, mode: int = 0o644) -> None:
+    """Put a built file into the cache under its key atomically (copy to a temporary name, rename), so that
+    a killed run never leaves a half-written entry under a real key."""
+    tmp = entry.with_name(f".{entry.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+    shutil.copyfile(built, tmp)
+    tmp.chmod(mode)
+    os.replace(tmp, entry)
 
 
 class BuildCache:
@@ -154,7 +163,7 @@ class BuildCache:
             if not record["ok"] or obj.exists():
                 return record["ok"], record["log"], 0.0
         suffix = suite.sample_suffix(request.model)
-        work = _work_folder(self.objects, f".work-{key}-{os.getpid()}")
+        work = _work_folder(key[:16])
         tmp_src, tmp_obj = work / f"sample{suffix}", work / "sample.o"
         tmp_src.write_text(suite.sample_source(request.problem, request.model, request.body))
         tmp_src.chmod(0o644)
@@ -166,7 +175,7 @@ class BuildCache:
         output = output.replace(str(tmp_src), f"sample{suffix}")
         ok = code == 0 and tmp_obj.exists()
         if ok:
-            os.replace(tmp_obj, obj)
+            _install(tmp_obj, obj)
         shutil.rmtree(work, ignore_errors=True)
         log = trim_log(output, self.cfg.log_chars)
         write_json(meta, {"ok": ok, "log": log, "compile_s": seconds})
@@ -179,20 +188,20 @@ class BuildCache:
         exe = self.exes / key
         if exe.exists():
             return key, True, "", 0.0
-        work = _work_folder(self.exes, f".work-{key}-{os.getpid()}")
-        sample_obj = work / "sample.o"
+        work = _work_folder(key[:16])
+        sample_obj, work_driver = work / "sample.o", work / "driver.o"
         shutil.copyfile(self.objects / f"{object_key}.o", sample_obj)
+        shutil.copyfile(driver_obj, work_driver)
         started = time.perf_counter()
-        code, output = _run_compiler(suite.link_argv(request.problem, request.model, sample_obj, driver_obj,
-                                                     work / "sample.exe"), self.cfg, work, inputs=(driver_obj,))
+        code, output = _run_compiler(suite.link_argv(request.problem, request.model, sample_obj, work_driver,
+                                                     work / "sample.exe"), self.cfg, work)
         seconds = time.perf_counter() - started
         tmp = work / "sample.exe"
         if code != 0 or not tmp.exists():
             shutil.rmtree(work, ignore_errors=True)
             return key, False, trim_log(output, self.cfg.log_chars), seconds
         # World-readable and executable: the sandbox runs it as an unprivileged user.
-        tmp.chmod(0o755)
-        os.replace(tmp, exe)
+        _install(tmp, exe, mode=0o755)
         shutil.rmtree(work, ignore_errors=True)
         return key, True, trim_log(output, self.cfg.log_chars), seconds
 
