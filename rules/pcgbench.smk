@@ -1,4 +1,6 @@
-# PCGBench (ParEval): prompts -> generations -> build (cached, parallel) -> sandboxed runs and timing -> metrics.
+# PCGBench (ParEval): prompts -> generations -> build (cached, parallel) -> sandboxed runs and timing -> metrics;
+# beside them, the suite's own check: every selected reference built, validated and timed against the serial
+# baseline (results/pcgbench/reference_speedups.csv, .json).
 #
 #   snakemake pcgbench          # results/pcgbench/summary.json and results/pcgbench/figures/
 #
@@ -35,6 +37,29 @@ rule pcgbench_prompts:
         mem_mb=500,
     script:
         "../workflow_scripts/pcgbench/prompts.py"
+
+
+rule pcgbench_reference_speedups:
+    # The suite's own check: every selected reference builds, validates and is timed against the serial
+    # baseline (sweep and size from pcgbench.evaluate); the JSON holds the median OpenMP speedup on 2 threads.
+    output:
+        table="results/pcgbench/reference_speedups.csv",
+        summary="results/pcgbench/reference_speedups.json",
+    params:
+        problems=lookup(dpath="pcgbench/problems", within=config),
+        models=lookup(dpath="pcgbench/models", within=config),
+        evaluate=lookup(dpath="pcgbench/evaluate", within=config),
+        seed=config["seed"],
+    log:
+        study_log("pcgbench", "reference_speedups"),
+    benchmark:
+        study_benchmark("pcgbench", "reference_speedups")
+    threads: 2
+    resources:
+        mem_mb=2000,
+        timing_slot=1,
+    script:
+        "../workflow_scripts/pcgbench/reference_speedups.py"
 
 
 rule pcgbench_self_test_generations:
@@ -111,6 +136,7 @@ rule pcgbench_summary:
         expected=lambda wildcards: expand(
             "results/pcgbench/generations/{g}.expected.json", g=config["pcgbench"]["generators"]
         ),
+        reference_speedups="results/pcgbench/reference_speedups.json",
     output:
         summary="results/pcgbench/summary.json",
     params:
@@ -164,3 +190,4 @@ register_study(
 rule pcgbench:
     input:
         lambda wildcards: study_outputs("pcgbench"),
+        "results/pcgbench/reference_speedups.csv",

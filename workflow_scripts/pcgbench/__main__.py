@@ -5,6 +5,9 @@
     python -m workflow_scripts.pcgbench evaluate GENERATIONS.json --out DIR [--max-cores 2] [--reps 5] ...
         build, run (sandboxed), validate and time every output; writes DIR/results.parquet, DIR/metrics.json
         (and metrics.csv); an interrupted evaluation resumes from DIR/samples.jsonl
+    python -m workflow_scripts.pcgbench check-references [--models omp] [--problems a,b] [--sweep] [--csv T.csv]
+        build every reference, validate it and time it against the serial baseline (reference_speedups.py);
+        exit status 1 if any reference fails
 """
 
 from __future__ import annotations
@@ -54,76 +57,33 @@ def _evaluate(args: argparse.Namespace) -> int:
 
 
 def _check_references(args: argparse.Namespace) -> int:
-    import os
-    import statistics
-    import subprocess
-    import tempfile
-    from concurrent.futures import ThreadPoolExecutor
-
-    from workflow_scripts.pcgbench import suite
+    from workflow_scripts.pcgbench import reference_speedups
 
     problems = load_suite(Path(args.data))
     if args.problems:
-        problems = [p for p in problems if p.name in args.problems.split(",")]
+        wanted = args.problems.split(",")
+        missing = sorted(set(wanted) - {p.name for p in problems})
+        if missing:
+            raise SystemExit(f"--problems: unknown problem(s) {missing}")
+        problems = [p for p in problems if p.name in wanted]
     models = args.models.split(",") if args.models else list(EXECUTION_MODELS)
-    build_root = Path(args.build_dir)
-    work = Path(tempfile.mkdtemp(prefix="pcgbench-refs-"))
-    if "kokkos" in models:
-        suite.ensure_kokkos()
-
-    def build(pair):
-        problem, model = pair
-        ok, why = suite.build_status(model)
-        if not ok:
-            return pair, None, f"unavailable ({why})"
-        try:
-            if model in ("cuda", "hip"):  # compile the sample and the driver; no GPU to link-and-run on
-                src = work / problem.name / model / f"sample{suite.sample_suffix(model)}"
-                src.parent.mkdir(parents=True, exist_ok=True)
-                src.write_text(suite.sample_source(problem, model, suite.reference_body(problem, model)))
-                proc = subprocess.run(suite.compile_sample_argv(problem, model, src, src.with_suffix(".o")),
-                                      capture_output=True, text=True)
-                if proc.returncode != 0:
-                    return pair, None, "BUILD_FAILED " + proc.stderr[-300:].replace("\n", " ")
-                suite.build_driver(problem, model, build_root)
-                return pair, None, "built"
-            exe = suite.build_executable(problem, model, suite.reference_body(problem, model),
-                                         work / problem.name / model.replace("+", "_"), build_root)
-            return pair, exe, ""
-        except RuntimeError as err:
-            return pair, None, "BUILD_FAILED " + str(err)[-300:].replace("\n", " ")
-
-    pairs = [(p, m) for p in problems for m in models]
-    with ThreadPoolExecutor(args.jobs) as pool:
-        built = list(pool.map(build, pairs))
-    failures = 0
-    for (problem, model), exe, status in built:
-        if exe is None:
-            failures += status.startswith("BUILD_FAILED")
-            if status == "built":
-                status += f" ({suite.toolchain_status(model)[1]})"
-            print(f"{problem.name:34s} {model:8s} {status}")
-            continue
-        ranks = args.ranks if model in ("mpi", "mpi+omp") else 1
-        threads = args.threads if model in ("omp", "mpi+omp", "kokkos") else 1
-        argv, env = suite.run_argv(problem, model, exe, ranks=ranks, threads=threads, seed=args.seed,
-                                   warmup=args.warmup, reps=args.reps)
-        proc = subprocess.run(argv, env={**os.environ, **env}, capture_output=True, text=True, timeout=600)
-        try:
-            result = suite.parse_driver_output(proc.stdout)
-        except ValueError as err:
-            failures += 1
-            print(f"{problem.name:34s} {model:8s} RUN_FAILED {err} {proc.stderr[-200:]!r}")
-            continue
-        if not result.valid:
-            failures += 1
-            print(f"{problem.name:34s} {model:8s} INVALID {result.failure}")
-            continue
-        speedups = [statistics.median(result.baseline_times_s) / t for t in result.times_s]
-        print(f"{problem.name:34s} {model:8s} valid  speedup {statistics.median(speedups):6.2f} "
-              f"(min {min(speedups):.2f}, max {max(speedups):.2f}; ranks {result.ranks} x threads {result.threads})")
-    print(f"{len(pairs)} (problem, model) pairs, {failures} failed")
-    return 1 if failures else 0
+    cfg = reference_speedups.CheckConfig(max_cores=args.max_cores, warmup=args.warmup, reps=args.reps,
+                                         size=args.size, seed=args.seed, jobs=args.jobs,
+                                         fixed=None if args.sweep else (args.ranks, args.threads))
+    rows = reference_speedups.check_references(problems, models, cfg, Path(args.build_dir),
+                                               progress=lambda row: print(reference_speedups.format_row(row),
+                                                                          flush=True))
+    summary = reference_speedups.summarise(rows)
+    if args.csv:
+        reference_speedups.write_table(rows, Path(args.csv))
+    for model, counts in summary["counts"].items():
+        print(f"{model:8s} " + ", ".join(f"{status} {n}" for status, n in sorted(counts.items())))
+    target = summary["target"]
+    if target["problems_timed"]:
+        print(f"median {target['model']} speedup on {target['threads']} threads: {target['median_speedup']:.2f} "
+              f"over {target['problems_timed']} problems (target {target['speedup']}x)")
+    print(f"{len(problems) * len(models)} (problem, model) pairs, {len(summary['failed'])} failed runs")
+    return 1 if summary["failed"] else 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -143,11 +103,16 @@ def main(argv: list[str] | None = None) -> int:
     check.add_argument("--build-dir", default=str(DATA_ROOT.parents[1] / ".cache" / "pcgbench_drivers"),
                        help="driver object cache")
     check.add_argument("--jobs", type=int, default=2, help="parallel compiles")
-    check.add_argument("--threads", type=int, default=2, help="threads for omp, mpi+omp, kokkos")
-    check.add_argument("--ranks", type=int, default=2, help="ranks for mpi, mpi+omp")
+    check.add_argument("--threads", type=int, default=2, help="threads for omp, mpi+omp, kokkos (without --sweep)")
+    check.add_argument("--ranks", type=int, default=2, help="ranks for mpi, mpi+omp (without --sweep)")
+    check.add_argument("--sweep", action="store_true",
+                       help="time every configuration of the harness's sweep up to --max-cores instead")
+    check.add_argument("--max-cores", type=int, default=2, help="largest resource count of --sweep")
+    check.add_argument("--size", default="timed", choices=["timed", "paper"], help="problem size to time")
     check.add_argument("--seed", type=int, default=1)
     check.add_argument("--warmup", type=int, default=1)
     check.add_argument("--reps", type=int, default=5)
+    check.add_argument("--csv", default="", help="also write the table (reference_speedups.csv columns) here")
     check.set_defaults(func=_check_references)
     evaluate = sub.add_parser("evaluate", help="evaluate a ParEval generations file (sandboxed build, run, time)")
     evaluate.add_argument("generations", help="generations JSON (ParEval format)")

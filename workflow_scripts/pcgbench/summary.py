@@ -1,10 +1,12 @@
 """PCGBench headline numbers: results/pcgbench/summary.json.
 
-Inputs: each evaluated generator's metrics.json and results.parquet (results/pcgbench/<generator>/), and
-for the self-test generators their expected verdicts (results/pcgbench/generations/<generator>.expected.json).
+Inputs: each evaluated generator's metrics.json and results.parquet (results/pcgbench/<generator>/), for
+the self-test generators their expected verdicts (results/pcgbench/generations/<generator>.expected.json),
+and the reference check (results/pcgbench/reference_speedups.json).
 Output: summary.json with, per generator and execution model, pass@1, build@1, speedup_max@1,
-efficiency_max@1, the expected speedups and the verdict counts; and the self-test: how many samples got
-their expected verdict (the harness's acceptance test), with each disagreement listed.
+efficiency_max@1, the expected speedups and the verdict counts; the self-test: how many samples got
+their expected verdict (the harness's acceptance test), with each disagreement listed; and the suite's
+own check: reference counts per model and the median OpenMP reference speedup on 2 threads vs its target.
 Timings on a shared 2-core machine are indicative only; the summary says which machine measured them.
 
 Run from Snakemake (rule pcgbench_summary).
@@ -51,7 +53,7 @@ def self_test(results: pd.DataFrame, expected: list[dict]) -> dict:
 
 
 def main(metrics_paths: list[Path], results_paths: list[Path], expected_paths: dict[str, Path], out: Path,
-         *, config: dict, seed: int) -> dict:  # fmt: skip
+         *, config: dict, seed: int, reference_speedups: Path | None = None) -> dict:  # fmt: skip
     prov = Provenance.start(step="pcgbench.summary", config=config, seed=seed)
     summary: dict = {"generators": {}, "self_test": {}, "config": config, "measured_on": socket.gethostname(),
                      "note": "times and speedups from the default config on a shared small CPU are indicative "
@@ -74,6 +76,9 @@ def main(metrics_paths: list[Path], results_paths: list[Path], expected_paths: d
     checked = [st for st in summary["self_test"].values() if st["samples"]]
     summary["self_test_agreement"] = (sum(st["agree"] for st in checked) / sum(st["samples"] for st in checked)
                                       if checked else None)  # fmt: skip
+    if reference_speedups is not None:
+        check = read_json(reference_speedups)
+        summary["references"] = {key: check[key] for key in ("counts", "all_references_pass", "failed", "target")}
     write_json(out, summary)
     prov.finish([out])
     return summary
@@ -86,4 +91,5 @@ if __name__ == "__main__":
     configure_logging(smk.log[0])
     expected = {Path(p).name.removesuffix(".expected.json"): Path(p) for p in smk.input.expected}
     main([Path(p) for p in smk.input.metrics], [Path(p) for p in smk.input.results], expected,
-         Path(smk.output.summary), config=dict(smk.params.config), seed=smk.params.seed)
+         Path(smk.output.summary), config=dict(smk.params.config), seed=smk.params.seed,
+         reference_speedups=Path(smk.input.reference_speedups))

@@ -1,0 +1,121 @@
+"""The reference check (workflow_scripts/pcgbench/reference_speedups.py): its summary arithmetic on made-up rows,
+a real run on one problem, and the Snakemake rule that writes results/pcgbench/reference_speedups.{csv,json}."""
+
+from __future__ import annotations
+
+import csv
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from workflow_scripts.pcgbench import reference_speedups as rs
+from workflow_scripts.pcgbench import suite
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _row(problem, model, status, threads=1, ranks=1, speedup=None):
+    row = {column: None for column in rs.COLUMNS}
+    row.update(problem=problem, problem_type="reduce", model=model, status=status, ranks=ranks, threads=threads,
+               valid={rs.VALID: True, rs.INVALID: False}.get(status), speedup_median=speedup, detail="")
+    return row
+
+
+@pytest.mark.parametrize(("speedups", "median", "met"), [
+    ([0.5, 1.2, 1.4, 2.0, 3.0], 1.4, True),
+    ([0.5, 1.2, 1.25, 2.0], 1.225, False),
+    ([1.3], 1.3, True),
+])  # fmt: skip
+def test_summary_target_is_the_median_omp_speedup_on_two_threads(speedups, median, met):
+    rows = []
+    for i, s in enumerate(speedups):
+        rows.append(_row(f"p{i}", "omp", rs.VALID, threads=1, speedup=10.0))  # 1 thread: not the target's
+        rows.append(_row(f"p{i}", "omp", rs.VALID, threads=2, speedup=s))
+    target = rs.summarise(rows)["target"]
+    assert target["median_speedup"] == pytest.approx(median)
+    assert target["met"] is met
+    assert target["problems_timed"] == target["problems_selected"] == len(speedups)
+    assert target["lowest"][0] == ("p0", speedups[0])  # sorted ascending: p0 is the slowest
+
+
+def test_summary_counts_a_pair_by_its_worst_row_and_lists_failures():
+    rows = [_row("a", "omp", rs.VALID, threads=1, speedup=1.0), _row("a", "omp", rs.INVALID, threads=2),
+            _row("b", "omp", rs.VALID, threads=1, speedup=1.0), _row("b", "omp", rs.VALID, threads=2, speedup=1.6),
+            _row("a", "cuda", rs.BUILD_ONLY, threads=None, ranks=None),
+            _row("a", "hip", rs.UNAVAILABLE, threads=None, ranks=None)]  # fmt: skip
+    summary = rs.summarise(rows)
+    assert summary["counts"] == {"omp": {"invalid": 1, "valid": 1}, "cuda": {"build_only": 1},
+                                 "hip": {"unavailable": 1}}  # fmt: skip
+    assert not summary["all_references_pass"]
+    assert [(f["problem"], f["threads"], f["status"]) for f in summary["failed"]] == [("a", 2, "invalid")]
+    # The invalid 2-thread run is left out of the median, and counted as selected but not timed.
+    assert summary["target"]["median_speedup"] == 1.6
+    assert (summary["target"]["problems_timed"], summary["target"]["problems_selected"]) == (1, 2)
+    assert summary["median_speedup"]["omp"]["1x1"] == {"median_speedup": 1.0, "problems": 2}
+
+
+def test_no_omp_rows_means_no_verdict_on_the_target():
+    target = rs.summarise([_row("a", "serial", rs.VALID, speedup=1.0)])["target"]
+    assert target["median_speedup"] is None and target["met"] is None
+
+
+@pytest.mark.multiprocess
+def test_main_checks_the_selected_references_and_writes_table_and_summary(tmp_path):
+    """A real run: reduce_average's serial and OpenMP references at 1 and 2 threads, and HIP reported as
+    unavailable (no hipcc here) rather than failed."""
+    evaluate = {"max_cores": 2, "warmup": 0, "reps": 2, "size": "timed", "run_timeout_s": 120,
+                "cache_dir": str(tmp_path / "cache")}  # fmt: skip
+    models = ["serial", "omp"] + (["hip"] if shutil.which("hipcc") is None else [])
+    summary = rs.main(tmp_path / "t.csv", tmp_path / "t.json", selection=["reduce_average"], models=models,
+                      evaluate=evaluate, seed=3)  # fmt: skip
+    with open(tmp_path / "t.csv") as handle:
+        rows = list(csv.DictReader(handle))
+    assert tuple(rows[0]) == rs.COLUMNS
+    configs = [(r["model"], r["ranks"], r["threads"], r["status"]) for r in rows]
+    assert configs[:3] == [("serial", "1", "1", "valid"), ("omp", "1", "1", "valid"), ("omp", "1", "2", "valid")]
+    if "hip" in models:
+        assert configs[3] == ("hip", "", "", "unavailable") and "hipcc" in rows[3]["detail"]
+    assert all(float(r["speedup_median"]) > 0 and r["valid"] == "True" for r in rows[:3])
+    assert summary["all_references_pass"] and summary["target"]["problems_timed"] == 1
+    assert json.loads((tmp_path / "t.json").read_text())["target"] == json.loads(json.dumps(summary["target"]))
+    assert (tmp_path / "t.csv.prov.json").exists() and (tmp_path / "t.json.prov.json").exists()
+    assert any((tmp_path / "cache" / "drivers" / "reduce_average").iterdir())  # the harness's driver cache
+
+
+@pytest.mark.multiprocess
+def test_a_wrong_reference_is_a_failure_not_a_crash(tmp_path):
+    """A suite whose reference is wrong (copied, then its OpenMP body broken) is reported as invalid."""
+    root = tmp_path / "suite"
+    shutil.copytree(suite.DRIVERS_DIR, root / "drivers")
+    shutil.copytree(suite.DATA_ROOT / "reduce_average", root / "reduce_average")
+    (root / "reduce_average" / "ref_omp.cpp").write_text("  return x.empty() ? 0.0 : x[0];\n}\n")
+    problem = suite.load_problem(root / "reduce_average")
+    cfg = rs.CheckConfig(warmup=0, reps=1, fixed=(1, 2))
+    rows = rs.check_references([problem], ["omp"], cfg, tmp_path / "drivers")
+    assert [(r["status"], r["valid"]) for r in rows] == [("invalid", False)]
+    assert "expected" in rows[0]["detail"]
+    assert not rs.summarise(rows)["all_references_pass"]
+
+
+@pytest.mark.integration
+def test_snakemake_rule_writes_the_reference_speedups(tmp_path):
+    for name in ("Snakefile", "rules", "workflow_scripts", "config", "data", "profiles"):
+        source = REPO / name
+        (shutil.copytree if source.is_dir() else shutil.copy)(source, tmp_path / name)
+    (tmp_path / "tiny.yaml").write_text("pcgbench:\n  problems: [reduce_average]\n  models: [serial, omp]\n"
+                                        "  evaluate: {max_cores: 2, warmup: 0, reps: 2, run_timeout_s: 60}\n")
+    snakemake = Path(sys.executable).with_name("snakemake")
+    target = "results/pcgbench/reference_speedups.csv"
+    proc = subprocess.run([str(snakemake), "--cores", "2", "--configfile=tiny.yaml", target], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=240)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    summary = json.loads((tmp_path / "results/pcgbench/reference_speedups.json").read_text())
+    assert summary["problems"] == ["reduce_average"] and summary["counts"] == {"serial": {"valid": 1},
+                                                                               "omp": {"valid": 1}}
+    assert summary["target"]["problems_timed"] == 1 and summary["target"]["speedup"] == rs.TARGET_SPEEDUP
+    for name in ("logs/reference_speedups.log", "benchmarks/reference_speedups.tsv"):
+        assert (tmp_path / "results/pcgbench" / name).exists()

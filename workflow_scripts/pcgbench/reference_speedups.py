@@ -1,0 +1,262 @@
+"""Build, validate and time every reference solution of the selected problems: the suite's own acceptance check.
+
+For each (problem, execution model) the reference body is compiled as a sample and linked with the cached
+driver; the driver validates it at the small and the timed size, then times it against the serial baseline in
+the same process, once per resource configuration of the harness's sweep (timing.resource_sweep: threads
+1, 2, ... up to max_cores for omp and kokkos, ranks for mpi, both for mpi+omp). References are trusted code,
+so they run outside the sandbox. Models that cannot run here are rows with status `build_only` (compiled:
+CUDA without a GPU) or `unavailable` (no toolchain: HIP without hipcc), with the reason; never failures.
+
+Outputs (rule pcgbench_reference_speedups):
+    results/pcgbench/reference_speedups.csv    one row per (problem, model, ranks, threads): status, valid,
+                                               speedup over the serial baseline (median of the repetitions,
+                                               with min, max and interquartile range), the median times
+    results/pcgbench/reference_speedups.json   counts per model and status, median speedup per model and
+                                               resource count, and the suite's target: the median OpenMP
+                                               speedup on 2 threads, >= 1.3x (issue 3)
+
+The same code serves `python -m workflow_scripts.pcgbench check-references` (every problem and model, printed)
+and benchmarks/pcgbench_reference_speedups.py (the OpenMP table over all 60 problems).
+Speedups measured on a shared, loaded machine are indicative only; the JSON names the host that measured.
+"""
+
+import csv
+import dataclasses
+import logging
+import os
+import socket
+import statistics
+import subprocess
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from workflow_scripts.common import Provenance, write_json
+from workflow_scripts.common.io import atomic_path
+from workflow_scripts.pcgbench import suite
+from workflow_scripts.pcgbench.prompts import select_problems
+from workflow_scripts.pcgbench.timing import ResourceConfig, resource_sweep, summarise_times
+
+logger = logging.getLogger(__name__)
+
+# Statuses of a row.
+VALID = "valid"
+INVALID = "invalid"              # ran, and the driver's validator rejected the answer
+BUILD_FAILED = "build_failed"    # the reference or its driver did not compile
+RUN_FAILED = "run_failed"        # crashed, timed out, or printed no result line
+BUILD_ONLY = "build_only"        # compiled; cannot run here (CUDA/HIP without a GPU)
+UNAVAILABLE = "unavailable"      # no toolchain here (HIP without hipcc)
+FAILURES = (INVALID, BUILD_FAILED, RUN_FAILED)
+
+# Issue 3's acceptance target: the OpenMP references beat the serial baseline by >= 1.3x on 2 threads on the
+# median problem, at the timed size.
+TARGET_MODEL, TARGET_THREADS, TARGET_SPEEDUP = "omp", 2, 1.3
+
+COLUMNS = ("problem", "problem_type", "model", "ranks", "threads", "status", "valid", "speedup_median",
+           "speedup_min", "speedup_max", "speedup_iqr", "time_median_s", "time_iqr_s", "baseline_median_s",
+           "detail")  # fmt: skip
+
+
+@dataclasses.dataclass(kw_only=True)
+class CheckConfig:
+    """How references are run and timed (the harness's settings: pcgbench.evaluate in the config)."""
+
+    max_cores: int = 2          # resource sweep up to this many threads / ranks / ranks x threads
+    warmup: int = 1             # untimed calls per run
+    reps: int = 5               # timed calls of the reference and of the baseline per run
+    size: str = "timed"         # the size validated last and timed ("timed" or "paper")
+    seed: int = 1               # input generation seed
+    jobs: int = 2               # parallel compiles
+    run_timeout_s: float = 600  # wall-clock limit of one run, s
+    fixed: tuple[int, int] | None = None  # (ranks, threads): run only this configuration instead of the sweep
+                                          # (ranks for mpi and mpi+omp, threads for omp, mpi+omp and kokkos)
+
+    def __post_init__(self) -> None:
+        for name in ("max_cores", "reps", "jobs"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
+        if self.warmup < 0:
+            raise ValueError(f"warmup must be >= 0, got {self.warmup}")
+
+    def configurations(self, model: str) -> list[ResourceConfig]:
+        if self.fixed is None:
+            return resource_sweep(model, self.max_cores)
+        ranks, threads = self.fixed
+        return [ResourceConfig(ranks if model in ("mpi", "mpi+omp") else 1,
+                               threads if model in ("omp", "mpi+omp", "kokkos") else 1)]
+
+
+def _row(problem: suite.Problem, model: str, status: str, detail: str = "", config: ResourceConfig | None = None,
+         **timing) -> dict:  # fmt: skip
+    row = {column: None for column in COLUMNS}
+    row.update(problem=problem.name, problem_type=problem.problem_type, model=model, status=status,
+               valid={VALID: True, INVALID: False}.get(status), detail=detail.replace("\n", " ")[:500],
+               ranks=config.ranks if config else None, threads=config.threads if config else None, **timing)
+    return row
+
+
+def _build(problem: suite.Problem, model: str, work: Path, build_dir: Path) -> tuple[Path | None, dict | None]:
+    """(executable, None) when the reference can run here, else (None, the row saying why not)."""
+    ok, why = suite.build_status(model)
+    if not ok:
+        return None, _row(problem, model, UNAVAILABLE, why)
+    runnable, run_why = suite.toolchain_status(model)
+    body = suite.reference_body(problem, model)
+    folder = work / problem.name / model.replace("+", "_")
+    try:
+        if runnable:
+            return suite.build_executable(problem, model, body, folder, build_dir), None
+        # Compile the reference and its driver; there is nothing to link and run them on.
+        folder.mkdir(parents=True, exist_ok=True)
+        src = folder / f"sample{suite.sample_suffix(model)}"
+        src.write_text(suite.sample_source(problem, model, body))
+        proc = subprocess.run(suite.compile_sample_argv(problem, model, src, src.with_suffix(".o")),
+                              capture_output=True, text=True)
+        if proc.returncode != 0:
+            return None, _row(problem, model, BUILD_FAILED, proc.stderr[-400:])
+        suite.build_driver(problem, model, build_dir)
+        return None, _row(problem, model, BUILD_ONLY, run_why)
+    except RuntimeError as err:
+        return None, _row(problem, model, BUILD_FAILED, str(err)[-400:])
+
+
+def _run(problem: suite.Problem, model: str, exe: Path, config: ResourceConfig, cfg: CheckConfig) -> dict:
+    argv, env = suite.run_argv(problem, model, exe, ranks=config.ranks, threads=config.threads, seed=cfg.seed,
+                               warmup=cfg.warmup, reps=cfg.reps, size=cfg.size)
+    try:
+        proc = subprocess.run(argv, env={**os.environ, **env}, capture_output=True, text=True,
+                              timeout=cfg.run_timeout_s, stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired:
+        return _row(problem, model, RUN_FAILED, f"timed out after {cfg.run_timeout_s} s", config)
+    try:
+        result = suite.parse_driver_output(proc.stdout)
+    except ValueError as err:
+        return _row(problem, model, RUN_FAILED, f"exit {proc.returncode}: {err}; {proc.stderr[-300:]}", config)
+    if not result.valid:
+        return _row(problem, model, INVALID, result.failure, config)
+    baseline = statistics.median(result.baseline_times_s)
+    spread = summarise_times([baseline / t for t in result.times_s])  # unit-agnostic: median, IQR, min, max
+    times = summarise_times(result.times_s)
+    return _row(problem, model, VALID, "", config, speedup_median=spread.median_s, speedup_min=spread.min_s,
+                speedup_max=spread.max_s, speedup_iqr=spread.iqr_s, time_median_s=times.median_s,
+                time_iqr_s=times.iqr_s, baseline_median_s=baseline)
+
+
+def check_references(problems: list[suite.Problem], models: list[str], cfg: CheckConfig, build_dir: Path,
+                     progress=None) -> list[dict]:  # fmt: skip
+    """Rows (see COLUMNS) for every problem x model, in that order. Compiles run `cfg.jobs` at a time; runs
+    one at a time, so no two timings share the cores. `progress(row)` is called as each row is made."""
+    if "kokkos" in models and suite.build_status("kokkos")[0]:
+        suite.ensure_kokkos()  # once, before the compile workers start
+    rows: list[dict] = []
+    with tempfile.TemporaryDirectory(prefix="pcgbench-refs-") as tmp:
+        pairs = [(p, m) for p in problems for m in models]
+        with ThreadPoolExecutor(cfg.jobs) as pool:
+            built = list(pool.map(lambda pair: _build(*pair, Path(tmp), Path(build_dir)), pairs))
+        for (problem, model), (exe, row) in zip(pairs, built, strict=True):
+            new = [row] if exe is None else [_run(problem, model, exe, c, cfg) for c in cfg.configurations(model)]
+            for row in new:
+                if progress:
+                    progress(row)
+                if row["status"] in FAILURES:
+                    logger.error("reference %s/%s: %s %s", problem.name, model, row["status"], row["detail"])
+            rows += new
+    return rows
+
+
+def summarise(rows: list[dict]) -> dict:
+    """Counts per model and status, median speedups per (model, ranks x threads), and the OpenMP target."""
+    counts: dict[str, dict[str, int]] = {}
+    problems_per_model: dict[str, set] = {}
+    for row in rows:
+        # A pair counts once, by its worst row (a reference valid at 1 thread but not at 2 is a failure).
+        problems_per_model.setdefault(row["model"], set()).add(row["problem"])
+    for model in problems_per_model:
+        for problem in sorted(problems_per_model[model]):
+            statuses = [r["status"] for r in rows if r["model"] == model and r["problem"] == problem]
+            worst = next((s for s in (*FAILURES, UNAVAILABLE, BUILD_ONLY) if s in statuses), VALID)
+            counts.setdefault(model, {}).setdefault(worst, 0)
+            counts[model][worst] += 1
+    speedups: dict[str, dict[str, dict]] = {}
+    for row in rows:
+        if row["status"] != VALID:
+            continue
+        key = f"{row['ranks']}x{row['threads']}"
+        speedups.setdefault(row["model"], {}).setdefault(key, []).append(row["speedup_median"])
+    by_model = {model: {key: {"median_speedup": statistics.median(v), "problems": len(v)} for key, v in keyed.items()}
+                for model, keyed in speedups.items()}  # fmt: skip
+    target_rows = [r for r in rows if r["model"] == TARGET_MODEL and r["threads"] == TARGET_THREADS]
+    target_valid = sorted((r for r in target_rows if r["status"] == VALID), key=lambda r: r["speedup_median"])
+    median = statistics.median(r["speedup_median"] for r in target_valid) if target_valid else None
+    failed = [{k: r[k] for k in ("problem", "model", "ranks", "threads", "status", "detail")}
+              for r in rows if r["status"] in FAILURES]  # fmt: skip
+    return {
+        "counts": counts,
+        "failed": failed,
+        "all_references_pass": not failed,
+        "median_speedup": by_model,
+        "target": {
+            "model": TARGET_MODEL, "threads": TARGET_THREADS, "speedup": TARGET_SPEEDUP,
+            "problems_timed": len(target_valid), "problems_selected": len({r["problem"] for r in target_rows}),
+            "median_speedup": median, "met": None if median is None else median >= TARGET_SPEEDUP,
+            "lowest": [(r["problem"], round(r["speedup_median"], 3)) for r in target_valid[:5]],
+            "highest": [(r["problem"], round(r["speedup_median"], 3)) for r in target_valid[-3:]],
+        },
+    }  # fmt: skip
+
+
+def write_table(rows: list[dict], path: Path) -> None:
+    with atomic_path(path, suffix=".csv") as tmp, open(tmp, "w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=COLUMNS)
+        writer.writeheader()
+        for row in rows:
+            writer.writerow({k: ("" if row[k] is None else row[k]) for k in COLUMNS})
+
+
+def format_row(row: dict) -> str:
+    """One human-readable line of the table (the CLI and the benchmark print these)."""
+    head = f"{row['problem']:34s} {row['model']:8s}"
+    if row["status"] != VALID:
+        return f"{head} {row['status'].upper()} {row['detail']}"
+    return (f"{head} valid  speedup {row['speedup_median']:6.2f} (min {row['speedup_min']:.2f}, "
+            f"max {row['speedup_max']:.2f}, IQR {row['speedup_iqr']:.2f}; ranks {row['ranks']} x threads "
+            f"{row['threads']})")  # fmt: skip
+
+
+def main(table: Path, summary_path: Path, *, selection: str | list[str], models: list[str], evaluate: dict,
+         seed: int, jobs: int = 2, suite_root: Path = suite.DATA_ROOT) -> dict:  # fmt: skip
+    """The rule's entry point: the configured problems and models, timed with the harness's settings."""
+    cfg = CheckConfig(max_cores=evaluate["max_cores"], warmup=evaluate["warmup"], reps=evaluate["reps"],
+                      size=evaluate["size"], seed=seed, jobs=jobs, run_timeout_s=evaluate["run_timeout_s"])
+    prov = Provenance.start(step="pcgbench.reference_speedups", seed=seed,
+                            config={"problems": selection, "models": models, **dataclasses.asdict(cfg)})
+    problems = select_problems(suite.load_suite(suite_root), selection)
+    # The harness's driver cache: the evaluation that follows reuses these driver objects.
+    build_dir = Path(evaluate["cache_dir"]) / "drivers"
+    logger.info("checking the references of %d problems x %s (sweep up to %d cores, size %s, %d reps)",
+                len(problems), models, cfg.max_cores, cfg.size, cfg.reps)
+    rows = check_references(problems, models, cfg, build_dir, progress=lambda row: logger.info(format_row(row)))
+    summary = summarise(rows) | {
+        "problems": [p.name for p in problems], "models": models, "size": cfg.size, "reps": cfg.reps,
+        "seed": seed, "measured_on": socket.gethostname(),
+        "note": "speedup = median serial-baseline time / reference time, measured in the same process; on a "
+                "shared small CPU these are indicative only",
+    }  # fmt: skip
+    target = summary["target"]
+    logger.info("median %s speedup on %d threads: %s (target %.1fx) over %d problems; failures: %d",
+                TARGET_MODEL, TARGET_THREADS, target["median_speedup"], TARGET_SPEEDUP, target["problems_timed"],
+                len(summary["failed"]))
+    write_table(rows, table)
+    write_json(summary_path, summary)
+    prov.finish([table, summary_path])
+    return summary
+
+
+if __name__ == "__main__":
+    from workflow_scripts.common import configure_logging
+
+    smk = snakemake  # noqa: F821 -- injected by Snakemake's script: directive
+    configure_logging(smk.log[0])
+    main(Path(smk.output.table), Path(smk.output.summary), selection=smk.params.problems,
+         models=list(smk.params.models), evaluate=dict(smk.params.evaluate), seed=smk.params.seed,
+         jobs=smk.threads)
