@@ -1,6 +1,8 @@
 """Tokenizer, a few Trainer steps of a tiny model, save_pretrained round trip, and the pragma task end to end."""
 
+import json
 import math
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -13,6 +15,7 @@ from .test_pragma import FASTTREE, NESTED_AND_REDUCTION, SUNDIALS
 
 TRAIN_TEXTS = [FASTTREE, NESTED_AND_REDUCTION, SUNDIALS.replace("LinearSum", "Scale")] * 6
 VALIDATION_TEXTS = [SUNDIALS] * 4
+ZERO2 = Path(__file__).resolve().parents[2] / "config" / "deepspeed" / "zero2.json"  # the paper config's DeepSpeed file
 
 
 @pytest.fixture(scope="module")
@@ -98,3 +101,35 @@ def test_two_processes_relaunch_under_torchrun(trained, tmp_path):
     metrics = read_json(tmp_path / "metrics.json")
     assert metrics["world_size"] == 2 and metrics["tokens_seen"] == 2 * 2 * 2 * 64  # steps x ranks x batch x context
     assert (tmp_path / "model" / "model.safetensors").exists() and not (tmp_path / "model.partial").exists()
+
+
+@pytest.mark.multiprocess
+def test_deepspeed_zero2_on_cpu_under_torchrun(trained, tmp_path):
+    """The paper's path (DeepSpeed ZeRO-2 from config/deepspeed/zero2.json, torchrun) on 2 CPU processes with gloo:
+    a few steps, a finite loss, and a model saved with save_pretrained that reloads.
+
+    The file's "optimizer" block is dropped: DeepSpeed's AdamW is its fused op, which on CPU is compiled on first
+    use (over a minute here); without the block the Trainer hands DeepSpeed torch's AdamW, and ZeRO-2 still
+    partitions its state. DeepSpeed's CPU collectives op (deepspeed_shm_comm) is compiled on first use too and
+    cannot be switched off; it is cached under ~/.cache/torch_extensions, so only a machine's first run pays.
+    """
+    from transformers import AutoModelForCausalLM
+
+    root, _ = trained
+    zero2 = json.loads(ZERO2.read_text())
+    assert zero2["zero_optimization"]["stage"] == 2
+    del zero2["optimizer"]
+    (tmp_path / "zero2.json").write_text(json.dumps(zero2))
+    model = {"architecture": "gpt2", "n_layer": 1, "n_head": 2, "n_embd": 32, "context_tokens": 64}
+    training = {"max_steps": 3, "per_device_batch_size": 2, "eval_steps": 3, "logging_steps": 1, "warmup_steps": 1,
+                "max_eval_sequences": 4, "nproc_per_node": 2, "deepspeed": str(tmp_path / "zero2.json")}  # fmt: skip
+    assert pretrain.main(root / "train.parquet", root / "validation.parquet", root / "tokenizer", tmp_path / "model",
+                         tmp_path / "metrics.json", model, training, seed=5, threads=1) is None  # fmt: skip
+    metrics = read_json(tmp_path / "metrics.json")
+    assert metrics["world_size"] == 2 and metrics["steps"] == 3
+    losses = [h["loss"] for h in metrics["log_history"] if "loss" in h]
+    assert len(losses) == 3 and all(math.isfinite(x) for x in losses)
+    assert math.isfinite(metrics["validation_loss"])
+    reloaded = AutoModelForCausalLM.from_pretrained(tmp_path / "model", local_files_only=True)
+    assert sum(p.numel() for p in reloaded.parameters()) == metrics["parameters"]
+    assert not (tmp_path / "model.partial").exists()

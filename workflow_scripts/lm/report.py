@@ -99,15 +99,16 @@ def plot_perfchange(metrics: dict[str, Any], path: str | Path) -> None:
     edits = sorted(next(iter(metrics["accuracy_by_edit"].values())))
     groups = ["all pairs", *edits]
     width = 0.8 / len(names)
-    fig, ax = plt.subplots(figsize=(8, 4))
+    fig, ax = plt.subplots(figsize=(10, 4))
     for index, name in enumerate(names):
         values = [metrics["accuracy"][name]] + [metrics["accuracy_by_edit"][name][e] for e in edits]
         bars = ax.bar([x + index * width - 0.4 + width / 2 for x in range(len(groups))], values, width, label=name)
         ax.bar_label(bars, fmt="%.2f", fontsize=6)
-    ax.set_xticks(range(len(groups)), groups, rotation=15)
+    ax.set_xticks(range(len(groups)), groups, rotation=25, fontsize=8)
     ax.set_ylim(0, 1.05)
     ax.set_ylabel("accuracy (slower vs not slower)")
-    ax.set_title(f"Performance-change prediction: {metrics['pairs']} pairs from {len(metrics['problems'])} kernels, "
+    ax.set_title(f"Performance-change prediction: {metrics['pairs']} pairs from {metrics['kernels']} kernels of "
+                 f"{len(metrics['problems'])} problems, "
                  f"{100 * metrics['slower_fraction']:.0f}% slower ({metrics['scoring']})", fontsize=9)  # fmt: skip
     ax.legend(fontsize=8)
     ax.grid(axis="y", alpha=0.3)
