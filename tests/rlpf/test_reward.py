@@ -32,6 +32,8 @@ def measured(tmp_path_factory):
         # which a loaded machine does not guarantee, so it cannot be a deterministic test.)
         "wrong": "#pragma omp parallel for private(acc)",
         "correct": "#pragma omp parallel for reduction(+:acc)",
+        # One scheduling decision per iteration over 4M iterations: correct, and measured tens of times slower.
+        "slow": "#pragma omp parallel for reduction(+:acc) schedule(dynamic,1)",
         "baseline": "serial",
     }
     results = dict(zip(completions, measurer.measure([(task, c) for c in completions.values()]), strict=True))
@@ -45,6 +47,7 @@ def test_verdicts_of_real_programs(measured):
     assert r["wrong"].verdict == sandbox.WRONG_ANSWER  # caught by validation
     assert r["correct"].verdict == sandbox.OK and r["correct"].speedup > 0 and r["correct"].time_s > 0
     assert r["baseline"].verdict == sandbox.OK and r["baseline"].speedup == 1.0
+    assert r["slow"].verdict == sandbox.OK and r["slow"].speedup < 0.8  # a slow choice is measured slow
 
 
 def test_rewards_are_graded_build_lt_wrong_lt_correct(measured):
@@ -54,6 +57,7 @@ def test_rewards_are_graded_build_lt_wrong_lt_correct(measured):
     assert g["wrong"] == -0.6
     assert g["build_error"] < g["wrong"] < g["correct"]
     assert g["baseline"] == 0.0
+    assert g["wrong"] < g["slow"] < g["baseline"]  # slow but correct: below the baseline, above any wrong program
 
 
 def test_cache_by_content_measures_each_program_once(measured):
@@ -101,12 +105,40 @@ def test_config_refuses_unordered_grades():
         RewardConfig(cache_dir="x", wrong_reward=-0.4, slow_floor_reward=-0.5)
 
 
-def test_serial_task_set_builds_hints_as_a_serial_program(tmp_path):
-    tasks = T.build_tasks(T.TaskConfig(kernels=["reduce_xor", "transform_squaring"], held_out=1,
+def test_serial_task_set_builds_hints_on_one_thread(tmp_path):
+    tasks = T.build_tasks(T.TaskConfig(kernels=["reduce_sum_of_min_pairs", "transform_squaring"], held_out=1,
                                        task_sets=["serial"]), seed=1)
-    task = next(t for t in tasks if t.kernel == "transform_squaring")
-    assert task.model == "serial" and task.threads == 1
+    task = next(t for t in tasks if t.kernel == "reduce_sum_of_min_pairs")
+    # Built with OpenMP's simd support (so `omp simd` is not silently dropped), run on one thread.
+    assert task.model == "omp" and task.threads == 1
+    assert "#pragma omp simd reduction(+:acc)\n" in T.candidate_completions(task, 6)
     measurer = Measurer(RewardConfig(cache_dir=tmp_path / "cache", reps=2))
-    unroll, openmp = measurer.measure([(task, "#pragma GCC unroll 4"), (task, "#pragma omp parallel for")])
+    unroll, simd, openmp = measurer.measure([(task, "#pragma GCC unroll 4"), (task, "#pragma omp simd reduction(+:acc)"),
+                                             (task, "#pragma omp parallel for")])  # fmt: skip
     assert unroll.verdict == sandbox.OK and unroll.speedup > 0
-    assert openmp.verdict == MALFORMED  # a serial task accepts hints only
+    assert simd.verdict == sandbox.OK and simd.speedup > 0
+    assert openmp.verdict == MALFORMED  # a serial task accepts hints only: no thread-level parallelism
+
+
+def test_function_kind_measures_whole_pcgbench_bodies(tmp_path):
+    """The paper config's task kind on one problem: PCGBench prompt in, whole body out, the harness's verdicts."""
+    from workflow_scripts.pcgbench import suite
+
+    tasks = T.build_tasks(T.TaskConfig(kernels=["reduce_sum_of_min_pairs", "transform_squaring"], held_out=1,
+                                       task_sets=["openmp"], kind="function"), seed=1)  # fmt: skip
+    task = next(t for t in tasks if t.kernel == "reduce_sum_of_min_pairs")
+    problem = suite.get_problem(task.kernel)
+    assert task.kind == "function" and task.model == "omp" and task.prompt == suite.prompt(problem, "omp")
+    cands = T.candidate_completions(task, 4)
+    assert cands[:2] == [suite.reference_body(problem, "omp"), task.body]  # the reference, the serial baseline
+    completions = cands[:2] + [
+        "  return 0.0;\n}\n",  # builds, wrong answer
+        "  return acc\n}\n",  # does not build
+        "```cpp\n" + problem.signature("omp") + " {\n" + task.body + "```\n",  # a chat answer: extracted
+    ]
+    measurer = Measurer(RewardConfig(cache_dir=tmp_path / "cache", reps=2))
+    reference, serial, wrong, broken, chat = measurer.measure([(task, c) for c in completions])
+    assert reference.verdict == sandbox.OK and reference.speedup > 0 and reference.time_s > 0
+    assert serial.verdict == sandbox.OK and serial.speedup == 1.0  # the baseline itself
+    assert chat == serial  # the same body, whatever the wrapping
+    assert wrong.verdict == sandbox.WRONG_ANSWER and broken.verdict == sandbox.BUILD_ERROR

@@ -34,7 +34,7 @@ from pathlib import Path
 from workflow_scripts.common import write_json
 from workflow_scripts.pcgbench import sandbox, suite
 from workflow_scripts.pcgbench.build import BuildCache, BuildConfig, BuildRequest
-from workflow_scripts.rlpf.task import Task, apply_pragmas, parse_completion
+from workflow_scripts.rlpf.task import Task, program_body
 
 logger = logging.getLogger(__name__)
 
@@ -181,8 +181,7 @@ class Measurer:
         """Measurements of (task, completion) pairs, in order. Builds run concurrently, runs one at a time."""
         planned = []  # (task, body or None, key)
         for task, completion in items:
-            pragmas = parse_completion(completion, task.n_loops, task.task_set)
-            body = apply_pragmas(task.body, pragmas) if pragmas is not None else None
+            body = program_body(task, completion)
             planned.append((task, body, self.program_key(task, body, completion)))
         done: dict[str, Measurement] = {}
         todo: dict[str, tuple[Task, str]] = {}
@@ -201,7 +200,7 @@ class Measurer:
                 self._store(done[key])
             elif body is None:
                 done[key] = Measurement(key=key, task_id=task.task_id, verdict=MALFORMED, speedup=None, time_s=None,
-                                        baseline_time_s=None, spread=None, detail="not a list of allowed pragmas")
+                                        baseline_time_s=None, spread=None, detail="malformed: no allowed pragmas or no body")
                 self._store(done[key])
             else:
                 todo[key] = (task, body)
@@ -242,8 +241,12 @@ class PerformanceReward:
         flat = constant_groups([str(p) for p in prompts], rewards)
         n_groups = len(set(map(str, prompts)))
         verdicts = {v: sum(m.verdict == v for m in measurements) for v in VERDICTS}
+        set_of = {str(p): self.tasks[t].task_set for p, t in zip(prompts, task_id, strict=True)}
+        by_set = {ts: sum(s == ts for s in set_of.values()) for ts in set(set_of.values())}
+        flat_by_set = {ts: sum(set_of[p] == ts for p in flat) for ts in by_set}
         self.history.append({"mean_reward": sum(rewards) / len(rewards), "constant_groups": len(flat),
-                             "groups": n_groups, "verdicts": verdicts})  # fmt: skip
+                             "groups": n_groups, "verdicts": verdicts, "groups_by_task_set": by_set,
+                             "constant_groups_by_task_set": flat_by_set})  # fmt: skip
         if flat:
             logger.warning("%d of %d prompt groups got one reward for every completion (zero gradient)",
                            len(flat), n_groups)  # fmt: skip

@@ -1,14 +1,22 @@
 """The performance (reward) model: learn from measured pairs which of two completions runs faster.
 
-A scalar head on the HPC-Coder model (GPT2ForSequenceClassification, one label) trained with TRL's
-RewardTrainer on (prompt, chosen, rejected) pairs of measured candidates of the training kernels (the same
-pairs as DPO: chosen's measured reward beats rejected's by at least `min_reward_gap`). Its pairwise ranking
-accuracy is measured on pairs built the same way from candidates of the held-out kernels, which it never
-saw (the paper's reward model ranked 93% of its held-out pairs correctly). Accuracy on the training pairs
-is reported beside it, and the share of held-out pairs a constant "the serial one is faster" rule gets
-right, so the number can be read against a trivial baseline.
+Three rankers are trained on (prompt, chosen, rejected) pairs of measured candidates of the training kernels
+(the same pairs as DPO: chosen's measured reward beats rejected's by at least `min_reward_gap`), and scored by
+their pairwise ranking accuracy on pairs built the same way from the held-out kernels, which none of them saw
+(the paper's reward model ranked 93% of its held-out pairs correctly):
 
-Output: metrics JSON (accuracy, pairs, training loss). The model itself is not used as a reward here.
+    lm        a scalar head on the HPC-Coder model (GPT2ForSequenceClassification, one label) trained with
+              TRL's RewardTrainer on the text prompt + completion (the issue's reward model)
+    features  a pairwise (Bradley-Terry) logistic regression on the difference of the two programs' features:
+              what the completion does (parallel for, the reductions it names against the ones the loop
+              needs, schedule, collapse, simd, unroll, ivdep) and those crossed with what the kernel is (loops,
+              nesting, divisions, array accesses, task set), so it can learn "parallelise this kind of loop"
+    hand      a fixed hand-written ranker (no training): malformed < a missing reduction < schedule(dynamic,1)
+              < serial < parallel/simd with the reductions the loop needs; a baseline for both
+
+plus the share of held-out pairs a constant "the serial one is faster" rule gets right. Ties of the hand
+ranker count half. Output: metrics JSON (accuracies, pairs, training loss). The models are not used as
+rewards in the tiny run (measured rewards are cheap there).
 
     from Snakemake: rule rlpf_reward_model
 """
@@ -18,10 +26,19 @@ import logging
 import os
 import shutil
 
+import numpy as np
 import pandas as pd
 
 from workflow_scripts.common import Provenance, read_json, seed_everything, write_json
-from workflow_scripts.rlpf.task import SERIAL_LINE, task_from_dict
+from workflow_scripts.rlpf.task import (
+    _FOR,
+    SERIAL_LINE,
+    Task,
+    parse_completion,
+    reduction_clauses,
+    task_from_dict,
+    top_level_loops,
+)
 from workflow_scripts.rlpf.train import dpo_rows
 
 logger = logging.getLogger(__name__)
@@ -47,6 +64,105 @@ def pairs_for(tasks, candidates: pd.DataFrame, split: str, gap: float) -> list[d
     """DPO-style pairs of the tasks of one split (dpo_rows only takes training tasks; relabel for held-out)."""
     relabelled = [dataclasses.replace(t, split="train" if t.split == split else "other") for t in tasks]
     return dpo_rows(relabelled, candidates, gap)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Program features, the pairwise feature model and the hand-written ranker
+
+PRAGMA_FEATURES = ("malformed", "parallel", "reduction_ok", "missing_reduction", "extra_reduction", "dynamic",
+                   "static", "collapse", "simd", "simd_reduction", "unroll", "ivdep")  # fmt: skip
+KERNEL_FEATURES = ("one", "loops", "nested", "divides", "array_refs", "openmp")
+
+
+def kernel_features(task: Task) -> dict[str, float]:
+    """What the kernel is: the same for every completion of a task (the features model crosses them)."""
+    loops = top_level_loops(task.body)
+    return {"one": 1.0, "loops": float(len(loops)),
+            "nested": float(any(len(_FOR.findall(task.body[a:b])) > 1 for a, b in loops)),
+            "divides": float("/" in task.body), "array_refs": task.body.count("[") / 4.0,
+            "openmp": float(task.task_set == "openmp")}  # fmt: skip
+
+
+def pragma_features(task: Task, completion: str) -> dict[str, float]:
+    """What the completion does to the kernel's loops (summed over loops)."""
+    f = dict.fromkeys(PRAGMA_FEATURES, 0.0)
+    pragmas = parse_completion(completion, task.n_loops, task.task_set)
+    if pragmas is None:
+        f["malformed"] = 1.0
+        return f
+    for loop, pragma in zip(top_level_loops(task.body), pragmas, strict=True):
+        if not pragma:
+            continue
+        needed = set(reduction_clauses(task.body, loop))
+        named = {c.replace(" ", "") for c in _clauses(pragma, "reduction")}
+        f["parallel"] += "parallel for" in pragma
+        f["simd"] += "omp simd" in pragma
+        f["simd_reduction"] += "omp simd" in pragma and bool(named)
+        f["reduction_ok"] += bool(needed) and needed <= named
+        f["missing_reduction"] += len(needed - named) > 0
+        f["extra_reduction"] += len(named - needed) > 0
+        f["dynamic"] += "schedule(dynamic" in pragma
+        f["static"] += "schedule(static" in pragma
+        f["collapse"] += "collapse(" in pragma
+        f["unroll"] += float(pragma.split("unroll ")[1]) / 16.0 if "GCC unroll" in pragma else 0.0
+        f["ivdep"] += "GCC ivdep" in pragma
+    return f
+
+
+def _clauses(pragma: str, name: str) -> list[str]:
+    out, i = [], pragma.find(name + "(")
+    while i >= 0:
+        j = pragma.find(")", i)
+        out.append(pragma[i : j + 1])
+        i = pragma.find(name + "(", j)
+    return out
+
+
+def pair_vector(task: Task, a: str, b: str) -> np.ndarray:
+    """Features of "a is faster than b": the pragma-feature difference, and it crossed with the kernel's."""
+    fa, fb, k = pragma_features(task, a), pragma_features(task, b), kernel_features(task)
+    diff = np.array([fa[n] - fb[n] for n in PRAGMA_FEATURES])
+    return np.concatenate([diff * k[n] for n in KERNEL_FEATURES])
+
+
+def fit_feature_ranker(tasks_by_id: dict[str, Task], pairs: list[dict], seed: int):
+    """A logistic regression on pair_vector, trained on both orders of each pair (so it has no side bias)."""
+    from sklearn.linear_model import LogisticRegression
+
+    x, y = [], []
+    for p in pairs:
+        v = pair_vector(tasks_by_id[p["task_id"]], p["chosen"], p["rejected"])
+        x += [v, -v]
+        y += [1, 0]
+    return LogisticRegression(C=1.0, max_iter=2000, random_state=seed).fit(np.array(x), np.array(y))
+
+
+def feature_ranker_accuracy(ranker, tasks_by_id: dict[str, Task], pairs: list[dict]) -> float | None:
+    if not pairs:
+        return None
+    x = np.array([pair_vector(tasks_by_id[p["task_id"]], p["chosen"], p["rejected"]) for p in pairs])
+    return float(np.mean(ranker.decision_function(x) > 0))
+
+
+HAND_WEIGHTS = {"malformed": -3.0, "missing_reduction": -2.0, "extra_reduction": -2.0, "dynamic": -1.5,
+                "reduction_ok": 0.5, "parallel": 0.5, "simd_reduction": 0.5}  # fmt: skip
+
+
+def hand_score(task: Task, completion: str) -> float:
+    """A performance engineer's rule of thumb, written down before seeing any measurement."""
+    f = pragma_features(task, completion)
+    return sum(w * f[n] for n, w in HAND_WEIGHTS.items())
+
+
+def hand_ranker_accuracy(tasks_by_id: dict[str, Task], pairs: list[dict]) -> float | None:
+    if not pairs:
+        return None
+    credit = 0.0
+    for p in pairs:
+        task = tasks_by_id[p["task_id"]]
+        a, b = hand_score(task, p["chosen"]), hand_score(task, p["rejected"])
+        credit += 1.0 if a > b else 0.5 if a == b else 0.0
+    return credit / len(pairs)
 
 
 def pair_accuracy(model, tokenizer, pairs: list[dict]) -> float | None:
@@ -89,6 +205,8 @@ def main(*, tasks_path, train_candidates, held_out_candidates, model_dir, out_me
     trainer = RewardTrainer(model=model, args=args, train_dataset=Dataset.from_list(
         [{k: p[k] for k in ("prompt", "chosen", "rejected")} for p in train_pairs]), processing_class=tokenizer)
     trainer.train()
+    tasks_by_id = {t.task_id: t for t in tasks}
+    ranker = fit_feature_ranker(tasks_by_id, train_pairs, seed) if train_pairs else None
     serial_first = [p for p in test_pairs if p["chosen"].strip() == SERIAL_LINE or p["rejected"].strip() == SERIAL_LINE]
     metrics = {
         "train_pairs": len(train_pairs),
@@ -98,10 +216,15 @@ def main(*, tasks_path, train_candidates, held_out_candidates, model_dir, out_me
         # The trivial rule "the all-serial completion wins" on the held-out pairs that contain one.
         "held_out_serial_rule_accuracy": (sum(p["chosen"].strip() == SERIAL_LINE for p in serial_first)
                                           / len(serial_first)) if serial_first else None,  # fmt: skip
+        "features_train_accuracy": feature_ranker_accuracy(ranker, tasks_by_id, train_pairs) if ranker else None,
+        "features_held_out_accuracy": feature_ranker_accuracy(ranker, tasks_by_id, test_pairs) if ranker else None,
+        "hand_held_out_accuracy": hand_ranker_accuracy(tasks_by_id, test_pairs),
+        "hand_train_accuracy": hand_ranker_accuracy(tasks_by_id, train_pairs),
         "loss": [h["loss"] for h in trainer.state.log_history if "loss" in h],
     }
-    logger.info("reward model: held-out pairwise accuracy %s (train %s)", metrics["held_out_accuracy"],
-                metrics["train_accuracy"])  # fmt: skip
+    logger.info("held-out pairwise accuracy: LM head %s (train %s), features %s (train %s), hand ranker %s",
+                metrics["held_out_accuracy"], metrics["train_accuracy"], metrics["features_held_out_accuracy"],
+                metrics["features_train_accuracy"], metrics["hand_held_out_accuracy"])  # fmt: skip
     shutil.rmtree(args.output_dir, ignore_errors=True)
     write_json(out_metrics, metrics)
     prov.finish([out_metrics])

@@ -7,7 +7,11 @@ task set:
              the harness inserts them, builds the kernel as an OpenMP sample and times it on 2 threads
              against the serial baseline, after validating it (a missing reduction or a race is caught).
     serial   the completion names serial optimisation hints per loop (`#pragma GCC unroll N`,
-             `#pragma GCC ivdep`, `#pragma omp simd`), built as a serial sample and timed on 1 thread.
+             `#pragma GCC ivdep`, `#pragma omp simd` with or without a reduction clause), timed on 1 thread.
+             It is built as an OpenMP sample run with OMP_NUM_THREADS=1: the suite compiles serial samples
+             without -fopenmp, which would silently drop `omp simd`, the one hint that changes what -O3 does
+             on these kernels (it lets GCC vectorise a floating-point reduction, which -O3 alone may not
+             reorder). The grammar admits no thread-level pragma, so the program stays sequential.
 
 Prompt (what the model sees) and completion (what it writes), for a kernel with one top-level loop:
 
@@ -23,6 +27,13 @@ Line k of the completion applies to the k-th top-level loop; lines past the last
 that is neither `serial` nor an allowed pragma makes the whole completion malformed (scored as a build
 failure: it is not a program).
 
+That is task kind `pragma` (the default config). Kind `function` (the paper config) is full-function
+generation on PCGBench tasks: the prompt is the PCGBench prompt of the kernel's problem for the task set's
+execution model (serial or OpenMP), the completion a whole function body (extracted as the generation stage
+extracts it), built, validated and timed by the same harness. Its candidates are the PCGBench reference body,
+the serial baseline body, and the pragma candidates applied to the serial body (races and slow schedules
+among them).
+
     python -m workflow_scripts.rlpf.task OUT.json     # (from Snakemake: rule rlpf_tasks)
 """
 
@@ -36,14 +47,16 @@ from workflow_scripts.pcgbench import suite
 
 logger = logging.getLogger(__name__)
 
-TASK_SETS = {"openmp": "omp", "serial": "serial"}  # task set -> PCGBench execution model it is built as
+TASK_SETS = {"openmp": "omp", "serial": "omp"}  # task set -> PCGBench execution model it is built as (see above)
+FUNCTION_MODELS = {"openmp": "omp", "serial": "serial"}  # kind `function`: the PCGBench prompt's model
 TASK_THREADS = {"openmp": 2, "serial": 1}
+TASK_KINDS = ("pragma", "function")
 SERIAL_LINE = "serial"
 PROMPT_TAIL = "// pragmas:\n"
 # What a completion line may be, per task set. Anything else is malformed (never compiled).
 _PRAGMA_LINE = {
     "openmp": re.compile(r"^#pragma omp parallel for(?: [a-z_]+(?:\([A-Za-z0-9_+*^&|:, ]*\))?)*$"),
-    "serial": re.compile(r"^#pragma (?:GCC unroll [0-9]{1,2}|GCC ivdep|omp simd(?: [a-z_]+\([A-Za-z0-9_+*:, ]*\))*)$"),
+    "serial": re.compile(r"^#pragma (?:GCC unroll [0-9]{1,2}|GCC ivdep|omp simd(?: [a-z_]+\([A-Za-z0-9_+*^&|:, ]*\))*)$"),
 }
 _FOR = re.compile(r"\bfor\s*\(")
 _DECL = re.compile(r"^\s*(?:const\s+)?(?:double|float|int|long long|long|unsigned|size_t|std::size_t)\s+([^;]+);",
@@ -58,6 +71,7 @@ class TaskConfig:
     held_out: int  # kernels kept out of every training set (chosen by a seeded shuffle)
     task_sets: list[str]  # "openmp" and/or "serial"
     max_prompt_tokens: int = 200  # kernels whose prompt is longer are dropped (the tiny model has 256 positions)
+    kind: str = "pragma"  # "pragma": pragmas for the kernel's loops; "function": a whole PCGBench function body
 
     def __post_init__(self) -> None:
         if len(set(self.kernels)) != len(self.kernels) or len(self.kernels) < 2:
@@ -67,6 +81,8 @@ class TaskConfig:
         bad = [t for t in self.task_sets if t not in TASK_SETS]
         if bad or not self.task_sets:
             raise ValueError(f"rlpf.tasks.task_sets: unknown {bad}; allowed {sorted(TASK_SETS)}")
+        if self.kind not in TASK_KINDS:
+            raise ValueError(f"rlpf.tasks.kind must be one of {TASK_KINDS}, got {self.kind!r}")
         if self.max_prompt_tokens < 16:
             raise ValueError(f"rlpf.tasks.max_prompt_tokens must be >= 16, got {self.max_prompt_tokens}")
 
@@ -81,10 +97,11 @@ class Task:
     body: str  # the serial reference body (text after "{", closing "}" included), comments stripped
     n_loops: int
     prompt: str
+    kind: str = "pragma"  # one of TASK_KINDS
 
     @property
     def model(self) -> str:
-        return TASK_SETS[self.task_set]
+        return (FUNCTION_MODELS if self.kind == "function" else TASK_SETS)[self.task_set]
 
     @property
     def threads(self) -> int:
@@ -194,6 +211,18 @@ def apply_pragmas(body: str, pragmas: list[str]) -> str:
     return "".join(out)
 
 
+def program_body(task: Task, completion: str) -> str | None:
+    """The function body a completion makes (what the harness builds), or None when it is malformed."""
+    if task.kind == "function":
+        from workflow_scripts.generate.extract import extract_body
+
+        # Leading blank lines do not change the program; dropping them lets equal programs share one measurement.
+        body = extract_body(task.prompt, completion).lstrip("\n")
+        return body if body.strip() else None
+    pragmas = parse_completion(completion, task.n_loops, task.task_set)
+    return apply_pragmas(task.body, pragmas) if pragmas is not None else None
+
+
 def completion_text(pragmas: list[str]) -> str:
     """The completion that names `pragmas` (one line per loop; "" is written as `serial`)."""
     return "".join((p or SERIAL_LINE) + "\n" for p in pragmas)
@@ -236,6 +265,12 @@ def reduction_clauses(body: str, loop: tuple[int, int]) -> list[str]:
 def candidate_completions(task: Task, max_candidates: int) -> list[str]:
     """A deterministic list of completions worth measuring: all serial, and per loop a plain parallel for,
     with the detected reductions, and with schedules that are sometimes right and sometimes slow."""
+    if task.kind == "function":
+        problem = suite.get_problem(task.kernel)
+        pragma_task = dataclasses.replace(task, kind="pragma")
+        bodies = [suite.reference_body(problem, task.model), task.body]
+        bodies += [program_body(pragma_task, c) for c in candidate_completions(pragma_task, max_candidates)[1:]]
+        return list(dict.fromkeys(bodies))[:max_candidates]
     loops = top_level_loops(task.body)
     n = len(loops)
     cands = [completion_text([""] * n)]
@@ -253,8 +288,11 @@ def candidate_completions(task: Task, max_candidates: int) -> list[str]:
             if len(_FOR.findall(inner)) > 1:
                 cands.append(on_loop(base + " collapse(2)"))
         else:
-            cands += [on_loop("#pragma GCC unroll 4"), on_loop("#pragma GCC unroll 16"), on_loop("#pragma GCC ivdep"),
-                      on_loop("#pragma omp simd")]  # fmt: skip
+            red = " ".join(reduction_clauses(task.body, loop))
+            if red:  # vectorising a floating-point reduction is the hint that can beat -O3; without the clause
+                cands.append(on_loop(f"#pragma omp simd {red}"))  # the vector lanes race on the accumulator
+            cands += [on_loop("#pragma omp simd"), on_loop("#pragma GCC unroll 4"), on_loop("#pragma GCC ivdep"),
+                      on_loop("#pragma GCC unroll 16")]  # fmt: skip
     seen = list(dict.fromkeys(cands))
     return seen[:max_candidates]
 
@@ -285,18 +323,22 @@ def build_tasks(cfg: TaskConfig, seed: int, token_count=None) -> list[Task]:
         problem = suite.get_problem(kernel)
         body = strip_comments(suite.reference_body(problem, "serial"))
         n_loops = len(top_level_loops(body))
-        if n_loops == 0:
+        if n_loops == 0 and cfg.kind == "pragma":
             logger.warning("%s: no top-level loop that starts its own line; dropped", kernel)
             continue
         signature = problem.signatures["vector"]
         for task_set in cfg.task_sets:
-            prompt = make_prompt(task_set, signature, body, n_loops)
+            if cfg.kind == "function":
+                prompt = suite.prompt(problem, FUNCTION_MODELS[task_set])
+            else:
+                prompt = make_prompt(task_set, signature, body, n_loops)
             if token_count is not None and token_count(prompt) > cfg.max_prompt_tokens:
                 logger.warning("%s/%s: prompt of %d tokens > %d; dropped", task_set, kernel, token_count(prompt),
                                cfg.max_prompt_tokens)  # fmt: skip
                 continue
             tasks.append(Task(task_id=f"{task_set}/{kernel}", kernel=kernel, task_set=task_set, split=split[kernel],
-                              signature=signature, body=body, n_loops=n_loops, prompt=prompt))  # fmt: skip
+                              signature=signature, body=body, n_loops=n_loops, prompt=prompt,
+                              kind=cfg.kind))  # fmt: skip
     return tasks
 
 
