@@ -1,14 +1,17 @@
 """How long `snakemake rlpf` takes from the default config, given the hpccoder model (budget: 10 minutes, 2 cores).
 
-    .venv/bin/python benchmarks/rlpf_target.py [RESULTS_DIR_WITH_HPCCODER_MODEL]
+    .venv/bin/python benchmarks/rlpf_target.py [RESULTS_DIR_WITH_HPCCODER_MODEL] [--keep WORKDIR]
 
 Copies the workflow and results/hpccoder/{model,tokenizer} into a temporary folder, runs `snakemake --cores 2 rlpf` there
 from scratch (every program measured anew: the measurement cache starts empty), and prints per rule the wall
 and CPU seconds from Snakemake's benchmark files, the total wall time, the load average, and whether it met
-the budget. On a machine that others share the wall time says more about them than about the target (the
+the budget. With --keep the run happens in WORKDIR (created; must not exist) and stays there, so its
+results/rlpf/summary.json and per_kernel.csv can be read afterwards. On a machine that others share the wall time says more about them than about the target (the
 reward times OpenMP programs, whose threads wait for cores others hold); the CPU seconds say less about them.
 """
 
+import argparse
+import contextlib
 import os
 import shutil
 import subprocess
@@ -21,12 +24,14 @@ REPO = Path(__file__).resolve().parents[1]
 BUDGET_S = 600.0
 
 
-def main(results_root: Path) -> None:
+def main(results_root: Path, keep: Path | None = None) -> None:
     model = results_root / "hpccoder" / "model"
     if not model.is_dir():
         sys.exit(f"no HPC-Coder model at {model}: run `snakemake hpccoder` first")
     snakemake = Path(sys.executable).parent / "snakemake"
-    with tempfile.TemporaryDirectory() as tmp:
+    if keep is not None:
+        keep.mkdir(parents=True)  # refuses an existing folder: a stale cache would hide the measurement cost
+    with contextlib.nullcontext(str(keep)) if keep is not None else tempfile.TemporaryDirectory() as tmp:
         for part in ("Snakefile", "rules", "workflow_scripts", "config", "data", "profiles"):
             source = REPO / part
             (shutil.copytree if source.is_dir() else shutil.copy)(source, Path(tmp) / part)
@@ -47,4 +52,8 @@ def main(results_root: Path) -> None:
 
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1]) if len(sys.argv) > 1 else REPO / "results")
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("results", nargs="?", type=Path, default=REPO / "results")
+    parser.add_argument("--keep", type=Path, default=None, help="run here and keep the results")
+    args = parser.parse_args()
+    main(args.results, args.keep)
