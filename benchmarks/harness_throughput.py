@@ -8,22 +8,28 @@ temperature produces) and the mutant generations (all mutants but the infinite l
 timeout in every evaluator), it measures:
 1. harness: a cold build cache, 2 compiler processes, sandboxed runs -> samples per minute;
 2. bare: the same work without the harness: each distinct source compiled and linked once (sequentially),
-   each sample run directly (no sandbox) at the same resource configurations -> the harness's overhead
-   is (harness with 1 compiler process - bare) / bare; it includes sandboxing every compile, link and
-   run (one bubblewrap launch costs about 50 ms here);
+   each sample run directly (no sandbox, same arguments, environment and priority) at the same resource
+   configurations -> the harness's overhead is (harness with 1 compiler process - bare) / bare: confining
+   every compile and link, sandboxing every run, the cache's bookkeeping, validating the output. The two
+   alternate for `--rounds` rounds (ABAB...), so that load drifting on a shared machine reaches both; the
+   overhead is the median of the rounds' ratios, in wall time and in CPU time (this process and its
+   children: less sensitive to other processes' load than wall time);
 3. naive: the way common harnesses work: the whole driver compiled together with each sample, one sample
-   at a time, no cache, runs unsandboxed -> throughput ratio harness / naive;
+   at a time, no cache, runs unsandboxed (same arguments) -> throughput ratio harness / naive;
 4. compile phase alone with 1 and with 2 compiler processes (cold caches) -> parallel gain;
 5. the reference generations evaluated twice -> same verdicts? median absolute relative difference of the
-   speedups (target: within 10%).
+   speedups (target: within 10%), overall and per execution model and thread count.
 Targets (issue 4): overhead < 15%, >= 3x the naive throughput, near-linear compile gain from 1 to 2 cores,
-reproducibility within 10%. Timings on a shared machine are indicative only. Prints a table and writes
+reproducibility within 10%. Timings on a shared machine are indicative only: the load average at the
+start and the end is recorded with them. Prints a table and writes
 results/pcgbench/benchmarks/harness_throughput.json. Problems with extra type declarations are not
 supported by the naive single-translation-unit build (the driver repeats them) and are refused.
 """
 
 import argparse
 import json
+import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -35,12 +41,14 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+import pandas as pd  # noqa: E402
+
 from workflow_scripts.common import write_json  # noqa: E402
-from workflow_scripts.pcgbench import generators, suite  # noqa: E402
+from workflow_scripts.pcgbench import generators, sandbox, suite  # noqa: E402
 from workflow_scripts.pcgbench.build import BuildCache, BuildConfig, BuildRequest  # noqa: E402
 from workflow_scripts.pcgbench.evaluate import EvaluateConfig, Sample, evaluate_samples  # noqa: E402
 from workflow_scripts.pcgbench.pareval_format import prompt_record  # noqa: E402
-from workflow_scripts.pcgbench.timing import resource_sweep  # noqa: E402
+from workflow_scripts.pcgbench.timing import placement_env, resource_sweep  # noqa: E402
 
 RUN_TIMEOUT_S = 20.0
 
@@ -58,32 +66,47 @@ def make_samples(problems, models, samples):
     return made
 
 
+def cpu_s() -> float:
+    """CPU seconds (user + system) of this process and of its children that have been waited for."""
+    return sum(resource.getrusage(who).ru_utime + resource.getrusage(who).ru_stime
+               for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
+
+
 def timed(fn, *args, **kwargs):
-    started = time.perf_counter()
+    """(value, wall seconds, CPU seconds) of one call."""
+    started, started_cpu = time.perf_counter(), cpu_s()
     value = fn(*args, **kwargs)
-    return value, time.perf_counter() - started
+    return value, time.perf_counter() - started, cpu_s() - started_cpu
 
 
-def run_direct(argv, env, timeout_s):
+def run_args(sample, exe, config, cfg):
+    """The harness's own argv and environment for one run (evaluate.run_one), for the other evaluators."""
+    argv, env = suite.run_argv(sample.problem, sample.model, exe, ranks=config.ranks, threads=config.threads,
+                               seed=cfg.seed, warmup=cfg.warmup, reps=cfg.reps, size=cfg.size,
+                               validations=cfg.validations)  # fmt: skip
+    return argv, env | placement_env(sample.model)
+
+
+def run_direct(argv, env, timeout_s, nice):
     """Run without the sandbox (the bare and naive evaluators; reference and mutant code only, never hostile
-    programs), still under rlimits, so the 100 GB allocation mutant is refused as it is in the sandbox."""
-    import os
-
+    programs), at the harness's priority and still under rlimits, so the 100 GB allocation mutant is refused
+    as it is in the sandbox."""
+    priority = sandbox.priority_argv(nice) if nice < 0 and sandbox.can_raise_priority() else []
     limits = ["prlimit", f"--as={4096 << 20}", "--cpu=120", f"--fsize={64 << 20}", "--"]
     try:
-        return subprocess.run(limits + argv, env=dict(os.environ, **env), capture_output=True, timeout=timeout_s,
-                              start_new_session=True).returncode  # fmt: skip
+        return subprocess.run(priority + limits + argv, env=dict(os.environ, **env), capture_output=True,
+                              timeout=timeout_s, start_new_session=True).returncode  # fmt: skip
     except subprocess.TimeoutExpired:
         return None
 
 
 def harness(samples, cache_dir, out_dir, cfg_kwargs, jobs):
     cfg = EvaluateConfig(cache_dir=cache_dir, jobs=jobs, run_timeout_s=RUN_TIMEOUT_S, **cfg_kwargs)
-    (rows, _), seconds = timed(evaluate_samples, samples, out_dir, cfg)
-    return rows, seconds
+    (rows, _), seconds, cpu = timed(evaluate_samples, samples, out_dir, cfg)
+    return rows, seconds, cpu
 
 
-def bare(samples, work, driver_dir, cfg_kwargs):
+def bare(samples, work, driver_dir, cfg):
     """Each distinct source compiled + linked once, every sample run directly at every configuration."""
     started = time.perf_counter()
     exes = {}
@@ -104,15 +127,14 @@ def bare(samples, work, driver_dir, cfg_kwargs):
         exe = exes[(sample.problem.name, sample.model, suite.sample_source(sample.problem, sample.model, sample.body))]
         if exe is None or not suite.uses_model(sample.model, sample.body)[0]:
             continue
-        for config in resource_sweep(sample.model, cfg_kwargs["max_cores"]):
-            argv, env = suite.run_argv(sample.problem, sample.model, exe, ranks=config.ranks, threads=config.threads,
-                                       seed=1234, warmup=cfg_kwargs["warmup"], reps=cfg_kwargs["reps"])
-            if run_direct(argv, env, RUN_TIMEOUT_S) != 0:
+        for config in resource_sweep(sample.model, cfg.max_cores):
+            argv, env = run_args(sample, exe, config, cfg)
+            if run_direct(argv, env, RUN_TIMEOUT_S, cfg.run_nice) != 0:
                 break
     return time.perf_counter() - started
 
 
-def naive(samples, work, cfg_kwargs):
+def naive(samples, work, cfg):
     """ParEval's way: driver + sample compiled as one translation unit per sample, no cache, no parallelism."""
     started = time.perf_counter()
     for index, sample in enumerate(samples):
@@ -125,10 +147,9 @@ def naive(samples, work, cfg_kwargs):
         compile_argv += link[link.index("-o") + 2:]  # the libraries the link step adds (Kokkos)
         if subprocess.run(compile_argv, capture_output=True).returncode != 0:
             continue
-        for config in resource_sweep(model, cfg_kwargs["max_cores"]):
-            argv, env = suite.run_argv(problem, model, exe, ranks=config.ranks, threads=config.threads, seed=1234,
-                                       warmup=cfg_kwargs["warmup"], reps=cfg_kwargs["reps"])
-            if run_direct(argv, env, RUN_TIMEOUT_S) != 0:
+        for config in resource_sweep(model, cfg.max_cores):
+            argv, env = run_args(sample, exe, config, cfg)
+            if run_direct(argv, env, RUN_TIMEOUT_S, cfg.run_nice) != 0:
                 break
     return time.perf_counter() - started
 
@@ -136,8 +157,28 @@ def naive(samples, work, cfg_kwargs):
 def compile_phase(samples, work, driver_dir, jobs):
     cache = BuildCache(BuildConfig(cache_dir=work / f"compile_j{jobs}", jobs=jobs))
     cache.drivers = driver_dir  # drivers prebuilt: this measures the samples' compiles
-    _, seconds = timed(cache.build_all, [BuildRequest(problem=s.problem, model=s.model, body=s.body) for s in samples])
+    _, seconds, _ = timed(cache.build_all, [BuildRequest(problem=s.problem, model=s.model, body=s.body)
+                                            for s in samples])  # fmt: skip
     return seconds
+
+
+def fresh_cache(work, name, driver_dir):
+    """A cold build cache whose driver objects are prebuilt (every evaluator uses the same drivers)."""
+    cache = work / name
+    cache.mkdir()
+    shutil.copytree(driver_dir, cache / "drivers")
+    return cache
+
+
+def speedup_differences(first: pd.DataFrame, second: pd.DataFrame) -> tuple[bool, list[float], dict[str, float]]:
+    """Same verdicts?, |s2 - s1| / s1 per passing (sample, configuration), and its median per model/threads."""
+    keys = ["problem", "model", "sample_index", "ranks", "threads"]
+    merged = first.merge(second, on=keys, suffixes=("_1", "_2"))
+    same_verdicts = bool(len(merged) == len(first) == len(second) and (merged["verdict_1"] == merged["verdict_2"]).all())
+    ok = merged[(merged["verdict_1"] == "ok") & (merged["verdict_2"] == "ok")].copy()
+    ok["rel"] = (ok["speedup_2"] - ok["speedup_1"]).abs() / ok["speedup_1"]
+    by_config = {f"{m}/r{int(r)}t{int(t)}": float(g["rel"].median()) for (m, r, t), g in ok.groupby(["model", "ranks", "threads"])}
+    return same_verdicts, ok["rel"].tolist(), by_config
 
 
 def main() -> None:
@@ -145,7 +186,8 @@ def main() -> None:
     parser.add_argument("--problems", default="reduce_average,transform_relu")
     parser.add_argument("--models", default="serial,omp")
     parser.add_argument("--samples", type=int, default=3, help="identical reference samples per prompt")
-    parser.add_argument("--reps", type=int, default=3)
+    parser.add_argument("--reps", type=int, default=9)
+    parser.add_argument("--rounds", type=int, default=2, help="alternating harness / bare rounds for the overhead")
     parser.add_argument("--out", default=str(REPO / "results/pcgbench/benchmarks/harness_throughput.json"))
     args = parser.parse_args()
     problems = [suite.get_problem(name) for name in args.problems.split(",")]
@@ -154,56 +196,54 @@ def main() -> None:
         sys.exit(f"--problems: {refused} declare types; the naive single-TU build cannot include them twice")
     models = args.models.split(",")
     cfg_kwargs = {"max_cores": 2, "warmup": 1, "reps": args.reps}
+    cfg = EvaluateConfig(run_timeout_s=RUN_TIMEOUT_S, **cfg_kwargs)  # the run settings every evaluator shares
     made = make_samples(problems, models, args.samples)
     everything = made["reference"] + made["mutants"]
     report = {"problems": args.problems, "models": models, "samples_per_prompt": args.samples,
-              "reference_samples": len(made["reference"]), "mutant_samples": len(made["mutants"])}  # fmt: skip
+              "reference_samples": len(made["reference"]), "mutant_samples": len(made["mutants"]),
+              "validations": cfg.validations, "run_nice": cfg.run_nice, "load_average_start": os.getloadavg()[0]}  # fmt: skip
     with tempfile.TemporaryDirectory(prefix="pcgbench_bench_") as tmp:
         work = Path(tmp)
         driver_dir = work / "drivers"
         for sample in everything:  # drivers first: every evaluator uses the same driver objects
             suite.build_driver(sample.problem, sample.model, driver_dir)
         for name, samples in made.items():
-            cache = work / f"cache_{name}"
-            cache.mkdir()
-            shutil.copytree(driver_dir, cache / "drivers")
-            rows, seconds = harness(samples, cache, work / f"out_{name}", cfg_kwargs, jobs=2)
+            rows, seconds, _ = harness(samples, fresh_cache(work, f"cache_{name}", driver_dir), work / f"out_{name}",
+                                       cfg_kwargs, jobs=2)  # fmt: skip
             report[f"harness_{name}_s"] = seconds
             report[f"harness_{name}_samples_per_min"] = 60 * len(samples) / seconds
             report[f"harness_{name}_verdicts"] = rows.drop_duplicates("sample_id")["verdict"].value_counts().to_dict()
         harness_2 = report["harness_reference_s"] + report["harness_mutants_s"]
-        # Overhead: the same work with 1 compiler process, against the bare compile + run.
-        cache = work / "cache_j1"
-        cache.mkdir()
-        shutil.copytree(driver_dir, cache / "drivers")
-        _, harness_1 = harness(everything, cache, work / "out_j1", cfg_kwargs, jobs=1)
-        bare_dir = work / "bare"
-        bare_dir.mkdir()
-        bare_s = bare(everything, bare_dir, driver_dir, cfg_kwargs)
+        # Overhead: the same work with 1 compiler process against the bare compile + run, alternating.
+        rounds = []
+        for number in range(args.rounds):
+            _, harness_s, harness_cpu = harness(everything, fresh_cache(work, f"cache_j1_{number}", driver_dir),
+                                                work / f"out_j1_{number}", cfg_kwargs, jobs=1)  # fmt: skip
+            bare_dir = work / f"bare_{number}"
+            bare_dir.mkdir()
+            _, bare_s, bare_cpu = timed(bare, everything, bare_dir, driver_dir, cfg)
+            rounds.append({"harness_s": harness_s, "bare_s": bare_s, "harness_cpu_s": harness_cpu, "bare_cpu_s": bare_cpu})
         naive_dir = work / "naive"
         naive_dir.mkdir()
-        naive_s = naive(everything, naive_dir, cfg_kwargs)
-        report.update(harness_total_s=harness_2, harness_1job_s=harness_1, bare_s=bare_s, naive_s=naive_s,
-                      overhead_vs_bare=(harness_1 - bare_s) / bare_s, naive_ratio=naive_s / harness_2,
-                      samples_per_min=60 * len(everything) / harness_2,
+        _, naive_s, _ = timed(naive, everything, naive_dir, cfg)
+        report.update(harness_total_s=harness_2, overhead_rounds=rounds, naive_s=naive_s,
+                      overhead_vs_bare=statistics.median(r["harness_s"] / r["bare_s"] - 1 for r in rounds),
+                      cpu_overhead_vs_bare=statistics.median(r["harness_cpu_s"] / r["bare_cpu_s"] - 1 for r in rounds),
+                      naive_ratio=naive_s / harness_2, samples_per_min=60 * len(everything) / harness_2,
                       naive_samples_per_min=60 * len(everything) / naive_s)  # fmt: skip
         compile_1 = compile_phase(everything, work, driver_dir, jobs=1)
         compile_2 = compile_phase(everything, work, driver_dir, jobs=2)
         report.update(compile_1job_s=compile_1, compile_2job_s=compile_2, compile_gain_1_to_2=compile_1 / compile_2)
         # Reproducibility: the reference generations again, warm cache, fresh results.
-        first, _ = harness(made["reference"], work / "cache_reference", work / "out_reference_again", cfg_kwargs, jobs=2)
-        report_rows = work / "out_reference" / "samples.jsonl"
-        earlier = [r for line in report_rows.read_text().splitlines() for r in json.loads(line)["rows"]]
-        import pandas as pd
-
-        earlier = pd.DataFrame(earlier)
-        keys = ["problem", "model", "sample_index", "ranks", "threads"]
-        merged = earlier.merge(first, on=keys, suffixes=("_1", "_2"))
-        same_verdicts = bool((merged["verdict_1"] == merged["verdict_2"]).all())
-        ok = merged[(merged["verdict_1"] == "ok") & (merged["verdict_2"] == "ok")]
-        rel = ((ok["speedup_2"] - ok["speedup_1"]).abs() / ok["speedup_1"]).tolist()
+        again, _, _ = harness(made["reference"], work / "cache_reference", work / "out_reference_again", cfg_kwargs,
+                              jobs=2)  # fmt: skip
+        earlier_log = work / "out_reference" / "samples.jsonl"
+        earlier = pd.DataFrame([r for line in earlier_log.read_text().splitlines() for r in json.loads(line)["rows"]])
+        same_verdicts, rel, by_config = speedup_differences(earlier, again)
         report.update(repeat_same_verdicts=same_verdicts,
-                      repeat_speedup_median_abs_rel_diff=statistics.median(rel) if rel else None)  # fmt: skip
+                      repeat_speedup_median_abs_rel_diff=statistics.median(rel) if rel else None,
+                      repeat_speedup_median_abs_rel_diff_by_config=by_config)  # fmt: skip
+    report["load_average_end"] = os.getloadavg()[0]
     write_json(args.out, report)
     print(f"{'samples':32s} {len(made['reference'])} reference + {len(made['mutants'])} mutants "
           f"({args.problems}; {','.join(models)})")
@@ -213,13 +253,18 @@ def main() -> None:
     print(f"{'harness, both (2 compile jobs)':32s} {harness_2:7.1f} s  {report['samples_per_min']:7.1f} samples/min")
     print(f"{'naive evaluator':32s} {naive_s:7.1f} s  {report['naive_samples_per_min']:7.1f} samples/min  "
           f"-> harness is {report['naive_ratio']:.2f}x (target >= 3x)")
-    print(f"{'harness 1 job vs bare':32s} {harness_1:7.1f} s vs {bare_s:.1f} s  -> overhead "
-          f"{100 * report['overhead_vs_bare']:+.1f}% (target < 15%)")
+    for number, r in enumerate(rounds):
+        print(f"{f'round {number}: harness 1 job / bare':32s} {r['harness_s']:7.1f} s / {r['bare_s']:.1f} s wall, "
+              f"{r['harness_cpu_s']:.1f} s / {r['bare_cpu_s']:.1f} s CPU")
+    print(f"{'harness overhead over bare':32s} {100 * report['overhead_vs_bare']:+.1f}% wall, "
+          f"{100 * report['cpu_overhead_vs_bare']:+.1f}% CPU (target < 15%)")
     print(f"{'compile phase 1 -> 2 jobs':32s} {compile_1:7.1f} s -> {compile_2:.1f} s  -> gain "
           f"{report['compile_gain_1_to_2']:.2f}x (target near 2x)")
     print(f"{'reference evaluated twice':32s} same verdicts: {same_verdicts}; median |rel diff| of speedups "
-          f"{report['repeat_speedup_median_abs_rel_diff']:.3f} (target <= 0.10)")
-    print("(timings on a shared machine are indicative only)")
+          f"{report['repeat_speedup_median_abs_rel_diff']:.3f} (target <= 0.10); by config: "
+          + ", ".join(f"{k} {v:.3f}" for k, v in by_config.items()))
+    print(f"(timings on a shared machine are indicative only: load average {report['load_average_start']:.1f} at the "
+          f"start, {report['load_average_end']:.1f} at the end, on {os.cpu_count()} cores)")
 
 
 if __name__ == "__main__":

@@ -65,7 +65,7 @@ class EvaluateConfig:
     file_size_mb: int = 64  # RLIMIT_FSIZE
     max_processes: int = 256  # RLIMIT_NPROC for the sandbox user (threads count too)
     output_bytes: int = 1 << 20  # cap on captured stdout / stderr
-    run_nice: int = -15  # scheduling priority of the sandboxed runs (< 0 needs root; 0 = the harness's own)
+    run_nice: int = -20  # scheduling priority of the sandboxed runs (< 0 needs root; 0 = the harness's own)
     cache_dir: Path = Path("results/pcgbench/build_cache")
     suite_root: Path = suite.DATA_ROOT
 

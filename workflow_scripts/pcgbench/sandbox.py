@@ -23,7 +23,9 @@ turn (Linux autogroups give every session one fair share, and a parallel region'
 finishes before the next thread is scheduled): measured here at load 8-12, the two threads of a 2-thread
 sum ran one after the other in most runs, which made speedups vary by 2x between evaluations and let an
 unsynchronised `sum +=` (missing reduction clause) give the right answer; at nice -15 every one of 20
-runs lost updates. The priority lasts only as long as the run (wall-clock limit included).
+runs lost updates. The priority lasts only as long as the run, but all of it: a hostile program (a
+fork bomb) holds the machine's cores at that priority until its wall-clock limit, as it would hold an
+exclusive node.
 The parent enforces a wall-clock deadline (it kills bwrap's whole process group; bwrap is PID 1 of
 the namespace, so every process inside dies with it) and caps captured output: a program that
 prints past the cap is killed and reported as OUTPUT_LIMIT.

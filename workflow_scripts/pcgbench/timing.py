@@ -1,8 +1,10 @@
 """The timing protocol: which resource counts a sample runs at, and how its repeated times are summarised.
 
-Each run of a sample's executable (one process, or one mpirun) validates the sample, makes `warmup`
-untimed calls, then `reps` timed calls of the sample and `reps` of the serial baseline, in the same
-process (the suite's driver does this), so a speedup is a ratio of two times measured side by side.
+Each run of a sample's executable (one process, or one mpirun) validates the sample (the timed size
+`validations` times, on other inputs), makes `warmup` untimed repetitions, then `reps` timed ones, each a
+call of the sample followed by a call of the serial baseline, in the same process (the suite's driver
+does this): a speedup is a ratio of two times measured side by side, interleaved so that load drifting
+during the run reaches both.
 The harness runs that once per resource configuration of the sweep:
 
     serial           (ranks 1, threads 1)
