@@ -44,7 +44,7 @@ from workflow_scripts.pcgbench.build import BuildCache, BuildConfig, BuildReques
 from workflow_scripts.pcgbench.evaluate import EvaluateConfig, Sample, run_one
 from workflow_scripts.pcgbench.timing import ResourceConfig
 
-from .kernel_edits import EDIT_FUNCTIONS, SOURCE_EDITS
+from workflow_scripts.lm.kernel_edits import EDIT_FUNCTIONS, SOURCE_EDITS
 
 logger = logging.getLogger(__name__)
 
