@@ -39,12 +39,11 @@ import numpy as np
 import pandas as pd
 
 from workflow_scripts.common import Provenance, atomic_path, seed_everything, write_json
+from workflow_scripts.lm.kernel_edits import EDIT_FUNCTIONS, SOURCE_EDITS
 from workflow_scripts.pcgbench import sandbox, suite
 from workflow_scripts.pcgbench.build import BuildCache, BuildConfig, BuildRequest
 from workflow_scripts.pcgbench.evaluate import EvaluateConfig, Sample, run_one
 from workflow_scripts.pcgbench.timing import ResourceConfig
-
-from workflow_scripts.lm.kernel_edits import EDIT_FUNCTIONS, SOURCE_EDITS
 
 logger = logging.getLogger(__name__)
 
