@@ -20,8 +20,8 @@ The two reduction mutants are made only where their verdict is certain: on a `pa
 reductions all use +, *, ^ or - (a lost or repeated partial result changes those; min, max, |, &, ||, &&
 would absorb it), never on a `parallel` region's one final update per thread (a race window of a few
 instructions). The race itself shows because the harness runs threads on cores of their own, at the same
-time (workflow_scripts/pcgbench/timing.py): every thread's partial sum, kept in a register for the
-whole loop, is written over by another's.
+time, and validates the timed size several times (workflow_scripts/pcgbench/timing.py): every thread's
+partial sum, kept in a register for the whole loop, is written over by another's.
 Generation is deterministic (no randomness), so two runs write identical files.
 
 Run from Snakemake (rule pcgbench_self_test_generations) or:
