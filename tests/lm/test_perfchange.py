@@ -1,6 +1,9 @@
 """Performance-change task: edits of real PCGBench kernels (each kind built, validated and timed by the harness),
 pair labels, leave-one-problem-out scoring; code-completion metrics from harness rows."""
 
+import runpy
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -161,3 +164,9 @@ def test_completion_metrics_from_harness_rows():
     assert omp["build@2"] == 0.0 and omp["verdicts"] == {"build_error": 2}
     with pytest.raises(ValueError, match="no sample of the models"):
         completion.completion_metrics(rows, ["cuda"], ks=[1])
+
+
+@pytest.mark.parametrize("script", sorted(p.name for p in (Path(__file__).resolve().parents[2] / "workflow_scripts" / "lm").glob("*.py")))
+def test_scripts_load_the_way_snakemake_runs_them(script):
+    """Snakemake's `script:` runs the file itself, not the package module: a relative import fails only there."""
+    runpy.run_path(str(Path(__file__).resolve().parents[2] / "workflow_scripts" / "lm" / script), run_name="snakemake_script")
