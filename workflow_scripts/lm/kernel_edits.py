@@ -33,6 +33,7 @@ _OPEN = {"(": ")", "[": "]", "{": "}"}
 # A canonical counted loop header: `T v = lo; v < hi; ++v` (or v++).
 _COUNTED = re.compile(r"^\s*(?:const\s+)?[\w:]+(?:\s+[\w:]+)*\s+(?P<var>\w+)\s*=\s*(?P<lo>[^;]+);\s*(?P=var)\s*<\s*(?P<hi>[^;]+?)\s*;"
                       r"\s*(?:\+\+\s*(?P=var)|(?P=var)\s*\+\+)\s*$")  # fmt: skip
+_FOR = re.compile(r"\bfor\s*\(")
 _ASSIGN = re.compile(r"(?<![=!<>+\-*/%&|^])(?:<<|>>|[-+*/%&|^])?=(?!=)")
 # Calls a loop body may make without writing memory (anything else might, so it blocks the interchange).
 _PURE_CALLS = {"std::min", "std::max", "std::abs", "std::fabs", "std::sqrt", "std::exp", "std::log", "std::sin",
@@ -126,7 +127,7 @@ def for_loops(text: str) -> list[tuple[int, int, int, int]]:
         if skipped != i:
             i = skipped
             continue
-        match = re.compile(r"\bfor\s*\(").match(text, i)
+        match = _FOR.match(text, i)
         if match and (i == 0 or not (text[i - 1].isalnum() or text[i - 1] == "_")):
             paren = match.end() - 1
             header_end = _close(text, paren) - 1
@@ -165,8 +166,11 @@ def _row_major(index: str) -> tuple[str, str, str] | None:
     """(row, width, column) when index reads `row * width + column` with one top-level `*` and `+`."""
     depth, plus = 0, []
     for k, ch in enumerate(index):
-        depth += ch in "([" and 1 or ch in ")]" and -1 or 0
-        if depth == 0 and ch in "+-" and k and index[k - 1] not in "+-":
+        if ch in "([":
+            depth += 1
+        elif ch in ")]":
+            depth -= 1
+        elif depth == 0 and ch in "+-" and k and index[k - 1] not in "+-":
             plus.append((k, ch))
     if len(plus) != 1 or plus[0][1] != "+":
         return None
