@@ -140,3 +140,23 @@ def test_parse_driver_output():
         suite.parse_driver_output(GOOD.replace('"times_s"', '"tims"'))
     with pytest.raises(ValueError, match="without timings"):
         suite.parse_driver_output(GOOD.replace("[0.5,0.25]", "[]"))
+
+
+def test_shared_type_headers_exist_and_key_the_driver_cache(tmp_path, monkeypatch):
+    """Harnesses may include a per-type header from drivers/ (fft.hpp, graph.hpp): each one exists, and editing
+    it changes the driver cache key, so no stale driver object is reused."""
+    included = set()
+    for problem in suite.load_suite():
+        for line in (problem.directory / "harness.hpp").read_text().splitlines():
+            if line.startswith("#include"):
+                header = line.split('"')[1]
+                assert header.startswith("drivers/") and (suite.DATA_ROOT / header).is_file(), (problem.name, line)
+                included.add(header)
+    assert {"drivers/fft.hpp", "drivers/graph.hpp"} <= included
+    problem = suite.get_problem("fft_forward")
+    key = suite._driver_key(problem, "serial", ["g++"], "source")
+    fake = tmp_path / "drivers"
+    shutil.copytree(suite.DRIVERS_DIR, fake)
+    (fake / "fft.hpp").write_text((fake / "fft.hpp").read_text() + "\n// edited\n")
+    monkeypatch.setattr(suite, "DRIVERS_DIR", fake)
+    assert suite._driver_key(problem, "serial", ["g++"], "source") != key

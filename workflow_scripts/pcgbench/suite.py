@@ -3,6 +3,7 @@
 Layout of the data (`data/pcgbench/`):
 
     drivers/common.hpp, drivers/main.hpp    the driver shared by every problem and execution model
+    drivers/<type>.hpp                      helpers shared by the harnesses of one problem type (fft.hpp)
     <problem>/problem.yaml                  name, problem_type, description, example, sizes, includes, types,
                                             signatures (vector | kokkos | gpu), notes (per model family)
     <problem>/harness.hpp                   Data, generate(n, seed), call_baseline, call_solution, result,
@@ -366,8 +367,9 @@ def driver_source(problem: Problem, model: str) -> str:
 
 def _driver_key(problem: Problem, model: str, argv_template: list[str], source: str) -> str:
     digest = hashlib.sha256()
-    for part in [source, " ".join(argv_template), (DRIVERS_DIR / "common.hpp").read_text(),
-                 (DRIVERS_DIR / "main.hpp").read_text(), (problem.directory / "harness.hpp").read_text()]:
+    # Every shared header under drivers/ (common.hpp, main.hpp and the per-type ones a harness may include).
+    shared = [path.read_text() for path in sorted(DRIVERS_DIR.glob("*.hpp"))]
+    for part in [source, " ".join(argv_template), *shared, (problem.directory / "harness.hpp").read_text()]:
         digest.update(part.encode())
         digest.update(b"\0")
     return digest.hexdigest()

@@ -1,4 +1,5 @@
 // fft_dft: n reals in [-1, 1] -> their DFT (O(n^2); n is not a power of two at the timed size).
+#include "drivers/fft.hpp"
 namespace pcg {
 struct Data {
   std::vector<double> x;
@@ -13,21 +14,13 @@ inline void call_solution(Data& d) {
 #if defined(PCG_VECTOR_API)
   ::dft(d.x, d.out);
 #elif defined(PCG_MODEL_KOKKOS)
-  Kokkos::View<Kokkos::complex<double>*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> out(
-      reinterpret_cast<Kokkos::complex<double>*>(d.out.data()), d.out.size());
-  ::dft(kview(d.x), out);
+  ::dft(kview(d.x), kc(d.out));
 #elif defined(PCG_GPU)
   const std::size_t n = d.x.size();
   DeviceArray<double> x(d.x), out(2 * n, 0.0);
-#if defined(PCG_MODEL_CUDA)
-  ::dft<<<blocks_for(n), kBlock>>>(x.ptr, reinterpret_cast<cuDoubleComplex*>(out.ptr), n);
-#else
-  ::dft<<<blocks_for(n), kBlock>>>(x.ptr, reinterpret_cast<hipDoubleComplex*>(out.ptr), n);
-#endif
+  ::dft<<<blocks_for(n), kBlock>>>(x.ptr, reinterpret_cast<PCG_COMPLEX*>(out.ptr), n);
   PCG_GPU_SYNC();
-  std::vector<double> host;
-  out.to_host(host);
-  for (std::size_t k = 0; k < n; ++k) d.out[k] = {host[2 * k], host[2 * k + 1]};
+  complex_to_host(out, d.out);
 #endif
 }
 inline std::vector<std::complex<double>>& result(Data& d) { return d.out; }

@@ -1,4 +1,5 @@
 // fft_forward: n (a power of two) complex values with parts in [-1, 1] -> radix-2 transform.
+#include "drivers/fft.hpp"
 namespace pcg {
 struct Data {
   std::vector<std::complex<double>> x, out;
@@ -6,34 +7,10 @@ struct Data {
 inline Data generate(std::size_t n, std::uint64_t seed) {
   Rng rng(seed);
   Data d;
-  d.x.resize(n);
-  for (auto& v : d.x) v = {rng.uniform(-1.0, 1.0), rng.uniform(-1.0, 1.0)};
+  d.x = random_complex(rng, n);
   d.out.assign(n, std::complex<double>());
   return d;
 }
-#if defined(PCG_MODEL_KOKKOS)
-// std::complex<double> and Kokkos::complex<double> have the same layout: view the vector in place.
-inline Kokkos::View<Kokkos::complex<double>*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> kc(
-    std::vector<std::complex<double>>& v) {
-  using V = Kokkos::View<Kokkos::complex<double>*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
-  return V(reinterpret_cast<Kokkos::complex<double>*>(v.data()), v.size());
-}
-#endif
-#if defined(PCG_GPU)
-#if defined(PCG_MODEL_CUDA)
-#define PCG_COMPLEX cuDoubleComplex
-#else
-#define PCG_COMPLEX hipDoubleComplex
-#endif
-inline std::vector<double> flat(const std::vector<std::complex<double>>& v) {
-  std::vector<double> f(2 * v.size());
-  for (std::size_t k = 0; k < v.size(); ++k) {
-    f[2 * k] = v[k].real();
-    f[2 * k + 1] = v[k].imag();
-  }
-  return f;
-}
-#endif
 inline void call_baseline(Data& d) {
   pcg_baseline::fft(d.x, d.out);
 }
@@ -46,9 +23,7 @@ inline void call_solution(Data& d) {
   DeviceArray<double> x(flat(d.x)), out(2 * d.x.size(), 0.0);
   ::fft<<<blocks_for(d.x.size()), kBlock>>>(reinterpret_cast<const PCG_COMPLEX*>(x.ptr), reinterpret_cast<PCG_COMPLEX*>(out.ptr), d.x.size());
   PCG_GPU_SYNC();
-  std::vector<double> host;
-  out.to_host(host);
-  for (std::size_t k = 0; k < d.x.size(); ++k) d.out[k] = {host[2 * k], host[2 * k + 1]};
+  complex_to_host(out, d.out);
 #endif
 }
 inline std::vector<std::complex<double>>& result(Data& d) { return d.out; }

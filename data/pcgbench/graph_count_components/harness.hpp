@@ -1,5 +1,6 @@
 // graph_count_components: an undirected random graph whose vertices split into many small components and one large one
 // (edges only inside random groups; groups of very different sizes) -> count_components.
+#include "drivers/graph.hpp"
 namespace pcg {
 struct Data {
   std::size_t n = 0;
@@ -10,12 +11,7 @@ inline Data generate(std::size_t n, std::uint64_t seed) {
   Rng rng(seed);
   Data d;
   d.n = n;
-  d.A.assign(n * n, 0);
-  std::vector<std::size_t> group(n);
-  for (auto& g : group) g = rng.integer(0, 3) == 0 ? 0 : (std::size_t)rng.integer(1, (long long)n / 4 + 1);
-  for (std::size_t i = 0; i < n; ++i)
-    for (std::size_t j = i + 1; j < n; ++j)
-      if (group[i] == group[j] && rng.uniform(0.0, 1.0) < (group[i] == 0 ? 4.0 / n : 0.5)) d.A[i * n + j] = d.A[j * n + i] = 1;
+  d.A = grouped_graph(rng, n);
   return d;
 }
 inline void call_baseline(Data& d) { d.out = pcg_baseline::count_components(d.A, d.n); }

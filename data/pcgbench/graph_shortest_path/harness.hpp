@@ -1,4 +1,5 @@
 // graph_shortest_path: a sparse random undirected graph (about 2.5 edges per vertex), source 0, dest N-1.
+#include "drivers/graph.hpp"
 namespace pcg {
 struct Data {
   std::size_t n = 0;
@@ -9,10 +10,7 @@ inline Data generate(std::size_t n, std::uint64_t seed) {
   Rng rng(seed);
   Data d;
   d.n = n;
-  d.A.assign(n * n, 0);
-  for (std::size_t i = 0; i < n; ++i)
-    for (std::size_t j = i + 1; j < n; ++j)
-      if (rng.uniform(0.0, 1.0) < 2.5 / (double)n) d.A[i * n + j] = d.A[j * n + i] = 1;
+  d.A = random_undirected_graph(rng, n, 2.5 / (double)n);
   d.source = 0;
   d.dest = (int)n - 1;
   return d;
