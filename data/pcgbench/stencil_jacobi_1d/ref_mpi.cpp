@@ -1,4 +1,5 @@
-  // Every rank has the whole input, so no halo exchange is needed: compute a block, gather on rank 0.
+  // Every rank has the whole input, so no halo exchange is needed: compute a block, gather on rank 0. The
+  // two boundary points are done apart, so the block's loop has no branches and vectorizes.
   int rank = 0, size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -9,10 +10,13 @@
     counts[r] = static_cast<int>(n * (r + 1) / size) - displs[r];
   }
   const size_t begin = displs[rank], end = begin + counts[rank];
-  for (size_t i = begin; i < end; ++i) {
-    const double left = i > 0 ? input[i - 1] : 0.0;
-    const double right = i + 1 < n ? input[i + 1] : 0.0;
-    output[i] = (left + input[i] + right) / 3.0;
+  if (n == 1) {
+    output[0] = input[0] / 3.0;
+  } else {
+    if (begin == 0 && end > 0) output[0] = (input[0] + input[1]) / 3.0;
+    if (end == n && begin < n) output[n - 1] = (input[n - 2] + input[n - 1]) / 3.0;
+    const size_t lo = begin > 1 ? begin : 1, hi = end < n - 1 ? end : n - 1;
+    for (size_t i = lo; i < hi; ++i) output[i] = (input[i - 1] + input[i] + input[i + 1]) / 3.0;
   }
   if (rank == 0)
     MPI_Gatherv(MPI_IN_PLACE, counts[0], MPI_DOUBLE, output.data(), counts.data(), displs.data(), MPI_DOUBLE, 0,
