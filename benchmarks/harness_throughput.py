@@ -180,7 +180,7 @@ def main() -> None:
     parser.add_argument("--models", default="serial,omp")
     parser.add_argument("--samples", type=int, default=3, help="identical reference samples per prompt")
     parser.add_argument("--reps", type=int, default=9)
-    parser.add_argument("--rounds", type=int, default=2, help="alternating harness / bare rounds for the overhead")
+    parser.add_argument("--rounds", type=int, default=3, help="alternating harness / bare rounds for the overhead")
     parser.add_argument("--out", default=str(REPO / "results/pcgbench/benchmarks/harness_throughput.json"))
     args = parser.parse_args()
     problems = [suite.get_problem(name) for name in args.problems.split(",")]
