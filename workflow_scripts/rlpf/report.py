@@ -93,13 +93,19 @@ def notes_text(summary: dict) -> str:
                      "not speed. Measured candidates of the training tasks: "
                      f"{d.get('train_tasks_with_a_faster_candidate')} of {d.get('train_tasks')} tasks have one faster "
                      f"than 1.05x; the median speedup of the measured correct ones is "
-                     f"{d.get('median_speedup_of_measured_correct')}.")
+                     f"{_fmt(d.get('median_speedup_of_measured_correct'))}.")
     rm = summary.get("reward_model")
     if rm:
         parts.append(f"Reward models, held-out pairwise accuracy ({rm['held_out_pairs']} pairs): LM head "
-                     f"{rm['held_out_accuracy']}, feature model {rm['features_held_out_accuracy']}, hand ranker "
-                     f"{rm['hand_held_out_accuracy']} (paper: 0.93); pair labels come from single noisy timings.")
+                     f"{_fmt(rm['held_out_accuracy'])}, feature model {_fmt(rm['features_held_out_accuracy'])}, hand "
+                     f"ranker {_fmt(rm['hand_held_out_accuracy'])}, 'the all-serial one is faster' "
+                     f"{_fmt(rm['held_out_serial_rule_accuracy'])} on the pairs that have one (paper: 0.93); pair "
+                     "labels come from single timings on shared cores.")
     return " ".join(parts)
+
+
+def _fmt(x) -> str:
+    return "n/a" if x is None else f"{x:.3f}"
 
 
 def main(*, metrics_paths: dict, samples_paths: dict, curve_paths: dict, candidates_path, tasks_path, out_summary,
