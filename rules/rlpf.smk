@@ -2,8 +2,10 @@
 #
 #   snakemake rlpf        # results/rlpf/summary.json, results/rlpf/per_kernel.csv, results/rlpf/figures/
 #
-# The task: a serial PCGBench kernel in, OpenMP pragma(s) for its loops out; the harness inserts, builds,
-# validates and times them (workflow_scripts/rlpf/). Every rule that measures programs holds the timing slot.
+# The task (rlpf.tasks.kind: pragma): a serial PCGBench kernel in, OpenMP pragma(s) for its loops out (task set
+# openmp, 2 threads) or serial hints (task set serial: unroll, ivdep, omp simd; 1 thread); the harness inserts,
+# builds, validates and times them. Kind function (the paper config): a PCGBench prompt in, a whole function
+# body out (workflow_scripts/rlpf/task.py). Every rule that measures programs holds the timing slot.
 # Measurements are cached by program content under rlpf.cache_dir, shared by candidates, RL and evaluation.
 
 RLPF_MODEL_DIR = {"base": "results/hpccoder/model", "sft": "results/rlpf/models/sft",
