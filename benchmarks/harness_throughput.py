@@ -163,15 +163,16 @@ def fresh_cache(work, name, driver_dir):
     return cache
 
 
-def speedup_differences(first: pd.DataFrame, second: pd.DataFrame) -> tuple[bool, list[float], dict[str, float]]:
-    """Same verdicts?, |s2 - s1| / s1 per passing (sample, configuration), and its median per model/threads."""
+def speedup_differences(first: pd.DataFrame, second: pd.DataFrame) -> tuple[bool, pd.DataFrame, dict[str, float]]:
+    """Same verdicts?, the passing (sample, configuration) rows with both speedups and |s2 - s1| / s1, and
+    its median per model/threads."""
     keys = ["problem", "model", "sample_index", "ranks", "threads"]
     merged = first.merge(second, on=keys, suffixes=("_1", "_2"))
     same_verdicts = bool(len(merged) == len(first) == len(second) and (merged["verdict_1"] == merged["verdict_2"]).all())
     ok = merged[(merged["verdict_1"] == "ok") & (merged["verdict_2"] == "ok")].copy()
     ok["rel"] = (ok["speedup_2"] - ok["speedup_1"]).abs() / ok["speedup_1"]
     by_config = {f"{m}/r{int(r)}t{int(t)}": float(g["rel"].median()) for (m, r, t), g in ok.groupby(["model", "ranks", "threads"])}
-    return same_verdicts, ok["rel"].tolist(), by_config
+    return same_verdicts, ok[keys + ["speedup_1", "speedup_2", "rel"]], by_config
 
 
 def main() -> None:
@@ -231,8 +232,9 @@ def main() -> None:
                               jobs=2)  # fmt: skip
         earlier_log = work / "out_reference" / "samples.jsonl"
         earlier = pd.DataFrame([r for line in earlier_log.read_text().splitlines() for r in json.loads(line)["rows"]])
-        same_verdicts, rel, by_config = speedup_differences(earlier, again)
-        report.update(repeat_same_verdicts=same_verdicts,
+        same_verdicts, pairs, by_config = speedup_differences(earlier, again)
+        rel = pairs["rel"].tolist()
+        report.update(repeat_same_verdicts=same_verdicts, repeat_speedups=pairs.to_dict(orient="records"),
                       repeat_speedup_median_abs_rel_diff=statistics.median(rel) if rel else None,
                       repeat_speedup_median_abs_rel_diff_by_config=by_config)  # fmt: skip
     report["load_average_end"] = os.getloadavg()[0]
