@@ -1,6 +1,5 @@
 """`snakemake corpus` in a temporary copy of the repository, on local sources (one of them missing)."""
 
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -12,20 +11,12 @@ from workflow_scripts.common import read_json
 
 from .test_build import DIFFERENT, KERNEL, REAL_SNIPPETS
 
-REPO = Path(__file__).resolve().parents[2]
 SNAKEMAKE = str(Path(sys.executable).with_name("snakemake"))
 
 
 @pytest.mark.integration
-def test_snakemake_corpus_target_on_local_sources(tmp_path):
-    work = tmp_path / "repo"
-    work.mkdir()
-    for name in ("Snakefile", "rules", "workflow_scripts", "config", "data", "profiles"):
-        source = REPO / name
-        if source.is_dir():
-            shutil.copytree(source, work / name, ignore=shutil.ignore_patterns("__pycache__"))
-        else:
-            shutil.copy2(source, work / name)
+def test_snakemake_corpus_target_on_local_sources(tmp_path, workflow_dir):
+    work = workflow_dir
     for name, files in {"alpha": {"blas.c": KERNEL, "mpi.c": DIFFERENT}, "beta": {"omp.c": REAL_SNIPPETS[0][0] * 3}}.items():
         for relpath, text in files.items():
             (tmp_path / "sources" / name / relpath).parent.mkdir(parents=True, exist_ok=True)

@@ -2,7 +2,6 @@
 the sparse study run from the default config and write their summary, figures and provenance."""
 
 import json
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -12,19 +11,17 @@ import pytest
 pytestmark = [pytest.mark.integration, pytest.mark.multiprocess]
 
 
-def test_sparse_target_runs_from_the_default_config(tmp_path, repo_root):
-    for part in ("Snakefile", "rules", "workflow_scripts", "config", "data", "profiles"):
-        source = repo_root / part
-        (shutil.copytree if source.is_dir() else shutil.copy)(source, tmp_path / part)
+def test_sparse_target_runs_from_the_default_config(workflow_dir):
+    work = workflow_dir
     snakemake = Path(sys.executable).parent / "snakemake"
-    out = subprocess.run([str(snakemake), "--cores", "2", "disttrain_sparse"], cwd=tmp_path, capture_output=True,
+    out = subprocess.run([str(snakemake), "--cores", "2", "disttrain_sparse"], cwd=work, capture_output=True,
                          text=True, timeout=600)  # fmt: skip
     assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
-    folder = tmp_path / "results/disttrain/sparse"
+    folder = work / "results/disttrain/sparse"
     summary = json.loads((folder / "summary.json").read_text())
     assert summary["weights_match_dense"] and summary["bytes_match_analytic"] and summary["memory_match_analytic"]
     for measured in summary["measured"]:
         assert measured["all_reduce_bytes_sparse"] < measured["all_reduce_bytes_dense"]
     for name in ("summary.json", "figures/sparse_costs.png", "figures/sparse_projection.png"):
         assert (folder / (name + ".prov.json")).exists()
-    assert (tmp_path / "results/disttrain/network/calibration.json").exists()
+    assert (work / "results/disttrain/network/calibration.json").exists()
