@@ -205,12 +205,18 @@ def summarise(rows: list[dict]) -> dict:
     }  # fmt: skip
 
 
+def _cell(value) -> str:
+    if value is None:
+        return ""
+    return f"{value:.6g}" if isinstance(value, float) else str(value)  # 6 digits: well beyond timing noise
+
+
 def write_table(rows: list[dict], path: Path) -> None:
     with atomic_path(path, suffix=".csv") as tmp, open(tmp, "w", newline="") as handle:
         writer = csv.DictWriter(handle, fieldnames=COLUMNS)
         writer.writeheader()
         for row in rows:
-            writer.writerow({k: ("" if row[k] is None else row[k]) for k in COLUMNS})
+            writer.writerow({k: _cell(row[k]) for k in COLUMNS})
 
 
 def format_row(row: dict) -> str:
