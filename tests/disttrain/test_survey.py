@@ -3,7 +3,12 @@
 import pytest
 
 from workflow_scripts.disttrain.survey.run import analyse, run_workers
-from workflow_scripts.disttrain.survey.strategies import SurveyConfig, analytic_bytes, train_reference
+from workflow_scripts.disttrain.survey.strategies import (
+    SurveyConfig,
+    analytic_bytes,
+    analytic_memory,
+    train_reference,
+)
 
 SECTION = {"model": {"vocab_size": 32, "block_size": 8, "n_layer": 2, "n_head": 2, "n_embd": 16},
            "cnn": {"channels": 4, "image_size": 8, "num_classes": 4},
@@ -61,6 +66,30 @@ def test_deepspeed_byte_model_pads_like_deepspeed(world, flat, zero3_padded):
                                                       "all_reduce/zero": 8}  # fmt: skip
 
 
+# ZeRO-1/2 gradients held per rank: every parameter that meets the rank's partition of the flat buffer, whole,
+# plus the buffer's padding in it. By hand from ODD_MODEL's offsets (tok_emb 0-155, ..., blocks.0.attn.v.weight
+# 260-285, mlp.fc.weight 330-430, mlp.proj.weight 450-550, blocks.1.mlp.fc.weight 695-795, mlp.proj.weight
+# 815-915, head 930-1085).
+@pytest.mark.parametrize(("world", "held_per_rank"), [
+    (2, [550, 1085 - 450 + 3]),  # partitions of 544: the first ends inside mlp.proj.weight (450-550)
+    (3, [430, 795 - 330, 1085 - 695 + 1]),  # partitions of 362
+    (4, [285, 550 - 260, 915 - 450, 1085 - 815 + 3]),  # partitions of 272
+])  # fmt: skip
+def test_deepspeed_memory_model_counts_partitions_as_deepspeed_stores_them(world, held_per_rank):
+    cfg = SurveyConfig.from_config(SECTION | {"model": ODD_MODEL, "zero_bucket_numel": 50}, seed=0)
+    # The flat buffer and ZeRO-3's padded sizes of test_deepspeed_byte_model_pads_like_deepspeed, over world.
+    flat, zero3_part = {2: (1088, 1116 // 2), 3: (1086, 1134 // 3), 4: (1088, 1172 // 4)}[world]
+    for rank, held in enumerate(held_per_rank):
+        for stage in ("zero1", "zero2"):  # the same with one micro-step per step
+            assert analytic_memory(cfg, stage, rank, world) == {
+                "parameters_bytes": 4 * flat, "gradients_bytes": 4 * held, "master_weights_bytes": 4 * flat // world,
+                "optimizer_bytes": 8 * flat // world + 4, "gradient_buckets_bytes": 4 * 50}  # fmt: skip
+        assert analytic_memory(cfg, "zero3", rank, world) == {
+            "parameters_bytes": 4 * zero3_part, "gradients_bytes": 4 * zero3_part,
+            "master_weights_bytes": 4 * zero3_part, "optimizer_bytes": 8 * zero3_part + 4,
+            "gradient_buckets_bytes": 4 * 50}  # fmt: skip
+
+
 @pytest.mark.multiprocess
 def test_strategies_match_single_process_and_their_models(tmp_path):
     cfg = SurveyConfig.from_config(SECTION, seed=7)
@@ -77,7 +106,7 @@ def test_strategies_match_single_process_and_their_models(tmp_path):
 
 
 @pytest.mark.multiprocess
-def test_deepspeed_zero_matches_single_process_and_its_exact_byte_model(tmp_path):
+def test_deepspeed_zero_matches_single_process_and_its_exact_byte_and_memory_models(tmp_path):
     # Odd widths (every ZeRO-3 partition and the ZeRO-1/2 flat buffer padded) and buckets of 50 elements (many
     # reduce calls, parameters larger than a bucket): the bytes must still equal the model. Four steps, so ZeRO-3
     # has two steady steps after its two warm-up steps.
@@ -92,6 +121,14 @@ def test_deepspeed_zero_matches_single_process_and_its_exact_byte_model(tmp_path
                                                      row["analytic_bytes_by_op_per_rank"])  # fmt: skip
         # Within a few percent of the ZeRO paper's volumes: the rest is padding and the norm scalars.
         assert row["measured_over_textbook_wire"] == pytest.approx(1.0, abs=0.05), name
+        assert row["memory_match_analytic"] is True, (name, [r["memory"] for r in results[name]],
+                                                      row["analytic_memory_per_rank"])  # fmt: skip
+    # ZeRO-3 shards the parameters too: 20/n bytes per parameter against ZeRO-2's 4 + 16/n, 10 against 12 here
+    # (ZeRO-3 pads every parameter of these odd shapes, hence 0.9 rather than 10/12).
+    assert max(rows["zero3"]["model_state_bytes_per_rank"]) < 0.9 * min(rows["zero2"]["model_state_bytes_per_rank"])
+    # The gradient partition (plus the parameters that straddle its edges) is about half of the gradients.
+    zero2_grads = [r["memory"]["gradients_bytes"] for r in results["zero2"]]
+    assert max(zero2_grads) < 0.6 * 4 * cfg.model.num_parameters()
     calls = {name: results[name][0]["comm_per_step"] for name in rows}
     assert calls["zero1"]["reduce/zero"]["calls"] > 2  # several buckets, each reduced to both owners
     assert calls["zero3"]["reduce_scatter_tensor/zero"]["calls"] > 1

@@ -424,7 +424,38 @@ def deepspeed_config(cfg: SurveyConfig, world: int, stage: int) -> dict:
             "zero_optimization": zero, "steps_per_print": 10**9}  # fmt: skip
 
 
+def _deepspeed_bucket_bytes(zero_opt) -> int:
+    """Bytes of ZeRO's gradient reduce buckets (reduce_bucket_size elements each): ZeRO-1/2 keep a list of
+    buffers per dtype while a backward runs and drop it after, ZeRO-3 keeps one buffer per dtype throughout."""
+    buffers = []
+    for bucket in zero_opt.ipg_buckets.values():
+        buffers += bucket.buffer if isinstance(bucket.buffer, list) else [bucket.buffer]
+    return unique_bytes(buffers)
+
+
+def _deepspeed_gradient_bytes(engine) -> int:
+    """Bytes of the gradients DeepSpeed holds once backward has finished (read before engine.step frees them):
+    ZeRO-1/2's averaged_gradients (views of the rank's grads_in_partition plus zero tensors for the padding),
+    ZeRO-3's grad_partitions_flat_buffer, and any parameter or master .grad. The reduce buckets are apart."""
+    zero_opt = engine.optimizer
+    grads = [p.grad for p in engine.module.parameters()]
+    for group in getattr(zero_opt, "averaged_gradients", {}).values():
+        grads += group or []
+    grads.append(getattr(zero_opt, "grad_partitions_flat_buffer", None))
+    grads += [m.grad for m in _deepspeed_masters(zero_opt)]
+    return unique_bytes(grads)
+
+
+def _deepspeed_masters(zero_opt) -> list[torch.Tensor]:
+    """The fp32 master partitions (ZeRO-1/2: single_partition_of_fp32_groups, ZeRO-3: fp32_partitioned_groups_flat)."""
+    return [*getattr(zero_opt, "single_partition_of_fp32_groups", []),
+            *getattr(zero_opt, "fp32_partitioned_groups_flat", [])]  # fmt: skip
+
+
 def run_zero(cfg, ledger, mem, rank, world, stage):
+    """DeepSpeed ZeRO-`stage` training; memory is measured where each category peaks: gradients after backward
+    (engine.step frees them), the reduce buckets while backward fills them (ZeRO-1/2 free them at its end),
+    parameters, master weights and Adam state after the last step (they persist)."""
     deepspeed = _deepspeed_init()
     model = fresh_model(cfg)
     opt = torch.optim.Adam(model.parameters(), lr=cfg.lr)
@@ -432,6 +463,16 @@ def run_zero(cfg, ledger, mem, rank, world, stage):
     engine, _, _, _ = deepspeed.initialize(model=model, optimizer=opt, config=deepspeed_config(cfg, world, stage))
     _record_deepspeed_comm(ledger)
     ledger.clear()
+    zero_opt = engine.optimizer
+    peak = {"gradients": 0, "gradient_buckets": 0}
+    if stage in (1, 2):  # the buckets exist only between setup_buckets (first gradient) and backward's end
+        setup_buckets = zero_opt.setup_buckets
+
+        def setup_buckets_and_measure():
+            setup_buckets()
+            peak["gradient_buckets"] = max(peak["gradient_buckets"], _deepspeed_bucket_bytes(zero_opt))
+
+        zero_opt.setup_buckets = setup_buckets_and_measure
     x, y = make_data(cfg)
     warmup = warmup_steps(f"zero{stage}")
     losses, times_s = [], []
@@ -443,20 +484,21 @@ def run_zero(cfg, ledger, mem, rank, world, stage):
         else:
             loss = lm_loss(engine(_dp_slice(x[step], rank, world)), _dp_slice(y[step], rank, world))
         engine.backward(loss)
+        peak["gradients"] = max(peak["gradients"], _deepspeed_gradient_bytes(engine))
+        if stage == 3:
+            peak["gradient_buckets"] = max(peak["gradient_buckets"], _deepspeed_bucket_bytes(zero_opt))
         engine.step()
         times_s.append(time.perf_counter() - started)
         losses.append(loss.item())
         if step == warmup - 1:
             ledger.setup_message_bytes = ledger.total_bytes()
             ledger.clear()
-    params = [getattr(p, "ds_tensor", p) for p in engine.module.parameters()]
-    mem.extra("parameters", unique_bytes(params))
-    zero_opt = engine.optimizer
-    masters = [*getattr(zero_opt, "single_partition_of_fp32_groups", []),
-               *getattr(zero_opt, "fp32_partitioned_groups_flat", [])]  # fmt: skip
-    mem.extra("master_weights", unique_bytes(masters))
-    mem.extra("gradients", unique_bytes([m.grad for m in masters if m.grad is not None]
-                                        + [p.grad for p in engine.module.parameters() if p.grad is not None]))
+    # ZeRO-1/2's parameters are views of one flat buffer (bit16_groups_flat); ZeRO-3's ds_tensor partitions
+    # are views of fp16_partitioned_groups_flat: unique_bytes counts each buffer once.
+    mem.extra("parameters", unique_bytes(getattr(p, "ds_tensor", p) for p in engine.module.parameters()))
+    mem.extra("master_weights", unique_bytes(_deepspeed_masters(zero_opt)))
+    mem.extra("gradients", peak["gradients"])
+    mem.extra("gradient_buckets", peak["gradient_buckets"])
     mem.extra("optimizer", unique_bytes(v for s in zero_opt.optimizer.state.values() for v in s.values()
                                         if isinstance(v, torch.Tensor)))  # fmt: skip
     return losses, times_s
@@ -576,8 +618,7 @@ def zero_analytic_bytes(shapes: list[tuple[int, ...]], world: int, ds_config: di
                          "sets it); without it ZeRO-1/2 all-reduce through buffered_reduce_fallback")  # fmt: skip
     if zero["stage"] in (1, 2):
         n = sum(numels)
-        alignment = 2 * p  # nccl_start_alignment_factor (4-byte starts in 2-byte elements) x ranks
-        flat = -(-n // alignment) * alignment  # the flat parameter buffer, padded at its end
+        flat = _zero_flat_numel(n, p)  # the flat parameter buffer, padded at its end
         norm = fp32  # one fp32 scalar per parameter group (get_grad_norm_direct)
         if zero["reduce_scatter"] and not zero["use_multi_rank_bucket_allreduce"]:
             # Each gradient element is reduced once, to the rank that owns it; padding is never sent.
@@ -593,23 +634,97 @@ def zero_analytic_bytes(shapes: list[tuple[int, ...]], world: int, ds_config: di
                              f"(as deepspeed_config sets them), got {zero}")  # fmt: skip
         partitions = [-(-k // p) for k in numels]  # each parameter padded to a multiple of p, then split
         padded = fp32 * p * sum(partitions)
-        # sub-groups: filled in parameter order until they hold sub_group_size partition elements
-        # (stage3._create_fp16_sub_groups); one norm all-reduce each
-        sub_groups, filled = 0, 0
-        for k in partitions:
-            filled += k
-            if filled >= zero["sub_group_size"]:
-                sub_groups, filled = sub_groups + 1, 0
-        sub_groups += filled > 0
         return {"all_gather_into_tensor/zero": 2 * padded,  # forward and backward
-                "reduce_scatter_tensor/zero": padded, "all_reduce/zero": fp64 * sub_groups}
+                "reduce_scatter_tensor/zero": padded,
+                "all_reduce/zero": fp64 * _zero3_sub_groups(partitions, zero["sub_group_size"])}  # a norm each
+    raise ValueError(f"zero_optimization.stage must be 1, 2 or 3, got {zero['stage']}")
+
+
+def _zero_flat_numel(n: int, world: int) -> int:
+    """ZeRO-1/2's flat parameter buffer: n elements padded at its end to a multiple of 2 x world
+    (nccl_start_alignment_factor 2, so every rank's partition starts 4-byte aligned even in 2-byte types)."""
+    alignment = 2 * world
+    return -(-n // alignment) * alignment
+
+
+def _zero3_sub_groups(partitions: list[int], sub_group_size: int) -> int:
+    """ZeRO-3's sub-groups: filled in parameter order until they hold sub_group_size partition elements
+    (stage3._create_fp16_sub_groups). Each has its own fp32 flat master, Adam `step` and norm all-reduce."""
+    sub_groups, filled = 0, 0
+    for k in partitions:
+        filled += k
+        if filled >= sub_group_size:
+            sub_groups, filled = sub_groups + 1, 0
+    return sub_groups + (filled > 0)
+
+
+def zero_analytic_memory(shapes: list[tuple[int, ...]], world: int, rank: int,
+                         ds_config: dict) -> dict[str, int]:  # fmt: skip
+    """Bytes that DeepSpeed ZeRO keeps on `rank` of `world` for fp32 parameters of `shapes` (model.parameters()
+    order, one parameter group) trained with torch Adam under `ds_config` (deepspeed_config's dict), by
+    category, each where it peaks (run_zero measures them there):
+
+    - ZeRO-1/2 (stage_1_and_2.py): the parameters are views of one flat buffer of the whole model, padded to
+      a multiple of 2 x world (_zero_flat_numel); the rank owns 1/world of it, its partition. It keeps an fp32
+      master copy of its partition (a copy even though the model is fp32 already) and Adam's two moments
+      over it, plus one 4-byte `step`. Gradients: backward copies each into a bucket of reduce_bucket_size
+      elements, reduces the bucket, and copies out the gradients of the parameters that meet the rank's
+      partition, whole (grads_in_partition: a parameter that straddles the partition's start or end counts
+      entirely), plus zero tensors for the flat buffer's padding inside the partition.
+      With gradient_accumulation_steps 1 ZeRO-1 does exactly what ZeRO-2 does (DeepSpeed reduces ZeRO-1's
+      buckets during backward at the accumulation boundary and keeps only the partition): the two stages
+      differ only when gradients accumulate over micro-steps, where ZeRO-1 keeps them whole.
+    - ZeRO-3 (stage3.py, partition_parameters.py): each parameter is padded to a multiple of world and split;
+      the rank keeps its partition of the parameters, of the gradients (grad_partitions_flat_buffer), an fp32
+      master and Adam's moments over it, one `step` per sub-group, and its reduce bucket for good. The whole
+      parameters gathered for one module's forward or backward are transient and not counted (as for FSDP2).
+    - gradient_buckets: the reduce bucket (reduce_bucket_size elements; ZeRO-1/2 keep two with overlap_comm).
+
+    In bytes per parameter with n = world (padding aside) this is 4 + 16/n for ZeRO-1/2 and 20/n for ZeRO-3,
+    plus the bucket. The papers' mixed-precision formulas (zero_bytes_per_parameter: 4 + 12/n, 2 + 14/n, 16/n)
+    count 2-byte parameters and gradients with a 4-byte master and 8 bytes of Adam: the master and moments
+    are the same 12/n here, the parameters 4 bytes instead of 2, and the gradient partition 4/n instead of
+    2/n (ZeRO-2) or 2 (ZeRO-1, whose gradients stay whole with accumulation)."""
+    zero = ds_config["zero_optimization"]
+    if ds_config["gradient_accumulation_steps"] != 1 or zero.get("round_robin_gradients") or \
+            zero.get("parameter_alignment") or not zero["contiguous_gradients"]:  # fmt: skip
+        raise ValueError("zero_analytic_memory models DeepSpeed with gradient_accumulation_steps 1, "
+                         "contiguous_gradients on and round_robin_gradients and parameter_alignment off "
+                         f"(as deepspeed_config sets them), got {ds_config}")  # fmt: skip
+    numels = [math.prod(shape) for shape in shapes]
+    fp32, adam_moments = 4, 2
+    if zero["stage"] in (1, 2):
+        n = sum(numels)
+        part = _zero_flat_numel(n, world) // world
+        start, end = rank * part, (rank + 1) * part
+        held, offset = 0, 0
+        for k in numels:
+            held += k if offset < end and offset + k > start else 0  # the parameter meets the partition
+            offset += k
+        padding = max(0, end - max(start, n))  # the flat buffer's padding that falls in this partition
+        buckets = 2 if zero.get("overlap_comm") else 1
+        return {"parameters_bytes": fp32 * _zero_flat_numel(n, world),
+                "gradients_bytes": fp32 * (held + padding), "master_weights_bytes": fp32 * part,
+                "optimizer_bytes": adam_moments * fp32 * part + STEP_SCALAR_BYTES,
+                "gradient_buckets_bytes": buckets * fp32 * zero["reduce_bucket_size"]}  # fmt: skip
+    if zero["stage"] == 3:
+        partitions = [-(-k // world) for k in numels]
+        part = sum(partitions)
+        sub_groups = _zero3_sub_groups(partitions, zero["sub_group_size"])
+        return {"parameters_bytes": fp32 * part, "gradients_bytes": fp32 * part,
+                "master_weights_bytes": fp32 * part,
+                "optimizer_bytes": adam_moments * fp32 * part + STEP_SCALAR_BYTES * sub_groups,
+                "gradient_buckets_bytes": fp32 * zero["reduce_bucket_size"]}  # fmt: skip
     raise ValueError(f"zero_optimization.stage must be 1, 2 or 3, got {zero['stage']}")
 
 
 def analytic_memory(cfg: SurveyConfig, strategy: str, rank: int, world: int) -> dict[str, int]:
     """Parameter, gradient and optimizer bytes on `rank` under fp32 Adam (4 + 4 + 8 bytes per parameter,
-    plus one 4-byte step scalar per parameter tensor), from shapes alone."""
+    plus one 4-byte step scalar per parameter tensor), from shapes alone; DeepSpeed's in zero_analytic_memory."""
     model = GPT(cfg.model) if task_of(strategy) == "gpt" else CNN(cfg.cnn)
+    if strategy in DEEPSPEED:
+        ds_config = deepspeed_config(cfg, world, int(strategy[-1]))
+        return zero_analytic_memory(_param_shapes(model), world, rank, ds_config)
     if strategy.startswith("pp_"):
         model = gpt_stage(model, rank, world)
     tensors = list(model.parameters())
