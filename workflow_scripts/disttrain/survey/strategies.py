@@ -741,6 +741,8 @@ def analytic_memory(cfg: SurveyConfig, strategy: str, rank: int, world: int) -> 
 
 def zero_bytes_per_parameter(strategy: str, n: int) -> float:
     """Mixed-precision bytes per parameter per device (the papers' formulas: fp16 weights and gradients,
-    fp32 master weights and Adam moments) for n data-parallel (or tensor / pipeline) ranks."""
+    fp32 master weights and Adam moments) for n data-parallel (or tensor / pipeline) ranks. The projections use
+    these; the fp32 runs here are checked against zero_analytic_memory instead, whose docstring maps one onto
+    the other (same 12/n of master and Adam state; 4-byte parameters and gradients where these count 2)."""
     return {"ddp": 16.0, "ddp_cnn": 16.0, "zero1": 4 + 12 / n, "zero2": 2 + 14 / n, "zero3": 16 / n, "fsdp2": 16 / n,
             "tp": 16 / n, "pp_gpipe": 16 / n, "pp_1f1b": 16 / n, "hybrid_fsdp_tp": 16 / n}[strategy]  # fmt: skip
