@@ -1,7 +1,6 @@
 """Integration: `snakemake pcgbench` on a tiny config in a temporary copy of the repository."""
 
 import json
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -9,7 +8,6 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
 TINY = """
 pcgbench:
   problems: [reduce_average]
@@ -23,24 +21,22 @@ pcgbench:
 
 
 @pytest.mark.integration
-def test_snakemake_pcgbench_target(tmp_path):
-    for name in ("Snakefile", "rules", "workflow_scripts", "config", "data", "profiles"):
-        source = REPO / name
-        (shutil.copytree if source.is_dir() else shutil.copy)(source, tmp_path / name)
-    (tmp_path / "tiny.yaml").write_text(TINY)
+def test_snakemake_pcgbench_target(workflow_dir):
+    work = workflow_dir
+    (work / "tiny.yaml").write_text(TINY)
     snakemake = Path(sys.executable).with_name("snakemake")
-    proc = subprocess.run([str(snakemake), "--cores", "2", "--configfile=tiny.yaml", "pcgbench"], cwd=tmp_path,
+    proc = subprocess.run([str(snakemake), "--cores", "2", "--configfile=tiny.yaml", "pcgbench"], cwd=work,
                           capture_output=True, text=True, timeout=240)  # fmt: skip
     assert proc.returncode == 0, proc.stderr[-3000:]
-    summary = json.loads((tmp_path / "results/pcgbench/summary.json").read_text())
+    summary = json.loads((work / "results/pcgbench/summary.json").read_text())
     assert summary["self_test_agreement"] == 1.0, json.dumps(summary["self_test"], indent=1)[:3000]
     assert summary["generators"]["reference"]["by_model"]["omp"]["pass@1"] == 1.0
     assert summary["generators"]["serial"]["by_model"]["omp"]["pass@1"] == 0.0  # no_parallelism
-    results = pd.read_parquet(tmp_path / "results/pcgbench/mutants/results.parquet")
+    results = pd.read_parquet(work / "results/pcgbench/mutants/results.parquet")
     assert {"build_error", "wrong_answer", "killed_resource_limit"} <= set(results["verdict"])
     for figure in ("pass_at_1.png", "speedup_by_type.png", "pass_at_1_heatmap.png"):
-        assert (tmp_path / "results/pcgbench/figures" / figure).stat().st_size > 1000
+        assert (work / "results/pcgbench/figures" / figure).stat().st_size > 1000
     # A re-run has nothing to do.
     again = subprocess.run([str(snakemake), "--cores", "2", "--configfile=tiny.yaml", "pcgbench", "-n"],
-                           cwd=tmp_path, capture_output=True, text=True, timeout=120)  # fmt: skip
+                           cwd=work, capture_output=True, text=True, timeout=120)  # fmt: skip
     assert "Nothing to be done" in again.stdout + again.stderr

@@ -52,19 +52,31 @@ def test_mutants_apply_where_they_can(problem):
         generators.mutate(omp, "nope", "")
 
 
-def test_self_test_comparison_separates_racy_mutants():
+def test_self_test_comparison_counts_every_mutant_and_skipped_models():
     results = pd.DataFrame([
         dict(sample_id="a", problem="p", model="omp", sample_index=0, verdict="ok"),
         dict(sample_id="b", problem="p", model="omp", sample_index=1, verdict="ok"),
         dict(sample_id="c", problem="p", model="omp", sample_index=2, verdict="crash"),
     ])
     expected = [
-        dict(problem="p", model="omp", sample_index=0, label="reference", expected_verdict="ok", racy=False),
-        dict(problem="p", model="omp", sample_index=1, label="missing_reduction", expected_verdict="wrong_answer",
-             racy=True),
-        dict(problem="p", model="omp", sample_index=2, label="off_by_one", expected_verdict="wrong_answer", racy=False),
-        dict(problem="p", model="mpi", sample_index=0, label="reference", expected_verdict="ok", racy=False),
+        dict(problem="p", model="omp", sample_index=0, label="reference", expected_verdict="ok"),
+        dict(problem="p", model="omp", sample_index=1, label="missing_reduction", expected_verdict="wrong_answer"),
+        dict(problem="p", model="omp", sample_index=2, label="off_by_one", expected_verdict="wrong_answer"),
+        dict(problem="p", model="mpi", sample_index=0, label="reference", expected_verdict="ok"),
     ]
     result = self_test(results, expected)
-    assert (result["samples"], result["agree"], result["racy_samples"], result["racy_caught"]) == (2, 1, 1, 0)
-    assert result["disagreements"][0]["got"] == "crash" and result["not_run_toolchain_missing"] == 1
+    # A missed race is a disagreement like any other: the harness must catch it (it runs threads on their own cores).
+    assert (result["samples"], result["agree"]) == (3, 1)
+    assert [d["got"] for d in result["disagreements"]] == ["ok", "crash"] and result["not_run_toolchain_missing"] == 1
+
+
+def test_a_mutant_that_applies_nowhere_stops_with_where_it_applies():
+    """A configured mutant must not drop out of the self-test silently."""
+    applies = {p.name: generators.mutate(suite.reference_body(p, "omp"), "missing_reduction", "") is not None
+               for p in suite.load_suite()}  # fmt: skip
+    without = next(name for name, ok in sorted(applies.items()) if not ok)
+    with_one = next(name for name, ok in sorted(applies.items()) if ok)
+    records = [{"name": without, "problem_type": "x", "parallelism_model": "omp", "prompt": ""}]
+    with pytest.raises(ValueError, match=f"missing_reduction.*{with_one}/omp"):
+        generators.generate(records, "mutants", samples=1, mutants=["off_by_one", "missing_reduction"],
+                            mutant_problems=[without])

@@ -146,7 +146,31 @@ def generate(records: list[dict], generator: str, *, samples: int, mutants: list
         expected += [{"problem": problem.name, "model": model, "sample_index": index, "label": label,
                       "expected_verdict": verdict}
                      for index, (_, label, verdict) in enumerate(outputs)]  # fmt: skip
+    if generator == "mutants":
+        _check_every_mutant_made(mutants, expected, records, problems)
     return filled, expected
+
+
+def _mutant_applies(problem: suite.Problem, model: str, mutant: str) -> bool:
+    try:
+        return mutate(suite.reference_body(problem, model), mutant, "") is not None
+    except FileNotFoundError:  # no reference for this model (HIP)
+        return False
+
+
+def _check_every_mutant_made(mutants: list[str], expected: list[dict], records: list[dict], problems: dict) -> None:
+    """A configured mutant that applies to none of the mutated problems would silently drop out of the
+    self-test (its verdict never checked); stop and name the problems where it does apply."""
+    made = {row["label"] for row in expected}
+    for mutant in mutants:
+        if mutant in made:
+            continue
+        models = sorted({r["parallelism_model"] for r in records})
+        applies = sorted(f"{name}/{model}" for name, problem in problems.items() for model in models
+                         if _mutant_applies(problem, model, mutant))  # fmt: skip
+        raise ValueError(f"pcgbench.mutants: {mutant!r} applies to none of pcgbench.mutant_problems "
+                         f"({sorted({problem_name(r) for r in records})}, models {models}); add one where it applies: "
+                         f"{', '.join(applies[:8]) or 'none in the suite'}, or drop it from pcgbench.mutants")
 
 
 def expected_path(generations: Path) -> Path:

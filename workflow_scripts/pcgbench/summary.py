@@ -30,7 +30,7 @@ HEADLINE = ("pass@1", "build@1", "speedup_max@1", "efficiency_max@1", "expected_
 def self_test(results: pd.DataFrame, expected: list[dict]) -> dict:
     """Compare each sample's verdict with the generator's expected verdict."""
     verdicts = results.drop_duplicates("sample_id").set_index(["problem", "model", "sample_index"])["verdict"]
-    agree = total = racy_total = racy_caught = 0
+    agree = total = 0
     disagreements, not_run = [], 0
     for entry in expected:
         key = (entry["problem"], entry["model"], entry["sample_index"])
@@ -38,18 +38,13 @@ def self_test(results: pd.DataFrame, expected: list[dict]) -> dict:
             not_run += 1  # its execution model was skipped here (no toolchain)
             continue
         got = verdicts.loc[key]
-        if entry.get("racy"):
-            racy_total += 1
-            racy_caught += got == entry["expected_verdict"]
-            continue
         total += 1
         if got == entry["expected_verdict"]:
             agree += 1
         else:
             disagreements.append(dict(entry, got=got))
     return {"samples": total, "agree": agree, "agreement": agree / total if total else None,
-            "disagreements": disagreements, "racy_samples": racy_total, "racy_caught": racy_caught,
-            "not_run_toolchain_missing": not_run}  # fmt: skip
+            "disagreements": disagreements, "not_run_toolchain_missing": not_run}  # fmt: skip
 
 
 def main(metrics_paths: list[Path], results_paths: list[Path], expected_paths: dict[str, Path], out: Path,
@@ -71,8 +66,7 @@ def main(metrics_paths: list[Path], results_paths: list[Path], expected_paths: d
             results = pd.read_parquet(results_path)
             summary["self_test"][generator] = self_test(results, read_json(expected_paths[generator]))
             st = summary["self_test"][generator]
-            logger.info("self-test %s: %d/%d samples got their expected verdict (racy caught %d/%d)", generator,
-                        st["agree"], st["samples"], st["racy_caught"], st["racy_samples"])
+            logger.info("self-test %s: %d/%d samples got their expected verdict", generator, st["agree"], st["samples"])
     checked = [st for st in summary["self_test"].values() if st["samples"]]
     summary["self_test_agreement"] = (sum(st["agree"] for st in checked) / sum(st["samples"] for st in checked)
                                       if checked else None)  # fmt: skip
