@@ -153,37 +153,39 @@ rule pcgbench_summary:
         "../workflow_scripts/pcgbench/summary.py"
 
 
-rule pcgbench_figures:
-    input:
-        metrics=lambda wildcards: expand("results/pcgbench/{g}/metrics.json", g=evaluated_generators(config["pcgbench"])),
-    output:
-        pass_at_1=report("results/pcgbench/figures/pass_at_1.png", category="pcgbench",
-                         caption="captions/pcgbench_pass_at_1.rst"),
-        speedup=report("results/pcgbench/figures/speedup_by_type.png", category="pcgbench",
-                       caption="captions/pcgbench_speedup_by_type.rst"),
-        heatmap=report("results/pcgbench/figures/pass_at_1_heatmap.png", category="pcgbench",
-                       caption="captions/pcgbench_heatmap.rst"),
-    params:
-        seed=config["seed"],
-    log:
-        study_log("pcgbench", "figures"),
-    benchmark:
-        study_benchmark("pcgbench", "figures")
-    threads: 1
-    resources:
-        mem_mb=1000,
-    script:
-        "../workflow_scripts/pcgbench/figures.py"
+# One rule per figure, each reading every generator's metrics.json: deleting one figure redraws only it.
+PCGBENCH_FIGURE_CAPTIONS = {
+    "pass_at_1": "captions/pcgbench_pass_at_1.rst",
+    "speedup_by_type": "captions/pcgbench_speedup_by_type.rst",
+    "pass_at_1_heatmap": "captions/pcgbench_heatmap.rst",
+}
+PCGBENCH_FIGURES = [f"results/pcgbench/figures/{name}.png" for name in PCGBENCH_FIGURE_CAPTIONS]
+for _figure, _caption in PCGBENCH_FIGURE_CAPTIONS.items():
+
+    rule:
+        name:
+            f"pcgbench_figure_{_figure}"
+        input:
+            metrics=lambda wildcards: expand("results/pcgbench/{g}/metrics.json", g=evaluated_generators(config["pcgbench"])),
+        output:
+            figure=report(f"results/pcgbench/figures/{_figure}.png", category="pcgbench", caption=_caption),
+        params:
+            figure=_figure,
+        log:
+            study_log("pcgbench", f"figure_{_figure}"),
+        benchmark:
+            study_benchmark("pcgbench", f"figure_{_figure}")
+        threads: 1
+        resources:
+            mem_mb=1000,
+        script:
+            "../workflow_scripts/pcgbench/figures.py"
 
 
 register_study(
     "pcgbench",
     summary="results/pcgbench/summary.json",
-    figures=[
-        "results/pcgbench/figures/pass_at_1.png",
-        "results/pcgbench/figures/speedup_by_type.png",
-        "results/pcgbench/figures/pass_at_1_heatmap.png",
-    ],
+    figures=PCGBENCH_FIGURES,
 )
 
 

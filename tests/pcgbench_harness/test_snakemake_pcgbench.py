@@ -40,3 +40,9 @@ def test_snakemake_pcgbench_target(workflow_dir):
     again = subprocess.run([str(snakemake), "--cores", "2", "--configfile=tiny.yaml", "pcgbench", "-n"],
                            cwd=work, capture_output=True, text=True, timeout=120)  # fmt: skip
     assert "Nothing to be done" in again.stdout + again.stderr
+    # One rule per figure: a deleted figure is redrawn by its own rule, and nothing else runs.
+    (work / "results/pcgbench/figures/speedup_by_type.png").unlink()
+    plan = subprocess.run([str(snakemake), "--cores", "2", "--configfile=tiny.yaml", "pcgbench", "-n", "--quiet", "rules"],
+                          cwd=work, capture_output=True, text=True, timeout=120)  # fmt: skip
+    planned = {line.split()[0] for line in plan.stdout.splitlines() if line.startswith("pcgbench")}
+    assert planned == {"pcgbench_figure_speedup_by_type", "pcgbench"}, plan.stdout

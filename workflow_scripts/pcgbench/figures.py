@@ -2,8 +2,10 @@
 efficiency_n@1 per problem type (n = the largest resource count evaluated); a heat map of pass@1 over
 (generator, execution model) x problem type.
 
-Inputs: each generator's metrics.json. Outputs: three PNGs under results/pcgbench/figures/.
-Every number drawn is read from the metrics files. Run from Snakemake (rule pcgbench_figures).
+Inputs: each generator's metrics.json. Outputs: one PNG per entry of FIGURES under results/pcgbench/figures/
+(`pass_at_1.png`, `speedup_by_type.png`, `pass_at_1_heatmap.png`). Every number drawn is read from the metrics
+files. Run by the `pcgbench_figure_<name>` rules, one per figure (deleting one figure redraws only it), or call
+`main(figure=..., output=..., metrics_paths=[...])` from Python.
 """
 
 
@@ -110,13 +112,21 @@ def heatmap_figure(metrics: dict[str, dict], path: Path) -> None:
     _save(fig, path)
 
 
-def main(metrics_paths: list[Path], pass_png: Path, speedup_png: Path, heatmap_png: Path, *, seed: int) -> None:
-    prov = Provenance.start(step="pcgbench.figures", config={"metrics": [str(p) for p in metrics_paths]}, seed=seed)
-    metrics = {Path(p).parent.name: read_json(p) for p in metrics_paths}
-    pass_at_1_figure(metrics, pass_png)
-    speedup_by_type_figure(metrics, speedup_png)
-    heatmap_figure(metrics, heatmap_png)
-    prov.finish([pass_png, speedup_png, heatmap_png])
+# Figure name -> how it is drawn from {generator: metrics}. One Snakemake rule per figure (rules/pcgbench.smk).
+FIGURES = {
+    "pass_at_1": pass_at_1_figure,
+    "speedup_by_type": speedup_by_type_figure,
+    "pass_at_1_heatmap": heatmap_figure,
+}
+
+
+def main(*, figure: str, output: str | Path, metrics_paths: list[str | Path]) -> None:
+    if figure not in FIGURES:
+        raise ValueError(f"pcgbench figure {figure!r}: unknown (known: {', '.join(FIGURES)})")
+    prov = Provenance.start(step=f"pcgbench.figure.{figure}", config={"metrics": [str(p) for p in metrics_paths]})
+    metrics = {Path(p).parent.name: read_json(p) for p in metrics_paths}  # generator name = its folder
+    FIGURES[figure](metrics, Path(output))
+    prov.finish([output])
 
 
 if __name__ == "__main__":
@@ -124,5 +134,4 @@ if __name__ == "__main__":
 
     smk = snakemake  # noqa: F821 -- injected by Snakemake's script: directive
     configure_logging(smk.log[0])
-    main([Path(p) for p in smk.input.metrics], Path(smk.output.pass_at_1), Path(smk.output.speedup),
-         Path(smk.output.heatmap), seed=smk.params.seed)
+    main(figure=smk.params.figure, output=smk.output.figure, metrics_paths=list(smk.input.metrics))

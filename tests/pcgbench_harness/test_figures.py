@@ -1,0 +1,37 @@
+"""Each PCGBench figure drawn on its own from metrics.json files of two generators, as its Snakemake rule does."""
+
+import random
+
+import pytest
+
+from workflow_scripts.common import write_json
+from workflow_scripts.pcgbench import figures
+from workflow_scripts.pcgbench.metrics import compute_metrics
+
+from .test_metrics import make_results
+
+
+@pytest.fixture(scope="module")
+def metrics_paths(tmp_path_factory):
+    """metrics.json of generators "g" and "h" (folder name = generator name, as under results/pcgbench/)."""
+    root = tmp_path_factory.mktemp("pcgbench_metrics")
+    paths = []
+    for seed, generator in enumerate(("g", "h")):
+        results = make_results(random.Random(seed)).assign(generator=generator)
+        paths.append(root / generator / "metrics.json")
+        write_json(paths[-1], compute_metrics(results, ks=[1, 2]))
+    return paths
+
+
+@pytest.mark.parametrize("figure", sorted(figures.FIGURES))
+def test_each_figure_is_drawn_alone(figure, metrics_paths, tmp_path):
+    output = tmp_path / f"{figure}.png"
+    figures.main(figure=figure, output=output, metrics_paths=metrics_paths)
+    assert output.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and output.stat().st_size > 1000
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([output.name, f"{output.name}.prov.json"])
+
+
+def test_unknown_figure_is_named(metrics_paths, tmp_path):
+    with pytest.raises(ValueError, match="'pass_at_5'.*pass_at_1, speedup_by_type, pass_at_1_heatmap"):
+        figures.main(figure="pass_at_5", output=tmp_path / "x.png", metrics_paths=metrics_paths)
+    assert not (tmp_path / "x.png").exists()
