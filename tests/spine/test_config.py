@@ -67,3 +67,13 @@ def test_dry_run_builds_the_whole_dag(configfile):
     result = run_snakemake("all", "-n", f"--configfile={configfile}")
     assert result.returncode == 0, result.stderr[-3000:]
     assert "This was a dry-run" in result.stdout + result.stderr
+
+
+def test_slurm_profile_sizes_only_rules_that_exist():
+    """A renamed rule would silently lose its cluster resources (GPUs, --exclusive for timing)."""
+    profile = yaml.safe_load((REPO / "profiles" / "slurm" / "config.yaml").read_text())
+    result = run_snakemake("--list-rules", "--configfile=config/paper.yaml")
+    assert result.returncode == 0, result.stderr[-3000:]
+    rules = set(result.stdout.split())
+    assert set(profile["set-resources"]) - rules == set()
+    assert {"pcgbench_evaluate", "pcgbench_reference_speedups", "rlpf_rl"} <= set(profile["set-resources"])
