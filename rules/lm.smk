@@ -121,17 +121,42 @@ rule hpccoder_perfchange:
         "../workflow_scripts/lm/perfchange.py"
 
 
-HPCCODER_FIGURES = {
-    "training_figure": "results/hpccoder/figures/pretraining_loss.png",
-    "pragma_figure": "results/hpccoder/figures/pragma_prediction.png",
+# Figure name -> the one metrics file it is drawn from. One rule per figure: deleting one figure redraws only it,
+# and a new pragma result redraws the pragma figure, not the pretraining one.
+HPCCODER_FIGURE_INPUTS = {
+    "pretraining_loss": "results/hpccoder/pretrain_metrics.json",
+    "pragma_prediction": "results/hpccoder/pragma/metrics.json",
 }
 if HPCCODER_COMPLETION:
-    HPCCODER_FIGURES["completion_figure"] = "results/hpccoder/figures/code_completion.png"
+    HPCCODER_FIGURE_INPUTS["code_completion"] = "results/hpccoder/completion/metrics.json"
 if HPCCODER_PERFCHANGE:
-    HPCCODER_FIGURES["perfchange_figure"] = "results/hpccoder/figures/performance_change.png"
+    HPCCODER_FIGURE_INPUTS["performance_change"] = "results/hpccoder/perfchange/metrics.json"
+HPCCODER_FIGURES = [f"results/hpccoder/figures/{name}.png" for name in HPCCODER_FIGURE_INPUTS]
+
+for _figure, _metrics in HPCCODER_FIGURE_INPUTS.items():
+
+    rule:
+        name:
+            f"hpccoder_figure_{_figure}"
+        input:
+            metrics=_metrics,
+        output:
+            figure=report(f"results/hpccoder/figures/{_figure}.png", category="hpccoder",
+                          caption=f"captions/hpccoder_{_figure}.rst"),
+        params:
+            figure=_figure,
+        log:
+            study_log("hpccoder", f"figure_{_figure}"),
+        benchmark:
+            study_benchmark("hpccoder", f"figure_{_figure}")
+        threads: 1
+        resources:
+            mem_mb=1000,
+        script:
+            "../workflow_scripts/lm/figures.py"
 
 
-rule hpccoder_report:
+rule hpccoder_summary:
     input:
         pretrain="results/hpccoder/pretrain_metrics.json",
         pragma="results/hpccoder/pragma/metrics.json",
@@ -139,16 +164,12 @@ rule hpccoder_report:
         **({"perfchange": "results/hpccoder/perfchange/metrics.json"} if HPCCODER_PERFCHANGE else {}),
     output:
         summary="results/hpccoder/summary.json",
-        **{
-            name: report(path, category="hpccoder", caption=f"captions/hpccoder_{os.path.basename(path)[:-4]}.rst")
-            for name, path in HPCCODER_FIGURES.items()
-        },
     params:
         seed=config["seed"],
     log:
-        study_log("hpccoder", "report"),
+        study_log("hpccoder", "summary"),
     benchmark:
-        study_benchmark("hpccoder", "report")
+        study_benchmark("hpccoder", "summary")
     threads: 1
     resources:
         mem_mb=1000,
@@ -156,7 +177,7 @@ rule hpccoder_report:
         "../workflow_scripts/lm/report.py"
 
 
-register_study("hpccoder", summary="results/hpccoder/summary.json", figures=list(HPCCODER_FIGURES.values()))
+register_study("hpccoder", summary="results/hpccoder/summary.json", figures=HPCCODER_FIGURES)
 
 
 rule hpccoder:

@@ -143,20 +143,24 @@ def test_leave_one_problem_out_never_trains_on_the_test_problem():
     assert list(perfchange.majority_predictions(np.array([1, 1, 0, 0]), np.array(["a", "b", "c", "d"]))) == [0, 0, 1, 1]
 
 
+# Harness rows of an HPC-Coder completion run: two samples per prompt; serial: one builds and passes; omp: none
+# builds; mpi rows are ignored.
+COMPLETION_ROWS = pd.DataFrame([
+    {"sample_id": "s0", "generator": "hpccoder", "model": "serial", "problem": "p", "problem_type": "t", "sample_index": 0,
+     "verdict": "ok", "n_resources": 1, "speedup": 1.0},
+    {"sample_id": "s1", "generator": "hpccoder", "model": "serial", "problem": "p", "problem_type": "t", "sample_index": 1,
+     "verdict": "build_error", "n_resources": None, "speedup": None},
+    {"sample_id": "o0", "generator": "hpccoder", "model": "omp", "problem": "p", "problem_type": "t", "sample_index": 0,
+     "verdict": "build_error", "n_resources": None, "speedup": None},
+    {"sample_id": "o1", "generator": "hpccoder", "model": "omp", "problem": "p", "problem_type": "t", "sample_index": 1,
+     "verdict": "build_error", "n_resources": None, "speedup": None},
+    {"sample_id": "m0", "generator": "hpccoder", "model": "mpi", "problem": "p", "problem_type": "t", "sample_index": 0,
+     "verdict": "ok", "n_resources": 1, "speedup": 1.0},
+])  # fmt: skip
+
+
 def test_completion_metrics_from_harness_rows():
-    rows = pd.DataFrame([
-        # two samples per prompt; serial: one builds and passes; omp: none builds; mpi rows are ignored
-        {"sample_id": "s0", "generator": "hpccoder", "model": "serial", "problem": "p", "problem_type": "t", "sample_index": 0,
-         "verdict": "ok", "n_resources": 1, "speedup": 1.0},
-        {"sample_id": "s1", "generator": "hpccoder", "model": "serial", "problem": "p", "problem_type": "t", "sample_index": 1,
-         "verdict": "build_error", "n_resources": None, "speedup": None},
-        {"sample_id": "o0", "generator": "hpccoder", "model": "omp", "problem": "p", "problem_type": "t", "sample_index": 0,
-         "verdict": "build_error", "n_resources": None, "speedup": None},
-        {"sample_id": "o1", "generator": "hpccoder", "model": "omp", "problem": "p", "problem_type": "t", "sample_index": 1,
-         "verdict": "build_error", "n_resources": None, "speedup": None},
-        {"sample_id": "m0", "generator": "hpccoder", "model": "mpi", "problem": "p", "problem_type": "t", "sample_index": 0,
-         "verdict": "ok", "n_resources": 1, "speedup": 1.0},
-    ])  # fmt: skip
+    rows = COMPLETION_ROWS
     metrics = completion.completion_metrics(rows, ["serial", "omp"], ks=[1, 2])
     assert set(metrics["models"]) == {"serial", "omp"}
     serial, omp = metrics["models"]["serial"], metrics["models"]["omp"]

@@ -1,4 +1,5 @@
-"""Tokenizer, a few Trainer steps of a tiny model, save_pretrained round trip, and the pragma task end to end."""
+"""Tokenizer, a few Trainer steps of a tiny model, save_pretrained round trip, the pragma task end to end, and the
+study's summary and figures drawn from those metrics."""
 
 import json
 import math
@@ -8,9 +9,11 @@ import pandas as pd
 import pytest
 
 from workflow_scripts.common import read_json
-from workflow_scripts.lm import pragma, pretrain, tokenizer
+from workflow_scripts.common import write_json
+from workflow_scripts.lm import completion, figures, pragma, pretrain, report, tokenizer
 from workflow_scripts.lm.pretrain import ModelConfig, TrainingConfig
 
+from .test_perfchange import COMPLETION_ROWS
 from .test_pragma import FASTTREE, NESTED_AND_REDUCTION, SUNDIALS
 
 TRAIN_TEXTS = [FASTTREE, NESTED_AND_REDUCTION, SUNDIALS.replace("LinearSum", "Scale")] * 6
@@ -60,12 +63,18 @@ def test_pretrain_saves_a_loadable_model_and_its_curves(trained):
     assert (root / "model.prov.json").exists()
 
 
-def test_pragma_task_end_to_end_on_the_tiny_model(trained):
+@pytest.fixture(scope="module")
+def pragma_run(trained):
     root, _ = trained
     out = root / "pragma"
     metrics = pragma.main(root / "train.parquet", root / "validation.parquet", root / "model", out / "dataset.parquet",
                           out / "predictions.parquet", out / "metrics.json", {"finetune_steps": 2, "max_new_tokens": 8},
                           seed=5, threads=1)  # fmt: skip
+    return out, metrics
+
+
+def test_pragma_task_end_to_end_on_the_tiny_model(pragma_run):
+    out, metrics = pragma_run
     assert metrics["test_loops"] == 1 and metrics["train_loops"] == 4 and metrics["test_repositories"] == ["sundials"]
     assert len(metrics["finetune_losses"]) == 2
     assert set(metrics["model"]) == set(metrics["categories"])
@@ -73,6 +82,47 @@ def test_pragma_task_end_to_end_on_the_tiny_model(trained):
     # The bare directive has the right directive but none of SUNDIALS's clauses.
     assert metrics["baseline_bare"]["directive"] == 1.0 and metrics["baseline_bare"]["exact"] == 0.0
     assert len(pd.read_parquet(out / "predictions.parquet")) == 1
+
+
+@pytest.fixture
+def metrics_files(trained, pragma_run, tmp_path):
+    """Figure name -> the metrics file its rule reads: pretraining and pragma from the tiny run above, completion
+    from harness rows, performance change in the shape perfchange.main writes (that step times real programs)."""
+    root, _ = trained
+    pragma_dir, _ = pragma_run
+    write_json(tmp_path / "completion.json", completion.completion_metrics(COMPLETION_ROWS, ["serial", "omp"], ks=[1, 2]))
+    edits = {"pragma_removed": 1.0, "schedule_static": 0.5}
+    write_json(tmp_path / "perfchange.json", {
+        "pairs": 8, "kernels": 2, "problems": ["reduce_average", "stencil_xor_kernel"], "slower_fraction": 0.25,
+        "accuracy": {"hpccoder_head": 0.75, "feature_baseline": 0.625, "majority_baseline": 0.5},
+        "accuracy_by_edit": {name: edits for name in ("hpccoder_head", "feature_baseline", "majority_baseline")},
+        "scoring": "leave-one-problem-out cross-validation",
+    })  # fmt: skip
+    return {"pretraining_loss": root / "metrics.json", "pragma_prediction": pragma_dir / "metrics.json",
+            "code_completion": tmp_path / "completion.json", "performance_change": tmp_path / "perfchange.json"}
+
+
+@pytest.mark.parametrize("figure", sorted(report.FIGURES))
+def test_each_figure_is_drawn_from_its_metrics_alone(figure, metrics_files, tmp_path):
+    output = tmp_path / "figures" / f"{figure}.png"
+    figures.main(figure=figure, output=output, metrics_path=metrics_files[figure])
+    assert output.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and output.stat().st_size > 1000
+    assert sorted(p.name for p in output.parent.iterdir()) == [output.name, f"{output.name}.prov.json"]
+    with pytest.raises(ValueError, match="'loss_curve'.*pretraining_loss, pragma_prediction"):
+        figures.main(figure="loss_curve", output=tmp_path / "x.png", metrics_path=metrics_files[figure])
+
+
+def test_summary_carries_the_headline_numbers(trained, pragma_run, metrics_files, tmp_path):
+    _, pretrain_metrics = trained
+    _, pragma_metrics = pragma_run
+    summary = report.main(metrics_files["pretraining_loss"], metrics_files["pragma_prediction"], tmp_path / "summary.json",
+                          seed=5, completion_metrics_path=metrics_files["code_completion"])  # fmt: skip
+    assert read_json(tmp_path / "summary.json") == summary
+    assert summary["pretraining"]["validation_perplexity"] == pretrain_metrics["validation_perplexity"]
+    assert summary["pragma_prediction"]["exact_match"] == pragma_metrics["model"]["exact"]
+    assert summary["code_completion"]["models"]["serial"]["pass@1"] == pytest.approx(0.5)
+    assert summary["performance_change"] is None  # not run: stated, not dropped
+    assert [p.name for p in tmp_path.iterdir() if p.suffix == ".png"] == []  # figures are their own rules
 
 
 def test_configs_reject_bad_values_naming_the_field(tmp_path):

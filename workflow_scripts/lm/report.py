@@ -1,9 +1,10 @@
-"""HPC-Coder figures and summary.
+"""HPC-Coder summary, and how each of its figures is drawn.
 
 Inputs: the pretraining metrics (loss curves, perplexity), the pragma-prediction metrics, and, when
 those evaluations ran, the code-completion and performance-change metrics.
-Outputs: one figure per task under `results/hpccoder/figures/` and `results/hpccoder/summary.json`
-with the headline numbers.
+Outputs: `results/hpccoder/summary.json` with the headline numbers (`main`, rule hpccoder_summary). The
+`plot_*` functions draw one figure each from one metrics file; `workflow_scripts/lm/figures.py` runs them,
+one rule per figure (`hpccoder_figure_<name>`), so deleting one figure redraws only it.
 
 Run: `snakemake hpccoder` (rules/lm.smk), or call `main(...)` from Python.
 """
@@ -115,23 +116,22 @@ def plot_perfchange(metrics: dict[str, Any], path: str | Path) -> None:
     _save(fig, path)
 
 
-def main(pretrain_metrics_path, pragma_metrics_path, summary_path, training_figure, pragma_figure, seed: int,
-         completion_metrics_path=None, perfchange_metrics_path=None, completion_figure=None,
-         perfchange_figure=None) -> dict[str, Any]:  # fmt: skip
-    prov = Provenance.start(step="hpccoder.report", config={}, seed=seed)
+# Figure name (the PNG's name under results/hpccoder/figures/) -> how it is drawn from its one metrics file.
+FIGURES = {
+    "pretraining_loss": plot_training,
+    "pragma_prediction": plot_pragma,
+    "code_completion": plot_completion,
+    "performance_change": plot_perfchange,
+}
+
+
+def main(pretrain_metrics_path, pragma_metrics_path, summary_path, seed: int, completion_metrics_path=None,
+         perfchange_metrics_path=None) -> dict[str, Any]:  # fmt: skip
+    prov = Provenance.start(step="hpccoder.summary", config={}, seed=seed)
     pretrain = read_json(pretrain_metrics_path)
     pragma = read_json(pragma_metrics_path)
-    plot_training(pretrain, training_figure)
-    plot_pragma(pragma, pragma_figure)
-    figures = [training_figure, pragma_figure]
     completion = read_json(completion_metrics_path) if completion_metrics_path else None
     perfchange = read_json(perfchange_metrics_path) if perfchange_metrics_path else None
-    if completion is not None:
-        plot_completion(completion, completion_figure)
-        figures.append(completion_figure)
-    if perfchange is not None:
-        plot_perfchange(perfchange, perfchange_figure)
-        figures.append(perfchange_figure)
     summary = {
         "pretraining": {k: pretrain[k] for k in ("model", "parameters", "steps", "tokens_seen", "train_time_s", "tokens_per_s",
                                                  "final_train_loss", "validation_loss", "validation_perplexity")},  # fmt: skip
@@ -148,7 +148,7 @@ def main(pretrain_metrics_path, pragma_metrics_path, summary_path, training_figu
         "performance_change": perfchange,
     }
     write_json(summary_path, summary)
-    prov.finish([summary_path, *figures])
+    prov.finish([summary_path])
     return summary
 
 
@@ -157,6 +157,5 @@ if __name__ == "__main__":
 
     smk = snakemake  # noqa: F821 -- injected by Snakemake's script: directive
     configure_logging(smk.log[0])
-    main(smk.input.pretrain, smk.input.pragma, smk.output.summary, smk.output.training_figure, smk.output.pragma_figure,
-         smk.params.seed, completion_metrics_path=smk.input.get("completion"), perfchange_metrics_path=smk.input.get("perfchange"),
-         completion_figure=smk.output.get("completion_figure"), perfchange_figure=smk.output.get("perfchange_figure"))  # fmt: skip
+    main(smk.input.pretrain, smk.input.pragma, smk.output.summary, smk.params.seed,
+         completion_metrics_path=smk.input.get("completion"), perfchange_metrics_path=smk.input.get("perfchange"))  # fmt: skip
