@@ -196,13 +196,37 @@ rule rlpf_evaluate:
         "../workflow_scripts/rlpf/evaluate.py"
 
 
-RLPF_FIGURES = {
-    "bar": "results/rlpf/figures/expected_speedup.png",
-    "curves": "results/rlpf/figures/training_curves.png",
+# Figure name -> what it is drawn from. One rule per figure: deleting one figure redraws only it, and a new RL
+# curve redraws the training curves, not the expected-speedup bars.
+RLPF_FIGURE_INPUTS = {
+    "expected_speedup": {f"metrics_{m}": f"results/rlpf/eval/{m}/metrics.json" for m in RLPF_MODEL_DIR},
+    "training_curves": {f"curve_{m}": f"results/rlpf/curves/{m}.json" for m in ("sft", "dpo", "rl")},
 }
+RLPF_FIGURES = [f"results/rlpf/figures/{name}.png" for name in RLPF_FIGURE_INPUTS]
+
+for _figure, _inputs in RLPF_FIGURE_INPUTS.items():
+
+    rule:
+        name:
+            f"rlpf_figure_{_figure}"
+        input:
+            **_inputs,
+        output:
+            figure=report(f"results/rlpf/figures/{_figure}.png", category="rlpf", caption=f"captions/rlpf_{_figure}.rst"),
+        params:
+            figure=_figure,
+        log:
+            study_log("rlpf", f"figure_{_figure}"),
+        benchmark:
+            study_benchmark("rlpf", f"figure_{_figure}")
+        threads: 1
+        resources:
+            mem_mb=1000,
+        script:
+            "../workflow_scripts/rlpf/figures.py"
 
 
-rule rlpf_report:
+rule rlpf_summary:
     input:
         tasks="results/rlpf/tasks.json",
         candidates="results/rlpf/candidates.parquet",
@@ -213,14 +237,12 @@ rule rlpf_report:
     output:
         summary="results/rlpf/summary.json",
         table="results/rlpf/per_kernel.csv",
-        bar=report(RLPF_FIGURES["bar"], category="rlpf", caption="captions/rlpf_expected_speedup.rst"),
-        curves=report(RLPF_FIGURES["curves"], category="rlpf", caption="captions/rlpf_training_curves.rst"),
     params:
         seed=config["seed"],
     log:
-        study_log("rlpf", "report"),
+        study_log("rlpf", "summary"),
     benchmark:
-        study_benchmark("rlpf", "report")
+        study_benchmark("rlpf", "summary")
     threads: 1
     resources:
         mem_mb=1000,
@@ -228,7 +250,7 @@ rule rlpf_report:
         "../workflow_scripts/rlpf/report.py"
 
 
-register_study("rlpf", summary="results/rlpf/summary.json", figures=list(RLPF_FIGURES.values()))
+register_study("rlpf", summary="results/rlpf/summary.json", figures=RLPF_FIGURES)
 
 
 rule rlpf:

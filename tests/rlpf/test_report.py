@@ -26,3 +26,41 @@ def test_diagnosis_counts_faster_candidates_and_flat_groups():
     assert d["openmp"]["measured_correct_candidates"] == 1  # the all-serial program is not timed
     assert d["openmp"]["rl_constant_group_fraction"] == pytest.approx(1 / 3)
     assert d["serial"]["rl_constant_group_fraction"] == 1.0
+
+
+def test_summary_and_table_without_figures(tmp_path):
+    """main writes summary.json and per_kernel.csv from the four evaluations; the figures are their own rules."""
+    from workflow_scripts.common import read_json, write_json
+    from workflow_scripts.rlpf.evaluate import score
+    from workflow_scripts.rlpf.report import MODELS, main
+
+    tasks = [{"task_id": "openmp/k1", "task_set": "openmp", "kernel": "k1", "split": "held_out"},
+             {"task_id": "openmp/k2", "task_set": "openmp", "kernel": "k2", "split": "train"}]  # fmt: skip
+    write_json(tmp_path / "tasks.json", {"tasks": tasks})
+    paths = {"metrics": {}, "samples": {}}
+    for i, model in enumerate(MODELS):
+        samples = pd.DataFrame({"model": model, "task_id": "openmp/k1", "kernel": "k1", "task_set": "openmp",
+                                "sample": [0, 1], "completion": ["serial\n", "#pragma omp parallel for\n"],
+                                "correct": [True, i > 0], "speedup": [1.0, 1.0 + i]})  # fmt: skip
+        paths["samples"][model] = tmp_path / f"{model}.parquet"
+        samples.to_parquet(paths["samples"][model])
+        paths["metrics"][model] = tmp_path / f"{model}.json"
+        write_json(paths["metrics"][model], {"model": model, "task_sets": {"openmp": score(samples, 0.05)}})
+    candidates = pd.DataFrame({"task_id": ["openmp/k2"] * 2, "task_set": "openmp", "verdict": "ok",
+                               "completion": ["serial\n", "#pragma omp parallel for\n"], "speedup": [1.0, 1.8],
+                               "reward": [0.0, 0.59]})  # fmt: skip
+    candidates.to_parquet(tmp_path / "candidates.parquet")
+    curves = {}
+    for method in ("sft", "dpo", "rl"):
+        curves[method] = tmp_path / f"curve_{method}.json"
+        write_json(curves[method], {"log_history": [{"step": 1, "reward": 0.2}] if method == "rl" else []})
+    summary = main(metrics_paths=paths["metrics"], samples_paths=paths["samples"], curve_paths=curves,
+                   candidates_path=tmp_path / "candidates.parquet", tasks_path=tmp_path / "tasks.json",
+                   out_summary=tmp_path / "summary.json", out_table=tmp_path / "per_kernel.csv", seed=0)  # fmt: skip
+    assert read_json(tmp_path / "summary.json") == summary
+    assert summary["task_sets"]["openmp"]["rl"]["expected_speedup"] == pytest.approx((1.0 + 3.0) / 2)
+    assert summary["verdict"]["openmp"].startswith("RL expected speedup 2.000 vs base 0.500: higher")
+    assert summary["diagnosis"]["openmp"]["train_tasks_with_a_faster_candidate"] == 1
+    table = pd.read_csv(tmp_path / "per_kernel.csv")
+    assert list(table.model) == list(MODELS) and list(table.samples) == [2, 2, 2, 2]
+    assert not list(tmp_path.glob("*.png"))

@@ -1,4 +1,4 @@
-"""Summary, per-kernel table and figures of the RLPF study.
+"""Summary and per-kernel table of the RLPF study, and how each of its figures is drawn.
 
 Inputs: the evaluation metrics and per-sample tables of base, sft, rl and dpo, the training curves, the
 measured candidates. Outputs:
@@ -8,10 +8,12 @@ measured candidates. Outputs:
                                 (and SFT), stated plainly; the constant-group fraction seen in RL; the reward
                                 model's pairwise accuracy on held-out pairs
     per_kernel.csv              model x held-out task: samples, correct, mean speedup (failures 0), best speedup
-    figures/expected_speedup.png   bars like the paper's: expected speedup per model, per task set
-    figures/training_curves.png    RL mean reward and KL per step; SFT and DPO loss
+    figures/expected_speedup.png   bars like the paper's: expected speedup per model, per task set (drawn from
+                                   the evaluation metrics)
+    figures/training_curves.png    RL mean reward and KL per step; SFT and DPO loss (drawn from the curves)
 
-    from Snakemake: rule rlpf_report
+    from Snakemake: rule rlpf_summary (`main`: summary.json, per_kernel.csv); the figures are drawn by the
+    `plot_*` functions here, run one rule per figure (`rlpf_figure_<name>`) by workflow_scripts/rlpf/figures.py
 """
 
 import logging
@@ -108,8 +110,61 @@ def _fmt(x) -> str:
     return "n/a" if x is None else f"{x:.3f}"
 
 
+def _save(fig, path) -> None:
+    fig.tight_layout()
+    with atomic_path(path, suffix=".png") as tmp:
+        fig.savefig(tmp, dpi=120)
+    plt.close(fig)
+
+
+def plot_expected_speedup(metrics: dict[str, dict], path) -> None:
+    """Expected speedup per model, one panel per task set, from each model's evaluation metrics (the numbers that
+    summary.json's task_sets copies); a task set a model was not evaluated on is left without bars."""
+    task_sets = sorted({ts for name in MODELS for ts in metrics[name]["task_sets"]})
+    fig, axes = plt.subplots(1, len(task_sets), figsize=(4.5 * len(task_sets), 3.5), squeeze=False)
+    for ax, ts in zip(axes[0], task_sets, strict=True):
+        scores = [metrics[name]["task_sets"].get(ts) or {} for name in MODELS]
+        vals = [s.get("expected_speedup", float("nan")) for s in scores]
+        cond = [s.get("expected_speedup_given_correct") or 0.0 for s in scores]
+        x = range(len(MODELS))
+        ax.bar([i - 0.2 for i in x], vals, width=0.4, label="expected speedup (fail = 0)")
+        ax.bar([i + 0.2 for i in x], cond, width=0.4, label="given correct")
+        ax.axhline(1.0, color="grey", lw=0.8, ls="--")
+        ax.set_xticks(list(x), MODELS)
+        ax.set_title(f"{ts}: held-out kernels")
+        ax.set_ylabel("speedup over serial baseline")
+        ax.legend(fontsize=7)
+    _save(fig, path)
+
+
+def plot_training_curves(curves: dict[str, dict], path) -> None:
+    """RL mean reward and KL per step; SFT and DPO training loss."""
+    fig, axes = plt.subplots(1, 3, figsize=(12, 3.3))
+    hist = curves.get("rl", {}).get("log_history", [])
+    steps = [h["step"] for h in hist if "reward" in h]
+    axes[0].plot(steps, [h["reward"] for h in hist if "reward" in h], marker=".")
+    axes[0].set_title("RL (GRPO): mean reward")
+    axes[1].plot(steps, [h.get("kl", float("nan")) for h in hist if "reward" in h], marker=".", color="C1")
+    axes[1].set_title("RL: KL to reference")
+    for name in ("sft", "dpo"):
+        h = [x for x in curves.get(name, {}).get("log_history", []) if "loss" in x]
+        axes[2].plot([x["step"] for x in h], [x["loss"] for x in h], label=name)
+    axes[2].set_title("SFT / DPO training loss")
+    axes[2].legend()
+    for ax in axes:
+        ax.set_xlabel("step")
+    _save(fig, path)
+
+
+# Figure name (the PNG's name under results/rlpf/figures/) -> (what it is drawn from, how).
+FIGURES = {
+    "expected_speedup": ("metrics", plot_expected_speedup),
+    "training_curves": ("curves", plot_training_curves),
+}
+
+
 def main(*, metrics_paths: dict, samples_paths: dict, curve_paths: dict, candidates_path, tasks_path, out_summary,
-         out_table, out_bar, out_curves, seed: int, reward_model_path=None) -> dict:  # fmt: skip
+         out_table, seed: int, reward_model_path=None) -> dict:  # fmt: skip
     prov = Provenance.start(step="rlpf.report", config={}, seed=seed)
     metrics = {name: read_json(metrics_paths[name]) for name in MODELS}
     samples = pd.concat([pd.read_parquet(samples_paths[name]) for name in MODELS], ignore_index=True)
@@ -146,45 +201,7 @@ def main(*, metrics_paths: dict, samples_paths: dict, curve_paths: dict, candida
     summary["diagnosis"] = diagnosis(candidates, curves.get("rl", {}), summary)
     summary["notes"] = notes_text(summary)
     write_json(out_summary, summary)
-
-    # Bar figure: expected speedup per model, one panel per task set.
-    fig, axes = plt.subplots(1, len(task_sets), figsize=(4.5 * len(task_sets), 3.5), squeeze=False)
-    for ax, ts in zip(axes[0], task_sets, strict=True):
-        vals = [summary["task_sets"][ts][name]["expected_speedup"] for name in MODELS]
-        cond = [summary["task_sets"][ts][name]["expected_speedup_given_correct"] or 0.0 for name in MODELS]
-        x = range(len(MODELS))
-        ax.bar([i - 0.2 for i in x], vals, width=0.4, label="expected speedup (fail = 0)")
-        ax.bar([i + 0.2 for i in x], cond, width=0.4, label="given correct")
-        ax.axhline(1.0, color="grey", lw=0.8, ls="--")
-        ax.set_xticks(list(x), MODELS)
-        ax.set_title(f"{ts}: held-out kernels")
-        ax.set_ylabel("speedup over serial baseline")
-        ax.legend(fontsize=7)
-    fig.tight_layout()
-    with atomic_path(out_bar, suffix=".png") as tmp:
-        fig.savefig(tmp, dpi=120)
-    plt.close(fig)
-
-    # Training curves.
-    fig, axes = plt.subplots(1, 3, figsize=(12, 3.3))
-    hist = rl.get("log_history", [])
-    steps = [h["step"] for h in hist if "reward" in h]
-    axes[0].plot(steps, [h["reward"] for h in hist if "reward" in h], marker=".")
-    axes[0].set_title("RL (GRPO): mean reward")
-    axes[1].plot(steps, [h.get("kl", float("nan")) for h in hist if "reward" in h], marker=".", color="C1")
-    axes[1].set_title("RL: KL to reference")
-    for name in ("sft", "dpo"):
-        h = [x for x in curves.get(name, {}).get("log_history", []) if "loss" in x]
-        axes[2].plot([x["step"] for x in h], [x["loss"] for x in h], label=name)
-    axes[2].set_title("SFT / DPO training loss")
-    axes[2].legend()
-    for ax in axes:
-        ax.set_xlabel("step")
-    fig.tight_layout()
-    with atomic_path(out_curves, suffix=".png") as tmp:
-        fig.savefig(tmp, dpi=120)
-    plt.close(fig)
-    prov.finish([out_summary, out_table, out_bar, out_curves])
+    prov.finish([out_summary, out_table])
     return summary
 
 
@@ -197,5 +214,5 @@ if __name__ == "__main__":
          samples_paths={m: smk.input[f"samples_{m}"] for m in MODELS},
          curve_paths={m: smk.input[f"curve_{m}"] for m in ("sft", "dpo", "rl")},
          candidates_path=smk.input.candidates, tasks_path=smk.input.tasks, out_summary=smk.output.summary,
-         out_table=smk.output.table, out_bar=smk.output.bar, out_curves=smk.output.curves, seed=smk.params.seed,
+         out_table=smk.output.table, seed=smk.params.seed,
          reward_model_path=smk.input.reward_model)
