@@ -8,8 +8,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from workflow_scripts.common import read_json
-from workflow_scripts.common import write_json
+from workflow_scripts.common import read_json, write_json
 from workflow_scripts.lm import completion, figures, pragma, pretrain, report, tokenizer
 from workflow_scripts.lm.pretrain import ModelConfig, TrainingConfig
 
