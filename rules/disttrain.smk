@@ -3,6 +3,7 @@
 #
 #   snakemake disttrain_survey     # results/disttrain/survey/summary.json and figures/
 #   snakemake disttrain            # every disttrain study (also tensor3d and moe from rules/disttrain_layers.smk)
+#   snakemake results/disttrain/survey/figures/survey_loss.png   # one figure: only its rule (disttrain_figure_<name>)
 #
 # Logic lives in workflow_scripts/disttrain/. Rules that launch processes time things: timing_slot=1.
 
@@ -33,10 +34,6 @@ rule disttrain_survey_run:
     output:
         runs="results/disttrain/survey/runs.json",
         summary="results/disttrain/survey/summary.json",
-        loss_png=report("results/disttrain/survey/figures/survey_loss.png", category="disttrain/survey",
-                        caption="captions/disttrain_survey_loss.rst"),
-        costs_png=report("results/disttrain/survey/figures/survey_costs.png", category="disttrain/survey",
-                         caption="captions/disttrain_survey_costs.rst"),
     params:
         survey=lookup(dpath="disttrain/survey", within=config),
         machine=lookup(dpath="disttrain/network/machine", within=config),
@@ -56,23 +53,12 @@ rule disttrain_survey_run:
         "../workflow_scripts/disttrain/survey/run.py"
 
 
-register_study(
-    "disttrain/survey",
-    summary="results/disttrain/survey/summary.json",
-    figures=["results/disttrain/survey/figures/survey_loss.png", "results/disttrain/survey/figures/survey_costs.png"],
-)
-
-
 rule disttrain_sparse_run:
     input:
         calibration="results/disttrain/network/calibration.json",
     output:
         runs="results/disttrain/sparse/runs.json",
         summary="results/disttrain/sparse/summary.json",
-        costs_png=report("results/disttrain/sparse/figures/sparse_costs.png", category="disttrain/sparse",
-                         caption="captions/disttrain_sparse_costs.rst"),
-        projection_png=report("results/disttrain/sparse/figures/sparse_projection.png", category="disttrain/sparse",
-                              caption="captions/disttrain_sparse_projection.rst"),
     params:
         sparse=lookup(dpath="disttrain/sparse", within=config),
         machine=lookup(dpath="disttrain/network/machine", within=config),
@@ -92,30 +78,12 @@ rule disttrain_sparse_run:
         "../workflow_scripts/disttrain/sparse/run.py"
 
 
-register_study(
-    "disttrain/sparse",
-    summary="results/disttrain/sparse/summary.json",
-    figures=["results/disttrain/sparse/figures/sparse_costs.png", "results/disttrain/sparse/figures/sparse_projection.png"],
-)
-
-
-rule disttrain_sparse:
-    input:
-        lambda wildcards: study_outputs("disttrain/sparse"),
-
-
 rule disttrain_axonn_run:
     input:
         calibration="results/disttrain/network/calibration.json",
     output:
         runs="results/disttrain/axonn/runs.json",
         summary="results/disttrain/axonn/summary.json",
-        schedules_png=report("results/disttrain/axonn/figures/axonn_schedules.png", category="disttrain/axonn",
-                             caption="captions/disttrain_axonn_schedules.rst"),
-        timeline_png=report("results/disttrain/axonn/figures/axonn_timeline.png", category="disttrain/axonn",
-                            caption="captions/disttrain_axonn_timeline.rst"),
-        memory_png=report("results/disttrain/axonn/figures/axonn_memory.png", category="disttrain/axonn",
-                          caption="captions/disttrain_axonn_memory.rst"),
     params:
         axonn=lookup(dpath="disttrain/axonn", within=config),
         machine=lookup(dpath="disttrain/network/machine", within=config),
@@ -134,15 +102,58 @@ rule disttrain_axonn_run:
         "../workflow_scripts/disttrain/axonn/run.py"
 
 
-register_study(
-    "disttrain/axonn",
-    summary="results/disttrain/axonn/summary.json",
-    figures=[
-        "results/disttrain/axonn/figures/axonn_schedules.png",
-        "results/disttrain/axonn/figures/axonn_timeline.png",
-        "results/disttrain/axonn/figures/axonn_memory.png",
-    ],
-)
+# One rule per figure, each reading only the files it draws from: deleting a figure redraws only it, never the
+# distributed run that wrote its data. Study -> figure -> its inputs (the names `<study>/figures.py` main takes).
+DISTTRAIN_FIGURE_INPUTS = {
+    "survey": {
+        "survey_loss": {"runs": "results/disttrain/survey/runs.json"},
+        "survey_costs": {"runs": "results/disttrain/survey/runs.json"},
+    },
+    "sparse": {
+        "sparse_costs": {"runs": "results/disttrain/sparse/runs.json"},
+        "sparse_projection": {"summary": "results/disttrain/sparse/summary.json"},
+    },
+    "axonn": {
+        "axonn_schedules": {"runs": "results/disttrain/axonn/runs.json"},
+        "axonn_timeline": {"runs": "results/disttrain/axonn/runs.json"},
+        "axonn_memory": {"runs": "results/disttrain/axonn/runs.json", "summary": "results/disttrain/axonn/summary.json"},
+    },
+}
+for _study, _figures in DISTTRAIN_FIGURE_INPUTS.items():
+    for _figure, _inputs in _figures.items():
+
+        rule:
+            name:
+                f"disttrain_figure_{_figure}"
+            input:
+                **_inputs,
+            output:
+                figure=report(f"results/disttrain/{_study}/figures/{_figure}.png", category=f"disttrain/{_study}",
+                              caption=f"captions/disttrain_{_figure}.rst"),
+            params:
+                study=_study,
+                figure=_figure,
+            log:
+                study_log(f"disttrain/{_study}", f"figure_{_figure}"),
+            benchmark:
+                study_benchmark(f"disttrain/{_study}", f"figure_{_figure}")
+            threads: 1
+            resources:
+                mem_mb=1000,
+            script:
+                # Formatted by Snakemake when the job runs (a loop variable would hold the last study by then).
+                "../workflow_scripts/disttrain/{params.study}/figures.py"
+
+    register_study(
+        f"disttrain/{_study}",
+        summary=f"results/disttrain/{_study}/summary.json",
+        figures=[f"results/disttrain/{_study}/figures/{_figure}.png" for _figure in _figures],
+    )
+
+
+rule disttrain_sparse:
+    input:
+        lambda wildcards: study_outputs("disttrain/sparse"),
 
 
 rule disttrain_axonn:

@@ -3,6 +3,7 @@
 #
 #   snakemake disttrain_tensor3d     # results/disttrain/tensor3d/summary.json and figures/
 #   snakemake disttrain_moe          # results/disttrain/moe/summary.json and figures/
+#   snakemake results/disttrain/moe/figures/moe_projection.png   # one figure: only its rule (disttrain_figure_<name>)
 #
 # Logic lives in workflow_scripts/disttrain/tensor3d/ and workflow_scripts/disttrain/moe/.
 
@@ -54,26 +55,6 @@ rule disttrain_tensor3d_summarize:
         projection="results/disttrain/tensor3d/projection.json",
     output:
         summary="results/disttrain/tensor3d/summary.json",
-        bytes_fig=report(
-            "results/disttrain/tensor3d/figures/tensor3d_bytes.png",
-            category="disttrain/tensor3d",
-            caption="captions/tensor3d_bytes.rst",
-        ),
-        ranking_fig=report(
-            "results/disttrain/tensor3d/figures/tensor3d_ranking.png",
-            category="disttrain/tensor3d",
-            caption="captions/tensor3d_ranking.rst",
-        ),
-        projection_fig=report(
-            "results/disttrain/tensor3d/figures/tensor3d_projection.png",
-            category="disttrain/tensor3d",
-            caption="captions/tensor3d_projection.rst",
-        ),
-        overlap_fig=report(
-            "results/disttrain/tensor3d/figures/tensor3d_overlap.png",
-            category="disttrain/tensor3d",
-            caption="captions/tensor3d_overlap.rst",
-        ),
     params:
         seed=config["seed"],
     log:
@@ -139,21 +120,6 @@ rule disttrain_moe_summarize:
         projection="results/disttrain/moe/projection.json",
     output:
         summary="results/disttrain/moe/summary.json",
-        all_to_all_fig=report(
-            "results/disttrain/moe/figures/moe_all_to_all.png",
-            category="disttrain/moe",
-            caption="captions/moe_all_to_all.rst",
-        ),
-        optimizer_fig=report(
-            "results/disttrain/moe/figures/moe_optimizer_memory.png",
-            category="disttrain/moe",
-            caption="captions/moe_optimizer_memory.rst",
-        ),
-        projection_fig=report(
-            "results/disttrain/moe/figures/moe_projection.png",
-            category="disttrain/moe",
-            caption="captions/moe_projection.rst",
-        ),
     params:
         seed=config["seed"],
     log:
@@ -167,26 +133,55 @@ rule disttrain_moe_summarize:
         "../workflow_scripts/disttrain/moe/summarize.py"
 
 
-register_study(
-    "disttrain/tensor3d",
-    summary="results/disttrain/tensor3d/summary.json",
-    figures=[
-        "results/disttrain/tensor3d/figures/tensor3d_bytes.png",
-        "results/disttrain/tensor3d/figures/tensor3d_ranking.png",
-        "results/disttrain/tensor3d/figures/tensor3d_projection.png",
-        "results/disttrain/tensor3d/figures/tensor3d_overlap.png",
-    ],
-)
+# One rule per figure, each reading only the files it draws from: deleting a figure redraws only it, and a
+# changed projection redraws the projection figures, not the ones of the validation run. Study -> figure -> its
+# inputs (the names `<study>/figures.py` main takes).
+DISTTRAIN_LAYERS_FIGURE_INPUTS = {
+    "tensor3d": {
+        "tensor3d_bytes": {"validation": "results/disttrain/tensor3d/validation.json"},
+        "tensor3d_ranking": {"summary": "results/disttrain/tensor3d/summary.json"},
+        "tensor3d_projection": {"projection": "results/disttrain/tensor3d/projection.json"},
+        "tensor3d_overlap": {
+            "validation": "results/disttrain/tensor3d/validation.json",
+            "projection": "results/disttrain/tensor3d/projection.json",
+        },
+    },
+    "moe": {
+        "moe_all_to_all": {"validation": "results/disttrain/moe/validation.json"},
+        "moe_optimizer_memory": {"validation": "results/disttrain/moe/validation.json"},
+        "moe_projection": {"projection": "results/disttrain/moe/projection.json"},
+    },
+}
+for _study, _figures in DISTTRAIN_LAYERS_FIGURE_INPUTS.items():
+    for _figure, _inputs in _figures.items():
 
-register_study(
-    "disttrain/moe",
-    summary="results/disttrain/moe/summary.json",
-    figures=[
-        "results/disttrain/moe/figures/moe_all_to_all.png",
-        "results/disttrain/moe/figures/moe_optimizer_memory.png",
-        "results/disttrain/moe/figures/moe_projection.png",
-    ],
-)
+        rule:
+            name:
+                f"disttrain_figure_{_figure}"
+            input:
+                **_inputs,
+            output:
+                figure=report(f"results/disttrain/{_study}/figures/{_figure}.png", category=f"disttrain/{_study}",
+                              caption=f"captions/{_figure}.rst"),
+            params:
+                study=_study,
+                figure=_figure,
+            log:
+                study_log(f"disttrain/{_study}", f"figure_{_figure}"),
+            benchmark:
+                study_benchmark(f"disttrain/{_study}", f"figure_{_figure}")
+            threads: 1
+            resources:
+                mem_mb=1000,
+            script:
+                # Formatted by Snakemake when the job runs (a loop variable would hold the last study by then).
+                "../workflow_scripts/disttrain/{params.study}/figures.py"
+
+    register_study(
+        f"disttrain/{_study}",
+        summary=f"results/disttrain/{_study}/summary.json",
+        figures=[f"results/disttrain/{_study}/figures/{_figure}.png" for _figure in _figures],
+    )
 
 
 rule disttrain_tensor3d:

@@ -1,5 +1,6 @@
 """`snakemake disttrain_sparse` end to end in a temporary copy of the workflow: the network calibration and
-the sparse study run from the default config and write their summary, figures and provenance."""
+the sparse study run from the default config and write their summary, figures and provenance; a deleted figure
+is redrawn by its own rule, without the distributed run."""
 
 import json
 import subprocess
@@ -25,3 +26,9 @@ def test_sparse_target_runs_from_the_default_config(workflow_dir):
     for name in ("summary.json", "figures/sparse_costs.png", "figures/sparse_projection.png"):
         assert (folder / (name + ".prov.json")).exists()
     assert (work / "results/disttrain/network/calibration.json").exists()
+    (folder / "figures/sparse_costs.png").unlink()
+    dry = subprocess.run([str(snakemake), "-n", "disttrain_sparse", "--quiet", "rules"], cwd=work, capture_output=True,
+                         text=True, timeout=120)  # fmt: skip
+    assert dry.returncode == 0, dry.stderr[-3000:]
+    planned = {line.split()[0] for line in dry.stdout.splitlines() if line.startswith("disttrain")}
+    assert planned == {"disttrain_figure_sparse_costs", "disttrain_sparse"}, dry.stdout

@@ -1,10 +1,15 @@
-"""Both targets end to end (the shared run of conftest.py): summaries, figures and provenance records."""
+"""Both targets end to end (the shared run of conftest.py): summaries, figures and provenance records; a deleted
+figure is planned and redrawn alone."""
 
 import json
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
 pytestmark = [pytest.mark.integration, pytest.mark.multiprocess]
+SNAKEMAKE = str(Path(sys.executable).with_name("snakemake"))
 
 
 def test_both_targets_write_summaries_figures_and_provenance(layer_run):
@@ -34,3 +39,21 @@ def test_both_targets_write_summaries_figures_and_provenance(layer_run):
         for fig in figures:
             path = folder / "figures" / f"{study}_{fig}.png"
             assert path.stat().st_size > 5000 and (path.parent / (path.name + ".prov.json")).exists()
+
+
+def test_a_deleted_figure_is_redrawn_alone(layer_run):
+    root, _ = layer_run
+    figures = {"disttrain_figure_tensor3d_ranking": "results/disttrain/tensor3d/figures/tensor3d_ranking.png",
+               "disttrain_figure_moe_projection": "results/disttrain/moe/figures/moe_projection.png"}  # fmt: skip
+    for path in figures.values():
+        (root / path).unlink()
+    targets = ["disttrain_tensor3d", "disttrain_moe"]  # before --quiet, which takes several values
+    dry = subprocess.run([SNAKEMAKE, "-n", *targets, "--quiet", "rules"], cwd=root, capture_output=True, text=True,
+                         timeout=120)  # fmt: skip
+    assert dry.returncode == 0, dry.stderr[-3000:]
+    planned = {line.split()[0] for line in dry.stdout.splitlines() if line.startswith("disttrain")}
+    assert planned == {*figures, *targets}, dry.stdout
+    # Redraw them, so the shared run is whole again for the other tests.
+    run = subprocess.run([SNAKEMAKE, "--cores", "2", *targets], cwd=root, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert all((root / path).stat().st_size > 5000 for path in figures.values())

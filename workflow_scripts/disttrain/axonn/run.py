@@ -2,8 +2,8 @@
 with the optimizer state offloaded to host memory; checked against single-process training and the analytic
 bytes, and projected with the alpha-beta model to the paper's 12-100B transformers on 48-384 GPUs.
 
-Inputs: results/disttrain/network/calibration.json. Outputs: results/disttrain/axonn/{runs.json, summary.json,
-figures/axonn_schedules.png, figures/axonn_timeline.png, figures/axonn_memory.png}.
+Inputs: results/disttrain/network/calibration.json. Outputs: results/disttrain/axonn/{runs.json, summary.json};
+axonn/figures.py draws the figures from them.
 Run: `snakemake --cores 2 disttrain_axonn`; tests call `run_workers`, `analyse` and `project`.
 """
 
@@ -14,7 +14,7 @@ import statistics
 import tempfile
 from pathlib import Path
 
-from workflow_scripts.common import Provenance, atomic_path, configure_logging, read_json, write_json
+from workflow_scripts.common import Provenance, configure_logging, read_json, write_json
 from workflow_scripts.disttrain.axonn.pipeline import AxonnConfig, analytic_bytes, train_reference
 from workflow_scripts.disttrain.launch import launch
 from workflow_scripts.disttrain.netmodel import NetworkModel
@@ -96,67 +96,8 @@ def project(proj: dict, machine: dict) -> list[dict]:
     return out
 
 
-def plot(rows: dict, projection: list[dict], schedules_png, timeline_png, memory_png, machine_name: str) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    labels = [k for k in rows if not k.endswith("_no_offload")]
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4))
-    axes[0].bar(labels, [rows[k]["median_batch_time_s"] for k in labels],
-                yerr=[rows[k]["batch_time_spread_s"] / 2 for k in labels], capsize=4)  # fmt: skip
-    axes[0].set(ylabel="batch time, s (median; bar: spread)", title="Batch time under stage jitter")
-    stages = len(rows[labels[0]]["idle_fraction_per_stage"])
-    width = 0.8 / len(labels)
-    for i, k in enumerate(labels):
-        axes[1].bar([s + i * width for s in range(stages)], rows[k]["idle_fraction_per_stage"], width, label=k)
-    axes[1].set(xlabel="stage", ylabel="idle fraction of the batch", title="Idle time per stage",
-                xticks=[s + width for s in range(stages)], xticklabels=[str(s) for s in range(stages)])  # fmt: skip
-    axes[1].legend(fontsize=8)
-    fig.tight_layout()
-    with atomic_path(schedules_png, suffix=".png") as tmp:
-        fig.savefig(tmp, dpi=120)
-    plt.close(fig)
-
-    fig, axes = plt.subplots(len(labels), 1, figsize=(10, 2.2 * len(labels)), sharex=True)
-    for ax, k in zip(axes, labels, strict=True):
-        for stage, timeline in enumerate(rows[k]["timeline_last_batch"]):
-            for kind, mb, start, end in timeline:
-                ax.barh(stage, end - start, left=start, color="tab:blue" if kind == "F" else "tab:orange",
-                        edgecolor="white")  # fmt: skip
-                ax.text((start + end) / 2, stage, str(mb), ha="center", va="center", fontsize=6, color="white")
-        ax.set(ylabel="stage", title=f"{k} (blue forward, orange backward; numbers: microbatch)")
-        ax.invert_yaxis()
-    axes[-1].set_xlabel("time since the batch start, s")
-    fig.tight_layout()
-    with atomic_path(timeline_png, suffix=".png") as tmp:
-        fig.savefig(tmp, dpi=120)
-    plt.close(fig)
-
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4))
-    offload, baseline = rows["1f1b"], rows["1f1b_no_offload"]
-    x = range(len(offload["device_bytes_per_stage"]))
-    axes[0].bar([i - 0.2 for i in x], [b / 1e3 for b in baseline["device_bytes_per_stage"]], 0.4, label="no offload")
-    axes[0].bar([i + 0.2 for i in x], [b / 1e3 for b in offload["device_bytes_per_stage"]], 0.4, label="offload")
-    axes[0].set(xlabel="stage", ylabel="device model-state kB", xticks=list(x),
-                title="Measured: device keeps half-precision weights + grads")  # fmt: skip
-    axes[0].legend(fontsize=8)
-    names = [f"{r['parameters'] / 1e9:.0f}B/{r['devices']}" for r in projection]
-    for shift, label in ((-0.2, "no_offload"), (0.2, "offload")):
-        values = [100 * r[label]["fraction_of_peak"] if r[label]["fits"] else 0 for r in projection]
-        axes[1].bar([i + shift for i in range(len(projection))], values, 0.4, label=label)
-    axes[1].set(xticks=list(range(len(projection))), xticklabels=names, ylabel="% of peak (model)",
-                title=f"Projection on {machine_name.split(' (')[0]} (0 = does not fit)")  # fmt: skip
-    axes[1].legend(fontsize=8)
-    fig.tight_layout()
-    with atomic_path(memory_png, suffix=".png") as tmp:
-        fig.savefig(tmp, dpi=120)
-    plt.close(fig)
-
-
-def main(calibration_json, runs_json, summary_json, schedules_png, timeline_png, memory_png, section: dict,
-         machine: dict, seed: int, log_path=None, timeout_s=600) -> dict:  # fmt: skip
+def main(calibration_json, runs_json, summary_json, section: dict, machine: dict, seed: int, log_path=None,
+         timeout_s=600) -> dict:  # fmt: skip
     run_section = {k: section[k] for k in RUN_KEYS}
     cfg = AxonnConfig.from_config(run_section, seed=seed)
     prov = Provenance.start(step="disttrain.axonn", config={"axonn": section, "machine": machine}, seed=seed)
@@ -182,6 +123,7 @@ def main(calibration_json, runs_json, summary_json, schedules_png, timeline_png,
         "device_memory_reduction_factor": device_ratio,
         "peak_activation_bytes_per_stage": {k: rows[k]["activations_bytes_per_stage"] for k in cfg.schedules},
         "projection": projection,
+        "projection_machine": machine["name"],
         "paper": {"fraction_of_peak": [0.494, 0.5478], "models": "12-100B on 48-384 V100s",
                   "device_memory_reduction_factor": 4},
         "calibrated_network": {k: read_json(calibration_json)[k] for k in ("alpha_s", "beta_bytes_per_s")},
@@ -192,14 +134,12 @@ def main(calibration_json, runs_json, summary_json, schedules_png, timeline_png,
                   "The projection is the alpha-beta model with an assumed compute efficiency."),
     }  # fmt: skip
     write_json(summary_json, summary)
-    plot(rows, projection, schedules_png, timeline_png, memory_png, machine["name"])
-    prov.finish([runs_json, summary_json, schedules_png, timeline_png, memory_png])
+    prov.finish([runs_json, summary_json])
     return summary
 
 
 if __name__ == "__main__":
     smk = snakemake  # noqa: F821 -- injected by Snakemake's script: directive
     configure_logging(smk.log[0])
-    main(smk.input.calibration, smk.output.runs, smk.output.summary, smk.output.schedules_png, smk.output.timeline_png,
-         smk.output.memory_png, smk.params.axonn, smk.params.machine, smk.params.seed, smk.log[0],
-         smk.params.timeout_s)  # fmt: skip
+    main(smk.input.calibration, smk.output.runs, smk.output.summary, smk.params.axonn, smk.params.machine,
+         smk.params.seed, smk.log[0], smk.params.timeout_s)  # fmt: skip

@@ -2,7 +2,7 @@
 checked against the analytic bytes, then projected to the paper's 2.7B model on 512 GPUs.
 
 Inputs: results/disttrain/network/calibration.json (this machine's alpha-beta fit, reported beside the runs).
-Outputs: results/disttrain/sparse/{runs.json, summary.json, figures/sparse_costs.png, figures/sparse_projection.png}.
+Outputs: results/disttrain/sparse/{runs.json, summary.json}; sparse/figures.py draws the figures from them.
 Run: `snakemake --cores 2 disttrain_sparse`; tests call `run_workers`, `analyse` and `project` directly.
 """
 
@@ -11,7 +11,7 @@ import logging
 import tempfile
 from pathlib import Path
 
-from workflow_scripts.common import Provenance, atomic_path, configure_logging, read_json, write_json
+from workflow_scripts.common import Provenance, configure_logging, read_json, write_json
 from workflow_scripts.disttrain.launch import launch
 from workflow_scripts.disttrain.netmodel import NetworkModel
 from workflow_scripts.disttrain.sparse.train import SparseConfig, analytic
@@ -86,51 +86,8 @@ def project(proj: dict, machine: dict) -> dict:
     return out
 
 
-def plot(rows, projection, costs_png, projection_png):
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, axes = plt.subplots(1, 2, figsize=(10, 4))
-    for mode, marker in (("dense", "s"), ("sparse", "o")):
-        sel = [r for r in rows if r["mode"] == mode]
-        d = [r["density"] for r in sel]
-        axes[0].plot(d, [r["model_state_bytes"] / 1e3 for r in sel], marker, label=f"{mode} measured")
-        axes[1].plot(d, [r["all_reduce_bytes_per_step"] / 1e3 for r in sel], marker, label=f"{mode} measured")
-        axes[1].plot(d, [r["analytic_all_reduce_bytes"] / 1e3 for r in sel], "k_", markersize=18)
-    axes[0].set(xlabel="density (fraction of linear weights kept)", ylabel="kB per rank",
-                title="Model state: weights, grads, fp32 master, Adam")  # fmt: skip
-    axes[1].set(xlabel="density", ylabel="kB per step per rank", title="Gradient all-reduce (black: analytic)")
-    for ax in axes:
-        ax.legend(fontsize=8)
-    fig.tight_layout()
-    with atomic_path(costs_png, suffix=".png") as tmp:
-        fig.savefig(tmp, dpi=120)
-    plt.close(fig)
-
-    by = projection["by_density"]
-    labels = [f"d={r['density']}" for r in by]
-    x = range(len(by))
-    fig, axes = plt.subplots(1, 2, figsize=(10, 4))
-    axes[0].bar([i - 0.2 for i in x], [r["dense_bytes_per_parameter"] for r in by], 0.4, label="dense")
-    axes[0].bar([i + 0.2 for i in x], [r["sparse_bytes_per_parameter"] for r in by], 0.4, label="sparse")
-    axes[0].set(xticks=list(x), xticklabels=labels, ylabel="bytes per parameter",
-                title=f"{projection['parameters'] / 1e9:.1f}B model: memory")  # fmt: skip
-    axes[1].bar([i - 0.2 for i in x], [r["dense_allreduce_s"] for r in by], 0.4, label="dense")
-    axes[1].bar([i + 0.2 for i in x], [r["sparse_allreduce_s"] for r in by], 0.4, label="sparse")
-    axes[1].set(xticks=list(x), xticklabels=labels, ylabel="s per step (alpha-beta model)",
-                title=f"gradient all-reduce on {projection['devices']} devices")  # fmt: skip
-    for ax in axes:
-        ax.legend(fontsize=8)
-    fig.tight_layout()
-    with atomic_path(projection_png, suffix=".png") as tmp:
-        fig.savefig(tmp, dpi=120)
-    plt.close(fig)
-
-
-def main(calibration_json, runs_json, summary_json, costs_png, projection_png, section: dict, machine: dict,
-         seed: int, nproc: int, log_path=None, timeout_s=600) -> dict:  # fmt: skip
+def main(calibration_json, runs_json, summary_json, section: dict, machine: dict, seed: int, nproc: int,
+         log_path=None, timeout_s=600) -> dict:  # fmt: skip
     run_section = {k: section[k] for k in ("model", "densities", "global_batch", "steps", "lr", "compute_dtype")}
     cfg = SparseConfig.from_config(run_section, seed=seed)
     prov = Provenance.start(step="disttrain.sparse", config={"sparse": section, "machine": machine}, seed=seed)
@@ -161,14 +118,12 @@ def main(calibration_json, runs_json, summary_json, costs_png, projection_png, s
                   "exact; the projection's times come from the alpha-beta model, not from a GPU run."),
     }  # fmt: skip
     write_json(summary_json, summary)
-    plot(rows, projection, costs_png, projection_png)
-    prov.finish([runs_json, summary_json, costs_png, projection_png])
+    prov.finish([runs_json, summary_json])
     return summary
 
 
 if __name__ == "__main__":
     smk = snakemake  # noqa: F821 -- injected by Snakemake's script: directive
     configure_logging(smk.log[0])
-    main(smk.input.calibration, smk.output.runs, smk.output.summary, smk.output.costs_png, smk.output.projection_png,
-         smk.params.sparse, smk.params.machine, smk.params.seed, smk.params.nproc, smk.log[0],
-         smk.params.timeout_s)  # fmt: skip
+    main(smk.input.calibration, smk.output.runs, smk.output.summary, smk.params.sparse, smk.params.machine,
+         smk.params.seed, smk.params.nproc, smk.log[0], smk.params.timeout_s)  # fmt: skip

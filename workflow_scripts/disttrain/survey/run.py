@@ -1,8 +1,8 @@
 """The survey study: run every strategy on torchrun processes, check it against single-process training and
-its analytic models, project to the paper's scale, and write the summary and figures.
+its analytic models, project to the paper's scale, and write the runs and the summary.
 
 Inputs: the calibrated network of this machine (results/disttrain/network/calibration.json).
-Outputs: results/disttrain/survey/{runs.json, summary.json, figures/survey_loss.png, figures/survey_costs.png}.
+Outputs: results/disttrain/survey/{runs.json, summary.json}; survey/figures.py draws the figures from runs.json.
 Run: `snakemake --cores 2 disttrain_survey` (rules/disttrain.smk); tests call `main` directly.
 """
 
@@ -12,7 +12,7 @@ import logging
 import tempfile
 from pathlib import Path
 
-from workflow_scripts.common import Provenance, atomic_path, configure_logging, read_json, write_json
+from workflow_scripts.common import Provenance, configure_logging, read_json, write_json
 from workflow_scripts.disttrain.launch import launch
 from workflow_scripts.disttrain.netmodel import NetworkModel
 from workflow_scripts.disttrain.survey.strategies import (
@@ -139,49 +139,8 @@ def project(section: dict, machine: dict) -> dict:
             "fits_device_memory": fits}  # fmt: skip
 
 
-def plot(rows: dict, references: dict[str, list[float]], loss_png, costs_png) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(6, 4))
-    for task, reference in references.items():
-        ax.plot(range(1, len(reference) + 1), reference, "k-", lw=3, alpha=0.3, label=f"single process ({task})")
-    for name, row in rows.items():
-        ax.plot(range(1, len(row["losses"]) + 1), row["losses"], marker=".", label=name)
-    ax.set(xlabel="step", ylabel="training loss (global batch)", title="Same loss per step for every strategy")
-    ax.legend(fontsize=7)
-    fig.tight_layout()
-    with atomic_path(loss_png, suffix=".png") as tmp:
-        fig.savefig(tmp, dpi=120)
-    plt.close(fig)
-
-    names = list(rows)
-    fig, axes = plt.subplots(1, 3, figsize=(13, 4))
-    axes[0].bar(names, [rows[n]["throughput_tokens_per_s"] for n in names])
-    axes[0].set(ylabel="tokens / s (2 shared CPU cores: indicative)", title="Throughput")
-    state = [max(rows[n]["model_state_bytes_per_rank"]) / 1e3 for n in names]
-    acts = [max(rows[n]["activations_bytes_per_rank"]) / 1e3 for n in names]
-    axes[1].bar(names, state, label="parameters + gradients + optimizer")
-    axes[1].bar(names, acts, bottom=state, label="activations (peak saved)")
-    axes[1].set(ylabel="kB per rank (max over ranks)", title="Memory per rank")
-    axes[1].legend(fontsize=7)
-    axes[2].bar(names, [max(rows[n]["message_bytes_per_step_per_rank"]) / 1e3 for n in names], label="measured")
-    analytic = [max(sum(a.values()) for a in rows[n]["analytic_bytes_by_op_per_rank"]) / 1e3 for n in names]
-    axes[2].plot(names, analytic, "k_", markersize=20, mew=2, label="analytic model")
-    axes[2].set(ylabel="kB per step per rank", title="Communication (logical bytes)")
-    axes[2].legend(fontsize=7)
-    for ax in axes:
-        ax.tick_params(axis="x", rotation=60)
-    fig.tight_layout()
-    with atomic_path(costs_png, suffix=".png") as tmp:
-        fig.savefig(tmp, dpi=120)
-    plt.close(fig)
-
-
-def main(calibration_json, runs_json, summary_json, loss_png, costs_png, section: dict, machine: dict, seed: int,
-         nproc: int, log_path=None, timeout_s=600) -> dict:  # fmt: skip
+def main(calibration_json, runs_json, summary_json, section: dict, machine: dict, seed: int, nproc: int,
+         log_path=None, timeout_s=600) -> dict:  # fmt: skip
     cfg = SurveyConfig.from_config(section, seed=seed)
     prov = Provenance.start(step="disttrain.survey", config={"survey": section, "machine": machine, "nproc": nproc},
                             seed=seed)  # fmt: skip
@@ -218,8 +177,7 @@ def main(calibration_json, runs_json, summary_json, loss_png, costs_png, section
                   "micro-step per step); the projections use the papers' mixed-precision bytes per parameter."),
     }  # fmt: skip
     write_json(summary_json, summary)
-    plot(rows, reference, loss_png, costs_png)
-    prov.finish([runs_json, summary_json, loss_png, costs_png])
+    prov.finish([runs_json, summary_json])
     logger.info("survey: losses match %s; exact bytes %s", summary["all_losses_match_single_process"],
                 summary["bytes_match_analytic"])  # fmt: skip
     return summary
@@ -228,6 +186,5 @@ def main(calibration_json, runs_json, summary_json, loss_png, costs_png, section
 if __name__ == "__main__":
     smk = snakemake  # noqa: F821 -- injected by Snakemake's script: directive
     configure_logging(smk.log[0])
-    main(smk.input.calibration, smk.output.runs, smk.output.summary, smk.output.loss_png, smk.output.costs_png,
-         smk.params.survey, smk.params.machine, smk.params.seed, smk.params.nproc, smk.log[0],
-         smk.params.timeout_s)  # fmt: skip
+    main(smk.input.calibration, smk.output.runs, smk.output.summary, smk.params.survey, smk.params.machine,
+         smk.params.seed, smk.params.nproc, smk.log[0], smk.params.timeout_s)  # fmt: skip

@@ -1,0 +1,98 @@
+"""The TED MoE figures: all-to-all calls and bytes per variant (measured beside the model), the tiled optimizer's
+peak transient memory per tile size, and the projection's step time and largest base model that fits.
+
+Inputs: results/disttrain/moe/validation.json (moe_all_to_all, moe_optimizer_memory) and projection.json
+(moe_projection). Outputs (PNG, Agg backend) under results/disttrain/moe/figures/: moe_all_to_all.png,
+moe_optimizer_memory.png, moe_projection.png.
+Run by the `disttrain_figure_<name>` rules of rules/disttrain_layers.smk; tests call `main`.
+"""
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+from workflow_scripts.common import configure_logging  # noqa: E402
+from workflow_scripts.disttrain.figures import Registry, draw_figure, save  # noqa: E402
+
+
+def plot_all_to_all(validation: dict, path: str) -> None:
+    variants = validation["check"]["variants"]
+    names = list(variants)
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 3.5))
+    ax1.bar(names, [variants[n]["all_to_all_calls"] for n in names])
+    ax1.set_ylabel("all-to-alls per step (measured)")
+    ax2.bar(names, [variants[n]["all_to_all_message_bytes"] for n in names], label="measured")
+    ax2.plot(names, [sum(v["message_bytes"] for k, v in variants[n]["model_totals"].items()
+                         if k.startswith("all_to_all_single")) for n in names],
+             "k_", markersize=30, label="model")  # fmt: skip
+    ax2.set_ylabel("all-to-all bytes per rank per step")
+    ax2.legend()
+    for ax in (ax1, ax2):
+        ax.tick_params(axis="x", rotation=30)
+    fig.suptitle(f"TED MoE block on {validation['world_size']} processes (G_t={validation['params']['tensor_parallel']},"
+                 f" G_e={validation['params']['expert_parallel']})", fontsize=10)  # fmt: skip
+    save(fig, path)
+
+
+def plot_optimizer_memory(validation: dict, path: str) -> None:
+    points = validation["optimizer"]["points"]
+    fig, ax = plt.subplots(figsize=(5, 3.5))
+    ax.loglog([p["tile_elems"] for p in points], [p["peak_transient_bytes"] / 1e6 for p in points], "o-",
+              label="measured peak transient")  # fmt: skip
+    ax.loglog([p["tile_elems"] for p in points], [p["fp32_tile_bytes"] / 1e6 for p in points], "--",
+              label="one fp32 copy of the tile")  # fmt: skip
+    ax.set_xlabel("tile (elements)")
+    ax.set_ylabel("MB")
+    ax.set_title(f"optimizer step, {validation['optimizer']['partition_elems']:,} parameters", fontsize=9)
+    ax.legend(fontsize=8)
+    save(fig, path)
+
+
+def plot_projection(projection: dict, path: str) -> None:
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 3.8))
+    step = projection["step"]
+    order = ["without", "dtd_only", "checkpoint_only", "with"]
+    parts = ["compute_s", "all_to_all_s", "dtd_gather_s", "tensor_allreduce_s", "data_allreduce_s"]
+    bottom = [0.0] * len(order)
+    for part in parts:
+        values = [step[v][part] for v in order]
+        ax1.bar(order, values, bottom=bottom, label=part.removesuffix("_s"))
+        bottom = [b + v for b, v in zip(bottom, values, strict=True)]
+    ax1.set_ylabel("modelled step time (s)")
+    ax1.set_title(f"{projection['total_params'] / 1e9:.0f}B MoE on {projection['devices']} GPUs: "
+                  f"{100 * projection['speedup']:.0f}% faster (paper ~{100 * projection['paper_speedup']:.0f}%)",
+                  fontsize=9)  # fmt: skip
+    ax1.legend(fontsize=7)
+    ax1.tick_params(axis="x", rotation=20)
+    fits = projection["largest_base_that_fits"]
+    labels = ["DeepSpeed-MoE style", "TED"]
+    sizes = [(fits[k]["base_params"] / 1e9 if fits[k] else 0) for k in ("deepspeed_moe", "ted")]
+    ax2.bar(labels, sizes)
+    for x, (k, s) in enumerate(zip(("deepspeed_moe", "ted"), sizes, strict=True)):
+        if fits[k]:
+            ax2.annotate(f"{fits[k]['name']} (G_t={fits[k]['layout']['tensor']})", (x, s), ha="center", va="bottom")
+    ax2.set_ylabel("largest base model that fits (B parameters)")
+    ratio = projection["base_size_ratio"]
+    ax2.set_title(f"ratio {ratio:.1f}x (paper {projection['paper_base_size_ratio'][0]:.0f}-"
+                  f"{projection['paper_base_size_ratio'][1]:.0f}x)" if ratio else "no base model fits", fontsize=9)
+    save(fig, path)
+
+
+# Figure name -> (the inputs it is drawn from, how). One Snakemake rule per figure.
+FIGURES: Registry = {
+    "moe_all_to_all": (("validation",), plot_all_to_all),
+    "moe_optimizer_memory": (("validation",), plot_optimizer_memory),
+    "moe_projection": (("projection",), plot_projection),
+}
+
+
+def main(*, figure: str, output: str, validation: str | None = None, projection: str | None = None) -> None:
+    draw_figure("moe", FIGURES, figure, output, {"validation": validation, "projection": projection})
+
+
+if __name__ == "__main__":
+    smk = snakemake  # noqa: F821 -- injected by Snakemake's script: directive
+    configure_logging(smk.log[0])
+    main(figure=smk.params.figure, output=smk.output.figure, validation=smk.input.get("validation"),
+         projection=smk.input.get("projection"))  # fmt: skip

@@ -1,0 +1,71 @@
+"""The sparse study's figures: measured model state and gradient all-reduce bytes per density (dense vs sparse,
+with the analytic bytes), and the projection's bytes per parameter and all-reduce time at the paper's scale.
+
+Inputs: results/disttrain/sparse/runs.json (sparse_costs) and summary.json (its `projection`, sparse_projection),
+written by sparse/run.py. Outputs (PNG, Agg backend) under results/disttrain/sparse/figures/: sparse_costs.png,
+sparse_projection.png. Run by the `disttrain_figure_<name>` rules of rules/disttrain.smk; tests call `main`.
+"""
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+from workflow_scripts.common import configure_logging  # noqa: E402
+from workflow_scripts.disttrain.figures import Registry, draw_figure, save  # noqa: E402
+
+
+def plot_costs(runs: dict, path: str) -> None:
+    rows = runs["rows"]
+    fig, axes = plt.subplots(1, 2, figsize=(10, 4))
+    for mode, marker in (("dense", "s"), ("sparse", "o")):
+        sel = [r for r in rows if r["mode"] == mode]
+        d = [r["density"] for r in sel]
+        axes[0].plot(d, [r["model_state_bytes"] / 1e3 for r in sel], marker, label=f"{mode} measured")
+        axes[1].plot(d, [r["all_reduce_bytes_per_step"] / 1e3 for r in sel], marker, label=f"{mode} measured")
+        axes[1].plot(d, [r["analytic_all_reduce_bytes"] / 1e3 for r in sel], "k_", markersize=18)
+    axes[0].set(xlabel="density (fraction of linear weights kept)", ylabel="kB per rank",
+                title="Model state: weights, grads, fp32 master, Adam")  # fmt: skip
+    axes[1].set(xlabel="density", ylabel="kB per step per rank", title="Gradient all-reduce (black: analytic)")
+    for ax in axes:
+        ax.legend(fontsize=8)
+    fig.tight_layout()
+    save(fig, path)
+
+
+def plot_projection(summary: dict, path: str) -> None:
+    projection = summary["projection"]
+    by = projection["by_density"]
+    labels = [f"d={r['density']}" for r in by]
+    x = range(len(by))
+    fig, axes = plt.subplots(1, 2, figsize=(10, 4))
+    axes[0].bar([i - 0.2 for i in x], [r["dense_bytes_per_parameter"] for r in by], 0.4, label="dense")
+    axes[0].bar([i + 0.2 for i in x], [r["sparse_bytes_per_parameter"] for r in by], 0.4, label="sparse")
+    axes[0].set(xticks=list(x), xticklabels=labels, ylabel="bytes per parameter",
+                title=f"{projection['parameters'] / 1e9:.1f}B model: memory")  # fmt: skip
+    axes[1].bar([i - 0.2 for i in x], [r["dense_allreduce_s"] for r in by], 0.4, label="dense")
+    axes[1].bar([i + 0.2 for i in x], [r["sparse_allreduce_s"] for r in by], 0.4, label="sparse")
+    axes[1].set(xticks=list(x), xticklabels=labels, ylabel="s per step (alpha-beta model)",
+                title=f"gradient all-reduce on {projection['devices']} devices")  # fmt: skip
+    for ax in axes:
+        ax.legend(fontsize=8)
+    fig.tight_layout()
+    save(fig, path)
+
+
+# Figure name -> (the inputs it is drawn from, how). One Snakemake rule per figure.
+FIGURES: Registry = {
+    "sparse_costs": (("runs",), plot_costs),
+    "sparse_projection": (("summary",), plot_projection),
+}
+
+
+def main(*, figure: str, output: str, runs: str | None = None, summary: str | None = None) -> None:
+    draw_figure("sparse", FIGURES, figure, output, {"runs": runs, "summary": summary})
+
+
+if __name__ == "__main__":
+    smk = snakemake  # noqa: F821 -- injected by Snakemake's script: directive
+    configure_logging(smk.log[0])
+    main(figure=smk.params.figure, output=smk.output.figure, runs=smk.input.get("runs"),
+         summary=smk.input.get("summary"))  # fmt: skip

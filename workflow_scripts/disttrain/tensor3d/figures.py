@@ -1,0 +1,105 @@
+"""The Tensor3D figures: measured vs modelled bytes per decomposition, modelled vs measured step time (the
+ranking), the projection's best decompositions against Megatron, and the overlap from overdecomposition.
+
+Inputs: results/disttrain/tensor3d/validation.json (tensor3d_bytes, tensor3d_overlap), projection.json
+(tensor3d_projection, tensor3d_overlap) and summary.json (its calibrated model-vs-measured rows and Spearman rho,
+tensor3d_ranking). Outputs (PNG, Agg backend) under results/disttrain/tensor3d/figures/: tensor3d_bytes.png,
+tensor3d_ranking.png, tensor3d_projection.png, tensor3d_overlap.png.
+Run by the `disttrain_figure_<name>` rules of rules/disttrain_layers.smk; tests call `main`.
+"""
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+from workflow_scripts.common import configure_logging  # noqa: E402
+from workflow_scripts.disttrain.figures import Registry, draw_figure, save  # noqa: E402
+
+
+def plot_bytes(validation: dict, path: str) -> None:
+    decs = validation["decompositions"]
+    labels = [d["grid"] for d in decs]
+    measured = [sum(v["message_bytes"] for v in d["check_chunks_n"]["measured_bytes"].values()) for d in decs]
+    modelled = [sum(v["message_bytes"] for v in d["check_chunks_n"]["model_bytes"].values()) for d in decs]
+    fig, ax = plt.subplots(figsize=(8, 3.5))
+    xs = range(len(labels))
+    ax.bar([x - 0.2 for x in xs], measured, width=0.4, label="measured (ledger)")
+    ax.bar([x + 0.2 for x in xs], modelled, width=0.4, label="model")
+    ax.set_xticks(list(xs), labels, rotation=45, ha="right")
+    ax.set_ylabel("bytes per rank per step")
+    ax.set_title(f"Tensor3D communication, {validation['world_size']} processes (float64 check stack)")
+    ax.legend()
+    save(fig, path)
+
+
+def plot_ranking(summary: dict, path: str) -> None:
+    rows, rho = summary["validation"]["measured_vs_model"], summary["validation"]["spearman_model_vs_measured"]
+    fig, ax = plt.subplots(figsize=(5, 4))
+    ax.scatter([r["model_time_s"] * 1e3 for r in rows], [r["measured_time_s"] * 1e3 for r in rows])
+    for r in rows:
+        ax.annotate(r["grid"], (r["model_time_s"] * 1e3, r["measured_time_s"] * 1e3), fontsize=7)
+    ax.set_xlabel("model step time (ms, calibrated alpha-beta)")
+    ax.set_ylabel("measured step time (ms, median)")
+    ax.set_title(f"model vs measured, Spearman rho = {rho:.2f}")
+    save(fig, path)
+
+
+def plot_projection(projection: dict, path: str) -> None:
+    fig, ax = plt.subplots(figsize=(8, 4))
+    top = projection["decompositions_ranked"][:12]
+    bars = top + ([projection["best_megatron"]] if projection["best_megatron"] else [])
+    names = [f"{r['grid']}/{r['chunks']}" + (" (Megatron)" if r["megatron"] else "") for r in bars]
+    ax.barh(names, [r["compute_s"] for r in bars], label="compute")
+    ax.barh(names, [r["exposed_comm_s"] for r in bars], left=[r["compute_s"] for r in bars],
+            label="exposed communication")  # fmt: skip
+    ax.invert_yaxis()
+    ax.set_xlabel("modelled step time (s)")
+    reduction = projection["time_reduction_vs_megatron"]
+    ax.set_title(f"{projection['parameters'] / 1e9:.1f}B CNN on {projection['devices']} devices: best 3D vs "
+                 f"Megatron {100 * reduction:.0f}% less time (paper ~{100 * projection['paper_time_reduction']:.0f}%)",
+                 fontsize=9)  # fmt: skip
+    ax.legend()
+    save(fig, path)
+
+
+def plot_overlap(validation: dict, projection: dict, path: str) -> None:
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(9, 3.5))
+    curve = projection["overlap_curve"]
+    ax1.plot([p["chunks"] for p in curve], [p["time_s"] for p in curve], marker="o")
+    ax1.set_xscale("log", base=2)
+    ax1.set_xlabel("chunks")
+    ax1.set_ylabel("modelled step time (s)")
+    ax1.set_title(f"projection, {projection['best']['grid']}", fontsize=9)
+    points = validation["overlap"]["points"]
+    ax2.errorbar([p["chunks"] for p in points], [p["step_time_s_median"] * 1e3 for p in points],
+                 yerr=[[(p["step_time_s_median"] - p["step_time_s_min"]) * 1e3 for p in points],
+                       [(p["step_time_s_max"] - p["step_time_s_median"]) * 1e3 for p in points]],
+                 marker="o", capsize=3)  # fmt: skip
+    ax2.set_xscale("log", base=2)
+    ax2.set_xlabel("chunks")
+    ax2.set_ylabel("measured step time (ms)")
+    ax2.set_title(f"measured, {validation['overlap']['grid']} on {validation['world_size']} CPU processes", fontsize=9)
+    save(fig, path)
+
+
+# Figure name -> (the inputs it is drawn from, in the order the function takes them). One Snakemake rule per figure.
+FIGURES: Registry = {
+    "tensor3d_bytes": (("validation",), plot_bytes),
+    "tensor3d_ranking": (("summary",), plot_ranking),
+    "tensor3d_projection": (("projection",), plot_projection),
+    "tensor3d_overlap": (("validation", "projection"), plot_overlap),
+}
+
+
+def main(*, figure: str, output: str, validation: str | None = None, projection: str | None = None,
+         summary: str | None = None) -> None:  # fmt: skip
+    draw_figure("tensor3d", FIGURES, figure, output,
+                {"validation": validation, "projection": projection, "summary": summary})  # fmt: skip
+
+
+if __name__ == "__main__":
+    smk = snakemake  # noqa: F821 -- injected by Snakemake's script: directive
+    configure_logging(smk.log[0])
+    main(figure=smk.params.figure, output=smk.output.figure, validation=smk.input.get("validation"),
+         projection=smk.input.get("projection"), summary=smk.input.get("summary"))  # fmt: skip
