@@ -1,6 +1,6 @@
 """Throughput of the PCGBench evaluation harness, its overhead, and how reproducible its numbers are.
 
-    .venv/bin/python benchmarks/harness_throughput.py [--problems reduce_average,transform_relu]
+    .venv/bin/python benchmarks/harness_throughput.py [--problems reduce_sum_of_min_pairs,transform_relu]
                                                       [--models serial,omp] [--samples 3] [--reps 3]
 
 On the reference generations (`--samples` identical copies per prompt, as a model sampling at low
@@ -55,13 +55,13 @@ RUN_TIMEOUT_S = 20.0
 def make_samples(problems, models, samples):
     made = {"reference": [], "mutants": []}
     mutants = [m for m in generators.MUTANTS if m != "infinite_loop"]
-    for problem in problems:
-        records = [prompt_record(problem, model) for model in models]
-        for generator in made:
-            filled, _ = generators.generate(records, generator, samples=samples, mutants=mutants)
-            made[generator] += [Sample(generator=generator, problem=problem, model=r["parallelism_model"],
-                                       sample_index=i, body=body)
-                                for r in filled for i, body in enumerate(r["outputs"])]  # fmt: skip
+    by_name = {problem.name: problem for problem in problems}
+    records = [prompt_record(problem, model) for problem in problems for model in models]
+    for generator in made:
+        filled, _ = generators.generate(records, generator, samples=samples, mutants=mutants)
+        made[generator] += [Sample(generator=generator, problem=by_name[r["name"]], model=r["parallelism_model"],
+                                   sample_index=i, body=body)
+                            for r in filled for i, body in enumerate(r["outputs"])]  # fmt: skip
     return made
 
 
@@ -177,7 +177,7 @@ def speedup_differences(first: pd.DataFrame, second: pd.DataFrame) -> tuple[bool
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--problems", default="reduce_average,transform_relu")
+    parser.add_argument("--problems", default="reduce_sum_of_min_pairs,transform_relu")
     parser.add_argument("--models", default="serial,omp")
     parser.add_argument("--samples", type=int, default=3, help="identical reference samples per prompt")
     parser.add_argument("--reps", type=int, default=9)

@@ -4,7 +4,8 @@ import pytest
 
 from workflow_scripts.pcgbench import suite
 
-PROBLEM = "reduce_average"  # the suite's first complete problem: every test that runs programs uses it
+PROBLEM = "reduce_sum_of_min_pairs"  # every test that runs programs uses it; its OpenMP reference reduces with +,
+# so every mutant applies (missing_reduction and data_race need a reduction to break)
 
 
 @pytest.fixture(scope="session")
