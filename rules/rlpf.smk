@@ -92,7 +92,7 @@ rule rlpf_reward_model:
         study_log("rlpf", "reward_model"),
     benchmark:
         study_benchmark("rlpf", "reward_model")
-    threads: 2
+    threads: 1  # torch on one thread (rlpf/train.py TORCH_THREADS): two trainers run side by side
     resources:
         mem_mb=3000,
     script:
@@ -115,7 +115,7 @@ rule rlpf_sft:
         study_log("rlpf", "sft"),
     benchmark:
         study_benchmark("rlpf", "sft")
-    threads: 2
+    threads: 1  # torch on one thread (rlpf/train.py TORCH_THREADS): two trainers run side by side
     resources:
         mem_mb=3000,
     script:
@@ -138,7 +138,7 @@ rule rlpf_dpo:
         study_log("rlpf", "dpo"),
     benchmark:
         study_benchmark("rlpf", "dpo")
-    threads: 2
+    threads: 1  # torch on one thread (rlpf/train.py TORCH_THREADS): two trainers run side by side
     resources:
         mem_mb=3000,
     script:

@@ -83,6 +83,32 @@ def test_slower_correct_programs_score_lower(slow, fast):
     assert grade(_ok(2.0), cfg) == pytest.approx(math.log(2.0))
 
 
+def test_runs_keep_freed_memory_and_still_validate(tmp_path, monkeypatch):
+    """Measured runs allocate from a heap that is never given back (no page faults in the per-repetition input
+    copies); the program still validates and is timed under that allocator setting, and the key records it."""
+    from workflow_scripts.rlpf import reward
+
+    envs = []
+    real = sandbox.run_sandboxed
+
+    def recording(argv, **kwargs):
+        envs.append(kwargs["env"])
+        return real(argv, **kwargs)
+
+    monkeypatch.setattr(sandbox, "run_sandboxed", recording)
+    tasks = T.build_tasks(T.TaskConfig(kernels=["transform_squaring", "reduce_xor"], held_out=1, task_sets=["openmp"]),
+                          seed=1)  # fmt: skip
+    task = next(t for t in tasks if t.kernel == "transform_squaring")
+    measurer = Measurer(RewardConfig(cache_dir=tmp_path, reps=2))
+    m = measurer.measure([(task, "#pragma omp parallel for")])[0]
+    assert m.verdict == sandbox.OK and m.time_s > 0
+    assert envs and envs[0]["GLIBC_TUNABLES"] == reward.RUN_ENV["GLIBC_TUNABLES"]
+    assert "mmap_max=0" in envs[0]["GLIBC_TUNABLES"]
+    key = measurer.program_key(task, "body", "c")
+    monkeypatch.setattr(reward, "RUN_ENV", {})
+    assert measurer.program_key(task, "body", "c") != key  # a cached timing under the other allocator is not reused
+
+
 def test_constant_groups_are_detected():
     prompts = ["a", "a", "a", "b", "b", "b", "c"]
     rewards = [0.5, 0.5, 0.5, -1.0, 0.2, 0.2, 0.3]

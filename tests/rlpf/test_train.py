@@ -30,6 +30,8 @@ def test_sft_and_dpo_train(setup, method):
                                       work_dir=root / method, seed=0)
     losses = [h["loss"] for h in history if "loss" in h]
     assert len(losses) == 2 and all(loss == loss for loss in losses)
+    # TRL's configs turn gradient checkpointing on by default: for this model it only recomputes the forward.
+    assert not model.is_activation_checkpointing
 
 
 def test_grpo_sees_only_training_prompts_and_reports_constant_groups(setup, tmp_path):
@@ -45,8 +47,9 @@ def test_grpo_sees_only_training_prompts_and_reports_constant_groups(setup, tmp_
     reward = Recording(measurer, tasks)
     cfg = TrainConfig(max_steps=2, learning_rate=1e-3, per_device_batch_size=4, num_generations=2,
                       max_completion_tokens=8, beta=0.04)
-    _, _, history = train("rl", model_dir=model_dir, tasks=tasks, candidates=None, cfg=cfg, work_dir=root / "rl",
-                          seed=0, reward_fn=reward)
+    model, _, history = train("rl", model_dir=model_dir, tasks=tasks, candidates=None, cfg=cfg, work_dir=root / "rl",
+                              seed=0, reward_fn=reward)
+    assert not model.is_activation_checkpointing
     held = {t.task_id for t in tasks if t.split == "held_out"}
     assert seen and held.isdisjoint(seen)
     assert [h for h in history if "reward" in h and "kl" in h]  # TRL logs the mean reward and the KL term

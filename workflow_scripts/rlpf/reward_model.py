@@ -39,7 +39,7 @@ from workflow_scripts.rlpf.task import (
     task_from_dict,
     top_level_loops,
 )
-from workflow_scripts.rlpf.train import dpo_rows
+from workflow_scripts.rlpf.train import TORCH_THREADS, dpo_rows
 
 logger = logging.getLogger(__name__)
 
@@ -182,11 +182,13 @@ def pair_accuracy(model, tokenizer, pairs: list[dict]) -> float | None:
 
 
 def main(*, tasks_path, train_candidates, held_out_candidates, model_dir, out_metrics, cfg: dict, seed: int) -> dict:
+    import torch
     from datasets import Dataset
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
     from trl import RewardConfig as TRLRewardConfig
     from trl import RewardTrainer
 
+    torch.set_num_threads(TORCH_THREADS)
     prov = Provenance.start(step="rlpf.reward_model", config=cfg, seed=seed)
     rm_cfg = RewardModelConfig(**cfg)
     seed_everything(seed)
@@ -198,10 +200,12 @@ def main(*, tasks_path, train_candidates, held_out_candidates, model_dir, out_me
     tokenizer.padding_side = "right"  # GPT-2's sequence head reads the last non-pad token
     model = AutoModelForSequenceClassification.from_pretrained(str(model_dir), num_labels=1, dtype="float32")
     model.config.pad_token_id = tokenizer.pad_token_id
+    # gradient_checkpointing: TRL turns it on by default; this model has no memory to save, only time to lose.
     args = TRLRewardConfig(output_dir=str(out_metrics) + ".work", max_steps=rm_cfg.max_steps,
                            learning_rate=rm_cfg.learning_rate, per_device_train_batch_size=rm_cfg.per_device_batch_size,
-                           logging_steps=5, use_cpu=True, bf16=False, report_to="none", save_strategy="no", seed=seed,
-                           max_length=model.config.n_positions, disable_tqdm=True)  # fmt: skip
+                           logging_steps=5, use_cpu=True, bf16=False, gradient_checkpointing=False, report_to="none",
+                           save_strategy="no", seed=seed, max_length=model.config.n_positions,
+                           disable_tqdm=True)  # fmt: skip
     trainer = RewardTrainer(model=model, args=args, train_dataset=Dataset.from_list(
         [{k: p[k] for k in ("prompt", "chosen", "rejected")} for p in train_pairs]), processing_class=tokenizer)
     trainer.train()
