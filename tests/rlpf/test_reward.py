@@ -28,9 +28,10 @@ def measured(tmp_path_factory):
         "malformed": "for (;;) {}",
         "build_error": "#pragma omp parallel for reduction(+:no_such_variable)",
         # A wrong clause: each thread sums into an uninitialised private copy and the result is never combined.
-        # (A plain missing reduction is a race: validation catches it only when the threads overlap in time,
-        # which a loaded machine does not guarantee, so it cannot be a deterministic test.)
         "wrong": "#pragma omp parallel for private(acc)",
+        # A missing reduction: a race on acc. The harness's run protocol (threads bound and spinning, raised
+        # priority, the timed size validated 3 times) makes the threads overlap, so validation catches it.
+        "race": "#pragma omp parallel for",
         "correct": "#pragma omp parallel for reduction(+:acc)",
         # One scheduling decision per iteration over 4M iterations: correct, and measured tens of times slower.
         "slow": "#pragma omp parallel for reduction(+:acc) schedule(dynamic,1)",
@@ -45,9 +46,23 @@ def test_verdicts_of_real_programs(measured):
     assert r["malformed"].verdict == MALFORMED
     assert r["build_error"].verdict == sandbox.BUILD_ERROR and "no_such_variable" in r["build_error"].detail
     assert r["wrong"].verdict == sandbox.WRONG_ANSWER  # caught by validation
+    assert r["race"].verdict == sandbox.WRONG_ANSWER, r["race"]
     assert r["correct"].verdict == sandbox.OK and r["correct"].speedup > 0 and r["correct"].time_s > 0
     assert r["baseline"].verdict == sandbox.OK and r["baseline"].speedup == 1.0
     assert r["slow"].verdict == sandbox.OK and r["slow"].speedup < 0.8  # a slow choice is measured slow
+
+
+def test_a_race_on_a_search_index_is_caught(tmp_path):
+    """A missing reduction in search_closest_to_pi passed validation 4 times in 4 under the old run protocol
+    (one validation, threads waiting passively, normal priority) and became an SFT target; the harness's
+    protocol catches it."""
+    task = next(t for t in T.build_tasks(T.TaskConfig(kernels=["search_closest_to_pi", "reduce_xor"], held_out=1,
+                                                      task_sets=["openmp"]), seed=1)
+                if t.kernel == "search_closest_to_pi")  # fmt: skip
+    measurer = Measurer(RewardConfig(cache_dir=tmp_path, reps=3, run_timeout_s=30))
+    race, correct = measurer.measure([(task, "#pragma omp parallel for"), (task, "serial")])
+    assert race.verdict == sandbox.WRONG_ANSWER, race
+    assert correct.verdict == sandbox.OK
 
 
 def test_rewards_are_graded_build_lt_wrong_lt_correct(measured):

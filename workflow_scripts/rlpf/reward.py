@@ -34,6 +34,7 @@ from pathlib import Path
 from workflow_scripts.common import write_json
 from workflow_scripts.pcgbench import sandbox, suite
 from workflow_scripts.pcgbench.build import BuildCache, BuildConfig, BuildRequest
+from workflow_scripts.pcgbench.timing import placement_env
 from workflow_scripts.rlpf.task import Task, program_body
 
 logger = logging.getLogger(__name__)
@@ -66,20 +67,22 @@ class RewardConfig:
     build_error_reward: float = -1.0
     wrong_reward: float = -0.6
     slow_floor_reward: float = -0.5  # the limit of a correct program's reward as its speedup goes to 0
-    # OpenMP threads that wait by sleeping, not spinning: on shared cores a spinning thread takes the time slice
-    # its partner needs (measured here under load: 2-thread speedups of 0.03 spinning vs 0.2-0.6 passive).
-    # "default" leaves the runtime's choice.
-    omp_wait_policy: str = "passive"
+    # The harness's race-catching run protocol (pcgbench.evaluate): the timed size is validated on
+    # `validations` inputs, OpenMP threads are bound one per core and spin (timing.placement_env), and the run
+    # has a raised priority, so that a missing reduction's threads overlap and its race shows even when training
+    # jobs share the cores. Passive waiting let racy pragmas pass validation and become SFT targets.
+    validations: int = 3
+    run_nice: int = -20  # < 0 needs root; 0 runs at the caller's priority
 
     def __post_init__(self) -> None:
         self.cache_dir = Path(self.cache_dir)
-        for name in ("reps", "jobs", "compile_timeout_s", "run_timeout_s", "cpu_limit_s", "memory_mb"):
+        for name in ("reps", "validations", "jobs", "compile_timeout_s", "run_timeout_s", "cpu_limit_s", "memory_mb"):
             if not getattr(self, name) > 0:
                 raise ValueError(f"rlpf.reward.{name} must be > 0, got {getattr(self, name)!r}")
         if self.warmup < 0:
             raise ValueError(f"rlpf.reward.warmup must be >= 0, got {self.warmup}")
-        if self.omp_wait_policy not in ("passive", "active", "default"):
-            raise ValueError(f"rlpf.reward.omp_wait_policy must be passive, active or default, got {self.omp_wait_policy!r}")
+        if not -20 <= self.run_nice <= 0:
+            raise ValueError(f"rlpf.reward.run_nice must be in -20..0, got {self.run_nice}")
         if not self.build_error_reward < self.wrong_reward < self.slow_floor_reward < 0:
             raise ValueError("rlpf.reward must satisfy build_error_reward < wrong_reward < slow_floor_reward < 0 "
                              f"(failing to build is worst, any correct program beats a wrong one); got "
@@ -145,8 +148,8 @@ class Measurer:
         self.n_cached = 0
 
     def program_key(self, task: Task, body: str | None, completion: str) -> str:
-        protocol = json.dumps([self.cfg.warmup, self.cfg.reps, self.cfg.input_seed, task.threads,
-                               self.cfg.omp_wait_policy, RUN_ENV])
+        protocol = json.dumps([self.cfg.warmup, self.cfg.reps, self.cfg.validations, self.cfg.input_seed, task.threads,
+                               self.cfg.run_nice, placement_env(task.model), RUN_ENV])
         program = body if body is not None else "MALFORMED\0" + completion
         text = "\0".join([task.task_set, task.kernel, task.model, protocol, program])
         return hashlib.sha256(text.encode()).hexdigest()
@@ -164,11 +167,10 @@ class Measurer:
         inside = "/tmp/sample.exe"
         argv, env = suite.run_argv(suite.get_problem(task.kernel), task.model, Path(inside), ranks=1,
                                    threads=task.threads, seed=self.cfg.input_seed, warmup=self.cfg.warmup,
-                                   reps=self.cfg.reps)  # fmt: skip
-        env = env | RUN_ENV
-        if self.cfg.omp_wait_policy != "default":
-            env = env | {"OMP_WAIT_POLICY": self.cfg.omp_wait_policy.upper()}
-        result = sandbox.run_sandboxed(argv, limits=self.cfg.limits(), binds={exe: inside}, env=env)
+                                   reps=self.cfg.reps, validations=self.cfg.validations)  # fmt: skip
+        env = env | RUN_ENV | placement_env(task.model)
+        result = sandbox.run_sandboxed(argv, limits=self.cfg.limits(), binds={exe: inside}, env=env,
+                                       nice=self.cfg.run_nice)  # fmt: skip
         verdict = sandbox.verdict_for(result, cpu_limit_s=self.cfg.cpu_limit_s)
         fields = dict(key=key, task_id=task.task_id, speedup=None, time_s=None, baseline_time_s=None, spread=None)
         if verdict is not None:
