@@ -1,5 +1,5 @@
 """What the five disttrain studies' figure modules share: check a figure's name and inputs, read them, draw, and
-stamp provenance; and save a drawn figure atomically.
+stamp provenance (figures are saved by workflow_scripts.common.figures.save_figure).
 
 Each study's `<study>/figures.py` holds its drawing functions and a FIGURES registry (figure name -> the inputs it
 is drawn from, in order, and the function that draws it from those inputs' JSON and an output path). One
@@ -10,22 +10,11 @@ study's module, so deleting one figure redraws only it, never the distributed ru
 import logging
 from collections.abc import Callable
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-
-from workflow_scripts.common import Provenance, atomic_path, read_json  # noqa: E402
+from workflow_scripts.common import Provenance, read_json
 
 logger = logging.getLogger(__name__)
 
 Registry = dict[str, tuple[tuple[str, ...], Callable[..., None]]]
-
-
-def save(fig, path: str) -> None:
-    with atomic_path(path, suffix=".png") as tmp:
-        fig.savefig(tmp, dpi=120, bbox_inches="tight")
-    plt.close(fig)
 
 
 def draw_figure(study: str, figures: Registry, figure: str, output: str, inputs: dict[str, str | None]) -> None:

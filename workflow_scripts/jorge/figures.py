@@ -16,7 +16,8 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from workflow_scripts.common import Provenance, atomic_path, configure_logging, read_json  # noqa: E402
+from workflow_scripts.common import Provenance, configure_logging, read_json  # noqa: E402
+from workflow_scripts.common.figures import save_figure  # noqa: E402
 
 logger = logging.getLogger(__name__)
 
@@ -28,12 +29,6 @@ def _by_task(runs: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
     for run in runs:
         grouped[run["task"]].append(run)
     return dict(grouped)
-
-
-def _save(fig, path: str) -> None:
-    with atomic_path(path, suffix=".png") as tmp:
-        fig.savefig(tmp, dpi=120, bbox_inches="tight")
-    plt.close(fig)
 
 
 def plot_convergence(runs: list[dict[str, Any]], path: str, x_key: str, x_label: str) -> None:
@@ -59,7 +54,7 @@ def plot_convergence(runs: list[dict[str, Any]], path: str, x_key: str, x_label:
             ax.set_ylim(max(0.0, first["target_metric"] - 0.3), 1.0)
         ax.grid(alpha=0.3)
         ax.legend(fontsize=8)
-    _save(fig, path)
+    save_figure(fig, path)
 
 
 def plot_factor_error(numerics: dict[str, Any], path: str) -> None:
@@ -85,7 +80,7 @@ def plot_factor_error(numerics: dict[str, Any], path: str) -> None:
         ax.set_ylabel("relative error vs exact inverse 4th root")
         ax.grid(alpha=0.3)
         ax.legend(fontsize=6, ncol=2)
-    _save(fig, path)
+    save_figure(fig, path)
 
 
 def plot_step_cost(step_cost: dict[str, Any], path: str) -> None:
@@ -115,7 +110,7 @@ def plot_step_cost(step_cost: dict[str, Any], path: str) -> None:
     right.legend()
     right.grid(alpha=0.3)
     fig.suptitle(f"device {step_cost['device']}, {step_cost['threads']} thread(s)")
-    _save(fig, path)
+    save_figure(fig, path)
 
 
 # Figure name -> (what it is drawn from, how). One Snakemake rule per figure, each reading only its own inputs,

@@ -10,12 +10,8 @@ Run: `snakemake results/hpccoder/figures/pragma_prediction.png`, or
 `main(figure="pragma_prediction", output=..., metrics_path=...)` from Python.
 """
 
-import logging
-
 from workflow_scripts.common import Provenance, configure_logging, read_json
 from workflow_scripts.lm.report import FIGURES
-
-logger = logging.getLogger(__name__)
 
 
 def main(*, figure: str, output, metrics_path) -> None:

@@ -18,16 +18,10 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from workflow_scripts.common import Provenance, atomic_path, read_json, write_json  # noqa: E402
+from workflow_scripts.common import Provenance, read_json, write_json  # noqa: E402
+from workflow_scripts.common.figures import save_figure  # noqa: E402
 
 logger = logging.getLogger(__name__)
-
-
-def _save(fig, path: str | Path) -> None:
-    fig.tight_layout()
-    with atomic_path(path, suffix=".png") as tmp:
-        fig.savefig(tmp, dpi=120)
-    plt.close(fig)
 
 
 def plot_training(metrics: dict[str, Any], path: str | Path) -> None:
@@ -45,7 +39,7 @@ def plot_training(metrics: dict[str, Any], path: str | Path) -> None:
                  f"validation perplexity {metrics['validation_perplexity']:.1f}", fontsize=10)  # fmt: skip
     ax.legend()
     ax.grid(alpha=0.3)
-    _save(fig, path)
+    save_figure(fig, path)
 
 
 def plot_pragma(metrics: dict[str, Any], path: str | Path) -> None:
@@ -65,7 +59,7 @@ def plot_pragma(metrics: dict[str, Any], path: str | Path) -> None:
                  f"({', '.join(metrics['test_repositories'])}), {metrics['train_loops']} fine-tuning loops", fontsize=10)  # fmt: skip
     ax.legend(fontsize=8)
     ax.grid(axis="y", alpha=0.3)
-    _save(fig, path)
+    save_figure(fig, path)
 
 
 def plot_completion(metrics: dict[str, Any], path: str | Path) -> None:
@@ -92,7 +86,7 @@ def plot_completion(metrics: dict[str, Any], path: str | Path) -> None:
     right.legend(fontsize=8)
     right.set_title("verdicts of the harness", fontsize=10)
     fig.suptitle("HPC-Coder code completion on PCGBench prompts", fontsize=11)
-    _save(fig, path)
+    save_figure(fig, path)
 
 
 def plot_perfchange(metrics: dict[str, Any], path: str | Path) -> None:
@@ -113,7 +107,7 @@ def plot_perfchange(metrics: dict[str, Any], path: str | Path) -> None:
                  f"{100 * metrics['slower_fraction']:.0f}% slower ({metrics['scoring']})", fontsize=9)  # fmt: skip
     ax.legend(fontsize=8)
     ax.grid(axis="y", alpha=0.3)
-    _save(fig, path)
+    save_figure(fig, path)
 
 
 # Figure name (the PNG's name under results/hpccoder/figures/) -> how it is drawn from its one metrics file.

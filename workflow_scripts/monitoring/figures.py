@@ -22,17 +22,12 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 from matplotlib.ticker import NullFormatter  # noqa: E402
 
-from workflow_scripts.common import Provenance, atomic_path, configure_logging, read_json  # noqa: E402
+from workflow_scripts.common import Provenance, configure_logging, read_json  # noqa: E402
+from workflow_scripts.common.figures import save_figure  # noqa: E402
 
 logger = logging.getLogger(__name__)
 
 FIGURES = ("runtime_variability", "predicted_vs_measured", "top_features", "loao_error")
-
-
-def _save(fig, path):
-    with atomic_path(path, suffix=".png") as tmp:
-        fig.savefig(tmp, dpi=120, bbox_inches="tight")
-    plt.close(fig)
 
 
 def runtime_variability(runs: pd.DataFrame, analysis: dict, truth: dict, path):
@@ -53,7 +48,7 @@ def runtime_variability(runs: pd.DataFrame, analysis: dict, truth: dict, path):
     axes[-1, 0].set_xlabel("run start (UTC)")
     fig.autofmt_xdate()  # dates slanted so they do not overlap
     fig.suptitle("Run-time variability of the control jobs (run time / app median)")
-    _save(fig, path)
+    save_figure(fig, path)
 
 
 def predicted_vs_measured(predictions: pd.DataFrame, path):
@@ -70,7 +65,7 @@ def predicted_vs_measured(predictions: pd.DataFrame, path):
         ax.set_xlabel("measured run time (s)")
     axes[0].set_ylabel("predicted run time (s)")
     axes[1].legend(fontsize=7)
-    _save(fig, path)
+    save_figure(fig, path)
 
 
 def top_features(analysis: dict, truth: dict, path):
@@ -95,7 +90,7 @@ def top_features(analysis: dict, truth: dict, path):
     title = "Permutation importance of counter clusters"
     fig.suptitle(title + (" (red: holds a planted driver)" if truth.get("apps") else ""))
     fig.tight_layout()
-    _save(fig, path)
+    save_figure(fig, path)
 
 
 def loao_error(analysis: dict, truth: dict, path):
@@ -118,7 +113,7 @@ def loao_error(analysis: dict, truth: dict, path):
     ax.set_ylabel("MAPE on test runs")
     ax.set_title("Error per application left out of training")
     ax.legend(fontsize=7)
-    _save(fig, path)
+    save_figure(fig, path)
 
 
 def main(*, runs_path, predictions_path, analysis_path, truth_path, figure_paths: dict):

@@ -19,7 +19,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
 from workflow_scripts.common import Provenance, read_json  # noqa: E402
-from workflow_scripts.common.io import atomic_path  # noqa: E402
+from workflow_scripts.common.figures import save_figure  # noqa: E402
 
 logger = logging.getLogger(__name__)
 
@@ -31,12 +31,6 @@ def _largest_n(values: dict, prefix: str) -> tuple[int, float] | None:
     found = [(int(key[len(prefix) + 1:-2]), value) for key, value in values.items()
              if key.startswith(prefix + "_") and key.endswith("@1") and key[len(prefix) + 1:-2].isdigit()]
     return max(found) if found else None
-
-
-def _save(fig, path: Path) -> None:
-    with atomic_path(path, suffix=".png") as tmp:
-        fig.savefig(tmp, dpi=120, bbox_inches="tight")
-    plt.close(fig)
 
 
 def pass_at_1_figure(metrics: dict[str, dict], path: Path) -> None:
@@ -56,7 +50,7 @@ def pass_at_1_figure(metrics: dict[str, dict], path: Path) -> None:
     ax.set_ylabel("pass@1 (filled), build@1 (hatched)")
     ax.set_title("PCGBench: pass@1 per generator and execution model")
     ax.legend(fontsize=7, ncol=2, loc="upper left", bbox_to_anchor=(1.0, 1.0))
-    _save(fig, path)
+    save_figure(fig, path)
 
 
 def speedup_by_type_figure(metrics: dict[str, dict], path: Path) -> None:
@@ -85,7 +79,7 @@ def speedup_by_type_figure(metrics: dict[str, dict], path: Path) -> None:
     axes[1].set_xticks(np.arange(len(types_sorted)) + width * (len(bars) - 1) / 2, types_sorted, rotation=30)
     axes[0].set_title("speedup_n@1 and efficiency_n@1 per problem type (n = largest resource count run)")
     axes[0].legend(fontsize=7, ncol=1, loc="upper left", bbox_to_anchor=(1.0, 1.0))
-    _save(fig, path)
+    save_figure(fig, path)
 
 
 def heatmap_figure(metrics: dict[str, dict], path: Path) -> None:
@@ -109,7 +103,7 @@ def heatmap_figure(metrics: dict[str, dict], path: Path) -> None:
             ax.text(c, r, f"{v:.2f}", ha="center", va="center", fontsize=7, color="w" if v < 0.6 else "k")
     fig.colorbar(image, ax=ax, label="pass@1")
     ax.set_title("pass@1: generator / execution model x problem type")
-    _save(fig, path)
+    save_figure(fig, path)
 
 
 # Figure name -> how it is drawn from {generator: metrics}. One Snakemake rule per figure (rules/pcgbench.smk).

@@ -9,12 +9,8 @@ Run: `snakemake results/rlpf/figures/training_curves.png`, or
 `main(figure="training_curves", output=..., curve_paths={...})` from Python.
 """
 
-import logging
-
 from workflow_scripts.common import Provenance, configure_logging, read_json
 from workflow_scripts.rlpf.report import FIGURES
-
-logger = logging.getLogger(__name__)
 
 
 def main(*, figure: str, output, metrics_paths: dict | None = None, curve_paths: dict | None = None) -> None:

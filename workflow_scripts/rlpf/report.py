@@ -25,6 +25,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from workflow_scripts.common import Provenance, read_json, write_json  # noqa: E402
+from workflow_scripts.common.figures import save_figure  # noqa: E402
 from workflow_scripts.common.io import atomic_path  # noqa: E402
 
 logger = logging.getLogger(__name__)
@@ -110,13 +111,6 @@ def _fmt(x) -> str:
     return "n/a" if x is None else f"{x:.3f}"
 
 
-def _save(fig, path) -> None:
-    fig.tight_layout()
-    with atomic_path(path, suffix=".png") as tmp:
-        fig.savefig(tmp, dpi=120)
-    plt.close(fig)
-
-
 def plot_expected_speedup(metrics: dict[str, dict], path) -> None:
     """Expected speedup per model, one panel per task set, from each model's evaluation metrics (the numbers that
     summary.json's task_sets copies); a task set a model was not evaluated on is left without bars."""
@@ -134,7 +128,7 @@ def plot_expected_speedup(metrics: dict[str, dict], path) -> None:
         ax.set_title(f"{ts}: held-out kernels")
         ax.set_ylabel("speedup over serial baseline")
         ax.legend(fontsize=7)
-    _save(fig, path)
+    save_figure(fig, path)
 
 
 def plot_training_curves(curves: dict[str, dict], path) -> None:
@@ -153,7 +147,7 @@ def plot_training_curves(curves: dict[str, dict], path) -> None:
     axes[2].legend()
     for ax in axes:
         ax.set_xlabel("step")
-    _save(fig, path)
+    save_figure(fig, path)
 
 
 # Figure name (the PNG's name under results/rlpf/figures/) -> (what it is drawn from, how).

@@ -13,7 +13,8 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 from workflow_scripts.common import configure_logging  # noqa: E402
-from workflow_scripts.disttrain.figures import Registry, draw_figure, save  # noqa: E402
+from workflow_scripts.common.figures import save_figure  # noqa: E402
+from workflow_scripts.disttrain.figures import Registry, draw_figure  # noqa: E402
 
 
 def _schedules(rows: dict) -> list[str]:
@@ -36,7 +37,7 @@ def plot_schedules(runs: dict, path: str) -> None:
                 xticks=[s + width for s in range(stages)], xticklabels=[str(s) for s in range(stages)])  # fmt: skip
     axes[1].legend(fontsize=8)
     fig.tight_layout()
-    save(fig, path)
+    save_figure(fig, path)
 
 
 def plot_timeline(runs: dict, path: str) -> None:
@@ -53,7 +54,7 @@ def plot_timeline(runs: dict, path: str) -> None:
         ax.invert_yaxis()
     axes[-1, 0].set_xlabel("time since the batch start, s")
     fig.tight_layout()
-    save(fig, path)
+    save_figure(fig, path)
 
 
 def plot_memory(runs: dict, summary: dict, path: str) -> None:
@@ -74,7 +75,7 @@ def plot_memory(runs: dict, summary: dict, path: str) -> None:
                 title=f"Projection on {summary['projection_machine'].split(' (')[0]} (0 = does not fit)")  # fmt: skip
     axes[1].legend(fontsize=8)
     fig.tight_layout()
-    save(fig, path)
+    save_figure(fig, path)
 
 
 # Figure name -> (the inputs it is drawn from, how). One Snakemake rule per figure.

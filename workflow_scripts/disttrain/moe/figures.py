@@ -13,7 +13,8 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 from workflow_scripts.common import configure_logging  # noqa: E402
-from workflow_scripts.disttrain.figures import Registry, draw_figure, save  # noqa: E402
+from workflow_scripts.common.figures import save_figure  # noqa: E402
+from workflow_scripts.disttrain.figures import Registry, draw_figure  # noqa: E402
 
 
 def plot_all_to_all(validation: dict, path: str) -> None:
@@ -32,7 +33,7 @@ def plot_all_to_all(validation: dict, path: str) -> None:
         ax.tick_params(axis="x", rotation=30)
     fig.suptitle(f"TED MoE block on {validation['world_size']} processes (G_t={validation['params']['tensor_parallel']},"
                  f" G_e={validation['params']['expert_parallel']})", fontsize=10)  # fmt: skip
-    save(fig, path)
+    save_figure(fig, path)
 
 
 def plot_optimizer_memory(validation: dict, path: str) -> None:
@@ -46,7 +47,7 @@ def plot_optimizer_memory(validation: dict, path: str) -> None:
     ax.set_ylabel("MB")
     ax.set_title(f"optimizer step, {validation['optimizer']['partition_elems']:,} parameters", fontsize=9)
     ax.legend(fontsize=8)
-    save(fig, path)
+    save_figure(fig, path)
 
 
 def plot_projection(projection: dict, path: str) -> None:
@@ -76,7 +77,7 @@ def plot_projection(projection: dict, path: str) -> None:
     ratio = projection["base_size_ratio"]
     ax2.set_title(f"ratio {ratio:.1f}x (paper {projection['paper_base_size_ratio'][0]:.0f}-"
                   f"{projection['paper_base_size_ratio'][1]:.0f}x)" if ratio else "no base model fits", fontsize=9)
-    save(fig, path)
+    save_figure(fig, path)
 
 
 # Figure name -> (the inputs it is drawn from, how). One Snakemake rule per figure.

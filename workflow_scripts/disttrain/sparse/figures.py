@@ -12,7 +12,8 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 from workflow_scripts.common import configure_logging  # noqa: E402
-from workflow_scripts.disttrain.figures import Registry, draw_figure, save  # noqa: E402
+from workflow_scripts.common.figures import save_figure  # noqa: E402
+from workflow_scripts.disttrain.figures import Registry, draw_figure  # noqa: E402
 
 
 def plot_costs(runs: dict, path: str) -> None:
@@ -30,7 +31,7 @@ def plot_costs(runs: dict, path: str) -> None:
     for ax in axes:
         ax.legend(fontsize=8)
     fig.tight_layout()
-    save(fig, path)
+    save_figure(fig, path)
 
 
 def plot_projection(summary: dict, path: str) -> None:
@@ -50,7 +51,7 @@ def plot_projection(summary: dict, path: str) -> None:
     for ax in axes:
         ax.legend(fontsize=8)
     fig.tight_layout()
-    save(fig, path)
+    save_figure(fig, path)
 
 
 # Figure name -> (the inputs it is drawn from, how). One Snakemake rule per figure.

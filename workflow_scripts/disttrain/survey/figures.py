@@ -12,7 +12,8 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 from workflow_scripts.common import configure_logging  # noqa: E402
-from workflow_scripts.disttrain.figures import Registry, draw_figure, save  # noqa: E402
+from workflow_scripts.common.figures import save_figure  # noqa: E402
+from workflow_scripts.disttrain.figures import Registry, draw_figure  # noqa: E402
 
 
 def plot_loss(runs: dict, path: str) -> None:
@@ -24,7 +25,7 @@ def plot_loss(runs: dict, path: str) -> None:
     ax.set(xlabel="step", ylabel="training loss (global batch)", title="Same loss per step for every strategy")
     ax.legend(fontsize=7)
     fig.tight_layout()
-    save(fig, path)
+    save_figure(fig, path)
 
 
 def plot_costs(runs: dict, path: str) -> None:
@@ -47,7 +48,7 @@ def plot_costs(runs: dict, path: str) -> None:
     for ax in axes:
         ax.tick_params(axis="x", rotation=60)
     fig.tight_layout()
-    save(fig, path)
+    save_figure(fig, path)
 
 
 # Figure name -> (the inputs it is drawn from, how). One Snakemake rule per figure.

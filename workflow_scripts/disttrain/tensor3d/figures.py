@@ -14,7 +14,8 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 from workflow_scripts.common import configure_logging  # noqa: E402
-from workflow_scripts.disttrain.figures import Registry, draw_figure, save  # noqa: E402
+from workflow_scripts.common.figures import save_figure  # noqa: E402
+from workflow_scripts.disttrain.figures import Registry, draw_figure  # noqa: E402
 
 
 def plot_bytes(validation: dict, path: str) -> None:
@@ -30,7 +31,7 @@ def plot_bytes(validation: dict, path: str) -> None:
     ax.set_ylabel("bytes per rank per step")
     ax.set_title(f"Tensor3D communication, {validation['world_size']} processes (float64 check stack)")
     ax.legend()
-    save(fig, path)
+    save_figure(fig, path)
 
 
 def plot_ranking(summary: dict, path: str) -> None:
@@ -42,7 +43,7 @@ def plot_ranking(summary: dict, path: str) -> None:
     ax.set_xlabel("model step time (ms, calibrated alpha-beta)")
     ax.set_ylabel("measured step time (ms, median)")
     ax.set_title(f"model vs measured, Spearman rho = {rho:.2f}")
-    save(fig, path)
+    save_figure(fig, path)
 
 
 def plot_projection(projection: dict, path: str) -> None:
@@ -60,7 +61,7 @@ def plot_projection(projection: dict, path: str) -> None:
                  f"Megatron {100 * reduction:.0f}% less time (paper ~{100 * projection['paper_time_reduction']:.0f}%)",
                  fontsize=9)  # fmt: skip
     ax.legend()
-    save(fig, path)
+    save_figure(fig, path)
 
 
 def plot_overlap(validation: dict, projection: dict, path: str) -> None:
@@ -80,7 +81,7 @@ def plot_overlap(validation: dict, projection: dict, path: str) -> None:
     ax2.set_xlabel("chunks")
     ax2.set_ylabel("measured step time (ms)")
     ax2.set_title(f"measured, {validation['overlap']['grid']} on {validation['world_size']} CPU processes", fontsize=9)
-    save(fig, path)
+    save_figure(fig, path)
 
 
 # Figure name -> (the inputs it is drawn from, in the order the function takes them). One Snakemake rule per figure.
