@@ -8,14 +8,16 @@ temperature produces) and the mutant generations (all mutants but the infinite l
 timeout in every evaluator), it measures:
 1. harness: a cold build cache, 2 compiler processes, sandboxed runs -> samples per minute;
 2. bare: the same work without the harness: each distinct source compiled and linked once (sequentially),
-   each sample run directly (no sandbox, same arguments, environment and priority) at the same resource
-   configurations -> the harness's overhead is (harness with 1 compiler process - bare) / bare: confining
+   each distinct program run directly (no sandbox, same arguments, environment and priority) at the same
+   resource configurations, once, as the harness runs identical samples once -> the harness's overhead is (harness with 1 compiler process - bare) / bare: confining
    every compile and link, sandboxing every run, the cache's bookkeeping, validating the output. The two
    alternate for `--rounds` rounds (ABAB...), so that load drifting on a shared machine reaches both; the
    overhead is the median of the rounds' ratios. (Not CPU time: a sandboxed program's CPU time does not
    reach this process's children's usage, as it is reaped inside its PID namespace.)
 3. naive: the way common harnesses work: the whole driver compiled together with each sample, one sample
-   at a time, no cache, runs unsandboxed (same arguments) -> throughput ratio harness / naive;
+   at a time, no cache, every sample run (identical or not), unsandboxed (same arguments) -> throughput ratio
+   harness / naive. The ratio depends on how many samples are copies: the report gives the number of
+   distinct programs, and the ratio when every sample is run (`share_identical_runs: false`) beside it;
 4. compile phase alone with 1 and with 2 compiler processes (cold caches) -> parallel gain;
 5. the reference generations evaluated twice -> same verdicts? median absolute relative difference of the
    speedups (target: within 10%), overall and per execution model and thread count.
@@ -93,14 +95,15 @@ def run_direct(argv, env, timeout_s, nice):
         return None
 
 
-def harness(samples, cache_dir, out_dir, cfg_kwargs, jobs):
-    cfg = EvaluateConfig(cache_dir=cache_dir, jobs=jobs, run_timeout_s=RUN_TIMEOUT_S, **cfg_kwargs)
+def harness(samples, cache_dir, out_dir, cfg_kwargs, jobs, share=True):
+    cfg = EvaluateConfig(cache_dir=cache_dir, jobs=jobs, run_timeout_s=RUN_TIMEOUT_S, share_identical_runs=share,
+                         **cfg_kwargs)  # fmt: skip
     (rows, _), seconds = timed(evaluate_samples, samples, out_dir, cfg)
     return rows, seconds
 
 
 def bare(samples, work, driver_dir, cfg):
-    """Each distinct source compiled + linked once, every sample run directly at every configuration."""
+    """Each distinct source compiled + linked once, each distinct program run directly at every configuration."""
     started = time.perf_counter()
     exes = {}
     for sample in samples:
@@ -116,8 +119,9 @@ def bare(samples, work, driver_dir, cfg):
         ok = ok and subprocess.run(suite.link_argv(sample.problem, sample.model, obj, driver, exe),
                                    capture_output=True).returncode == 0  # fmt: skip
         exes[key] = exe if ok else None
-    for sample in samples:
-        exe = exes[(sample.problem.name, sample.model, suite.sample_source(sample.problem, sample.model, sample.body))]
+    for (problem, model, source), exe in exes.items():
+        sample = next(s for s in samples if (s.problem.name, s.model) == (problem, model)
+                      and suite.sample_source(s.problem, s.model, s.body) == source)  # fmt: skip
         if exe is None or not suite.uses_model(sample.model, sample.body)[0]:
             continue
         for config in resource_sweep(sample.model, cfg.max_cores):
@@ -195,6 +199,7 @@ def main() -> None:
     everything = made["reference"] + made["mutants"]
     report = {"problems": args.problems, "models": models, "samples_per_prompt": args.samples,
               "reference_samples": len(made["reference"]), "mutant_samples": len(made["mutants"]),
+              "distinct_programs": len({s.program_id for s in everything}),
               "validations": cfg.validations, "run_nice": cfg.run_nice, "load_average_start": os.getloadavg()[0]}  # fmt: skip
     with tempfile.TemporaryDirectory(prefix="pcgbench_bench_") as tmp:
         work = Path(tmp)
@@ -208,6 +213,10 @@ def main() -> None:
             report[f"harness_{name}_samples_per_min"] = 60 * len(samples) / seconds
             report[f"harness_{name}_verdicts"] = rows.drop_duplicates("sample_id")["verdict"].value_counts().to_dict()
         harness_2 = report["harness_reference_s"] + report["harness_mutants_s"]
+        # The same with every sample run, copies included: the ratio a set without copies would see.
+        _, every_s = harness(everything, fresh_cache(work, "cache_every", driver_dir), work / "out_every", cfg_kwargs,
+                             jobs=2, share=False)  # fmt: skip
+        report["harness_every_sample_s"] = every_s
         # Overhead: the same work with 1 compiler process against the bare compile + run, alternating.
         rounds = []
         for number in range(args.rounds):
@@ -223,6 +232,7 @@ def main() -> None:
         report.update(harness_total_s=harness_2, overhead_rounds=rounds, naive_s=naive_s,
                       overhead_vs_bare=statistics.median(r["harness_s"] / r["bare_s"] - 1 for r in rounds),
                       naive_ratio=naive_s / harness_2, samples_per_min=60 * len(everything) / harness_2,
+                      naive_ratio_every_sample_run=naive_s / every_s,
                       naive_samples_per_min=60 * len(everything) / naive_s)  # fmt: skip
         compile_1 = compile_phase(everything, work, driver_dir, jobs=1)
         compile_2 = compile_phase(everything, work, driver_dir, jobs=2)
@@ -240,13 +250,15 @@ def main() -> None:
     report["load_average_end"] = os.getloadavg()[0]
     write_json(args.out, report)
     print(f"{'samples':32s} {len(made['reference'])} reference + {len(made['mutants'])} mutants "
-          f"({args.problems}; {','.join(models)})")
+          f"({args.problems}; {','.join(models)}): {report['distinct_programs']} distinct programs")
     for name in ("reference", "mutants"):
         print(f"{'harness ' + name:32s} {report[f'harness_{name}_s']:7.1f} s  "
               f"{report[f'harness_{name}_samples_per_min']:7.1f} samples/min")
     print(f"{'harness, both (2 compile jobs)':32s} {harness_2:7.1f} s  {report['samples_per_min']:7.1f} samples/min")
     print(f"{'naive evaluator':32s} {naive_s:7.1f} s  {report['naive_samples_per_min']:7.1f} samples/min  "
           f"-> harness is {report['naive_ratio']:.2f}x (target >= 3x)")
+    print(f"{'harness, every sample run':32s} {every_s:7.1f} s  -> {report['naive_ratio_every_sample_run']:.2f}x the "
+          f"naive evaluator (copies run again: no shared runs)")
     for number, r in enumerate(rounds):
         print(f"{f'round {number}: harness 1 job / bare':32s} {r['harness_s']:7.1f} s / {r['bare_s']:.1f} s")
     print(f"{'harness overhead over bare':32s} {100 * report['overhead_vs_bare']:+.1f}% (median of the rounds; "

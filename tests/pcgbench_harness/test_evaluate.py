@@ -159,24 +159,56 @@ def test_kill_all_under_mpirun_is_a_crash_and_harness_survives(tmp_path, cache_d
     assert set(rows["verdict"]) == {"crash"}
 
 
+def record_runs(monkeypatch) -> list:
+    """The samples evaluate_sample is called on (built and run), in order."""
+    ran = []
+    real = evaluate.evaluate_sample
+    monkeypatch.setattr(evaluate, "evaluate_sample", lambda *args: ran.append(args[0]) or real(*args))
+    return ran
+
+
 def test_resume_skips_finished_samples(tmp_path, cache_dir, problem, monkeypatch):
+    cfg = config(cache_dir, share_identical_runs=False)  # the extra sample below is a copy: run it anyway
     samples, _ = samples_of("reference", problem, ["serial"])
-    first, _ = evaluate_samples(samples, tmp_path, config(cache_dir))
+    first, _ = evaluate_samples(samples, tmp_path, cfg)
     # A second evaluation with one more sample runs only that one; a torn line is ignored.
     with open(tmp_path / evaluate.RESUME_LOG, "a") as log:
         log.write('{"sample_id": "torn')
     extra = Sample(generator="reference", problem=problem, model="serial", sample_index=1,
                    body=samples[0].body)
-    ran = []
-    real = evaluate.evaluate_sample
-    monkeypatch.setattr(evaluate, "evaluate_sample", lambda *args: ran.append(args[0]) or real(*args))
-    second, _ = evaluate_samples(samples + [extra], tmp_path, config(cache_dir))
+    ran = record_runs(monkeypatch)
+    second, _ = evaluate_samples(samples + [extra], tmp_path, cfg)
     assert ran == [extra]
     assert second[second["sample_index"] == 0].reset_index(drop=True).equals(first.reset_index(drop=True))
+    assert second["run_shared_from"].isna().all()
     # Other settings (here the number of timed repetitions) invalidate what the log holds.
     ran.clear()
-    evaluate_samples(samples, tmp_path, config(cache_dir, reps=3))
+    evaluate_samples(samples, tmp_path, config(cache_dir, reps=3, share_identical_runs=False))
     assert ran == samples
+
+
+def test_identical_samples_are_run_once_and_share_its_rows(tmp_path, cache_dir, problem, monkeypatch):
+    body = suite.reference_body(problem, "omp")
+    copies = [Sample(generator="reference", problem=problem, model="omp", sample_index=i, body=body) for i in range(3)]
+    other = Sample(generator="reference", problem=problem, model="omp", sample_index=3, body="\n" + body)
+    ran = record_runs(monkeypatch)
+    # Interrupted after the first copy: the resumed evaluation gives the logged runs to the other copies.
+    evaluate_samples(copies[:1], tmp_path, config(cache_dir))
+    rows, _ = evaluate_samples(copies + [other], tmp_path, config(cache_dir))
+    assert ran == [copies[0], other]  # a different text is another program, run on its own
+    by_index = {i: group.reset_index(drop=True) for i, group in rows.groupby("sample_index")}
+    assert len(by_index[0]) == 2 and set(by_index[0]["verdict"]) == {"ok"}  # omp: 1 and 2 threads
+    assert by_index[0]["run_shared_from"].isna().all() and by_index[3]["run_shared_from"].isna().all()
+    for i in (1, 2):
+        assert (by_index[i]["run_shared_from"] == copies[0].sample_id).all()
+        assert (by_index[i]["sample_id"] == copies[i].sample_id).all()
+        assert by_index[i]["time_median_s"].equals(by_index[0]["time_median_s"])
+        assert by_index[i]["build_cached"].all()
+    assert not by_index[3]["time_median_s"].equals(by_index[0]["time_median_s"])
+    # With sharing off every copy is run.
+    ran.clear()
+    evaluate_samples(copies, tmp_path / "every", config(cache_dir, share_identical_runs=False))
+    assert ran == copies
 
 
 def test_missing_toolchain_is_reported_and_skipped(tmp_path, cache_dir, problem, monkeypatch):

@@ -7,6 +7,10 @@ Outputs, in DIR:
     metrics.json        pass@k, build@k, speedup_n@k, efficiency_n@k, _max variants, expected speedup
     metrics.csv         the same as a long table
 An interrupted evaluation resumes: samples already in samples.jsonl are not built or run again.
+Identical programs (same problem, execution model and body: common when a model samples at low temperature)
+are built and run once; the other samples get copies of that program's rows, marked in `run_shared_from`
+(the sample whose runs they are). pass@k is unchanged for a program whose verdict does not vary from run to
+run; for a racy one the copies count as one trial, not several (`share_identical_runs: false` runs each).
 Execution models whose toolchain is missing here (no mpirun, no GPU for CUDA/HIP, ...) are reported
 before any work starts and skipped; metrics.json lists them with the reason.
 
@@ -66,6 +70,7 @@ class EvaluateConfig:
     max_processes: int = 256  # RLIMIT_NPROC for the sandbox user (threads count too)
     output_bytes: int = 1 << 20  # cap on captured stdout / stderr
     run_nice: int = -20  # scheduling priority of the sandboxed runs (< 0 needs root; 0 = the harness's own)
+    share_identical_runs: bool = True  # run an identical program once and give its rows to every copy
     cache_dir: Path = Path("results/pcgbench/build_cache")
     suite_root: Path = suite.DATA_ROOT
 
@@ -117,6 +122,10 @@ class Sample:
         text = "\0".join([self.generator, self.problem.name, self.model, str(self.sample_index), self.body])
         return hashlib.sha256(text.encode()).hexdigest()[:20]
 
+    @property
+    def program_id(self) -> str:
+        """Equal for samples that are the same program (what a shared run is keyed by)."""
+        return hashlib.sha256("\0".join([self.problem.name, self.model, self.body]).encode()).hexdigest()[:20]
 
 def load_samples(generations_path: Path, generator: str, suite_root: Path) -> tuple[list[Sample], list[str]]:
     """Every output of every record matched to its suite problem, and the records the suite has no driver for
@@ -152,6 +161,8 @@ def _row(sample: Sample, build: BuildResult | None, verdict: str, detail: str, c
          **timing) -> dict:  # fmt: skip
     row = {
         "sample_id": sample.sample_id,
+        "program_id": sample.program_id,
+        "run_shared_from": None,
         "generator": sample.generator,
         "model": sample.model,
         "problem": sample.problem.name,
@@ -257,6 +268,13 @@ def reference_run_times(results_path: Path | None) -> dict[tuple, float]:
     return {(p, m, int(r), int(t)): float(w) for (p, m, r, t), w in walls.items()}
 
 
+def shared_rows(sample: Sample, rows: list[dict]) -> list[dict]:
+    """The rows of an identical program's runs, given to `sample` (nothing of it was built or run again)."""
+    return [dict(row, sample_id=sample.sample_id, generator=sample.generator, sample_index=sample.sample_index,
+                 build_cached=True, compile_s=0.0, run_shared_from=row["run_shared_from"] or row["sample_id"])
+            for row in rows]  # fmt: skip
+
+
 def evaluate_samples(samples: list[Sample], out_dir: Path, cfg: EvaluateConfig,
                      reference_walls: dict[tuple, float] | None = None) -> tuple[pd.DataFrame, dict[str, str]]:
     """Evaluate `samples` (resuming from out_dir/samples.jsonl); returns the rows and the skipped models."""
@@ -266,19 +284,31 @@ def evaluate_samples(samples: list[Sample], out_dir: Path, cfg: EvaluateConfig,
     log_path = out_dir / RESUME_LOG
     done = read_resume_log(log_path, cfg.fingerprint())
     todo = [s for s in runnable if s.sample_id not in done]
-    logger.info("%d samples: %d already evaluated, %d to do, %d skipped (models %s)", len(samples),
-                len(runnable) - len(todo), len(todo), len(samples) - len(runnable), sorted(skipped) or "none")
+    # Programs already run (here or before an interruption) whose rows an identical sample may take.
+    measured = {rows[0]["program_id"]: rows for rows in done.values()} if cfg.share_identical_runs else {}
+    to_run = todo
+    if cfg.share_identical_runs:  # the first sample of each program not run yet
+        to_run = list({s.program_id: s for s in reversed(todo) if s.program_id not in measured}.values())[::-1]
+    logger.info("%d samples: %d already evaluated, %d to do (%d distinct programs to run), %d skipped (models %s)",
+                len(samples), len(runnable) - len(todo), len(todo), len(to_run), len(samples) - len(runnable),
+                sorted(skipped) or "none")  # fmt: skip
     builds = BuildCache(BuildConfig(cache_dir=cfg.cache_dir, jobs=cfg.jobs, compile_timeout_s=cfg.compile_timeout_s)
-                        ).build_all([BuildRequest(problem=s.problem, model=s.model, body=s.body) for s in todo])
+                        ).build_all([BuildRequest(problem=s.problem, model=s.model, body=s.body) for s in to_run])
+    build_of = dict(zip((s.sample_id for s in to_run), builds, strict=True))
     with open(log_path, "a", encoding="utf-8") as log:
-        for number, (sample, build) in enumerate(zip(todo, builds, strict=True), start=1):
-            rows = evaluate_sample(sample, build, cfg, reference_walls)
+        for number, sample in enumerate(todo, start=1):
+            if sample.sample_id in build_of:
+                rows = evaluate_sample(sample, build_of[sample.sample_id], cfg, reference_walls)
+                measured.setdefault(sample.program_id, rows)
+            else:
+                rows = shared_rows(sample, measured[sample.program_id])
             done[sample.sample_id] = rows
             log.write(json.dumps({"sample_id": sample.sample_id, "fingerprint": cfg.fingerprint(), "rows": rows}) + "\n")
             log.flush()
             os.fsync(log.fileno())
-            logger.info("[%d/%d] %s %s %s #%d: %s", number, len(todo), sample.generator, sample.model,
-                        sample.problem.name, sample.sample_index, rows[0]["verdict"])
+            logger.info("[%d/%d] %s %s %s #%d: %s%s", number, len(todo), sample.generator, sample.model,
+                        sample.problem.name, sample.sample_index, rows[0]["verdict"],
+                        f" (runs of {rows[0]['run_shared_from']})" if rows[0]["run_shared_from"] else "")  # fmt: skip
     rows = [row for s in runnable for row in done[s.sample_id]]
     return pd.DataFrame(rows), skipped
 
