@@ -237,6 +237,7 @@ def test_cli_evaluates_a_generations_file(tmp_path, cache_dir, problem):
     metrics = json.loads((out / "metrics.json").read_text())
     assert metrics["by_model"]["gen"]["serial"]["pass@1"] == pytest.approx(0.5)
     assert metrics["by_model"]["gen"]["serial"]["build@1"] == pytest.approx(0.5)
+    assert metrics["samples"] == {"total": 2, "distinct_programs": 2, "given_shared_runs": 0}
 
 
 def test_time_limit_is_max_of_floor_and_factor_times_reference(tmp_path, cache_dir):

@@ -327,6 +327,9 @@ def write_outputs(rows: pd.DataFrame, skipped: dict[str, str], out_dir: Path, cf
         generator: group.drop_duplicates("sample_id")["verdict"].value_counts().to_dict()
         for generator, group in rows.groupby("generator")
     }
+    samples = rows.drop_duplicates("sample_id")
+    metrics["samples"] = {"total": len(samples), "distinct_programs": int(samples["program_id"].nunique()),
+                          "given_shared_runs": int(samples["run_shared_from"].notna().sum())}  # fmt: skip
     write_json(out_dir / "metrics.json", metrics)
     with atomic_path(out_dir / "metrics.csv") as tmp:
         metrics_long_table(metrics).to_csv(tmp, index=False)
