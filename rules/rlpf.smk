@@ -7,9 +7,17 @@
 # builds, validates and times them. Kind function (the paper config): a PCGBench prompt in, a whole function
 # body out (workflow_scripts/rlpf/task.py). Every rule that measures programs holds the timing slot.
 # Measurements are cached by program content under rlpf.cache_dir, shared by candidates, RL and evaluation.
+# Training kernels also appear as renamed variants (rlpf.tasks.renamings: locals renamed, completions alike), so the
+# training data shows reductions over many accumulator names, not only `acc`/`best`; held-out kernels get none.
 
 RLPF_MODEL_DIR = {"base": "results/hpccoder/model", "sft": "results/rlpf/models/sft",
                   "rl": "results/rlpf/models/rl", "dpo": "results/rlpf/models/dpo"}
+
+
+def rlpf_torch_threads(wildcards, threads):
+    """Torch threads of a rule whose threads are sized for the timed OpenMP programs (rl, evaluate): one on the
+    2-core default (the tiny model is faster on one, rlpf/train.py load_policy), all of them on a bigger node."""
+    return 1 if threads <= 2 else threads
 
 
 rule rlpf_tasks:
@@ -41,6 +49,7 @@ rule rlpf_candidates:
         cache_dir=lookup(dpath="rlpf/cache_dir", within=config),
         max_candidates=lookup(dpath="rlpf/max_candidates", within=config),
         split="train",
+        verify_renamed=lookup(dpath="rlpf/verify_renamed", within=config, default=0),
         seed=config["seed"],
     log:
         study_log("rlpf", "candidates"),
@@ -64,6 +73,7 @@ rule rlpf_held_out_candidates:
         cache_dir=lookup(dpath="rlpf/cache_dir", within=config),
         max_candidates=lookup(dpath="rlpf/max_candidates", within=config),
         split="held_out",  # only the reward model's test pairs: never trained on
+        verify_renamed=0,  # held-out kernels have no renamed variants
         seed=config["seed"],
     log:
         study_log("rlpf", "held_out_candidates"),
@@ -92,7 +102,7 @@ rule rlpf_reward_model:
         study_log("rlpf", "reward_model"),
     benchmark:
         study_benchmark("rlpf", "reward_model")
-    threads: 1  # torch on one thread (rlpf/train.py TORCH_THREADS): two trainers run side by side
+    threads: 1  # torch's threads (rlpf/train.py load_policy): on one, two trainers run side by side
     resources:
         mem_mb=3000,
     script:
@@ -115,7 +125,7 @@ rule rlpf_sft:
         study_log("rlpf", "sft"),
     benchmark:
         study_benchmark("rlpf", "sft")
-    threads: 1  # torch on one thread (rlpf/train.py TORCH_THREADS): two trainers run side by side
+    threads: 1  # torch's threads (rlpf/train.py load_policy): on one, two trainers run side by side
     resources:
         mem_mb=3000,
     script:
@@ -138,7 +148,7 @@ rule rlpf_dpo:
         study_log("rlpf", "dpo"),
     benchmark:
         study_benchmark("rlpf", "dpo")
-    threads: 1  # torch on one thread (rlpf/train.py TORCH_THREADS): two trainers run side by side
+    threads: 1  # torch's threads (rlpf/train.py load_policy): on one, two trainers run side by side
     resources:
         mem_mb=3000,
     script:
@@ -157,6 +167,7 @@ rule rlpf_rl:
         train=lookup(dpath="rlpf/rl", within=config),
         reward=lookup(dpath="rlpf/reward", within=config),
         cache_dir=lookup(dpath="rlpf/cache_dir", within=config),
+        torch_threads=rlpf_torch_threads,
         seed=config["seed"],
     log:
         study_log("rlpf", "rl"),
@@ -183,6 +194,7 @@ rule rlpf_evaluate:
         evaluate=lookup(dpath="rlpf/evaluate", within=config),
         reward=lookup(dpath="rlpf/reward", within=config),
         cache_dir=lookup(dpath="rlpf/cache_dir", within=config),
+        torch_threads=rlpf_torch_threads,
         seed=config["seed"],
     log:
         study_log("rlpf", "evaluate_{model}"),

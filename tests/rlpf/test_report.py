@@ -35,7 +35,9 @@ def test_summary_and_table_without_figures(tmp_path):
     from workflow_scripts.rlpf.report import MODELS, main
 
     tasks = [{"task_id": "openmp/k1", "task_set": "openmp", "kernel": "k1", "split": "held_out"},
-             {"task_id": "openmp/k2", "task_set": "openmp", "kernel": "k2", "split": "train"}]  # fmt: skip
+             {"task_id": "openmp/k2", "task_set": "openmp", "kernel": "k2", "split": "train"},
+             {"task_id": "openmp/k2@r1", "task_set": "openmp", "kernel": "k2", "split": "train",
+              "origin": "openmp/k2", "renaming": [["acc", "total"]]}]  # fmt: skip
     write_json(tmp_path / "tasks.json", {"tasks": tasks})
     paths = {"metrics": {}, "samples": {}}
     for i, model in enumerate(MODELS):
@@ -46,9 +48,13 @@ def test_summary_and_table_without_figures(tmp_path):
         samples.to_parquet(paths["samples"][model])
         paths["metrics"][model] = tmp_path / f"{model}.json"
         write_json(paths["metrics"][model], {"model": model, "task_sets": {"openmp": score(samples, 0.05)}})
-    candidates = pd.DataFrame({"task_id": ["openmp/k2"] * 2, "task_set": "openmp", "verdict": "ok",
-                               "completion": ["serial\n", "#pragma omp parallel for\n"], "speedup": [1.0, 1.8],
-                               "reward": [0.0, 0.59]})  # fmt: skip
+    # The original's two candidates; its renamed variant's rows: one derived, one measured as written.
+    candidates = pd.DataFrame({"task_id": ["openmp/k2"] * 2 + ["openmp/k2@r1"] * 2, "task_set": "openmp",
+                               "verdict": "ok", "completion": ["serial\n", "#pragma omp parallel for reduction(+:acc)\n",
+                                                               "serial\n", "#pragma omp parallel for reduction(+:total)\n"],
+                               "speedup": [1.0, 1.8, 1.0, 1.7], "reward": [0.0, 0.59, 0.0, 0.53],
+                               "derived": [False, False, True, False],
+                               "variant_of": ["", "", "openmp/k2", "openmp/k2"]})  # fmt: skip
     candidates.to_parquet(tmp_path / "candidates.parquet")
     curves = {}
     for method in ("sft", "dpo", "rl"):
@@ -61,6 +67,10 @@ def test_summary_and_table_without_figures(tmp_path):
     assert summary["task_sets"]["openmp"]["rl"]["expected_speedup"] == pytest.approx((1.0 + 3.0) / 2)
     assert summary["verdict"]["openmp"].startswith("RL expected speedup 2.000 vs base 0.500: higher")
     assert summary["diagnosis"]["openmp"]["train_tasks_with_a_faster_candidate"] == 1
+    assert summary["diagnosis"]["openmp"]["train_tasks"] == 1  # a renamed variant is not another kernel
+    assert summary["renamed_variants"] == {"training_tasks": 1, "derived_rows": 1, "measured_as_written": 1,
+                                           "same_verdict_as_original": 1}  # fmt: skip
+    assert "1 renamed variants" in summary["notes"]
     table = pd.read_csv(tmp_path / "per_kernel.csv")
     assert list(table.model) == list(MODELS) and list(table.samples) == [2, 2, 2, 2]
     assert not list(tmp_path.glob("*.png"))

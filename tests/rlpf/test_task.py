@@ -13,7 +13,8 @@ KERNELS = ["dense_la_gemv", "reduce_sum_of_min_pairs", "reduce_xor", "scan_prefi
 
 @pytest.fixture(scope="module")
 def tasks():
-    return T.build_tasks(T.TaskConfig(kernels=KERNELS, held_out=2, task_sets=["openmp", "serial"]), seed=7)
+    # With renamed variants: every check of the split below holds for them too.
+    return T.build_tasks(T.TaskConfig(kernels=KERNELS, held_out=2, task_sets=["openmp", "serial"], renamings=1), seed=7)
 
 
 def test_top_level_loops_skip_nested_and_trailing_code():
@@ -96,6 +97,9 @@ def test_held_out_kernels_never_reach_training_data(tasks):
     for row in sft + dpo:
         assert row["task_id"] not in held_ids and row["prompt"] not in held_prompts
     assert {t.task_id for t in T.training_tasks(tasks)}.isdisjoint(held_ids)
+    held_kernels = {t.kernel for t in tasks if t.split == "held_out"}
+    assert any(t.origin for t in T.training_tasks(tasks))  # renamed variants are training tasks...
+    assert not any(t.origin for t in tasks if t.kernel in held_kernels)  # ...of training kernels only
 
 
 def test_config_errors_name_the_field():

@@ -47,13 +47,13 @@ class EvalConfig:
             raise ValueError("rlpf.evaluate.temperature must be > 0 and faster_margin >= 0")
 
 
-def generate(model_dir, prompts: list[str], cfg: EvalConfig, seed: int) -> list[list[str]]:
+def generate(model_dir, prompts: list[str], cfg: EvalConfig, seed: int, torch_threads: int = 1) -> list[list[str]]:
     """`cfg.samples` sampled completions per prompt (new text only)."""
     import torch
 
     from workflow_scripts.rlpf.train import load_policy
 
-    model, tokenizer = load_policy(model_dir)
+    model, tokenizer = load_policy(model_dir, torch_threads)
     model.eval()
     out = []
     for i, prompt in enumerate(prompts):
@@ -85,14 +85,14 @@ def score(table: pd.DataFrame, faster_margin: float) -> dict:
 
 
 def main(model_name: str, *, tasks_path, model_dir, out_samples, out_metrics, eval_cfg: dict, reward_cfg: dict,
-         cache_dir, seed: int) -> dict:  # fmt: skip
+         cache_dir, seed: int, torch_threads: int = 1) -> dict:  # fmt: skip
     prov = Provenance.start(step=f"rlpf.evaluate.{model_name}", config={"evaluate": eval_cfg, "reward": reward_cfg},
                             seed=seed)  # fmt: skip
     seed_everything(seed)
     cfg = EvalConfig(**eval_cfg)
     tasks = [t for t in (task_from_dict(r) for r in read_json(tasks_path)["tasks"]) if t.split == "held_out"]
     measurer = Measurer(RewardConfig(cache_dir=Path(cache_dir), **reward_cfg))
-    completions = generate(model_dir, [t.prompt for t in tasks], cfg, seed)
+    completions = generate(model_dir, [t.prompt for t in tasks], cfg, seed, torch_threads)
     items = [(t, c) for t, cs in zip(tasks, completions, strict=True) for c in cs]
     rows = []
     for i, ((task, completion), m) in enumerate(zip(items, measurer.measure(items), strict=True)):
@@ -122,4 +122,4 @@ if __name__ == "__main__":
     configure_logging(smk.log[0])
     main(smk.wildcards.model, tasks_path=smk.input.tasks, model_dir=smk.input.model, out_samples=smk.output.samples,
          out_metrics=smk.output.metrics, eval_cfg=smk.params.evaluate, reward_cfg=smk.params.reward,
-         cache_dir=smk.params.cache_dir, seed=smk.params.seed)  # fmt: skip
+         cache_dir=smk.params.cache_dir, seed=smk.params.seed, torch_threads=smk.params.torch_threads)  # fmt: skip

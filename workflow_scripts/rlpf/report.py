@@ -97,6 +97,11 @@ def notes_text(summary: dict) -> str:
                      f"{d.get('train_tasks_with_a_faster_candidate')} of {d.get('train_tasks')} tasks have one faster "
                      f"than 1.05x; the median speedup of the measured correct ones is "
                      f"{_fmt(d.get('median_speedup_of_measured_correct'))}.")
+    rv = summary.get("renamed_variants")
+    if rv and rv["training_tasks"]:
+        parts.append(f"Training data: {rv['training_tasks']} renamed variants of the training tasks (locals renamed, "
+                     f"completions renamed alike); {rv['measured_as_written']} of their candidates were measured as "
+                     f"written and {rv['same_verdict_as_original']} got their original's verdict.")
     rm = summary.get("reward_model")
     if rm:
         parts.append(f"Reward models, held-out pairwise accuracy ({rm['held_out_pairs']} pairs): LM head "
@@ -105,6 +110,14 @@ def notes_text(summary: dict) -> str:
                      f"{_fmt(rm['held_out_serial_rule_accuracy'])} on the pairs that have one (paper: 0.93); pair "
                      "labels come from single timings on shared cores.")
     return " ".join(parts)
+
+
+def _original_completion(row, tasks: list[dict]) -> str:
+    """The original task's completion that a renamed variant's candidate row was derived from."""
+    from workflow_scripts.rlpf.task import rename_identifiers
+
+    renaming = next(t["renaming"] for t in tasks if t["task_id"] == row.task_id)
+    return rename_identifiers(row.completion, {new: old for old, new in renaming})
 
 
 def _fmt(x) -> str:
@@ -163,7 +176,11 @@ def main(*, metrics_paths: dict, samples_paths: dict, curve_paths: dict, candida
     metrics = {name: read_json(metrics_paths[name]) for name in MODELS}
     samples = pd.concat([pd.read_parquet(samples_paths[name]) for name in MODELS], ignore_index=True)
     curves = {name: read_json(path) for name, path in curve_paths.items()}
-    candidates = pd.read_parquet(candidates_path)
+    all_candidates = pd.read_parquet(candidates_path)
+    if "variant_of" not in all_candidates:  # a table from before renamed variants
+        all_candidates = all_candidates.assign(variant_of="", derived=False)
+    candidates = all_candidates[all_candidates.variant_of == ""]  # the original tasks' measured candidates
+    checked = all_candidates[(all_candidates.variant_of != "") & ~all_candidates.derived.astype(bool)]
     tasks = read_json(tasks_path)["tasks"]
     task_sets = sorted({t["task_set"] for t in tasks})
 
@@ -183,6 +200,13 @@ def main(*, metrics_paths: dict, samples_paths: dict, curve_paths: dict, candida
                              "best_speedup_per_train_task": {
                                  tid: (float(g[g.verdict == "ok"].speedup.max()) if (g.verdict == "ok").any() else None)
                                  for tid, g in candidates.groupby("task_id")}}  # fmt: skip
+    originals = candidates.set_index(["task_id", "completion"]).verdict
+    agree = sum(originals.get((row.variant_of, _original_completion(row, tasks)), None) == row.verdict
+                for row in checked.itertuples())
+    summary["renamed_variants"] = {
+        "training_tasks": sum(bool(t.get("origin")) for t in tasks),
+        "derived_rows": int(all_candidates.derived.astype(bool).sum()),
+        "measured_as_written": int(len(checked)), "same_verdict_as_original": int(agree)}  # fmt: skip
     rl = curves.get("rl", {})
     summary["rl_training"] = {"constant_group_fraction": rl.get("constant_group_fraction"),
                               "programs_measured": rl.get("programs_measured"),

@@ -39,7 +39,7 @@ from workflow_scripts.rlpf.task import (
     task_from_dict,
     top_level_loops,
 )
-from workflow_scripts.rlpf.train import TORCH_THREADS, dpo_rows
+from workflow_scripts.rlpf.train import dpo_rows
 
 logger = logging.getLogger(__name__)
 
@@ -181,14 +181,15 @@ def pair_accuracy(model, tokenizer, pairs: list[dict]) -> float | None:
     return right / len(pairs)
 
 
-def main(*, tasks_path, train_candidates, held_out_candidates, model_dir, out_metrics, cfg: dict, seed: int) -> dict:
+def main(*, tasks_path, train_candidates, held_out_candidates, model_dir, out_metrics, cfg: dict, seed: int,
+         torch_threads: int = 1) -> dict:  # fmt: skip
     import torch
     from datasets import Dataset
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
     from trl import RewardConfig as TRLRewardConfig
     from trl import RewardTrainer
 
-    torch.set_num_threads(TORCH_THREADS)
+    torch.set_num_threads(torch_threads)  # the rule's threads (see train.load_policy)
     prov = Provenance.start(step="rlpf.reward_model", config=cfg, seed=seed)
     rm_cfg = RewardModelConfig(**cfg)
     seed_everything(seed)
@@ -243,4 +244,4 @@ if __name__ == "__main__":
     configure_logging(smk.log[0])
     main(tasks_path=smk.input.tasks, train_candidates=smk.input.candidates,
          held_out_candidates=smk.input.held_out_candidates, model_dir=smk.input.model, out_metrics=smk.output.metrics,
-         cfg=smk.params.reward_model, seed=smk.params.seed)  # fmt: skip
+         cfg=smk.params.reward_model, seed=smk.params.seed, torch_threads=smk.threads)  # fmt: skip

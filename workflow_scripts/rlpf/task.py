@@ -34,6 +34,17 @@ extracts it), built, validated and timed by the same harness. Its candidates are
 the serial baseline body, and the pragma candidates applied to the serial body (races and slow schedules
 among them).
 
+Renamed variants (training data augmentation, `renamings` per training kernel, kind `pragma` only). Most
+training kernels call their accumulator `acc` or `best`, so a model trained on them learns the literal text
+`reduction(+:acc)` instead of "name the variable the loop accumulates into". A variant renames the kernel's
+local variables (every scalar or pointer declared in the body, loop indices and `n` included; never a
+parameter, whose name is fixed by the harness's signature) with a seeded, collision-free choice from a fixed
+pool of common C names, and applies the same renaming to the completions. Renaming locals consistently does
+not change what the program computes, so the variant is the same kernel; its programs are still built and
+measured as what they are (the cache key is the program text), and rule rlpf_candidates measures some of the
+renamed candidates to check that they score as their originals. A variant is a training task of its kernel:
+held-out kernels get none.
+
     python -m workflow_scripts.rlpf.task OUT.json     # (from Snakemake: rule rlpf_tasks)
 """
 
@@ -72,6 +83,7 @@ class TaskConfig:
     task_sets: list[str]  # "openmp" and/or "serial"
     max_prompt_tokens: int = 200  # kernels whose prompt is longer are dropped (the tiny model has 256 positions)
     kind: str = "pragma"  # "pragma": pragmas for the kernel's loops; "function": a whole PCGBench function body
+    renamings: int = 0  # renamed variants per training kernel and task set (local names changed; see above)
 
     def __post_init__(self) -> None:
         if len(set(self.kernels)) != len(self.kernels) or len(self.kernels) < 2:
@@ -85,6 +97,8 @@ class TaskConfig:
             raise ValueError(f"rlpf.tasks.kind must be one of {TASK_KINDS}, got {self.kind!r}")
         if self.max_prompt_tokens < 16:
             raise ValueError(f"rlpf.tasks.max_prompt_tokens must be >= 16, got {self.max_prompt_tokens}")
+        if self.renamings < 0 or (self.renamings and self.kind != "pragma"):
+            raise ValueError(f"rlpf.tasks.renamings must be >= 0, and 0 for kind 'function', got {self.renamings}")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -98,6 +112,8 @@ class Task:
     n_loops: int
     prompt: str
     kind: str = "pragma"  # one of TASK_KINDS
+    origin: str = ""  # a renamed variant: the task_id of the task it renames ("" for an original task)
+    renaming: tuple[tuple[str, str], ...] = ()  # a renamed variant: (original name, new name) of each local
 
     @property
     def model(self) -> str:
@@ -298,6 +314,84 @@ def candidate_completions(task: Task, max_candidates: int) -> list[str]:
 
 
 # ---------------------------------------------------------------------------------------------------------
+# Renamed variants (training data augmentation; see the module docstring)
+
+# New names are drawn from this fixed list of common C/C++ local names (not from any kernel of the suite).
+RENAME_POOL = ("acc", "sum", "total", "count", "result", "res", "best", "value", "val", "out", "agg", "cur", "tmp",
+               "s", "t", "r", "v", "m", "c", "a", "b", "z", "w", "h", "k", "j", "p", "q", "u", "idx", "pos", "len",
+               "size_n", "num", "cnt", "partial", "running", "local", "score", "top", "prod", "mask", "bits",
+               "hits", "tally", "accum", "ans", "ret", "lim", "end", "stop", "bound", "row_ptr", "ptr", "it",
+               "ii", "jj", "kk", "elem", "item", "x0", "y0", "lo", "hi", "mx", "mn", "extreme", "peak", "base_v")
+_FOR_INDEX = re.compile(r"\bfor\s*\(\s*(?:const\s+)?(?:double|float|int|long long|long|unsigned|size_t|std::size_t)"
+                        r"\s+([A-Za-z_]\w*)\s*=")  # fmt: skip
+_IDENT = re.compile(r"[A-Za-z_]\w*")
+
+
+def _top_level_parts(decl: str) -> list[str]:
+    """The comma-separated declarators of a declaration, split only outside brackets (`a = f(x, y), b`)."""
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(decl):
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            parts.append(decl[start:i])
+            start = i + 1
+    return parts + [decl[start:]]
+
+
+def local_names(body: str, signature: str) -> list[str]:
+    """Names the body declares (scalars, pointers, loop indices), in order of first declaration; no parameter."""
+    params = set(_IDENT.findall(signature))
+    names = []
+    for decl in _DECL.findall(body):
+        for part in _top_level_parts(decl):
+            m = re.match(r"\s*\*?\s*([A-Za-z_]\w*)", part)
+            if m:
+                names.append(m.group(1))
+    names += _FOR_INDEX.findall(body)
+    return [n for n in dict.fromkeys(names) if n not in params]
+
+
+def rename_identifiers(text: str, renaming: dict[str, str]) -> str:
+    """`text` with every identifier in `renaming` replaced at once (swaps are safe); a member or qualified name
+    (`x.size`, `p->n`, `std::max`) is not a local and is left alone."""
+    if not renaming:
+        return text
+    pattern = re.compile(r"(?<![\w.])(?<!->)(?<!::)(" + "|".join(map(re.escape, renaming)) + r")\b")
+    return pattern.sub(lambda m: renaming[m.group(1)], text)
+
+
+def choose_renaming(body: str, signature: str, rng: random.Random) -> dict[str, str]:
+    """A collision-free renaming of the body's locals: each gets a pool name that no identifier of the
+    signature or body uses (so no local is captured by another, and no parameter, type or call is shadowed)."""
+    taken = set(_IDENT.findall(signature)) | set(_IDENT.findall(body))
+    free = [n for n in RENAME_POOL if n not in taken]
+    names = local_names(body, signature)
+    if len(free) < len(names):
+        return {}
+    return dict(zip(names, rng.sample(free, len(names)), strict=True))
+
+
+def renamed_variant(task: Task, variant: int, seed: int) -> Task | None:
+    """Variant `variant` (1, 2, ...) of an original pragma task, or None when the kernel declares no local."""
+    rng = random.Random(f"{seed}:{task.kernel}:{variant}")  # the same renaming in every task set of the kernel
+    renaming = choose_renaming(task.body, task.signature, rng)
+    if not renaming:
+        return None
+    body = rename_identifiers(task.body, renaming)
+    return dataclasses.replace(task, task_id=f"{task.task_id}@r{variant}", body=body, origin=task.task_id,
+                               prompt=make_prompt(task.task_set, task.signature, body, task.n_loops),
+                               renaming=tuple(renaming.items()))  # fmt: skip
+
+
+def rename_completion(task: Task, completion: str) -> str:
+    """An original task's completion written for its renamed variant `task` (the clauses name the new locals)."""
+    return rename_identifiers(completion, dict(task.renaming))
+
+
+# ---------------------------------------------------------------------------------------------------------
 # Tasks and the split
 
 
@@ -336,15 +430,27 @@ def build_tasks(cfg: TaskConfig, seed: int, token_count=None) -> list[Task]:
                 logger.warning("%s/%s: prompt of %d tokens > %d; dropped", task_set, kernel, token_count(prompt),
                                cfg.max_prompt_tokens)  # fmt: skip
                 continue
-            tasks.append(Task(task_id=f"{task_set}/{kernel}", kernel=kernel, task_set=task_set, split=split[kernel],
-                              signature=signature, body=body, n_loops=n_loops, prompt=prompt,
-                              kind=cfg.kind))  # fmt: skip
+            task = Task(task_id=f"{task_set}/{kernel}", kernel=kernel, task_set=task_set, split=split[kernel],
+                        signature=signature, body=body, n_loops=n_loops, prompt=prompt, kind=cfg.kind)  # fmt: skip
+            tasks.append(task)
+            if task.split != "train":
+                continue  # a held-out kernel is never renamed: no variant of it may reach training
+            for variant in range(1, cfg.renamings + 1):
+                renamed = renamed_variant(task, variant, seed)
+                if renamed is None or (token_count is not None and token_count(renamed.prompt) > cfg.max_prompt_tokens):
+                    continue
+                tasks.append(renamed)
     return tasks
 
 
 def training_tasks(tasks: list[Task]) -> list[Task]:
-    """The only tasks any training step may see (SFT, DPO, RL, the reward model)."""
+    """The only tasks any training step may see (SFT, DPO, RL, the reward model), renamed variants included."""
     return [t for t in tasks if t.split == "train"]
+
+
+def original_tasks(tasks: list[Task]) -> list[Task]:
+    """The tasks that are not renamed variants."""
+    return [t for t in tasks if not t.origin]
 
 
 def task_to_dict(task: Task) -> dict:
@@ -352,7 +458,9 @@ def task_to_dict(task: Task) -> dict:
 
 
 def task_from_dict(row: dict) -> Task:
-    return Task(**{f.name: row[f.name] for f in dataclasses.fields(Task)})
+    fields = {f.name: row[f.name] for f in dataclasses.fields(Task) if f.name in row}
+    fields["renaming"] = tuple(tuple(pair) for pair in fields.get("renaming", ()))  # JSON gives lists
+    return Task(**fields)
 
 
 def tasks_digest(tasks: list[Task]) -> str:
@@ -372,6 +480,7 @@ def main(out_path, *, tasks_cfg: dict, tokenizer_dir, seed: int) -> list[Task]:
     for split in ("train", "held_out"):
         names = sorted({t.kernel for t in tasks if t.split == split})
         logger.info("%s kernels (%d): %s", split, len(names), ", ".join(names))
+    logger.info("%d renamed training variants", sum(bool(t.origin) for t in tasks))
     if not training_tasks(tasks) or len(training_tasks(tasks)) == len(tasks):
         raise ValueError("rlpf.tasks: the split left no training or no held-out task; change kernels or held_out")
     write_json(out_path, {"digest": tasks_digest(tasks), "seed": seed, "tasks": [task_to_dict(t) for t in tasks]})

@@ -63,19 +63,19 @@ class TrainConfig:
                              f"of num_generations ({self.num_generations})")
 
 
-# Torch threads of the training and sampling processes. The tiny model's ops (128 wide) are too small for two
-# threads to pay on the 2-core box, and when anything else runs on the other core every op waits for the
-# descheduled thread: measured here under a parallel pytest, SFT steps took 0.6 s on one thread and 2.0 s on two,
-# GRPO steps 0.8 s and 3.7 s. On one thread each, Snakemake runs two trainers side by side (rules' threads: 1).
-TORCH_THREADS = 1
+def load_policy(model_dir, torch_threads: int = 1):
+    """Model and tokenizer for training or sampling; sets this process's torch threads.
 
-
-def load_policy(model_dir):
-    """Model and tokenizer for training or sampling (sets this process's torch threads to TORCH_THREADS)."""
+    `torch_threads` comes from the rule's threads (rules/rlpf.smk), 1 in the default rules: the tiny model's ops
+    (128 wide) are too small for two threads to pay on the 2-core box, and when anything else runs on the other
+    core every op waits for the descheduled thread: measured here under a parallel pytest, SFT steps took 0.6 s on
+    one thread and 2.0 s on two, GRPO steps 0.8 s and 3.7 s. On one thread each, Snakemake runs two trainers side
+    by side. A cluster job with more cores (a real model) uses them.
+    """
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    torch.set_num_threads(TORCH_THREADS)
+    torch.set_num_threads(torch_threads)
 
     tokenizer = AutoTokenizer.from_pretrained(str(model_dir))
     tokenizer.padding_side = "left"  # generation appends to the right end of every prompt
@@ -123,12 +123,12 @@ def _common_args(cfg: TrainConfig, out_dir: Path, seed: int) -> dict:
 
 
 def train(method: str, *, model_dir, tasks, candidates: pd.DataFrame | None, cfg: TrainConfig, work_dir: Path,
-          seed: int, reward_fn=None):  # fmt: skip
+          seed: int, reward_fn=None, torch_threads: int = 1):  # fmt: skip
     """Train and return (model, tokenizer, log_history)."""
     from datasets import Dataset
 
     seed_everything(seed)
-    model, tokenizer = load_policy(model_dir)
+    model, tokenizer = load_policy(model_dir, torch_threads)
     if method == "sft":
         from trl import SFTConfig, SFTTrainer
 
@@ -162,7 +162,8 @@ def train(method: str, *, model_dir, tasks, candidates: pd.DataFrame | None, cfg
 
 
 def main(method: str, *, tasks_path, model_dir, out_model, out_curve, train_cfg: dict, seed: int,
-         candidates_path=None, reward_cfg: dict | None = None, cache_dir=None) -> list[dict]:  # fmt: skip
+         candidates_path=None, reward_cfg: dict | None = None, cache_dir=None,
+         torch_threads: int = 1) -> list[dict]:  # fmt: skip
     from workflow_scripts.rlpf.reward import Measurer, PerformanceReward, RewardConfig
 
     prov = Provenance.start(step=f"rlpf.{method}", config={"train": train_cfg, "reward": reward_cfg}, seed=seed)
@@ -175,7 +176,8 @@ def main(method: str, *, tasks_path, model_dir, out_model, out_curve, train_cfg:
     out_model = Path(out_model)
     work_dir = out_model.with_name(out_model.name + ".work")
     model, tokenizer, history = train(method, model_dir=model_dir, tasks=tasks, candidates=candidates, cfg=cfg,
-                                      work_dir=work_dir, seed=seed, reward_fn=reward_fn)  # fmt: skip
+                                      work_dir=work_dir, seed=seed, reward_fn=reward_fn,
+                                      torch_threads=torch_threads)  # fmt: skip
     with atomic_path(out_model) as tmp:
         tmp.unlink()
         model.save_pretrained(str(tmp))
@@ -204,4 +206,4 @@ if __name__ == "__main__":
     main(smk.params.method, tasks_path=smk.input.tasks, model_dir=smk.input.model, out_model=smk.output.model,
          out_curve=smk.output.curve, train_cfg=smk.params.train, seed=smk.params.seed,
          candidates_path=smk.input.get("candidates"), reward_cfg=smk.params.get("reward"),
-         cache_dir=smk.params.get("cache_dir"))  # fmt: skip
+         cache_dir=smk.params.get("cache_dir"), torch_threads=smk.params.get("torch_threads", smk.threads))  # fmt: skip
