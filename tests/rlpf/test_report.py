@@ -66,6 +66,7 @@ def test_summary_and_table_without_figures(tmp_path):
     assert read_json(tmp_path / "summary.json") == summary
     assert summary["task_sets"]["openmp"]["rl"]["expected_speedup"] == pytest.approx((1.0 + 3.0) / 2)
     assert summary["verdict"]["openmp"].startswith("RL expected speedup 2.000 vs base 0.500: higher")
+    assert "samples faster than the baseline 0.500 vs base 0.000: the gain is partly speed" in summary["verdict"]["openmp"]
     assert summary["diagnosis"]["openmp"]["train_tasks_with_a_faster_candidate"] == 1
     assert summary["diagnosis"]["openmp"]["train_tasks"] == 1  # a renamed variant is not another kernel
     assert summary["renamed_variants"] == {"training_tasks": 1, "derived_rows": 1, "measured_as_written": 1,
@@ -74,3 +75,18 @@ def test_summary_and_table_without_figures(tmp_path):
     table = pd.read_csv(tmp_path / "per_kernel.csv")
     assert list(table.model) == list(MODELS) and list(table.samples) == [2, 2, 2, 2]
     assert not list(tmp_path.glob("*.png"))
+
+
+@pytest.mark.parametrize(("rl_faster", "says"), [(0.0, "validity (more correct programs at about baseline speed), "
+                                                       "not speed"), (0.25, "partly speed")])
+def test_verdict_says_whether_the_gain_is_speed_or_validity(rl_faster, says):
+    from workflow_scripts.rlpf.report import verdict_text
+
+    def entry(expected, faster):
+        return {"task_sets": {"openmp": {"expected_speedup": expected, "fraction_faster": faster, "samples": 8,
+                                         "tasks": 2}}}  # fmt: skip
+
+    metrics = {"base": entry(0.0, 0.0), "sft": entry(0.5, 0.0), "rl": entry(0.75, rl_faster), "dpo": entry(0.0, 0.0)}
+    text = verdict_text(metrics, "openmp")
+    assert text.startswith("RL expected speedup 0.750 vs base 0.000: higher") and says in text
+    assert "the gain is" not in verdict_text(metrics | {"rl": entry(0.0, 0.0)}, "openmp")  # no gain, nothing to explain

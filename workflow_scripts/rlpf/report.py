@@ -51,6 +51,11 @@ def verdict_text(metrics: dict, task_set: str) -> str:
     parts = [f"RL expected speedup {rl:.3f} vs base {base:.3f}: "
              + ("higher" if rl > base else "NOT higher") + " than base"]
     parts.append(f"vs SFT (RL's starting point) {sft:.3f}: " + ("higher" if rl > sft else "NOT higher"))
+    faster, base_faster = m["rl"]["fraction_faster"], m["base"]["fraction_faster"]
+    if rl > base:  # where the gain comes from: programs faster than the baseline, or only more correct ones
+        parts.append(f"RL samples faster than the baseline {faster:.3f} vs base {base_faster:.3f}: the gain is "
+                     + ("partly speed" if faster > base_faster else
+                        "validity (more correct programs at about baseline speed), not speed"))  # fmt: skip
     # How much one sample moves the mean: differences of that size are within sampling noise.
     per_sample = 1.0 / m["rl"]["samples"] if m["rl"]["samples"] else float("nan")
     parts.append(f"one correct baseline-speed sample moves a model's expected speedup by about {per_sample:.3f} "
