@@ -316,7 +316,8 @@ def candidate_completions(task: Task, max_candidates: int) -> list[str]:
 # ---------------------------------------------------------------------------------------------------------
 # Renamed variants (training data augmentation; see the module docstring)
 
-# New names are drawn from this fixed list of common C/C++ local names (not from any kernel of the suite).
+# New names are drawn from this fixed list of common C/C++ local names. It is generic, not tuned to the split: some
+# of its names occur in suite kernels, held-out ones included (`count`, `best`, `running`), as they would in any code.
 RENAME_POOL = ("acc", "sum", "total", "count", "result", "res", "best", "value", "val", "out", "agg", "cur", "tmp",
                "s", "t", "r", "v", "m", "c", "a", "b", "z", "w", "h", "k", "j", "p", "q", "u", "idx", "pos", "len",
                "size_n", "num", "cnt", "partial", "running", "local", "score", "top", "prod", "mask", "bits",
