@@ -135,7 +135,7 @@ rule rlpf_sft:
 rule rlpf_dpo:
     input:
         tasks="results/rlpf/tasks.json",
-        model="results/hpccoder/model",
+        model=RLPF_MODEL_DIR[config["rlpf"]["dpo"].get("init", "sft")],  # starts from, and its reference is, this model
         candidates="results/rlpf/candidates.parquet",
     output:
         model=directory("results/rlpf/models/dpo"),

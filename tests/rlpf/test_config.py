@@ -1,9 +1,14 @@
 """The rlpf sections of the tiny and paper configs pass the schema and build every component's dataclass."""
 
+import subprocess
+import sys
+from pathlib import Path
+
 import jsonschema
 import pytest
 import yaml
 
+from tests.conftest import copy_workflow
 from workflow_scripts.rlpf.evaluate import EvalConfig
 from workflow_scripts.rlpf.reward import RewardConfig
 from workflow_scripts.rlpf.reward_model import RewardModelConfig
@@ -30,3 +35,14 @@ def test_schema_refuses_unknown_keys(repo_root):
     schema = yaml.safe_load((repo_root / "config/schema/rlpf.schema.yaml").read_text())
     with pytest.raises(jsonschema.ValidationError, match="lr"):
         jsonschema.validate(section | {"rl": section["rl"] | {"lr": 0.1}}, schema)
+
+
+@pytest.mark.integration
+def test_dpo_starts_from_the_sft_model_by_default(tmp_path):
+    """DPO (and RL) fine-tune the SFT model, as DPO is usually run; `rlpf.dpo.init: base` would skip SFT."""
+    workdir = copy_workflow(tmp_path / "wf")
+    snakemake = str(Path(sys.executable).with_name("snakemake"))
+    planned = subprocess.run([snakemake, "--cores", "1", "-n", "results/rlpf/models/dpo", "--quiet", "rules"],
+                             cwd=workdir, capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert planned.returncode == 0, planned.stderr[-2000:]
+    assert "rlpf_sft" in planned.stdout and "rlpf_dpo" in planned.stdout

@@ -3,7 +3,8 @@
     sft   TRL SFTTrainer on (prompt, best measured completion) per training task: the correct candidate with the
           highest speedup (measured by rule rlpf_candidates).
     dpo   TRL DPOTrainer on (prompt, chosen, rejected) pairs of measured candidates of one task: chosen has a
-          higher reward than rejected by at least `min_reward_gap` (fast vs slow, correct vs wrong).
+          higher reward than rejected by at least `min_reward_gap` (fast vs slow, correct vs wrong); starts from,
+          and is kept near, the SFT model (as DPO is usually run) or the base model (`dpo.init`).
     rl    TRL GRPOTrainer with the measured performance reward (workflow_scripts/rlpf/reward.py) and a KL term
           (beta) to the reference model; starts from the SFT model or from the base model (`rl.init`).
 
@@ -43,7 +44,7 @@ class TrainConfig:
     num_generations: int = 4  # RL: completions per prompt (one GRPO group)
     max_completion_tokens: int = 24
     temperature: float = 1.0  # RL sampling temperature
-    init: str = "sft"  # RL: start (and take the KL reference) from "sft" or "base"
+    init: str = "sft"  # RL, DPO: start (and take the KL reference) from "sft" or "base"
     logging_steps: int = 1
 
     def __post_init__(self) -> None:
@@ -55,7 +56,7 @@ class TrainConfig:
         if self.beta < 0 or self.temperature <= 0:
             raise ValueError(f"rlpf.<method>: beta must be >= 0 and temperature > 0, got {self.beta}, {self.temperature}")
         if self.init not in ("sft", "base"):
-            raise ValueError(f"rlpf.rl.init must be 'sft' or 'base', got {self.init!r}")
+            raise ValueError(f"rlpf.<method>.init must be 'sft' or 'base', got {self.init!r}")
         if self.num_generations < 2:
             raise ValueError("rlpf.rl.num_generations must be >= 2: GRPO's advantage is relative within a group")
         if self.per_device_batch_size % self.num_generations:
