@@ -105,23 +105,19 @@ def harness(samples, cache_dir, out_dir, cfg_kwargs, jobs, share=True):
 def bare(samples, work, driver_dir, cfg):
     """Each distinct source compiled + linked once, each distinct program run directly at every configuration."""
     started = time.perf_counter()
-    exes = {}
+    exes = {}  # program_id (the harness's identity of programs) -> (its first sample, executable or None)
     for sample in samples:
-        source = suite.sample_source(sample.problem, sample.model, sample.body)
-        key = (sample.problem.name, sample.model, source)
-        if key in exes:
+        if sample.program_id in exes:
             continue
         src, obj, exe = work / f"s{len(exes)}.cpp", work / f"s{len(exes)}.o", work / f"s{len(exes)}"
-        src.write_text(source)
+        src.write_text(suite.sample_source(sample.problem, sample.model, sample.body))
         ok = subprocess.run(suite.compile_sample_argv(sample.problem, sample.model, src, obj),
                             capture_output=True).returncode == 0  # fmt: skip
         driver = suite.build_driver(sample.problem, sample.model, driver_dir)
         ok = ok and subprocess.run(suite.link_argv(sample.problem, sample.model, obj, driver, exe),
                                    capture_output=True).returncode == 0  # fmt: skip
-        exes[key] = exe if ok else None
-    for (problem, model, source), exe in exes.items():
-        sample = next(s for s in samples if (s.problem.name, s.model) == (problem, model)
-                      and suite.sample_source(s.problem, s.model, s.body) == source)  # fmt: skip
+        exes[sample.program_id] = (sample, exe if ok else None)
+    for sample, exe in exes.values():
         if exe is None or not suite.uses_model(sample.model, sample.body)[0]:
             continue
         for config in resource_sweep(sample.model, cfg.max_cores):

@@ -127,6 +127,7 @@ class Sample:
         """Equal for samples that are the same program (what a shared run is keyed by)."""
         return hashlib.sha256("\0".join([self.problem.name, self.model, self.body]).encode()).hexdigest()[:20]
 
+
 def load_samples(generations_path: Path, generator: str, suite_root: Path) -> tuple[list[Sample], list[str]]:
     """Every output of every record matched to its suite problem, and the records the suite has no driver for
     (reported, not scored: a file from another tool may hold problems this suite lacks)."""
@@ -283,30 +284,34 @@ def evaluate_samples(samples: list[Sample], out_dir: Path, cfg: EvaluateConfig,
     runnable = [s for s in samples if s.model not in skipped]
     log_path = out_dir / RESUME_LOG
     done = read_resume_log(log_path, cfg.fingerprint())
-    todo = [s for s in runnable if s.sample_id not in done]
-    # Programs already run (here or before an interruption) whose rows an identical sample may take.
+    pending = [s for s in runnable if s.sample_id not in done]
+    # A program is run once when runs are shared (key: program_id), else every sample is (key: sample_id).
+    run_key = (lambda s: s.program_id) if cfg.share_identical_runs else (lambda s: s.sample_id)
+    # Rows by key of the programs already run (here or before an interruption), for identical samples to take.
     measured = {rows[0]["program_id"]: rows for rows in done.values()} if cfg.share_identical_runs else {}
-    to_run = todo
-    if cfg.share_identical_runs:  # the first sample of each program not run yet
-        to_run = list({s.program_id: s for s in reversed(todo) if s.program_id not in measured}.values())[::-1]
-    logger.info("%d samples: %d already evaluated, %d to do (%d distinct programs to run), %d skipped (models %s)",
-                len(samples), len(runnable) - len(todo), len(todo), len(to_run), len(samples) - len(runnable),
+    to_run: dict[str, Sample] = {}  # key -> the first pending sample of a program not run yet
+    for sample in pending:
+        if run_key(sample) not in measured:
+            to_run.setdefault(run_key(sample), sample)
+    logger.info("%d samples: %d already evaluated, %d to do (%d programs to run), %d skipped (models %s)",
+                len(samples), len(runnable) - len(pending), len(pending), len(to_run), len(samples) - len(runnable),
                 sorted(skipped) or "none")  # fmt: skip
     builds = BuildCache(BuildConfig(cache_dir=cfg.cache_dir, jobs=cfg.jobs, compile_timeout_s=cfg.compile_timeout_s)
-                        ).build_all([BuildRequest(problem=s.problem, model=s.model, body=s.body) for s in to_run])
-    build_of = dict(zip((s.sample_id for s in to_run), builds, strict=True))
+                        ).build_all([BuildRequest(problem=s.problem, model=s.model, body=s.body)
+                                     for s in to_run.values()])  # fmt: skip
+    build_of = dict(zip(to_run, builds, strict=True))
     with open(log_path, "a", encoding="utf-8") as log:
-        for number, sample in enumerate(todo, start=1):
-            if sample.sample_id in build_of:
-                rows = evaluate_sample(sample, build_of[sample.sample_id], cfg, reference_walls)
-                measured.setdefault(sample.program_id, rows)
+        for number, sample in enumerate(pending, start=1):
+            key = run_key(sample)
+            if to_run.get(key) is sample:
+                rows = measured[key] = evaluate_sample(sample, build_of[key], cfg, reference_walls)
             else:
-                rows = shared_rows(sample, measured[sample.program_id])
+                rows = shared_rows(sample, measured[key])
             done[sample.sample_id] = rows
             log.write(json.dumps({"sample_id": sample.sample_id, "fingerprint": cfg.fingerprint(), "rows": rows}) + "\n")
             log.flush()
             os.fsync(log.fileno())
-            logger.info("[%d/%d] %s %s %s #%d: %s%s", number, len(todo), sample.generator, sample.model,
+            logger.info("[%d/%d] %s %s %s #%d: %s%s", number, len(pending), sample.generator, sample.model,
                         sample.problem.name, sample.sample_index, rows[0]["verdict"],
                         f" (runs of {rows[0]['run_shared_from']})" if rows[0]["run_shared_from"] else "")  # fmt: skip
     rows = [row for s in runnable for row in done[s.sample_id]]

@@ -68,15 +68,14 @@ def measure_candidates(tasks, measurer: Measurer, max_candidates: int, split: st
     # all-serial completion is the baseline itself, never timed, so it would check nothing).
     checks = []
     step = max(1, len(variants) // verify_renamed) if verify_renamed else 1  # spread over kernels and task sets
+    has_pragma = derived.completion.map(lambda c: any(ln.strip() != SERIAL_LINE for ln in c.strip().splitlines()))
     for task in variants[::step][:verify_renamed]:
-        has_pragma = derived.completion.map(lambda c: any(ln.strip() != SERIAL_LINE for ln in c.strip().splitlines()))
-        own = derived[(derived.task_id == task.task_id) & has_pragma]
-        own = own.sort_values(["reward", "completion"])
+        own = derived[(derived.task_id == task.task_id) & has_pragma].sort_values(["reward", "completion"])
         if len(own):
             checks.append((own.index[-1], task, own.completion.iloc[-1]))
     if checks:
-        measured = _rows([(t, c) for _, t, c in checks], measurer.measure([(t, c) for _, t, c in checks]),
-                         measurer.cfg)  # fmt: skip
+        items = [(task, completion) for _, task, completion in checks]
+        measured = _rows(items, measurer.measure(items), measurer.cfg)
         for (index, task, completion), row in zip(checks, measured, strict=True):
             was = derived.loc[index]
             logger.info("renamed %s %r: measured %s (speedup %s), original %s (speedup %s)", task.task_id,
