@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/dag_build_time.py [--repeats 3]
 
-Target (the spine issue): the paper config's dry run in under 20 s on a 2-core machine.
+Target: the paper config's dry run in under 20 s on a 2-core machine.
 Prints the median and spread (min-max) of the wall-clock time of `snakemake -n all` per config.
 """
 

@@ -1,4 +1,4 @@
-"""How long each disttrain target of issue 8 takes from the default config (budget: 2 minutes on 2 cores).
+"""How long each of the survey, AxoNN and sparse disttrain targets takes from the default config (budget: 2 minutes on 2 cores).
 
     .venv/bin/python benchmarks/disttrain_targets.py [disttrain_survey disttrain_axonn disttrain_sparse]
 

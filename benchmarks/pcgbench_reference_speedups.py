@@ -6,7 +6,7 @@ Builds each problem's OpenMP reference, validates it (small and timed sizes) and
 baseline in the same process (workflow_scripts/pcgbench/reference_speedups.py, the code behind the workflow's
 results/pcgbench/reference_speedups.csv and `python -m workflow_scripts.pcgbench check-references`). Prints
 one row per problem, slowest first: median speedup of the repetitions, their min-max and IQR; then the median
-over problems against issue 3's target of >= 1.3x. Exit status 1 if a reference fails or the target is missed.
+over problems against the suite's target of >= 1.3x. Exit status 1 if a reference fails or the target is missed.
 Take the numbers on an idle machine: other processes on the cores distort 2-thread timings the most.
 """
 

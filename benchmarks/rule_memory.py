@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/rule_memory.py [results]
 
-Target (the spine issue): no rule of the default config peaks above 4 GB (max_rss). Prints one line per
+Target: no rule of the default config peaks above 4 GB (max_rss). Prints one line per
 benchmark file, sorted by peak memory, and the rules over the limit.
 """
 

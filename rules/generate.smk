@@ -1,4 +1,4 @@
-# Generation backends: sample completions for a prompt set from each configured model (issue 5).
+# Generation backends: sample completions for a prompt set from each configured model.
 #
 #   snakemake generate                                        # every (prompt set, model) + summary
 #   snakemake results/generate/pcgbench/hpccoder.json         # one model

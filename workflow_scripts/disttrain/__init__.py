@@ -7,5 +7,6 @@ Shared ground (used by every disttrain study):
     models.py    the small GPT and CNN, synthetic data
     launch.py    torchrun (or srun + torchrun) from a rule; checks that a process count fits
     figures.py   what every study's figures.py shares: one figure per call, from the JSON it is drawn from
-Studies: survey/, axonn/, sparse/ (issue 8); tensor3d/, moe/ (issue 9).
+Studies: survey/ (framework survey), axonn/ (message-driven pipeline, CPU offload), sparse/ (sparse
+subnetworks), tensor3d/ (3D tensor parallelism), moe/ (hybrid tensor-expert-data MoE).
 """

@@ -1,4 +1,4 @@
-"""Performance prediction from system-monitoring data (issue 11, target `snakemake monitoring`).
+"""Performance prediction from system-monitoring data (target `snakemake monitoring`).
 
 Stages, one module each: synthetic.py / loaders.py (data, one canonical schema) -> features.py ->
 models.py -> analysis.py -> figures.py, summary.py. data.py picks the data source from the config.
