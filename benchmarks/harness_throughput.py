@@ -21,8 +21,8 @@ timeout in every evaluator), it measures:
 4. compile phase alone with 1 and with 2 compiler processes (cold caches) -> parallel gain;
 5. the reference generations evaluated twice -> same verdicts? median absolute relative difference of the
    speedups (target: within 10%), overall and per execution model and thread count.
-Targets (issue 4): overhead < 15%, >= 3x the naive throughput, near-linear compile gain from 1 to 2 cores,
-reproducibility within 10%. Timings on a shared machine are indicative only: the load average at the
+Targets (the harness's design goals): overhead < 15%, >= 3x the naive throughput, near-linear compile gain
+from 1 to 2 cores, reproducibility within 10%. Timings on a shared machine are indicative only: the load average at the
 start and the end is recorded with them. Prints a table and writes
 results/pcgbench/benchmarks/harness_throughput.json. Problems with extra type declarations are not
 supported by the naive single-translation-unit build (the driver repeats them) and are refused.
@@ -45,11 +45,11 @@ sys.path.insert(0, str(REPO))
 import pandas as pd  # noqa: E402
 
 from workflow_scripts.common import write_json  # noqa: E402
-from workflow_scripts.pcgbench import generators, sandbox, suite  # noqa: E402
-from workflow_scripts.pcgbench.build import BuildCache, BuildConfig, BuildRequest  # noqa: E402
-from workflow_scripts.pcgbench.evaluate import EvaluateConfig, Sample, evaluate_samples  # noqa: E402
+from workflow_scripts.pcgbench import BuildCache, BuildConfig, BuildRequest, generators, sandbox, suite  # noqa: E402
+from workflow_scripts.pcgbench.evaluate import EvaluateConfig, evaluate_samples  # noqa: E402
 from workflow_scripts.pcgbench.pareval_format import prompt_record  # noqa: E402
-from workflow_scripts.pcgbench.timing import placement_env, resource_sweep  # noqa: E402
+from workflow_scripts.pcgbench.samples import Sample  # noqa: E402
+from workflow_scripts.pcgbench.timing import resource_sweep  # noqa: E402
 
 RUN_TIMEOUT_S = 20.0
 
@@ -75,11 +75,8 @@ def timed(fn, *args, **kwargs):
 
 
 def run_args(sample, exe, config, cfg):
-    """The harness's own argv and environment for one run (evaluate.run_one), for the other evaluators."""
-    argv, env = suite.run_argv(sample.problem, sample.model, exe, ranks=config.ranks, threads=config.threads,
-                               seed=cfg.seed, warmup=cfg.warmup, reps=cfg.reps, size=cfg.size,
-                               validations=cfg.validations)  # fmt: skip
-    return argv, env | placement_env(sample.model)
+    """The harness's own argv and environment for one run (its RunProtocol's command), for the other evaluators."""
+    return cfg.protocol(ranks=config.ranks, threads=config.threads).command(sample.problem, sample.model, exe)
 
 
 def run_direct(argv, env, timeout_s, nice):

@@ -13,10 +13,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from workflow_scripts.pcgbench import evaluate, generators, suite
-from workflow_scripts.pcgbench.build import BuildCache, BuildConfig, BuildRequest
-from workflow_scripts.pcgbench.evaluate import EvaluateConfig, Sample, evaluate_samples
+from workflow_scripts.pcgbench import BuildCache, BuildConfig, BuildRequest, evaluate, generators, suite
+from workflow_scripts.pcgbench.evaluate import EvaluateConfig, evaluate_samples
 from workflow_scripts.pcgbench.pareval_format import prompt_record
+from workflow_scripts.pcgbench.samples import Sample
 from workflow_scripts.pcgbench.timing import ResourceConfig
 
 REPO = Path(__file__).resolve().parents[2]

@@ -1,5 +1,7 @@
 """The measured reward: graded verdicts from real builds and sandboxed runs, caching, constant groups."""
 
+import hashlib
+import json
 import math
 
 import pytest
@@ -46,6 +48,7 @@ def test_verdicts_of_real_programs(measured):
     assert r["malformed"].verdict == MALFORMED
     assert r["build_error"].verdict == sandbox.BUILD_ERROR and "no_such_variable" in r["build_error"].detail
     assert r["wrong"].verdict == sandbox.WRONG_ANSWER  # caught by validation
+    assert 0 < len(r["wrong"].detail) <= 400  # what the driver reported, trimmed
     assert r["race"].verdict == sandbox.WRONG_ANSWER, r["race"]
     assert r["correct"].verdict == sandbox.OK and r["correct"].speedup > 0 and r["correct"].time_s > 0
     assert r["baseline"].verdict == sandbox.OK and r["baseline"].speedup == 1.0
@@ -122,6 +125,22 @@ def test_runs_keep_freed_memory_and_still_validate(tmp_path, monkeypatch):
     key = measurer.program_key(task, "body", "c")
     monkeypatch.setattr(reward, "RUN_ENV", {})
     assert measurer.program_key(task, "body", "c") != key  # a cached timing under the other allocator is not reused
+
+
+def test_program_key_hashes_the_protocol_as_the_caches_were_written(tmp_path):
+    """The key is the run protocol's fields in their historical order and form, so existing caches stay valid."""
+    from workflow_scripts.pcgbench import placement_env
+    from workflow_scripts.rlpf import reward
+
+    tasks = T.build_tasks(T.TaskConfig(kernels=["transform_squaring", "reduce_xor"], held_out=1, task_sets=["openmp"]),
+                          seed=1)  # fmt: skip
+    cfg = RewardConfig(cache_dir=tmp_path, reps=2, input_seed=7)
+    for task in tasks:
+        protocol = json.dumps([cfg.warmup, cfg.reps, cfg.validations, cfg.input_seed, task.threads, cfg.run_nice,
+                               placement_env(task.model), reward.RUN_ENV])  # fmt: skip
+        for body, program in (("body", "body"), (None, "MALFORMED\0c")):
+            text = "\0".join([task.task_set, task.kernel, task.model, protocol, program])
+            assert Measurer(cfg).program_key(task, body, "c") == hashlib.sha256(text.encode()).hexdigest()
 
 
 def test_constant_groups_are_detected():

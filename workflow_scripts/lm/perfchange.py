@@ -2,8 +2,8 @@
 
 Dataset: code versions made by applying performance-relevant edits to real kernels, the serial and
 OpenMP reference solutions of the PCGBench problems (data/pcgbench/), each version built, run in the
-sandbox, validated and timed by the PCGBench harness (workflow_scripts/pcgbench: BuildCache,
-evaluate.run_one); serial kernels on one thread, OpenMP kernels at `threads`. The edits:
+sandbox, validated and timed by the PCGBench harness (workflow_scripts/pcgbench: BuildCache, run_program
+under the evaluation's run protocol); serial kernels on one thread, OpenMP kernels at `threads`. The edits:
   pragmas (OpenMP kernels)
   - pragma_removed: every `#pragma omp` line deleted (the kernel runs serially);
   - schedule_dynamic_1: `parallel for` pragmas get `schedule(dynamic, 1)` (per-iteration scheduling);
@@ -40,10 +40,18 @@ import pandas as pd
 
 from workflow_scripts.common import Provenance, atomic_path, seed_everything, write_json
 from workflow_scripts.lm.kernel_edits import EDIT_FUNCTIONS, SOURCE_EDITS
-from workflow_scripts.pcgbench import sandbox, suite
-from workflow_scripts.pcgbench.build import BuildCache, BuildConfig, BuildRequest
-from workflow_scripts.pcgbench.evaluate import EvaluateConfig, Sample, run_one
-from workflow_scripts.pcgbench.timing import ResourceConfig
+from workflow_scripts.pcgbench import (
+    BUILD_ERROR,
+    OK,
+    BuildCache,
+    BuildConfig,
+    BuildRequest,
+    check_tools,
+    run_program,
+    suite,
+    summarise_times,
+)
+from workflow_scripts.pcgbench.evaluate import EvaluateConfig
 
 logger = logging.getLogger(__name__)
 
@@ -131,33 +139,36 @@ def time_versions(versions: pd.DataFrame, problems: dict[str, suite.Problem], ev
     """Build every version with the harness's cache and time it in the sandbox (OpenMP at `threads` threads,
     serial at one). An edited version's time limit is max(floor, factor x its original's run time), as for
     generated code, so an edit that makes a kernel far slower costs seconds, not the reference's limit."""
-    sandbox.check_tools()
+    check_tools()
     requests = [BuildRequest(problem=problems[r.problem], model=r.model, body=r.body) for r in versions.itertuples()]
     builds = BuildCache(BuildConfig(cache_dir=eval_cfg.cache_dir, jobs=eval_cfg.jobs,
                                     compile_timeout_s=eval_cfg.compile_timeout_s)).build_all(requests)  # fmt: skip
     n = len(versions)
-    verdicts, medians, iqrs, used_threads = [sandbox.BUILD_ERROR] * n, [np.nan] * n, [np.nan] * n, [1] * n
+    verdicts, medians, iqrs, used_threads = [BUILD_ERROR] * n, [np.nan] * n, [np.nan] * n, [1] * n
     original_wall_s = {}
     # Originals first: their run times set the edited versions' limits.
     for index in sorted(range(n), key=lambda k: versions["version"].iloc[k] != "original"):
         row, build = versions.iloc[index], builds[index]
-        config = ResourceConfig(ranks=1, threads=1 if row.model == "serial" else threads)
-        used_threads[index] = config.threads
+        used_threads[index] = 1 if row.model == "serial" else threads
         if not build.ok:
             logger.info("%s/%s %s: build error %s", row.problem, row.model, row.version, build.log[-300:])
             continue
-        sample = Sample(generator="perfchange", problem=problems[row.problem], model=row.model, sample_index=index, body=row.body)
-        verdict, detail, timing = run_one(sample, build.exe, config, eval_cfg, original_wall_s.get((row.problem, row.model)))
-        if row.version == "original" and verdict == sandbox.OK:
-            original_wall_s[(row.problem, row.model)] = timing["run_wall_s"]
-        verdicts[index], medians[index], iqrs[index] = verdict, timing.get("time_median_s", np.nan), timing.get("time_iqr_s", np.nan)
-        logger.info("%s/%s %s: %s %.4g s %s", row.problem, row.model, row.version, verdict, medians[index], detail[:200])
+        run = run_program(problems[row.problem], row.model, build.exe, eval_cfg.protocol(threads=used_threads[index]),
+                          eval_cfg.limits(original_wall_s.get((row.problem, row.model))))  # fmt: skip
+        if row.version == "original" and run.verdict == OK:
+            original_wall_s[(row.problem, row.model)] = run.wall_s
+        verdicts[index] = run.verdict
+        if run.verdict == OK:  # the median and spread of the repetitions, as the evaluation's rows have them
+            summary = summarise_times(run.times_s)
+            medians[index], iqrs[index] = summary.median_s, summary.iqr_s
+        logger.info("%s/%s %s: %s %.4g s %s", row.problem, row.model, row.version, run.verdict, medians[index],
+                    run.detail[:200])  # fmt: skip
     return versions.assign(verdict=verdicts, time_median_s=medians, time_iqr_s=iqrs, threads=used_threads)
 
 
 def make_pairs(versions: pd.DataFrame, slower_margin: float) -> pd.DataFrame:
     """(before, after) pairs of one kernel: original -> edit and edit -> original, labelled slower / not slower."""
-    valid = versions[versions["verdict"] == sandbox.OK]
+    valid = versions[versions["verdict"] == OK]
     if "model" not in valid:
         valid = valid.assign(model="omp")
     rows = []
@@ -280,10 +291,10 @@ def main(model_dir, versions_path, pairs_path, metrics_path, section: dict[str, 
         table.to_parquet(tmp, index=False)
     metrics = {
         "versions": int(len(versions)),
-        "versions_valid": int((versions["verdict"] == sandbox.OK).sum()),
+        "versions_valid": int((versions["verdict"] == OK).sum()),
         # Edited versions that failed to build or validate (dropped), per edit; should stay at zero.
         "versions_dropped": {edit: int(n) for edit, n in
-                             versions[versions["verdict"] != sandbox.OK].groupby("version").size().items()},
+                             versions[versions["verdict"] != OK].groupby("version").size().items()},
         "kernels": int(versions.groupby(["problem", "model"]).ngroups),
         "versions_by_edit": {edit: int(n) for edit, n in versions.groupby("version").size().items()},
         "pairs": int(len(pairs)),

@@ -33,8 +33,9 @@ import threading
 import time
 from pathlib import Path
 
-from workflow_scripts.common import write_json
+from workflow_scripts.common import Provenance, write_json
 from workflow_scripts.pcgbench import sandbox, suite
+from workflow_scripts.pcgbench.samples import load_samples, toolchain_report
 
 logger = logging.getLogger(__name__)
 
@@ -249,9 +250,6 @@ def main(generations: Path, manifest: Path, cache_dir: Path, *, jobs: int, compi
          seed: int) -> list[dict]:  # fmt: skip
     """Build every sample of a generations file into the cache (no timing: runs beside other jobs) and
     write a manifest: per sample its key, whether it built, the compile time spent and the trimmed log."""
-    from workflow_scripts.common import Provenance
-    from workflow_scripts.pcgbench.evaluate import load_samples, toolchain_report
-
     prov = Provenance.start(step="pcgbench.build", config={"jobs": jobs, "compile_timeout_s": compile_timeout_s},
                             seed=seed)  # fmt: skip
     samples, _ = load_samples(generations, generator, suite.DATA_ROOT)

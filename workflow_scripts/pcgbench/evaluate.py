@@ -17,10 +17,11 @@ before any work starts and skipped; metrics.json lists them with the reason.
     python -m workflow_scripts.pcgbench evaluate GENERATIONS.json --out DIR
 or, from Snakemake, rules/pcgbench.smk (rule pcgbench_evaluate).
 
-Verdicts (workflow_scripts/pcgbench/sandbox.py): build_error, no_parallelism (the body does not use the
-execution model its prompt asked for; checked after a successful build, and it is not run), timeout,
-crash, killed_resource_limit, wrong_answer, ok. A sample's verdict is that of the first resource
-configuration that failed (the sweep stops there), or ok when all passed.
+Every run is one call of the package's run_program (run.py, in the sandbox). Verdicts (sandbox.py):
+build_error, no_parallelism (the body does not use the execution model its prompt asked for; checked after
+a successful build, and it is not run), timeout, crash, killed_resource_limit, wrong_answer, ok. A sample's
+verdict is that of the first resource configuration that failed (the sweep stops there), or ok when all
+passed.
 """
 
 
@@ -35,17 +36,28 @@ import pandas as pd
 
 from workflow_scripts.common import Provenance, write_json
 from workflow_scripts.common.io import atomic_path
-from workflow_scripts.pcgbench import sandbox, suite
-from workflow_scripts.pcgbench.build import BuildCache, BuildConfig, BuildRequest, BuildResult
+from workflow_scripts.pcgbench import (
+    BUILD_ERROR,
+    NO_PARALLELISM,
+    OK,
+    BuildCache,
+    BuildConfig,
+    BuildRequest,
+    BuildResult,
+    RunProtocol,
+    SandboxLimits,
+    run_program,
+    suite,
+    summarise_times,
+)
 from workflow_scripts.pcgbench.metrics import compute_metrics, metrics_long_table
-from workflow_scripts.pcgbench.pareval_format import NO_DRIVER, load_generations, match_generations
-from workflow_scripts.pcgbench.timing import ResourceConfig, placement_env, resource_sweep, summarise_times
+from workflow_scripts.pcgbench.samples import Sample, load_samples, toolchain_report
+from workflow_scripts.pcgbench.timing import ResourceConfig, resource_sweep
 
 logger = logging.getLogger(__name__)
 
-SANDBOX_EXE = "/tmp/sample.exe"  # where a sample's executable appears inside the sandbox
 RESUME_LOG = "samples.jsonl"
-DETAIL_CHARS = 600  # how much of a failing run's stderr a row keeps
+DETAIL_CHARS = 600  # how much of a failure's detail (a run's story, a build log) a row keeps
 
 
 @dataclasses.dataclass(kw_only=True)
@@ -97,61 +109,20 @@ class EvaluateConfig:
         fields = {k: v for k, v in dataclasses.asdict(self).items() if k not in ("jobs", "ks", "cache_dir", "suite_root")}
         return hashlib.sha256(json.dumps(fields, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
-    def limits(self, reference_wall_s: float | None = None) -> sandbox.SandboxLimits:
+    def limits(self, reference_wall_s: float | None = None) -> SandboxLimits:
         """Sandbox limits of one run. Its wall-clock limit is max(floor, factor x the reference solution's run
         time at the same configuration) when that is known, else run_timeout_s (the reference's own runs)."""
         wall_s = self.run_timeout_s
         if reference_wall_s is not None:
             wall_s = max(self.timeout_floor_s, self.timeout_factor * reference_wall_s)
-        return sandbox.SandboxLimits(wall_s=wall_s, cpu_s=self.cpu_limit_s,
-                                     address_space_mb=self.memory_mb, file_size_mb=self.file_size_mb,
-                                     nproc=self.max_processes, output_bytes=self.output_bytes)  # fmt: skip
+        return SandboxLimits(wall_s=wall_s, cpu_s=self.cpu_limit_s, address_space_mb=self.memory_mb,
+                             file_size_mb=self.file_size_mb, nproc=self.max_processes,
+                             output_bytes=self.output_bytes)  # fmt: skip
 
-
-@dataclasses.dataclass(frozen=True)
-class Sample:
-    generator: str
-    problem: suite.Problem
-    model: str
-    sample_index: int
-    body: str
-
-    @property
-    def sample_id(self) -> str:
-        """Stable across runs: what the resume log is keyed by."""
-        text = "\0".join([self.generator, self.problem.name, self.model, str(self.sample_index), self.body])
-        return hashlib.sha256(text.encode()).hexdigest()[:20]
-
-    @property
-    def program_id(self) -> str:
-        """Equal for samples that are the same program (what a shared run is keyed by)."""
-        return hashlib.sha256("\0".join([self.problem.name, self.model, self.body]).encode()).hexdigest()[:20]
-
-
-def load_samples(generations_path: Path, generator: str, suite_root: Path) -> tuple[list[Sample], list[str]]:
-    """Every output of every record matched to its suite problem, and the records the suite has no driver for
-    (reported, not scored: a file from another tool may hold problems this suite lacks)."""
-    records = load_generations(generations_path)
-    samples, no_driver = [], []
-    for match in match_generations(records, suite.load_suite(suite_root)):
-        if match.status == NO_DRIVER:
-            no_driver.append(f"{match.record['name']}/{match.model}")
-            continue
-        for sample_index, body in enumerate(match.record["outputs"]):
-            samples.append(Sample(generator=generator, problem=match.problem, model=match.model,
-                                  sample_index=sample_index, body=body))  # fmt: skip
-    return samples, no_driver
-
-
-def toolchain_report(models: set[str]) -> dict[str, str]:
-    """{model: why} for every model that cannot be built and run here; logged before any work starts."""
-    unavailable = {}
-    for model in sorted(models):
-        ok, why = suite.toolchain_status(model)
-        if not ok:
-            unavailable[model] = why
-            logger.warning("execution model %s skipped: %s", model, why)
-    return unavailable
+    def protocol(self, *, ranks: int = 1, threads: int = 1) -> RunProtocol:
+        """The run protocol of one resource configuration (placement and priority as timing.py explains)."""
+        return RunProtocol(warmup=self.warmup, reps=self.reps, validations=self.validations, seed=self.seed,
+                           size=self.size, ranks=ranks, threads=threads, nice=self.run_nice)  # fmt: skip
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -186,31 +157,19 @@ def _row(sample: Sample, build: BuildResult | None, verdict: str, detail: str, c
 
 def run_one(sample: Sample, exe: Path, config: ResourceConfig, cfg: EvaluateConfig,
             reference_wall_s: float | None = None) -> tuple[str, str, dict]:  # fmt: skip
-    """One sandboxed run at one resource configuration: (verdict, detail, timing fields)."""
-    argv, env = suite.run_argv(sample.problem, sample.model, Path(SANDBOX_EXE), ranks=config.ranks,
-                               threads=config.threads, seed=cfg.seed, warmup=cfg.warmup, reps=cfg.reps,
-                               size=cfg.size, validations=cfg.validations)  # fmt: skip
-    env.update(placement_env(sample.model))
-    result = sandbox.run_sandboxed(argv, limits=cfg.limits(reference_wall_s), binds={exe: SANDBOX_EXE}, env=env,
-                                   nice=cfg.run_nice)  # fmt: skip
-    timing = {"run_wall_s": result.wall_s}
-    verdict = sandbox.verdict_for(result, cpu_limit_s=cfg.cpu_limit_s)
-    if verdict is not None:
-        how = f"{result.outcome}" + (f" signal {result.signal_number}" if result.signal_number else "")
-        how += f" exit {result.returncode}" if result.returncode is not None else ""
-        return verdict, f"{how}: {result.stderr.strip()[-DETAIL_CHARS:]}", timing
-    try:
-        parsed = suite.parse_driver_output(result.stdout)
-    except ValueError as err:
-        return sandbox.CRASH, f"no valid result line ({err}); stderr: {result.stderr.strip()[-300:]}", timing
-    if not parsed.valid:
-        return sandbox.WRONG_ANSWER, parsed.failure, timing
-    times, baseline = summarise_times(parsed.times_s), summarise_times(parsed.baseline_times_s)
+    """One sandboxed run at one resource configuration: (verdict, detail, a row's timing fields).
+    The speedup is the baseline's median repetition over the sample's."""
+    run = run_program(sample.problem, sample.model, exe, cfg.protocol(ranks=config.ranks, threads=config.threads),
+                      cfg.limits(reference_wall_s))  # fmt: skip
+    timing = {"run_wall_s": run.wall_s}
+    if run.verdict != OK:
+        return run.verdict, run.detail, timing
+    times, baseline = summarise_times(run.times_s), summarise_times(run.baseline_times_s)
     speedup = baseline.median_s / times.median_s if times.median_s > 0 else float("inf")
     timing.update(time_median_s=times.median_s, time_iqr_s=times.iqr_s, time_min_s=times.min_s, time_max_s=times.max_s,
                   reps=times.reps, baseline_time_median_s=baseline.median_s, baseline_time_iqr_s=baseline.iqr_s,
                   speedup=speedup, efficiency=speedup / config.n_resources)  # fmt: skip
-    return sandbox.OK, "", timing
+    return OK, "", timing
 
 
 def evaluate_sample(sample: Sample, build: BuildResult, cfg: EvaluateConfig,
@@ -221,18 +180,18 @@ def evaluate_sample(sample: Sample, build: BuildResult, cfg: EvaluateConfig,
     which sets the run's time limit (see EvaluateConfig.limits).
     """
     if not build.ok:
-        return [_row(sample, build, sandbox.BUILD_ERROR, build.log)]
+        return [_row(sample, build, BUILD_ERROR, build.log)]
     uses, why = suite.uses_model(sample.model, sample.body)
     if not uses:
-        return [_row(sample, build, sandbox.NO_PARALLELISM, why)]
+        return [_row(sample, build, NO_PARALLELISM, why)]
     rows = []
     for config in resource_sweep(sample.model, cfg.max_cores):
         reference_wall_s = (reference_walls or {}).get((sample.problem.name, sample.model, config.ranks, config.threads))
         verdict, detail, timing = run_one(sample, build.exe, config, cfg, reference_wall_s)
         rows.append(_row(sample, build, verdict, detail, config, **timing))
-        if verdict != sandbox.OK:
+        if verdict != OK:
             break  # the sample has failed; more configurations would only spend time
-    final = next((r["verdict"] for r in rows if r["verdict"] != sandbox.OK), sandbox.OK)
+    final = next((r["verdict"] for r in rows if r["verdict"] != OK), OK)
     for row in rows:
         row["verdict"] = final  # a sample has one verdict; `detail` keeps each run's own story
     return rows
@@ -264,7 +223,7 @@ def reference_run_times(results_path: Path | None) -> dict[tuple, float]:
     if results_path is None:
         return {}
     rows = pd.read_parquet(results_path)
-    rows = rows[(rows["verdict"] == sandbox.OK) & rows["run_wall_s"].notna()]
+    rows = rows[(rows["verdict"] == OK) & rows["run_wall_s"].notna()]
     walls = rows.groupby(["problem", "model", "ranks", "threads"])["run_wall_s"].max()
     return {(p, m, int(r), int(t)): float(w) for (p, m, r, t), w in walls.items()}
 

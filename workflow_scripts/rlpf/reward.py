@@ -32,9 +32,22 @@ import statistics
 from pathlib import Path
 
 from workflow_scripts.common import write_json
-from workflow_scripts.pcgbench import sandbox, suite
-from workflow_scripts.pcgbench.build import BuildCache, BuildConfig, BuildRequest
-from workflow_scripts.pcgbench.timing import placement_env
+from workflow_scripts.pcgbench import (
+    BUILD_ERROR,
+    CRASH,
+    KILLED_RESOURCE_LIMIT,
+    OK,
+    VERDICT_TIMEOUT,
+    WRONG_ANSWER,
+    BuildCache,
+    BuildConfig,
+    BuildRequest,
+    RunProtocol,
+    SandboxLimits,
+    placement_env,
+    run_program,
+    suite,
+)
 from workflow_scripts.rlpf.task import Task, program_body
 
 logger = logging.getLogger(__name__)
@@ -47,8 +60,7 @@ logger = logging.getLogger(__name__)
 RUN_ENV = {"GLIBC_TUNABLES": "glibc.malloc.mmap_max=0:glibc.malloc.trim_threshold=4294967296"}
 
 MALFORMED = "malformed"  # the completion is not a list of allowed pragmas: nothing to build
-VERDICTS = (MALFORMED, sandbox.BUILD_ERROR, sandbox.VERDICT_TIMEOUT, sandbox.CRASH, sandbox.WRONG_ANSWER,
-            sandbox.KILLED_RESOURCE_LIMIT, sandbox.OK)  # fmt: skip
+VERDICTS = (MALFORMED, BUILD_ERROR, VERDICT_TIMEOUT, CRASH, WRONG_ANSWER, KILLED_RESOURCE_LIMIT, OK)
 
 
 @dataclasses.dataclass(kw_only=True)
@@ -88,9 +100,8 @@ class RewardConfig:
                              f"(failing to build is worst, any correct program beats a wrong one); got "
                              f"{self.build_error_reward}, {self.wrong_reward}, {self.slow_floor_reward}")
 
-    def limits(self) -> sandbox.SandboxLimits:
-        return sandbox.SandboxLimits(wall_s=self.run_timeout_s, cpu_s=self.cpu_limit_s,
-                                     address_space_mb=self.memory_mb)  # fmt: skip
+    def limits(self) -> SandboxLimits:
+        return SandboxLimits(wall_s=self.run_timeout_s, cpu_s=self.cpu_limit_s, address_space_mb=self.memory_mb)
 
 
 @dataclasses.dataclass(kw_only=True)
@@ -106,14 +117,14 @@ class Measurement:
 
     @property
     def correct(self) -> bool:
-        return self.verdict == sandbox.OK
+        return self.verdict == OK
 
 
 def grade(m: Measurement, cfg: RewardConfig) -> float:
     """The scalar reward of one measurement (see the module docstring)."""
-    if m.verdict in (MALFORMED, sandbox.BUILD_ERROR):
+    if m.verdict in (MALFORMED, BUILD_ERROR):
         return cfg.build_error_reward
-    if m.verdict != sandbox.OK:
+    if m.verdict != OK:
         return cfg.wrong_reward
     s = max(m.speedup, 1e-9)
     return math.log(s) if s >= 1.0 else cfg.slow_floor_reward * (1.0 - s)
@@ -147,9 +158,17 @@ class Measurer:
         self.n_measured = 0  # programs built and run by this process (cache misses)
         self.n_cached = 0
 
+    def protocol(self, task: Task) -> RunProtocol:
+        """How a completion of `task` is run: one rank at the task's threads, RUN_ENV's allocator."""
+        return RunProtocol(warmup=self.cfg.warmup, reps=self.cfg.reps, validations=self.cfg.validations,
+                           seed=self.cfg.input_seed, threads=task.threads, nice=self.cfg.run_nice,
+                           extra_env=RUN_ENV)  # fmt: skip
+
     def program_key(self, task: Task, body: str | None, completion: str) -> str:
-        protocol = json.dumps([self.cfg.warmup, self.cfg.reps, self.cfg.validations, self.cfg.input_seed, task.threads,
-                               self.cfg.run_nice, placement_env(task.model), RUN_ENV])
+        # The protocol's fields in the order and form the cache has always hashed them: existing caches stay valid.
+        p = self.protocol(task)
+        protocol = json.dumps([p.warmup, p.reps, p.validations, p.seed, p.threads, p.nice, placement_env(task.model),
+                               dict(p.extra_env)])  # fmt: skip
         program = body if body is not None else "MALFORMED\0" + completion
         text = "\0".join([task.task_set, task.kernel, task.model, protocol, program])
         return hashlib.sha256(text.encode()).hexdigest()
@@ -164,28 +183,20 @@ class Measurer:
         write_json(self.results_dir / f"{m.key}.json", dataclasses.asdict(m))
 
     def _run(self, task: Task, exe: Path, key: str) -> Measurement:
-        inside = "/tmp/sample.exe"
-        argv, env = suite.run_argv(suite.get_problem(task.kernel), task.model, Path(inside), ranks=1,
-                                   threads=task.threads, seed=self.cfg.input_seed, warmup=self.cfg.warmup,
-                                   reps=self.cfg.reps, validations=self.cfg.validations)  # fmt: skip
-        env = env | RUN_ENV | placement_env(task.model)
-        result = sandbox.run_sandboxed(argv, limits=self.cfg.limits(), binds={exe: inside}, env=env,
-                                       nice=self.cfg.run_nice)  # fmt: skip
-        verdict = sandbox.verdict_for(result, cpu_limit_s=self.cfg.cpu_limit_s)
+        run = run_program(suite.get_problem(task.kernel), task.model, exe, self.protocol(task), self.cfg.limits())
         fields = dict(key=key, task_id=task.task_id, speedup=None, time_s=None, baseline_time_s=None, spread=None)
-        if verdict is not None:
-            return Measurement(**fields, verdict=verdict, detail=(result.stderr or result.stdout)[-400:])
-        try:
-            out = suite.parse_driver_output(result.stdout)
-        except ValueError as err:
-            return Measurement(**fields, verdict=sandbox.CRASH, detail=str(err)[:400])
-        if not out.valid:
-            return Measurement(**fields, verdict=sandbox.WRONG_ANSWER, detail=out.failure[:400])
+        if run.verdict != OK:
+            # Shorter than the harness's detail: what the driver reported, else the end of the run's output.
+            if run.driver_failure is not None:
+                detail = run.driver_failure[:400]
+            else:
+                detail = (run.result.stderr or run.result.stdout)[-400:]
+            return Measurement(**fields, verdict=run.verdict, detail=detail)
         # The fastest repetition of each: on shared cores the minimum is the time least perturbed by others'
         # work (the medians drift with the machine's load; the spread is kept beside the speedup).
-        time_s, base_s = min(out.times_s), min(out.baseline_times_s)
+        time_s, base_s = min(run.times_s), min(run.baseline_times_s)
         return Measurement(**(fields | dict(speedup=base_s / max(time_s, 1e-12), time_s=time_s, baseline_time_s=base_s,
-                                            spread=_iqr_over_median(out.times_s))), verdict=sandbox.OK, detail="")
+                                            spread=_iqr_over_median(run.times_s))), verdict=OK, detail="")
 
     def measure(self, items: list[tuple[Task, str]]) -> list[Measurement]:
         """Measurements of (task, completion) pairs, in order. Builds run concurrently, runs one at a time."""
@@ -205,7 +216,7 @@ class Measurer:
             elif body == task.body:
                 # No pragma at all: the program is the serial baseline itself (validated by the suite's own
                 # self-check), so its speedup is 1 by definition; timing it against itself would only add noise.
-                done[key] = Measurement(key=key, task_id=task.task_id, verdict=sandbox.OK, speedup=1.0, time_s=None,
+                done[key] = Measurement(key=key, task_id=task.task_id, verdict=OK, speedup=1.0, time_s=None,
                                         baseline_time_s=None, spread=0.0, detail="unchanged: the baseline itself")
                 self._store(done[key])
             elif body is None:
@@ -222,7 +233,7 @@ class Measurer:
             for key, build in zip(keys, builds, strict=True):
                 task = todo[key][0]
                 if not build.ok:
-                    m = Measurement(key=key, task_id=task.task_id, verdict=sandbox.BUILD_ERROR, speedup=None,
+                    m = Measurement(key=key, task_id=task.task_id, verdict=BUILD_ERROR, speedup=None,
                                     time_s=None, baseline_time_s=None, spread=None, detail=build.log[-400:])
                 else:
                     m = self._run(task, build.exe, key)

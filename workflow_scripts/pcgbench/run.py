@@ -1,0 +1,82 @@
+"""One run of a built program in the sandbox, under a named protocol: the single path by which PCGBench's
+evaluation, the RLPF reward and the performance-change task run programs built from generated code.
+
+    protocol = RunProtocol(warmup=1, reps=5, validations=3, seed=1234, threads=2, nice=-20)
+    run = run_program(problem, "omp", exe, protocol, SandboxLimits(wall_s=60.0, cpu_s=240))
+    run.verdict        # sandbox.OK, WRONG_ANSWER, CRASH, VERDICT_TIMEOUT or KILLED_RESOURCE_LIMIT
+    run.times_s        # the program's timed repetitions; run.baseline_times_s the serial baseline's
+
+The suite's driver (suite.run_argv) validates the program, then times it and the serial baseline side by
+side in the same process (timing.py says why). How the repetitions become a speedup is the caller's choice:
+the evaluation uses medians, the RLPF reward the fastest repetition of each.
+"""
+
+import dataclasses
+from collections.abc import Mapping
+from pathlib import Path
+
+from workflow_scripts.pcgbench import sandbox, suite
+from workflow_scripts.pcgbench.timing import placement_env
+
+SANDBOX_EXE = "/tmp/sample.exe"  # where the executable appears inside the sandbox
+STDERR_CHARS = 600  # how much of a failing run's stderr its detail keeps (the end, where the error is)
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class RunProtocol:
+    """How one run validates and times a program (the driver's arguments) and where it runs."""
+
+    warmup: int  # untimed calls before the timed ones
+    reps: int  # timed calls of the program and of the serial baseline, interleaved in one process
+    validations: int  # times the timed size is validated, each on another input (a race shows in some only)
+    seed: int  # the driver's input generator seed
+    size: str = "timed"  # the problem size validated last and timed ("timed" or "paper")
+    ranks: int = 1  # MPI ranks
+    threads: int = 1  # threads per rank
+    nice: int = 0  # < 0 raises the run's priority (needs root; see sandbox.py); 0 runs at the caller's
+    extra_env: Mapping[str, str] = dataclasses.field(default_factory=dict)  # added to the suite's run environment
+
+    def command(self, problem: suite.Problem, model: str, exe: Path) -> tuple[list[str], dict[str, str]]:
+        """argv and environment of the driver: the suite's, then `extra_env`, then the thread placement
+        (timing.placement_env), which therefore always wins."""
+        argv, env = suite.run_argv(problem, model, exe, ranks=self.ranks, threads=self.threads, seed=self.seed,
+                                   warmup=self.warmup, reps=self.reps, size=self.size,
+                                   validations=self.validations)  # fmt: skip
+        return argv, env | dict(self.extra_env) | placement_env(model)
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class ProgramRun:
+    verdict: str  # one of sandbox.VERDICTS (never BUILD_ERROR or NO_PARALLELISM: the program was built and run)
+    detail: str  # why it failed: how the run ended and its stderr's tail, or the driver's complaint; "" if OK
+    # What the driver reported when the run ended cleanly but the program failed: its validation failure
+    # (WRONG_ANSWER) or why its result line was unreadable (CRASH). None when the sandbox's verdict decided.
+    driver_failure: str | None
+    times_s: tuple[float, ...]  # the program's timed repetitions (empty unless OK)
+    baseline_times_s: tuple[float, ...]  # the serial baseline's, interleaved with them
+    wall_s: float  # the whole run: validation, warm-up and both timings
+    result: sandbox.SandboxResult  # the raw run: how it ended, captured output
+
+
+def run_program(problem: suite.Problem, model: str, exe: Path, protocol: RunProtocol,
+                limits: sandbox.SandboxLimits) -> ProgramRun:  # fmt: skip
+    """Run `exe` (built for `problem` in `model`) once in the sandbox and judge it."""
+    argv, env = protocol.command(problem, model, Path(SANDBOX_EXE))
+    result = sandbox.run_sandboxed(argv, limits=limits, binds={exe: SANDBOX_EXE}, env=env, nice=protocol.nice)
+    failed = dict(times_s=(), baseline_times_s=(), wall_s=result.wall_s, result=result)
+    # The CPU limit tells a SIGKILL at the hard CPU limit apart from a crash.
+    verdict = sandbox.verdict_for(result, cpu_limit_s=limits.cpu_s)
+    if verdict is not None:
+        how = f"{result.outcome}" + (f" signal {result.signal_number}" if result.signal_number else "")
+        how += f" exit {result.returncode}" if result.returncode is not None else ""
+        return ProgramRun(verdict=verdict, detail=f"{how}: {result.stderr.strip()[-STDERR_CHARS:]}",
+                          driver_failure=None, **failed)  # fmt: skip
+    try:
+        parsed = suite.parse_driver_output(result.stdout)
+    except ValueError as err:
+        return ProgramRun(verdict=sandbox.CRASH, driver_failure=str(err), **failed,
+                          detail=f"no valid result line ({err}); stderr: {result.stderr.strip()[-300:]}")  # fmt: skip
+    if not parsed.valid:
+        return ProgramRun(verdict=sandbox.WRONG_ANSWER, detail=parsed.failure, driver_failure=parsed.failure, **failed)
+    return ProgramRun(verdict=sandbox.OK, detail="", driver_failure=None, times_s=parsed.times_s,
+                      baseline_times_s=parsed.baseline_times_s, wall_s=result.wall_s, result=result)  # fmt: skip
