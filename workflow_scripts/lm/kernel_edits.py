@@ -24,7 +24,12 @@ comments and literals; it is not a C++ front end, and the edits are written for 
 
 import re
 
-from workflow_scripts.common.c_scanner import for_loops, matching_close, skip_space_and_comments, statement_end
+from workflow_scripts.common.c_scanner import (
+    for_loops,
+    matching_close,
+    skip_space_and_comments,
+    statement_end,
+)
 
 LOOP_EDITS = ("loop_interchange",)
 LAYOUT_EDITS = ("transposed_layout",)

@@ -30,7 +30,12 @@ from typing import Any
 import pandas as pd
 
 from workflow_scripts.common import Provenance, atomic_path, seed_everything, write_json
-from workflow_scripts.common.c_scanner import pragmas, preprocessor_line_end, skip_space_and_comments, statement_end
+from workflow_scripts.common.c_scanner import (
+    pragmas,
+    preprocessor_line_end,
+    skip_space_and_comments,
+    statement_end,
+)
 
 logger = logging.getLogger(__name__)
 

@@ -35,7 +35,8 @@ from workflow_scripts.common import write_json
 from workflow_scripts.pcgbench import sandbox, suite
 from workflow_scripts.pcgbench.build import BuildCache, BuildConfig, BuildRequest
 from workflow_scripts.pcgbench.timing import placement_env
-from workflow_scripts.rlpf.task import Task, program_body
+from workflow_scripts.rlpf.completion import program_body
+from workflow_scripts.rlpf.tasks import Task
 
 logger = logging.getLogger(__name__)
 
