@@ -1,5 +1,9 @@
 """The loop-parallelisation task: loops found, pragmas inserted, completions parsed, the split kept."""
 
+import subprocess
+import sys
+from pathlib import Path
+
 import pandas as pd
 import pytest
 
@@ -28,6 +32,25 @@ def test_top_level_loops_skip_nested_and_trailing_code():
     assert len(loops) == 2  # the nest counts once; the `if (...) for` does not start its own line
     assert body[loops[0][0]:loops[0][1]].count("for") == 2
     assert body[loops[1][0]:].lstrip().startswith("for (int k = 0; k < n; ++k) {")
+
+
+def test_a_loop_whose_body_is_an_unbraced_if_ends_with_that_if():
+    """The kernel of search_xor_contains: `for (...) if (...) { ...; }` twice. Its first loop used to run on to the
+    next `;` outside brackets, swallowing the second loop (one top-level loop instead of two)."""
+    from workflow_scripts.pcgbench import suite
+
+    body = strip_comments(suite.reference_body(suite.get_problem("search_xor_contains"), "serial"))
+    loops = top_level_loops(body)
+    assert len(loops) == 2
+    assert [body[a:b].strip().splitlines()[-1].strip() for a, b in loops] == ["if (v == val) { in_x = true; break; }",
+                                                                              "if (v == val) { in_y = true; break; }"]
+
+
+def test_task_list_command_shows_its_usage():
+    """The module docstring's `python -m workflow_scripts.rlpf.tasks OUT.json` command runs (here: its --help)."""
+    done = subprocess.run([sys.executable, "-m", "workflow_scripts.rlpf.tasks", "--help"], capture_output=True, text=True,
+                          cwd=Path(__file__).resolve().parents[2])  # fmt: skip
+    assert done.returncode == 0 and "--tokenizer" in done.stdout
 
 
 def test_apply_pragmas_inserts_before_each_loop_with_its_indentation():

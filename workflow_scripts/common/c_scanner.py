@@ -128,6 +128,22 @@ def strip_line_comments(code: str) -> str:
     return "".join(out)
 
 
+def blank_comments(code: str) -> str:
+    """`code` with each comment replaced by a space, literals kept (a pragma's `message("...")` stays)."""
+    out, last, i = [], 0, 0
+    while i < len(code):
+        end = skip_comment_or_literal(code, i)
+        if end == i:
+            i += 1
+            continue
+        if code[i] == "/":
+            out.append(code[last:i] + " ")
+            last = end
+        i = end
+    out.append(code[last:])
+    return "".join(out)
+
+
 # ---------------------------------------------------------------------------------------------------------
 # Brackets and statements
 
@@ -264,11 +280,6 @@ def for_loops(text: str) -> list[ForLoop]:
     return loops
 
 
-def for_loop_end(text: str, start: int) -> int:
-    """Index just past the `for` statement at `start` (its header, then a block or a single statement)."""
-    return statement_end(text, start)
-
-
 def top_level_loops(body: str) -> list[tuple[int, int]]:
     """(line start, loop end) of each `for` at a function body's top level that begins its own line.
 
@@ -310,22 +321,6 @@ class Pragma(NamedTuple):
 
 def _pragma_text(directive: str) -> str:
     return " ".join(blank_comments(_CONTINUATION.sub(" ", directive)).split())
-
-
-def blank_comments(code: str) -> str:
-    """`code` with each comment replaced by a space, literals kept (a pragma's `message("...")` stays)."""
-    out, last, i = [], 0, 0
-    while i < len(code):
-        end = skip_comment_or_literal(code, i)
-        if end == i:
-            i += 1
-            continue
-        if code[i] == "/":
-            out.append(code[last:i] + " ")
-            last = end
-        i = end
-    out.append(code[last:])
-    return "".join(out)
 
 
 def pragmas(text: str) -> list[Pragma]:
