@@ -85,10 +85,11 @@ def normalize_pragma(pragma: str) -> str:
 
 def extract_pragma_loops(text: str, max_loop_chars: int = 1500) -> list[dict[str, Any]]:
     """Every `#pragma omp parallel for` directly followed by a `for` loop (preprocessor lines and
-    comments in between are skipped): [{"line", "pragma", "loop"}] with the pragma normalised."""
+    comments in between are skipped): [{"line", "pragma", "loop"}] with the pragma normalised.
+    Pragmas and loops are found by the C/C++ scanner, so one in a comment or a string does not count."""
     found = []
     for directive in pragmas(text):
-        # The directive's first line names it (a `parallel \` continued onto `for` is not taken, as before).
+        # Its first line must read `#pragma omp parallel for`: one split before `for` by a continuation is left out.
         if not PRAGMA_START.match(text, directive.start):
             continue
         pragma = normalize_pragma(text[directive.start : directive.end])

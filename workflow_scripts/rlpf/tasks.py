@@ -127,6 +127,7 @@ def strip_comments(body: str) -> str:
 
 
 def make_prompt(task_set: str, signature: str, body: str, n_loops: int) -> str:
+    """The pragma task's prompt: a header naming the task set and the number of loops, the kernel, the tail."""
     what = "a pragma or `serial`" if task_set == "openmp" else "a hint pragma or `serial`"
     threads = TASK_THREADS[task_set]
     header = f"// task: {task_set}, {threads} thread{'s' if threads > 1 else ''}; one line per top-level loop ({n_loops}): {what}\n"
