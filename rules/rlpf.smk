@@ -5,7 +5,7 @@
 # The task (rlpf.tasks.kind: pragma): a serial PCGBench kernel in, OpenMP pragma(s) for its loops out (task set
 # openmp, 2 threads) or serial hints (task set serial: unroll, ivdep, omp simd; 1 thread); the harness inserts,
 # builds, validates and times them. Kind function (the paper config): a PCGBench prompt in, a whole function
-# body out (workflow_scripts/rlpf/task.py). Every rule that measures programs holds the timing slot.
+# body out (workflow_scripts/rlpf/tasks.py). Every rule that measures programs holds the timing slot.
 # Measurements are cached by program content under rlpf.cache_dir, shared by candidates, RL and evaluation.
 # Training kernels also appear as renamed variants (rlpf.tasks.renamings: locals renamed, completions alike), so the
 # training data shows reductions over many accumulator names, not only `acc`/`best`; held-out kernels get none.
@@ -36,7 +36,7 @@ rule rlpf_tasks:
     resources:
         mem_mb=1000,
     script:
-        "../workflow_scripts/rlpf/task.py"
+        "../workflow_scripts/rlpf/tasks.py"
 
 
 rule rlpf_candidates:

@@ -75,6 +75,13 @@ def test_collapsed_nest_and_reduction_and_pragmas_without_loops():
     assert found[1]["loop"] == "for (int i = 0; i < n; ++i) { t = x[i] * y[i]; sum += t; }"
 
 
+def test_pragmas_in_comments_and_strings_are_not_pragmas():
+    text = ('/* disabled:\n#pragma omp parallel for\n*/\nfor (i = 0; i < n; i++) a[i] = 0;\n'
+            'const char* s = "\\\n#pragma omp parallel for";\nfor (j = 0; j < n; j++) b[j] = "}";\n'
+            '#pragma omp parallel for\nfor (k = 0; k < n; k++) c[k] = \'}\';\n')
+    assert [(loop["line"], loop["loop"]) for loop in extract_pragma_loops(text)] == [(8, "for (k = 0; k < n; k++) c[k] = '}';")]
+
+
 def test_long_loops_are_left_out():
     assert extract_pragma_loops(FASTTREE, max_loop_chars=50) == []
 

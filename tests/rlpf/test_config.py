@@ -12,7 +12,7 @@ from tests.conftest import copy_workflow
 from workflow_scripts.rlpf.evaluate import EvalConfig
 from workflow_scripts.rlpf.reward import RewardConfig
 from workflow_scripts.rlpf.reward_model import RewardModelConfig
-from workflow_scripts.rlpf.task import TaskConfig
+from workflow_scripts.rlpf.tasks import TaskConfig
 from workflow_scripts.rlpf.train import TrainConfig
 
 

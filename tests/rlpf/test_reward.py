@@ -7,7 +7,7 @@ import math
 import pytest
 
 from workflow_scripts.pcgbench import sandbox
-from workflow_scripts.rlpf import task as T
+from workflow_scripts.rlpf.candidates import candidate_completions
 from workflow_scripts.rlpf.reward import (
     MALFORMED,
     Measurement,
@@ -17,12 +17,13 @@ from workflow_scripts.rlpf.reward import (
     constant_groups,
     grade,
 )
+from workflow_scripts.rlpf.tasks import TaskConfig, build_tasks
 
 
 @pytest.fixture(scope="module")
 def measured(tmp_path_factory):
     """One real batch through the harness: malformed, build failure, wrong clause, correct parallel, baseline."""
-    tasks = T.build_tasks(T.TaskConfig(kernels=["reduce_sum_of_min_pairs", "reduce_xor"], held_out=1,
+    tasks = build_tasks(TaskConfig(kernels=["reduce_sum_of_min_pairs", "reduce_xor"], held_out=1,
                                        task_sets=["openmp"]), seed=1)
     task = next(t for t in tasks if t.kernel == "reduce_sum_of_min_pairs")
     measurer = Measurer(RewardConfig(cache_dir=tmp_path_factory.mktemp("cache"), reps=3, run_timeout_s=30))
@@ -59,7 +60,7 @@ def test_a_race_on_a_search_index_is_caught(tmp_path):
     """A missing reduction in search_closest_to_pi passed validation 4 times in 4 under the old run protocol
     (one validation, threads waiting passively, normal priority) and became an SFT target; the harness's
     protocol catches it."""
-    task = next(t for t in T.build_tasks(T.TaskConfig(kernels=["search_closest_to_pi", "reduce_xor"], held_out=1,
+    task = next(t for t in build_tasks(TaskConfig(kernels=["search_closest_to_pi", "reduce_xor"], held_out=1,
                                                       task_sets=["openmp"]), seed=1)
                 if t.kernel == "search_closest_to_pi")  # fmt: skip
     measurer = Measurer(RewardConfig(cache_dir=tmp_path, reps=3, run_timeout_s=30))
@@ -114,7 +115,7 @@ def test_runs_keep_freed_memory_and_still_validate(tmp_path, monkeypatch):
         return real(argv, **kwargs)
 
     monkeypatch.setattr(sandbox, "run_sandboxed", recording)
-    tasks = T.build_tasks(T.TaskConfig(kernels=["transform_squaring", "reduce_xor"], held_out=1, task_sets=["openmp"]),
+    tasks = build_tasks(TaskConfig(kernels=["transform_squaring", "reduce_xor"], held_out=1, task_sets=["openmp"]),
                           seed=1)  # fmt: skip
     task = next(t for t in tasks if t.kernel == "transform_squaring")
     measurer = Measurer(RewardConfig(cache_dir=tmp_path, reps=2))
@@ -166,12 +167,12 @@ def test_config_refuses_unordered_grades():
 
 
 def test_serial_task_set_builds_hints_on_one_thread(tmp_path):
-    tasks = T.build_tasks(T.TaskConfig(kernels=["reduce_sum_of_min_pairs", "transform_squaring"], held_out=1,
+    tasks = build_tasks(TaskConfig(kernels=["reduce_sum_of_min_pairs", "transform_squaring"], held_out=1,
                                        task_sets=["serial"]), seed=1)
     task = next(t for t in tasks if t.kernel == "reduce_sum_of_min_pairs")
     # Built with OpenMP's simd support (so `omp simd` is not silently dropped), run on one thread.
     assert task.model == "omp" and task.threads == 1
-    assert "#pragma omp simd reduction(+:acc)\n" in T.candidate_completions(task, 6)
+    assert "#pragma omp simd reduction(+:acc)\n" in candidate_completions(task, 6)
     measurer = Measurer(RewardConfig(cache_dir=tmp_path / "cache", reps=2))
     unroll, simd, openmp = measurer.measure([(task, "#pragma GCC unroll 4"), (task, "#pragma omp simd reduction(+:acc)"),
                                              (task, "#pragma omp parallel for")])  # fmt: skip
@@ -184,12 +185,12 @@ def test_function_kind_measures_whole_pcgbench_bodies(tmp_path):
     """The paper config's task kind on one problem: PCGBench prompt in, whole body out, the harness's verdicts."""
     from workflow_scripts.pcgbench import suite
 
-    tasks = T.build_tasks(T.TaskConfig(kernels=["reduce_sum_of_min_pairs", "transform_squaring"], held_out=1,
+    tasks = build_tasks(TaskConfig(kernels=["reduce_sum_of_min_pairs", "transform_squaring"], held_out=1,
                                        task_sets=["openmp"], kind="function"), seed=1)  # fmt: skip
     task = next(t for t in tasks if t.kernel == "reduce_sum_of_min_pairs")
     problem = suite.get_problem(task.kernel)
     assert task.kind == "function" and task.model == "omp" and task.prompt == suite.prompt(problem, "omp")
-    cands = T.candidate_completions(task, 4)
+    cands = candidate_completions(task, 4)
     assert cands[:2] == [suite.reference_body(problem, "omp"), task.body]  # the reference, the serial baseline
     completions = cands[:2] + [
         "  return 0.0;\n}\n",  # builds, wrong answer

@@ -2,7 +2,7 @@
 
 import pytest
 
-from workflow_scripts.rlpf import task as T
+from workflow_scripts.rlpf.candidates import candidate_completions
 from workflow_scripts.rlpf.reward_model import (
     feature_ranker_accuracy,
     fit_feature_ranker,
@@ -10,6 +10,7 @@ from workflow_scripts.rlpf.reward_model import (
     hand_score,
     pragma_features,
 )
+from workflow_scripts.rlpf.tasks import TaskConfig, build_tasks
 
 KERNELS = ["dense_la_axpy", "reduce_sum_of_min_pairs", "reduce_xor", "reduce_product_of_inverses",
            "graph_edge_count", "transform_squaring", "transform_inverse_offset", "graph_highest_degree"]
@@ -17,7 +18,7 @@ KERNELS = ["dense_la_axpy", "reduce_sum_of_min_pairs", "reduce_xor", "reduce_pro
 
 @pytest.fixture(scope="module")
 def tasks():
-    return T.build_tasks(T.TaskConfig(kernels=KERNELS, held_out=3, task_sets=["openmp", "serial"]), seed=5)
+    return build_tasks(TaskConfig(kernels=KERNELS, held_out=3, task_sets=["openmp", "serial"]), seed=5)
 
 
 def _task(tasks, task_id):
@@ -52,7 +53,7 @@ def _pairs(tasks, split):
 
     pairs = []
     for task in (t for t in tasks if t.split == split):
-        ranked = sorted(T.candidate_completions(task, 8), key=lambda c: -reward(task, c))
+        ranked = sorted(candidate_completions(task, 8), key=lambda c: -reward(task, c))
         pairs += [{"task_id": task.task_id, "prompt": task.prompt, "chosen": a, "rejected": b}
                   for i, a in enumerate(ranked) for b in ranked[i + 1:] if reward(task, a) > reward(task, b)]
     return pairs

@@ -4,9 +4,10 @@ import pandas as pd
 import pytest
 
 from workflow_scripts.generate.tiny_model import build_tiny_model
-from workflow_scripts.rlpf import task as T
+from workflow_scripts.rlpf.candidates import candidate_completions
 from workflow_scripts.rlpf.evaluate import score
 from workflow_scripts.rlpf.reward import Measurer, PerformanceReward, RewardConfig
+from workflow_scripts.rlpf.tasks import TaskConfig, build_tasks, task_to_dict
 from workflow_scripts.rlpf.train import TrainConfig, train
 
 KERNELS = ["reduce_sum_of_min_pairs", "reduce_xor", "transform_squaring"]
@@ -16,9 +17,9 @@ KERNELS = ["reduce_sum_of_min_pairs", "reduce_xor", "transform_squaring"]
 def setup(tmp_path_factory):
     root = tmp_path_factory.mktemp("rlpf_train")
     model_dir = build_tiny_model(root / "model", n_embd=32, n_positions=512)
-    tasks = T.build_tasks(T.TaskConfig(kernels=KERNELS, held_out=1, task_sets=["openmp"]), seed=3)
+    tasks = build_tasks(TaskConfig(kernels=KERNELS, held_out=1, task_sets=["openmp"]), seed=3)
     rows = [{"task_id": t.task_id, "completion": c, "verdict": "ok", "reward": -0.1 * i}
-            for t in tasks for i, c in enumerate(T.candidate_completions(t, 3))]
+            for t in tasks for i, c in enumerate(candidate_completions(t, 3))]
     return root, model_dir, tasks, pd.DataFrame(rows)
 
 
@@ -79,7 +80,7 @@ def test_reward_model_trains_and_scores_held_out_pairs(setup, tmp_path):
     from workflow_scripts.rlpf.reward_model import main as reward_model_main
 
     root, model_dir, tasks, candidates = setup
-    write_json(tmp_path / "tasks.json", {"tasks": [T.task_to_dict(t) for t in tasks]})
+    write_json(tmp_path / "tasks.json", {"tasks": [task_to_dict(t) for t in tasks]})
     candidates.to_parquet(tmp_path / "cands.parquet")
     metrics = reward_model_main(tasks_path=tmp_path / "tasks.json", train_candidates=tmp_path / "cands.parquet",
                                 held_out_candidates=tmp_path / "cands.parquet", model_dir=model_dir,

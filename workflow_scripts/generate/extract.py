@@ -10,8 +10,9 @@ closing "}" -- nothing more. Models write more, or other things:
 - a body cut short by the token limit (left unbalanced: it then fails to build, which is the honest
   verdict; nothing is invented to close it).
 
-`extract_body(prompt, completion)` handles all of these with a small C++ lexer that skips string and
-character literals and comments while matching braces (a "}" inside a string must not end the body).
+`extract_body(prompt, completion)` handles all of these. Braces are matched by the project's C/C++ scanner
+(common/c_scanner.py), which skips string and character literals and comments (a "}" inside a string must not
+end the body).
 
     from workflow_scripts.generate.extract import extract_body
     body = extract_body(prompt, completion)
@@ -22,55 +23,13 @@ from __future__ import annotations
 import logging
 import re
 
+from workflow_scripts.common.c_scanner import function_body, matching_brace_end, matching_close
+
 logger = logging.getLogger(__name__)
 
 # ```cpp, ```c++, ```C++, ```cuda, ``` ... : an opening fence with an optional language tag.
 _FENCE_OPEN = re.compile(r"^[ \t]*```[ \t]*([A-Za-z0-9_+#.-]*)[ \t]*$", re.MULTILINE)
 _FENCE_CLOSE = re.compile(r"^[ \t]*```[ \t]*$", re.MULTILINE)
-
-
-def matching_brace_end(text: str, depth: int = 1) -> int | None:
-    """Index just past the "}" that brings the brace depth from `depth` to 0, or None if it never does.
-
-    Braces inside string literals, character literals, raw strings and comments do not count.
-    """
-    i, n = 0, len(text)
-    while i < n:
-        ch = text[i]
-        if ch == "/" and text.startswith("//", i):
-            newline = text.find("\n", i)
-            i = n if newline < 0 else newline + 1
-            continue
-        if ch == "/" and text.startswith("/*", i):
-            close = text.find("*/", i + 2)
-            i = n if close < 0 else close + 2
-            continue
-        if ch == "R" and text.startswith('R"', i) and (i == 0 or not (text[i - 1].isalnum() or text[i - 1] == "_")):
-            # Raw string R"delim( ... )delim": no escapes inside.
-            paren = text.find("(", i + 2)
-            if paren >= 0:
-                delim = text[i + 2 : paren]
-                close = text.find(")" + delim + '"', paren + 1)
-                i = n if close < 0 else close + len(delim) + 2
-                continue
-        if ch in "\"'":
-            # Digit separators (1'000'000) are not character literals.
-            if ch == "'" and i > 0 and text[i - 1].isdigit() and i + 1 < n and text[i + 1].isdigit():
-                i += 1
-                continue
-            j = i + 1
-            while j < n and text[j] != ch and text[j] != "\n":
-                j += 2 if text[j] == "\\" else 1
-            i = j + 1
-            continue
-        if ch == "{":
-            depth += 1
-        elif ch == "}":
-            depth -= 1
-            if depth == 0:
-                return i + 1
-        i += 1
-    return None
 
 
 def _signature(prompt: str) -> str:
@@ -122,15 +81,10 @@ def _after_repeated_signature(code: str, signature: str, *, strict: bool) -> str
         if strict and re.search(r"[;{}]", code[: match.start()]):
             return None
         # The definition's "{" is the first one after the parameter list closes.
-        depth, i = 0, match.end() - 1
-        while i < len(code):
-            if code[i] == "(":
-                depth += 1
-            elif code[i] == ")":
-                depth -= 1
-                if depth == 0:
-                    break
-            i += 1
+        try:
+            i = matching_close(code, match.end() - 1) - 1
+        except ValueError:  # the parameter list never closes: not a definition
+            continue
         brace = code.find("{", i)
         between = code[i + 1 : brace] if brace >= 0 else ";"
         # Only qualifiers may sit between ")" and "{" in a definition (const, noexcept, override, ...).
@@ -141,10 +95,10 @@ def _after_repeated_signature(code: str, signature: str, *, strict: bool) -> str
 
 def _cut_body(text: str) -> str:
     """The body from `text` (which starts right after the function's "{"): up to its closing "}"."""
-    end = matching_brace_end(text)
-    if end is None:
+    body = function_body(text)
+    if body is None:
         return text.rstrip() + "\n"
-    return text[:end] + "\n"  # the suite's bodies end in "}\n" too
+    return body + "\n"  # the suite's bodies end in "}\n" too
 
 
 def extract_body(prompt: str, completion: str) -> str:

@@ -18,22 +18,27 @@ version anyway; a version that fails is dropped and counted). The edits:
     - early_exit_removed: `for (...) if (cond) return value;` keeps scanning to the end and returns the
       first hit afterwards: best case O(1) becomes always O(n).
 
-The parser is a small one for these kernels, not a C++ front end: it skips comments and literals and
-matches brackets.
+Loops, statements and brackets come from the project's C/C++ scanner (common/c_scanner.py), which skips
+comments and literals; it is not a C++ front end, and the edits are written for these kernels.
 """
 
 import re
+
+from workflow_scripts.common.c_scanner import (
+    for_loops,
+    matching_close,
+    skip_space_and_comments,
+    statement_end,
+)
 
 LOOP_EDITS = ("loop_interchange",)
 LAYOUT_EDITS = ("transposed_layout",)
 ALGORITHMIC_EDITS = ("selection_to_sort", "early_exit_removed")
 SOURCE_EDITS = LOOP_EDITS + LAYOUT_EDITS + ALGORITHMIC_EDITS
 
-_OPEN = {"(": ")", "[": "]", "{": "}"}
 # A canonical counted loop header: `T v = lo; v < hi; ++v` (or v++).
 _COUNTED = re.compile(r"^\s*(?:const\s+)?[\w:]+(?:\s+[\w:]+)*\s+(?P<var>\w+)\s*=\s*(?P<lo>[^;]+);\s*(?P=var)\s*<\s*(?P<hi>[^;]+?)\s*;"
                       r"\s*(?:\+\+\s*(?P=var)|(?P=var)\s*\+\+)\s*$")  # fmt: skip
-_FOR = re.compile(r"\bfor\s*\(")
 _ASSIGN = re.compile(r"(?<![=!<>+\-*/%&|^])(?:<<|>>|[-+*/%&|^])?=(?!=)")
 # Calls a loop body may make without writing memory (anything else might, so it blocks the interchange).
 _PURE_CALLS = {"std::min", "std::max", "std::abs", "std::fabs", "std::sqrt", "std::exp", "std::log", "std::sin",
@@ -41,105 +46,10 @@ _PURE_CALLS = {"std::min", "std::max", "std::abs", "std::fabs", "std::sqrt", "st
 _KEYWORDS = {"if", "for", "while", "switch", "return", "sizeof", "static_cast", "const_cast", "reinterpret_cast"}
 
 
-def _skip_noncode(text: str, i: int) -> int:
-    """Index past a comment or a string/char literal starting at i (i itself when there is none)."""
-    if text.startswith("//", i):
-        end = text.find("\n", i)
-        return len(text) if end < 0 else end
-    if text.startswith("/*", i):
-        end = text.find("*/", i + 2)
-        return len(text) if end < 0 else end + 2
-    if text[i] in "\"'":
-        quote, j = text[i], i + 1
-        while j < len(text) and text[j] != quote:
-            j += 2 if text[j] == "\\" else 1
-        return j + 1
-    return i
-
-
-def _close(text: str, i: int) -> int:
-    """text[i] is an opening bracket: the index just past its matching closing bracket."""
-    stack, j = [], i
-    while j < len(text):
-        skipped = _skip_noncode(text, j)
-        if skipped != j:
-            j = skipped
-            continue
-        ch = text[j]
-        if ch in _OPEN:
-            stack.append(_OPEN[ch])
-        elif ch in ")]}":
-            if not stack or stack.pop() != ch:
-                raise ValueError(f"unbalanced {ch!r} at offset {j}")
-            if not stack:
-                return j + 1
-        j += 1
-    raise ValueError(f"unclosed {text[i]!r} at offset {i}")
-
-
-def _skip_space(text: str, i: int) -> int:
-    while i < len(text):
-        if text[i].isspace():
-            i += 1
-            continue
-        skipped = _skip_noncode(text, i)
-        if skipped == i or text[i] in "\"'":
-            return i
-        i = skipped
-    return i
-
-
-def statement_end(text: str, i: int) -> int:
-    """Index just past the statement that starts at (or after whitespace from) i."""
-    i = _skip_space(text, i)
-    if text.startswith("{", i):
-        return _close(text, i)
-    if text.startswith("#", i):  # a preprocessor line (an OpenMP pragma) ends at its unescaped newline
-        line = re.compile(r"#(?:[^\n\\]|\\.)*(?:\n|$)", re.DOTALL).match(text, i)
-        return line.end()
-    keyword = re.match(r"(for|while|if|switch)\s*\(", text[i:])
-    if keyword:
-        after = statement_end(text, _close(text, i + keyword.end() - 1))
-        if keyword.group(1) == "if":
-            rest = _skip_space(text, after)
-            if re.match(r"else\b", text[rest:]):
-                return statement_end(text, rest + 4)
-        return after
-    j = i
-    while j < len(text):
-        skipped = _skip_noncode(text, j)
-        if skipped != j:
-            j = skipped
-        elif text[j] in _OPEN:
-            j = _close(text, j)
-        elif text[j] == ";":
-            return j + 1
-        else:
-            j += 1
-    raise ValueError(f"statement at offset {i} has no ';'")
-
-
-def for_loops(text: str) -> list[tuple[int, int, int, int]]:
-    """(start, header_start, header_end, end) of every `for` statement; the header is inside the parentheses."""
-    loops, i = [], 0
-    while i < len(text):
-        skipped = _skip_noncode(text, i)
-        if skipped != i:
-            i = skipped
-            continue
-        match = _FOR.match(text, i)
-        if match and (i == 0 or not (text[i - 1].isalnum() or text[i - 1] == "_")):
-            paren = match.end() - 1
-            header_end = _close(text, paren) - 1
-            loops.append((i, paren + 1, header_end, statement_end(text, header_end + 1)))
-        i += 1
-    return loops
-
-
 def _unbrace(statement: str) -> str:
     """A block's single inner statement (the text itself when it is not a block of exactly one statement)."""
     stripped = statement.strip()
-    if stripped.startswith("{") and _close(stripped, 0) == len(stripped):
+    if stripped.startswith("{") and matching_close(stripped, 0) == len(stripped):
         inner = stripped[1:-1].strip()
         if inner and statement_end(inner, 0) == len(inner):
             return inner
@@ -154,10 +64,10 @@ def _subscripts(text: str, name: str) -> list[tuple[int, int, str]] | None:
     """(start, end, index text) of every `name[index]` in text; None when name is used any other way."""
     found = []
     for match in re.finditer(rf"(?<![\w.]){re.escape(name)}\b", text):
-        j = _skip_space(text, match.end())
+        j = skip_space_and_comments(text, match.end())
         if not text.startswith("[", j):
             return None
-        end = _close(text, j)
+        end = matching_close(text, j)
         found.append((match.start(), end, text[j + 1 : end - 1]))
     return found
 
@@ -282,7 +192,7 @@ def selection_to_sort(body: str, signature: str = "") -> str:
     """std::nth_element(b, m, e[, less]) and std::partial_sort(b, m, e[, less]) become std::sort(b, e[, less])."""
     out, last = [], 0
     for match in re.finditer(r"std::(nth_element|partial_sort)\s*\(", body):
-        end = _close(body, match.end() - 1)
+        end = matching_close(body, match.end() - 1)
         args = _split_arguments(body[match.end() : end - 1])
         if len(args) not in (3, 4):
             continue
@@ -312,7 +222,7 @@ def early_exit_removed(body: str, signature: str) -> str:
     for start, _, header_end, end in for_loops(body):
         statement = _unbrace(body[header_end + 1 : end])
         hit = re.fullmatch(r"if\s*(\(.*\))\s*return\s+([^;]+);", statement, flags=re.DOTALL)
-        if not hit or _close(statement, statement.index("(")) != statement.index("(") + len(hit.group(1)):
+        if not hit or matching_close(statement, statement.index("(")) != statement.index("(") + len(hit.group(1)):
             continue
         indent = body[body.rfind("\n", 0, start) + 1 : start]
         found, first = "first_found", "first_value"

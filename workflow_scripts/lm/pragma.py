@@ -30,10 +30,16 @@ from typing import Any
 import pandas as pd
 
 from workflow_scripts.common import Provenance, atomic_path, seed_everything, write_json
+from workflow_scripts.common.c_scanner import (
+    pragmas,
+    preprocessor_line_end,
+    skip_space_and_comments,
+    statement_end,
+)
 
 logger = logging.getLogger(__name__)
 
-PRAGMA_START = re.compile(r"^[ \t]*#[ \t]*pragma[ \t]+omp[ \t]+parallel[ \t]+for\b", re.MULTILINE)
+PRAGMA_START = re.compile(r"#[ \t]*pragma[ \t]+omp[ \t]+parallel[ \t]+for\b")  # matched at a directive's "#"
 BARE_PRAGMA = "#pragma omp parallel for"
 CLAUSE_RE = re.compile(r"([a-z_]+)\s*(?:\(((?:[^()]|\([^()]*\))*)\))?")
 CLAUSE_CATEGORIES = ("directive", "reduction", "schedule", "private", "shared", "collapse")
@@ -65,79 +71,6 @@ class PragmaConfig:
 # dataset
 
 
-def _skip_space_and_comments(text: str, pos: int) -> int:
-    while pos < len(text):
-        if text[pos].isspace():
-            pos += 1
-        elif text.startswith("//", pos):
-            pos = text.find("\n", pos) if "\n" in text[pos:] else len(text)
-        elif text.startswith("/*", pos):
-            end = text.find("*/", pos + 2)
-            pos = len(text) if end < 0 else end + 2
-        else:
-            return pos
-    return pos
-
-
-def _match_bracket(text: str, pos: int, open_: str, close: str) -> int:
-    """Index just past the bracket matching text[pos] == open_, skipping strings, chars and comments; -1 if none."""
-    depth, i = 0, pos
-    while i < len(text):
-        c = text[i]
-        if text.startswith("//", i):
-            i = text.find("\n", i)
-            if i < 0:
-                return -1
-            continue
-        if text.startswith("/*", i):
-            i = text.find("*/", i + 2)
-            if i < 0:
-                return -1
-            i += 2
-            continue
-        if c in "\"'":
-            j = i + 1
-            while j < len(text) and text[j] != c:
-                j += 2 if text[j] == "\\" else 1
-            i = j + 1
-            continue
-        if c == open_:
-            depth += 1
-        elif c == close:
-            depth -= 1
-            if depth == 0:
-                return i + 1
-        i += 1
-    return -1
-
-
-def _loop_end(text: str, start: int) -> int:
-    """End of the `for` statement starting at `start` (header, then a block or a single statement)."""
-    header_open = text.find("(", start)
-    if header_open < 0:
-        return -1
-    header_end = _match_bracket(text, header_open, "(", ")")
-    if header_end < 0:
-        return -1
-    body = _skip_space_and_comments(text, header_end)
-    if body >= len(text):
-        return -1
-    if text[body] == "{":
-        return _match_bracket(text, body, "{", "}")
-    if text.startswith("for", body) and not (text[body + 3 : body + 4].isalnum() or text[body + 3 : body + 4] == "_"):
-        return _loop_end(text, body)  # a nested loop without braces (collapse)
-    depth, i = 0, body  # a single statement: up to the `;` outside parentheses
-    while i < len(text):
-        if text[i] == "(":
-            depth += 1
-        elif text[i] == ")":
-            depth -= 1
-        elif text[i] == ";" and depth == 0:
-            return i + 1
-        i += 1
-    return -1
-
-
 def normalize_pragma(pragma: str) -> str:
     """One line, single spaces, no line continuations, no space before '(' or after ','."""
     text = re.sub(r"\\\s*\n", " ", pragma)
@@ -152,36 +85,32 @@ def normalize_pragma(pragma: str) -> str:
 
 def extract_pragma_loops(text: str, max_loop_chars: int = 1500) -> list[dict[str, Any]]:
     """Every `#pragma omp parallel for` directly followed by a `for` loop (preprocessor lines and
-    comments in between are skipped): [{"line", "pragma", "loop"}] with the pragma normalised."""
+    comments in between are skipped): [{"line", "pragma", "loop"}] with the pragma normalised.
+    Pragmas and loops are found by the C/C++ scanner, so one in a comment or a string does not count."""
     found = []
-    for match in PRAGMA_START.finditer(text):
-        end = match.start()
-        while True:  # the pragma runs to the first newline not escaped by a backslash
-            end = text.find("\n", end)
-            if end < 0:
-                end = len(text)
-                break
-            if text[:end].rstrip(" \t").endswith("\\"):
-                end += 1
-                continue
-            break
-        pragma = normalize_pragma(text[match.start() : end])
-        pos = end
+    for directive in pragmas(text):
+        # Its first line must read `#pragma omp parallel for`: one split before `for` by a continuation is left out.
+        if not PRAGMA_START.match(text, directive.start):
+            continue
+        pragma = normalize_pragma(text[directive.start : directive.end])
+        pos = directive.end
         while True:  # skip blank lines, comments and preprocessor lines such as `#endif`
-            pos = _skip_space_and_comments(text, pos)
+            pos = skip_space_and_comments(text, pos)
             if text.startswith("#", pos):
-                newline = text.find("\n", pos)
-                pos = len(text) if newline < 0 else newline + 1
+                pos = preprocessor_line_end(text, pos)
                 continue
             break
         if not re.match(r"for\s*\(", text[pos : pos + 10]):
             continue
-        loop_end = _loop_end(text, pos)
-        if loop_end < 0 or loop_end - pos > max_loop_chars:
+        try:
+            loop_end = statement_end(text, pos)
+        except ValueError:  # unbalanced brackets or no ";": not a loop we can cut out
+            continue
+        if loop_end - pos > max_loop_chars:
             continue
         line_start = text.rfind("\n", 0, pos) + 1
         indent = text[line_start:pos] if not text[line_start:pos].strip() else ""
-        found.append({"line": text.count("\n", 0, match.start()) + 1, "pragma": pragma,
+        found.append({"line": directive.line, "pragma": pragma,
                       "loop": _dedent(indent + text[pos:loop_end])})  # fmt: skip
     return found
 

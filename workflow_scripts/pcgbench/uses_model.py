@@ -2,8 +2,10 @@
 
 ParEval computes such a check but never applies it, so serial code pasted into an OpenMP prompt counts as a
 correct OpenMP solution. Here a body that does not use its model is reported and does not count as a pass.
-The check is lexical (comments and string literals are removed first) and deliberately simple:
-- omp: an OpenMP directive (`#pragma omp ...`) or an OpenMP runtime call (`omp_...(`) that creates work,
+The check is lexical and deliberately simple; comments and string literals are removed first (by the project's
+C/C++ scanner, common/c_scanner.py) so that code quoted in them does not count:
+- omp: an OpenMP directive that creates work (`#pragma omp parallel ...`, or the same directive written as
+  the operator `_Pragma("omp parallel ...")`, whose string is the directive),
 - mpi: at least one MPI call that communicates (point-to-point, collective or one-sided),
 - mpi+omp: both of the above,
 - kokkos: a Kokkos parallel pattern (parallel_for / parallel_reduce / parallel_scan) or Kokkos::sort,
@@ -16,7 +18,9 @@ from __future__ import annotations
 
 import re
 
-_OMP = re.compile(r"#\s*pragma\s+omp\s+(parallel|for|task|taskloop|simd|sections|teams|distribute)\b")
+from workflow_scripts.common.c_scanner import pragmas, strip_comments_and_strings
+
+_OMP = re.compile(r"omp\s+(parallel|for|task|taskloop|simd|sections|teams|distribute)\b")  # a pragma's text
 _MPI_COMM = re.compile(
     r"\bMPI_(Send|Ssend|Bsend|Rsend|Isend|Issend|Recv|Irecv|Sendrecv|Sendrecv_replace|Bcast|Ibcast|Reduce|Ireduce|"
     r"Allreduce|Iallreduce|Gather|Gatherv|Igather|Allgather|Allgatherv|Iallgather|Scatter|Scatterv|Iscatter|"
@@ -30,23 +34,8 @@ MODEL_TITLES = {"serial": "serial C++", "omp": "OpenMP", "mpi": "MPI", "mpi+omp"
                 "cuda": "CUDA", "hip": "HIP"}
 
 
-def strip_comments_and_strings(code: str) -> str:
-    """Code with comments removed and string/char literals emptied (so `"#pragma omp"` in a string does not count)."""
-    out = []
-    pos = 0
-    # Walk the text once so a `//` inside a string or a quote inside a comment is handled correctly.
-    token = re.compile(r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.S)
-    for m in token.finditer(code):
-        out.append(code[pos:m.start()])
-        text = m.group(0)
-        out.append('""' if text.startswith('"') else "' '" if text.startswith("'") else " ")
-        pos = m.end()
-    out.append(code[pos:])
-    return "".join(out)
-
-
 def _has_omp(code: str) -> bool:
-    return bool(_OMP.search(code))
+    return any(_OMP.match(directive.text) for directive in pragmas(code))
 
 
 def _has_mpi(code: str) -> bool:
@@ -58,12 +47,12 @@ def uses_model(model: str, body: str) -> tuple[bool, str]:
     code = strip_comments_and_strings(body)
     if model == "serial":
         return True, ""
-    if model == "omp":
-        return (True, "") if _has_omp(code) else (False, "OpenMP prompt body has no OpenMP construct")
+    if model == "omp":  # pragmas are read from the body itself: a `_Pragma` holds its directive in a string
+        return (True, "") if _has_omp(body) else (False, "OpenMP prompt body has no OpenMP construct")
     if model == "mpi":
         return (True, "") if _has_mpi(code) else (False, "MPI prompt body never communicates (no MPI communication call)")
     if model == "mpi+omp":
-        missing = [what for what, ok in (("no OpenMP construct", _has_omp(code)),
+        missing = [what for what, ok in (("no OpenMP construct", _has_omp(body)),
                                          ("no MPI communication call", _has_mpi(code))) if not ok]
         return (True, "") if not missing else (False, "MPI+OpenMP prompt body has " + " and ".join(missing))
     if model == "kokkos":

@@ -1,12 +1,12 @@
 """Measure the candidate completions of every training task: the data SFT and DPO learn from.
 
-Candidates (task.candidate_completions): every loop serial; per top-level loop a plain `parallel for`, with
+Candidates (`candidate_completions`, below): every loop serial; per top-level loop a plain `parallel for`, with
 the reductions found in the loop, with `schedule(dynamic,1)` (often slow), `schedule(static)`, `collapse(2)`
 for nests, and the plain `parallel for` of a loop that needs a reduction (a race the validator must catch).
 Each is built, validated and timed by the reward's Measurer (cached by content, so the RL and evaluation
 steps that meet the same program later reuse the measurement). Held-out tasks are never measured here.
 
-Renamed variants of a training task (task.renamed_variant: the same kernel with its locals renamed) get the
+Renamed variants of a training task (tasks.renamed_variant: the same kernel with its locals renamed) get the
 rows of their original with the renaming applied to the completion (`derived` True: the same program up to
 names, so the same measurement). To check that claim rather than assume it, for `verify_renamed` variants
 spread over the kernels the best candidate that inserts a pragma is built and measured as written (`derived`
@@ -16,27 +16,95 @@ Output: a table (parquet) with one row per (task, candidate): task_id, kernel, t
 speedup, reward, key (the measurement's cache key), derived, variant_of (the original's task_id, "" for an
 original).
 
-    from Snakemake: rule rlpf_candidates
+    snakemake results/rlpf/candidates.parquet      # rule rlpf_candidates (rules/rlpf.smk)
 """
 
+import dataclasses
 import logging
+import re
 from pathlib import Path
 
 import pandas as pd
 
 from workflow_scripts.common import Provenance, read_json
+from workflow_scripts.common.c_scanner import for_loops, top_level_loops
 from workflow_scripts.common.io import atomic_path
+from workflow_scripts.pcgbench import suite
+from workflow_scripts.rlpf.completion import SERIAL_LINE, completion_text, program_body
+from workflow_scripts.rlpf.renaming import SCALAR_DECLARATION, rename_completion
 from workflow_scripts.rlpf.reward import Measurer, RewardConfig, grade
-from workflow_scripts.rlpf.task import (
-    SERIAL_LINE,
-    candidate_completions,
-    original_tasks,
-    rename_completion,
-    task_from_dict,
-    training_tasks,
-)
+from workflow_scripts.rlpf.tasks import Task, original_tasks, task_from_dict, training_tasks
 
 logger = logging.getLogger(__name__)
+
+
+def reduction_clauses(body: str, loop: tuple[int, int]) -> list[str]:
+    """`reduction(op:var)` for each scalar declared before the loop that the loop accumulates into.
+
+    Recognised forms: `v += e`, `v -= e`, `v ^= e`, `v = v OP e` (OP in + * ^ | &), `if (e < v) v = e` (min)
+    and `if (e > v) v = e` (max). A kernel that needs anything else gets no reduction candidate: the
+    harness then sees the race when validating the plain `parallel for`.
+    """
+    before, loop_text = body[: loop[0]], body[loop[0] : loop[1]]
+    scalars = []
+    for decl in SCALAR_DECLARATION.findall(before):
+        for part in decl.split(","):
+            name = re.match(r"\s*\*?\s*([A-Za-z_]\w*)", part)
+            if name and name.group(1) not in scalars:
+                scalars.append(name.group(1))
+    clauses = []
+    for v in scalars:
+        op = None
+        if re.search(rf"\b{v}\s*([+\-^])=", loop_text):
+            op = re.search(rf"\b{v}\s*([+\-^])=", loop_text).group(1)
+        elif m := re.search(rf"\b{v}\s*=\s*{v}\s*([+*^|&])", loop_text):
+            op = m.group(1)
+        elif re.search(rf"if\s*\(\s*\w+\s*<\s*{v}\s*\)\s*{v}\s*=", loop_text):
+            op = "min"
+        elif re.search(rf"if\s*\(\s*\w+\s*>\s*{v}\s*\)\s*{v}\s*=", loop_text):
+            op = "max"
+        if op:
+            clauses.append(f"reduction({op}:{v})")
+    return clauses
+
+
+def candidate_completions(task: Task, max_candidates: int) -> list[str]:
+    """A deterministic list of completions worth measuring: all serial, and per loop a plain parallel for,
+    with the detected reductions, and with schedules that are sometimes right and sometimes slow."""
+    if task.kind == "function":
+        problem = suite.get_problem(task.kernel)
+        pragma_task = dataclasses.replace(task, kind="pragma")
+        bodies = [suite.reference_body(problem, task.model), task.body]
+        bodies += [program_body(pragma_task, c) for c in candidate_completions(pragma_task, max_candidates)[1:]]
+        return list(dict.fromkeys(bodies))[:max_candidates]
+    loops = top_level_loops(task.body)
+    n = len(loops)
+    cands = [completion_text([""] * n)]
+    for k, loop in enumerate(loops):
+        def on_loop(pragma: str, k: int = k) -> str:
+            return completion_text([pragma if j == k else "" for j in range(n)])
+
+        if task.task_set == "openmp":
+            red = " ".join(reduction_clauses(task.body, loop))
+            base = "#pragma omp parallel for" + (f" {red}" if red else "")
+            cands += [on_loop(base), on_loop(base + " schedule(dynamic,1)"), on_loop(base + " schedule(static)")]
+            if red:
+                cands.append(on_loop("#pragma omp parallel for"))  # the missing reduction: a race
+            inner = task.body[loop[0] : loop[1]]
+            if len(for_loops(inner)) > 1:
+                cands.append(on_loop(base + " collapse(2)"))
+        else:
+            red = " ".join(reduction_clauses(task.body, loop))
+            if red:  # vectorising a floating-point reduction is the hint that can beat -O3; without the clause
+                cands.append(on_loop(f"#pragma omp simd {red}"))  # the vector lanes race on the accumulator
+            cands += [on_loop("#pragma omp simd"), on_loop("#pragma GCC unroll 4"), on_loop("#pragma GCC ivdep"),
+                      on_loop("#pragma GCC unroll 16")]  # fmt: skip
+    seen = list(dict.fromkeys(cands))
+    return seen[:max_candidates]
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Measuring them
 
 
 def _rows(items, measurements, cfg) -> list[dict]:

@@ -25,7 +25,7 @@ import pandas as pd
 from workflow_scripts.common import Provenance, read_json, seed_everything, write_json
 from workflow_scripts.common.io import atomic_path
 from workflow_scripts.rlpf.reward import Measurer, RewardConfig, grade
-from workflow_scripts.rlpf.task import task_from_dict
+from workflow_scripts.rlpf.tasks import task_from_dict
 
 logger = logging.getLogger(__name__)
 

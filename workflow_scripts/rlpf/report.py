@@ -119,7 +119,7 @@ def notes_text(summary: dict) -> str:
 
 def _original_completion(row, tasks: list[dict]) -> str:
     """The original task's completion that a renamed variant's candidate row was derived from."""
-    from workflow_scripts.rlpf.task import rename_identifiers
+    from workflow_scripts.rlpf.renaming import rename_identifiers
 
     renaming = next(t["renaming"] for t in tasks if t["task_id"] == row.task_id)
     return rename_identifiers(row.completion, {new: old for old, new in renaming})

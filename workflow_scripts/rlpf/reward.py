@@ -48,7 +48,8 @@ from workflow_scripts.pcgbench import (
     run_program,
     suite,
 )
-from workflow_scripts.rlpf.task import Task, program_body
+from workflow_scripts.rlpf.completion import program_body
+from workflow_scripts.rlpf.tasks import Task
 
 logger = logging.getLogger(__name__)
 

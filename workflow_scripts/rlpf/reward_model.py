@@ -6,7 +6,7 @@ their pairwise ranking accuracy on pairs built the same way from the held-out ke
 (the paper's reward model ranked 93% of its held-out pairs correctly):
 
     lm        a scalar head on the HPC-Coder model (GPT2ForSequenceClassification, one label) trained with
-              TRL's RewardTrainer on the text prompt + completion (the learned reward model the paper trains)
+              TRL's RewardTrainer on the text prompt + completion (a learned reward model over the raw text)
     features  a pairwise (Bradley-Terry) logistic regression on the difference of the two programs' features:
               what the completion does (parallel for, the reductions it names against the ones the loop
               needs, schedule, collapse, simd, unroll, ivdep) and those crossed with what the kernel is (loops,
@@ -30,15 +30,10 @@ import numpy as np
 import pandas as pd
 
 from workflow_scripts.common import Provenance, read_json, seed_everything, write_json
-from workflow_scripts.rlpf.task import (
-    _FOR,
-    SERIAL_LINE,
-    Task,
-    parse_completion,
-    reduction_clauses,
-    task_from_dict,
-    top_level_loops,
-)
+from workflow_scripts.common.c_scanner import for_loops, top_level_loops
+from workflow_scripts.rlpf.candidates import reduction_clauses
+from workflow_scripts.rlpf.completion import SERIAL_LINE, parse_completion
+from workflow_scripts.rlpf.tasks import Task, task_from_dict
 from workflow_scripts.rlpf.train import dpo_rows
 
 logger = logging.getLogger(__name__)
@@ -78,7 +73,7 @@ def kernel_features(task: Task) -> dict[str, float]:
     """What the kernel is: the same for every completion of a task (the features model crosses them)."""
     loops = top_level_loops(task.body)
     return {"one": 1.0, "loops": float(len(loops)),
-            "nested": float(any(len(_FOR.findall(task.body[a:b])) > 1 for a, b in loops)),
+            "nested": float(any(len(for_loops(task.body[a:b])) > 1 for a, b in loops)),
             "divides": float("/" in task.body), "array_refs": task.body.count("[") / 4.0,
             "openmp": float(task.task_set == "openmp")}  # fmt: skip
 

@@ -1,0 +1,239 @@
+"""The C/C++ scanner (common/c_scanner.py) on hard inputs, and the two checks that read code through it and
+used to get these wrong: RLPF's loop finder (braces in strings and comments) and the OpenMP use check
+(`_Pragma("omp ...")`)."""
+
+import pytest
+
+from workflow_scripts.common.c_scanner import (
+    ForLoop,
+    for_loops,
+    function_body,
+    matching_brace_end,
+    matching_close,
+    pragmas,
+    skip_comment_or_literal,
+    statement_end,
+    strip_comments_and_strings,
+    strip_line_comments,
+    top_level_loops,
+)
+
+
+def _after(text: str, i: int = 0) -> str:
+    """What follows the comment or literal at i (the text that is code again)."""
+    return text[skip_comment_or_literal(text, i) :]
+
+
+# (text, what follows the comment or literal that starts at 0)
+SKIPS = [
+    ('"a}b" x', " x"),  # a brace in a string
+    ("'}' x", " x"),  # a brace in a character literal
+    ("'\\'' x", " x"),  # an escaped quote in a character literal
+    ('"a\\"b" x', " x"),  # an escaped quote in a string
+    ('"a\\\\" x', " x"),  # an escaped backslash just before the closing quote
+    ('"http://x" y', " y"),  # `//` in a string is not a comment
+    ('R"(a)" b")" x', ' b")" x'),  # a raw string ends at its first )"
+    ('R"x(a)"b)x" y', " y"),  # ... or at )delim" when it has a delimiter
+    ('R"(no \\" escape)" y', " y"),  # no escapes in a raw string
+    ('u8R"(})" y', " y"),  # an encoding prefix
+    ('LR"(")" y', " y"),
+    ("/* a\n } */x", "x"),  # a block comment across lines
+    ("// c }\nx", "\nx"),  # a line comment ends at its newline (kept: it ends preprocessor lines)
+    ("// c \\\n still comment\nx", "\nx"),  # ... unless a backslash continues it
+    ('"unterminated\nx', "\nx"),  # a stray quote stops at the end of its line
+    ("'\nx", "\nx"),
+    ("/* unterminated", ""),
+    ("x = 1;", "x = 1;"),  # not a comment or literal: nothing skipped
+    ("Rx", "Rx"),  # an identifier starting with R
+]
+
+
+@pytest.mark.parametrize(("text", "rest"), SKIPS)
+def test_skip_comment_or_literal(text, rest):
+    assert _after(text) == rest
+
+
+@pytest.mark.parametrize(("text", "i"), [("1'000'000", 1), ("x = 1'0;", 5)])
+def test_digit_separator_is_not_a_character_literal(text, i):
+    assert skip_comment_or_literal(text, i) == i
+
+
+# (text after an opening "{", the text up to and including its closing "}"; None when it never closes)
+BODIES = [
+    (' return "}"; }\nint main() {}', ' return "}"; }'),
+    (" c = '}'; /* } */ // }\n }tail", " c = '}'; /* } */ // }\n }"),
+    (' s = R"(})"; }x', ' s = R"(})"; }'),
+    (' s = R"d()")d"; }x', ' s = R"d()")d"; }'),
+    (" if (a) { b(); } }x", " if (a) { b(); } }"),
+    (" f(a, { b", None),  # cut short by the token limit
+    (" g(1'000); }x", " g(1'000); }"),
+]
+
+
+@pytest.mark.parametrize(("text", "body"), BODIES)
+def test_function_body(text, body):
+    assert function_body(text) == body
+    assert matching_brace_end(text) == (None if body is None else len(body))
+
+
+def test_matching_brace_end_from_depth_zero():
+    assert matching_brace_end("int f() { return 1; } rest", depth=0) == len("int f() { return 1; }")
+
+
+# (text, index of the opening bracket, the text up to and including its match)
+BRACKETS = [
+    ('(a, ")", \')\' + (b))x', 0, '(a, ")", \')\' + (b))'),
+    ("f(a[i], /* ) */ b)x", 1, "f(a[i], /* ) */ b)"),
+    ("{ x[\"]\"]; }x", 0, '{ x["]"]; }'),
+]
+
+
+@pytest.mark.parametrize(("text", "i", "matched"), BRACKETS)
+def test_matching_close(text, i, matched):
+    assert text[: matching_close(text, i)] == matched
+
+
+@pytest.mark.parametrize("text", ["(a]", "(a", "{ ( }"])
+def test_matching_close_refuses_unbalanced_brackets(text):
+    with pytest.raises(ValueError):
+        matching_close(text, 0)
+
+
+# (text, the first statement in it)
+STATEMENTS = [
+    ("x = f(a, b); y;", "x = f(a, b);"),
+    ('s = "a;b"; t;', 's = "a;b";'),
+    ("for (i = 0; i < n; i++)\n  for (j = 0; j < n; j++)\n    a[i][j] = 0;\nnext;",
+     "for (i = 0; i < n; i++)\n  for (j = 0; j < n; j++)\n    a[i][j] = 0;"),  # unbraced nested loops
+    ("for (;;) if (a) x; else y;\nz;", "for (;;) if (a) x; else y;"),  # an unbraced if/else body
+    ("for (;;) if (v == 1) { s++; }\nz;", "for (;;) if (v == 1) { s++; }"),
+    ("if (a) x = 1; else if (b) y; else { z; }  w;", "if (a) x = 1; else if (b) y; else { z; }"),
+    ("while (i < n) { i += \"}\"[0]; } x;", 'while (i < n) { i += "}"[0]; }'),
+    ("{ a; { b; } } c;", "{ a; { b; } }"),
+    ("#pragma omp parallel for \\\n  private(i)\nfor (;;);", "#pragma omp parallel for \\\n  private(i)\n"),
+    ("/* lead */ x; y;", "/* lead */ x;"),
+    ("do { a; } while (b); c;", "do { a; } while (b);"),
+]
+
+
+@pytest.mark.parametrize(("text", "statement"), STATEMENTS)
+def test_statement_end(text, statement):
+    assert text[: statement_end(text, 0)] == statement
+
+
+def test_statement_without_semicolon_is_an_error():
+    with pytest.raises(ValueError):
+        statement_end("x = 1", 0)
+
+
+# (text, the text of each `for` loop, in order of their start)
+LOOPS = [
+    ('for (i = 0; i < n; i++) { s += "for (;;)"; } // for (x)\n', ['for (i = 0; i < n; i++) { s += "for (;;)"; }']),
+    ("for (i = 0; i < 2; i++) for (j = 0; j < 2; j++) a;", ["for (i = 0; i < 2; i++) for (j = 0; j < 2; j++) a;",
+                                                            "for (j = 0; j < 2; j++) a;"]),  # fmt: skip
+    ("before(); x_for(1); fork(); /* for (;;) */", []),
+    ("for(auto v : x) { if (v) break; }", ["for(auto v : x) { if (v) break; }"]),
+]
+
+
+@pytest.mark.parametrize(("text", "loops"), LOOPS)
+def test_for_loops(text, loops):
+    found = for_loops(text)
+    assert [text[loop.start : loop.end] for loop in found] == loops
+    for loop in found:
+        assert text[loop.header_start - 1] == "(" and text[loop.header_end] == ")"
+
+
+def test_for_loop_fields():
+    assert for_loops("for (;;) x;") == [ForLoop(start=0, header_start=5, header_end=7, end=11)]
+
+
+# (a function body after its "{", the text of each top-level loop that starts its own line)
+TOP_LEVEL = [
+    ("  int s = 0;\n  for (int v : x)\n    if (v == 1) { s++; }\n  for (int v : y)\n    s--;\n"
+     "  if (s) for (;;) break;\n  return s;\n}\n",
+     ["  for (int v : x)\n    if (v == 1) { s++; }", "  for (int v : y)\n    s--;"]),
+    ("  for (i = 0; i < n; i++) {\n    for (j = 0; j < n; j++) a;\n  }\n}\n",
+     ["  for (i = 0; i < n; i++) {\n    for (j = 0; j < n; j++) a;\n  }"]),  # the nested loop is not top level
+    ('  const char* s = "{";\n  for (i = 0; i < n; i++)\n    a[i] = 0;\n}\n',
+     ["  for (i = 0; i < n; i++)\n    a[i] = 0;"]),  # a brace in a string does not change the depth
+    ("  /* { */\n  for (;;) break;\n}\n", ["  for (;;) break;"]),  # nor does one in a comment
+    ('  puts("for (;;) x;");\n  x = 1; for (;;) y;\n}\n', []),  # in a string; preceded by code on its line
+]
+
+
+@pytest.mark.parametrize(("body", "loops"), TOP_LEVEL)
+def test_top_level_loops(body, loops):
+    assert [body[start:end] for start, end in top_level_loops(body)] == loops
+
+
+# (text, the text of each pragma found)
+PRAGMAS = [
+    ("#pragma omp parallel for\nfor (;;);", ["omp parallel for"]),
+    ("  #  pragma   omp parallel for private(i)\n", ["omp parallel for private(i)"]),
+    ("#pragma omp parallel for \\\n   private(i) \\\n   shared(a)\nx;", ["omp parallel for private(i) shared(a)"]),
+    ("#pragma omp parallel for /* comment */ private(i) // trailing\n", ["omp parallel for private(i)"]),
+    ("#pragma omp /* a comment\n across lines */ for\n", ["omp for"]),
+    ('_Pragma("omp parallel for reduction(+:s)") for (;;);', ["omp parallel for reduction(+:s)"]),
+    ('_Pragma ( "message(\\"hi\\")" )', ['message("hi")']),  # the string is unescaped
+    ('#define PAR _Pragma("omp parallel for")\n', ["omp parallel for"]),  # in a macro: still a pragma
+    ('puts("#pragma omp parallel for");\n', []),  # in a string
+    ("// #pragma omp parallel for\n/* #pragma omp for */\n", []),  # in comments
+    ("x = 1; #pragma omp for\n", []),  # not first on its line
+    ("my_Pragma(\"omp for\");\n", []),  # another identifier
+]
+
+
+@pytest.mark.parametrize(("text", "found"), PRAGMAS)
+def test_pragmas(text, found):
+    assert [p.text for p in pragmas(text)] == found
+
+
+def test_pragma_span_and_line():
+    text = "int x;\n#pragma omp parallel for \\\n  private(i)\nfor (;;);\n"
+    (pragma,) = pragmas(text)
+    assert pragma.line == 2 and text[pragma.start : pragma.end] == "#pragma omp parallel for \\\n  private(i)"
+
+
+# (code, code with comments blanked and literals emptied)
+STRIPPED = [
+    ('a = "x//y"; // c\nb = \'"\'; /* "q" */ c = R"(//)";', 'a = "";  \nb = \' \';   c = "";'),
+    ('puts("#pragma omp parallel"); MPI_Send(', 'puts(""); MPI_Send('),
+    ("n = 1'000; /* } */", "n = 1'000;  "),
+]
+
+
+@pytest.mark.parametrize(("code", "stripped"), STRIPPED)
+def test_strip_comments_and_strings(code, stripped):
+    assert strip_comments_and_strings(code) == stripped
+
+
+@pytest.mark.parametrize(("code", "stripped"), [
+    ('s = "http://x"; // note\n/* // */ y; // z', 's = "http://x"; \n/* // */ y; '),
+    ("a; // one \\\n two\nb;", "a; \nb;"),
+])  # fmt: skip
+def test_strip_line_comments(code, stripped):
+    assert strip_line_comments(code) == stripped
+
+
+# ---------------------------------------------------------------------------------------------------------
+# The checks that read code through the scanner
+
+
+def test_openmp_written_as_pragma_operator_counts_as_openmp():
+    from workflow_scripts.pcgbench.uses_model import uses_model
+
+    body = '  _Pragma("omp parallel for")\n  for (int i = 0; i < n; ++i) x[i] = 0;\n}\n'
+    assert uses_model("omp", body) == (True, "")
+    assert uses_model("omp", '  puts("#pragma omp parallel for");\n}\n')[0] is False
+    assert uses_model("omp", "  // #pragma omp parallel for\n}\n")[0] is False
+
+
+def test_rlpf_loops_ignore_braces_in_strings_and_comments():
+    from workflow_scripts.rlpf.tasks import strip_comments
+
+    # The old loop finder counted the "{" in the string, so the second loop looked nested and was missed.
+    body = '  const char* open = "{";  /* { */\n  for (int i = 0; i < n; i++) a[i] = 0;\n  for (int i = 0; i < n; i++) b[i] = 1;\n}\n'
+    assert len(top_level_loops(body)) == 2
+    # A `//` inside a string is not a comment: the prompt keeps the whole string.
+    assert strip_comments('  puts("http://x"); // note\n  // only a comment\n}\n') == '  puts("http://x");\n}\n'
