@@ -133,8 +133,8 @@ def test_program_key_hashes_the_protocol_as_the_caches_were_written(tmp_path):
     from workflow_scripts.pcgbench import placement_env
     from workflow_scripts.rlpf import reward
 
-    tasks = T.build_tasks(T.TaskConfig(kernels=["transform_squaring", "reduce_xor"], held_out=1, task_sets=["openmp"]),
-                          seed=1)  # fmt: skip
+    tasks = build_tasks(TaskConfig(kernels=["transform_squaring", "reduce_xor"], held_out=1, task_sets=["openmp"]),
+                        seed=1)  # fmt: skip
     cfg = RewardConfig(cache_dir=tmp_path, reps=2, input_seed=7)
     for task in tasks:
         protocol = json.dumps([cfg.warmup, cfg.reps, cfg.validations, cfg.input_seed, task.threads, cfg.run_nice,
