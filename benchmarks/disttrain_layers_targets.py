@@ -3,7 +3,7 @@ in a fresh temporary copy of the repository, and the measured optimizer memory p
 
     .venv/bin/python benchmarks/disttrain_layers_targets.py
 
-Target (issue 9): each target under 2 minutes on 2 cores. Prints, per target, the wall time, the time of
+Target: each target under 2 minutes on 2 cores. Prints, per target, the wall time, the time of
 each rule (from its benchmark file) and whether it met the target; then the MoE optimizer's measured peak
 transient memory for each tile size. Timings on shared cores are indicative: run it on an idle machine.
 """
