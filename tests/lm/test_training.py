@@ -115,8 +115,9 @@ def test_each_figure_is_drawn_from_its_metrics_alone(figure, metrics_files, tmp_
 def test_summary_carries_the_headline_numbers(trained, pragma_run, metrics_files, tmp_path):
     _, pretrain_metrics = trained
     _, pragma_metrics = pragma_run
-    summary = lm_summary.main(metrics_files["pretraining_loss"], metrics_files["pragma_prediction"], tmp_path / "summary.json",
-                          seed=5, completion_metrics_path=metrics_files["code_completion"])  # fmt: skip
+    summary = lm_summary.main(metrics_files["pretraining_loss"], metrics_files["pragma_prediction"],
+                              tmp_path / "summary.json", seed=5,
+                              completion_metrics_path=metrics_files["code_completion"])  # fmt: skip
     assert read_json(tmp_path / "summary.json") == summary
     assert summary["pretraining"]["validation_perplexity"] == pretrain_metrics["validation_perplexity"]
     assert summary["pragma_prediction"]["exact_match"] == pragma_metrics["model"]["exact"]
