@@ -45,7 +45,7 @@ def main() -> None:
         print(f"{target}: {wall_s:.1f} s wall ({verdict} the {TARGET_S:.0f} s target)")
         for tsv in sorted((root / "results/disttrain" / study / "benchmarks").glob("*.tsv")):
             seconds = float(tsv.read_text().splitlines()[1].split("\t")[0])
-            print(f"  rule step {tsv.stem:<28} {seconds:7.1f} s")  # validate, project, summarize, figure_<name>
+            print(f"  rule step {tsv.stem:<28} {seconds:7.1f} s")  # validate, project, summary, figure_<name>
         if study == "moe":
             validation = json.loads((root / "results/disttrain/moe/validation.json").read_text())
             for point in validation["optimizer"]["points"]:

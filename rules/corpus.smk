@@ -2,7 +2,7 @@
 #
 #   snakemake corpus          # results/corpus/summary.json and results/corpus/figures/
 #
-# Logic lives in workflow_scripts/corpus/ (sources.py, build.py, report.py).
+# Logic lives in workflow_scripts/corpus/ (sources.py, build.py, summary.py).
 
 
 rule corpus_sources:
@@ -43,7 +43,7 @@ rule corpus_build:
         "../workflow_scripts/corpus/build.py"
 
 
-rule corpus_report:
+rule corpus_summary:
     input:
         stats="results/corpus/stats.json",
     output:
@@ -56,14 +56,14 @@ rule corpus_report:
     params:
         seed=config["seed"],
     log:
-        study_log("corpus", "report"),
+        study_log("corpus", "summary"),
     benchmark:
-        study_benchmark("corpus", "report")
+        study_benchmark("corpus", "summary")
     threads: 1
     resources:
         mem_mb=1000,
     script:
-        "../workflow_scripts/corpus/report.py"
+        "../workflow_scripts/corpus/summary.py"
 
 
 register_study(

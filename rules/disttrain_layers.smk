@@ -49,7 +49,7 @@ rule disttrain_tensor3d_project:
         "../workflow_scripts/disttrain/tensor3d/project.py"
 
 
-rule disttrain_tensor3d_summarize:
+rule disttrain_tensor3d_summary:
     input:
         validation="results/disttrain/tensor3d/validation.json",
         projection="results/disttrain/tensor3d/projection.json",
@@ -58,14 +58,14 @@ rule disttrain_tensor3d_summarize:
     params:
         seed=config["seed"],
     log:
-        study_log("disttrain/tensor3d", "summarize"),
+        study_log("disttrain/tensor3d", "summary"),
     benchmark:
-        study_benchmark("disttrain/tensor3d", "summarize")
+        study_benchmark("disttrain/tensor3d", "summary")
     threads: 1
     resources:
         mem_mb=1000,
     script:
-        "../workflow_scripts/disttrain/tensor3d/summarize.py"
+        "../workflow_scripts/disttrain/tensor3d/summary.py"
 
 
 rule disttrain_moe_validate:
@@ -114,7 +114,7 @@ rule disttrain_moe_project:
         "../workflow_scripts/disttrain/moe/project.py"
 
 
-rule disttrain_moe_summarize:
+rule disttrain_moe_summary:
     input:
         validation="results/disttrain/moe/validation.json",
         projection="results/disttrain/moe/projection.json",
@@ -123,14 +123,14 @@ rule disttrain_moe_summarize:
     params:
         seed=config["seed"],
     log:
-        study_log("disttrain/moe", "summarize"),
+        study_log("disttrain/moe", "summary"),
     benchmark:
-        study_benchmark("disttrain/moe", "summarize")
+        study_benchmark("disttrain/moe", "summary")
     threads: 1
     resources:
         mem_mb=1000,
     script:
-        "../workflow_scripts/disttrain/moe/summarize.py"
+        "../workflow_scripts/disttrain/moe/summary.py"
 
 
 # One rule per figure, each reading only the files it draws from: deleting a figure redraws only it, and a

@@ -174,7 +174,7 @@ rule hpccoder_summary:
     resources:
         mem_mb=1000,
     script:
-        "../workflow_scripts/lm/report.py"
+        "../workflow_scripts/lm/summary.py"
 
 
 register_study("hpccoder", summary="results/hpccoder/summary.json", figures=HPCCODER_FIGURES)

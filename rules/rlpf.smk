@@ -259,7 +259,7 @@ rule rlpf_summary:
     resources:
         mem_mb=1000,
     script:
-        "../workflow_scripts/rlpf/report.py"
+        "../workflow_scripts/rlpf/summary.py"
 
 
 register_study("rlpf", summary="results/rlpf/summary.json", figures=RLPF_FIGURES)

@@ -1,13 +1,17 @@
-"""Shared pytest set-up: offline Hugging Face, quiet tokenizers, the repository root, and workflow copies."""
+"""Shared pytest set-up: offline Hugging Face, quiet tokenizers, the repository root, workflow copies, and
+running Snakemake."""
 
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
+# The Snakemake installed beside the Python running the tests (the project's venv), whatever PATH holds.
+SNAKEMAKE = str(Path(sys.executable).with_name("snakemake"))
 
 # No hub at run time, ever; tokenizers' thread pool fights pytest's processes on 2 cores.
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -34,6 +38,20 @@ def copy_workflow(dest: Path) -> Path:
             (dest / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(source, dest / name)
     return dest
+
+
+def run_snakemake(workdir: str | os.PathLike, *args: str, cores: int | None = 2, timeout: float | None = None,
+                  env: dict[str, str] | None = None, check: bool = False) -> subprocess.CompletedProcess:
+    """Run `snakemake --cores <cores> <args>` in `workdir` (no --cores when `cores` is None), output captured as text.
+
+    Put `--configfile a.yaml b.yaml` and `--quiet rules` after the targets: both take several values.
+    `check`: fail the test, showing the output's tail, unless Snakemake succeeded.
+    """
+    command = [SNAKEMAKE, *(["--cores", str(cores)] if cores is not None else []), *args]
+    result = subprocess.run(command, cwd=workdir, capture_output=True, text=True, timeout=timeout, env=env)
+    if check:
+        assert result.returncode == 0, (result.stdout + result.stderr)[-4000:]
+    return result
 
 
 @pytest.fixture(scope="session")

@@ -1,17 +1,12 @@
 """`snakemake corpus` in a temporary copy of the repository, on local sources (one of them missing)."""
 
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
 import yaml
 
+from tests.conftest import run_snakemake
 from workflow_scripts.common import read_json
 
 from .test_build import DIFFERENT, KERNEL, REAL_SNIPPETS
-
-SNAKEMAKE = str(Path(sys.executable).with_name("snakemake"))
 
 
 @pytest.mark.integration
@@ -30,10 +25,7 @@ def test_snakemake_corpus_target_on_local_sources(tmp_path, workflow_dir):
         "validation_sources": ["beta"],
     }}  # fmt: skip
     (work / "override.yaml").write_text(yaml.safe_dump(override))
-    result = subprocess.run(
-        [SNAKEMAKE, "--cores", "2", "corpus", "--configfile", "config/config.yaml", "override.yaml"],
-        cwd=work, capture_output=True, text=True, timeout=300,
-    )  # fmt: skip
+    result = run_snakemake(work, "corpus", "--configfile", "config/config.yaml", "override.yaml", timeout=300)
     assert result.returncode == 0, result.stderr[-3000:]
     summary = read_json(work / "results/corpus/summary.json")
     assert summary["sources_ok"] == ["alpha", "beta"] and list(summary["sources_failed"]) == ["gone"]

@@ -3,20 +3,17 @@ the sparse study run from the default config and write their summary, figures an
 is redrawn by its own rule, without the distributed run."""
 
 import json
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
+
+from tests.conftest import run_snakemake
 
 pytestmark = [pytest.mark.integration, pytest.mark.multiprocess]
 
 
 def test_sparse_target_runs_from_the_default_config(workflow_dir):
     work = workflow_dir
-    snakemake = Path(sys.executable).parent / "snakemake"
-    out = subprocess.run([str(snakemake), "--cores", "2", "disttrain_sparse"], cwd=work, capture_output=True,
-                         text=True, timeout=600)  # fmt: skip
+    out = run_snakemake(work, "disttrain_sparse", timeout=600)
     assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
     folder = work / "results/disttrain/sparse"
     summary = json.loads((folder / "summary.json").read_text())
@@ -27,8 +24,7 @@ def test_sparse_target_runs_from_the_default_config(workflow_dir):
         assert (folder / (name + ".prov.json")).exists()
     assert (work / "results/disttrain/network/calibration.json").exists()
     (folder / "figures/sparse_costs.png").unlink()
-    dry = subprocess.run([str(snakemake), "-n", "disttrain_sparse", "--quiet", "rules"], cwd=work, capture_output=True,
-                         text=True, timeout=120)  # fmt: skip
+    dry = run_snakemake(work, "-n", "disttrain_sparse", "--quiet", "rules", cores=None, timeout=120)
     assert dry.returncode == 0, dry.stderr[-3000:]
     planned = {line.split()[0] for line in dry.stdout.splitlines() if line.startswith("disttrain")}
     assert planned == {"disttrain_figure_sparse_costs", "disttrain_sparse"}, dry.stdout

@@ -2,16 +2,12 @@
 temporary copy of the repository, with the default config's timing sizes shrunk. The validate rules start
 4 torch.distributed processes each with torchrun; the tests read what those processes measured."""
 
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 import yaml
 
-from tests.conftest import copy_workflow
+from tests.conftest import copy_workflow, run_snakemake
 
-SNAKEMAKE = str(Path(sys.executable).with_name("snakemake"))
 PROCESSES = 4
 TENSOR3D_TIMING = {"features": [32, 64, 32], "batch": 16, "warmup_steps": 0, "steps": 2}
 MOE_TIMING = {"hidden": 16, "dense_ffn": 32, "expert_ffn": 32, "tokens": 16, "warmup_steps": 0, "steps": 1}
@@ -32,7 +28,6 @@ def layer_run(tmp_path_factory):
     sections["moe"]["optimizer"] = MOE_OPTIMIZER
     config_path.write_text(yaml.safe_dump(config, sort_keys=False))
     # The copied profiles/default (picked up by Snakemake) declares the timing_slot resource.
-    result = subprocess.run([SNAKEMAKE, "--cores", "2", "disttrain_tensor3d", "disttrain_moe"], cwd=root,
-                            capture_output=True, text=True, timeout=300)  # fmt: skip
+    result = run_snakemake(root, "disttrain_tensor3d", "disttrain_moe", timeout=300)
     assert result.returncode == 0, result.stderr[-4000:]
     return root, sections

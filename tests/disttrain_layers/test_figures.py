@@ -12,10 +12,10 @@ from tests.conftest import REPO_ROOT
 from workflow_scripts.common import write_json
 from workflow_scripts.disttrain.moe import figures as moe_figures
 from workflow_scripts.disttrain.moe import project as moe_project
-from workflow_scripts.disttrain.moe import summarize as moe_summarize
+from workflow_scripts.disttrain.moe import summary as moe_summary
 from workflow_scripts.disttrain.tensor3d import figures as tensor3d_figures
 from workflow_scripts.disttrain.tensor3d import project as tensor3d_project
-from workflow_scripts.disttrain.tensor3d import summarize as tensor3d_summarize
+from workflow_scripts.disttrain.tensor3d import summary as tensor3d_summary
 from workflow_scripts.disttrain.tensor3d.grid import Grid, factorizations
 
 SECTIONS = yaml.safe_load((REPO_ROOT / "config/config.yaml").read_text())["disttrain"]
@@ -72,14 +72,14 @@ def moe_validation() -> dict:
 def study_files(tmp_path_factory) -> dict[str, dict[str, str]]:
     """validation.json, projection.json and summary.json of both studies, as their rules write them."""
     files = {}
-    for study, validation, project, summarize, machine in (
-            ("tensor3d", tensor3d_validation(), tensor3d_project, tensor3d_summarize, None),
-            ("moe", moe_validation(), moe_project, moe_summarize, SECTIONS["network"]["machine"])):  # fmt: skip
+    for study, validation, project, summary, machine in (
+            ("tensor3d", tensor3d_validation(), tensor3d_project, tensor3d_summary, None),
+            ("moe", moe_validation(), moe_project, moe_summary, SECTIONS["network"]["machine"])):  # fmt: skip
         folder = tmp_path_factory.mktemp(study)
         paths = {name: str(folder / f"{name}.json") for name in ("validation", "projection", "summary")}
         write_json(paths["validation"], validation)
         project.main(paths["projection"], SECTIONS[study]["projection"], machine)
-        summarize.main(paths["validation"], paths["projection"], paths["summary"], seed=0)
+        summary.main(paths["validation"], paths["projection"], paths["summary"], seed=0)
         files[study] = paths
     return files
 

@@ -2,14 +2,12 @@
 figure is planned and redrawn alone."""
 
 import json
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
+from tests.conftest import run_snakemake
+
 pytestmark = [pytest.mark.integration, pytest.mark.multiprocess]
-SNAKEMAKE = str(Path(sys.executable).with_name("snakemake"))
 
 
 def test_both_targets_write_summaries_figures_and_provenance(layer_run):
@@ -48,12 +46,11 @@ def test_a_deleted_figure_is_redrawn_alone(layer_run):
     for path in figures.values():
         (root / path).unlink()
     targets = ["disttrain_tensor3d", "disttrain_moe"]  # before --quiet, which takes several values
-    dry = subprocess.run([SNAKEMAKE, "-n", *targets, "--quiet", "rules"], cwd=root, capture_output=True, text=True,
-                         timeout=120)  # fmt: skip
+    dry = run_snakemake(root, "-n", *targets, "--quiet", "rules", cores=None, timeout=120)
     assert dry.returncode == 0, dry.stderr[-3000:]
     planned = {line.split()[0] for line in dry.stdout.splitlines() if line.startswith("disttrain")}
     assert planned == {*figures, *targets}, dry.stdout
     # Redraw them, so the shared run is whole again for the other tests.
-    run = subprocess.run([SNAKEMAKE, "--cores", "2", *targets], cwd=root, capture_output=True, text=True, timeout=300)
+    run = run_snakemake(root, *targets, timeout=300)
     assert run.returncode == 0, run.stderr[-3000:]
     assert all((root / path).stat().st_size > 5000 for path in figures.values())

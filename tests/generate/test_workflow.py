@@ -1,17 +1,14 @@
 """Snakemake runs the generate rules in a temporary copy of the repository (tiny model, two prompts)."""
 
 import json
-import subprocess
-from pathlib import Path
 
 import pytest
 import yaml
 
+from tests.conftest import run_snakemake
 from workflow_scripts.generate.summary import body_closes
 from workflow_scripts.generate.summary import main as summarize
 from workflow_scripts.pcgbench.pareval_format import load_generations
-
-REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.integration
@@ -26,10 +23,7 @@ def test_snakemake_generates_and_summarizes(tiny_model_dir, prompts_file, workfl
     }}  # fmt: skip
     (work / "override.yaml").write_text(yaml.safe_dump(override))
     targets = ["results/generate/fixture/tiny.json"]
-    result = subprocess.run(
-        [str(REPO / ".venv/bin/snakemake"), "--cores", "2", *targets, "--configfile", "override.yaml"],
-        cwd=work, capture_output=True, text=True, timeout=300,
-    )  # fmt: skip
+    result = run_snakemake(work, *targets, "--configfile", "override.yaml", timeout=300)
     assert result.returncode == 0, result.stderr[-4000:]
     for target in targets:
         records = load_generations(work / target)

@@ -1,13 +1,12 @@
 """The study's steps end to end through their main() functions on tiny settings, and the config checks."""
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 import torch
 
+from tests.conftest import run_snakemake
 from workflow_scripts.jorge import figures, hparam, numerics, step_cost, summary, train
 from workflow_scripts.jorge.tasks import TaskConfig, build_task
 
@@ -106,15 +105,13 @@ def test_bad_config_names_the_field(build, field):
 @pytest.mark.integration
 def test_snakemake_dry_run_and_schema(workflow_dir):
     work = workflow_dir
-    snakemake = [str(Path(sys.executable).parent / "snakemake"), "--cores", "1", "-n"]
-    dry = subprocess.run([*snakemake, "jorge"], cwd=work, capture_output=True, text=True, timeout=120)
+    dry = run_snakemake(work, "-n", "jorge", cores=1, timeout=120)
     assert dry.returncode == 0, dry.stderr + dry.stdout
     for rule, count in (("jorge_train", 8), ("jorge_sgd_grid", 2), ("jorge_numerics", 1), ("jorge_step_cost", 1)):
         assert any(line.split() == [rule, str(count)] for line in dry.stdout.splitlines()), dry.stdout
     bad = work / "bad.yaml"
     bad.write_text("jorge:\n  optimizers:\n    jorge: {transfer_from_sgd: true, series_guard: clip}\n")
-    rejected = subprocess.run([*snakemake, "jorge", "--configfile", str(bad)], cwd=work, capture_output=True,
-                              text=True, timeout=120)  # fmt: skip
+    rejected = run_snakemake(work, "-n", "jorge", "--configfile", str(bad), cores=1, timeout=120)
     assert rejected.returncode != 0
     assert "series_guard" in rejected.stderr + rejected.stdout
 
@@ -138,8 +135,7 @@ def test_snakemake_runs_jorge_and_reruns_only_the_changed_optimizer(workflow_dir
     config = yaml.safe_load(config_path.read_text())
     config["jorge"] = MICRO_JORGE
     config_path.write_text(yaml.safe_dump(config))
-    snakemake = [str(Path(sys.executable).parent / "snakemake"), "--cores", "2"]
-    run = subprocess.run([*snakemake, "jorge"], cwd=work, capture_output=True, text=True, timeout=600)
+    run = run_snakemake(work, "jorge", timeout=600)
     assert run.returncode == 0, run.stderr[-3000:]
     result = json.loads((work / "results/jorge/summary.json").read_text())
     assert set(result["tasks"]["lm"]["optimizers"]) == {"sgd", "jorge"}
@@ -148,7 +144,7 @@ def test_snakemake_runs_jorge_and_reruns_only_the_changed_optimizer(workflow_dir
     # Change one Jorge setting: only Jorge's run (and the figures and summary that read it) are redone.
     config["jorge"]["optimizers"]["jorge"]["decay"] = 0.8
     config_path.write_text(yaml.safe_dump(config))
-    dry = subprocess.run([*snakemake, "-n", "jorge"], cwd=work, capture_output=True, text=True, timeout=120)
+    dry = run_snakemake(work, "-n", "jorge", timeout=120)
     assert dry.returncode == 0, dry.stderr[-3000:]
     scheduled = {line.split()[0] for line in dry.stdout.splitlines() if line.startswith("jorge") and len(line.split()) == 2}
     assert scheduled == {"jorge", "jorge_train", "jorge_figure_convergence_epochs", "jorge_figure_convergence_time",

@@ -9,7 +9,8 @@ import pandas as pd
 import pytest
 
 from workflow_scripts.common import read_json, write_json
-from workflow_scripts.lm import completion, figures, pragma, pretrain, report, tokenizer
+from workflow_scripts.lm import completion, figures, pragma, pretrain, tokenizer
+from workflow_scripts.lm import summary as lm_summary
 from workflow_scripts.lm.pretrain import ModelConfig, TrainingConfig
 
 from .test_perfchange import COMPLETION_ROWS
@@ -101,7 +102,7 @@ def metrics_files(trained, pragma_run, tmp_path):
             "code_completion": tmp_path / "completion.json", "performance_change": tmp_path / "perfchange.json"}
 
 
-@pytest.mark.parametrize("figure", sorted(report.FIGURES))
+@pytest.mark.parametrize("figure", sorted(lm_summary.FIGURES))
 def test_each_figure_is_drawn_from_its_metrics_alone(figure, metrics_files, tmp_path):
     output = tmp_path / "figures" / f"{figure}.png"
     figures.main(figure=figure, output=output, metrics_path=metrics_files[figure])
@@ -114,8 +115,9 @@ def test_each_figure_is_drawn_from_its_metrics_alone(figure, metrics_files, tmp_
 def test_summary_carries_the_headline_numbers(trained, pragma_run, metrics_files, tmp_path):
     _, pretrain_metrics = trained
     _, pragma_metrics = pragma_run
-    summary = report.main(metrics_files["pretraining_loss"], metrics_files["pragma_prediction"], tmp_path / "summary.json",
-                          seed=5, completion_metrics_path=metrics_files["code_completion"])  # fmt: skip
+    summary = lm_summary.main(metrics_files["pretraining_loss"], metrics_files["pragma_prediction"],
+                              tmp_path / "summary.json", seed=5,
+                              completion_metrics_path=metrics_files["code_completion"])  # fmt: skip
     assert read_json(tmp_path / "summary.json") == summary
     assert summary["pretraining"]["validation_perplexity"] == pretrain_metrics["validation_perplexity"]
     assert summary["pragma_prediction"]["exact_match"] == pragma_metrics["model"]["exact"]

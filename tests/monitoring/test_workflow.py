@@ -2,16 +2,13 @@
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 import yaml
 
+from tests.conftest import run_snakemake
 from tests.monitoring.conftest import SMALL_APPS
-
-SNAKEMAKE = Path(sys.executable).parent / "snakemake"
 
 SMALL = {
     "monitoring": {
@@ -21,20 +18,15 @@ SMALL = {
         "analysis": {"permutation_repeats": 3, "change_point_permutations": 49},
     }
 }  # fmt: skip
-
-
-def snakemake(workdir: Path, *args: str) -> subprocess.CompletedProcess:
-    env = os.environ | {"OMP_NUM_THREADS": "1"}
-    # --configfile takes several files, so it goes last: small.yaml overrides the tiny default.
-    return subprocess.run([str(SNAKEMAKE), *args, "--cores", "2", "--configfile", "config/config.yaml", "small.yaml"],
-                          cwd=workdir, capture_output=True, text=True, timeout=300, env=env)  # fmt: skip
+# --configfile takes several files, so it goes last: small.yaml overrides the tiny default.
+CONFIG_FILES = ("--configfile", "config/config.yaml", "small.yaml")
 
 
 @pytest.mark.integration
 def test_monitoring_target_runs_and_reruns_only_what_a_change_touches(workflow_dir):
     work = workflow_dir
     (work / "small.yaml").write_text(yaml.safe_dump(SMALL))
-    run = snakemake(work, "monitoring")
+    run = run_snakemake(work, "monitoring", *CONFIG_FILES, timeout=300, env=os.environ | {"OMP_NUM_THREADS": "1"})
     assert run.returncode == 0, run.stderr[-4000:]
 
     summary = json.loads((work / "results/monitoring/summary.json").read_text())
@@ -53,7 +45,8 @@ def test_monitoring_target_runs_and_reruns_only_what_a_change_touches(workflow_d
     changed = json.loads(json.dumps(SMALL))
     changed["monitoring"]["models"]["train_fraction"] = 0.6
     (work / "small.yaml").write_text(yaml.safe_dump(changed))
-    dry = snakemake(work, "monitoring", "-n", "--quiet", "rules")
+    dry = run_snakemake(work, "monitoring", "-n", "--quiet", "rules", *CONFIG_FILES, timeout=300,
+                        env=os.environ | {"OMP_NUM_THREADS": "1"})  # fmt: skip
     assert dry.returncode == 0, dry.stderr[-3000:]
     planned = dry.stdout + dry.stderr
     assert "monitoring_models" in planned and "monitoring_summary" in planned

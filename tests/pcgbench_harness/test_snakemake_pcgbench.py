@@ -1,12 +1,11 @@
 """Integration: `snakemake pcgbench` on a tiny config in a temporary copy of the repository."""
 
 import json
-import subprocess
-import sys
-from pathlib import Path
 
 import pandas as pd
 import pytest
+
+from tests.conftest import run_snakemake
 
 TINY = """
 pcgbench:
@@ -24,9 +23,7 @@ pcgbench:
 def test_snakemake_pcgbench_target(workflow_dir):
     work = workflow_dir
     (work / "tiny.yaml").write_text(TINY)
-    snakemake = Path(sys.executable).with_name("snakemake")
-    proc = subprocess.run([str(snakemake), "--cores", "2", "--configfile=tiny.yaml", "pcgbench"], cwd=work,
-                          capture_output=True, text=True, timeout=240)  # fmt: skip
+    proc = run_snakemake(work, "--configfile=tiny.yaml", "pcgbench", timeout=240)
     assert proc.returncode == 0, proc.stderr[-3000:]
     summary = json.loads((work / "results/pcgbench/summary.json").read_text())
     assert summary["self_test_agreement"] == 1.0, json.dumps(summary["self_test"], indent=1)[:3000]
@@ -37,12 +34,10 @@ def test_snakemake_pcgbench_target(workflow_dir):
     for figure in ("pass_at_1.png", "speedup_by_type.png", "pass_at_1_heatmap.png"):
         assert (work / "results/pcgbench/figures" / figure).stat().st_size > 1000
     # A re-run has nothing to do.
-    again = subprocess.run([str(snakemake), "--cores", "2", "--configfile=tiny.yaml", "pcgbench", "-n"],
-                           cwd=work, capture_output=True, text=True, timeout=120)  # fmt: skip
+    again = run_snakemake(work, "--configfile=tiny.yaml", "pcgbench", "-n", timeout=120)
     assert "Nothing to be done" in again.stdout + again.stderr
     # One rule per figure: a deleted figure is redrawn by its own rule, and nothing else runs.
     (work / "results/pcgbench/figures/speedup_by_type.png").unlink()
-    plan = subprocess.run([str(snakemake), "--cores", "2", "--configfile=tiny.yaml", "pcgbench", "-n", "--quiet", "rules"],
-                          cwd=work, capture_output=True, text=True, timeout=120)  # fmt: skip
+    plan = run_snakemake(work, "--configfile=tiny.yaml", "pcgbench", "-n", "--quiet", "rules", timeout=120)
     planned = {line.split()[0] for line in plan.stdout.splitlines() if line.startswith("pcgbench")}
     assert planned == {"pcgbench_figure_speedup_by_type", "pcgbench"}, plan.stdout

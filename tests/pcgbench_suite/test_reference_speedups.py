@@ -6,12 +6,11 @@ from __future__ import annotations
 import csv
 import json
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.conftest import run_snakemake
 from workflow_scripts.pcgbench import reference_speedups as rs
 from workflow_scripts.pcgbench import suite
 
@@ -108,10 +107,8 @@ def test_snakemake_rule_writes_the_reference_speedups(tmp_path):
         (shutil.copytree if source.is_dir() else shutil.copy)(source, tmp_path / name)
     (tmp_path / "tiny.yaml").write_text("pcgbench:\n  problems: [reduce_average]\n  models: [serial, omp]\n"
                                         "  evaluate: {max_cores: 2, warmup: 0, reps: 2, run_timeout_s: 60}\n")
-    snakemake = Path(sys.executable).with_name("snakemake")
     target = "results/pcgbench/reference_speedups.csv"
-    proc = subprocess.run([str(snakemake), "--cores", "2", "--configfile=tiny.yaml", target], cwd=tmp_path,
-                          capture_output=True, text=True, timeout=240)  # fmt: skip
+    proc = run_snakemake(tmp_path, "--configfile=tiny.yaml", target, timeout=240)
     assert proc.returncode == 0, proc.stderr[-3000:]
     summary = json.loads((tmp_path / "results/pcgbench/reference_speedups.json").read_text())
     assert summary["problems"] == ["reduce_average"] and summary["counts"] == {"serial": {"valid": 1},

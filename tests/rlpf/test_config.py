@@ -1,14 +1,11 @@
 """The rlpf sections of the tiny and paper configs pass the schema and build every component's dataclass."""
 
-import subprocess
-import sys
-from pathlib import Path
 
 import jsonschema
 import pytest
 import yaml
 
-from tests.conftest import copy_workflow
+from tests.conftest import copy_workflow, run_snakemake
 from workflow_scripts.rlpf.evaluate import EvalConfig
 from workflow_scripts.rlpf.reward import RewardConfig
 from workflow_scripts.rlpf.reward_model import RewardModelConfig
@@ -41,8 +38,6 @@ def test_schema_refuses_unknown_keys(repo_root):
 def test_dpo_starts_from_the_sft_model_by_default(tmp_path):
     """DPO (and RL) fine-tune the SFT model, as DPO is usually run; `rlpf.dpo.init: base` would skip SFT."""
     workdir = copy_workflow(tmp_path / "wf")
-    snakemake = str(Path(sys.executable).with_name("snakemake"))
-    planned = subprocess.run([snakemake, "--cores", "1", "-n", "results/rlpf/models/dpo", "--quiet", "rules"],
-                             cwd=workdir, capture_output=True, text=True, timeout=300)  # fmt: skip
+    planned = run_snakemake(workdir, "-n", "results/rlpf/models/dpo", "--quiet", "rules", cores=1, timeout=300)
     assert planned.returncode == 0, planned.stderr[-2000:]
     assert "rlpf_sft" in planned.stdout and "rlpf_dpo" in planned.stdout

@@ -7,7 +7,7 @@ import pytest
 from workflow_scripts.common import write_json
 from workflow_scripts.rlpf import figures
 from workflow_scripts.rlpf.evaluate import score
-from workflow_scripts.rlpf.report import FIGURES, MODELS
+from workflow_scripts.rlpf.summary import FIGURES, MODELS
 
 
 @pytest.fixture(scope="module")
@@ -33,7 +33,8 @@ def inputs(tmp_path_factory):
 @pytest.mark.parametrize("figure", sorted(FIGURES))
 def test_each_figure_is_drawn_from_its_inputs_alone(figure, inputs, tmp_path):
     output = tmp_path / f"{figure}.png"
-    source = {"metrics": "metrics_paths", "curves": "curve_paths"}[FIGURES[figure][0]]
+    (drawn_from,), _ = FIGURES[figure]
+    source = {"metrics": "metrics_paths", "curves": "curve_paths"}[drawn_from]
     figures.main(figure=figure, output=output, **{source: inputs[source]})
     assert output.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and output.stat().st_size > 1000
     assert sorted(p.name for p in tmp_path.iterdir()) == [output.name, f"{output.name}.prov.json"]

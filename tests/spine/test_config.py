@@ -1,17 +1,15 @@
 """The config is validated before any job runs; a bad config is rejected with the key named."""
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 import yaml
 
+from tests.conftest import run_snakemake
 from workflow_scripts.common.config import explain_config_errors
 
 REPO = Path(__file__).resolve().parents[2]
 SCHEMA = REPO / "config" / "schema" / "config.schema.yaml"
-SNAKEMAKE = str(Path(sys.executable).with_name("snakemake"))
 
 
 def load(name):
@@ -44,16 +42,10 @@ def test_unknown_study_key_lists_the_known_keys():
     assert "known keys:" in line
 
 
-def run_snakemake(*args, cwd=REPO, timeout=120):
-    return subprocess.run(
-        [SNAKEMAKE, "--cores", "1", *args], cwd=cwd, capture_output=True, text=True, timeout=timeout
-    )
-
-
 def test_bad_config_stops_before_any_job(tmp_path):
     bad = tmp_path / "bad.yaml"
     bad.write_text(yaml.safe_dump(load("config.yaml") | {"seed": -1, "extra_key": 2}))
-    result = run_snakemake("-n", "--configfile", str(bad))
+    result = run_snakemake(REPO, "-n", "--configfile", str(bad), cores=1, timeout=120)
     assert result.returncode != 0
     output = result.stdout + result.stderr
     assert "invalid configuration" in output
@@ -64,7 +56,7 @@ def test_bad_config_stops_before_any_job(tmp_path):
 @pytest.mark.parametrize("configfile", ["config/config.yaml", "config/paper.yaml"])
 def test_dry_run_builds_the_whole_dag(configfile):
     # How long it takes is measured by benchmarks/dag_build_time.py, not here.
-    result = run_snakemake("all", "-n", f"--configfile={configfile}")
+    result = run_snakemake(REPO, "all", "-n", f"--configfile={configfile}", cores=1, timeout=120)
     assert result.returncode == 0, result.stderr[-3000:]
     assert "This was a dry-run" in result.stdout + result.stderr
 
@@ -72,7 +64,7 @@ def test_dry_run_builds_the_whole_dag(configfile):
 def test_slurm_profile_sizes_only_rules_that_exist():
     """A renamed rule would silently lose its cluster resources (GPUs, --exclusive for timing)."""
     profile = yaml.safe_load((REPO / "profiles" / "slurm" / "config.yaml").read_text())
-    result = run_snakemake("--list-rules", "--configfile=config/paper.yaml")
+    result = run_snakemake(REPO, "--list-rules", "--configfile=config/paper.yaml", cores=1, timeout=120)
     assert result.returncode == 0, result.stderr[-3000:]
     rules = set(result.stdout.split())
     assert set(profile["set-resources"]) - rules == set()

@@ -5,18 +5,15 @@ The studies are shrunk through a test config so that the whole module takes a co
 """
 
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 import yaml
 
-from tests.conftest import copy_workflow
+from tests.conftest import copy_workflow, run_snakemake
 
 pytestmark = pytest.mark.integration
 
-SNAKEMAKE = str(Path(sys.executable).with_name("snakemake"))
 # A whole study and one step of another (an analytic projection: quick, and no shared inputs).
 TARGETS = ["monitoring", "results/disttrain/tensor3d/projection.json"]
 FIGURE = "results/monitoring/figures/top_features.png"
@@ -27,18 +24,12 @@ SHRINK = {
 }
 
 
-def snakemake(workdir: Path, *args: str, timeout: int = 900) -> subprocess.CompletedProcess:
-    result = subprocess.run(
-        [SNAKEMAKE, "--cores", "2", "--configfile=test_config.yaml", *args],
-        cwd=workdir, capture_output=True, text=True, timeout=timeout,
-    )  # fmt: skip
-    assert result.returncode == 0, (result.stdout + result.stderr)[-4000:]
-    return result
+CONFIG = "--configfile=test_config.yaml"
 
 
 def planned_jobs(workdir: Path, *targets: str) -> dict[str, int]:
     """Rule name -> job count that `snakemake -n` plans (empty when nothing is to be done)."""
-    output = snakemake(workdir, "-n", *targets, "--quiet", "rules").stdout  # --quiet takes several values
+    output = run_snakemake(workdir, CONFIG, "-n", *targets, "--quiet", "rules", timeout=900, check=True).stdout  # --quiet takes several values
     lines = output.splitlines()
     if not any(line.startswith("job") and "count" in line for line in lines):
         return {}
@@ -68,7 +59,7 @@ def finished_run(tmp_path_factory):
     workdir = tmp_path_factory.mktemp("workflow")
     copy_workflow(workdir)
     write_test_config(workdir)
-    snakemake(workdir, *TARGETS)
+    run_snakemake(workdir, CONFIG, *TARGETS, timeout=900, check=True)
     return workdir
 
 
@@ -106,6 +97,6 @@ def test_deleted_figure_regenerates_only_that_figure(finished_run):
     jobs = planned_jobs(finished_run, *TARGETS)
     jobs.pop("monitoring")  # the target rule itself (it has no output) is always planned with its inputs
     assert jobs == {"monitoring_figure_top_features": 1}
-    snakemake(finished_run, FIGURE)
+    run_snakemake(finished_run, CONFIG, FIGURE, timeout=900, check=True)
     assert (finished_run / FIGURE).is_file()
     assert planned_jobs(finished_run, *TARGETS) == {}

@@ -5,8 +5,9 @@ Shared ground (used by every disttrain study):
     memory.py    MemoryLedger: bytes of parameters, gradients, optimizer state, activations per rank
     netmodel.py  AlphaBeta / NetworkModel: the alpha-beta model, placement-aware, calibrated or from config
     models.py    the small GPT and CNN, synthetic data
-    launch.py    torchrun (or srun + torchrun) from a rule; checks that a process count fits
-    figures.py   what every study's figures.py shares: one figure per call, from the JSON it is drawn from
-Studies: survey/ (framework survey), axonn/ (message-driven pipeline, CPU offload), sparse/ (sparse
-subnetworks), tensor3d/ (3D tensor parallelism), moe/ (hybrid tensor-expert-data MoE).
+    launch.py    torchrun (or srun + torchrun) from a rule; checks that a process count fits (HPC-Coder
+                 pretraining relaunches through it too)
+Each study's figures.py draws through workflow_scripts.common.figures.draw_figure, like every other study's.
+Studies: survey/, axonn/, sparse/ (whole-model strategies, run by each study's run.py);
+tensor3d/, moe/ (single layers: validate.py, project.py, summary.py).
 """

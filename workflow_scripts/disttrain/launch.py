@@ -2,6 +2,9 @@
 
     launch("workflow_scripts.disttrain.survey.worker", ["--spec", spec_json], nproc=2, log_path=log)
 
+Used by the disttrain studies and by HPC-Coder pretraining (workflow_scripts/lm/pretrain.py), which relaunches
+itself through it when it asks for more than one process.
+
 Locally this runs `python -m torch.distributed.run --standalone --nproc-per-node N -m <module> <args>`
 (torchrun, from the same Python environment). Inside a SLURM allocation (SLURM_JOB_ID set) it runs the
 same under `srun`, one torchrun per node, with the allocation's node count, GPUs per node and a c10d
@@ -100,10 +103,12 @@ def torchrun_command(target: str, args: list[str], nproc: int) -> list[str]:
 
 
 def launch(target: str, args: list[str], nproc: int, log_path: str | os.PathLike | None = None,
-           timeout_s: float | None = None, env: dict[str, str] | None = None) -> None:  # fmt: skip
+           timeout_s: float | None = None, env: dict[str, str] | None = None,
+           cwd: str | os.PathLike = REPO_ROOT) -> None:  # fmt: skip
     """Run `target` on `nproc` processes and wait; the workers' output goes to `log_path` (appended).
 
-    A failed run raises RuntimeError with the tail of the workers' output.
+    The workers run in `cwd` (the repository by default; a step whose arguments are paths relative to the
+    Snakemake working directory passes that). A failed run raises RuntimeError with the tail of the workers' output.
     """
     command = torchrun_command(target, args, nproc)
     child_env = dict(os.environ)
@@ -111,7 +116,7 @@ def launch(target: str, args: list[str], nproc: int, log_path: str | os.PathLike
     child_env.setdefault("OMP_NUM_THREADS", "1")
     child_env.update(env or {})
     logger.info("launching: %s", " ".join(command))
-    out = subprocess.run(command, cwd=REPO_ROOT, env=child_env, capture_output=True, text=True,
+    out = subprocess.run(command, cwd=cwd, env=child_env, capture_output=True, text=True,
                          timeout=timeout_s)  # fmt: skip
     text = out.stdout + out.stderr
     if log_path:

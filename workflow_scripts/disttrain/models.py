@@ -196,14 +196,5 @@ def synthetic_images(cfg: CNNConfig, batches: int, batch_size: int, seed: int):
     return templates[labels] + noise, labels
 
 
-def count_parameters(module: nn.Module) -> int:
-    return sum(p.numel() for p in module.parameters())
-
-
-def log_model(cfg, module: nn.Module) -> None:
-    logger.info("%s: %d parameters (%.2f MB fp32)", cfg, count_parameters(module),
-                count_parameters(module) * 4 / 1e6)  # fmt: skip
-
-
 __all__ = ["CNN", "GPT", "CNNConfig", "GPTConfig", "gpt_stage", "lm_loss", "synthetic_images",
            "synthetic_tokens"]  # fmt: skip

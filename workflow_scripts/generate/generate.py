@@ -42,11 +42,11 @@ from workflow_scripts.generate.completion import Completion
 from workflow_scripts.generate.extract import extract_body, matching_brace_end
 from workflow_scripts.generate.journal import SampleJournal
 from workflow_scripts.pcgbench.pareval_format import load_generations, validate_records
+from workflow_scripts.pcgbench.paths import SELF_TEST_GENERATORS
 
 logger = logging.getLogger(__name__)
 
 BACKENDS = ("hf", "openai")
-SELF_TEST_GENERATORS = ("reference", "serial", "mutants")  # made by the PCGBench harness rules, not here
 RECORD_FIELDS = ("name", "problem_type", "parallelism_model", "language", "prompt")
 
 

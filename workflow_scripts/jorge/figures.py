@@ -16,8 +16,8 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from workflow_scripts.common import Provenance, configure_logging, read_json  # noqa: E402
-from workflow_scripts.common.figures import save_figure  # noqa: E402
+from workflow_scripts.common import configure_logging  # noqa: E402
+from workflow_scripts.common.figures import Registry, draw_figure, save_figure  # noqa: E402
 
 logger = logging.getLogger(__name__)
 
@@ -115,26 +115,18 @@ def plot_step_cost(step_cost: dict[str, Any], path: str) -> None:
 
 # Figure name -> (what it is drawn from, how). One Snakemake rule per figure, each reading only its own inputs,
 # so a changed optimizer setting redraws the convergence figures and nothing else.
-FIGURES = {
-    "convergence_epochs": ("runs", lambda runs, path: plot_convergence(runs, path, "epoch", "epoch")),
-    "convergence_time": ("runs", lambda runs, path: plot_convergence(runs, path, "train_time_s", "training wall-clock (s)")),
-    "factor_error": ("numerics", plot_factor_error),
-    "step_cost": ("step_cost", plot_step_cost),
+FIGURES: Registry = {
+    "convergence_epochs": (("runs",), lambda runs, path: plot_convergence(runs, path, "epoch", "epoch")),
+    "convergence_time": (("runs",), lambda runs, path: plot_convergence(runs, path, "train_time_s",
+                                                                          "training wall-clock (s)")),
+    "factor_error": (("numerics",), plot_factor_error),
+    "step_cost": (("step_cost",), plot_step_cost),
 }
 
 
 def main(*, figure: str, output: str, runs: list[str] | None = None, numerics: str | None = None,
          step_cost: str | None = None) -> None:  # fmt: skip
-    if figure not in FIGURES:
-        raise ValueError(f"jorge figure {figure!r}: unknown (known: {', '.join(FIGURES)})")
-    source, draw = FIGURES[figure]
-    inputs = {"runs": runs, "numerics": numerics, "step_cost": step_cost}
-    if inputs[source] is None:
-        raise ValueError(f"jorge figure {figure!r} is drawn from {source!r}, which was not given")
-    prov = Provenance.start(step=f"jorge.figure.{figure}", config={source: inputs[source]})
-    data = [read_json(path) for path in runs] if source == "runs" else read_json(inputs[source])
-    draw(data, output)
-    prov.finish([output])
+    draw_figure("jorge", FIGURES, figure, output, {"runs": runs, "numerics": numerics, "step_cost": step_cost})
 
 
 if __name__ == "__main__":

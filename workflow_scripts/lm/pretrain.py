@@ -5,7 +5,8 @@ Two ways, one code path:
     from scratch on CPU (`use_cpu=True`);
   - paper (config/paper.yaml): a real base model loaded from a local folder (`model.init_from`) and
     fine-tuned with DeepSpeed ZeRO (`training.deepspeed`, a JSON file in config/deepspeed/) on GPUs.
-    With `training.nproc_per_node > 1` the step relaunches itself under `torchrun`, one process per GPU.
+    With `training.nproc_per_node > 1` the step relaunches itself under `torchrun`, one process per GPU
+    (`workflow_scripts.disttrain.launch.launch`, the launcher of the disttrain studies).
 Inputs: the corpus's train and validation parquet files, the tokenizer folder.
 Outputs: the final model and tokenizer, saved with `save_pretrained` in `<model_dir>` (generation and
 RL load them from there), and a metrics JSON with the loss curves (the Trainer's log history),
@@ -23,11 +24,11 @@ import logging
 import math
 import os
 import shutil
-import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
+
+from workflow_scripts.disttrain.launch import launch
 
 logger = logging.getLogger(__name__)
 
@@ -228,21 +229,22 @@ def train(train_path, validation_path, tokenizer_dir, model_dir, metrics_path, m
 
 
 def main(train_path, validation_path, tokenizer_dir, model_dir, metrics_path, model_section: dict[str, Any],
-         training_section: dict[str, Any], seed: int, threads: int = 0) -> dict[str, Any] | None:  # fmt: skip
+         training_section: dict[str, Any], seed: int, threads: int = 0, log_path=None) -> dict[str, Any] | None:  # fmt: skip
+    """Train; with `nproc_per_node > 1` only relaunch this module under torchrun (the ranks' output is appended
+    to `log_path`) and return None."""
     model_cfg = ModelConfig(**model_section)
     train_cfg = TrainingConfig(**{"torch_threads": threads, **training_section})
     if train_cfg.nproc_per_node > 1 and "LOCAL_RANK" not in os.environ:
-        # One process per GPU: hand the same arguments to torchrun, which runs this module's CLI.
+        # One process per GPU: hand the same arguments to torchrun, which runs this module's CLI in this
+        # working directory (the paths may be relative to it).
         args = {"train_path": str(train_path), "validation_path": str(validation_path), "tokenizer_dir": str(tokenizer_dir),
                 "model_dir": str(model_dir), "metrics_path": str(metrics_path), "model_section": model_section,
                 "training_section": training_section, "seed": seed}  # fmt: skip
         args_path = Path(f"{metrics_path}.args.json")
         args_path.parent.mkdir(parents=True, exist_ok=True)
         args_path.write_text(json.dumps(args), encoding="utf-8")
-        command = [sys.executable, "-m", "torch.distributed.run", "--standalone", f"--nproc_per_node={train_cfg.nproc_per_node}",
-                   "-m", "workflow_scripts.lm.pretrain", "--args", str(args_path)]  # fmt: skip
-        logger.info("relaunching under torchrun: %s", " ".join(command))
-        subprocess.run(command, check=True)
+        launch("workflow_scripts.lm.pretrain", ["--args", str(args_path)], nproc=train_cfg.nproc_per_node,
+               log_path=log_path, cwd=Path.cwd())  # fmt: skip
         args_path.unlink()
         return None
     return train(train_path, validation_path, tokenizer_dir, model_dir, metrics_path, model_cfg, train_cfg, seed)
@@ -256,7 +258,7 @@ if __name__ == "__main__":
         configure_logging(smk.log[0])
         os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
         main(smk.input.train, smk.input.validation, smk.input.tokenizer, smk.output.model, smk.output.metrics,
-             smk.params.model, smk.params.training, smk.params.seed, threads=smk.threads)  # fmt: skip
+             smk.params.model, smk.params.training, smk.params.seed, threads=smk.threads, log_path=smk.log[0])  # fmt: skip
     else:
         parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
         parser.add_argument("--args", required=True, help="JSON file with main()'s keyword arguments")

@@ -8,7 +8,8 @@
   loao_error.png            MAPE per held-out app: app-agnostic GBM and MLP trained without it, beside the
                             per-app GBM, the "last run" baseline and the best achievable error
 
-Run: `snakemake monitoring` (rules monitoring_figure_<name>, one per figure), or `main(..., figure_paths={...})`.
+Run: `snakemake monitoring` (rules monitoring_figure_<name>, one per figure), or
+`main(figure=..., output=..., runs=..., predictions=..., analysis=..., truth=...)`.
 """
 
 
@@ -22,12 +23,11 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 from matplotlib.ticker import NullFormatter  # noqa: E402
 
-from workflow_scripts.common import Provenance, configure_logging, read_json  # noqa: E402
-from workflow_scripts.common.figures import save_figure  # noqa: E402
+from workflow_scripts.common import configure_logging  # noqa: E402
+from workflow_scripts.common.figures import Registry, draw_figure, save_figure  # noqa: E402
 
 logger = logging.getLogger(__name__)
 
-FIGURES = ("runtime_variability", "predicted_vs_measured", "top_features", "loao_error")
 
 
 def runtime_variability(runs: pd.DataFrame, analysis: dict, truth: dict, path):
@@ -116,27 +116,24 @@ def loao_error(analysis: dict, truth: dict, path):
     save_figure(fig, path)
 
 
-def main(*, runs_path, predictions_path, analysis_path, truth_path, figure_paths: dict):
-    """Draw the figures named in `figure_paths` (one rule per figure: deleting one redraws only it)."""
-    unknown = set(figure_paths) - set(FIGURES)
-    if unknown:
-        raise ValueError(f"unknown monitoring figure(s) {sorted(unknown)}; known: {', '.join(FIGURES)}")
-    prov = Provenance.start(step="monitoring.figures", config={"figures": sorted(figure_paths)})
-    runs, predictions = pd.read_parquet(runs_path), pd.read_parquet(predictions_path)
-    analysis, truth = read_json(analysis_path), read_json(truth_path)
-    draw = {
-        "runtime_variability": lambda path: runtime_variability(runs, analysis, truth, path),
-        "predicted_vs_measured": lambda path: predicted_vs_measured(predictions, path),
-        "top_features": lambda path: top_features(analysis, truth, path),
-        "loao_error": lambda path: loao_error(analysis, truth, path),
-    }
-    for name, path in figure_paths.items():
-        draw[name](path)
-    prov.finish(list(figure_paths.values()))
+# Figure name -> (the inputs it is drawn from, in order; how). One Snakemake rule per figure (rules/monitoring.smk),
+# so deleting one figure redraws only it.
+FIGURES: Registry = {
+    "runtime_variability": (("runs", "analysis", "truth"), runtime_variability),
+    "predicted_vs_measured": (("predictions",), predicted_vs_measured),
+    "top_features": (("analysis", "truth"), top_features),
+    "loao_error": (("analysis", "truth"), loao_error),
+}
+
+
+def main(*, figure: str, output, runs=None, predictions=None, analysis=None, truth=None) -> None:
+    """Draw `figure` into `output`; `runs` and `predictions` are Parquet tables, `analysis` and `truth` JSON."""
+    draw_figure("monitoring", FIGURES, figure, output,
+                {"runs": runs, "predictions": predictions, "analysis": analysis, "truth": truth})
 
 
 if __name__ == "__main__":
     smk = snakemake  # noqa: F821 -- injected by Snakemake's script: directive
     configure_logging(smk.log[0])
-    main(runs_path=smk.input.runs, predictions_path=smk.input.predictions, analysis_path=smk.input.analysis,
-         truth_path=smk.input.truth, figure_paths={smk.params.figure: smk.output.figure})  # fmt: skip
+    main(figure=smk.params.figure, output=smk.output.figure, runs=smk.input.runs, predictions=smk.input.predictions,
+         analysis=smk.input.analysis, truth=smk.input.truth)  # fmt: skip

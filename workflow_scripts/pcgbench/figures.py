@@ -18,8 +18,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
-from workflow_scripts.common import Provenance, read_json  # noqa: E402
-from workflow_scripts.common.figures import save_figure  # noqa: E402
+from workflow_scripts.common.figures import Registry, draw_figure, save_figure  # noqa: E402
 
 logger = logging.getLogger(__name__)
 
@@ -106,21 +105,18 @@ def heatmap_figure(metrics: dict[str, dict], path: Path) -> None:
     save_figure(fig, path)
 
 
-# Figure name -> how it is drawn from {generator: metrics}. One Snakemake rule per figure (rules/pcgbench.smk).
-FIGURES = {
-    "pass_at_1": pass_at_1_figure,
-    "speedup_by_type": speedup_by_type_figure,
-    "pass_at_1_heatmap": heatmap_figure,
+# Figure name -> (inputs, how it is drawn from {generator: metrics}). One Snakemake rule per figure
+# (rules/pcgbench.smk).
+FIGURES: Registry = {
+    "pass_at_1": (("metrics",), pass_at_1_figure),
+    "speedup_by_type": (("metrics",), speedup_by_type_figure),
+    "pass_at_1_heatmap": (("metrics",), heatmap_figure),
 }
 
 
 def main(*, figure: str, output: str | Path, metrics_paths: list[str | Path]) -> None:
-    if figure not in FIGURES:
-        raise ValueError(f"pcgbench figure {figure!r}: unknown (known: {', '.join(FIGURES)})")
-    prov = Provenance.start(step=f"pcgbench.figure.{figure}", config={"metrics": [str(p) for p in metrics_paths]})
-    metrics = {Path(p).parent.name: read_json(p) for p in metrics_paths}  # generator name = its folder
-    FIGURES[figure](metrics, Path(output))
-    prov.finish([output])
+    metrics = {Path(p).parent.name: p for p in metrics_paths}  # generator name = its folder
+    draw_figure("pcgbench", FIGURES, figure, Path(output), {"metrics": metrics})
 
 
 if __name__ == "__main__":

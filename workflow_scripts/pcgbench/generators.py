@@ -173,10 +173,6 @@ def _check_every_mutant_made(mutants: list[str], expected: list[dict], records: 
                          f"{', '.join(applies[:8]) or 'none in the suite'}, or drop it from pcgbench.mutants")
 
 
-def expected_path(generations: Path) -> Path:
-    return Path(generations).with_suffix(".expected.json")
-
-
 def main(prompts: Path, generations: Path, expected: Path, generator: str, *, samples: int, mutants: list[str],
          mutant_problems: str | list[str], seed: int) -> None:  # fmt: skip
     """Fill the prompts file's records with `generator`'s outputs; write them and the expected verdicts."""

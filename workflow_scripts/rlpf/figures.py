@@ -2,28 +2,21 @@
 
 Inputs: expected_speedup, the evaluation metrics `results/rlpf/eval/<model>/metrics.json` of base, sft, rl and dpo;
 training_curves, `results/rlpf/curves/{sft,dpo,rl}.json`. Output: `results/rlpf/figures/<name>.png`.
-The drawing is in `workflow_scripts/rlpf/report.py` (`FIGURES`); this is the entry point of the
+The drawing is in `workflow_scripts/rlpf/summary.py` (`FIGURES`); this is the entry point of the
 `rlpf_figure_<name>` rules, one per figure, so deleting one figure redraws only it.
 
 Run: `snakemake results/rlpf/figures/training_curves.png`, or
 `main(figure="training_curves", output=..., curve_paths={...})` from Python.
 """
 
-from workflow_scripts.common import Provenance, configure_logging, read_json
-from workflow_scripts.rlpf.report import FIGURES
+from workflow_scripts.common import configure_logging
+from workflow_scripts.common.figures import draw_figure
+from workflow_scripts.rlpf.summary import FIGURES
 
 
 def main(*, figure: str, output, metrics_paths: dict | None = None, curve_paths: dict | None = None) -> None:
     """`metrics_paths` and `curve_paths` map a model name (base, sft, rl, dpo) to its file."""
-    if figure not in FIGURES:
-        raise ValueError(f"rlpf figure {figure!r}: unknown (known: {', '.join(FIGURES)})")
-    source, draw = FIGURES[figure]
-    paths = {"metrics": metrics_paths, "curves": curve_paths}[source]
-    if not paths:
-        raise ValueError(f"rlpf figure {figure!r} is drawn from the {source} files, which were not given")
-    prov = Provenance.start(step=f"rlpf.figure.{figure}", config={source: {k: str(v) for k, v in paths.items()}})
-    draw({name: read_json(path) for name, path in paths.items()}, output)
-    prov.finish([output])
+    draw_figure("rlpf", FIGURES, figure, output, {"metrics": metrics_paths, "curves": curve_paths})
 
 
 if __name__ == "__main__":

@@ -13,8 +13,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 from workflow_scripts.common import configure_logging  # noqa: E402
-from workflow_scripts.common.figures import save_figure  # noqa: E402
-from workflow_scripts.disttrain.figures import Registry, draw_figure  # noqa: E402
+from workflow_scripts.common.figures import Registry, draw_figure, save_figure  # noqa: E402
 
 
 def _schedules(rows: dict) -> list[str]:
@@ -87,7 +86,7 @@ FIGURES: Registry = {
 
 
 def main(*, figure: str, output: str, runs: str | None = None, summary: str | None = None) -> None:
-    draw_figure("axonn", FIGURES, figure, output, {"runs": runs, "summary": summary})
+    draw_figure("disttrain/axonn", FIGURES, figure, output, {"runs": runs, "summary": summary})
 
 
 if __name__ == "__main__":

@@ -13,8 +13,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 from workflow_scripts.common import configure_logging  # noqa: E402
-from workflow_scripts.common.figures import save_figure  # noqa: E402
-from workflow_scripts.disttrain.figures import Registry, draw_figure  # noqa: E402
+from workflow_scripts.common.figures import Registry, draw_figure, save_figure  # noqa: E402
 
 
 def plot_all_to_all(validation: dict, path: str) -> None:
@@ -89,7 +88,7 @@ FIGURES: Registry = {
 
 
 def main(*, figure: str, output: str, validation: str | None = None, projection: str | None = None) -> None:
-    draw_figure("moe", FIGURES, figure, output, {"validation": validation, "projection": projection})
+    draw_figure("disttrain/moe", FIGURES, figure, output, {"validation": validation, "projection": projection})
 
 
 if __name__ == "__main__":

@@ -12,8 +12,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 from workflow_scripts.common import configure_logging  # noqa: E402
-from workflow_scripts.common.figures import save_figure  # noqa: E402
-from workflow_scripts.disttrain.figures import Registry, draw_figure  # noqa: E402
+from workflow_scripts.common.figures import Registry, draw_figure, save_figure  # noqa: E402
 
 
 def plot_costs(runs: dict, path: str) -> None:
@@ -62,7 +61,7 @@ FIGURES: Registry = {
 
 
 def main(*, figure: str, output: str, runs: str | None = None, summary: str | None = None) -> None:
-    draw_figure("sparse", FIGURES, figure, output, {"runs": runs, "summary": summary})
+    draw_figure("disttrain/sparse", FIGURES, figure, output, {"runs": runs, "summary": summary})
 
 
 if __name__ == "__main__":

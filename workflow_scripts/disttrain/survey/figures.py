@@ -12,8 +12,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 from workflow_scripts.common import configure_logging  # noqa: E402
-from workflow_scripts.common.figures import save_figure  # noqa: E402
-from workflow_scripts.disttrain.figures import Registry, draw_figure  # noqa: E402
+from workflow_scripts.common.figures import Registry, draw_figure, save_figure  # noqa: E402
 
 
 def plot_loss(runs: dict, path: str) -> None:
@@ -59,7 +58,7 @@ FIGURES: Registry = {
 
 
 def main(*, figure: str, output: str, runs: str | None = None) -> None:
-    draw_figure("survey", FIGURES, figure, output, {"runs": runs})
+    draw_figure("disttrain/survey", FIGURES, figure, output, {"runs": runs})
 
 
 if __name__ == "__main__":

@@ -2,5 +2,5 @@
 
 grid.py (the process grid and its groups), layer.py (the distributed layer), volumes.py (the
 communication model and the enumerator of decompositions), worker.py (the torchrun validation run),
-validate.py / project.py / summarize.py / figures.py (the Snakemake steps).
+validate.py / project.py / summary.py / figures.py (the Snakemake steps).
 """

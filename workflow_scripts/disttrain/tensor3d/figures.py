@@ -14,8 +14,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 from workflow_scripts.common import configure_logging  # noqa: E402
-from workflow_scripts.common.figures import save_figure  # noqa: E402
-from workflow_scripts.disttrain.figures import Registry, draw_figure  # noqa: E402
+from workflow_scripts.common.figures import Registry, draw_figure, save_figure  # noqa: E402
 
 
 def plot_bytes(validation: dict, path: str) -> None:
@@ -95,7 +94,7 @@ FIGURES: Registry = {
 
 def main(*, figure: str, output: str, validation: str | None = None, projection: str | None = None,
          summary: str | None = None) -> None:  # fmt: skip
-    draw_figure("tensor3d", FIGURES, figure, output,
+    draw_figure("disttrain/tensor3d", FIGURES, figure, output,
                 {"validation": validation, "projection": projection, "summary": summary})  # fmt: skip
 
 

@@ -25,7 +25,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from workflow_scripts.common import Provenance, read_json, write_json  # noqa: E402
-from workflow_scripts.common.figures import save_figure  # noqa: E402
+from workflow_scripts.common.figures import Registry, save_figure  # noqa: E402
 from workflow_scripts.common.io import atomic_path  # noqa: E402
 
 logger = logging.getLogger(__name__)
@@ -169,15 +169,15 @@ def plot_training_curves(curves: dict[str, dict], path) -> None:
 
 
 # Figure name (the PNG's name under results/rlpf/figures/) -> (what it is drawn from, how).
-FIGURES = {
-    "expected_speedup": ("metrics", plot_expected_speedup),
-    "training_curves": ("curves", plot_training_curves),
+FIGURES: Registry = {
+    "expected_speedup": (("metrics",), plot_expected_speedup),
+    "training_curves": (("curves",), plot_training_curves),
 }
 
 
 def main(*, metrics_paths: dict, samples_paths: dict, curve_paths: dict, candidates_path, tasks_path, out_summary,
          out_table, seed: int, reward_model_path=None) -> dict:  # fmt: skip
-    prov = Provenance.start(step="rlpf.report", config={}, seed=seed)
+    prov = Provenance.start(step="rlpf.summary", config={}, seed=seed)
     metrics = {name: read_json(metrics_paths[name]) for name in MODELS}
     samples = pd.concat([pd.read_parquet(samples_paths[name]) for name in MODELS], ignore_index=True)
     curves = {name: read_json(path) for name, path in curve_paths.items()}

@@ -44,7 +44,7 @@ def plot_composition(stats: dict[str, Any], figure_path: str | Path) -> None:
 
 
 def main(stats_path: str | Path, summary_path: str | Path, figure_path: str | Path, seed: int) -> dict[str, Any]:
-    prov = Provenance.start(step="corpus.report", config={"stats": str(stats_path)}, seed=seed)
+    prov = Provenance.start(step="corpus.summary", config={"stats": str(stats_path)}, seed=seed)
     stats = read_json(stats_path)
     plot_composition(stats, figure_path)
     summary = {

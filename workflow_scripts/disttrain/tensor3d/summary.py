@@ -59,7 +59,7 @@ def model_vs_measured(validation: dict) -> dict:
 
 
 def main(validation_path: str, projection_path: str, summary_path: str, seed: int | None = None):
-    prov = Provenance.start(step="disttrain.tensor3d.summarize", config={}, seed=seed)
+    prov = Provenance.start(step="disttrain.tensor3d.summary", config={}, seed=seed)
     validation, projection = read_json(validation_path), read_json(projection_path)
     ranking = model_vs_measured(validation)
     decs = validation["decompositions"]

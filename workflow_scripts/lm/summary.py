@@ -19,7 +19,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 from workflow_scripts.common import Provenance, read_json, write_json  # noqa: E402
-from workflow_scripts.common.figures import save_figure  # noqa: E402
+from workflow_scripts.common.figures import Registry, save_figure  # noqa: E402
 
 logger = logging.getLogger(__name__)
 
@@ -110,12 +110,12 @@ def plot_perfchange(metrics: dict[str, Any], path: str | Path) -> None:
     save_figure(fig, path)
 
 
-# Figure name (the PNG's name under results/hpccoder/figures/) -> how it is drawn from its one metrics file.
-FIGURES = {
-    "pretraining_loss": plot_training,
-    "pragma_prediction": plot_pragma,
-    "code_completion": plot_completion,
-    "performance_change": plot_perfchange,
+# Figure name (the PNG's name under results/hpccoder/figures/) -> (its one input, the metrics file; how it is drawn).
+FIGURES: Registry = {
+    "pretraining_loss": (("metrics",), plot_training),
+    "pragma_prediction": (("metrics",), plot_pragma),
+    "code_completion": (("metrics",), plot_completion),
+    "performance_change": (("metrics",), plot_perfchange),
 }
 
 

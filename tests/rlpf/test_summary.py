@@ -3,7 +3,7 @@
 import pandas as pd
 import pytest
 
-from workflow_scripts.rlpf.report import diagnosis
+from workflow_scripts.rlpf.summary import diagnosis
 
 
 def test_diagnosis_counts_faster_candidates_and_flat_groups():
@@ -32,7 +32,7 @@ def test_summary_and_table_without_figures(tmp_path):
     """main writes summary.json and per_kernel.csv from the four evaluations; the figures are their own rules."""
     from workflow_scripts.common import read_json, write_json
     from workflow_scripts.rlpf.evaluate import score
-    from workflow_scripts.rlpf.report import MODELS, main
+    from workflow_scripts.rlpf.summary import MODELS, main
 
     tasks = [{"task_id": "openmp/k1", "task_set": "openmp", "kernel": "k1", "split": "held_out"},
              {"task_id": "openmp/k2", "task_set": "openmp", "kernel": "k2", "split": "train"},
@@ -80,7 +80,7 @@ def test_summary_and_table_without_figures(tmp_path):
 @pytest.mark.parametrize(("rl_faster", "says"), [(0.0, "validity (more correct programs at about baseline speed), "
                                                        "not speed"), (0.25, "partly speed")])
 def test_verdict_says_whether_the_gain_is_speed_or_validity(rl_faster, says):
-    from workflow_scripts.rlpf.report import verdict_text
+    from workflow_scripts.rlpf.summary import verdict_text
 
     def entry(expected, faster):
         return {"task_sets": {"openmp": {"expected_speedup": expected, "fraction_faster": faster, "samples": 8,

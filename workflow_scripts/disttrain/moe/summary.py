@@ -12,7 +12,7 @@ logger = logging.getLogger(__name__)
 
 
 def main(validation_path: str, projection_path: str, summary_path: str, seed: int | None = None):
-    prov = Provenance.start(step="disttrain.moe.summarize", config={}, seed=seed)
+    prov = Provenance.start(step="disttrain.moe.summary", config={}, seed=seed)
     validation, projection = read_json(validation_path), read_json(projection_path)
     variants = validation["check"]["variants"]
     base = variants["baseline"]
