@@ -163,3 +163,36 @@ def test_every_config_dataclass_is_paired():
             if has_defaults and f"{info.name.removeprefix('workflow_scripts.')}.{name}" not in paired:
                 unpaired.append(f"{info.name}.{name}")
     assert not unpaired, unpaired
+
+
+@pytest.mark.parametrize("files", [["config.yaml"], ["config.yaml", "paper.yaml"]], ids=["tiny", "paper"])
+def test_load_config_resolves_as_the_snakefile(files):
+    """`load_config` gives what `snakemake [--configfile config/paper.yaml]` gives the rules."""
+    from snakemake.common.configfile import load_configfile
+    from snakemake.utils import update_config, validate
+
+    from workflow_scripts.common.config import SCHEMA_PATH, load_config
+
+    paths = [SCHEMA_PATH.parents[1] / name for name in files]
+    expected = {}
+    for path in paths:
+        update_config(expected, load_configfile(str(path)))
+    validate(expected, str(SCHEMA_PATH))
+    assert load_config(*paths) == expected
+
+
+def test_pcgbench_command_line_defaults_are_the_schema_defaults(monkeypatch):
+    """`python -m workflow_scripts.pcgbench evaluate` without options evaluates with the workflow's defaults."""
+    import workflow_scripts.pcgbench.evaluate as evaluate
+    from workflow_scripts.pcgbench import __main__ as cli
+
+    built = []
+
+    def capture(generations, out, cfg, **kwargs):
+        built.append(cfg)
+        raise SystemExit(0)
+
+    monkeypatch.setattr(evaluate, "main", capture)
+    with pytest.raises(SystemExit):
+        cli.main(["evaluate", "generations.json", "--out", "out"])
+    assert dataclasses.asdict(built[0]) == dataclasses.asdict(evaluate.EvaluateConfig())

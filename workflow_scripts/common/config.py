@@ -5,10 +5,15 @@ When that fails, `explain_config_errors` lists every problem as `key.path: what 
 so the user sees the field and the fix, not a dump of the schema.
 
 A default is written once, in config/schema/*.schema.yaml. Python reads it from there:
-- `load_config(*files)` merges config files the way Snakemake does (later files update earlier ones),
-  validates and fills in the schema's defaults: what a rule sees, for tests and command lines;
 - `schema_default("section.key")` is a dataclass field whose default is the schema's;
-- `schema_defaults("section")` maps a section's keys to their defaults (for argparse).
+- `schema_defaults("section")` maps a section's keys to their defaults (for argparse);
+- `load_config(*files)` merges config files the way Snakemake does (later files update earlier ones) and
+  validates them as the Snakefile does: what a rule sees, for tests and command lines.
+
+Snakemake fills in only the defaults of config.schema.yaml's own keys (the study sections). A study's
+schema file declares its own `$schema`, and jsonschema validates a `$ref` into it with the plain validator,
+which sets no defaults: a key left out of the config file reaches the rule absent, and the study's
+dataclass supplies the schema's default (`schema_default`).
 """
 
 from __future__ import annotations
@@ -141,7 +146,7 @@ def _merge(base: dict[str, Any], update: dict[str, Any]) -> None:
 
 
 def _filling_validator() -> type:
-    """Draft 2020-12 validation that also sets each missing property's default (as Snakemake's `validate`)."""
+    """Draft 2020-12 validation that also sets each missing property's default (Snakemake's `validate`)."""
     check_properties = Draft202012Validator.VALIDATORS["properties"]
 
     def set_defaults(validator, properties, instance, schema):
@@ -155,7 +160,8 @@ def _filling_validator() -> type:
 
 
 def load_config(*files: str | Path, overrides: dict[str, Any] | None = None) -> dict[str, Any]:
-    """The config a rule sees: the files merged in order (then `overrides`), validated, defaults filled in.
+    """The config a rule sees: the files merged in order (then `overrides`), validated, and the defaults
+    filled in as the Snakefile's `validate` fills them (see the module docstring).
 
     `load_config("config/config.yaml", "config/paper.yaml")` is what
     `snakemake --configfile config/paper.yaml` resolves (the Snakefile's configfile comes first).

@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from workflow_scripts.common import Provenance, configure_logging, write_json, write_text
-from workflow_scripts.common.config import schema_default
+from workflow_scripts.common.config import schema_default, schema_defaults
 from workflow_scripts.generate.completion import Completion
 from workflow_scripts.generate.extract import extract_body, matching_brace_end
 from workflow_scripts.generate.journal import SampleJournal
@@ -287,7 +287,7 @@ elif __name__ == "__main__":
     parser.add_argument("--model-name", required=True)
     parser.add_argument("--model-config", required=True, help="the model's config entry as JSON")
     parser.add_argument("--sampling", default="{}", help="generate.sampling as JSON")
-    parser.add_argument("--seed", type=int, default=1234)
+    parser.add_argument("--seed", type=int, default=schema_defaults("")["seed"])
     parser.add_argument("--cpu-threads", type=int, default=None, help="torch CPU threads")
     parser.add_argument("--log", default=None)
     args = parser.parse_args()

@@ -6,7 +6,7 @@ their pairwise ranking accuracy on pairs built the same way from the held-out ke
 (the paper's reward model ranked 93% of its held-out pairs correctly):
 
     lm        a scalar head on the HPC-Coder model (GPT2ForSequenceClassification, one label) trained with
-              TRL's RewardTrainer on the text prompt + completion (the issue's reward model)
+              TRL's RewardTrainer on the text prompt + completion (a learned reward model, as in the paper)
     features  a pairwise (Bradley-Terry) logistic regression on the difference of the two programs' features:
               what the completion does (parallel for, the reductions it names against the ones the loop
               needs, schedule, collapse, simd, unroll, ivdep) and those crossed with what the kernel is (loops,
