@@ -104,17 +104,12 @@ class BuildConfig:
 
     @classmethod
     def from_config(cls, section: dict[str, Any]) -> "BuildConfig":
-        near = section.get("near_dedup", {})
-        return cls(
-            languages=section.get("languages", list(LANGUAGES)),
-            max_file_bytes=section.get("max_file_bytes", 1_000_000),
-            min_tokens=section.get("min_tokens", 15),
-            near_dup_threshold=near.get("threshold", 0.85),
-            minhash_permutations=near.get("num_perm", 128),
-            shingle_tokens=near.get("shingle_tokens", 5),
-            validation_fraction=section.get("validation_fraction", 0.2),
-            validation_sources=section.get("validation_sources", []),
-        )
+        # Keys the config leaves out keep the fields' (the schema's) defaults.
+        keys = ("languages", "max_file_bytes", "min_tokens", "validation_fraction", "validation_sources")
+        near_fields = {"threshold": "near_dup_threshold", "num_perm": "minhash_permutations",
+                       "shingle_tokens": "shingle_tokens"}  # fmt: skip
+        return cls(**{key: section[key] for key in keys if key in section},
+                   **{near_fields[key]: value for key, value in section.get("near_dedup", {}).items()})
 
 
 # ---------------------------------------------------------------------------------------------------

@@ -103,7 +103,7 @@ class FetchConfig:
         return cls(
             cache_dir=Path(section["cache_dir"]),
             sources=[SourceSpec(**spec) for spec in section["sources"]],
-            min_sources=section.get("min_sources", 2),
+            **{key: section[key] for key in ("min_sources",) if key in section},  # else the schema's default
         )
 
 
