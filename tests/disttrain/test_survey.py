@@ -2,7 +2,6 @@
 
 import pytest
 
-from workflow_scripts.common.config import schema_defaults
 from workflow_scripts.disttrain.survey.run import analyse, run_workers
 from workflow_scripts.disttrain.survey.strategies import (
     SurveyConfig,
@@ -11,7 +10,7 @@ from workflow_scripts.disttrain.survey.strategies import (
     train_reference,
 )
 
-SECTION = schema_defaults("disttrain.survey") | {"model": {"vocab_size": 32, "block_size": 8, "n_layer": 2, "n_head": 2, "n_embd": 16},
+SECTION = {"model": {"vocab_size": 32, "block_size": 8, "n_layer": 2, "n_head": 2, "n_embd": 16},
            "cnn": {"channels": 4, "image_size": 8, "num_classes": 4},
            "strategies": ["ddp", "ddp_cnn", "fsdp2", "tp", "pp_gpipe", "pp_1f1b"], "global_batch": 8, "steps": 3,
            "microbatches": 4, "lr": 0.003, "hybrid_processes": 4, "loss_rtol": 1e-5}  # fmt: skip

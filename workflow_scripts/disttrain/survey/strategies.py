@@ -85,13 +85,14 @@ class SurveyConfig:
 
     @classmethod
     def from_config(cls, section: dict, seed: int) -> SurveyConfig:
+        # zero_bucket_numel, when the config leaves it out, keeps the field's default (the schema's)
         return cls(model=GPTConfig(**section["model"]), cnn=CNNConfig(**section["cnn"]),
                    strategies=tuple(section["strategies"]),
                    global_batch=section["global_batch"], steps=section["steps"],
                    microbatches=section["microbatches"], lr=section["lr"],
                    hybrid_processes=section["hybrid_processes"], seed=seed,
                    loss_rtol=section["loss_rtol"],
-                   zero_bucket_numel=section["zero_bucket_numel"])  # fmt: skip
+                   **{key: section[key] for key in ("zero_bucket_numel",) if key in section})  # fmt: skip
 
     def check_world(self, strategy: str, world: int) -> None:
         """Stop with the sizes that would fit when `world` processes cannot run `strategy`."""
