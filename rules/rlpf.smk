@@ -10,6 +10,8 @@
 # Training kernels also appear as renamed variants (rlpf.tasks.renamings: locals renamed, completions alike), so the
 # training data shows reductions over many accumulator names, not only `acc`/`best`; held-out kernels get none.
 
+from workflow_scripts.common.config import schema_defaults
+
 RLPF_MODEL_DIR = {"base": "results/hpccoder/model", "sft": "results/rlpf/models/sft",
                   "rl": "results/rlpf/models/rl", "dpo": "results/rlpf/models/dpo"}
 
@@ -135,7 +137,7 @@ rule rlpf_sft:
 rule rlpf_dpo:
     input:
         tasks="results/rlpf/tasks.json",
-        model=RLPF_MODEL_DIR[config["rlpf"]["dpo"].get("init", "sft")],  # starts from, and its reference is, this model
+        model=RLPF_MODEL_DIR[config["rlpf"]["dpo"].get("init", schema_defaults("rlpf.dpo")["init"])],  # starts from, and its reference is, this model
         candidates="results/rlpf/candidates.parquet",
     output:
         model=directory("results/rlpf/models/dpo"),

@@ -6,10 +6,10 @@ input are refused by name."""
 from pathlib import Path
 
 import pytest
-import yaml
 
 from tests.conftest import REPO_ROOT
 from workflow_scripts.common import write_json
+from workflow_scripts.common.config import load_config
 from workflow_scripts.disttrain.moe import figures as moe_figures
 from workflow_scripts.disttrain.moe import project as moe_project
 from workflow_scripts.disttrain.moe import summary as moe_summary
@@ -18,7 +18,7 @@ from workflow_scripts.disttrain.tensor3d import project as tensor3d_project
 from workflow_scripts.disttrain.tensor3d import summary as tensor3d_summary
 from workflow_scripts.disttrain.tensor3d.grid import Grid, factorizations
 
-SECTIONS = yaml.safe_load((REPO_ROOT / "config/config.yaml").read_text())["disttrain"]
+SECTIONS = load_config(REPO_ROOT / "config/config.yaml")["disttrain"]
 PROCESSES = 4
 
 

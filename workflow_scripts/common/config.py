@@ -1,18 +1,34 @@
-"""Config validation messages a person can act on.
+"""The config schema: validation messages a person can act on, and the one home of every default.
 
 The Snakefile validates the config with `snakemake.utils.validate` (JSON Schema, defaults filled in).
 When that fails, `explain_config_errors` lists every problem as `key.path: what is wrong (allowed: ...)`
 so the user sees the field and the fix, not a dump of the schema.
+
+A default is written once, in config/schema/*.schema.yaml. Python reads it from there:
+- `schema_default("section.key")` is a dataclass field whose default is the schema's;
+- `schema_defaults("section")` maps a section's keys to their defaults (for argparse);
+- `load_config(*files)` merges config files the way Snakemake does (later files update earlier ones) and
+  validates them as the Snakefile does: what a rule sees, for tests and command lines.
+
+Snakemake fills in only the defaults of config.schema.yaml's own keys (the study sections). A study's
+schema file declares its own `$schema`, and jsonschema validates a `$ref` into it with the plain validator,
+which sets no defaults: a key left out of the config file reaches the rule absent, and the study's
+dataclass supplies the schema's default (`schema_default`).
 """
 
 from __future__ import annotations
 
+import copy
+import dataclasses
+import functools
 from pathlib import Path
 from typing import Any
 
 import yaml
-from jsonschema import Draft202012Validator
+from jsonschema import Draft202012Validator, validators
 from referencing import Registry, Resource
+
+SCHEMA_PATH = Path(__file__).resolve().parents[2] / "config" / "schema" / "config.schema.yaml"
 
 
 def _load_schema(path: Path) -> dict[str, Any]:
@@ -61,3 +77,103 @@ def explain_config_errors(config: dict[str, Any], schema_path: str | Path) -> li
         hint = _allowed(error)
         lines.append(f"config key '{key}': {error.message}" + (f" ({hint})" if hint else ""))
     return lines
+
+
+@functools.cache
+def _schema_file(name: str) -> dict[str, Any]:
+    return _load_schema(SCHEMA_PATH.parent / name)
+
+
+def _resolve(schema: dict[str, Any], file: str) -> tuple[dict[str, Any], str]:
+    """Follow `$ref`s (another schema file, or `#/$defs/...` of the current one)."""
+    while "$ref" in schema:
+        target, _, pointer = schema["$ref"].partition("#")
+        file = Path(target).name if target else file
+        schema = _schema_file(file)
+        for part in filter(None, pointer.split("/")):
+            schema = schema[part]
+    return schema, file
+
+
+def schema_section(section: str) -> dict[str, Any]:
+    """The schema of a dotted config section ("" is the whole config; "generate.models.*" is any map entry)."""
+    schema, file = _resolve(_schema_file(SCHEMA_PATH.name), SCHEMA_PATH.name)
+    for key in filter(None, section.split(".")):
+        properties = schema.get("properties", {})
+        child = properties[key] if key in properties else schema.get("additionalProperties")
+        if not isinstance(child, dict):
+            raise KeyError(f"config schema has no section '{section}' (at '{key}')")
+        schema, file = _resolve(child, file)
+    return schema
+
+
+def _typed(value: Any, schema: dict[str, Any]) -> Any:
+    # YAML writes 60 for a `number`; Python code that expects a float gets one.
+    if schema.get("type") == "number" and isinstance(value, int) and not isinstance(value, bool):
+        return float(value)
+    return value
+
+
+def schema_defaults(section: str) -> dict[str, Any]:
+    """{key: default} of the section's properties that have a default in the schema."""
+    schema = schema_section(section)
+    return {key: _typed(copy.deepcopy(sub["default"]), sub)
+            for key, sub in schema.get("properties", {}).items() if "default" in sub}  # fmt: skip
+
+
+def schema_default(key: str) -> Any:
+    """A dataclass field whose default is the schema's default of the dotted config key.
+
+    Lists and maps get a fresh copy per instance (default_factory); numbers are floats.
+    """
+    section, _, name = key.rpartition(".")
+    defaults = schema_defaults(section)
+    if name not in defaults:
+        raise KeyError(f"config schema has no default for '{key}'")
+    value = defaults[name]
+    if isinstance(value, (list, dict)):
+        return dataclasses.field(default_factory=lambda: copy.deepcopy(value))
+    return dataclasses.field(default=value)
+
+
+def _merge(base: dict[str, Any], update: dict[str, Any]) -> None:
+    """Update `base` in place, maps key by key (Snakemake's `update_config`)."""
+    for key, value in update.items():
+        if isinstance(value, dict) and isinstance(base.get(key), dict):
+            _merge(base[key], value)
+        else:
+            base[key] = value
+
+
+def _filling_validator() -> type:
+    """Draft 2020-12 validation that also sets each missing property's default (Snakemake's `validate`)."""
+    check_properties = Draft202012Validator.VALIDATORS["properties"]
+
+    def set_defaults(validator, properties, instance, schema):
+        if isinstance(instance, dict):
+            for name, subschema in properties.items():
+                if "default" in subschema:
+                    instance.setdefault(name, copy.deepcopy(subschema["default"]))
+        yield from check_properties(validator, properties, instance, schema)
+
+    return validators.extend(Draft202012Validator, {"properties": set_defaults})
+
+
+def load_config(*files: str | Path, overrides: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The config a rule sees: the files merged in order (then `overrides`), validated, and the defaults
+    filled in as the Snakefile's `validate` fills them (see the module docstring).
+
+    `load_config("config/config.yaml", "config/paper.yaml")` is what
+    `snakemake --configfile config/paper.yaml` resolves (the Snakefile's configfile comes first).
+    """
+    config: dict[str, Any] = {}
+    for path in files:
+        with open(path, encoding="utf-8") as handle:
+            _merge(config, yaml.safe_load(handle) or {})
+    _merge(config, copy.deepcopy(overrides or {}))
+    problems = explain_config_errors(config, SCHEMA_PATH)
+    if problems:
+        raise ValueError("invalid configuration:\n  " + "\n  ".join(problems))
+    schema = _load_schema(SCHEMA_PATH)
+    _filling_validator()(schema, registry=_registry(SCHEMA_PATH)).validate(config)
+    return config

@@ -29,6 +29,7 @@ import pandas as pd
 from datasketch import MinHash, MinHashLSH
 
 from workflow_scripts.common import Provenance, atomic_path, read_json, write_json
+from workflow_scripts.common.config import schema_default
 from workflow_scripts.corpus.sources import STATUS_OK, iter_source_files, license_for
 
 logger = logging.getLogger(__name__)
@@ -73,14 +74,17 @@ DROP_EXACT, DROP_NEAR = "exact_duplicate", "near_duplicate"
 class BuildConfig:
     """Filters, deduplication and split of the corpus (config section `corpus`)."""
 
-    languages: list[str] = dataclasses.field(default_factory=lambda: list(LANGUAGES))
-    max_file_bytes: int = 1_000_000  # the paper drops files over 1 MB
-    min_tokens: int = 15  # ... and files under 15 tokens
-    near_dup_threshold: float = 0.85  # estimated Jaccard similarity at or above which a file is a near copy
-    minhash_permutations: int = 128
-    shingle_tokens: int = 5  # word n-grams hashed into the MinHash
-    validation_fraction: float = 0.2  # share of files (approximately: whole repositories move)
-    validation_sources: list[str] = dataclasses.field(default_factory=list)  # fixed choice; empty: seeded
+    languages: list[str] = schema_default("corpus.languages")
+    max_file_bytes: int = schema_default("corpus.max_file_bytes")  # the paper drops files over 1 MB
+    min_tokens: int = schema_default("corpus.min_tokens")  # ... and files under 15 tokens
+    # estimated Jaccard similarity at or above which a file is a near copy
+    near_dup_threshold: float = schema_default("corpus.near_dedup.threshold")
+    minhash_permutations: int = schema_default("corpus.near_dedup.num_perm")
+    # word n-grams hashed into the MinHash
+    shingle_tokens: int = schema_default("corpus.near_dedup.shingle_tokens")
+    # share of files (approximately: whole repositories move)
+    validation_fraction: float = schema_default("corpus.validation_fraction")
+    validation_sources: list[str] = schema_default("corpus.validation_sources")  # fixed choice; empty: seeded
 
     def __post_init__(self) -> None:
         unknown = sorted(set(self.languages) - set(LANGUAGES))
@@ -100,17 +104,12 @@ class BuildConfig:
 
     @classmethod
     def from_config(cls, section: dict[str, Any]) -> "BuildConfig":
-        near = section.get("near_dedup", {})
-        return cls(
-            languages=section.get("languages", list(LANGUAGES)),
-            max_file_bytes=section.get("max_file_bytes", 1_000_000),
-            min_tokens=section.get("min_tokens", 15),
-            near_dup_threshold=near.get("threshold", 0.85),
-            minhash_permutations=near.get("num_perm", 128),
-            shingle_tokens=near.get("shingle_tokens", 5),
-            validation_fraction=section.get("validation_fraction", 0.2),
-            validation_sources=section.get("validation_sources", []),
-        )
+        # Keys the config leaves out keep the fields' (the schema's) defaults.
+        keys = ("languages", "max_file_bytes", "min_tokens", "validation_fraction", "validation_sources")
+        near_fields = {"threshold": "near_dup_threshold", "num_perm": "minhash_permutations",
+                       "shingle_tokens": "shingle_tokens"}  # fmt: skip
+        return cls(**{key: section[key] for key in keys if key in section},
+                   **{near_fields[key]: value for key, value in section.get("near_dedup", {}).items()})
 
 
 # ---------------------------------------------------------------------------------------------------

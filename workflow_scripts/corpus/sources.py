@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from workflow_scripts.common import Provenance, read_json, write_json
+from workflow_scripts.common.config import schema_default
 
 logger = logging.getLogger(__name__)
 
@@ -84,7 +85,7 @@ class FetchConfig:
 
     cache_dir: Path  # where sources are unpacked once
     sources: list[SourceSpec]
-    min_sources: int = 2  # fewer fetched sources than this is an error
+    min_sources: int = schema_default("corpus.min_sources")  # fewer fetched sources than this is an error
 
     def __post_init__(self) -> None:
         self.cache_dir = Path(self.cache_dir)
@@ -102,7 +103,7 @@ class FetchConfig:
         return cls(
             cache_dir=Path(section["cache_dir"]),
             sources=[SourceSpec(**spec) for spec in section["sources"]],
-            min_sources=section.get("min_sources", 2),
+            **{key: section[key] for key in ("min_sources",) if key in section},  # else the schema's default
         )
 
 

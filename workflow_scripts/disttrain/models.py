@@ -17,16 +17,18 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
+from workflow_scripts.common.config import schema_default
+
 logger = logging.getLogger(__name__)
 
 
 @dataclasses.dataclass(kw_only=True)
 class GPTConfig:
-    vocab_size: int = 64  # tokens
-    block_size: int = 16  # sequence length, tokens
-    n_layer: int = 2
-    n_head: int = 2
-    n_embd: int = 32
+    vocab_size: int = schema_default("disttrain.survey.model.vocab_size")  # tokens
+    block_size: int = schema_default("disttrain.survey.model.block_size")  # sequence length, tokens
+    n_layer: int = schema_default("disttrain.survey.model.n_layer")
+    n_head: int = schema_default("disttrain.survey.model.n_head")
+    n_embd: int = schema_default("disttrain.survey.model.n_embd")
 
     def __post_init__(self):
         for name in ("vocab_size", "block_size", "n_layer", "n_head", "n_embd"):
@@ -159,9 +161,9 @@ def synthetic_tokens(cfg: GPTConfig, batches: int, batch_size: int, seed: int) -
 
 @dataclasses.dataclass(kw_only=True)
 class CNNConfig:
-    channels: int = 8  # width of the first conv layer
-    image_size: int = 16  # pixels per side
-    num_classes: int = 10
+    channels: int = schema_default("disttrain.survey.cnn.channels")  # width of the first conv layer
+    image_size: int = schema_default("disttrain.survey.cnn.image_size")  # pixels per side
+    num_classes: int = schema_default("disttrain.survey.cnn.num_classes")
 
     def __post_init__(self):
         for name in ("channels", "image_size", "num_classes"):

@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from workflow_scripts.common import Provenance, configure_logging, write_json, write_text
+from workflow_scripts.common.config import schema_default, schema_defaults
 from workflow_scripts.generate.completion import Completion
 from workflow_scripts.generate.extract import extract_body, matching_brace_end
 from workflow_scripts.generate.journal import SampleJournal
@@ -54,10 +55,11 @@ RECORD_FIELDS = ("name", "problem_type", "parallelism_model", "language", "promp
 class SamplingConfig:
     """How samples are drawn; the same for every model so that results compare (the paper: 20, 0.2, 0.95)."""
 
-    n: int = 1  # samples per prompt (N of pass@k; k <= N)
-    temperature: float = 0.2  # 0 means greedy decoding (then n > 1 repeats the same text)
-    top_p: float = 0.95  # nucleus sampling mass
-    max_new_tokens: int = 256  # per sample
+    n: int = schema_default("generate.sampling.n")  # samples per prompt (N of pass@k; k <= N)
+    # 0 means greedy decoding (then n > 1 repeats the same text)
+    temperature: float = schema_default("generate.sampling.temperature")
+    top_p: float = schema_default("generate.sampling.top_p")  # nucleus sampling mass
+    max_new_tokens: int = schema_default("generate.sampling.max_new_tokens")  # per sample
 
     def __post_init__(self):
         if self.n < 1:
@@ -285,7 +287,7 @@ elif __name__ == "__main__":
     parser.add_argument("--model-name", required=True)
     parser.add_argument("--model-config", required=True, help="the model's config entry as JSON")
     parser.add_argument("--sampling", default="{}", help="generate.sampling as JSON")
-    parser.add_argument("--seed", type=int, default=1234)
+    parser.add_argument("--seed", type=int, default=schema_defaults("")["seed"])
     parser.add_argument("--cpu-threads", type=int, default=None, help="torch CPU threads")
     parser.add_argument("--log", default=None)
     args = parser.parse_args()

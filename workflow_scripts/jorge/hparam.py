@@ -17,6 +17,7 @@ from typing import Any
 import torch
 
 from workflow_scripts.common import Provenance, configure_logging, write_json
+from workflow_scripts.common.config import schema_default
 from workflow_scripts.jorge.tasks import TaskConfig, build_task
 from workflow_scripts.jorge.train import SCHEDULES, train_run
 
@@ -29,9 +30,10 @@ class GridConfig:
 
     lrs: list[float]  # learning rates tried
     weight_decays: list[float]  # weight decays tried
-    momentum: float = 0.9  # fixed (the paper's SGD baselines use 0.9)
-    lr_schedule: str = "cosine"
-    grid_epochs: int = 4  # epochs per grid point (short: the ranking, not the final accuracy, matters)
+    momentum: float = schema_default("jorge.sgd_grid.momentum")  # fixed (the paper's SGD baselines use 0.9)
+    lr_schedule: str = schema_default("jorge.sgd_grid.lr_schedule")
+    # epochs per grid point (short: the ranking, not the final accuracy, matters)
+    grid_epochs: int = schema_default("jorge.sgd_grid.grid_epochs")
 
     def __post_init__(self):
         if not self.lrs or any(lr <= 0 for lr in self.lrs):

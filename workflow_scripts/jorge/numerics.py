@@ -28,6 +28,7 @@ from typing import Any
 import torch
 
 from workflow_scripts.common import Provenance, configure_logging, seed_everything, write_json
+from workflow_scripts.common.config import schema_default
 from workflow_scripts.jorge.optim import Jorge, exact_inverse_root, initial_root, jorge_root_update
 
 logger = logging.getLogger(__name__)
@@ -39,15 +40,18 @@ GUARDS = ("none", "adapt_decay", "skip_update")
 class NumericsConfig:
     """config["jorge"]["numerics"]."""
 
-    rows: int = 16  # m: the factor is m x m
-    cols: int = 32  # n: columns of the gradient
-    steps: int = 150  # factor updates per run
-    decays: list[float] = dataclasses.field(default_factory=lambda: [0.5, 0.8, 0.9, 0.95, 0.99])
-    gradient_ranks: list[int] = dataclasses.field(default_factory=lambda: [16, 1])
-    max_series_ratio: float = 0.5  # r_max of the guards
-    breakdown_error: float = 0.5  # relative error that counts as "broken down"
-    tracking_tolerance: float = 0.05  # the stated tolerance: error bound claimed in the convergent regime
-    curve_points: int = 50  # error samples kept per run for the figure
+    rows: int = schema_default("jorge.numerics.rows")  # m: the factor is m x m
+    cols: int = schema_default("jorge.numerics.cols")  # n: columns of the gradient
+    steps: int = schema_default("jorge.numerics.steps")  # factor updates per run
+    decays: list[float] = schema_default("jorge.numerics.decays")
+    gradient_ranks: list[int] = schema_default("jorge.numerics.gradient_ranks")
+    max_series_ratio: float = schema_default("jorge.numerics.max_series_ratio")  # r_max of the guards
+    # relative error that counts as "broken down"
+    breakdown_error: float = schema_default("jorge.numerics.breakdown_error")
+    # the stated tolerance: error bound claimed in the convergent regime
+    tracking_tolerance: float = schema_default("jorge.numerics.tracking_tolerance")
+    # error samples kept per run for the figure
+    curve_points: int = schema_default("jorge.numerics.curve_points")
 
     def __post_init__(self):
         for key in ("rows", "cols", "steps", "curve_points"):

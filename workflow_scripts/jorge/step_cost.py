@@ -21,6 +21,7 @@ from typing import Any
 import torch
 
 from workflow_scripts.common import Provenance, configure_logging, seed_everything, write_json
+from workflow_scripts.common.config import schema_default
 from workflow_scripts.jorge.optim import Jorge, Shampoo, exact_inverse_root, initial_root, jorge_root_update
 from workflow_scripts.jorge.train import spread
 
@@ -32,9 +33,9 @@ class StepCostConfig:
     """config["jorge"]["step_cost"]."""
 
     sizes: list[int]  # layer sizes d (d x d weights)
-    repeats: int = 10  # timed calls per measurement
-    warmup: int = 2  # untimed calls first (allocator, kernel caches)
-    device: str = "cpu"  # "cpu" or "cuda"
+    repeats: int = schema_default("jorge.step_cost.repeats")  # timed calls per measurement
+    warmup: int = schema_default("jorge.step_cost.warmup")  # untimed calls first (allocator, kernel caches)
+    device: str = schema_default("jorge.step_cost.device")  # "cpu" or "cuda"
 
     def __post_init__(self):
         if not self.sizes or any(d < 2 for d in self.sizes):

@@ -39,6 +39,7 @@ import numpy as np
 import pandas as pd
 
 from workflow_scripts.common import Provenance, atomic_path, seed_everything, write_json
+from workflow_scripts.common.config import schema_default
 from workflow_scripts.lm.kernel_edits import EDIT_FUNCTIONS, SOURCE_EDITS
 from workflow_scripts.pcgbench import (
     BUILD_ERROR,
@@ -69,16 +70,19 @@ LABEL_SLOWER, LABEL_NOT_SLOWER = 1, 0
 class PerfChangeConfig:
     """Performance-change task settings (config `hpccoder.perfchange`)."""
 
-    problems: list[str] = dataclasses.field(default_factory=list)  # PCGBench problems; empty: all
-    models: list[str] = dataclasses.field(default_factory=lambda: list(KERNEL_MODELS))  # whose references are edited
-    edits: list[str] = dataclasses.field(default_factory=lambda: list(EDITS))
-    threads: int = 2  # OpenMP versions are timed at this many threads (serial ones at one)
-    slower_margin: float = 0.05  # "slower" means more than 5% slower (below that is timing noise)
+    problems: list[str] = schema_default("hpccoder.perfchange.problems")  # PCGBench problems; empty: all
+    models: list[str] = schema_default("hpccoder.perfchange.models")  # whose references are edited
+    edits: list[str] = schema_default("hpccoder.perfchange.edits")
+    # OpenMP versions are timed at this many threads (serial ones at one)
+    threads: int = schema_default("hpccoder.perfchange.threads")
+    # "slower" means more than 5% slower (below that is timing noise)
+    slower_margin: float = schema_default("hpccoder.perfchange.slower_margin")
     # An edited version's wall-clock limit: max(pcgbench.evaluate.timeout_floor_s, this x its original's run
     # time). Larger than the harness's factor for generated code: an edit is meant to change the run time
     # (a full sort instead of a selection ran 7x the original here), and a version that times out is lost.
-    timeout_factor: float = 10.0
-    classifier_c: float = 1.0  # inverse L2 strength of both logistic regressions
+    timeout_factor: float = schema_default("hpccoder.perfchange.timeout_factor")
+    # inverse L2 strength of both logistic regressions
+    classifier_c: float = schema_default("hpccoder.perfchange.classifier_c")
 
     def __post_init__(self) -> None:
         unknown = sorted(set(self.edits) - set(EDITS))

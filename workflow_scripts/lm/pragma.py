@@ -36,6 +36,7 @@ from workflow_scripts.common.c_scanner import (
     skip_space_and_comments,
     statement_end,
 )
+from workflow_scripts.common.config import schema_default
 
 logger = logging.getLogger(__name__)
 
@@ -49,13 +50,17 @@ CLAUSE_CATEGORIES = ("directive", "reduction", "schedule", "private", "shared", 
 class PragmaConfig:
     """Pragma task settings (config `hpccoder.pragma`)."""
 
-    max_loop_chars: int = 1500  # longer loops are left out (a long body says little more about the pragma)
-    finetune_steps: int = 40  # optimizer steps on the training loops before evaluation; 0: none
-    finetune_learning_rate: float = 1e-3
-    finetune_batch_size: int = 8
-    max_new_tokens: int = 48  # a pragma line is rarely longer
-    max_test_loops: int = 200  # cap on evaluated loops (greedy decoding cost)
-    device: str = "auto"  # "auto": the first GPU when there is one, else the CPU
+    # longer loops are left out (a long body says little more about the pragma)
+    max_loop_chars: int = schema_default("hpccoder.pragma.max_loop_chars")
+    # optimizer steps on the training loops before evaluation; 0: none
+    finetune_steps: int = schema_default("hpccoder.pragma.finetune_steps")
+    finetune_learning_rate: float = schema_default("hpccoder.pragma.finetune_learning_rate")
+    finetune_batch_size: int = schema_default("hpccoder.pragma.finetune_batch_size")
+    max_new_tokens: int = schema_default("hpccoder.pragma.max_new_tokens")  # a pragma line is rarely longer
+    # cap on evaluated loops (greedy decoding cost)
+    max_test_loops: int = schema_default("hpccoder.pragma.max_test_loops")
+    # "auto": the first GPU when there is one, else the CPU
+    device: str = schema_default("hpccoder.pragma.device")
 
     def __post_init__(self) -> None:
         for name in ("max_loop_chars", "max_new_tokens", "finetune_batch_size", "max_test_loops"):

@@ -28,6 +28,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from workflow_scripts.common.config import schema_default
 from workflow_scripts.disttrain.launch import launch
 
 logger = logging.getLogger(__name__)
@@ -39,12 +40,16 @@ ARCHITECTURES = ("gpt2", "llama")
 class ModelConfig:
     """The model (config `hpccoder.model`). With `init_from`, the shape fields are ignored."""
 
-    init_from: str | None = None  # local folder of a pretrained causal LM (paper: PolyCoder 2.7B / GPT-Neo 2.7B)
-    architecture: str = "gpt2"  # for a model built from a config: gpt2 or llama
-    n_layer: int = 2
-    n_head: int = 4
-    n_embd: int = 128  # hidden size; the MLP is 4x (GPT-2) or 8/3x (Llama)
-    context_tokens: int = 256  # training sequence length (also the built model's maximum positions)
+    # local folder of a pretrained causal LM (paper: PolyCoder 2.7B / GPT-Neo 2.7B)
+    init_from: str | None = schema_default("hpccoder.model.init_from")
+    # for a model built from a config: gpt2 or llama
+    architecture: str = schema_default("hpccoder.model.architecture")
+    n_layer: int = schema_default("hpccoder.model.n_layer")
+    n_head: int = schema_default("hpccoder.model.n_head")
+    # hidden size; the MLP is 4x (GPT-2) or 8/3x (Llama)
+    n_embd: int = schema_default("hpccoder.model.n_embd")
+    # training sequence length (also the built model's maximum positions)
+    context_tokens: int = schema_default("hpccoder.model.context_tokens")
 
     def __post_init__(self) -> None:
         if self.architecture not in ARCHITECTURES:
@@ -61,22 +66,28 @@ class ModelConfig:
 class TrainingConfig:
     """The optimisation (config `hpccoder.training`)."""
 
-    max_steps: int = 200
-    per_device_batch_size: int = 16  # sequences per device per micro-step
-    gradient_accumulation_steps: int = 1
-    learning_rate: float = 2e-3  # a from-scratch tiny model needs a high rate; fine-tuning uses ~1e-5
-    weight_decay: float = 0.01
-    warmup_steps: int = 20
-    lr_scheduler: str = "cosine"
-    logging_steps: int = 10
-    eval_steps: int = 50
-    max_eval_sequences: int = 256  # validation perplexity on at most this many sequences
-    save_steps: int = 0  # 0: no intermediate checkpoints (tiny); paper: resumable checkpoints
-    use_cpu: bool = True
-    bf16: bool = False
-    gradient_checkpointing: bool = False
-    deepspeed: str | None = None  # path of a DeepSpeed JSON config (ZeRO stage, offload)
-    nproc_per_node: int = 1  # >1: relaunch under torchrun with this many processes (GPUs)
+    max_steps: int = schema_default("hpccoder.training.max_steps")
+    # sequences per device per micro-step
+    per_device_batch_size: int = schema_default("hpccoder.training.per_device_batch_size")
+    gradient_accumulation_steps: int = schema_default("hpccoder.training.gradient_accumulation_steps")
+    # a from-scratch tiny model needs a high rate; fine-tuning uses ~1e-5
+    learning_rate: float = schema_default("hpccoder.training.learning_rate")
+    weight_decay: float = schema_default("hpccoder.training.weight_decay")
+    warmup_steps: int = schema_default("hpccoder.training.warmup_steps")
+    lr_scheduler: str = schema_default("hpccoder.training.lr_scheduler")
+    logging_steps: int = schema_default("hpccoder.training.logging_steps")
+    eval_steps: int = schema_default("hpccoder.training.eval_steps")
+    # validation perplexity on at most this many sequences
+    max_eval_sequences: int = schema_default("hpccoder.training.max_eval_sequences")
+    # 0: no intermediate checkpoints (tiny); paper: resumable checkpoints
+    save_steps: int = schema_default("hpccoder.training.save_steps")
+    use_cpu: bool = schema_default("hpccoder.training.use_cpu")
+    bf16: bool = schema_default("hpccoder.training.bf16")
+    gradient_checkpointing: bool = schema_default("hpccoder.training.gradient_checkpointing")
+    # path of a DeepSpeed JSON config (ZeRO stage, offload)
+    deepspeed: str | None = schema_default("hpccoder.training.deepspeed")
+    # >1: relaunch under torchrun with this many processes (GPUs)
+    nproc_per_node: int = schema_default("hpccoder.training.nproc_per_node")
     torch_threads: int = 0  # 0: leave torch's default; the tiny run sets the rule's threads
 
     def __post_init__(self) -> None:

@@ -19,6 +19,7 @@ from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
 from transformers import AutoTokenizer, PreTrainedTokenizerFast
 
 from workflow_scripts.common import Provenance, atomic_path
+from workflow_scripts.common.config import schema_default
 
 logger = logging.getLogger(__name__)
 
@@ -30,8 +31,10 @@ PAD = "<|pad|>"
 class TokenizerConfig:
     """Tokenizer settings (config `hpccoder.tokenizer`)."""
 
-    vocab_size: int = 4096  # BPE merges stop at this many tokens (specials and the 256 bytes included)
-    min_frequency: int = 2  # a pair seen fewer times is not merged
+    # BPE merges stop at this many tokens (specials and the 256 bytes included)
+    vocab_size: int = schema_default("hpccoder.tokenizer.vocab_size")
+    # a pair seen fewer times is not merged
+    min_frequency: int = schema_default("hpccoder.tokenizer.min_frequency")
     init_from: str | None = None  # a base model folder: reuse its tokenizer instead of training one
 
     def __post_init__(self) -> None:

@@ -34,18 +34,22 @@ from sklearn.metrics import r2_score
 from threadpoolctl import threadpool_limits
 
 from workflow_scripts.common import Provenance, configure_logging, read_json, write_json
+from workflow_scripts.common.config import schema_default
 
 logger = logging.getLogger(__name__)
 
 
 @dataclass(kw_only=True)
 class AnalysisConfig:
-    permutation_repeats: int = 10  # shuffles per feature group
-    important_min_rmse_increase: float = 0.01  # log run time: a 1 % rise in error
-    change_point_permutations: int = 200
-    change_point_min_segment: int = 5  # runs on each side of a split
+    # shuffles per feature group
+    permutation_repeats: int = schema_default("monitoring.analysis.permutation_repeats")
+    # log run time: a 1 % rise in error
+    important_min_rmse_increase: float = schema_default("monitoring.analysis.important_min_rmse_increase")
+    change_point_permutations: int = schema_default("monitoring.analysis.change_point_permutations")
+    # runs on each side of a split
+    change_point_min_segment: int = schema_default("monitoring.analysis.change_point_min_segment")
     # Counters whose features rank-correlate at least this much are permuted together as one cluster.
-    cluster_min_abs_spearman: float = 0.7
+    cluster_min_abs_spearman: float = schema_default("monitoring.analysis.cluster_min_abs_spearman")
 
     def __post_init__(self):
         if self.permutation_repeats < 2:

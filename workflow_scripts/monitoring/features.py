@@ -20,12 +20,13 @@ Run: `snakemake monitoring` (rule monitoring_features), or `main(data_dir paths.
 import datetime as dt
 import logging
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
 from workflow_scripts.common import Provenance, atomic_path, configure_logging, write_json
+from workflow_scripts.common.config import schema_default
 from workflow_scripts.monitoring.tables import counter_columns
 
 logger = logging.getLogger(__name__)
@@ -36,8 +37,9 @@ RUN_KEYS = ["job_id", "app", "start_s", "end_s", "run_time_s"]
 
 @dataclass(kw_only=True)
 class FeatureConfig:
-    windows_s: list[int] = field(default_factory=lambda: [1800, 7200])  # look-back windows before the start
-    scopes: list[str] = field(default_factory=lambda: list(SCOPES))
+    # look-back windows before the start
+    windows_s: list[int] = schema_default("monitoring.features.windows_s")
+    scopes: list[str] = schema_default("monitoring.features.scopes")
 
     def __post_init__(self):
         if not self.windows_s or any(int(w) <= 0 for w in self.windows_s):

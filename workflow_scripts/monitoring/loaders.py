@@ -24,11 +24,13 @@ from __future__ import annotations
 
 import logging
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+
+from workflow_scripts.common.config import schema_default
 
 logger = logging.getLogger(__name__)
 
@@ -50,13 +52,16 @@ class LoaderError(ValueError):
 
 @dataclass(kw_only=True)
 class RealDataConfig:
-    ldms_csv: list[str] = field(default_factory=list)  # LDMS CSV files, one per sampler set
-    job_table: str | None = None  # scheduler job table (with nodes), or
-    run_table: str | None = None  # plain per-run table (nodes from the LDMS job_id column)
-    topology: str | None = None  # component_id,router_id,group_id
-    gauge_counters: list[str] = field(default_factory=list)  # counters read as levels, not differenced
-    sample_interval_s: int = 60
-    apps: list[str] = field(default_factory=list)  # control apps to keep; empty: all
+    ldms_csv: list[str] = schema_default("monitoring.real.ldms_csv")  # LDMS CSV files, one per sampler set
+    # scheduler job table (with nodes), or
+    job_table: str | None = schema_default("monitoring.real.job_table")
+    # plain per-run table (nodes from the LDMS job_id column)
+    run_table: str | None = schema_default("monitoring.real.run_table")
+    topology: str | None = schema_default("monitoring.real.topology")  # component_id,router_id,group_id
+    # counters read as levels, not differenced
+    gauge_counters: list[str] = schema_default("monitoring.real.gauge_counters")
+    sample_interval_s: int = schema_default("monitoring.real.sample_interval_s")
+    apps: list[str] = schema_default("monitoring.real.apps")  # control apps to keep; empty: all
 
     def __post_init__(self):
         if not self.ldms_csv:

@@ -39,19 +39,20 @@ from sklearn.preprocessing import StandardScaler
 from threadpoolctl import threadpool_limits
 
 from workflow_scripts.common import Provenance, atomic_path, configure_logging, read_json, seed_everything
+from workflow_scripts.common.config import schema_default
 
 logger = logging.getLogger(__name__)
 
 
 @dataclass(kw_only=True)
 class GBMConfig:
-    max_iter: int = 200  # boosting rounds
-    learning_rate: float = 0.05
-    max_leaf_nodes: int = 15
-    min_samples_leaf: int = 10
+    max_iter: int = schema_default("monitoring.models.gbm.max_iter")  # boosting rounds
+    learning_rate: float = schema_default("monitoring.models.gbm.learning_rate")
+    max_leaf_nodes: int = schema_default("monitoring.models.gbm.max_leaf_nodes")
+    min_samples_leaf: int = schema_default("monitoring.models.gbm.min_samples_leaf")
     # Stop when a held-out 20 % of the training runs stops improving: a model fitted to noise (the
     # permuted-label control) then stays near a constant instead of memorising the labels.
-    early_stopping: bool = True
+    early_stopping: bool = schema_default("monitoring.models.gbm.early_stopping")
 
     def __post_init__(self):
         if self.max_iter < 1 or self.max_leaf_nodes < 2 or self.min_samples_leaf < 1:
@@ -62,9 +63,9 @@ class GBMConfig:
 
 @dataclass(kw_only=True)
 class MLPConfig:
-    hidden_layers: list[int] = field(default_factory=lambda: [64, 32])
-    alpha: float = 1e-3  # L2 penalty
-    max_iter: int = 300  # epochs of Adam
+    hidden_layers: list[int] = schema_default("monitoring.models.mlp.hidden_layers")
+    alpha: float = schema_default("monitoring.models.mlp.alpha")  # L2 penalty
+    max_iter: int = schema_default("monitoring.models.mlp.max_iter")  # epochs of Adam
 
     def __post_init__(self):
         if not self.hidden_layers or min(self.hidden_layers) < 1:
@@ -75,10 +76,11 @@ class MLPConfig:
 
 @dataclass(kw_only=True)
 class ModelConfig:
-    train_fraction: float = 0.7  # share of runs (by start time) before the train/test cutoff
+    # share of runs (by start time) before the train/test cutoff
+    train_fraction: float = schema_default("monitoring.models.train_fraction")
     gbm: GBMConfig = field(default_factory=GBMConfig)
     mlp: MLPConfig = field(default_factory=MLPConfig)
-    ridge_alphas: list[float] = field(default_factory=lambda: [0.1, 1.0, 10.0, 100.0, 1000.0])
+    ridge_alphas: list[float] = schema_default("monitoring.models.ridge_alphas")
 
     def __post_init__(self):
         if isinstance(self.gbm, dict):

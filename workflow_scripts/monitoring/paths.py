@@ -1,9 +1,12 @@
 """Input paths the monitoring rules declare (no heavy imports: rules/monitoring.smk reads this at parse time)."""
 
 
+from workflow_scripts.common.config import schema_defaults
+
+
 def real_input_files(monitoring: dict) -> list[str]:
     """The real data files (so an edited file reruns the chain); none for the synthetic source."""
-    if monitoring.get("source", "synthetic") == "synthetic":
+    if monitoring.get("source", schema_defaults("monitoring")["source"]) == "synthetic":
         return []
     real = monitoring.get("real", {})
     optional = [real.get(key) for key in ("job_table", "run_table", "topology")]

@@ -40,6 +40,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from workflow_scripts.common.config import schema_default
+
 logger = logging.getLogger(__name__)
 
 COUNTER_ROLES = {
@@ -91,18 +93,23 @@ class AppSpec:
 class SyntheticConfig:
     """The synthetic system, its history and its control applications (config: monitoring.synthetic)."""
 
-    start_date: str = "2024-01-01"  # first day of the history (UTC)
-    days: float = 30.0  # length of the history
-    sample_interval_s: int = 600  # LDMS sampling period
-    groups: int = 4
-    routers_per_group: int = 4
-    nodes_per_router: int = 4
-    background_jobs_per_day: float = 12.0  # arrivals of each of the three background kinds together
-    drift_timescale_h: float = 36.0  # correlation time of the slow load drift
-    runs_per_app_per_day: float = 6.0
-    change_point_day: float = 12.0  # day (from start_date) of the network capacity drop
-    capacity_drop: float = 0.5  # fraction of network capacity lost at the change point
-    warmup_h: float = 6.0  # no control run starts before this, so every feature window has samples
+    start_date: str = schema_default("monitoring.synthetic.start_date")  # first day of the history (UTC)
+    days: float = schema_default("monitoring.synthetic.days")  # length of the history
+    sample_interval_s: int = schema_default("monitoring.synthetic.sample_interval_s")  # LDMS sampling period
+    groups: int = schema_default("monitoring.synthetic.groups")
+    routers_per_group: int = schema_default("monitoring.synthetic.routers_per_group")
+    nodes_per_router: int = schema_default("monitoring.synthetic.nodes_per_router")
+    # arrivals of each of the three background kinds together
+    background_jobs_per_day: float = schema_default("monitoring.synthetic.background_jobs_per_day")
+    # correlation time of the slow load drift
+    drift_timescale_h: float = schema_default("monitoring.synthetic.drift_timescale_h")
+    runs_per_app_per_day: float = schema_default("monitoring.synthetic.runs_per_app_per_day")
+    # day (from start_date) of the network capacity drop
+    change_point_day: float = schema_default("monitoring.synthetic.change_point_day")
+    # fraction of network capacity lost at the change point
+    capacity_drop: float = schema_default("monitoring.synthetic.capacity_drop")
+    # no control run starts before this, so every feature window has samples
+    warmup_h: float = schema_default("monitoring.synthetic.warmup_h")
     apps: list[AppSpec] = field(default_factory=list)
 
     def __post_init__(self):

@@ -2,7 +2,7 @@
 
     python -m workflow_scripts.pcgbench export-prompts OUT.json [--models serial,omp,...] [--problems a,b]
         write the suite's prompts in ParEval's format (all problems x all 7 execution models by default)
-    python -m workflow_scripts.pcgbench evaluate GENERATIONS.json --out DIR [--max-cores 2] [--reps 5] ...
+    python -m workflow_scripts.pcgbench evaluate GENERATIONS.json --out DIR [--max-cores N] [--reps N] ...
         build, run (sandboxed), validate and time every output; writes DIR/results.parquet, DIR/metrics.json
         (and metrics.csv); an interrupted evaluation resumes from DIR/samples.jsonl
     python -m workflow_scripts.pcgbench check-references [--models omp] [--problems a,b] [--sweep] [--csv T.csv]
@@ -17,6 +17,7 @@ import logging
 import sys
 from pathlib import Path
 
+from workflow_scripts.common.config import schema_defaults
 from workflow_scripts.pcgbench.pareval_format import export_prompts
 from workflow_scripts.pcgbench.suite import DATA_ROOT, EXECUTION_MODELS, load_suite
 
@@ -87,6 +88,7 @@ def _check_references(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    harness = schema_defaults("pcgbench.evaluate")  # the defaults of the workflow's evaluation (config schema)
     parser = argparse.ArgumentParser(prog="python -m workflow_scripts.pcgbench", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -107,32 +109,42 @@ def main(argv: list[str] | None = None) -> int:
     check.add_argument("--ranks", type=int, default=2, help="ranks for mpi, mpi+omp (without --sweep)")
     check.add_argument("--sweep", action="store_true",
                        help="time every configuration of the harness's sweep up to --max-cores instead")
-    check.add_argument("--max-cores", type=int, default=2, help="largest resource count of --sweep")
-    check.add_argument("--size", default="timed", choices=["timed", "paper"], help="problem size to time")
+    check.add_argument("--max-cores", type=int, default=harness["max_cores"],
+                       help="largest resource count of --sweep (default: %(default)s)")
+    check.add_argument("--size", default=harness["size"], choices=["timed", "paper"],
+                       help="problem size to time (default: %(default)s)")
     check.add_argument("--seed", type=int, default=1)
-    check.add_argument("--warmup", type=int, default=1)
-    check.add_argument("--reps", type=int, default=5)
+    check.add_argument("--warmup", type=int, default=harness["warmup"], help="(default: %(default)s)")
+    check.add_argument("--reps", type=int, default=harness["reps"], help="(default: %(default)s)")
     check.add_argument("--csv", default="", help="also write the table (reference_speedups.csv columns) here")
     check.set_defaults(func=_check_references)
     evaluate = sub.add_parser("evaluate", help="evaluate a ParEval generations file (sandboxed build, run, time)")
     evaluate.add_argument("generations", help="generations JSON (ParEval format)")
     evaluate.add_argument("--out", required=True, help="output folder (results.parquet, metrics.json)")
     evaluate.add_argument("--generator", default=None, help="name in the results (default: the file's stem)")
-    evaluate.add_argument("--max-cores", type=int, default=2, help="resource sweep up to this many cores")
-    evaluate.add_argument("--warmup", type=int, default=1, help="untimed calls per run")
-    evaluate.add_argument("--reps", type=int, default=5, help="timed calls per run")
-    evaluate.add_argument("--size", default="timed", choices=["timed", "paper"], help="problem size to time")
-    evaluate.add_argument("--seed", type=int, default=1234, help="input generation seed")
-    evaluate.add_argument("--ks", default="1", help="comma-separated k of the @k metrics")
+    evaluate.add_argument("--max-cores", type=int, default=harness["max_cores"],
+                          help="resource sweep up to this many cores (default: %(default)s)")
+    evaluate.add_argument("--warmup", type=int, default=harness["warmup"],
+                          help="untimed calls per run (default: %(default)s)")
+    evaluate.add_argument("--reps", type=int, default=harness["reps"], help="timed calls per run (default: %(default)s)")
+    evaluate.add_argument("--size", default=harness["size"], choices=["timed", "paper"],
+                          help="problem size to time (default: %(default)s)")
+    evaluate.add_argument("--seed", type=int, default=schema_defaults("")["seed"],
+                          help="input generation seed (default: %(default)s)")
+    evaluate.add_argument("--ks", default=",".join(map(str, harness["ks"])),
+                          help="comma-separated k of the @k metrics (default: %(default)s)")
     evaluate.add_argument("--jobs", type=int, default=2, help="parallel compiles")
-    evaluate.add_argument("--run-timeout-s", type=float, default=60.0,
-                          help="wall-clock limit of one run (without --reference-results)")
-    evaluate.add_argument("--timeout-floor-s", type=float, default=5.0, help="see --timeout-factor")
-    evaluate.add_argument("--timeout-factor", type=float, default=5.0,
-                          help="with --reference-results: limit = max(floor, factor x the reference's run time)")
+    evaluate.add_argument("--run-timeout-s", type=float, default=harness["run_timeout_s"],
+                          help="wall-clock limit of one run (without --reference-results; default: %(default)s)")
+    evaluate.add_argument("--timeout-floor-s", type=float, default=harness["timeout_floor_s"],
+                          help="see --timeout-factor (default: %(default)s)")
+    evaluate.add_argument("--timeout-factor", type=float, default=harness["timeout_factor"],
+                          help="with --reference-results: limit = max(floor, factor x the reference's run time) "
+                               "(default: %(default)s)")
     evaluate.add_argument("--reference-results", default=None, help="the reference generator's results.parquet")
-    evaluate.add_argument("--compile-timeout-s", type=float, default=60.0, help="wall-clock limit of one compile")
-    evaluate.add_argument("--cache-dir", default="results/pcgbench/build_cache", help="build cache folder")
+    evaluate.add_argument("--compile-timeout-s", type=float, default=harness["compile_timeout_s"],
+                          help="wall-clock limit of one compile (default: %(default)s)")
+    evaluate.add_argument("--cache-dir", default=harness["cache_dir"], help="build cache folder (default: %(default)s)")
     evaluate.add_argument("--data", default=str(DATA_ROOT), help="problem set root (default: data/pcgbench)")
     evaluate.add_argument("--run-every-sample", action="store_true",
                           help="run identical samples separately (default: run each distinct program once)")

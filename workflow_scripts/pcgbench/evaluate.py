@@ -35,6 +35,7 @@ from pathlib import Path
 import pandas as pd
 
 from workflow_scripts.common import Provenance, write_json
+from workflow_scripts.common.config import schema_default
 from workflow_scripts.common.io import atomic_path
 from workflow_scripts.pcgbench import (
     BUILD_ERROR,
@@ -64,26 +65,36 @@ DETAIL_CHARS = 600  # how much of a failure's detail (a run's story, a build log
 class EvaluateConfig:
     """How generations are evaluated (config section `pcgbench.evaluate`)."""
 
-    max_cores: int = 2  # N of the resource sweep: threads 1..N, ranks 1..N, ranks x threads <= N
-    warmup: int = 1  # untimed calls before the timed ones, in every run
-    reps: int = 5  # timed calls of the sample (and of the serial baseline) per run
-    validations: int = 3  # times every run validates the timed size, on other inputs (a race shows in some only)
-    size: str = "timed"  # which of the problem's sizes is validated last and timed ("timed" or "paper")
-    seed: int = 1234  # input generation
-    ks: tuple[int, ...] = (1,)  # k of the @k metrics
+    # N of the resource sweep: threads 1..N, ranks 1..N, ranks x threads <= N
+    max_cores: int = schema_default("pcgbench.evaluate.max_cores")
+    # untimed calls before the timed ones, in every run
+    warmup: int = schema_default("pcgbench.evaluate.warmup")
+    # timed calls of the sample (and of the serial baseline) per run
+    reps: int = schema_default("pcgbench.evaluate.reps")
+    # times every run validates the timed size, on other inputs (a race shows in some only)
+    validations: int = schema_default("pcgbench.evaluate.validations")
+    # which of the problem's sizes is validated last and timed ("timed" or "paper")
+    size: str = schema_default("pcgbench.evaluate.size")
+    seed: int = schema_default("seed")  # input generation
+    ks: tuple[int, ...] = schema_default("pcgbench.evaluate.ks")  # k of the @k metrics
     jobs: int = 2  # parallel compiler processes
-    compile_timeout_s: float = 60.0
-    run_timeout_s: float = 60.0  # wall-clock limit of one run when no reference run time is known there
-    timeout_floor_s: float = 5.0  # with a reference run time: limit = max(floor, factor x reference's time)
-    timeout_factor: float = 5.0
-    cpu_limit_s: int = 240  # RLIMIT_CPU per process
-    memory_mb: int = 4096  # RLIMIT_AS per process
-    file_size_mb: int = 64  # RLIMIT_FSIZE
-    max_processes: int = 256  # RLIMIT_NPROC for the sandbox user (threads count too)
-    output_bytes: int = 1 << 20  # cap on captured stdout / stderr
-    run_nice: int = -20  # scheduling priority of the sandboxed runs (< 0 needs root; 0 = the harness's own)
-    share_identical_runs: bool = True  # run an identical program once and give its rows to every copy
-    cache_dir: Path = Path("results/pcgbench/build_cache")
+    compile_timeout_s: float = schema_default("pcgbench.evaluate.compile_timeout_s")
+    # wall-clock limit of one run when no reference run time is known there
+    run_timeout_s: float = schema_default("pcgbench.evaluate.run_timeout_s")
+    # with a reference run time: limit = max(floor, factor x reference's time)
+    timeout_floor_s: float = schema_default("pcgbench.evaluate.timeout_floor_s")
+    timeout_factor: float = schema_default("pcgbench.evaluate.timeout_factor")
+    cpu_limit_s: int = schema_default("pcgbench.evaluate.cpu_limit_s")  # RLIMIT_CPU per process
+    memory_mb: int = schema_default("pcgbench.evaluate.memory_mb")  # RLIMIT_AS per process
+    file_size_mb: int = schema_default("pcgbench.evaluate.file_size_mb")  # RLIMIT_FSIZE
+    # RLIMIT_NPROC for the sandbox user (threads count too)
+    max_processes: int = schema_default("pcgbench.evaluate.max_processes")
+    output_bytes: int = schema_default("pcgbench.evaluate.output_bytes")  # cap on captured stdout / stderr
+    # scheduling priority of the sandboxed runs (< 0 needs root; 0 = the harness's own)
+    run_nice: int = schema_default("pcgbench.evaluate.run_nice")
+    # run an identical program once and give its rows to every copy
+    share_identical_runs: bool = schema_default("pcgbench.evaluate.share_identical_runs")
+    cache_dir: Path = schema_default("pcgbench.evaluate.cache_dir")
     suite_root: Path = suite.DATA_ROOT
 
     def __post_init__(self) -> None:

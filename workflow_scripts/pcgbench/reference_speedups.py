@@ -32,6 +32,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from workflow_scripts.common import Provenance, write_json
+from workflow_scripts.common.config import schema_default
 from workflow_scripts.common.io import atomic_path
 from workflow_scripts.pcgbench import suite
 from workflow_scripts.pcgbench.prompts import select_problems
@@ -61,10 +62,13 @@ COLUMNS = ("problem", "problem_type", "model", "ranks", "threads", "status", "va
 class CheckConfig:
     """How references are run and timed (the harness's settings: pcgbench.evaluate in the config)."""
 
-    max_cores: int = 2          # resource sweep up to this many threads / ranks / ranks x threads
-    warmup: int = 1             # untimed calls per run
-    reps: int = 5               # timed calls of the reference and of the baseline per run
-    size: str = "timed"         # the size validated last and timed ("timed" or "paper")
+    # resource sweep up to this many threads / ranks / ranks x threads
+    max_cores: int = schema_default("pcgbench.evaluate.max_cores")
+    warmup: int = schema_default("pcgbench.evaluate.warmup")  # untimed calls per run
+    # timed calls of the reference and of the baseline per run
+    reps: int = schema_default("pcgbench.evaluate.reps")
+    # the size validated last and timed ("timed" or "paper")
+    size: str = schema_default("pcgbench.evaluate.size")
     seed: int = 1               # input generation seed
     jobs: int = 2               # parallel compiles
     run_timeout_s: float = 600  # wall-clock limit of one run, s

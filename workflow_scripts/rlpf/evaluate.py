@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 from workflow_scripts.common import Provenance, read_json, seed_everything, write_json
+from workflow_scripts.common.config import schema_default
 from workflow_scripts.common.io import atomic_path
 from workflow_scripts.rlpf.reward import Measurer, RewardConfig, grade
 from workflow_scripts.rlpf.tasks import task_from_dict
@@ -34,10 +35,11 @@ logger = logging.getLogger(__name__)
 class EvalConfig:
     """Config section `rlpf.evaluate`."""
 
-    samples: int = 4  # completions per held-out task
-    temperature: float = 0.7
-    max_new_tokens: int = 24
-    faster_margin: float = 0.05  # "faster" means speedup > 1 + margin (timing noise is a few percent)
+    samples: int = schema_default("rlpf.evaluate.samples")  # completions per held-out task
+    temperature: float = schema_default("rlpf.evaluate.temperature")
+    max_new_tokens: int = schema_default("rlpf.evaluate.max_new_tokens")
+    # "faster" means speedup > 1 + margin (timing noise is a few percent)
+    faster_margin: float = schema_default("rlpf.evaluate.faster_margin")
 
     def __post_init__(self) -> None:
         if self.samples < 1 or self.max_new_tokens < 1:

@@ -32,6 +32,7 @@ import statistics
 from pathlib import Path
 
 from workflow_scripts.common import write_json
+from workflow_scripts.common.config import schema_default
 from workflow_scripts.pcgbench import (
     BUILD_ERROR,
     CRASH,
@@ -69,23 +70,26 @@ class RewardConfig:
     """Config section `rlpf.reward` (cache_dir comes from the rule)."""
 
     cache_dir: Path
-    warmup: int = 1  # untimed calls before the timed ones
-    reps: int = 3  # timed calls of the sample and of the serial baseline, in one process
-    input_seed: int = 1234  # the driver's input generator seed
-    jobs: int = 2  # concurrent compiler processes
-    compile_timeout_s: float = 60.0
-    run_timeout_s: float = 20.0  # wall-clock limit of one sandboxed run
-    cpu_limit_s: int = 60
-    memory_mb: int = 4096
-    build_error_reward: float = -1.0
-    wrong_reward: float = -0.6
-    slow_floor_reward: float = -0.5  # the limit of a correct program's reward as its speedup goes to 0
+    warmup: int = schema_default("rlpf.reward.warmup")  # untimed calls before the timed ones
+    # timed calls of the sample and of the serial baseline, in one process
+    reps: int = schema_default("rlpf.reward.reps")
+    input_seed: int = schema_default("rlpf.reward.input_seed")  # the driver's input generator seed
+    jobs: int = schema_default("rlpf.reward.jobs")  # concurrent compiler processes
+    compile_timeout_s: float = schema_default("rlpf.reward.compile_timeout_s")
+    # wall-clock limit of one sandboxed run
+    run_timeout_s: float = schema_default("rlpf.reward.run_timeout_s")
+    cpu_limit_s: int = schema_default("rlpf.reward.cpu_limit_s")
+    memory_mb: int = schema_default("rlpf.reward.memory_mb")
+    build_error_reward: float = schema_default("rlpf.reward.build_error_reward")
+    wrong_reward: float = schema_default("rlpf.reward.wrong_reward")
+    # the limit of a correct program's reward as its speedup goes to 0
+    slow_floor_reward: float = schema_default("rlpf.reward.slow_floor_reward")
     # The harness's race-catching run protocol (pcgbench.evaluate): the timed size is validated on
     # `validations` inputs, OpenMP threads are bound one per core and spin (timing.placement_env), and the run
     # has a raised priority, so that a missing reduction's threads overlap and its race shows even when training
     # jobs share the cores. Passive waiting let racy pragmas pass validation and become SFT targets.
-    validations: int = 3
-    run_nice: int = -20  # < 0 needs root; 0 runs at the caller's priority
+    validations: int = schema_default("rlpf.reward.validations")
+    run_nice: int = schema_default("rlpf.reward.run_nice")  # < 0 needs root; 0 runs at the caller's priority
 
     def __post_init__(self) -> None:
         self.cache_dir = Path(self.cache_dir)

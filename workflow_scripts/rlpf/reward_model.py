@@ -31,6 +31,7 @@ import pandas as pd
 
 from workflow_scripts.common import Provenance, read_json, seed_everything, write_json
 from workflow_scripts.common.c_scanner import for_loops, top_level_loops
+from workflow_scripts.common.config import schema_default
 from workflow_scripts.rlpf.candidates import reduction_clauses
 from workflow_scripts.rlpf.completion import SERIAL_LINE, parse_completion
 from workflow_scripts.rlpf.tasks import Task, task_from_dict
@@ -43,10 +44,10 @@ logger = logging.getLogger(__name__)
 class RewardModelConfig:
     """Config section `rlpf.reward_model`."""
 
-    max_steps: int = 60
-    learning_rate: float = 1e-3
-    per_device_batch_size: int = 8
-    min_reward_gap: float = 0.05
+    max_steps: int = schema_default("rlpf.reward_model.max_steps")
+    learning_rate: float = schema_default("rlpf.reward_model.learning_rate")
+    per_device_batch_size: int = schema_default("rlpf.reward_model.per_device_batch_size")
+    min_reward_gap: float = schema_default("rlpf.reward_model.min_reward_gap")
 
     def __post_init__(self) -> None:
         if self.max_steps < 1 or self.per_device_batch_size < 1:

@@ -54,6 +54,7 @@ import logging
 import random
 
 from workflow_scripts.common.c_scanner import strip_line_comments, top_level_loops
+from workflow_scripts.common.config import schema_default
 from workflow_scripts.pcgbench import suite
 from workflow_scripts.rlpf.renaming import choose_renaming, rename_identifiers
 
@@ -73,9 +74,12 @@ class TaskConfig:
     kernels: list[str]  # PCGBench problem names whose serial reference is a kernel
     held_out: int  # kernels kept out of every training set (chosen by a seeded shuffle)
     task_sets: list[str]  # "openmp" and/or "serial"
-    max_prompt_tokens: int = 200  # kernels whose prompt is longer are dropped (the tiny model has 256 positions)
-    kind: str = "pragma"  # "pragma": pragmas for the kernel's loops; "function": a whole PCGBench function body
-    renamings: int = 0  # renamed variants per training kernel and task set (local names changed; see above)
+    # kernels whose prompt is longer are dropped (the tiny model has 256 positions)
+    max_prompt_tokens: int = schema_default("rlpf.tasks.max_prompt_tokens")
+    # "pragma": pragmas for the kernel's loops; "function": a whole PCGBench function body
+    kind: str = schema_default("rlpf.tasks.kind")
+    # renamed variants per training kernel and task set (local names changed; see above)
+    renamings: int = schema_default("rlpf.tasks.renamings")
 
     def __post_init__(self) -> None:
         if len(set(self.kernels)) != len(self.kernels) or len(self.kernels) < 2:

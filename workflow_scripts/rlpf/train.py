@@ -24,6 +24,7 @@ from pathlib import Path
 import pandas as pd
 
 from workflow_scripts.common import Provenance, read_json, seed_everything, write_json
+from workflow_scripts.common.config import schema_default
 from workflow_scripts.common.io import atomic_path
 from workflow_scripts.rlpf.tasks import task_from_dict, training_tasks
 
@@ -38,14 +39,18 @@ class TrainConfig:
 
     max_steps: int
     learning_rate: float  # a ~1M-parameter model wants ~1e-4..1e-3 (TRL's defaults are for billion-parameter models)
-    per_device_batch_size: int = 8
-    beta: float = 0.1  # DPO temperature; for RL the KL coefficient to the reference model
-    min_reward_gap: float = 0.05  # DPO pairs: chosen beats rejected by at least this much reward
-    num_generations: int = 4  # RL: completions per prompt (one GRPO group)
-    max_completion_tokens: int = 24
-    temperature: float = 1.0  # RL sampling temperature
-    init: str = "sft"  # RL, DPO: start (and take the KL reference) from "sft" or "base"
-    logging_steps: int = 1
+    per_device_batch_size: int = schema_default("rlpf.sft.per_device_batch_size")
+    # DPO temperature; for RL the KL coefficient to the reference model
+    beta: float = schema_default("rlpf.sft.beta")
+    # DPO pairs: chosen beats rejected by at least this much reward
+    min_reward_gap: float = schema_default("rlpf.sft.min_reward_gap")
+    # RL: completions per prompt (one GRPO group)
+    num_generations: int = schema_default("rlpf.sft.num_generations")
+    max_completion_tokens: int = schema_default("rlpf.sft.max_completion_tokens")
+    temperature: float = schema_default("rlpf.sft.temperature")  # RL sampling temperature
+    # RL, DPO: start (and take the KL reference) from "sft" or "base"
+    init: str = schema_default("rlpf.sft.init")
+    logging_steps: int = schema_default("rlpf.sft.logging_steps")
 
     def __post_init__(self) -> None:
         for name in ("max_steps", "per_device_batch_size", "num_generations", "max_completion_tokens", "logging_steps"):

@@ -29,6 +29,7 @@ import time
 import torch
 import torch.distributed as dist
 
+from workflow_scripts.common.config import schema_default
 from workflow_scripts.disttrain.comm import CommLedger, ring_wire_bytes, tensor_bytes
 from workflow_scripts.disttrain.launch import require_divisible, require_grid
 from workflow_scripts.disttrain.memory import MemoryLedger, unique_bytes
@@ -49,7 +50,6 @@ STRATEGIES = ("ddp", "ddp_cnn", "zero1", "zero2", "zero3", "fsdp2", "tp", "pp_gp
 DEEPSPEED = ("zero1", "zero2", "zero3")
 ADAM_STATE_BYTES = 8  # fp32 exp_avg + exp_avg_sq per parameter
 STEP_SCALAR_BYTES = 4  # torch Adam keeps one fp32 `step` tensor per parameter tensor
-DEEPSPEED_BUCKET_NUMEL = 500_000_000  # DeepSpeed's default reduce_bucket_size and allgather_bucket_size, elements
 
 
 @dataclasses.dataclass(kw_only=True)
@@ -66,7 +66,7 @@ class SurveyConfig:
     loss_rtol: float  # tolerance of the loss against single-process training
     # Elements per DeepSpeed ZeRO reduce / all-gather bucket (reduce_bucket_size, allgather_bucket_size): it
     # sets how many calls DeepSpeed makes, not how many bytes it moves (zero_analytic_bytes).
-    zero_bucket_numel: int = DEEPSPEED_BUCKET_NUMEL
+    zero_bucket_numel: int = schema_default("disttrain.survey.zero_bucket_numel")  # DeepSpeed's default 5e8
 
     def __post_init__(self):
         unknown = [s for s in self.strategies if s not in STRATEGIES]
@@ -85,13 +85,14 @@ class SurveyConfig:
 
     @classmethod
     def from_config(cls, section: dict, seed: int) -> SurveyConfig:
+        # zero_bucket_numel, when the config leaves it out, keeps the field's default (the schema's)
         return cls(model=GPTConfig(**section["model"]), cnn=CNNConfig(**section["cnn"]),
                    strategies=tuple(section["strategies"]),
                    global_batch=section["global_batch"], steps=section["steps"],
                    microbatches=section["microbatches"], lr=section["lr"],
                    hybrid_processes=section["hybrid_processes"], seed=seed,
                    loss_rtol=section["loss_rtol"],
-                   zero_bucket_numel=section.get("zero_bucket_numel", DEEPSPEED_BUCKET_NUMEL))  # fmt: skip
+                   **{key: section[key] for key in ("zero_bucket_numel",) if key in section})  # fmt: skip
 
     def check_world(self, strategy: str, world: int) -> None:
         """Stop with the sizes that would fit when `world` processes cannot run `strategy`."""
