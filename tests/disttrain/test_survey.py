@@ -3,12 +3,8 @@
 import pytest
 
 from workflow_scripts.disttrain.survey.run import analyse, run_workers
-from workflow_scripts.disttrain.survey.strategies import (
-    SurveyConfig,
-    analytic_bytes,
-    analytic_memory,
-    train_reference,
-)
+from workflow_scripts.disttrain.survey.strategies import SurveyConfig, train_reference
+from workflow_scripts.disttrain.survey.volumes import analytic_bytes, analytic_memory
 
 SECTION = {"model": {"vocab_size": 32, "block_size": 8, "n_layer": 2, "n_head": 2, "n_embd": 16},
            "cnn": {"channels": 4, "image_size": 8, "num_classes": 4},
