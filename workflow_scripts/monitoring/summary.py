@@ -76,7 +76,7 @@ def importance_vs_truth(importance: dict[str, dict], roles: dict[str, str], effe
     }
 
 
-# --- what was measured (real and synthetic data) ---------------------------------------------------------
+# --- what was measured (real and synthetic data) -----------------------------------------------------
 def _metric_by_family(errors: dict, metric: str) -> dict:
     """{family: {model: {app: value}}} of one error metric ("mape" or "r2")."""
     return {
@@ -128,7 +128,7 @@ def measured_summary(analysis: dict, source: str) -> dict:
     }
 
 
-# --- measured against planted (synthetic data) -----------------------------------------------------------
+# --- measured against planted (synthetic data) -------------------------------------------------------
 def _importance_recovery(analysis: dict, truth: dict) -> tuple[dict, dict, dict]:
     """importance_vs_truth per app with each counter carrying its cluster's importance (redundant counters
     cannot be told apart from data), per app counter by counter, and for the app-agnostic model against the

@@ -182,7 +182,7 @@ def generate(cfg: SyntheticConfig, seed: int) -> SyntheticData:
     )
 
 
-# --- the system: when it is sampled and how it is wired -------------------------------------------------
+# --- the system: when it is sampled and how it is wired ----------------------------------------------
 @dataclass(frozen=True)
 class _Clock:
     """The sampling grid: n_t samples every dt_s seconds after t0_s."""
@@ -226,7 +226,7 @@ class _Topology:
         return pd.DataFrame({"component_id": component_id, "router_id": self.node_router, "group_id": self.node_group})
 
 
-# --- the load on it, and the congestion that load causes ------------------------------------------------
+# --- the load on it, and the congestion that load causes ---------------------------------------------
 def _drifting_load(rng, cfg: SyntheticConfig, clock: _Clock, topology: _Topology) -> tuple[np.ndarray, np.ndarray]:
     """Offered network load per router, shape (n_t, n_routers), and file-system load, shape (n_t,), in
     utilisation units: a 0.3 mean plus slow drift per group, router, system and file system, plus the daily
@@ -284,7 +284,7 @@ def _congestion(cfg: SyntheticConfig, load: np.ndarray, fs_load: np.ndarray,
     return util / (1 - util), fs_util / (1 - fs_util)
 
 
-# --- what the monitoring sees ---------------------------------------------------------------------------
+# --- what the monitoring sees ------------------------------------------------------------------------
 def _noisy(rng, values: np.ndarray, rel_sd: float) -> np.ndarray:
     return values * (1 + rel_sd * rng.standard_normal(values.shape))
 
@@ -327,7 +327,7 @@ def _samples_table(clock: _Clock, counters: dict[str, np.ndarray], n_nodes: int)
     return samples
 
 
-# --- the control applications and what slowed them down -------------------------------------------------
+# --- the control applications and what slowed them down ----------------------------------------------
 def _control_runs(rng, cfg: SyntheticConfig, clock: _Clock, topology: _Topology, congestion: np.ndarray,
                   fs_congestion: np.ndarray) -> tuple[pd.DataFrame, pd.DataFrame, dict]:  # fmt: skip
     """Every app's runs (table runs), the nodes each ran on (table placement) and per app its truth:

@@ -108,6 +108,7 @@ class SurveyConfig:
             require_divisible(self.global_batch, 2, "survey.global_batch", "data-parallel processes")
 
 
+# --- the same weights and batches on every rank and in the reference ---------------------------------
 def make_data(cfg: SurveyConfig):
     return synthetic_tokens(cfg.model, cfg.steps, cfg.global_batch, seed=cfg.seed)
 
@@ -146,7 +147,7 @@ def train_reference(cfg: SurveyConfig, task: str = "gpt") -> list[float]:
     return losses
 
 
-# --- the strategies ------------------------------------------------------------------------------------
+# --- the strategies ----------------------------------------------------------------------------------
 def _train_loop(cfg, step_fn, module, optimizer, mem: MemoryLedger, ledger: CommLedger):
     """Run cfg.steps steps of step_fn(step) -> loss or None; activations are tracked on the first step.
 
@@ -307,6 +308,7 @@ def run_pipeline(cfg, ledger, mem, rank, world, schedule_name):
     return _train_loop(cfg, step_fn, stage_model, opt, mem, ledger)
 
 
+# --- DeepSpeed ZeRO ----------------------------------------------------------------------------------
 # DeepSpeed's comm backend methods: (argument index and name of the tensor(s) whose size is the logical
 # message, argument index of the group, the ring op whose wire bytes apply).
 _DEEPSPEED_COMM_CALLS = {
@@ -501,7 +503,10 @@ def run_zero(cfg, ledger, mem, rank, world, stage):
     return losses, times_s
 
 
+# --- one strategy on this rank -----------------------------------------------------------------------
 def run_strategy(name: str, cfg: SurveyConfig, rank: int, world: int) -> dict:
+    """Train `name` on this rank and return what the worker writes: losses, step times, the ledgers' bytes
+    per steady step and the memory ledger (the module docstring says what each holds)."""
     cfg.check_world(name, world)
     ledger, mem = CommLedger(), MemoryLedger()
     if name in ("ddp", "ddp_cnn"):

@@ -29,7 +29,7 @@ ADAM_STATE_BYTES = 8  # fp32 exp_avg + exp_avg_sq per parameter
 STEP_SCALAR_BYTES = 4  # torch Adam keeps one fp32 `step` tensor per parameter tensor
 
 
-# --- shapes --------------------------------------------------------------------------------------------
+# --- shapes ------------------------------------------------------------------------------------------
 def parameter_shapes(module) -> list[tuple[int, ...]]:
     return [tuple(p.shape) for p in module.parameters()]
 
@@ -55,7 +55,7 @@ def tp_local_numels(model: GPT, tp: int) -> dict[str, int]:
     return {n: p.numel() // tp if n in sharded else p.numel() for n, p in model.named_parameters()}
 
 
-# --- bytes moved per step -------------------------------------------------------------------------------
+# --- bytes moved per step ----------------------------------------------------------------------------
 def analytic_bytes(cfg: SurveyConfig, strategy: str, rank: int, world: int) -> dict[str, int]:
     """Logical bytes per step by "op/tag" that the strategy must move on `rank`, from shapes alone."""
     model = GPT(cfg.model)
@@ -164,7 +164,7 @@ def zero3_sub_groups(partitions: list[int], sub_group_size: int) -> int:
     return sub_groups + (filled > 0)
 
 
-# --- bytes stored per rank ------------------------------------------------------------------------------
+# --- bytes stored per rank ---------------------------------------------------------------------------
 def analytic_memory(cfg: SurveyConfig, strategy: str, rank: int, world: int) -> dict[str, int]:
     """Parameter, gradient and optimizer bytes on `rank` under fp32 Adam (4 + 4 + 8 bytes per parameter,
     plus one 4-byte step scalar per parameter tensor), from shapes alone; DeepSpeed's in zero_analytic_memory."""
