@@ -27,7 +27,7 @@ The ground truth (truth.json) lists per app its drivers with their planted effec
 deviation over that app's runs of the driver's term, in log run-time units), the best achievable MAPE
 (that of the noiseless run time), the counters' roles and the change point.
 
-Run: `snakemake monitoring` (rule monitoring_data), or `main(out_dir=..., cfg=SyntheticConfig(...), seed=1)`.
+Run: `snakemake monitoring` (rule monitoring_data, through data.py), or `generate(SyntheticConfig(...), seed=1)`.
 """
 
 from __future__ import annotations
@@ -169,10 +169,8 @@ def generate(cfg: SyntheticConfig, seed: int) -> SyntheticData:
     counters = _node_counters(rng, cfg, clock, topology, load, fs_load, congestion, fs_congestion, cpu_busy)
     runs, placement, truth_apps = _control_runs(rng, cfg, clock, topology, congestion, fs_congestion)
     truth = _ground_truth(cfg, clock, topology, truth_apps, change_index, n_background)
-    logger.info(
-        "synthetic: %d nodes, %d samples each, %d background jobs, %d control runs",
-        cfg.n_nodes, clock.n_t, n_background, len(runs),
-    )  # fmt: skip
+    logger.info("synthetic: %d nodes, %d samples each, %d background jobs, %d control runs",
+                cfg.n_nodes, clock.n_t, n_background, len(runs))  # fmt: skip
     return SyntheticData(
         samples=_samples_table(clock, counters, cfg.n_nodes),
         topology=topology.table(),
@@ -336,14 +334,17 @@ def _control_runs(rng, cfg: SyntheticConfig, clock: _Clock, topology: _Topology,
     job_id = 1_000_000
     for app in cfg.apps:
         n_runs = rng.poisson(cfg.runs_per_app_per_day * cfg.days)
-        first = clock.t0_s + cfg.warmup_h * 3600
-        last = clock.t0_s + cfg.days * 86400 - 3 * app.base_time_s
-        starts = np.sort(rng.uniform(first, last, n_runs))
+        # No run starts in the warm-up, and each ends before the history does (3x its base time to spare).
+        first_start_s = clock.t0_s + cfg.warmup_h * 3600
+        last_start_s = clock.t0_s + cfg.days * 86400 - 3 * app.base_time_s
+        starts = np.sort(rng.uniform(first_start_s, last_start_s, n_runs))
         c_net, c_io, noise, app_jobs = [], [], [], []
         for start in starts:
             nodes, groups = _place_run(rng, cfg, app, topology)
-            during = slice(int((start - clock.t0_s) // clock.dt_s),
-                           int((start - clock.t0_s + app.base_time_s) // clock.dt_s) + 1)  # fmt: skip
+            # The samples that cover the run, taken as base_time_s long: the state it actually ran in.
+            first_sample = int((start - clock.t0_s) // clock.dt_s)
+            last_sample = int((start - clock.t0_s + app.base_time_s) // clock.dt_s)
+            during = slice(first_sample, last_sample + 1)
             routers = np.unique(topology.node_router[nodes])
             local = congestion[during][:, routers].mean()
             grouped = congestion[during][:, np.isin(topology.router_group, groups)].mean()
