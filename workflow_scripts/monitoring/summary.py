@@ -275,6 +275,7 @@ def _checks(analysis, summary, clustered, spearman, distance_days) -> dict:
 
 
 def summarise(analysis: dict, truth: dict) -> dict:
+    """summary.json (the module docstring lists its keys) from analysis.json and truth.json."""
     summary = measured_summary(analysis, truth["source"])
     if truth.get("apps") is None:  # real data: nothing planted to compare with
         nothing_planted = ("importance_spearman", "best_achievable_mape", "drivers_above_distractors", "checks",
