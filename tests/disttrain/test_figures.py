@@ -16,7 +16,8 @@ from workflow_scripts.disttrain.sparse import run as sparse_run
 from workflow_scripts.disttrain.sparse.train import SparseConfig, analytic
 from workflow_scripts.disttrain.survey import figures as survey_figures
 from workflow_scripts.disttrain.survey import run as survey_run
-from workflow_scripts.disttrain.survey.strategies import SurveyConfig, analytic_bytes, analytic_memory
+from workflow_scripts.disttrain.survey.strategies import SurveyConfig
+from workflow_scripts.disttrain.survey.volumes import analytic_bytes, analytic_memory
 
 MODEL = {"vocab_size": 32, "block_size": 8, "n_layer": 2, "n_head": 2, "n_embd": 16}
 MACHINE = {"name": "Test cluster (4 x GPU per node)", "devices_per_node": 4,

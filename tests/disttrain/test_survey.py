@@ -3,11 +3,14 @@
 import pytest
 
 from workflow_scripts.disttrain.survey.run import analyse, run_workers
-from workflow_scripts.disttrain.survey.strategies import (
-    SurveyConfig,
+from workflow_scripts.disttrain.survey.strategies import SurveyConfig, train_reference
+from workflow_scripts.disttrain.survey.volumes import (
     analytic_bytes,
     analytic_memory,
-    train_reference,
+    fsdp_padded_numel,
+    zero3_partitions,
+    zero3_sub_groups,
+    zero_flat_numel,
 )
 
 SECTION = {"model": {"vocab_size": 32, "block_size": 8, "n_layer": 2, "n_head": 2, "n_embd": 16},
@@ -43,6 +46,28 @@ def test_analytic_models_scale_with_the_grid():
     hybrid = analytic_bytes(cfg, "hybrid_fsdp_tp", 0, 4)
     assert hybrid["reduce_scatter_tensor/grad_scatter"] < 4 * n  # the tensor-parallel shard, not the model
 
+
+@pytest.mark.parametrize(("shape", "world", "padded"), [
+    ((5,), 2, 6), ((5, 7), 2, 42), ((4, 3, 2), 4, 24), ((31, 5), 4, 160), ((1,), 3, 3),
+])  # fmt: skip
+def test_fsdp_pads_dim_0_to_the_shard_count(shape, world, padded):
+    assert fsdp_padded_numel(shape, world) == padded
+
+
+@pytest.mark.parametrize(("numel", "world", "flat"), [(1085, 2, 1088), (1085, 3, 1086), (1085, 4, 1088), (8, 2, 8)])
+def test_zero_flat_buffer_pads_to_twice_the_world(numel, world, flat):
+    assert zero_flat_numel(numel, world) == flat
+
+
+@pytest.mark.parametrize(("partitions", "sub_group_size", "sub_groups"), [
+    ([3, 3, 3], 10, 1),  # all in one, not yet full
+    ([5, 5, 1], 10, 2),  # full after two, a partial one after
+    ([10, 10], 10, 2),  # each fills one exactly
+    ([], 10, 0),
+])  # fmt: skip
+def test_zero3_sub_groups_fill_in_parameter_order(partitions, sub_group_size, sub_groups):
+    assert zero3_sub_groups(partitions, sub_group_size) == sub_groups
+    assert zero3_partitions([5, 6, 1], 3) == [2, 2, 1]
 
 # ODD_MODEL's 1085 parameters: embeddings 155 + 35, per block two layer norms 4 x 5, q/k/v/proj 4 x (25 + 5),
 # fc 100 + 20, proj 100 + 5; final norm 2 x 5; head 155. Of its 37 tensors, 20 have 5 elements, 8 have 25,

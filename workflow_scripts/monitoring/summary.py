@@ -34,9 +34,16 @@ from workflow_scripts.common import Provenance, configure_logging, read_json, wr
 
 logger = logging.getLogger(__name__)
 
-SPEARMAN_MIN = 0.7  # the issue's bar for "importance follows the planted effect"
+# Recovery checks: importance must rank the counters like their planted effects (Spearman rho above
+# SPEARMAN_MIN), and the change point must be found within CHANGE_POINT_MAX_DAYS of the planted one with a
+# p-value of at most CHANGE_POINT_MAX_P.
+SPEARMAN_MIN = 0.7
 CHANGE_POINT_MAX_DAYS = 1.0
 CHANGE_POINT_MAX_P = 0.05
+# Reported as recovery failures (not checks): a held-out app's MAPE above LOAO_MAX_RATIO x its per-app
+# model's, and a per-app MAPE above BEST_ACHIEVABLE_MAX_RATIO x the noise floor (best achievable MAPE).
+LOAO_MAX_RATIO = 1.5
+BEST_ACHIEVABLE_MAX_RATIO = 2
 EVALUATED_ROLES = ("driver", "distractor", "non_causal")
 
 
@@ -44,7 +51,14 @@ def _iso(time_s):
     return None if time_s is None else dt.datetime.fromtimestamp(time_s, dt.UTC).isoformat(timespec="minutes")
 
 
+def _top_three(importance: dict[str, dict]) -> list[str]:
+    """The three names with the largest mean importance, largest first."""
+    return sorted(importance, key=lambda name: -importance[name]["mean"])[:3]
+
+
 def importance_vs_truth(importance: dict[str, dict], roles: dict[str, str], effects: dict[str, float]) -> dict:
+    """How one app's measured counter importance ranks against the planted effects: Spearman rho, whether
+    every driver ranks above every other counter, each counter's rank, and the two series compared."""
     counters = [c for c, role in roles.items() if role in EVALUATED_ROLES and c in importance]
     measured = np.array([importance[c]["mean"] for c in counters])
     planted = np.array([effects.get(c, 0.0) for c in counters])
@@ -53,128 +67,237 @@ def importance_vs_truth(importance: dict[str, dict], roles: dict[str, str], effe
     others = [c for c in counters if roles[c] != "driver"]
     above = bool(drivers) and min(importance[c]["mean"] for c in drivers) > max(importance[c]["mean"] for c in others)
     order = sorted(counters, key=lambda c: -importance[c]["mean"])
-    return {"rho": rho, "drivers_above_distractors": above, "rank": {c: order.index(c) + 1 for c in counters},
-            "measured": dict(zip(counters, measured.tolist(), strict=True)),
-            "planted": dict(zip(counters, planted.tolist(), strict=True))}  # fmt: skip
-
-
-def summarise(analysis: dict, truth: dict) -> dict:
-    errors = analysis["errors"]
-    mape = {f: {m: {a: v["mape"] for a, v in apps.items()} for m, apps in models.items()} for f, models in errors.items()}
-    r2 = {f: {m: {a: v["r2"] for a, v in apps.items()} for m, apps in models.items()} for f, models in errors.items()}
-    held_out = sorted(a for a in errors["loao"]["gbm"] if a != "all")
-    loao = {a: {m: errors["loao"][m][a]["mape"] for m in errors["loao"]} for a in held_out}
-    per_app_imp = analysis["importance"]["per_app"]
-    top = {a: sorted(imp, key=lambda c: -imp[c]["mean"])[:3] for a, imp in per_app_imp.items()}
-    control = analysis["control_important_features"]
-    summary = {
-        "source": truth["source"],
-        "split": {**analysis["split"], "cutoff": _iso(analysis["split"]["cutoff_s"])},
-        "mape": mape,
-        "r2": r2,
-        "loao_mape": loao,
-        "top_counters": top,
-        "clusters": {name: members for name, members in analysis["clusters"].items() if len(members) > 1},
-        "top_clusters": {a: sorted(imp, key=lambda c: -imp[c]["mean"])[:3]
-                         for a, imp in analysis["importance"]["per_app_clusters"].items()},
-        "important_counters": analysis["important_features"],
-        "permuted_label_control": {
-            "important_features": control,
-            "n_important": sum(len(v) for v in control.values()),
-            "max_importance": max(v["mean"] for imp in analysis["importance"]["control"].values() for v in imp.values()),
-            "max_importance_real_models": max(v["mean"] for imp in per_app_imp.values() for v in imp.values()),
-        },
-        "change_point": {"found": {k: {**v, "date": _iso(v["time_s"])} for k, v in analysis["change_points"].items()}},
+    return {
+        "rho": rho,
+        "drivers_above_distractors": above,
+        "rank": {c: order.index(c) + 1 for c in counters},
+        "measured": dict(zip(counters, measured.tolist(), strict=True)),
+        "planted": dict(zip(counters, planted.tolist(), strict=True)),
     }
-    if truth.get("apps") is None:  # real data: nothing planted to compare with
-        summary.update(importance_spearman=None, best_achievable_mape=None, drivers_above_distractors=None,
-                       checks=None, recovery_failures=None)  # fmt: skip
-        return summary
 
+
+# --- what was measured (real and synthetic data) -----------------------------------------------------
+def _metric_by_family(errors: dict, metric: str) -> dict:
+    """{family: {model: {app: value}}} of one error metric ("mape" or "r2")."""
+    return {
+        family: {model: {app: scores[metric] for app, scores in apps.items()} for model, apps in models.items()}
+        for family, models in errors.items()
+    }
+
+
+def _held_out_apps(errors: dict) -> list[str]:
+    return sorted(app for app in errors["loao"]["gbm"] if app != "all")
+
+
+def _loao_mape(errors: dict) -> dict:
+    """{held-out app: {model: MAPE}} of the app-agnostic models on the app left out of their training."""
+    loao = errors["loao"]
+    return {app: {model: loao[model][app]["mape"] for model in loao} for app in _held_out_apps(errors)}
+
+
+def _permuted_label_control(analysis: dict) -> dict:
+    """What the models fitted to shuffled labels call important, beside the real models' largest importance."""
+    control = analysis["control_important_features"]
+    control_importance = analysis["importance"]["control"].values()
+    real_importance = analysis["importance"]["per_app"].values()
+    return {
+        "important_features": control,
+        "n_important": sum(len(found) for found in control.values()),
+        "max_importance": max(v["mean"] for imp in control_importance for v in imp.values()),
+        "max_importance_real_models": max(v["mean"] for imp in real_importance for v in imp.values()),
+    }
+
+
+def measured_summary(analysis: dict, source: str) -> dict:
+    """The numbers reported whether or not anything was planted."""
+    errors = analysis["errors"]
+    importance = analysis["importance"]
+    found = {name: {**point, "date": _iso(point["time_s"])} for name, point in analysis["change_points"].items()}
+    return {
+        "source": source,
+        "split": {**analysis["split"], "cutoff": _iso(analysis["split"]["cutoff_s"])},
+        "mape": _metric_by_family(errors, "mape"),
+        "r2": _metric_by_family(errors, "r2"),
+        "loao_mape": _loao_mape(errors),
+        "top_counters": {app: _top_three(imp) for app, imp in importance["per_app"].items()},
+        "clusters": {name: members for name, members in analysis["clusters"].items() if len(members) > 1},
+        "top_clusters": {app: _top_three(imp) for app, imp in importance["per_app_clusters"].items()},
+        "important_counters": analysis["important_features"],
+        "permuted_label_control": _permuted_label_control(analysis),
+        "change_point": {"found": found},
+    }
+
+
+# --- measured against planted (synthetic data) -------------------------------------------------------
+def _importance_recovery(analysis: dict, truth: dict) -> tuple[dict, dict, dict]:
+    """importance_vs_truth per app with each counter carrying its cluster's importance (redundant counters
+    cannot be told apart from data), per app counter by counter, and for the app-agnostic model against the
+    mean planted effect over the apps."""
     roles = truth["counter_roles"]
+    importance = analysis["importance"]
     cluster_of = {c: name for name, members in analysis["clusters"].items() for c in members}
 
-    def by_counter(cluster_importance):  # each counter carries its cluster's importance
+    def by_counter(cluster_importance: dict) -> dict:
         return {c: cluster_importance[name] for c, name in cluster_of.items()}
 
-    per_app = {a: importance_vs_truth(by_counter(analysis["importance"]["per_app_clusters"][a]), roles,
-                                      truth["apps"][a]["drivers"]) for a in per_app_imp}  # fmt: skip
-    unclustered = {a: importance_vs_truth(per_app_imp[a], roles, truth["apps"][a]["drivers"]) for a in per_app_imp}
+    apps = list(importance["per_app"])
+    drivers = {app: truth["apps"][app]["drivers"] for app in apps}
+    clustered = {
+        app: importance_vs_truth(by_counter(importance["per_app_clusters"][app]), roles, drivers[app]) for app in apps
+    }
+    unclustered = {app: importance_vs_truth(importance["per_app"][app], roles, drivers[app]) for app in apps}
+    planted_counters = next(iter(truth["apps"].values()))["planted_effect_log"]
+    mean_effect = {
+        c: float(np.mean([truth["apps"][app]["planted_effect_log"][c] for app in apps])) for c in planted_counters
+    }
+    agnostic = importance_vs_truth(by_counter(importance["agnostic_clusters"]), roles, mean_effect)
+    return clustered, unclustered, agnostic
+
+
+def _spearman(clustered: dict, unclustered: dict, agnostic: dict) -> dict:
+    """Rank correlations of measured importance with the planted effect: per app, pooled over the apps'
+    (counter, app) pairs, for the app-agnostic model, and per app counter by counter."""
     pooled_measured, pooled_planted = [], []
-    for result in per_app.values():
+    for result in clustered.values():
         pooled_measured += list(result["measured"].values())
         pooled_planted += list(result["planted"].values())
-    mean_effect = {c: float(np.mean([truth["apps"][a]["planted_effect_log"][c] for a in per_app])) for c in
-                   next(iter(truth["apps"].values()))["planted_effect_log"]}  # fmt: skip
-    agnostic = importance_vs_truth(by_counter(analysis["importance"]["agnostic_clusters"]), roles, mean_effect)
-    spearman = {"per_app": {a: r["rho"] for a, r in per_app.items()},
-                "pooled": float(spearmanr(pooled_measured, pooled_planted).statistic),
-                "agnostic": agnostic["rho"],
-                "per_app_unclustered": {a: r["rho"] for a, r in unclustered.items()}}  # fmt: skip
-    planted_s = truth["change_point"]["time_s"]
-    distance = {k: (None if v["time_s"] is None else abs(v["time_s"] - planted_s) / 86400)
-                for k, v in analysis["change_points"].items()}  # fmt: skip
-    summary["change_point"].update(planted=truth["change_point"], distance_days=distance)
-    best = {a: truth["apps"][a]["best_achievable_mape"] for a in per_app}
+    return {
+        "per_app": {app: result["rho"] for app, result in clustered.items()},
+        "pooled": float(spearmanr(pooled_measured, pooled_planted).statistic),
+        "agnostic": agnostic["rho"],
+        "per_app_unclustered": {app: result["rho"] for app, result in unclustered.items()},
+    }
 
+
+def _change_point_distance_days(analysis: dict, truth: dict) -> dict:
+    """Days between each found change point and the planted one (None where none was found)."""
+    planted_s = truth["change_point"]["time_s"]
+    return {
+        name: None if point["time_s"] is None else abs(point["time_s"] - planted_s) / 86400
+        for name, point in analysis["change_points"].items()
+    }
+
+
+def _recovery_failures(analysis, truth, summary, clustered, unclustered, distance_days, best) -> list[str]:
+    """Every place where recovery fails, in words, in the order the checks are listed."""
+    roles = truth["counter_roles"]
+    mape_per_app_gbm = summary["mape"]["per_app"]["gbm"]
     failures = []
+    # A cluster that mixes a driver with counters that have no effect: permutation moves them together.
     for name, members in analysis["clusters"].items():
         drivers_in = [c for c in members if roles.get(c) == "driver"]
         others_in = [c for c in members if roles.get(c) in ("distractor", "non_causal")]
         if drivers_in and others_in:
-            failures.append(f"cluster {name}: driver(s) {drivers_in} move with {others_in}, so permutation cannot "
-                            "separate them")  # fmt: skip
-    for a, result in unclustered.items():
-        misses = [c for c in truth["apps"][a]["drivers"] if result["rank"][c] > len(truth["apps"][a]["drivers"])]
+            failures.append(
+                f"cluster {name}: driver(s) {drivers_in} move with {others_in}, so permutation cannot separate them"
+            )
+    # Counter by counter, a driver below the top len(drivers) places lost out to a redundant proxy.
+    for app, result in unclustered.items():
+        drivers = truth["apps"][app]["drivers"]
+        misses = [c for c in drivers if result["rank"][c] > len(drivers)]
         if misses:
-            failures.append(f"{a}: counter by counter, driver(s) {misses} rank below a distractor; the model leans on "
-                            "their redundant proxies instead, so only the counter's cluster is recovered")  # fmt: skip
-    for a, result in per_app.items():
+            failures.append(
+                f"{app}: counter by counter, driver(s) {misses} rank below a distractor; the model leans on "
+                "their redundant proxies instead, so only the counter's cluster is recovered"
+            )
+    # With clusters: a weak rank correlation, and each driver that ranks below the top places.
+    for app, result in clustered.items():
         if result["rho"] is not None and result["rho"] <= SPEARMAN_MIN:
-            failures.append(f"{a}: importance follows the planted effect only weakly (spearman {result['rho']:.2f})")
-        weak = [c for c, e in truth["apps"][a]["drivers"].items()
-                if result["rank"][c] > len(truth["apps"][a]["drivers"])]  # fmt: skip
-        for c in weak:
-            failures.append(f"{a}: driver {c} (planted effect {truth['apps'][a]['drivers'][c]:.3f} in log run time) "
-                            f"ranks {result['rank'][c]} of {len(result['rank'])}: below a distractor or the other driver")  # fmt: skip
-    for a, found in control.items():
+            failures.append(
+                f"{app}: importance follows the planted effect only weakly (spearman {result['rho']:.2f})"
+            )
+        drivers = truth["apps"][app]["drivers"]
+        for c, effect in drivers.items():
+            if result["rank"][c] > len(drivers):
+                failures.append(
+                    f"{app}: driver {c} (planted effect {effect:.3f} in log run time) ranks {result['rank'][c]} "
+                    f"of {len(result['rank'])}: below a distractor or the other driver"
+                )
+    for app, found in analysis["control_important_features"].items():
         if found:
-            failures.append(f"permuted-label control ({a}) calls {found} important: a model fitted to shuffled labels "
-                            "still moves the error when they are shuffled (threshold analysis.important_min_rmse_increase)")  # fmt: skip
-    for k, d in distance.items():
-        p = analysis["change_points"][k]["p_value"]
-        if d is None or d > CHANGE_POINT_MAX_DAYS or p > CHANGE_POINT_MAX_P:
-            failures.append(f"change point ({k}): found {summary['change_point']['found'][k]['date']} "
-                            f"({'n/a' if d is None else f'{d:.2f}'} days from the planted one, p={p})")  # fmt: skip
-    for a in held_out:
-        ratio = loao[a]["gbm"] / max(mape["per_app"]["gbm"][a], 1e-12)
-        if ratio > 1.5:
-            failures.append(f"{a} held out: app-agnostic GBM MAPE {loao[a]['gbm']:.3f} is {ratio:.1f}x the per-app "
-                            f"model's {mape['per_app']['gbm'][a]:.3f} (its sensitivities differ from the other apps')")  # fmt: skip
-    for a in per_app:
-        gap = mape["per_app"]["gbm"][a] / max(best[a], 1e-12)
-        if gap > 2:
-            failures.append(f"{a}: per-app GBM MAPE {mape['per_app']['gbm'][a]:.3f} is {gap:.1f}x the best achievable "
-                            f"{best[a]:.3f}: part of it is load that changes during the run, which no pre-start feature can see (the split between that and model error is not measured)")  # fmt: skip
+            failures.append(
+                f"permuted-label control ({app}) calls {found} important: a model fitted to shuffled labels "
+                "still moves the error when they are shuffled (threshold analysis.important_min_rmse_increase)"
+            )
+    for name, days in distance_days.items():
+        p_value = analysis["change_points"][name]["p_value"]
+        if days is None or days > CHANGE_POINT_MAX_DAYS or p_value > CHANGE_POINT_MAX_P:
+            failures.append(
+                f"change point ({name}): found {summary['change_point']['found'][name]['date']} "
+                f"({'n/a' if days is None else f'{days:.2f}'} days from the planted one, p={p_value})"
+            )
+    for app in _held_out_apps(analysis["errors"]):
+        held_out_mape = summary["loao_mape"][app]["gbm"]
+        ratio = held_out_mape / max(mape_per_app_gbm[app], 1e-12)
+        if ratio > LOAO_MAX_RATIO:
+            failures.append(
+                f"{app} held out: app-agnostic GBM MAPE {held_out_mape:.3f} is {ratio:.1f}x the per-app "
+                f"model's {mape_per_app_gbm[app]:.3f} (its sensitivities differ from the other apps')"
+            )
+    for app in clustered:
+        gap = mape_per_app_gbm[app] / max(best[app], 1e-12)
+        if gap > BEST_ACHIEVABLE_MAX_RATIO:
+            failures.append(
+                f"{app}: per-app GBM MAPE {mape_per_app_gbm[app]:.3f} is {gap:.1f}x the best achievable "
+                f"{best[app]:.3f}: part of it is load that changes during the run, which no pre-start feature "
+                "can see (the split between that and model error is not measured)"
+            )
+    return failures
 
-    checks = {
-        "drivers_rank_above_distractors": {"passed": all(r["drivers_above_distractors"] for r in per_app.values()),
-                                           "per_app": {a: r["drivers_above_distractors"] for a, r in per_app.items()}},
-        "importance_spearman_above_0.7": {"passed": spearman["pooled"] > SPEARMAN_MIN
-                                          and all(r is None or r > SPEARMAN_MIN for r in spearman["per_app"].values()),
-                                          "values": spearman},
-        "permuted_label_control_finds_nothing": {"passed": summary["permuted_label_control"]["n_important"] == 0,
-                                                 "important": control},
-        "change_point_within_one_day": {"passed": distance["pooled"] is not None
-                                        and distance["pooled"] <= CHANGE_POINT_MAX_DAYS
-                                        and analysis["change_points"]["pooled"]["p_value"] <= CHANGE_POINT_MAX_P,
-                                        "pooled_distance_days": distance["pooled"]},
-        "loao_reported_per_app": {"passed": set(held_out) == set(per_app), "apps": held_out},
-    }  # fmt: skip
-    summary.update(importance_spearman=spearman, best_achievable_mape=best,
-                   drivers_above_distractors={a: r["drivers_above_distractors"] for a, r in per_app.items()},
-                   importance_rank={a: r["rank"] for a, r in per_app.items()}, checks=checks,
-                   recovery_failures=failures or ["none: every check passed and every driver ranked on top"])  # fmt: skip
+
+def _checks(analysis, summary, clustered, spearman, distance_days) -> dict:
+    """Each "Done when" criterion of the study: passed, and the numbers behind it."""
+    control = summary["permuted_label_control"]
+    pooled_days = distance_days["pooled"]
+    held_out = _held_out_apps(analysis["errors"])
+    return {
+        "drivers_rank_above_distractors": {
+            "passed": all(result["drivers_above_distractors"] for result in clustered.values()),
+            "per_app": {app: result["drivers_above_distractors"] for app, result in clustered.items()},
+        },
+        "importance_spearman_above_0.7": {
+            "passed": spearman["pooled"] > SPEARMAN_MIN
+            and all(rho is None or rho > SPEARMAN_MIN for rho in spearman["per_app"].values()),
+            "values": spearman,
+        },
+        "permuted_label_control_finds_nothing": {
+            "passed": control["n_important"] == 0,
+            "important": control["important_features"],
+        },
+        "change_point_within_one_day": {
+            "passed": pooled_days is not None
+            and pooled_days <= CHANGE_POINT_MAX_DAYS
+            and analysis["change_points"]["pooled"]["p_value"] <= CHANGE_POINT_MAX_P,
+            "pooled_distance_days": pooled_days,
+        },
+        "loao_reported_per_app": {"passed": set(held_out) == set(clustered), "apps": held_out},
+    }
+
+
+def summarise(analysis: dict, truth: dict) -> dict:
+    """summary.json (the module docstring lists its keys) from analysis.json and truth.json."""
+    summary = measured_summary(analysis, truth["source"])
+    if truth.get("apps") is None:  # real data: nothing planted to compare with
+        nothing_planted = ("importance_spearman", "best_achievable_mape", "drivers_above_distractors", "checks",
+                           "recovery_failures")
+        summary.update(dict.fromkeys(nothing_planted))
+        return summary
+
+    clustered, unclustered, agnostic = _importance_recovery(analysis, truth)
+    spearman = _spearman(clustered, unclustered, agnostic)
+    distance_days = _change_point_distance_days(analysis, truth)
+    summary["change_point"].update(planted=truth["change_point"], distance_days=distance_days)
+    best = {app: truth["apps"][app]["best_achievable_mape"] for app in clustered}
+    failures = _recovery_failures(analysis, truth, summary, clustered, unclustered, distance_days, best)
+    checks = _checks(analysis, summary, clustered, spearman, distance_days)
+    summary.update(
+        importance_spearman=spearman,
+        best_achievable_mape=best,
+        drivers_above_distractors={app: result["drivers_above_distractors"] for app, result in clustered.items()},
+        importance_rank={app: result["rank"] for app, result in clustered.items()},
+        checks=checks,
+        recovery_failures=failures or ["none: every check passed and every driver ranked on top"],
+    )
     for name, check in checks.items():
         logger.info("check %s: %s", name, "passed" if check["passed"] else "FAILED")
     for line in failures:

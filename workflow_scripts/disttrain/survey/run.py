@@ -15,15 +15,12 @@ from pathlib import Path
 from workflow_scripts.common import Provenance, configure_logging, read_json, write_json
 from workflow_scripts.disttrain.launch import launch
 from workflow_scripts.disttrain.netmodel import NetworkModel
-from workflow_scripts.disttrain.survey.strategies import (
-    DEEPSPEED,
-    SurveyConfig,
+from workflow_scripts.disttrain.survey.strategies import DEEPSPEED, SurveyConfig, task_of, train_reference
+from workflow_scripts.disttrain.survey.volumes import (
     analytic_bytes,
     analytic_memory,
-    task_of,
-    train_reference,
     zero_bytes_per_parameter,
-)  # fmt: skip
+)
 
 logger = logging.getLogger(__name__)
 WORKER = "workflow_scripts.disttrain.survey.worker"

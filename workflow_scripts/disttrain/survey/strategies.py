@@ -1,9 +1,9 @@
-"""Each parallel strategy of the survey, trained on real torch.distributed processes, and its analytic model.
+"""Each parallel strategy of the survey, trained on real torch.distributed processes.
 
 Inputs: a SurveyConfig (config["disttrain"]["survey"]) and the rank's process group (torchrun).
 Output of `run_strategy`: per-step losses, step times, the comm ledger's per-step bytes by (op, tag) and the
-memory ledger of this rank. `analytic_bytes` / `analytic_memory` give what the strategy's model says
-the same rank moves and stores, from the model's shapes alone; tests assert equality with the ledgers.
+memory ledger of this rank. volumes.py gives what the strategy's analytic model says the same rank moves and
+stores, from the model's shapes alone; survey/run.py compares the two and the tests assert equality.
 
 Every strategy starts from the same weights (seeded init on every rank), sees the same global batch per
 step (data parallel ranks take equal slices, tensor parallel ranks all of it, pipelines split it into
@@ -15,14 +15,13 @@ Engines: DistributedDataParallel (its bucket all-reduce through a comm hook into
 `parallelize_module` with Megatron's column / row plan (functional collectives recorded by a dispatch
 mode); torch.distributed.pipelining's ScheduleGPipe and Schedule1F1B (sends and receives intercepted);
 DeepSpeed ZeRO stages 1-3 (its comm backend's calls recorded; `deepspeed_config` says which collectives it
-issues and `zero_analytic_bytes` models them); and a hybrid FSDP2 x DTensor on a 2-D mesh.
+issues and volumes.zero_analytic_bytes models them); and a hybrid FSDP2 x DTensor on a 2-D mesh.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import logging
-import math
 import statistics
 import time
 
@@ -48,8 +47,6 @@ logger = logging.getLogger(__name__)
 
 STRATEGIES = ("ddp", "ddp_cnn", "zero1", "zero2", "zero3", "fsdp2", "tp", "pp_gpipe", "pp_1f1b", "hybrid_fsdp_tp")
 DEEPSPEED = ("zero1", "zero2", "zero3")
-ADAM_STATE_BYTES = 8  # fp32 exp_avg + exp_avg_sq per parameter
-STEP_SCALAR_BYTES = 4  # torch Adam keeps one fp32 `step` tensor per parameter tensor
 
 
 @dataclasses.dataclass(kw_only=True)
@@ -112,6 +109,7 @@ class SurveyConfig:
             require_divisible(self.global_batch, 2, "survey.global_batch", "data-parallel processes")
 
 
+# --- the same weights and batches on every rank and in the reference ---------------------------------
 def make_data(cfg: SurveyConfig):
     return synthetic_tokens(cfg.model, cfg.steps, cfg.global_batch, seed=cfg.seed)
 
@@ -150,7 +148,7 @@ def train_reference(cfg: SurveyConfig, task: str = "gpt") -> list[float]:
     return losses
 
 
-# --- the strategies ------------------------------------------------------------------------------------
+# --- the strategies ----------------------------------------------------------------------------------
 def _train_loop(cfg, step_fn, module, optimizer, mem: MemoryLedger, ledger: CommLedger):
     """Run cfg.steps steps of step_fn(step) -> loss or None; activations are tracked on the first step.
 
@@ -311,9 +309,10 @@ def run_pipeline(cfg, ledger, mem, rank, world, schedule_name):
     return _train_loop(cfg, step_fn, stage_model, opt, mem, ledger)
 
 
+# --- DeepSpeed ZeRO ----------------------------------------------------------------------------------
 # DeepSpeed's comm backend methods: (argument index and name of the tensor(s) whose size is the logical
 # message, argument index of the group, the ring op whose wire bytes apply).
-_DS_CALLS = {
+_DEEPSPEED_COMM_CALLS = {
     "all_reduce": (0, "tensor", 2, "all_reduce"),
     "all_reduce_coalesced": (0, "tensors", 2, "all_reduce"),
     "reduce": (0, "tensor", 3, "reduce_scatter_tensor"),  # a reduce to one root moves (p-1)/p N per rank in a ring
@@ -323,7 +322,7 @@ _DS_CALLS = {
     "all_gather": (0, "tensor_list", 2, "all_gather_into_tensor"),
     "reduce_scatter": (1, "input_list", 3, "reduce_scatter_tensor"),
 }
-_DS_ACTIVE = {"ledger": None}  # the ledger DeepSpeed's calls go to (None: not counted, e.g. during initialize)
+_DEEPSPEED_LEDGER = {"ledger": None}  # the ledger DeepSpeed's calls go to (None: not counted, e.g. during initialize)
 
 
 def _arg(args, kwargs, index, name):
@@ -334,11 +333,11 @@ def _record_deepspeed_comm(ledger):
     """Record every call DeepSpeed's comm backend makes, at the call site, into `ledger` (installed once)."""
     import deepspeed.comm.comm as ds_comm
 
-    _DS_ACTIVE["ledger"] = ledger
+    _DEEPSPEED_LEDGER["ledger"] = ledger
     backend = ds_comm.cdb
     if getattr(backend, "_ledger_wrapped", False):
         return
-    for name, (t_index, t_name, g_index, ring_op) in _DS_CALLS.items():
+    for name, (t_index, t_name, g_index, ring_op) in _DEEPSPEED_COMM_CALLS.items():
         original = getattr(backend, name, None)
         if original is None:
             continue
@@ -347,7 +346,7 @@ def _record_deepspeed_comm(ledger):
                     **kwargs):  # fmt: skip
             started = time.perf_counter()
             out = _original(*args, **kwargs)
-            target = _DS_ACTIVE["ledger"]
+            target = _DEEPSPEED_LEDGER["ledger"]
             if target is not None:
                 tensors = _arg(args, kwargs, *_t)
                 n = sum(map(tensor_bytes, tensors)) if isinstance(tensors, (list, tuple)) else tensor_bytes(tensors)
@@ -381,7 +380,7 @@ def warmup_steps(strategy: str) -> int:
 
 
 def deepspeed_config(cfg: SurveyConfig, world: int, stage: int) -> dict:
-    """The DeepSpeed config of run_zero; zero_analytic_bytes reads the same dict.
+    """The DeepSpeed config of run_zero; volumes.zero_analytic_bytes and zero_analytic_memory read the same dict.
 
     What DeepSpeed 0.19.8 sends per step with it (world p, fp32 throughout):
     - ZeRO-1/2 (stage_1_and_2.py): gradients go into buckets of reduce_bucket_size elements as backward
@@ -460,7 +459,7 @@ def run_zero(cfg, ledger, mem, rank, world, stage):
     deepspeed = _deepspeed_init()
     model = fresh_model(cfg)
     opt = torch.optim.Adam(model.parameters(), lr=cfg.lr)
-    _DS_ACTIVE["ledger"] = None  # initialize's broadcasts are setup, not training traffic
+    _DEEPSPEED_LEDGER["ledger"] = None  # initialize's broadcasts are setup, not training traffic
     engine, _, _, _ = deepspeed.initialize(model=model, optimizer=opt, config=deepspeed_config(cfg, world, stage))
     _record_deepspeed_comm(ledger)
     ledger.clear()
@@ -505,7 +504,10 @@ def run_zero(cfg, ledger, mem, rank, world, stage):
     return losses, times_s
 
 
+# --- one strategy on this rank -----------------------------------------------------------------------
 def run_strategy(name: str, cfg: SurveyConfig, rank: int, world: int) -> dict:
+    """Train `name` on this rank and return what the worker writes: losses, step times, the ledgers' bytes
+    per steady step and the memory ledger (the module docstring says what each holds)."""
     cfg.check_world(name, world)
     ledger, mem = CommLedger(), MemoryLedger()
     if name in ("ddp", "ddp_cnn"):
@@ -533,217 +535,3 @@ def run_strategy(name: str, cfg: SurveyConfig, rank: int, world: int) -> dict:
             "setup_message_bytes": getattr(ledger, "setup_message_bytes", 0),
             "memory": mem.as_dict()}  # fmt: skip
 
-
-# --- analytic models -------------------------------------------------------------------------------------
-def _padded(numel_dim0: int, rest: int, world: int) -> int:
-    """FSDP2 pads dim 0 of every parameter to a multiple of the shard count."""
-    return -(-numel_dim0 // world) * world * rest
-
-
-def _param_shapes(module):
-    return [tuple(p.shape) for p in module.parameters()]
-
-
-def tp_local_numels(model: GPT, tp: int) -> dict[str, int]:
-    """Entries each tensor-parallel rank keeps of every parameter under the Megatron plan of `_tensor_parallel`:
-    column-wise q, k, v, fc (weights and biases) and row-wise proj weights are split; the rest is replicated."""
-    sharded = set()
-    for name in model.blocks.keys():
-        for lin in ("attn.q", "attn.k", "attn.v", "mlp.fc"):
-            sharded |= {f"blocks.{name}.{lin}.weight", f"blocks.{name}.{lin}.bias"}
-        sharded |= {f"blocks.{name}.attn.proj.weight", f"blocks.{name}.mlp.proj.weight"}
-    return {n: p.numel() // tp if n in sharded else p.numel() for n, p in model.named_parameters()}
-
-
-def analytic_bytes(cfg: SurveyConfig, strategy: str, rank: int, world: int) -> dict[str, int]:
-    """Logical bytes per step by "op/tag" that the strategy must move on `rank`, from shapes alone."""
-    model = GPT(cfg.model)
-    m = cfg.model
-    n_params = sum(p.numel() for p in model.parameters())
-    if strategy == "ddp":
-        return {"all_reduce/grad": 4 * n_params}  # one all-reduce of every fp32 gradient
-    if strategy == "ddp_cnn":
-        return {"all_reduce/grad": 4 * sum(p.numel() for p in CNN(cfg.cnn).parameters())}
-    if strategy == "fsdp2":
-        def padded(mod):
-            return sum(_padded(s[0], int(torch.Size(s[1:]).numel()), world) for s in _param_shapes(mod))
-        blocks = sum(padded(b) for b in model.blocks.values())
-        total = sum(_padded(s[0], int(torch.Size(s[1:]).numel()), world) for s in _param_shapes(model))
-        # Forward gathers every unit; backward re-gathers the blocks (the root keeps its parameters
-        # unsharded after forward); every gradient is reduce-scattered once.
-        return {"all_gather_into_tensor/param_gather": 4 * (total + blocks),
-                "reduce_scatter_tensor/grad_scatter": 4 * total}  # fmt: skip
-    if strategy == "tp":
-        activation = 4 * cfg.global_batch * m.block_size * m.n_embd
-        # Forward: the two row-wise outputs per block are all-reduced. Backward: the input gradient of every
-        # column-wise layer (q, k, v, fc: four, as q/k/v are separate modules) is all-reduced.
-        return {"all_reduce/tensor_parallel": m.n_layer * (2 + 4) * activation}
-    if strategy == "hybrid_fsdp_tp":
-        tp = world // 2
-        local = tp_local_numels(model, tp)
-        blocks = sum(n for name, n in local.items() if name.startswith("blocks."))
-        total = sum(local.values())
-        activation = 4 * (cfg.global_batch // 2) * m.block_size * m.n_embd  # each dp half of the batch
-        # FSDP2 over dp = 2 of the tensor-parallel shards (no padding at these widths: checked by the tests'
-        # shapes), plus the tensor-parallel activation all-reduces of the rank's half batch.
-        return {"all_gather_into_tensor/param_gather": 4 * (total + blocks),
-                "reduce_scatter_tensor/grad_scatter": 4 * total,
-                "all_reduce/tensor_parallel": m.n_layer * (2 + 4) * activation}  # fmt: skip
-    if strategy.startswith("pp_"):
-        activation = 4 * (cfg.global_batch // cfg.microbatches) * m.block_size * m.n_embd
-        out = {}
-        if rank < world - 1:  # forward activations out, their gradients back in
-            out["send/activation"] = cfg.microbatches * activation
-            out["recv/activation"] = cfg.microbatches * activation
-        if rank > 0:
-            out["recv/activation"] = out.get("recv/activation", 0) + cfg.microbatches * activation
-            out["send/activation"] = out.get("send/activation", 0) + cfg.microbatches * activation
-        return out
-    if strategy in DEEPSPEED:
-        stage = int(strategy[-1])
-        return zero_analytic_bytes(_param_shapes(model), world, deepspeed_config(cfg, world, stage))
-    raise ValueError(f"no analytic byte model for {strategy!r} (known: {', '.join(STRATEGIES)})")
-
-
-def zero_analytic_bytes(shapes: list[tuple[int, ...]], world: int, ds_config: dict) -> dict[str, int]:
-    """Logical bytes per step by "op/tag" that DeepSpeed ZeRO sends on every rank, for fp32 parameters of
-    `shapes` (in model.parameters() order) over `world` >= 2 data-parallel ranks, under `ds_config` (what
-    deepspeed_config returns; its docstring walks through DeepSpeed's code paths). Exact for a model whose
-    modules each run once per forward pass, as the GPT's do."""
-    zero = ds_config["zero_optimization"]
-    numels = [math.prod(shape) for shape in shapes]
-    p = world
-    fp32, fp64 = 4, 8
-    if not zero["contiguous_gradients"]:
-        raise ValueError("zero_analytic_bytes models DeepSpeed with contiguous_gradients on (as deepspeed_config "
-                         "sets it); without it ZeRO-1/2 all-reduce through buffered_reduce_fallback")  # fmt: skip
-    if zero["stage"] in (1, 2):
-        n = sum(numels)
-        flat = _zero_flat_numel(n, p)  # the flat parameter buffer, padded at its end
-        norm = fp32  # one fp32 scalar per parameter group (get_grad_norm_direct)
-        if zero["reduce_scatter"] and not zero["use_multi_rank_bucket_allreduce"]:
-            # Each gradient element is reduced once, to the rank that owns it; padding is never sent.
-            grads = {"reduce/zero": fp32 * n, "all_reduce/zero": norm}
-        else:  # the whole bucket is all-reduced (gradient_reduction_w_predivide or the multi-rank bucket)
-            grads = {"all_reduce/zero": fp32 * n + norm}
-        return {**grads, "all_gather_into_tensor/zero": fp32 * flat}
-    if zero["stage"] == 3:
-        if zero["stage3_param_persistence_threshold"] or zero["stage3_max_reuse_distance"] or \
-                zero["stage3_prefetch_bucket_size"] or not zero["reduce_scatter"]:  # fmt: skip
-            raise ValueError("zero_analytic_bytes models ZeRO-3 with stage3_param_persistence_threshold, "
-                             "stage3_max_reuse_distance and stage3_prefetch_bucket_size 0 and reduce_scatter on "
-                             f"(as deepspeed_config sets them), got {zero}")  # fmt: skip
-        partitions = [-(-k // p) for k in numels]  # each parameter padded to a multiple of p, then split
-        padded = fp32 * p * sum(partitions)
-        return {"all_gather_into_tensor/zero": 2 * padded,  # forward and backward
-                "reduce_scatter_tensor/zero": padded,
-                "all_reduce/zero": fp64 * _zero3_sub_groups(partitions, zero["sub_group_size"])}  # a norm each
-    raise ValueError(f"zero_optimization.stage must be 1, 2 or 3, got {zero['stage']}")
-
-
-def _zero_flat_numel(n: int, world: int) -> int:
-    """ZeRO-1/2's flat parameter buffer: n elements padded at its end to a multiple of 2 x world
-    (nccl_start_alignment_factor 2, so every rank's partition starts 4-byte aligned even in 2-byte types)."""
-    alignment = 2 * world
-    return -(-n // alignment) * alignment
-
-
-def _zero3_sub_groups(partitions: list[int], sub_group_size: int) -> int:
-    """ZeRO-3's sub-groups: filled in parameter order until they hold sub_group_size partition elements
-    (stage3._create_fp16_sub_groups). Each has its own fp32 flat master, Adam `step` and norm all-reduce."""
-    sub_groups, filled = 0, 0
-    for k in partitions:
-        filled += k
-        if filled >= sub_group_size:
-            sub_groups, filled = sub_groups + 1, 0
-    return sub_groups + (filled > 0)
-
-
-def zero_analytic_memory(shapes: list[tuple[int, ...]], world: int, rank: int,
-                         ds_config: dict) -> dict[str, int]:  # fmt: skip
-    """Bytes that DeepSpeed ZeRO keeps on `rank` of `world` for fp32 parameters of `shapes` (model.parameters()
-    order, one parameter group) trained with torch Adam under `ds_config` (deepspeed_config's dict), by
-    category, each where it peaks (run_zero measures them there):
-
-    - ZeRO-1/2 (stage_1_and_2.py): the parameters are views of one flat buffer of the whole model, padded to
-      a multiple of 2 x world (_zero_flat_numel); the rank owns 1/world of it, its partition. It keeps an fp32
-      master copy of its partition (a copy even though the model is fp32 already) and Adam's two moments
-      over it, plus one 4-byte `step`. Gradients: backward copies each into a bucket of reduce_bucket_size
-      elements, reduces the bucket, and copies out the gradients of the parameters that meet the rank's
-      partition, whole (grads_in_partition: a parameter that straddles the partition's start or end counts
-      entirely), plus zero tensors for the flat buffer's padding inside the partition.
-      With gradient_accumulation_steps 1 ZeRO-1 does exactly what ZeRO-2 does (DeepSpeed reduces ZeRO-1's
-      buckets during backward at the accumulation boundary and keeps only the partition): the two stages
-      differ only when gradients accumulate over micro-steps, where ZeRO-1 keeps them whole.
-    - ZeRO-3 (stage3.py, partition_parameters.py): each parameter is padded to a multiple of world and split;
-      the rank keeps its partition of the parameters, of the gradients (grad_partitions_flat_buffer), an fp32
-      master and Adam's moments over it, one `step` per sub-group, and its reduce bucket for good. The whole
-      parameters gathered for one module's forward or backward are transient and not counted (as for FSDP2).
-    - gradient_buckets: the reduce bucket (reduce_bucket_size elements; ZeRO-1/2 keep two with overlap_comm).
-
-    In bytes per parameter with n = world (padding aside) this is 4 + 16/n for ZeRO-1/2 and 20/n for ZeRO-3,
-    plus the bucket. The papers' mixed-precision formulas (zero_bytes_per_parameter: 4 + 12/n, 2 + 14/n, 16/n)
-    count 2-byte parameters and gradients with a 4-byte master and 8 bytes of Adam: the master and moments
-    are the same 12/n here, the parameters 4 bytes instead of 2, and the gradient partition 4/n instead of
-    2/n (ZeRO-2) or 2 (ZeRO-1, whose gradients stay whole with accumulation)."""
-    zero = ds_config["zero_optimization"]
-    if ds_config["gradient_accumulation_steps"] != 1 or zero.get("round_robin_gradients") or \
-            zero.get("parameter_alignment") or not zero["contiguous_gradients"]:  # fmt: skip
-        raise ValueError("zero_analytic_memory models DeepSpeed with gradient_accumulation_steps 1, "
-                         "contiguous_gradients on and round_robin_gradients and parameter_alignment off "
-                         f"(as deepspeed_config sets them), got {ds_config}")  # fmt: skip
-    numels = [math.prod(shape) for shape in shapes]
-    fp32, adam_moments = 4, 2
-    if zero["stage"] in (1, 2):
-        n = sum(numels)
-        part = _zero_flat_numel(n, world) // world
-        start, end = rank * part, (rank + 1) * part
-        held, offset = 0, 0
-        for k in numels:
-            held += k if offset < end and offset + k > start else 0  # the parameter meets the partition
-            offset += k
-        padding = max(0, end - max(start, n))  # the flat buffer's padding that falls in this partition
-        buckets = 2 if zero.get("overlap_comm") else 1
-        return {"parameters_bytes": fp32 * _zero_flat_numel(n, world),
-                "gradients_bytes": fp32 * (held + padding), "master_weights_bytes": fp32 * part,
-                "optimizer_bytes": adam_moments * fp32 * part + STEP_SCALAR_BYTES,
-                "gradient_buckets_bytes": buckets * fp32 * zero["reduce_bucket_size"]}  # fmt: skip
-    if zero["stage"] == 3:
-        partitions = [-(-k // world) for k in numels]
-        part = sum(partitions)
-        sub_groups = _zero3_sub_groups(partitions, zero["sub_group_size"])
-        return {"parameters_bytes": fp32 * part, "gradients_bytes": fp32 * part,
-                "master_weights_bytes": fp32 * part,
-                "optimizer_bytes": adam_moments * fp32 * part + STEP_SCALAR_BYTES * sub_groups,
-                "gradient_buckets_bytes": fp32 * zero["reduce_bucket_size"]}  # fmt: skip
-    raise ValueError(f"zero_optimization.stage must be 1, 2 or 3, got {zero['stage']}")
-
-
-def analytic_memory(cfg: SurveyConfig, strategy: str, rank: int, world: int) -> dict[str, int]:
-    """Parameter, gradient and optimizer bytes on `rank` under fp32 Adam (4 + 4 + 8 bytes per parameter,
-    plus one 4-byte step scalar per parameter tensor), from shapes alone; DeepSpeed's in zero_analytic_memory."""
-    model = GPT(cfg.model) if task_of(strategy) == "gpt" else CNN(cfg.cnn)
-    if strategy in DEEPSPEED:
-        ds_config = deepspeed_config(cfg, world, int(strategy[-1]))
-        return zero_analytic_memory(_param_shapes(model), world, rank, ds_config)
-    if strategy.startswith("pp_"):
-        model = gpt_stage(model, rank, world)
-    tensors = list(model.parameters())
-    local = sum(p.numel() for p in tensors)
-    if strategy == "fsdp2":
-        local = sum(_padded(p.shape[0], p[0].numel() if p.dim() > 1 else 1, world) // world for p in tensors)
-    elif strategy == "tp":
-        local = sum(tp_local_numels(model, world).values())
-    elif strategy == "hybrid_fsdp_tp":  # FSDP2 halves (dp = 2) what tensor parallelism leaves on the rank
-        local = sum(n // 2 for n in tp_local_numels(model, world // 2).values())
-    return {"parameters_bytes": 4 * local, "gradients_bytes": 4 * local,
-            "optimizer_bytes": ADAM_STATE_BYTES * local + STEP_SCALAR_BYTES * len(tensors)}  # fmt: skip
-
-
-def zero_bytes_per_parameter(strategy: str, n: int) -> float:
-    """Mixed-precision bytes per parameter per device (the papers' formulas: fp16 weights and gradients,
-    fp32 master weights and Adam moments) for n data-parallel (or tensor / pipeline) ranks. The projections use
-    these; the fp32 runs here are checked against zero_analytic_memory instead, whose docstring maps one onto
-    the other (same 12/n of master and Adam state; 4-byte parameters and gradients where these count 2)."""
-    return {"ddp": 16.0, "ddp_cnn": 16.0, "zero1": 4 + 12 / n, "zero2": 2 + 14 / n, "zero3": 16 / n, "fsdp2": 16 / n,
-            "tp": 16 / n, "pp_gpipe": 16 / n, "pp_1f1b": 16 / n, "hybrid_fsdp_tp": 16 / n}[strategy]  # fmt: skip
