@@ -140,8 +140,11 @@ def priority_argv(nice: int) -> list[str]:
     Both, because with autogroups (kernel.sched_autogroup_enabled) the scheduler weighs sessions against
     each other by the autogroup's nice, and without them processes by their own nice. bwrap's
     --new-session has just made a new session (and autogroup), so this must run inside the sandbox.
+    `nice -n` adds to the caller's nice, so the increment is taken relative to it: a harness started
+    under `nice` (a loaded machine's polite user) still runs its timed programs at `nice` itself.
     """
-    return ["sh", "-c", f'echo {int(nice)} > /proc/self/autogroup 2>/dev/null; exec nice -n {int(nice)} "$@"', "sh"]
+    return ["sh", "-c", f'echo {int(nice)} > /proc/self/autogroup 2>/dev/null; '
+            f'exec nice -n $(({int(nice)} - $(nice))) "$@"', "sh"]  # fmt: skip
 
 
 def sandbox_argv(argv: list[str], limits: SandboxLimits, binds: dict[Path, str] | None = None,
