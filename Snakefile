@@ -18,7 +18,7 @@ min_version("9.0")
 os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [workflow.basedir, os.environ.get("PYTHONPATH")]))
 sys.path.insert(0, workflow.basedir)
 
-from workflow_scripts.common.config import explain_config_errors
+from workflow_scripts.common.config import explain_config_errors, fill_defaults
 
 
 configfile: "config/config.yaml"
@@ -30,6 +30,9 @@ try:
 except WorkflowError:
     problems = explain_config_errors(config, os.path.join(workflow.basedir, "config/schema/config.schema.yaml"))
     raise WorkflowError("invalid configuration:\n  " + "\n  ".join(problems or ["see the schema error above"]))
+# Every key a study's schema gives a default is filled in here (Snakemake's validate fills only the top level),
+# so the config files set only what differs from the defaults and every rule sees its whole section.
+fill_defaults(config)
 
 
 include: "rules/common.smk"

@@ -13,11 +13,10 @@ import sys
 import time
 from pathlib import Path
 
-import yaml
-
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from workflow_scripts.common.config import load_config  # noqa: E402
 from workflow_scripts.monitoring.features import FeatureConfig, build_features  # noqa: E402
 from workflow_scripts.monitoring.synthetic import SyntheticConfig, generate  # noqa: E402
 
@@ -27,7 +26,9 @@ def main() -> None:
     parser.add_argument("--days", type=float, default=10.0)
     parser.add_argument("--configfile", default="config/paper.yaml")
     args = parser.parse_args()
-    section = yaml.safe_load((REPO / args.configfile).read_text())["monitoring"]
+    # The tiny config first, then the given one over it, as `snakemake --configfile` reads them.
+    files = dict.fromkeys([REPO / "config/config.yaml", REPO / args.configfile])
+    section = load_config(*files)["monitoring"]
     synthetic = dict(section["synthetic"], days=args.days, change_point_day=args.days / 2)
     start = time.perf_counter()
     data = generate(SyntheticConfig(**synthetic), seed=1)

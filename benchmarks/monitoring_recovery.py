@@ -14,12 +14,12 @@ import sys
 import time
 from pathlib import Path
 
-import yaml
 from threadpoolctl import threadpool_limits
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from workflow_scripts.common.config import load_config  # noqa: E402
 from workflow_scripts.common.io import _jsonable  # noqa: E402
 from workflow_scripts.monitoring.analysis import AnalysisConfig, analyse  # noqa: E402
 from workflow_scripts.monitoring.features import FeatureConfig, build_features  # noqa: E402
@@ -52,7 +52,9 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, nargs="+", default=[1, 2, 3, 4])
     parser.add_argument("--configfile", default="config/config.yaml")
     args = parser.parse_args()
-    section = yaml.safe_load((REPO / args.configfile).read_text())["monitoring"]
+    # The tiny config first, then the given one over it, as `snakemake --configfile` reads them.
+    files = dict.fromkeys([REPO / "config/config.yaml", REPO / args.configfile])
+    section = load_config(*files)["monitoring"]
     passes: dict[str, int] = {}
     for seed in args.seeds:
         summary, times = run_once(section, seed)

@@ -18,11 +18,11 @@ import time
 from pathlib import Path
 
 import torch
-import yaml
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from workflow_scripts.common.config import load_config  # noqa: E402
 from workflow_scripts.lm.pretrain import ModelConfig, build_model  # noqa: E402
 
 
@@ -56,7 +56,7 @@ def main() -> None:
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     torch.manual_seed(0)
-    section = yaml.safe_load(open(args.config, encoding="utf-8"))["hpccoder"]
+    section = load_config(args.config)["hpccoder"]
     model_cfg = ModelConfig(**{k: v for k, v in section["model"].items() if k != "init_from"})
     batch = section["training"].get("per_device_batch_size", 16)
     vocab = section["tokenizer"].get("vocab_size", 4096)

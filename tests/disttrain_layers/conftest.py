@@ -7,6 +7,7 @@ import pytest
 import yaml
 
 from tests.conftest import copy_workflow, run_snakemake
+from workflow_scripts.common.config import load_config
 
 PROCESSES = 4
 TENSOR3D_TIMING = {"features": [32, 64, 32], "batch": 16, "warmup_steps": 0, "steps": 2}
@@ -19,7 +20,7 @@ def layer_run(tmp_path_factory):
     """The temporary repository after both targets ran, and the layer config sections it used."""
     root = copy_workflow(tmp_path_factory.mktemp("disttrain_layers"))
     config_path = root / "config" / "config.yaml"
-    config = yaml.safe_load(config_path.read_text())
+    config = load_config(config_path)  # the schema's defaults filled in, as the rules will see them
     sections = config["disttrain"]
     assert sections["tensor3d"]["processes"] == PROCESSES and sections["moe"]["processes"] == PROCESSES
     sections["tensor3d"]["timing"] = TENSOR3D_TIMING

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from workflow_scripts.common.config import schema_section
+from workflow_scripts.common.config import fill_defaults, schema_section
 
 # (module, dataclass, config section, {field: schema key where the names differ}, fields that are not in the section)
 PAIRS = [
@@ -177,8 +177,68 @@ def test_load_config_resolves_as_the_snakefile(files):
     expected = {}
     for path in paths:
         update_config(expected, load_configfile(str(path)))
-    validate(expected, str(SCHEMA_PATH))
+    validate(expected, str(SCHEMA_PATH))  # the Snakefile's two steps: validate, then fill every depth
+    fill_defaults(expected)
     assert load_config(*paths) == expected
+
+
+def test_defaults_are_filled_at_every_depth_and_set_values_are_kept():
+    from workflow_scripts.common.config import schema_defaults
+
+    filled = fill_defaults({"pcgbench": {"evaluate": {"reps": 99}}})
+    assert filled["pcgbench"]["evaluate"]["reps"] == 99
+    assert filled["pcgbench"]["evaluate"]["validations"] == schema_defaults("pcgbench.evaluate")["validations"]
+    assert filled["rlpf"]["reward"] == schema_defaults("rlpf.reward")  # an absent section: all its defaults
+    assert filled["seed"] == schema_defaults("")["seed"]
+
+
+def _leaf_paths(tree: dict, prefix: tuple = ()) -> list[tuple]:
+    paths = []
+    for key, value in tree.items():
+        if isinstance(value, dict) and value:
+            paths += _leaf_paths(value, prefix + (key,))
+        else:
+            paths.append(prefix + (key,))
+    return paths
+
+
+@pytest.mark.parametrize("files", [["config.yaml"], ["config.yaml", "paper.yaml"]], ids=["tiny", "paper"])
+def test_config_files_set_only_what_differs_from_the_defaults(files):
+    """A key whose removal leaves the resolved config unchanged repeats a default: delete it from the file
+    (paper.yaml is read over config.yaml, so it repeats neither the schema nor config.yaml)."""
+    import copy
+
+    import yaml
+
+    from workflow_scripts.common.config import SCHEMA_PATH, _merge
+
+    raw = [yaml.safe_load((SCHEMA_PATH.parents[1] / name).read_text()) for name in files]
+
+    def resolved(top: dict) -> dict:
+        config = {}
+        for layer in raw[:-1] + [top]:
+            _merge(config, copy.deepcopy(layer))
+        return fill_defaults(config)
+
+    full = resolved(raw[-1])
+    repeated = []
+    for path in _leaf_paths(raw[-1]):
+        if path == ("seed",):
+            continue  # required: the seed is always written out
+        trimmed = copy.deepcopy(raw[-1])
+        parent = trimmed
+        for key in path[:-1]:
+            parent = parent[key]
+        del parent[path[-1]]
+        if resolved(trimmed) == full and type(_get(resolved(trimmed), path)) is type(_get(full, path)):
+            repeated.append(".".join(map(str, path)))
+    assert not repeated, f"{files[-1]} repeats defaults: {repeated}"
+
+
+def _get(tree: dict, path: tuple):
+    for key in path:
+        tree = tree[key]
+    return tree
 
 
 def test_pcgbench_command_line_defaults_are_the_schema_defaults(monkeypatch):

@@ -5,15 +5,18 @@ When that fails, `explain_config_errors` lists every problem as `key.path: what 
 so the user sees the field and the fix, not a dump of the schema.
 
 A default is written once, in config/schema/*.schema.yaml. Python reads it from there:
-- `schema_default("section.key")` is a dataclass field whose default is the schema's;
+- `fill_defaults(config)` sets every missing key that has a schema default, at every depth; the Snakefile
+  calls it right after validating, so a rule sees every key of its section;
+- `schema_default("section.key")` is a dataclass field whose default is the schema's (for code called
+  outside the workflow, e.g. from a test or the command line);
 - `schema_defaults("section")` maps a section's keys to their defaults (for argparse);
-- `load_config(*files)` merges config files the way Snakemake does (later files update earlier ones) and
-  validates them as the Snakefile does: what a rule sees, for tests and command lines.
+- `load_config(*files)` merges config files the way Snakemake does (later files update earlier ones),
+  validates them and fills the defaults as the Snakefile does: what a rule sees, for tests and command lines.
 
-Snakemake fills in only the defaults of config.schema.yaml's own keys (the study sections). A study's
-schema file declares its own `$schema`, and jsonschema validates a `$ref` into it with the plain validator,
-which sets no defaults: a key left out of the config file reaches the rule absent, and the study's
-dataclass supplies the schema's default (`schema_default`).
+Snakemake's own `validate(..., set_default=True)` fills in only the defaults of config.schema.yaml's own keys
+(the study sections): a study's schema file declares its own `$schema`, and jsonschema validates a `$ref`
+into it with the plain validator, which sets no defaults. Hence `fill_defaults`, which follows the `$ref`s
+itself. The config files then set only what differs from the defaults.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from jsonschema import Draft202012Validator, validators
+from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 
 SCHEMA_PATH = Path(__file__).resolve().parents[2] / "config" / "schema" / "config.schema.yaml"
@@ -145,23 +148,39 @@ def _merge(base: dict[str, Any], update: dict[str, Any]) -> None:
             base[key] = value
 
 
-def _filling_validator() -> type:
-    """Draft 2020-12 validation that also sets each missing property's default (Snakemake's `validate`)."""
-    check_properties = Draft202012Validator.VALIDATORS["properties"]
+def _has_defaults(schema: dict[str, Any]) -> bool:
+    return schema.get("type") == "object" and any("default" in p for p in schema.get("properties", {}).values())
 
-    def set_defaults(validator, properties, instance, schema):
-        if isinstance(instance, dict):
-            for name, subschema in properties.items():
-                if "default" in subschema:
-                    instance.setdefault(name, copy.deepcopy(subschema["default"]))
-        yield from check_properties(validator, properties, instance, schema)
 
-    return validators.extend(Draft202012Validator, {"properties": set_defaults})
+def fill_defaults(config: dict[str, Any], schema: dict[str, Any] | None = None,
+                  file: str = SCHEMA_PATH.name) -> dict[str, Any]:
+    """Set, in place, every missing key of `config` that has a default in the schema, at every depth (a map's
+    entries too: `additionalProperties`); return `config`. Only maps are entered, and present values are kept."""
+    if schema is None:
+        schema, file = _resolve(_schema_file(file), file)
+    properties = schema.get("properties", {})
+    for key, node in properties.items():
+        sub_schema, sub_file = _resolve(node, file)
+        # A section's default ({}) sits beside its `$ref`, which _resolve does not keep.
+        default = node["default"] if "default" in node else sub_schema.get("default", dataclasses.MISSING)
+        if key not in config and default is dataclasses.MISSING and _has_defaults(sub_schema):
+            default = {}  # an absent section whose keys have defaults: it gets them all
+        if key not in config and default is not dataclasses.MISSING:
+            config[key] = copy.deepcopy(default)
+        if isinstance(config.get(key), dict):
+            fill_defaults(config[key], sub_schema, sub_file)
+    entries = schema.get("additionalProperties")
+    if isinstance(entries, dict):
+        entry_schema, entry_file = _resolve(entries, file)
+        for key, value in config.items():
+            if key not in properties and isinstance(value, dict):
+                fill_defaults(value, entry_schema, entry_file)
+    return config
 
 
 def load_config(*files: str | Path, overrides: dict[str, Any] | None = None) -> dict[str, Any]:
     """The config a rule sees: the files merged in order (then `overrides`), validated, and the defaults
-    filled in as the Snakefile's `validate` fills them (see the module docstring).
+    filled in as the Snakefile fills them (`fill_defaults`).
 
     `load_config("config/config.yaml", "config/paper.yaml")` is what
     `snakemake --configfile config/paper.yaml` resolves (the Snakefile's configfile comes first).
@@ -174,6 +193,4 @@ def load_config(*files: str | Path, overrides: dict[str, Any] | None = None) -> 
     problems = explain_config_errors(config, SCHEMA_PATH)
     if problems:
         raise ValueError("invalid configuration:\n  " + "\n  ".join(problems))
-    schema = _load_schema(SCHEMA_PATH)
-    _filling_validator()(schema, registry=_registry(SCHEMA_PATH)).validate(config)
-    return config
+    return fill_defaults(config)

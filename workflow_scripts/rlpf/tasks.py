@@ -244,7 +244,7 @@ if __name__ == "__main__":
         configure_logging(smk.log[0])
         main(smk.output.tasks, tasks_cfg=smk.params.tasks, tokenizer_dir=smk.input.model, seed=smk.params.seed)
     else:
-        import yaml
+        from workflow_scripts.common.config import load_config
 
         parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
         parser.add_argument("out", help="the task list to write (JSON)")
@@ -252,6 +252,5 @@ if __name__ == "__main__":
         parser.add_argument("--tokenizer", default="results/hpccoder/model", help="model or tokenizer folder")
         args = parser.parse_args()
         configure_logging()
-        with open(args.config, encoding="utf-8") as f:
-            config = yaml.safe_load(f)
+        config = load_config(args.config)
         main(args.out, tasks_cfg=config["rlpf"]["tasks"], tokenizer_dir=args.tokenizer, seed=config["seed"])
