@@ -28,8 +28,12 @@ configfile: "config/config.yaml"
 try:
     validate(config, "config/schema/config.schema.yaml")
 except WorkflowError:
-    problems = explain_config_errors(config, os.path.join(workflow.basedir, "config/schema/config.schema.yaml"))
-    raise WorkflowError("invalid configuration:\n  " + "\n  ".join(problems or ["see the schema error above"]))
+    problems = explain_config_errors(
+        config, os.path.join(workflow.basedir, "config/schema/config.schema.yaml")
+    )
+    raise WorkflowError(
+        "invalid configuration:\n  " + "\n  ".join(problems or ["see the schema error above"])
+    )
 # Every key a study's schema gives a default is filled in here (Snakemake's validate fills only the top level),
 # so the config files set only what differs from the defaults and every rule sees its whole section.
 fill_defaults(config)

@@ -50,3 +50,11 @@ def launch_resources(processes):
     if per_node > 1:
         resources |= {"tasks_per_node": per_node, "mpi": "srun"}
     return resources
+
+
+def rlpf_torch_threads(wildcards, threads):
+    """Torch threads of the RLPF steps whose threads are sized for the timed OpenMP programs (rl, evaluate).
+
+    One on the 2-core default (the tiny model is faster on one, rlpf/train.py load_policy), all of them on a
+    bigger node."""
+    return 1 if threads <= 2 else threads

@@ -8,9 +8,6 @@
 rule corpus_sources:
     output:
         manifest="results/corpus/sources.json",
-    params:
-        corpus=lookup(dpath="corpus", within=config),
-        seed=config["seed"],
     log:
         study_log("corpus", "sources"),
     benchmark:
@@ -18,6 +15,9 @@ rule corpus_sources:
     threads: 1
     resources:
         mem_mb=1000,
+    params:
+        corpus=lookup(dpath="corpus", within=config),
+        seed=config["seed"],
     script:
         "../workflow_scripts/corpus/sources.py"
 
@@ -29,9 +29,6 @@ rule corpus_build:
         train="results/corpus/dataset/train.parquet",
         validation="results/corpus/dataset/validation.parquet",
         stats="results/corpus/stats.json",
-    params:
-        corpus=lookup(dpath="corpus", within=config),
-        seed=config["seed"],
     log:
         study_log("corpus", "build"),
     benchmark:
@@ -39,6 +36,9 @@ rule corpus_build:
     threads: 1
     resources:
         mem_mb=4000,
+    params:
+        corpus=lookup(dpath="corpus", within=config),
+        seed=config["seed"],
     script:
         "../workflow_scripts/corpus/build.py"
 
@@ -53,8 +53,6 @@ rule corpus_summary:
             category="corpus",
             caption="captions/corpus_composition.rst",
         ),
-    params:
-        seed=config["seed"],
     log:
         study_log("corpus", "summary"),
     benchmark:
@@ -62,6 +60,8 @@ rule corpus_summary:
     threads: 1
     resources:
         mem_mb=1000,
+    params:
+        seed=config["seed"],
     script:
         "../workflow_scripts/corpus/summary.py"
 

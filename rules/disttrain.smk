@@ -11,19 +11,21 @@
 rule disttrain_network:
     output:
         calibration="results/disttrain/network/calibration.json",
-    params:
-        network=lookup(dpath="disttrain/network", within=config),
-        nproc=config["disttrain"]["launch"]["nodes"] * config["disttrain"]["launch"]["processes_per_node"],
-        seed=config["seed"],
     log:
         study_log("disttrain/network", "calibrate"),
     benchmark:
         study_benchmark("disttrain/network", "calibrate")
     threads: 2
     resources:
+        **launch_resources(
+            config["disttrain"]["launch"]["nodes"] * config["disttrain"]["launch"]["processes_per_node"]
+        ),
         mem_mb=2000,
         timing_slot=1,
-        **launch_resources(config["disttrain"]["launch"]["nodes"] * config["disttrain"]["launch"]["processes_per_node"]),
+    params:
+        network=lookup(dpath="disttrain/network", within=config),
+        nproc=config["disttrain"]["launch"]["nodes"] * config["disttrain"]["launch"]["processes_per_node"],
+        seed=config["seed"],
     script:
         "../workflow_scripts/disttrain/calibrate.py"
 
@@ -34,21 +36,23 @@ rule disttrain_survey_run:
     output:
         runs="results/disttrain/survey/runs.json",
         summary="results/disttrain/survey/summary.json",
-    params:
-        survey=lookup(dpath="disttrain/survey", within=config),
-        machine=lookup(dpath="disttrain/network/machine", within=config),
-        nproc=config["disttrain"]["launch"]["nodes"] * config["disttrain"]["launch"]["processes_per_node"],
-        timeout_s=lookup(dpath="disttrain/launch/timeout_s", within=config),
-        seed=config["seed"],
     log:
         study_log("disttrain/survey", "run"),
     benchmark:
         study_benchmark("disttrain/survey", "run")
     threads: 2
     resources:
+        **launch_resources(
+            config["disttrain"]["launch"]["nodes"] * config["disttrain"]["launch"]["processes_per_node"]
+        ),
         mem_mb=6000,
         timing_slot=1,
-        **launch_resources(config["disttrain"]["launch"]["nodes"] * config["disttrain"]["launch"]["processes_per_node"]),
+    params:
+        survey=lookup(dpath="disttrain/survey", within=config),
+        machine=lookup(dpath="disttrain/network/machine", within=config),
+        nproc=config["disttrain"]["launch"]["nodes"] * config["disttrain"]["launch"]["processes_per_node"],
+        timeout_s=lookup(dpath="disttrain/launch/timeout_s", within=config),
+        seed=config["seed"],
     script:
         "../workflow_scripts/disttrain/survey/run.py"
 
@@ -59,21 +63,23 @@ rule disttrain_sparse_run:
     output:
         runs="results/disttrain/sparse/runs.json",
         summary="results/disttrain/sparse/summary.json",
-    params:
-        sparse=lookup(dpath="disttrain/sparse", within=config),
-        machine=lookup(dpath="disttrain/network/machine", within=config),
-        nproc=config["disttrain"]["launch"]["nodes"] * config["disttrain"]["launch"]["processes_per_node"],
-        timeout_s=lookup(dpath="disttrain/launch/timeout_s", within=config),
-        seed=config["seed"],
     log:
         study_log("disttrain/sparse", "run"),
     benchmark:
         study_benchmark("disttrain/sparse", "run")
     threads: 2
     resources:
+        **launch_resources(
+            config["disttrain"]["launch"]["nodes"] * config["disttrain"]["launch"]["processes_per_node"]
+        ),
         mem_mb=3000,
         timing_slot=1,
-        **launch_resources(config["disttrain"]["launch"]["nodes"] * config["disttrain"]["launch"]["processes_per_node"]),
+    params:
+        sparse=lookup(dpath="disttrain/sparse", within=config),
+        machine=lookup(dpath="disttrain/network/machine", within=config),
+        nproc=config["disttrain"]["launch"]["nodes"] * config["disttrain"]["launch"]["processes_per_node"],
+        timeout_s=lookup(dpath="disttrain/launch/timeout_s", within=config),
+        seed=config["seed"],
     script:
         "../workflow_scripts/disttrain/sparse/run.py"
 
@@ -84,20 +90,20 @@ rule disttrain_axonn_run:
     output:
         runs="results/disttrain/axonn/runs.json",
         summary="results/disttrain/axonn/summary.json",
-    params:
-        axonn=lookup(dpath="disttrain/axonn", within=config),
-        machine=lookup(dpath="disttrain/network/machine", within=config),
-        timeout_s=lookup(dpath="disttrain/launch/timeout_s", within=config),
-        seed=config["seed"],
     log:
         study_log("disttrain/axonn", "run"),
     benchmark:
         study_benchmark("disttrain/axonn", "run")
     threads: 2
     resources:
+        **launch_resources(config["disttrain"]["axonn"]["stages"]),
         mem_mb=4000,
         timing_slot=1,
-        **launch_resources(config["disttrain"]["axonn"]["stages"]),
+    params:
+        axonn=lookup(dpath="disttrain/axonn", within=config),
+        machine=lookup(dpath="disttrain/network/machine", within=config),
+        timeout_s=lookup(dpath="disttrain/launch/timeout_s", within=config),
+        seed=config["seed"],
     script:
         "../workflow_scripts/disttrain/axonn/run.py"
 
@@ -116,7 +122,10 @@ DISTTRAIN_FIGURE_INPUTS = {
     "axonn": {
         "axonn_schedules": {"runs": "results/disttrain/axonn/runs.json"},
         "axonn_timeline": {"runs": "results/disttrain/axonn/runs.json"},
-        "axonn_memory": {"runs": "results/disttrain/axonn/runs.json", "summary": "results/disttrain/axonn/summary.json"},
+        "axonn_memory": {
+            "runs": "results/disttrain/axonn/runs.json",
+            "summary": "results/disttrain/axonn/summary.json",
+        },
     },
 }
 for _study, _figures in DISTTRAIN_FIGURE_INPUTS.items():
@@ -128,11 +137,11 @@ for _study, _figures in DISTTRAIN_FIGURE_INPUTS.items():
             input:
                 **_inputs,
             output:
-                figure=report(f"results/disttrain/{_study}/figures/{_figure}.png", category=f"disttrain/{_study}",
-                              caption=f"captions/disttrain_{_figure}.rst"),
-            params:
-                study=_study,
-                figure=_figure,
+                figure=report(
+                    f"results/disttrain/{_study}/figures/{_figure}.png",
+                    category=f"disttrain/{_study}",
+                    caption=f"captions/disttrain_{_figure}.rst",
+                ),
             log:
                 study_log(f"disttrain/{_study}", f"figure_{_figure}"),
             benchmark:
@@ -140,6 +149,9 @@ for _study, _figures in DISTTRAIN_FIGURE_INPUTS.items():
             threads: 1
             resources:
                 mem_mb=1000,
+            params:
+                study=_study,
+                figure=_figure,
             script:
                 # Formatted by Snakemake when the job runs (a loop variable would hold the last study by then).
                 "../workflow_scripts/disttrain/{params.study}/figures.py"

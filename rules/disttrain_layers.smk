@@ -11,6 +11,15 @@
 rule disttrain_tensor3d_validate:
     output:
         validation="results/disttrain/tensor3d/validation.json",
+    log:
+        study_log("disttrain/tensor3d", "validate"),
+    benchmark:
+        study_benchmark("disttrain/tensor3d", "validate")
+    threads: 2
+    resources:
+        **launch_resources(config["disttrain"]["tensor3d"]["processes"]),
+        mem_mb=4000,
+        timing_slot=1,
     params:
         processes=lookup(dpath="disttrain/tensor3d/processes", within=config),
         check=lookup(dpath="disttrain/tensor3d/check", within=config),
@@ -19,15 +28,6 @@ rule disttrain_tensor3d_validate:
         overlap=lookup(dpath="disttrain/tensor3d/overlap", within=config),
         timeout_s=lookup(dpath="disttrain/tensor3d/timeout_s", within=config),
         seed=config["seed"],
-    log:
-        study_log("disttrain/tensor3d", "validate"),
-    benchmark:
-        study_benchmark("disttrain/tensor3d", "validate")
-    threads: 2
-    resources:
-        mem_mb=4000,
-        timing_slot=1,
-        **launch_resources(config["disttrain"]["tensor3d"]["processes"]),
     script:
         "../workflow_scripts/disttrain/tensor3d/validate.py"
 
@@ -35,9 +35,6 @@ rule disttrain_tensor3d_validate:
 rule disttrain_tensor3d_project:
     output:
         projection="results/disttrain/tensor3d/projection.json",
-    params:
-        section=lookup(dpath="disttrain/tensor3d/projection", within=config),
-        seed=config["seed"],
     log:
         study_log("disttrain/tensor3d", "project"),
     benchmark:
@@ -45,6 +42,9 @@ rule disttrain_tensor3d_project:
     threads: 1
     resources:
         mem_mb=1000,
+    params:
+        section=lookup(dpath="disttrain/tensor3d/projection", within=config),
+        seed=config["seed"],
     script:
         "../workflow_scripts/disttrain/tensor3d/project.py"
 
@@ -55,8 +55,6 @@ rule disttrain_tensor3d_summary:
         projection="results/disttrain/tensor3d/projection.json",
     output:
         summary="results/disttrain/tensor3d/summary.json",
-    params:
-        seed=config["seed"],
     log:
         study_log("disttrain/tensor3d", "summary"),
     benchmark:
@@ -64,6 +62,8 @@ rule disttrain_tensor3d_summary:
     threads: 1
     resources:
         mem_mb=1000,
+    params:
+        seed=config["seed"],
     script:
         "../workflow_scripts/disttrain/tensor3d/summary.py"
 
@@ -71,6 +71,15 @@ rule disttrain_tensor3d_summary:
 rule disttrain_moe_validate:
     output:
         validation="results/disttrain/moe/validation.json",
+    log:
+        study_log("disttrain/moe", "validate"),
+    benchmark:
+        study_benchmark("disttrain/moe", "validate")
+    threads: 2
+    resources:
+        **launch_resources(config["disttrain"]["moe"]["processes"]),
+        mem_mb=4000,
+        timing_slot=1,
     params:
         processes=lookup(dpath="disttrain/moe/processes", within=config),
         tensor_parallel=lookup(dpath="disttrain/moe/tensor_parallel", within=config),
@@ -83,15 +92,6 @@ rule disttrain_moe_validate:
         optimizer=lookup(dpath="disttrain/moe/optimizer", within=config),
         timeout_s=lookup(dpath="disttrain/moe/timeout_s", within=config),
         seed=config["seed"],
-    log:
-        study_log("disttrain/moe", "validate"),
-    benchmark:
-        study_benchmark("disttrain/moe", "validate")
-    threads: 2
-    resources:
-        mem_mb=4000,
-        timing_slot=1,
-        **launch_resources(config["disttrain"]["moe"]["processes"]),
     script:
         "../workflow_scripts/disttrain/moe/validate.py"
 
@@ -99,10 +99,6 @@ rule disttrain_moe_validate:
 rule disttrain_moe_project:
     output:
         projection="results/disttrain/moe/projection.json",
-    params:
-        section=lookup(dpath="disttrain/moe/projection", within=config),
-        machine=lookup(dpath="disttrain/network/machine", within=config),
-        seed=config["seed"],
     log:
         study_log("disttrain/moe", "project"),
     benchmark:
@@ -110,6 +106,10 @@ rule disttrain_moe_project:
     threads: 1
     resources:
         mem_mb=1000,
+    params:
+        section=lookup(dpath="disttrain/moe/projection", within=config),
+        machine=lookup(dpath="disttrain/network/machine", within=config),
+        seed=config["seed"],
     script:
         "../workflow_scripts/disttrain/moe/project.py"
 
@@ -120,8 +120,6 @@ rule disttrain_moe_summary:
         projection="results/disttrain/moe/projection.json",
     output:
         summary="results/disttrain/moe/summary.json",
-    params:
-        seed=config["seed"],
     log:
         study_log("disttrain/moe", "summary"),
     benchmark:
@@ -129,6 +127,8 @@ rule disttrain_moe_summary:
     threads: 1
     resources:
         mem_mb=1000,
+    params:
+        seed=config["seed"],
     script:
         "../workflow_scripts/disttrain/moe/summary.py"
 
@@ -161,11 +161,11 @@ for _study, _figures in DISTTRAIN_LAYERS_FIGURE_INPUTS.items():
             input:
                 **_inputs,
             output:
-                figure=report(f"results/disttrain/{_study}/figures/{_figure}.png", category=f"disttrain/{_study}",
-                              caption=f"captions/{_figure}.rst"),
-            params:
-                study=_study,
-                figure=_figure,
+                figure=report(
+                    f"results/disttrain/{_study}/figures/{_figure}.png",
+                    category=f"disttrain/{_study}",
+                    caption=f"captions/{_figure}.rst",
+                ),
             log:
                 study_log(f"disttrain/{_study}", f"figure_{_figure}"),
             benchmark:
@@ -173,6 +173,9 @@ for _study, _figures in DISTTRAIN_LAYERS_FIGURE_INPUTS.items():
             threads: 1
             resources:
                 mem_mb=1000,
+            params:
+                study=_study,
+                figure=_figure,
             script:
                 # Formatted by Snakemake when the job runs (a loop variable would hold the last study by then).
                 "../workflow_scripts/disttrain/{params.study}/figures.py"

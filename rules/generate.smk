@@ -23,10 +23,6 @@ rule generate_samples:
         generations="results/generate/{prompt_set}/{model}.json",
         samples="results/generate/{prompt_set}/{model}.samples.jsonl",
         stats="results/generate/{prompt_set}/{model}.stats.json",
-    params:
-        model_config=lambda wildcards: config["generate"]["models"][wildcards.model],
-        sampling=lookup(dpath="generate/sampling", within=config),
-        seed=config["seed"],
     log:
         study_log("generate", "{prompt_set}/{model}"),
     benchmark:
@@ -35,20 +31,33 @@ rule generate_samples:
     resources:
         mem_mb=4000,
         timing_slot=1,  # reports tokens/s, and would disturb other timings
+    params:
+        model_config=lambda wildcards: config["generate"]["models"][wildcards.model],
+        sampling=lookup(dpath="generate/sampling", within=config),
+        seed=config["seed"],
     script:
         "../workflow_scripts/generate/generate.py"
 
 
 rule generate_summary:
     input:
-        stats=expand("results/generate/{prompt_set}/{model}.stats.json",
-                     prompt_set=config["generate"]["prompt_sets"], model=config["generate"]["models"]),
-        generations=expand("results/generate/{prompt_set}/{model}.json",
-                           prompt_set=config["generate"]["prompt_sets"], model=config["generate"]["models"]),
+        stats=expand(
+            "results/generate/{prompt_set}/{model}.stats.json",
+            prompt_set=config["generate"]["prompt_sets"],
+            model=config["generate"]["models"],
+        ),
+        generations=expand(
+            "results/generate/{prompt_set}/{model}.json",
+            prompt_set=config["generate"]["prompt_sets"],
+            model=config["generate"]["models"],
+        ),
     output:
         summary="results/generate/summary.json",
-        figure=report("results/generate/figures/generation.png", category="generate",
-                      caption="captions/generate_generation.rst"),
+        figure=report(
+            "results/generate/figures/generation.png",
+            category="generate",
+            caption="captions/generate_generation.rst",
+        ),
     log:
         study_log("generate", "summary"),
     benchmark:
@@ -60,7 +69,9 @@ rule generate_summary:
         "../workflow_scripts/generate/summary.py"
 
 
-register_study("generate", summary="results/generate/summary.json", figures=["results/generate/figures/generation.png"])
+register_study(
+    "generate", summary="results/generate/summary.json", figures=["results/generate/figures/generation.png"]
+)
 
 
 rule generate:

@@ -9,26 +9,29 @@
 
 JORGE_TASKS = list(config["jorge"]["tasks"])
 JORGE_OPTIMIZERS = list(config["jorge"]["optimizers"])
-JORGE_FIGURES = [f"results/jorge/figures/{name}.png" for name in ("convergence_epochs", "convergence_time", "factor_error", "step_cost")]
+JORGE_FIGURES = [
+    f"results/jorge/figures/{name}.png"
+    for name in ("convergence_epochs", "convergence_time", "factor_error", "step_cost")
+]
 
 
 rule jorge_sgd_grid:
     output:
         grid="results/jorge/{task}/sgd_grid.json",
-    params:
-        task=lookup(dpath="jorge/tasks/{task}", within=config),
-        grid=lookup(dpath="jorge/sgd_grid", within=config),
-        seed=config["seed"],
-    wildcard_constraints:
-        task="|".join(JORGE_TASKS),
     log:
         study_log("jorge", "sgd_grid_{task}"),
     benchmark:
         study_benchmark("jorge", "sgd_grid_{task}")
+    wildcard_constraints:
+        task="|".join(JORGE_TASKS),
     threads: config["jorge"]["threads"]
     resources:
         mem_mb=2000,
         timing_slot=1,
+    params:
+        task=lookup(dpath="jorge/tasks/{task}", within=config),
+        grid=lookup(dpath="jorge/sgd_grid", within=config),
+        seed=config["seed"],
     script:
         "../workflow_scripts/jorge/hparam.py"
 
@@ -42,21 +45,21 @@ rule jorge_train:
         ),
     output:
         result="results/jorge/{task}/{optimizer}.json",
-    params:
-        task=lookup(dpath="jorge/tasks/{task}", within=config),
-        optimizer=lookup(dpath="jorge/optimizers/{optimizer}", within=config),
-        seed=config["seed"],
-    wildcard_constraints:
-        task="|".join(JORGE_TASKS),
-        optimizer="|".join(JORGE_OPTIMIZERS),
     log:
         study_log("jorge", "train_{task}_{optimizer}"),
     benchmark:
         study_benchmark("jorge", "train_{task}_{optimizer}")
+    wildcard_constraints:
+        task="|".join(JORGE_TASKS),
+        optimizer="|".join(JORGE_OPTIMIZERS),
     threads: config["jorge"]["threads"]
     resources:
         mem_mb=2000,
         timing_slot=1,
+    params:
+        task=lookup(dpath="jorge/tasks/{task}", within=config),
+        optimizer=lookup(dpath="jorge/optimizers/{optimizer}", within=config),
+        seed=config["seed"],
     script:
         "../workflow_scripts/jorge/train.py"
 
@@ -64,9 +67,6 @@ rule jorge_train:
 rule jorge_numerics:
     output:
         numerics="results/jorge/numerics.json",
-    params:
-        numerics=lookup(dpath="jorge/numerics", within=config),
-        seed=config["seed"],
     log:
         study_log("jorge", "numerics"),
     benchmark:
@@ -75,6 +75,9 @@ rule jorge_numerics:
     resources:
         mem_mb=1000,
         timing_slot=1,
+    params:
+        numerics=lookup(dpath="jorge/numerics", within=config),
+        seed=config["seed"],
     script:
         "../workflow_scripts/jorge/numerics.py"
 
@@ -82,9 +85,6 @@ rule jorge_numerics:
 rule jorge_step_cost:
     output:
         step_cost="results/jorge/step_cost.json",
-    params:
-        step_cost=lookup(dpath="jorge/step_cost", within=config),
-        seed=config["seed"],
     log:
         study_log("jorge", "step_cost"),
     benchmark:
@@ -93,6 +93,9 @@ rule jorge_step_cost:
     resources:
         mem_mb=2000,
         timing_slot=1,
+    params:
+        step_cost=lookup(dpath="jorge/step_cost", within=config),
+        seed=config["seed"],
     script:
         "../workflow_scripts/jorge/step_cost.py"
 
@@ -100,8 +103,12 @@ rule jorge_step_cost:
 # One rule per figure, each reading only what it draws: a changed optimizer setting redraws the two
 # convergence figures, not the factor-error or step-cost ones; deleting one figure redraws only it.
 JORGE_FIGURE_INPUTS = {
-    "convergence_epochs": {"runs": expand("results/jorge/{task}/{optimizer}.json", task=JORGE_TASKS, optimizer=JORGE_OPTIMIZERS)},
-    "convergence_time": {"runs": expand("results/jorge/{task}/{optimizer}.json", task=JORGE_TASKS, optimizer=JORGE_OPTIMIZERS)},
+    "convergence_epochs": {
+        "runs": expand("results/jorge/{task}/{optimizer}.json", task=JORGE_TASKS, optimizer=JORGE_OPTIMIZERS)
+    },
+    "convergence_time": {
+        "runs": expand("results/jorge/{task}/{optimizer}.json", task=JORGE_TASKS, optimizer=JORGE_OPTIMIZERS)
+    },
     "factor_error": {"numerics": "results/jorge/numerics.json"},
     "step_cost": {"step_cost": "results/jorge/step_cost.json"},
 }
@@ -113,10 +120,11 @@ for _figure, _inputs in JORGE_FIGURE_INPUTS.items():
         input:
             **_inputs,
         output:
-            figure=report(f"results/jorge/figures/{_figure}.png", category="jorge",
-                          caption=f"captions/jorge_{_figure}.rst"),
-        params:
-            figure=_figure,
+            figure=report(
+                f"results/jorge/figures/{_figure}.png",
+                category="jorge",
+                caption=f"captions/jorge_{_figure}.rst",
+            ),
         log:
             study_log("jorge", f"figure_{_figure}"),
         benchmark:
@@ -124,6 +132,8 @@ for _figure, _inputs in JORGE_FIGURE_INPUTS.items():
         threads: 1
         resources:
             mem_mb=1000,
+        params:
+            figure=_figure,
         script:
             "../workflow_scripts/jorge/figures.py"
 

@@ -11,10 +11,6 @@ rule hpccoder_tokenizer:
         train="results/corpus/dataset/train.parquet",
     output:
         tokenizer=directory("results/hpccoder/tokenizer"),
-    params:
-        tokenizer=lookup(dpath="hpccoder/tokenizer", within=config),
-        init_from=config["hpccoder"]["model"].get("init_from"),
-        seed=config["seed"],
     log:
         study_log("hpccoder", "tokenizer"),
     benchmark:
@@ -22,6 +18,10 @@ rule hpccoder_tokenizer:
     threads: 1
     resources:
         mem_mb=2000,
+    params:
+        tokenizer=lookup(dpath="hpccoder/tokenizer", within=config),
+        init_from=config["hpccoder"]["model"].get("init_from"),
+        seed=config["seed"],
     script:
         "../workflow_scripts/lm/tokenizer.py"
 
@@ -34,10 +34,6 @@ rule hpccoder_pretrain:
     output:
         model=directory("results/hpccoder/model"),
         metrics="results/hpccoder/pretrain_metrics.json",
-    params:
-        model=lookup(dpath="hpccoder/model", within=config),
-        training=lookup(dpath="hpccoder/training", within=config),
-        seed=config["seed"],
     log:
         study_log("hpccoder", "pretrain"),
     benchmark:
@@ -46,6 +42,10 @@ rule hpccoder_pretrain:
     resources:
         mem_mb=8000,
         timing_slot=1,  # tokens/s is reported: no other timing may share the cores
+    params:
+        model=lookup(dpath="hpccoder/model", within=config),
+        training=lookup(dpath="hpccoder/training", within=config),
+        seed=config["seed"],
     script:
         "../workflow_scripts/lm/pretrain.py"
 
@@ -59,9 +59,6 @@ rule hpccoder_pragma:
         dataset="results/hpccoder/pragma/dataset.parquet",
         predictions="results/hpccoder/pragma/predictions.parquet",
         metrics="results/hpccoder/pragma/metrics.json",
-    params:
-        pragma=lookup(dpath="hpccoder/pragma", within=config),
-        seed=config["seed"],
     log:
         study_log("hpccoder", "pragma"),
     benchmark:
@@ -69,6 +66,9 @@ rule hpccoder_pragma:
     threads: 2
     resources:
         mem_mb=4000,
+    params:
+        pragma=lookup(dpath="hpccoder/pragma", within=config),
+        seed=config["seed"],
     script:
         "../workflow_scripts/lm/pragma.py"
 
@@ -83,10 +83,6 @@ rule hpccoder_completion:
         results=f"results/pcgbench/{config['hpccoder']['completion']['generator']}/results.parquet",
     output:
         metrics="results/hpccoder/completion/metrics.json",
-    params:
-        models=lookup(dpath="hpccoder/completion/models", within=config),
-        ks=lookup(dpath="hpccoder/completion/ks", within=config),
-        seed=config["seed"],
     log:
         study_log("hpccoder", "completion"),
     benchmark:
@@ -94,6 +90,10 @@ rule hpccoder_completion:
     threads: 1
     resources:
         mem_mb=1000,
+    params:
+        models=lookup(dpath="hpccoder/completion/models", within=config),
+        ks=lookup(dpath="hpccoder/completion/ks", within=config),
+        seed=config["seed"],
     script:
         "../workflow_scripts/lm/completion.py"
 
@@ -105,10 +105,6 @@ rule hpccoder_perfchange:
         versions="results/hpccoder/perfchange/versions.parquet",
         pairs="results/hpccoder/perfchange/pairs.parquet",
         metrics="results/hpccoder/perfchange/metrics.json",
-    params:
-        perfchange={k: v for k, v in config["hpccoder"]["perfchange"].items() if k != "enabled"},
-        evaluate=lookup(dpath="pcgbench/evaluate", within=config),
-        seed=config["seed"],
     log:
         study_log("hpccoder", "perfchange"),
     benchmark:
@@ -117,6 +113,10 @@ rule hpccoder_perfchange:
     resources:
         mem_mb=4000,
         timing_slot=1,  # every code version is timed
+    params:
+        perfchange={k: v for k, v in config["hpccoder"]["perfchange"].items() if k != "enabled"},
+        evaluate=lookup(dpath="pcgbench/evaluate", within=config),
+        seed=config["seed"],
     script:
         "../workflow_scripts/lm/perfchange.py"
 
@@ -141,10 +141,11 @@ for _figure, _metrics in HPCCODER_FIGURE_INPUTS.items():
         input:
             metrics=_metrics,
         output:
-            figure=report(f"results/hpccoder/figures/{_figure}.png", category="hpccoder",
-                          caption=f"captions/hpccoder_{_figure}.rst"),
-        params:
-            figure=_figure,
+            figure=report(
+                f"results/hpccoder/figures/{_figure}.png",
+                category="hpccoder",
+                caption=f"captions/hpccoder_{_figure}.rst",
+            ),
         log:
             study_log("hpccoder", f"figure_{_figure}"),
         benchmark:
@@ -152,20 +153,20 @@ for _figure, _metrics in HPCCODER_FIGURE_INPUTS.items():
         threads: 1
         resources:
             mem_mb=1000,
+        params:
+            figure=_figure,
         script:
             "../workflow_scripts/lm/figures.py"
 
 
 rule hpccoder_summary:
     input:
-        pretrain="results/hpccoder/pretrain_metrics.json",
-        pragma="results/hpccoder/pragma/metrics.json",
         **({"completion": "results/hpccoder/completion/metrics.json"} if HPCCODER_COMPLETION else {}),
         **({"perfchange": "results/hpccoder/perfchange/metrics.json"} if HPCCODER_PERFCHANGE else {}),
+        pretrain="results/hpccoder/pretrain_metrics.json",
+        pragma="results/hpccoder/pragma/metrics.json",
     output:
         summary="results/hpccoder/summary.json",
-    params:
-        seed=config["seed"],
     log:
         study_log("hpccoder", "summary"),
     benchmark:
@@ -173,6 +174,8 @@ rule hpccoder_summary:
     threads: 1
     resources:
         mem_mb=1000,
+    params:
+        seed=config["seed"],
     script:
         "../workflow_scripts/lm/summary.py"
 

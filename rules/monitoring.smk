@@ -19,11 +19,6 @@ rule monitoring_data:
     output:
         **{name: f"results/monitoring/data/{name}.parquet" for name in MONITORING_TABLES},
         truth="results/monitoring/data/truth.json",
-    params:
-        source=lookup(dpath="monitoring/source", within=config),
-        synthetic=lookup(dpath="monitoring/synthetic", within=config),
-        real=lookup(dpath="monitoring/real", within=config),
-        seed=config["seed"],
     log:
         study_log("monitoring", "data"),
     benchmark:
@@ -31,6 +26,11 @@ rule monitoring_data:
     threads: 1
     resources:
         mem_mb=lookup(dpath="monitoring/mem_mb", within=config),
+    params:
+        source=lookup(dpath="monitoring/source", within=config),
+        synthetic=lookup(dpath="monitoring/synthetic", within=config),
+        real=lookup(dpath="monitoring/real", within=config),
+        seed=config["seed"],
     script:
         "../workflow_scripts/monitoring/data.py"
 
@@ -41,8 +41,6 @@ rule monitoring_features:
     output:
         features="results/monitoring/features.parquet",
         meta="results/monitoring/feature_meta.json",
-    params:
-        cfg=lookup(dpath="monitoring/features", within=config),
     log:
         study_log("monitoring", "features"),
     benchmark:
@@ -50,6 +48,8 @@ rule monitoring_features:
     threads: 1
     resources:
         mem_mb=lookup(dpath="monitoring/mem_mb", within=config),
+    params:
+        cfg=lookup(dpath="monitoring/features", within=config),
     script:
         "../workflow_scripts/monitoring/features.py"
 
@@ -61,9 +61,6 @@ rule monitoring_models:
     output:
         predictions="results/monitoring/predictions.parquet",
         models="results/monitoring/models.pkl",
-    params:
-        cfg=lookup(dpath="monitoring/models", within=config),
-        seed=config["seed"],
     log:
         study_log("monitoring", "models"),
     benchmark:
@@ -71,6 +68,9 @@ rule monitoring_models:
     threads: 1
     resources:
         mem_mb=2000,
+    params:
+        cfg=lookup(dpath="monitoring/models", within=config),
+        seed=config["seed"],
     script:
         "../workflow_scripts/monitoring/models.py"
 
@@ -83,9 +83,6 @@ rule monitoring_analysis:
         models="results/monitoring/models.pkl",
     output:
         analysis="results/monitoring/analysis.json",
-    params:
-        cfg=lookup(dpath="monitoring/analysis", within=config),
-        seed=config["seed"],
     log:
         study_log("monitoring", "analysis"),
     benchmark:
@@ -93,6 +90,9 @@ rule monitoring_analysis:
     threads: 1
     resources:
         mem_mb=2000,
+    params:
+        cfg=lookup(dpath="monitoring/analysis", within=config),
+        seed=config["seed"],
     script:
         "../workflow_scripts/monitoring/analysis.py"
 
@@ -109,10 +109,11 @@ for _figure in MONITORING_FIGURES:
             predictions="results/monitoring/predictions.parquet",
             analysis="results/monitoring/analysis.json",
         output:
-            figure=report(f"results/monitoring/figures/{_figure}.png", category="monitoring",
-                          caption=f"captions/monitoring_{_figure}.rst"),
-        params:
-            figure=_figure,
+            figure=report(
+                f"results/monitoring/figures/{_figure}.png",
+                category="monitoring",
+                caption=f"captions/monitoring_{_figure}.rst",
+            ),
         log:
             study_log("monitoring", f"figure_{_figure}"),
         benchmark:
@@ -120,6 +121,8 @@ for _figure in MONITORING_FIGURES:
         threads: 1
         resources:
             mem_mb=1000,
+        params:
+            figure=_figure,
         script:
             "../workflow_scripts/monitoring/figures.py"
 

@@ -24,10 +24,6 @@ wildcard_constraints:
 rule pcgbench_prompts:
     output:
         prompts="results/pcgbench/prompts.json",
-    params:
-        problems=lookup(dpath="pcgbench/problems", within=config),
-        models=lookup(dpath="pcgbench/models", within=config),
-        seed=config["seed"],
     log:
         study_log("pcgbench", "prompts"),
     benchmark:
@@ -35,6 +31,10 @@ rule pcgbench_prompts:
     threads: 1
     resources:
         mem_mb=500,
+    params:
+        problems=lookup(dpath="pcgbench/problems", within=config),
+        models=lookup(dpath="pcgbench/models", within=config),
+        seed=config["seed"],
     script:
         "../workflow_scripts/pcgbench/prompts.py"
 
@@ -45,11 +45,6 @@ rule pcgbench_reference_speedups:
     output:
         table="results/pcgbench/reference_speedups.csv",
         summary="results/pcgbench/reference_speedups.json",
-    params:
-        problems=lookup(dpath="pcgbench/problems", within=config),
-        models=lookup(dpath="pcgbench/models", within=config),
-        evaluate=lookup(dpath="pcgbench/evaluate", within=config),
-        seed=config["seed"],
     log:
         study_log("pcgbench", "reference_speedups"),
     benchmark:
@@ -58,6 +53,11 @@ rule pcgbench_reference_speedups:
     resources:
         mem_mb=2000,
         timing_slot=1,
+    params:
+        problems=lookup(dpath="pcgbench/problems", within=config),
+        models=lookup(dpath="pcgbench/models", within=config),
+        evaluate=lookup(dpath="pcgbench/evaluate", within=config),
+        seed=config["seed"],
     script:
         "../workflow_scripts/pcgbench/reference_speedups.py"
 
@@ -68,20 +68,20 @@ rule pcgbench_self_test_generations:
     output:
         generations="results/pcgbench/generations/{generator}.json",
         expected="results/pcgbench/generations/{generator}.expected.json",
+    log:
+        study_log("pcgbench", "generations_{generator}"),
+    benchmark:
+        study_benchmark("pcgbench", "generations_{generator}")
     wildcard_constraints:
         generator="|".join(SELF_TEST_GENERATORS),
+    threads: 1
+    resources:
+        mem_mb=500,
     params:
         samples=lookup(dpath="pcgbench/samples", within=config),
         mutants=lookup(dpath="pcgbench/mutants", within=config),
         mutant_problems=lookup(dpath="pcgbench/mutant_problems", within=config),
         seed=config["seed"],
-    log:
-        study_log("pcgbench", "generations_{generator}"),
-    benchmark:
-        study_benchmark("pcgbench", "generations_{generator}")
-    threads: 1
-    resources:
-        mem_mb=500,
     script:
         "../workflow_scripts/pcgbench/generators.py"
 
@@ -91,9 +91,6 @@ rule pcgbench_build:
         generations=lambda wildcards: generations_path(wildcards.generator),
     output:
         manifest="results/pcgbench/{generator}/builds.json",
-    params:
-        evaluate=lookup(dpath="pcgbench/evaluate", within=config),
-        seed=config["seed"],
     log:
         study_log("pcgbench", "build_{generator}"),
     benchmark:
@@ -101,6 +98,9 @@ rule pcgbench_build:
     threads: 2
     resources:
         mem_mb=2000,
+    params:
+        evaluate=lookup(dpath="pcgbench/evaluate", within=config),
+        seed=config["seed"],
     script:
         "../workflow_scripts/pcgbench/build.py"
 
@@ -114,9 +114,6 @@ rule pcgbench_evaluate:
         results="results/pcgbench/{generator}/results.parquet",
         metrics="results/pcgbench/{generator}/metrics.json",
         metrics_csv="results/pcgbench/{generator}/metrics.csv",
-    params:
-        evaluate=lookup(dpath="pcgbench/evaluate", within=config),
-        seed=config["seed"],
     log:
         study_log("pcgbench", "evaluate_{generator}"),
     benchmark:
@@ -125,23 +122,27 @@ rule pcgbench_evaluate:
     resources:
         mem_mb=4000,
         timing_slot=1,
+    params:
+        evaluate=lookup(dpath="pcgbench/evaluate", within=config),
+        seed=config["seed"],
     script:
         "../workflow_scripts/pcgbench/evaluate.py"
 
 
 rule pcgbench_summary:
     input:
-        metrics=lambda wildcards: expand("results/pcgbench/{g}/metrics.json", g=evaluated_generators(config["pcgbench"])),
-        results=lambda wildcards: expand("results/pcgbench/{g}/results.parquet", g=evaluated_generators(config["pcgbench"])),
+        metrics=lambda wildcards: expand(
+            "results/pcgbench/{g}/metrics.json", g=evaluated_generators(config["pcgbench"])
+        ),
+        results=lambda wildcards: expand(
+            "results/pcgbench/{g}/results.parquet", g=evaluated_generators(config["pcgbench"])
+        ),
         expected=lambda wildcards: expand(
             "results/pcgbench/generations/{g}.expected.json", g=config["pcgbench"]["generators"]
         ),
         reference_speedups="results/pcgbench/reference_speedups.json",
     output:
         summary="results/pcgbench/summary.json",
-    params:
-        config=lookup(dpath="pcgbench", within=config),
-        seed=config["seed"],
     log:
         study_log("pcgbench", "summary"),
     benchmark:
@@ -149,6 +150,9 @@ rule pcgbench_summary:
     threads: 1
     resources:
         mem_mb=1000,
+    params:
+        config=lookup(dpath="pcgbench", within=config),
+        seed=config["seed"],
     script:
         "../workflow_scripts/pcgbench/summary.py"
 
@@ -166,11 +170,11 @@ for _figure, _caption in PCGBENCH_FIGURE_CAPTIONS.items():
         name:
             f"pcgbench_figure_{_figure}"
         input:
-            metrics=lambda wildcards: expand("results/pcgbench/{g}/metrics.json", g=evaluated_generators(config["pcgbench"])),
+            metrics=lambda wildcards: expand(
+                "results/pcgbench/{g}/metrics.json", g=evaluated_generators(config["pcgbench"])
+            ),
         output:
             figure=report(f"results/pcgbench/figures/{_figure}.png", category="pcgbench", caption=_caption),
-        params:
-            figure=_figure,
         log:
             study_log("pcgbench", f"figure_{_figure}"),
         benchmark:
@@ -178,6 +182,8 @@ for _figure, _caption in PCGBENCH_FIGURE_CAPTIONS.items():
         threads: 1
         resources:
             mem_mb=1000,
+        params:
+            figure=_figure,
         script:
             "../workflow_scripts/pcgbench/figures.py"
 

@@ -10,16 +10,12 @@
 # Training kernels also appear as renamed variants (rlpf.tasks.renamings: locals renamed, completions alike), so the
 # training data shows reductions over many accumulator names, not only `acc`/`best`; held-out kernels get none.
 
-from workflow_scripts.common.config import schema_defaults
-
-RLPF_MODEL_DIR = {"base": "results/hpccoder/model", "sft": "results/rlpf/models/sft",
-                  "rl": "results/rlpf/models/rl", "dpo": "results/rlpf/models/dpo"}
-
-
-def rlpf_torch_threads(wildcards, threads):
-    """Torch threads of a rule whose threads are sized for the timed OpenMP programs (rl, evaluate): one on the
-    2-core default (the tiny model is faster on one, rlpf/train.py load_policy), all of them on a bigger node."""
-    return 1 if threads <= 2 else threads
+RLPF_MODEL_DIR = {
+    "base": "results/hpccoder/model",
+    "sft": "results/rlpf/models/sft",
+    "rl": "results/rlpf/models/rl",
+    "dpo": "results/rlpf/models/dpo",
+}
 
 
 rule rlpf_tasks:
@@ -27,9 +23,6 @@ rule rlpf_tasks:
         model="results/hpccoder/model",
     output:
         tasks="results/rlpf/tasks.json",
-    params:
-        tasks=lookup(dpath="rlpf/tasks", within=config),
-        seed=config["seed"],
     log:
         study_log("rlpf", "tasks"),
     benchmark:
@@ -37,6 +30,9 @@ rule rlpf_tasks:
     threads: 1
     resources:
         mem_mb=1000,
+    params:
+        tasks=lookup(dpath="rlpf/tasks", within=config),
+        seed=config["seed"],
     script:
         "../workflow_scripts/rlpf/tasks.py"
 
@@ -46,13 +42,6 @@ rule rlpf_candidates:
         tasks="results/rlpf/tasks.json",
     output:
         candidates="results/rlpf/candidates.parquet",
-    params:
-        reward=lookup(dpath="rlpf/reward", within=config),
-        cache_dir=lookup(dpath="rlpf/cache_dir", within=config),
-        max_candidates=lookup(dpath="rlpf/max_candidates", within=config),
-        split="train",
-        verify_renamed=lookup(dpath="rlpf/verify_renamed", within=config, default=0),
-        seed=config["seed"],
     log:
         study_log("rlpf", "candidates"),
     benchmark:
@@ -61,6 +50,13 @@ rule rlpf_candidates:
     resources:
         mem_mb=2000,
         timing_slot=1,
+    params:
+        reward=lookup(dpath="rlpf/reward", within=config),
+        cache_dir=lookup(dpath="rlpf/cache_dir", within=config),
+        max_candidates=lookup(dpath="rlpf/max_candidates", within=config),
+        split="train",
+        verify_renamed=lookup(dpath="rlpf/verify_renamed", within=config, default=0),
+        seed=config["seed"],
     script:
         "../workflow_scripts/rlpf/candidates.py"
 
@@ -70,13 +66,6 @@ rule rlpf_held_out_candidates:
         tasks="results/rlpf/tasks.json",
     output:
         candidates="results/rlpf/candidates_held_out.parquet",
-    params:
-        reward=lookup(dpath="rlpf/reward", within=config),
-        cache_dir=lookup(dpath="rlpf/cache_dir", within=config),
-        max_candidates=lookup(dpath="rlpf/max_candidates", within=config),
-        split="held_out",  # only the reward model's test pairs: never trained on
-        verify_renamed=0,  # held-out kernels have no renamed variants
-        seed=config["seed"],
     log:
         study_log("rlpf", "held_out_candidates"),
     benchmark:
@@ -85,6 +74,13 @@ rule rlpf_held_out_candidates:
     resources:
         mem_mb=2000,
         timing_slot=1,
+    params:
+        reward=lookup(dpath="rlpf/reward", within=config),
+        cache_dir=lookup(dpath="rlpf/cache_dir", within=config),
+        max_candidates=lookup(dpath="rlpf/max_candidates", within=config),
+        split="held_out",  # only the reward model's test pairs: never trained on
+        verify_renamed=0,  # held-out kernels have no renamed variants
+        seed=config["seed"],
     script:
         "../workflow_scripts/rlpf/candidates.py"
 
@@ -97,9 +93,6 @@ rule rlpf_reward_model:
         held_out_candidates="results/rlpf/candidates_held_out.parquet",
     output:
         metrics="results/rlpf/reward_model/metrics.json",
-    params:
-        reward_model=lookup(dpath="rlpf/reward_model", within=config),
-        seed=config["seed"],
     log:
         study_log("rlpf", "reward_model"),
     benchmark:
@@ -107,6 +100,9 @@ rule rlpf_reward_model:
     threads: 1  # torch's threads (rlpf/train.py load_policy): on one, two trainers run side by side
     resources:
         mem_mb=3000,
+    params:
+        reward_model=lookup(dpath="rlpf/reward_model", within=config),
+        seed=config["seed"],
     script:
         "../workflow_scripts/rlpf/reward_model.py"
 
@@ -119,10 +115,6 @@ rule rlpf_sft:
     output:
         model=directory("results/rlpf/models/sft"),
         curve="results/rlpf/curves/sft.json",
-    params:
-        method="sft",
-        train=lookup(dpath="rlpf/sft", within=config),
-        seed=config["seed"],
     log:
         study_log("rlpf", "sft"),
     benchmark:
@@ -130,6 +122,10 @@ rule rlpf_sft:
     threads: 1  # torch's threads (rlpf/train.py load_policy): on one, two trainers run side by side
     resources:
         mem_mb=3000,
+    params:
+        method="sft",
+        train=lookup(dpath="rlpf/sft", within=config),
+        seed=config["seed"],
     script:
         "../workflow_scripts/rlpf/train.py"
 
@@ -137,15 +133,11 @@ rule rlpf_sft:
 rule rlpf_dpo:
     input:
         tasks="results/rlpf/tasks.json",
-        model=RLPF_MODEL_DIR[config["rlpf"]["dpo"].get("init", schema_defaults("rlpf.dpo")["init"])],  # starts from, and its reference is, this model
+        model=RLPF_MODEL_DIR[config["rlpf"]["dpo"]["init"]],  # starts from, and its reference is, this model
         candidates="results/rlpf/candidates.parquet",
     output:
         model=directory("results/rlpf/models/dpo"),
         curve="results/rlpf/curves/dpo.json",
-    params:
-        method="dpo",
-        train=lookup(dpath="rlpf/dpo", within=config),
-        seed=config["seed"],
     log:
         study_log("rlpf", "dpo"),
     benchmark:
@@ -153,6 +145,10 @@ rule rlpf_dpo:
     threads: 1  # torch's threads (rlpf/train.py load_policy): on one, two trainers run side by side
     resources:
         mem_mb=3000,
+    params:
+        method="dpo",
+        train=lookup(dpath="rlpf/dpo", within=config),
+        seed=config["seed"],
     script:
         "../workflow_scripts/rlpf/train.py"
 
@@ -164,13 +160,6 @@ rule rlpf_rl:
     output:
         model=directory("results/rlpf/models/rl"),
         curve="results/rlpf/curves/rl.json",
-    params:
-        method="rl",
-        train=lookup(dpath="rlpf/rl", within=config),
-        reward=lookup(dpath="rlpf/reward", within=config),
-        cache_dir=lookup(dpath="rlpf/cache_dir", within=config),
-        torch_threads=rlpf_torch_threads,
-        seed=config["seed"],
     log:
         study_log("rlpf", "rl"),
     benchmark:
@@ -179,6 +168,13 @@ rule rlpf_rl:
     resources:
         mem_mb=4000,
         timing_slot=1,  # the reward times programs
+    params:
+        method="rl",
+        train=lookup(dpath="rlpf/rl", within=config),
+        reward=lookup(dpath="rlpf/reward", within=config),
+        cache_dir=lookup(dpath="rlpf/cache_dir", within=config),
+        torch_threads=rlpf_torch_threads,
+        seed=config["seed"],
     script:
         "../workflow_scripts/rlpf/train.py"
 
@@ -190,22 +186,22 @@ rule rlpf_evaluate:
     output:
         samples="results/rlpf/eval/{model}/samples.parquet",
         metrics="results/rlpf/eval/{model}/metrics.json",
+    log:
+        study_log("rlpf", "evaluate_{model}"),
+    benchmark:
+        study_benchmark("rlpf", "evaluate_{model}")
     wildcard_constraints:
         model="base|sft|rl|dpo",
+    threads: 2
+    resources:
+        mem_mb=2000,
+        timing_slot=1,
     params:
         evaluate=lookup(dpath="rlpf/evaluate", within=config),
         reward=lookup(dpath="rlpf/reward", within=config),
         cache_dir=lookup(dpath="rlpf/cache_dir", within=config),
         torch_threads=rlpf_torch_threads,
         seed=config["seed"],
-    log:
-        study_log("rlpf", "evaluate_{model}"),
-    benchmark:
-        study_benchmark("rlpf", "evaluate_{model}")
-    threads: 2
-    resources:
-        mem_mb=2000,
-        timing_slot=1,
     script:
         "../workflow_scripts/rlpf/evaluate.py"
 
@@ -226,9 +222,11 @@ for _figure, _inputs in RLPF_FIGURE_INPUTS.items():
         input:
             **_inputs,
         output:
-            figure=report(f"results/rlpf/figures/{_figure}.png", category="rlpf", caption=f"captions/rlpf_{_figure}.rst"),
-        params:
-            figure=_figure,
+            figure=report(
+                f"results/rlpf/figures/{_figure}.png",
+                category="rlpf",
+                caption=f"captions/rlpf_{_figure}.rst",
+            ),
         log:
             study_log("rlpf", f"figure_{_figure}"),
         benchmark:
@@ -236,23 +234,23 @@ for _figure, _inputs in RLPF_FIGURE_INPUTS.items():
         threads: 1
         resources:
             mem_mb=1000,
+        params:
+            figure=_figure,
         script:
             "../workflow_scripts/rlpf/figures.py"
 
 
 rule rlpf_summary:
     input:
-        tasks="results/rlpf/tasks.json",
-        candidates="results/rlpf/candidates.parquet",
-        reward_model="results/rlpf/reward_model/metrics.json",
         **{f"metrics_{m}": f"results/rlpf/eval/{m}/metrics.json" for m in RLPF_MODEL_DIR},
         **{f"samples_{m}": f"results/rlpf/eval/{m}/samples.parquet" for m in RLPF_MODEL_DIR},
         **{f"curve_{m}": f"results/rlpf/curves/{m}.json" for m in ("sft", "dpo", "rl")},
+        tasks="results/rlpf/tasks.json",
+        candidates="results/rlpf/candidates.parquet",
+        reward_model="results/rlpf/reward_model/metrics.json",
     output:
         summary="results/rlpf/summary.json",
         table="results/rlpf/per_kernel.csv",
-    params:
-        seed=config["seed"],
     log:
         study_log("rlpf", "summary"),
     benchmark:
@@ -260,6 +258,8 @@ rule rlpf_summary:
     threads: 1
     resources:
         mem_mb=1000,
+    params:
+        seed=config["seed"],
     script:
         "../workflow_scripts/rlpf/summary.py"
 
