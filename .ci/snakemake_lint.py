@@ -53,7 +53,7 @@ def main() -> int:
     for where, title in unexpected:
         print(f"{where}: {title}")
     declined = len(lints) - len(unexpected)
-    print(f"snakemake --lint: {len(unexpected)} lint(s) to fix, {declined} declined on purpose (see {__file__})")
+    print(f"snakemake --lint: {len(unexpected)} lint(s) to fix, {declined} declined on purpose (see {Path(__file__).relative_to(REPO)})")
     return 1 if unexpected else 0
 
 

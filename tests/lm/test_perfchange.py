@@ -33,6 +33,18 @@ def test_edits_of_a_real_kernel(kernels):
     assert "parallel for schedule(dynamic, 1) reduction(min : best) num_threads(1)" in one
 
 
+@pytest.mark.parametrize(("body", "expected"), [
+    ("  #pragma omp parallel for\n  for (;;) {}\n", "  for (;;) {}\n"),
+    ("#pragma omp parallel for \\\n    reduction(+:s)\nfor (;;) {}\n", "for (;;) {}\n"),  # a continued directive
+    ('  const char *s = "#pragma omp parallel";\n', '  const char *s = "#pragma omp parallel";\n'),  # a string
+    ("  // #pragma omp parallel for\n  x++;\n", "  // #pragma omp parallel for\n  x++;\n"),  # a comment
+    ("#pragma GCC ivdep\nfor (;;) {}", "#pragma GCC ivdep\nfor (;;) {}"),  # not OpenMP
+    ("  x++;\n  #pragma omp barrier", "  x++;\n"),  # the last line, without its newline
+])  # fmt: skip
+def test_pragma_removed_drops_only_openmp_directive_lines(body, expected):
+    assert apply_edit(body, "pragma_removed") == expected
+
+
 def test_versions_skip_edits_that_change_nothing(kernels):
     versions = make_versions([kernels["geometry_smallest_triangle"]], list(perfchange.EDITS), ["serial", "omp"])
     # Its pragma already has schedule(dynamic, 1): that edit is a no-op and is not a version; no source edit

@@ -38,9 +38,10 @@ from pathlib import Path
 from typing import Any
 
 from workflow_scripts.common import Provenance, configure_logging, write_json, write_text
+from workflow_scripts.common.c_scanner import matching_brace_end
 from workflow_scripts.common.config import schema_default, schema_defaults
 from workflow_scripts.generate.completion import Completion
-from workflow_scripts.generate.extract import extract_body, matching_brace_end
+from workflow_scripts.generate.extract import extract_body
 from workflow_scripts.generate.journal import SampleJournal
 from workflow_scripts.pcgbench.pareval_format import load_generations, validate_records
 from workflow_scripts.pcgbench.paths import SELF_TEST_GENERATORS

@@ -15,7 +15,7 @@ import os
 from pathlib import Path
 
 from workflow_scripts.common import Provenance, configure_logging, read_json, write_json
-from workflow_scripts.generate.extract import matching_brace_end
+from workflow_scripts.common.c_scanner import matching_brace_end
 
 logger = logging.getLogger(__name__)
 

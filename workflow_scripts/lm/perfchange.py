@@ -39,6 +39,7 @@ import numpy as np
 import pandas as pd
 
 from workflow_scripts.common import Provenance, atomic_path, seed_everything, write_json
+from workflow_scripts.common.c_scanner import pragmas
 from workflow_scripts.common.config import schema_default
 from workflow_scripts.lm.kernel_edits import EDIT_FUNCTIONS, SOURCE_EDITS
 from workflow_scripts.pcgbench import (
@@ -59,7 +60,6 @@ logger = logging.getLogger(__name__)
 KERNEL_MODELS = ("serial", "omp")  # the execution models whose reference kernels can be edited
 PRAGMA_EDITS = ("pragma_removed", "schedule_dynamic_1", "schedule_static", "one_thread")
 EDITS = PRAGMA_EDITS + SOURCE_EDITS
-OMP_PRAGMA_LINE = re.compile(r"^[ \t]*#[ \t]*pragma[ \t]+omp\b.*(?:\\\n.*)*\n?", re.MULTILINE)
 PARALLEL_FOR = re.compile(r"(#[ \t]*pragma[ \t]+omp[ \t]+parallel[ \t]+for\b)([^\n]*)")
 PARALLEL = re.compile(r"(#[ \t]*pragma[ \t]+omp[ \t]+parallel\b)([^\n]*)")
 SCHEDULE = re.compile(r"\s*schedule\s*\([^)]*\)")
@@ -103,13 +103,25 @@ class PerfChangeConfig:
 # edits (pure functions on a kernel body)
 
 
+def without_omp_directives(body: str) -> str:
+    """`body` with every `#pragma omp` line (continuations included, with its indentation and newline) removed."""
+    kept, last = [], 0
+    for pragma in pragmas(body):
+        if body[pragma.start] != "#" or pragma.text.split()[:1] != ["omp"]:
+            continue  # not OpenMP, or a _Pragma operator inside a statement: not a line of its own
+        line_start = body.rfind("\n", 0, pragma.start) + 1
+        kept.append(body[last:line_start])
+        last = pragma.end + 1 if body[pragma.end : pragma.end + 1] == "\n" else pragma.end
+    return "".join(kept) + body[last:]
+
+
 def apply_edit(body: str, edit: str, signature: str = "") -> str:
     """The body with one performance-relevant edit applied (unchanged when the edit does not apply).
     `signature` (the prompt's function signature) tells the source edits the argument and return types."""
     if edit in EDIT_FUNCTIONS:
         return EDIT_FUNCTIONS[edit](body, signature)
     if edit == "pragma_removed":
-        return OMP_PRAGMA_LINE.sub("", body)
+        return without_omp_directives(body)
     if edit in ("schedule_dynamic_1", "schedule_static"):
         schedule = " schedule(dynamic, 1)" if edit == "schedule_dynamic_1" else " schedule(static)"
         return PARALLEL_FOR.sub(lambda m: m.group(1) + schedule + SCHEDULE.sub("", m.group(2)), body)

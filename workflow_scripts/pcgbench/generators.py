@@ -34,6 +34,7 @@ import re
 from pathlib import Path
 
 from workflow_scripts.common import Provenance, write_json
+from workflow_scripts.common.c_scanner import pragmas
 from workflow_scripts.pcgbench import suite
 from workflow_scripts.pcgbench.pareval_format import load_generations, problem_name
 from workflow_scripts.pcgbench.sandbox import (
@@ -55,7 +56,6 @@ MUTANTS = ("missing_include", "off_by_one", "missing_reduction", "data_race", "i
 _LOOP_BOUND = re.compile(r"(for\s*\([^;]*;\s*\w+\s*<(?![<=])\s*)([^;]+?)(\s*;)")
 _REDUCTION = re.compile(r"(#\s*pragma\s+omp\s+parallel\s+for[^\n]*?)\s*reduction\s*\([^)]*\)")
 _PARALLEL_FOR_REDUCTION = re.compile(r"(#\s*pragma\s+omp\s+parallel)\s+for(?=[^\n]*reduction)")
-_PRAGMA_LINE = re.compile(r"#\s*pragma\s+omp\s+parallel\s+for[^\n]*reduction[^\n]*")
 _REDUCTION_OPERATOR = re.compile(r"reduction\s*\(\s*([^:]+?)\s*:")
 # Reduction operators whose result changes when a thread's partial result is lost or counted twice.
 NON_IDEMPOTENT_OPERATORS = ("+", "*", "^", "-")
@@ -63,10 +63,10 @@ NON_IDEMPOTENT_OPERATORS = ("+", "*", "^", "-")
 
 def _reduction_pragma_is_mutable(body: str) -> bool:
     """Whether the first `parallel for ... reduction` pragma reduces only with non-idempotent operators."""
-    line = _PRAGMA_LINE.search(body)
-    if line is None:
+    pragma = next((p for p in pragmas(body) if p.text.startswith("omp parallel for") and "reduction" in p.text), None)
+    if pragma is None:
         return False
-    operators = _REDUCTION_OPERATOR.findall(line.group(0))
+    operators = _REDUCTION_OPERATOR.findall(pragma.text)
     return bool(operators) and all(op in NON_IDEMPOTENT_OPERATORS for op in operators)
 
 
