@@ -96,52 +96,38 @@ def skip_space_and_comments(text: str, i: int) -> int:
     return i
 
 
-def strip_comments_and_strings(code: str) -> str:
-    """`code` with each comment replaced by a space and each literal emptied (`""`, `' '`), so that a
-    `#pragma omp` or an `MPI_Send(` in a string or comment is not mistaken for code."""
+def _rewrite_skipped(code: str, replace) -> str:
+    """`code` with each comment and literal span handed to `replace(span)`: its return value stands in the
+    span's place (None keeps the span). The one walk behind the three views below."""
     out, last, i = [], 0, 0
     while i < len(code):
         end = skip_comment_or_literal(code, i)
         if end == i:
             i += 1
             continue
-        out.append(code[last:i])
-        out.append(" " if code[i] == "/" else "' '" if code[i] == "'" else '""')
-        last = i = end
+        replacement = replace(code[i:end])
+        if replacement is not None:
+            out.append(code[last:i] + replacement)
+            last = end
+        i = end
     out.append(code[last:])
     return "".join(out)
+
+
+def strip_comments_and_strings(code: str) -> str:
+    """`code` with each comment replaced by a space and each literal emptied (`""`, `' '`), so that a
+    `#pragma omp` or an `MPI_Send(` in a string or comment is not mistaken for code."""
+    return _rewrite_skipped(code, lambda span: " " if span[0] == "/" else "' '" if span[0] == "'" else '""')
 
 
 def strip_line_comments(code: str) -> str:
     """`code` without its `//` comments (newlines kept); a `//` inside a string or a block comment stays."""
-    out, last, i = [], 0, 0
-    while i < len(code):
-        end = skip_comment_or_literal(code, i)
-        if end == i:
-            i += 1
-            continue
-        if code.startswith("//", i):
-            out.append(code[last:i])
-            last = end
-        i = end
-    out.append(code[last:])
-    return "".join(out)
+    return _rewrite_skipped(code, lambda span: "" if span.startswith("//") else None)
 
 
 def blank_comments(code: str) -> str:
     """`code` with each comment replaced by a space, literals kept (a pragma's `message("...")` stays)."""
-    out, last, i = [], 0, 0
-    while i < len(code):
-        end = skip_comment_or_literal(code, i)
-        if end == i:
-            i += 1
-            continue
-        if code[i] == "/":
-            out.append(code[last:i] + " ")
-            last = end
-        i = end
-    out.append(code[last:])
-    return "".join(out)
+    return _rewrite_skipped(code, lambda span: " " if span[0] == "/" else None)
 
 
 # ---------------------------------------------------------------------------------------------------------
