@@ -22,7 +22,8 @@ from workflow_scripts.pcgbench.pareval_format import export_prompts
 from workflow_scripts.pcgbench.suite import DATA_ROOT, EXECUTION_MODELS, load_suite
 
 
-def _export_prompts(args: argparse.Namespace) -> int:
+def _selected(args: argparse.Namespace) -> tuple[list, list[str]]:
+    """The problems and execution models that --problems and --models name (all of each by default)."""
     problems = load_suite(Path(args.data))
     if args.problems:
         wanted = args.problems.split(",")
@@ -31,6 +32,11 @@ def _export_prompts(args: argparse.Namespace) -> int:
             raise SystemExit(f"--problems: unknown problem(s) {missing}")
         problems = [p for p in problems if p.name in wanted]
     models = args.models.split(",") if args.models else list(EXECUTION_MODELS)
+    return problems, models
+
+
+def _export_prompts(args: argparse.Namespace) -> int:
+    problems, models = _selected(args)
     records = export_prompts(problems, models, Path(args.out))
     print(f"wrote {len(records)} prompts ({len(problems)} problems x {len(models)} models) to {args.out}")
     return 0
@@ -60,14 +66,7 @@ def _evaluate(args: argparse.Namespace) -> int:
 def _check_references(args: argparse.Namespace) -> int:
     from workflow_scripts.pcgbench import reference_speedups
 
-    problems = load_suite(Path(args.data))
-    if args.problems:
-        wanted = args.problems.split(",")
-        missing = sorted(set(wanted) - {p.name for p in problems})
-        if missing:
-            raise SystemExit(f"--problems: unknown problem(s) {missing}")
-        problems = [p for p in problems if p.name in wanted]
-    models = args.models.split(",") if args.models else list(EXECUTION_MODELS)
+    problems, models = _selected(args)
     cfg = reference_speedups.CheckConfig(max_cores=args.max_cores, warmup=args.warmup, reps=args.reps,
                                          size=args.size, seed=args.seed, jobs=args.jobs,
                                          fixed=None if args.sweep else (args.ranks, args.threads))
