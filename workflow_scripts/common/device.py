@@ -53,7 +53,7 @@ def describe_device(device) -> str:
 
     device = torch.device(device)
     if device.type != "cuda":
-        return str(device)
+        return device.type  # "cpu" (a distributed Trainer says cpu:0)
     index = device.index if device.index is not None else torch.cuda.current_device()
     return f"cuda:{index} ({torch.cuda.get_device_name(index)})"
 

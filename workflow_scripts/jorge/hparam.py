@@ -19,7 +19,7 @@ import torch
 from workflow_scripts.common import Provenance, configure_logging, write_json
 from workflow_scripts.common.config import schema_default
 from workflow_scripts.common.device import describe_device, resolve_device
-from workflow_scripts.jorge.tasks import TaskConfig, build_task
+from workflow_scripts.jorge.tasks import TaskConfig, build_task, task_on
 from workflow_scripts.jorge.train import SCHEDULES, train_run
 
 logger = logging.getLogger(__name__)
@@ -50,7 +50,7 @@ class GridConfig:
 
 
 def grid_search(task_cfg: TaskConfig, grid: GridConfig, seed: int, device) -> dict[str, Any]:
-    task = build_task(task_cfg, seed, validation=True)
+    task = task_on(build_task(task_cfg, seed, validation=True), device)  # moved once, not per grid point
     points = []
     for lr, weight_decay in itertools.product(sorted(grid.lrs), sorted(grid.weight_decays)):
         hparams = {"lr": lr, "momentum": grid.momentum, "weight_decay": weight_decay, "lr_schedule": grid.lr_schedule}
