@@ -31,16 +31,18 @@ def resolve_device(requested: str, *, key: str = "device"):
         raise ValueError(f"{key}: {requested!r} is not a device (allowed: auto, cpu, cuda, cuda:N)")
     if requested == "cpu":
         return torch.device("cpu")
+    # is_available and device_count ask the driver without creating a CUDA context: a parent that only checks
+    # before relaunching under torchrun keeps no GPU memory. "cuda" is the first visible GPU.
     available = torch.cuda.is_available()
     if requested == "auto":
-        return torch.device("cuda", torch.cuda.current_device()) if available else torch.device("cpu")
+        return torch.device("cuda", 0) if available else torch.device("cpu")
     if not available:
         visible = os.environ.get("CUDA_VISIBLE_DEVICES", "<unset>")
         raise RuntimeError(f"{key} is {requested!r} but torch sees no GPU (torch.cuda.is_available() is False; "
                            f"CUDA_VISIBLE_DEVICES={visible}; torch {torch.__version__}, built for CUDA "
                            f"{torch.version.cuda or 'none'}): run on a GPU node with a CUDA build of torch "
                            f"(README: On a GPU machine), or set {key}: cpu")  # fmt: skip
-    index = int(requested.partition(":")[2] or torch.cuda.current_device())
+    index = int(requested.partition(":")[2] or 0)
     if index >= torch.cuda.device_count():
         raise RuntimeError(f"{key} is {requested!r} but torch sees {torch.cuda.device_count()} GPU(s) "
                            f"(indices 0..{torch.cuda.device_count() - 1}): pick one of those, or 'cuda'")  # fmt: skip
