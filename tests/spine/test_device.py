@@ -65,9 +65,16 @@ def test_a_gpu_index_out_of_range_and_a_bad_value_are_refused(fake_gpus):
         resolve_device("gpu", key="jorge.device")
 
 
-def test_trainer_arguments_follow_the_device(fake_gpus, monkeypatch):
+def test_trainer_arguments_follow_the_device(fake_gpus, monkeypatch, caplog):
     assert trainer_device_args(torch.device("cpu"), bf16=False) == {"use_cpu": True, "bf16": False}
-    assert trainer_device_args(torch.device("cuda", 1), bf16=True) == {"use_cpu": False, "bf16": True}
+    assert trainer_device_args(torch.device("cuda", 0), bf16=True) == {"use_cpu": False, "bf16": True}
+    assert "replicates the model over all of them" in caplog.text  # two GPUs visible to one process
+    # A single-process Trainer always takes the first visible GPU: another one is refused with the way to get it.
+    with pytest.raises(ValueError, match="rlpf.device: cuda:1 - .* set CUDA_VISIBLE_DEVICES=1 and rlpf.device: cuda"):
+        trainer_device_args(torch.device("cuda", 1), bf16=False, key="rlpf.device")
+    monkeypatch.setenv("LOCAL_RANK", "1")  # under torchrun the rank's own GPU is the one it trains on
+    assert trainer_device_args(torch.device("cuda", 1), bf16=False)["use_cpu"] is False
+    monkeypatch.delenv("LOCAL_RANK")
     monkeypatch.setattr(torch.cuda, "is_bf16_supported", lambda: False)
     with pytest.raises(RuntimeError, match="hpccoder.training.device: bf16 is asked for but cuda:0 .* no bfloat16"):
         trainer_device_args(torch.device("cuda", 0), bf16=True, key="hpccoder.training.device")
@@ -91,7 +98,8 @@ def test_device_keys_default_to_auto_and_the_paper_asks_for_gpus():
 
 
 @pytest.mark.parametrize(("section", "value", "ok"), [
-    ({"rlpf": {"device": "cuda:3"}}, "cuda:3", True), ({"jorge": {"device": "cpu"}}, "cpu", True),
+    ({"rlpf": {"device": "cuda"}}, "cuda", True), ({"jorge": {"device": "cuda:3"}}, "cuda:3", True),
+    ({"rlpf": {"device": "cuda:1"}}, "cuda:1", False),  # a single-process Trainer takes the first visible GPU
     ({"rlpf": {"device": "gpu"}}, "gpu", False), ({"jorge": {"device": "cuda:x"}}, "cuda:x", False),
     ({"hpccoder": {"training": {"device": "cuda:1"}}}, "cuda:1", False),  # one GPU per process under torchrun
 ])  # fmt: skip

@@ -2,7 +2,7 @@
 
     device = resolve_device(cfg.device, key="rlpf.device")    # "auto" | "cpu" | "cuda" | "cuda:N"
     model.to(device)
-    TrainingArguments(..., **trainer_device_args(device, bf16=False, key="rlpf.device"))
+    TrainingArguments(..., **trainer_device_args(device, bf16=False, key="rlpf.device"))   # use_cpu, bf16
     prov.finish([out], device=describe_device(device))         # "cpu" or "cuda:0 (NVIDIA H100 80GB HBM3)"
 
 "auto" is a GPU when torch sees one, else the CPU (so the tiny run on a laptop is a CPU run). "cuda" or
@@ -14,8 +14,11 @@ here and records the result in its provenance and metrics.
 
 from __future__ import annotations
 
+import logging
 import os
 import re
+
+logger = logging.getLogger(__name__)
 
 DEVICE_PATTERN = re.compile(r"^(auto|cpu|cuda(:[0-9]+)?)$")
 
@@ -70,16 +73,25 @@ def synchronize(device) -> None:
 
 
 def trainer_device_args(device, *, bf16: bool, key: str = "device") -> dict:
-    """The transformers/TRL `TrainingArguments` fields that put a single-process Trainer on `device`.
+    """The transformers/TRL `TrainingArguments` fields that put a Trainer on `device`.
 
-    The Trainer (through accelerate) takes the CPU when `use_cpu` is set and otherwise the current GPU, so a
-    `cuda:N` device is made current here. bf16 mixed precision on a GPU needs one that has it (Ampere or later).
+    A single-process Trainer takes the CPU when `use_cpu` is set and otherwise always the first visible GPU
+    (cuda:0), replicating the model over every visible GPU with nn.DataParallel when there are several; under
+    torchrun each process takes the GPU of its local rank. So `cuda:N` (N > 0) cannot be honoured by a
+    single-process Trainer and is refused, naming the way that works. bf16 mixed precision on a GPU needs one
+    that has it (Ampere or later).
     """
     import torch
 
     device = torch.device(device)
     if device.type == "cuda":
-        torch.cuda.set_device(device)
+        if device.index not in (None, 0) and "LOCAL_RANK" not in os.environ:
+            raise ValueError(f"{key}: {device} - a single-process Trainer always trains on the first visible GPU; "
+                             f"set CUDA_VISIBLE_DEVICES={device.index} and {key}: cuda")  # fmt: skip
+        if torch.cuda.device_count() > 1 and "LOCAL_RANK" not in os.environ:
+            logger.warning("%s: %d GPUs visible to one process: the Trainer replicates the model over all of them "
+                           "(nn.DataParallel); set CUDA_VISIBLE_DEVICES to one GPU to train on one",
+                           key, torch.cuda.device_count())  # fmt: skip
         if bf16 and not torch.cuda.is_bf16_supported():
             raise RuntimeError(f"{key}: bf16 is asked for but {describe_device(device)} has no bfloat16 support: "
                                f"turn bf16 off for this GPU")  # fmt: skip
