@@ -31,6 +31,7 @@ rule jorge_sgd_grid:
     params:
         task=lookup(dpath="jorge/tasks/{task}", within=config),
         grid=lookup(dpath="jorge/sgd_grid", within=config),
+        device=lookup(dpath="jorge/device", within=config),
         seed=config["seed"],
     script:
         "../workflow_scripts/jorge/hparam.py"
@@ -59,6 +60,7 @@ rule jorge_train:
     params:
         task=lookup(dpath="jorge/tasks/{task}", within=config),
         optimizer=lookup(dpath="jorge/optimizers/{optimizer}", within=config),
+        device=lookup(dpath="jorge/device", within=config),
         seed=config["seed"],
     script:
         "../workflow_scripts/jorge/train.py"

@@ -102,6 +102,7 @@ rule rlpf_reward_model:
         mem_mb=3000,
     params:
         reward_model=lookup(dpath="rlpf/reward_model", within=config),
+        device=lookup(dpath="rlpf/device", within=config),
         seed=config["seed"],
     script:
         "../workflow_scripts/rlpf/reward_model.py"
@@ -125,6 +126,7 @@ rule rlpf_sft:
     params:
         method="sft",
         train=lookup(dpath="rlpf/sft", within=config),
+        device=lookup(dpath="rlpf/device", within=config),
         seed=config["seed"],
     script:
         "../workflow_scripts/rlpf/train.py"
@@ -148,6 +150,7 @@ rule rlpf_dpo:
     params:
         method="dpo",
         train=lookup(dpath="rlpf/dpo", within=config),
+        device=lookup(dpath="rlpf/device", within=config),
         seed=config["seed"],
     script:
         "../workflow_scripts/rlpf/train.py"
@@ -171,6 +174,7 @@ rule rlpf_rl:
     params:
         method="rl",
         train=lookup(dpath="rlpf/rl", within=config),
+        device=lookup(dpath="rlpf/device", within=config),
         reward=lookup(dpath="rlpf/reward", within=config),
         cache_dir=lookup(dpath="rlpf/cache_dir", within=config),
         torch_threads=rlpf_torch_threads,

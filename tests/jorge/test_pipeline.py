@@ -27,7 +27,7 @@ def test_pipeline_end_to_end(tmp_path):
     for task_name, task in (("digits", TINY_DIGITS), ("lm", TINY_LM)):
         grid_path = tmp_path / task_name / "sgd_grid.json"
         grid = hparam.main(task_config=task, grid_config={"lrs": [0.05, 0.2], "weight_decays": [0.0], "grid_epochs": 1},
-                           task_name=task_name, output=str(grid_path), seed=1)  # fmt: skip
+                           task_name=task_name, output=str(grid_path), seed=1, device="cpu")  # fmt: skip
         assert grid["best"]["lr"] in (0.05, 0.2) and len(grid["points"]) == 2
         assert (tmp_path / task_name / "sgd_grid.json.prov.json").exists()
         grids.append(str(grid_path))
@@ -35,7 +35,7 @@ def test_pipeline_end_to_end(tmp_path):
             out = tmp_path / task_name / f"{name}.json"
             result = train.main(task_config=task, optimizer_config=opt, optimizer_name=name, task_name=task_name,
                                 sgd_grid=str(grid_path) if opt["transfer_from_sgd"] else None, output=str(out),
-                                seed=1)  # fmt: skip
+                                seed=1, device="cpu")  # fmt: skip
             if opt["transfer_from_sgd"]:  # hyperparameter transfer: SGD's tuned settings, untouched
                 assert result["hparams"]["lr"] == grid["best"]["lr"]
                 assert result["hparams"]["weight_decay"] == grid["best"]["weight_decay"]

@@ -141,16 +141,20 @@ def test_configs_reject_bad_values_naming_the_field(tmp_path):
 
 @pytest.mark.multiprocess
 def test_two_processes_relaunch_under_torchrun(trained, tmp_path):
-    """nproc_per_node > 1 relaunches the step under torchrun (gloo on CPU); rank 0 writes the model."""
+    """nproc_per_node > 1 relaunches the step under torchrun (gloo on CPU); rank 0 writes the model, and the
+    ranks' log lines reach the rule's log."""
     root, _ = trained
     model = {"architecture": "llama", "n_layer": 1, "n_head": 2, "n_embd": 32, "context_tokens": 64}
     training = {"max_steps": 2, "per_device_batch_size": 2, "eval_steps": 2, "logging_steps": 1, "warmup_steps": 1,
                 "max_eval_sequences": 4, "nproc_per_node": 2}  # fmt: skip
     returned = pretrain.main(root / "train.parquet", root / "validation.parquet", root / "tokenizer", tmp_path / "model",
-                             tmp_path / "metrics.json", model, training, seed=5, threads=1)  # fmt: skip
+                             tmp_path / "metrics.json", model, training, seed=5, threads=1,
+                             log_path=tmp_path / "rule.log")  # fmt: skip
     assert returned is None  # the parent only launched the ranks
     metrics = read_json(tmp_path / "metrics.json")
     assert metrics["world_size"] == 2 and metrics["tokens_seen"] == 2 * 2 * 2 * 64  # steps x ranks x batch x context
+    assert metrics["device"] == "cpu" and read_json(tmp_path / "metrics.json.prov.json")["device"] == "cpu"
+    assert "trained 2 steps" in (tmp_path / "rule.log").read_text()  # rank 0's summary line
     assert (tmp_path / "model" / "model.safetensors").exists() and not (tmp_path / "model.partial").exists()
 
 

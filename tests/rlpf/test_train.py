@@ -28,7 +28,7 @@ def test_sft_and_dpo_train(setup, method):
     root, model_dir, tasks, candidates = setup
     cfg = TrainConfig(max_steps=2, learning_rate=1e-3, per_device_batch_size=4)
     model, tokenizer, history = train(method, model_dir=model_dir, tasks=tasks, candidates=candidates, cfg=cfg,
-                                      work_dir=root / method, seed=0)
+                                      work_dir=root / method, seed=0, device="cpu")
     losses = [h["loss"] for h in history if "loss" in h]
     assert len(losses) == 2 and all(loss == loss for loss in losses)
     # TRL's configs turn gradient checkpointing on by default: for this model it only recomputes the forward.
@@ -49,7 +49,7 @@ def test_grpo_sees_only_training_prompts_and_reports_constant_groups(setup, tmp_
     cfg = TrainConfig(max_steps=2, learning_rate=1e-3, per_device_batch_size=4, num_generations=2,
                       max_completion_tokens=8, beta=0.04)
     model, _, history = train("rl", model_dir=model_dir, tasks=tasks, candidates=None, cfg=cfg, work_dir=root / "rl",
-                              seed=0, reward_fn=reward)
+                              seed=0, device="auto", reward_fn=reward)
     assert not model.is_activation_checkpointing
     held = {t.task_id for t in tasks if t.split == "held_out"}
     assert seen and held.isdisjoint(seen)
@@ -85,7 +85,9 @@ def test_reward_model_trains_and_scores_held_out_pairs(setup, tmp_path):
     metrics = reward_model_main(tasks_path=tmp_path / "tasks.json", train_candidates=tmp_path / "cands.parquet",
                                 held_out_candidates=tmp_path / "cands.parquet", model_dir=model_dir,
                                 out_metrics=tmp_path / "rm.json",
-                                cfg={"max_steps": 2, "learning_rate": 1e-3, "per_device_batch_size": 4}, seed=0)
+                                cfg={"max_steps": 2, "learning_rate": 1e-3, "per_device_batch_size": 4}, seed=0,
+                                device="cpu")  # fmt: skip
     assert metrics["train_pairs"] > 0 and metrics["held_out_pairs"] > 0
+    assert metrics["device"] == "cpu"
     assert 0.0 <= metrics["held_out_accuracy"] <= 1.0
     assert (tmp_path / "rm.json.prov.json").exists()

@@ -28,7 +28,8 @@ def worker(spec_path: str, out_dir: str) -> None:
     from workflow_scripts.disttrain.launch import init_worker
 
     spec = json.loads(Path(spec_path).read_text())
-    rank, world, _ = init_worker()
+    # gloo, also on a GPU node: this study's tensors live on the CPU, and NCCL takes only CUDA tensors.
+    rank, world, _ = init_worker("gloo")
     ledger = CommLedger()
     samples = []
     for n_bytes in spec["message_bytes"]:

@@ -11,7 +11,9 @@ same under `srun`, one torchrun per node, with the allocation's node count, GPUs
 rendezvous on the first node; N must then equal nodes x GPUs per node. A process count or a model size
 that does not fit stops with a message that lists the sizes that would fit.
 
-Workers call `init_worker()` to join the process group (gloo on CPU, NCCL on GPUs).
+Workers call `init_worker()` to join the process group (gloo on CPU, NCCL on GPUs: its default, taken when
+torch sees a GPU). The disttrain studies keep their models and messages on the CPU at every scale they run
+here and ask for gloo explicitly: NCCL takes only CUDA tensors, so the default would fail on a GPU node.
 """
 
 from __future__ import annotations
@@ -107,25 +109,38 @@ def launch(target: str, args: list[str], nproc: int, log_path: str | os.PathLike
            cwd: str | os.PathLike = REPO_ROOT) -> None:  # fmt: skip
     """Run `target` on `nproc` processes and wait; the workers' output goes to `log_path` (appended).
 
-    The workers run in `cwd` (the repository by default; a step whose arguments are paths relative to the
-    Snakemake working directory passes that). A failed run raises RuntimeError with the tail of the workers' output.
+    The output is written to the log as the workers print it (a day-long training run shows its progress in
+    the rule's log, and a job killed at its time limit leaves what was printed), or captured when there is
+    no log. The workers run in `cwd` (the repository by default; a step whose arguments are paths relative
+    to the Snakemake working directory passes that). A failed run raises RuntimeError with the tail of the
+    workers' output.
     """
     command = torchrun_command(target, args, nproc)
     child_env = dict(os.environ)
     child_env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO_ROOT), child_env.get("PYTHONPATH")]))
     child_env.setdefault("OMP_NUM_THREADS", "1")
+    child_env.setdefault("PYTHONUNBUFFERED", "1")  # workers' prints reach the log when printed
     child_env.update(env or {})
     logger.info("launching: %s", " ".join(command))
-    out = subprocess.run(command, cwd=cwd, env=child_env, capture_output=True, text=True,
-                         timeout=timeout_s)  # fmt: skip
-    text = out.stdout + out.stderr
     if log_path:
-        Path(log_path).parent.mkdir(parents=True, exist_ok=True)
+        log_path = Path(log_path)
+        log_path.parent.mkdir(parents=True, exist_ok=True)
+        for handler in logging.getLogger().handlers:
+            handler.flush()  # this process's lines first, then the workers'
         with open(log_path, "a", encoding="utf-8") as handle:
-            handle.write(text)
-    if out.returncode != 0:
+            start = handle.tell()
+            returncode = subprocess.run(command, cwd=cwd, env=child_env, stdout=handle, stderr=subprocess.STDOUT,
+                                        timeout=timeout_s).returncode  # fmt: skip
+        with open(log_path, encoding="utf-8", errors="replace") as handle:
+            handle.seek(start)
+            text = handle.read()
+    else:
+        out = subprocess.run(command, cwd=cwd, env=child_env, capture_output=True, text=True,
+                             timeout=timeout_s)  # fmt: skip
+        returncode, text = out.returncode, out.stdout + out.stderr
+    if returncode != 0:
         tail = "\n".join(text.splitlines()[-40:])
-        raise RuntimeError(f"{target} on {nproc} processes failed (exit {out.returncode}):\n{tail}")
+        raise RuntimeError(f"{target} on {nproc} processes failed (exit {returncode}):\n{tail}")
 
 
 def init_worker(backend: str | None = None):

@@ -138,7 +138,7 @@ def _sample_record(prompt_index: int, sample_index: int, prompt: str, completion
 
 
 def _run_hf(cfg, records, tasks, journal: SampleJournal, sampling: SamplingConfig, seed: int) -> dict[str, float]:
-    from workflow_scripts.generate.hf_backend import HFEngine
+    from workflow_scripts.generate.hf_backend import HFEngine, placement
 
     engine = HFEngine.load(cfg)
     started = time.perf_counter()  # generation only: loading the model is not throughput
@@ -157,7 +157,7 @@ def _run_hf(cfg, records, tasks, journal: SampleJournal, sampling: SamplingConfi
         tokens = sum(c.new_tokens for c in completions)
         logger.info("batch %d/%d: %d samples, %d new tokens in %.2f s; %d/%d samples done", number + 1, len(batches),
                     len(batch), tokens, time.perf_counter() - start, len(journal.samples), len(tasks))  # fmt: skip
-    return {"retries": 0, "generation_time_s": time.perf_counter() - started}
+    return {"retries": 0, "generation_time_s": time.perf_counter() - started, "device": placement(engine.model)}
 
 
 def _run_openai(cfg, records, tasks, journal: SampleJournal, sampling: SamplingConfig, seed: int) -> dict[str, float]:

@@ -4,7 +4,9 @@ The model is loaded from a path (a `save_pretrained` directory) with `local_file
 hub is never contacted at run time. Prompts are batched with left padding (a causal LM continues
 from the right end, so padding goes on the left and the attention mask hides it); each sequence of a
 batch stops on its own at a stop string (the end of the function) or at the token limit. On a
-cluster `device: auto` spreads a large model over the node's GPUs (accelerate's `device_map="auto"`);
+cluster `device: auto` spreads a large model over the node's GPUs (accelerate's `device_map="auto"`; the CPU
+where there is none), `device: cuda` puts it on one GPU and stops with the fix when torch sees none
+(workflow_scripts/common/device.py); the engine's `device` says where it ran (recorded in the stats);
 `chat: true` wraps each prompt in the tokenizer's chat template for instruct models.
 
     engine = HFEngine.load(HFBackendConfig(path="results/hpccoder/model"))
@@ -24,6 +26,7 @@ from pathlib import Path
 import torch
 from transformers import AutoModelForCausalLM, AutoTokenizer, StoppingCriteria, StoppingCriteriaList
 
+from workflow_scripts.common.device import describe_device, resolve_device
 from workflow_scripts.generate.completion import DEFAULT_CHAT_INSTRUCTION, Completion, chat_message
 
 logger = logging.getLogger(__name__)
@@ -81,6 +84,15 @@ def check_tokenizer_dir(path: str | Path) -> Path:
     return path
 
 
+def placement(model) -> str:
+    """Where the model's weights are: "cpu", "cuda:0 (NVIDIA ...)", or for device_map="auto" every device used."""
+    device_map = getattr(model, "hf_device_map", None)
+    if device_map and len(set(map(str, device_map.values()))) > 1:
+        devices = sorted({f"cuda:{d}" if isinstance(d, int) else str(d) for d in device_map.values()})
+        return ", ".join(describe_device(d) if d.startswith("cuda") else d for d in devices)
+    return describe_device(model.device)
+
+
 class HFEngine:
     """A loaded model + tokenizer that generates batches. Thread-safe: one generate() at a time."""
 
@@ -111,11 +123,11 @@ class HFEngine:
             kwargs["device_map"] = "auto"  # accelerate places layers over every visible GPU
         model = AutoModelForCausalLM.from_pretrained(path, **kwargs)
         if cfg.device == "cuda":
-            model = model.to("cuda")
+            model = model.to(resolve_device("cuda", key="generate.models.<name>.device"))
         model.eval()
         n_params = sum(p.numel() for p in model.parameters())
         logger.info("loaded %s: %.2fM parameters, dtype %s, device %s, batch %d",
-                    path, n_params / 1e6, model.dtype, model.device, cfg.batch_size)  # fmt: skip
+                    path, n_params / 1e6, model.dtype, placement(model), cfg.batch_size)  # fmt: skip
         return cls(model, tokenizer, cfg)
 
     def format_prompt(self, prompt: str) -> str:

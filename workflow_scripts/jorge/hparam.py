@@ -18,7 +18,8 @@ import torch
 
 from workflow_scripts.common import Provenance, configure_logging, write_json
 from workflow_scripts.common.config import schema_default
-from workflow_scripts.jorge.tasks import TaskConfig, build_task
+from workflow_scripts.common.device import describe_device, resolve_device
+from workflow_scripts.jorge.tasks import TaskConfig, build_task, task_on
 from workflow_scripts.jorge.train import SCHEDULES, train_run
 
 logger = logging.getLogger(__name__)
@@ -48,12 +49,13 @@ class GridConfig:
             raise ValueError(f"jorge.sgd_grid.grid_epochs: must be >= 1, got {self.grid_epochs}")
 
 
-def grid_search(task_cfg: TaskConfig, grid: GridConfig, seed: int) -> dict[str, Any]:
-    task = build_task(task_cfg, seed, validation=True)
+def grid_search(task_cfg: TaskConfig, grid: GridConfig, seed: int, device) -> dict[str, Any]:
+    task = task_on(build_task(task_cfg, seed, validation=True), device)  # moved once, not per grid point
     points = []
     for lr, weight_decay in itertools.product(sorted(grid.lrs), sorted(grid.weight_decays)):
         hparams = {"lr": lr, "momentum": grid.momentum, "weight_decay": weight_decay, "lr_schedule": grid.lr_schedule}
-        run = train_run(task, "sgd", hparams, epochs=grid.grid_epochs, batch_size=task_cfg.batch_size, seed=seed)
+        run = train_run(task, "sgd", hparams, epochs=grid.grid_epochs, batch_size=task_cfg.batch_size, seed=seed,
+                        device=device)  # fmt: skip
         points.append({**hparams, "final_metric": run["final_metric"],
                        "curve": [row["metric"] for row in run["history"]]})  # fmt: skip
         logger.info("SGD lr %g weight decay %g: validation %s %.4f", lr, weight_decay, run["metric_name"],
@@ -69,20 +71,23 @@ def grid_search(task_cfg: TaskConfig, grid: GridConfig, seed: int) -> dict[str, 
         "grid_epochs": grid.grid_epochs,
         "batch_size": task_cfg.batch_size,
         "points": points,
+        "device": describe_device(device),
         "best": {key: best[key] for key in ("lr", "momentum", "weight_decay", "lr_schedule", "final_metric")},
     }
 
 
 def main(*, task_config: dict[str, Any], grid_config: dict[str, Any], task_name: str, output: str, seed: int,
-         threads: int = 1) -> dict[str, Any]:  # fmt: skip
+         device: str, threads: int = 1) -> dict[str, Any]:  # fmt: skip
     torch.set_num_threads(threads)
+    resolved = resolve_device(device, key="jorge.device")
     task_cfg = TaskConfig(name=task_name, **task_config)
     grid = GridConfig(**grid_config)
-    prov = Provenance.start(step="jorge.sgd_grid", config={"task": task_config, "grid": grid_config}, seed=seed)
-    result = grid_search(task_cfg, grid, seed)
+    prov = Provenance.start(step="jorge.sgd_grid", config={"task": task_config, "grid": grid_config, "device": device},
+                            seed=seed)  # fmt: skip
+    result = grid_search(task_cfg, grid, seed, resolved)
     logger.info("best SGD settings for %s: %s", task_name, result["best"])
     write_json(output, result)
-    prov.finish([output])
+    prov.finish([output], device=result["device"])
     return result
 
 
@@ -90,4 +95,5 @@ if __name__ == "__main__":
     smk = snakemake  # noqa: F821 -- injected by Snakemake's script: directive
     configure_logging(smk.log[0])
     main(task_config=dict(smk.params.task), grid_config=dict(smk.params.grid), task_name=smk.wildcards.task,
-         output=smk.output.grid, seed=smk.params.seed, threads=smk.threads)  # fmt: skip
+         output=smk.output.grid, seed=smk.params.seed, device=smk.params.device,
+         threads=smk.threads)  # fmt: skip

@@ -22,6 +22,7 @@ import torch
 
 from workflow_scripts.common import Provenance, configure_logging, seed_everything, write_json
 from workflow_scripts.common.config import schema_default
+from workflow_scripts.common.device import describe_device, resolve_device
 from workflow_scripts.jorge.optim import Jorge, Shampoo, exact_inverse_root, initial_root, jorge_root_update
 from workflow_scripts.jorge.train import spread
 
@@ -46,8 +47,7 @@ class StepCostConfig:
             raise ValueError(f"jorge.step_cost.warmup: must be >= 0, got {self.warmup}")
         if self.device not in ("cpu", "cuda"):
             raise ValueError(f"jorge.step_cost.device: 'cpu' or 'cuda', got {self.device!r}")
-        if self.device == "cuda" and not torch.cuda.is_available():
-            raise ValueError("jorge.step_cost.device: 'cuda' requested but torch sees no CUDA device; use 'cpu'")
+        resolve_device(self.device, key="jorge.step_cost.device")  # `cuda` without a GPU: stop, naming the fix
 
 
 def time_call(fn: Callable[[], Any], *, repeats: int, warmup: int, device: str) -> dict[str, float]:
@@ -115,9 +115,9 @@ def main(*, step_cost_config: dict[str, Any], output: str, seed: int, threads: i
     torch.set_num_threads(threads)
     cfg = StepCostConfig(**step_cost_config)
     prov = Provenance.start(step="jorge.step_cost", config=step_cost_config, seed=seed)
-    result = {"device": cfg.device, "threads": threads, "rows": measure(cfg, seed)}
+    result = {"device": describe_device(cfg.device), "threads": threads, "rows": measure(cfg, seed)}
     write_json(output, result)
-    prov.finish([output])
+    prov.finish([output], device=result["device"])
     return result
 
 

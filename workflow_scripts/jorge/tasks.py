@@ -274,6 +274,12 @@ def build_task(cfg: TaskConfig, seed: int, validation: bool = False) -> Task:
     return task
 
 
+def task_on(task: Task, device) -> Task:
+    """The task with its data on `device` (the whole split fits a GPU's memory at this study's sizes)."""
+    return dataclasses.replace(task, x_train=task.x_train.to(device), y_train=task.y_train.to(device),
+                               x_eval=task.x_eval.to(device), y_eval=task.y_eval.to(device))  # fmt: skip
+
+
 @torch.no_grad()
 def evaluate(model: nn.Module, task: Task, batch_size: int = 1024) -> dict[str, float]:
     """Mean cross-entropy and accuracy on the eval split."""

@@ -5,7 +5,9 @@ the SGD grid-search result `results/jorge/<task>/sgd_grid.json`. Output:
 `results/jorge/<task>/<optimizer>.json`: per epoch the eval metric and loss and the cumulative training
 wall-clock (forward, backward and step; evaluation excluded), per step the optimizer-step and
 whole-step times (median and interquartile range), epochs and wall-clock to the target, the
-hyperparameters actually used, and the optimizer's divergence-handling counts.
+hyperparameters actually used, the optimizer's divergence-handling counts, and the device it trained on
+(config `jorge.device`: auto, cpu, cuda, cuda:N; the model and the data live there, and on a GPU every
+timed interval ends with a synchronisation, so the times are the GPU's work, not its queueing).
 
 Snakemake runs it through `rule jorge_train` (one job per task and optimizer, `timing_slot=1`).
 Tests and other steps call `main(...)` or `train_run(...)` directly.
@@ -22,8 +24,9 @@ import torch
 from torch import nn
 
 from workflow_scripts.common import Provenance, configure_logging, read_json, seed_everything, write_json
+from workflow_scripts.common.device import describe_device, resolve_device, synchronize
 from workflow_scripts.jorge.optim import Jorge, Shampoo, build_optimizer
-from workflow_scripts.jorge.tasks import Task, TaskConfig, build_task, evaluate, metric_of
+from workflow_scripts.jorge.tasks import Task, TaskConfig, build_task, evaluate, metric_of, task_on
 
 logger = logging.getLogger(__name__)
 
@@ -96,10 +99,12 @@ def spread(values: list[float]) -> dict[str, float]:
 
 
 def train_run(task: Task, optimizer_name: str, hparams: dict[str, Any], *, epochs: int, batch_size: int,
-              seed: int, max_steps: int | None = None) -> dict[str, Any]:  # fmt: skip
-    """Train a fresh model; evaluate after every epoch. Returns the learning curve and timings."""
+              seed: int, device, max_steps: int | None = None) -> dict[str, Any]:  # fmt: skip
+    """Train a fresh model on `device` (a resolved torch device); evaluate after every epoch. Returns the
+    learning curve and timings."""
     seed_everything(seed)
-    model = task.make_model()
+    task = task_on(task, device)
+    model = task.make_model().to(device)
     optimizer = build_optimizer(optimizer_name, model.parameters(), hparams)
     generator = torch.Generator().manual_seed(seed)
     n = len(task.x_train)
@@ -118,13 +123,16 @@ def train_run(task: Task, optimizer_name: str, hparams: dict[str, Any], *, epoch
             lr = learning_rate(hparams["lr"], hparams["lr_schedule"], step, total_steps)
             for group in optimizer.param_groups:
                 group["lr"] = lr
-            idx = order[start : start + batch_size]
+            idx = order[start : start + batch_size].to(device)
+            synchronize(device)
             t0 = time.perf_counter()
             optimizer.zero_grad(set_to_none=True)
             loss = loss_fn(model(task.x_train[idx]), task.y_train[idx])
             loss.backward()
+            synchronize(device)
             t1 = time.perf_counter()
             optimizer.step()
+            synchronize(device)
             t2 = time.perf_counter()
             nonfinite_losses += int(not torch.isfinite(loss))
             step_times.append(t2 - t0)
@@ -159,25 +167,28 @@ def train_run(task: Task, optimizer_name: str, hparams: dict[str, Any], *, epoch
         "divergence_counts": counts | {"nonfinite_losses": nonfinite_losses},
         "hparams": hparams,
         "batch_size": batch_size,
+        "device": describe_device(device),
     }
 
 
 def main(*, task_config: dict[str, Any], optimizer_config: dict[str, Any], optimizer_name: str, task_name: str,
-         sgd_grid: str | None, output: str, seed: int, threads: int = 1) -> dict[str, Any]:  # fmt: skip
+         sgd_grid: str | None, output: str, seed: int, device: str, threads: int = 1) -> dict[str, Any]:  # fmt: skip
     torch.set_num_threads(threads)
+    resolved = resolve_device(device, key="jorge.device")
     task_cfg = TaskConfig(name=task_name, **task_config)
     opt_cfg = OptimizerConfig(name=optimizer_name, **optimizer_config)
     sgd_best = read_json(sgd_grid)["best"] if sgd_grid else None
     hparams = opt_cfg.hparams(sgd_best)
     logger.info("training %s with %s, hyperparameters %s", task_name, optimizer_name, hparams)
     prov = Provenance.start(step="jorge.train",
-                            config={"task": task_config, "optimizer": optimizer_config, "hparams": hparams}, seed=seed)  # fmt: skip
+                            config={"task": task_config, "optimizer": optimizer_config, "hparams": hparams,
+                                    "device": device}, seed=seed)  # fmt: skip
     task = build_task(task_cfg, seed, validation=False)
     result = train_run(task, optimizer_name, hparams, epochs=task_cfg.epochs, batch_size=task_cfg.batch_size,
-                       seed=seed)  # fmt: skip
+                       seed=seed, device=resolved)  # fmt: skip
     result["threads"] = threads
     write_json(output, result)
-    prov.finish([output])
+    prov.finish([output], device=result["device"])
     return result
 
 
@@ -187,4 +198,4 @@ if __name__ == "__main__":
     main(task_config=dict(smk.params.task), optimizer_config=dict(smk.params.optimizer),
          optimizer_name=smk.wildcards.optimizer, task_name=smk.wildcards.task,
          sgd_grid=smk.input.get("sgd_grid") or None, output=smk.output.result, seed=smk.params.seed,
-         threads=smk.threads)  # fmt: skip
+         device=smk.params.device, threads=smk.threads)  # fmt: skip

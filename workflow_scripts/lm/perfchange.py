@@ -41,6 +41,7 @@ import pandas as pd
 from workflow_scripts.common import Provenance, atomic_path, seed_everything, write_json
 from workflow_scripts.common.c_scanner import pragmas
 from workflow_scripts.common.config import schema_default
+from workflow_scripts.common.device import resolve_device
 from workflow_scripts.lm.kernel_edits import EDIT_FUNCTIONS, SOURCE_EDITS
 from workflow_scripts.pcgbench import (
     BUILD_ERROR,
@@ -229,7 +230,7 @@ def lm_embeddings(model_dir: str | Path, bodies: list[str]) -> dict[str, np.ndar
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     tokenizer = AutoTokenizer.from_pretrained(model_dir, local_files_only=True)
-    device = "cuda" if torch.cuda.is_available() else "cpu"
+    device = resolve_device("auto")  # embeddings only: a GPU when the job has one
     model = AutoModelForCausalLM.from_pretrained(model_dir, local_files_only=True, dtype=torch.float32).to(device).eval()
     context = int(getattr(model.config, "n_positions", None) or model.config.max_position_embeddings)
     embeddings = {}

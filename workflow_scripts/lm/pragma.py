@@ -37,6 +37,7 @@ from workflow_scripts.common.c_scanner import (
     statement_end,
 )
 from workflow_scripts.common.config import schema_default
+from workflow_scripts.common.device import DEVICE_PATTERN, describe_device, resolve_device
 
 logger = logging.getLogger(__name__)
 
@@ -66,7 +67,7 @@ class PragmaConfig:
         for name in ("max_loop_chars", "max_new_tokens", "finetune_batch_size", "max_test_loops"):
             if getattr(self, name) < 1:
                 raise ValueError(f"hpccoder.pragma.{name}: {getattr(self, name)} (allowed: >= 1)")
-        if self.device not in ("auto", "cpu") and not self.device.startswith("cuda"):
+        if not DEVICE_PATTERN.match(self.device):
             raise ValueError(f"hpccoder.pragma.device: {self.device!r} (allowed: auto, cpu, cuda, cuda:N)")
         if self.finetune_steps < 0:
             raise ValueError(f"hpccoder.pragma.finetune_steps: {self.finetune_steps} (allowed: >= 0)")
@@ -271,7 +272,7 @@ def main(train_path, validation_path, model_dir, dataset_path, predictions_path,
         raise ValueError("no held-out loop carries `#pragma omp parallel for`: put a repository with OpenMP loops in "
                          "corpus.validation_sources")  # fmt: skip
     tokenizer = AutoTokenizer.from_pretrained(model_dir, local_files_only=True)
-    device = ("cuda" if torch.cuda.is_available() else "cpu") if cfg.device == "auto" else cfg.device
+    device = resolve_device(cfg.device, key="hpccoder.pragma.device")
     model = AutoModelForCausalLM.from_pretrained(model_dir, local_files_only=True, dtype=torch.float32).to(device)
     context_tokens = int(getattr(model.config, "n_positions", None) or model.config.max_position_embeddings)
     references = test_rows["pragma"].tolist()
@@ -280,6 +281,7 @@ def main(train_path, validation_path, model_dir, dataset_path, predictions_path,
     predictions = predict(model, tokenizer, prompts, cfg.max_new_tokens, context_tokens)
     majority = Counter(train_rows["pragma"]).most_common(1)[0][0] if len(train_rows) else BARE_PRAGMA
     metrics = {
+        "device": describe_device(device),
         "train_loops": int(len(train_rows)),
         "test_loops": int(len(test_rows)),
         "test_repositories": sorted(test_rows["repo"].unique()),
@@ -296,7 +298,7 @@ def main(train_path, validation_path, model_dir, dataset_path, predictions_path,
     with atomic_path(predictions_path, suffix=".parquet") as tmp:
         table.to_parquet(tmp, index=False)
     write_json(metrics_path, metrics)
-    prov.finish([dataset_path, predictions_path, metrics_path])
+    prov.finish([dataset_path, predictions_path, metrics_path], device=metrics["device"])
     logger.info("pragma prediction on %d loops: exact %.3f, all clauses %.3f (majority baseline %.3f / %.3f)",
                 len(test_rows), metrics["model"]["exact"], metrics["model"]["all_clauses"],
                 metrics["baseline_majority"]["exact"], metrics["baseline_majority"]["all_clauses"])  # fmt: skip

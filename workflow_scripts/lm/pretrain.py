@@ -2,9 +2,10 @@
 
 Two ways, one code path:
   - tiny (default config): a small GPT-2 or Llama built from a config (about 1M parameters), trained
-    from scratch on CPU (`use_cpu=True`);
+    from scratch on the CPU (`training.device: auto` takes a GPU when torch sees one);
   - paper (config/paper.yaml): a real base model loaded from a local folder (`model.init_from`) and
-    fine-tuned with DeepSpeed ZeRO (`training.deepspeed`, a JSON file in config/deepspeed/) on GPUs.
+    fine-tuned with DeepSpeed ZeRO (`training.deepspeed`, a JSON file in config/deepspeed/) on GPUs
+    (`training.device: cuda`, which refuses to start without one).
     With `training.nproc_per_node > 1` the step relaunches itself under `torchrun`, one process per GPU
     (`workflow_scripts.disttrain.launch.launch`, the launcher of the disttrain studies).
 Inputs: the corpus's train and validation parquet files, the tokenizer folder.
@@ -29,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from workflow_scripts.common.config import schema_default
+from workflow_scripts.common.device import describe_device, resolve_device, trainer_device_args
 from workflow_scripts.disttrain.launch import launch
 
 logger = logging.getLogger(__name__)
@@ -81,7 +83,8 @@ class TrainingConfig:
     max_eval_sequences: int = schema_default("hpccoder.training.max_eval_sequences")
     # 0: no intermediate checkpoints (tiny); paper: resumable checkpoints
     save_steps: int = schema_default("hpccoder.training.save_steps")
-    use_cpu: bool = schema_default("hpccoder.training.use_cpu")
+    # auto (the GPUs when torch sees any, else the CPU), cpu, or cuda (one GPU per process)
+    device: str = schema_default("hpccoder.training.device")
     bf16: bool = schema_default("hpccoder.training.bf16")
     gradient_checkpointing: bool = schema_default("hpccoder.training.gradient_checkpointing")
     # path of a DeepSpeed JSON config (ZeRO stage, offload)
@@ -98,8 +101,10 @@ class TrainingConfig:
             raise ValueError(f"hpccoder.training.learning_rate: {self.learning_rate} (allowed: between 0 and 1)")
         if self.deepspeed and not Path(self.deepspeed).is_file():
             raise ValueError(f"hpccoder.training.deepspeed: {self.deepspeed} is not a file (e.g. config/deepspeed/zero2.json)")
-        if self.deepspeed and self.use_cpu:
-            logger.warning("hpccoder.training: DeepSpeed with use_cpu=true runs on the gloo backend (a test, not the paper's setup)")
+        if self.device not in ("auto", "cpu", "cuda"):
+            raise ValueError(f"hpccoder.training.device: {self.device!r} (allowed: auto, cpu, cuda)")
+        if self.deepspeed and self.device == "cpu":
+            logger.warning("hpccoder.training: DeepSpeed with device cpu runs on the gloo backend (a test, not the paper's setup)")
 
 
 def build_model(cfg: ModelConfig, tokenizer, dtype=None):
@@ -142,6 +147,16 @@ def tokenize_split(parquet_path: str | Path, tokenizer, context_tokens: int, max
     return Dataset.from_dict({"input_ids": blocks.tolist()}), len(ids)
 
 
+def training_device(train_cfg: TrainingConfig):
+    """This process's device: the CPU, or under torchrun the GPU of its local rank (one process per GPU)."""
+    import torch
+
+    device = resolve_device(train_cfg.device, key="hpccoder.training.device")
+    if device.type == "cuda" and "LOCAL_RANK" in os.environ:
+        device = torch.device("cuda", int(os.environ["LOCAL_RANK"]))
+    return device
+
+
 def train(train_path, validation_path, tokenizer_dir, model_dir, metrics_path, model_cfg: ModelConfig,
           train_cfg: TrainingConfig, seed: int) -> dict[str, Any]:  # fmt: skip
     import torch
@@ -158,6 +173,7 @@ def train(train_path, validation_path, tokenizer_dir, model_dir, metrics_path, m
     tokenizer = AutoTokenizer.from_pretrained(tokenizer_dir, local_files_only=True)
     train_set, train_tokens = tokenize_split(train_path, tokenizer, model_cfg.context_tokens)
     eval_set, eval_tokens = tokenize_split(validation_path, tokenizer, model_cfg.context_tokens, train_cfg.max_eval_sequences)
+    device = training_device(train_cfg)
     model = build_model(model_cfg, tokenizer, dtype=torch.bfloat16 if train_cfg.bf16 and not train_cfg.deepspeed else None)
     n_params = sum(p.numel() for p in model.parameters())
     logger.info("model: %s, %.2fM parameters; corpus: %d train tokens (%d sequences of %d), %d validation sequences",
@@ -180,8 +196,7 @@ def train(train_path, validation_path, tokenizer_dir, model_dir, metrics_path, m
         eval_steps=train_cfg.eval_steps,
         save_strategy="steps" if train_cfg.save_steps else "no",
         save_steps=train_cfg.save_steps or 500,
-        use_cpu=train_cfg.use_cpu,
-        bf16=train_cfg.bf16,
+        **trainer_device_args(device, bf16=train_cfg.bf16, key="hpccoder.training.device"),
         **({"gradient_checkpointing": True} if train_cfg.gradient_checkpointing else {}),
         deepspeed=train_cfg.deepspeed,
         seed=seed,
@@ -197,6 +212,7 @@ def train(train_path, validation_path, tokenizer_dir, model_dir, metrics_path, m
     started = time.perf_counter()
     result = trainer.train(resume_from_checkpoint=True if resume else None)
     train_time_s = time.perf_counter() - started
+    device_used = describe_device(trainer.args.device)
     final_eval = trainer.evaluate()
     # Every rank takes part in saving (ZeRO-3 gathers the shards); only the main process writes. The
     # folder is staged under another name and renamed, so a killed run leaves no half-saved model.
@@ -227,10 +243,12 @@ def train(train_path, validation_path, tokenizer_dir, model_dir, metrics_path, m
         "validation_perplexity": math.exp(final_eval["eval_loss"]),
         "log_history": trainer.state.log_history,
         "world_size": int(os.environ.get("WORLD_SIZE", "1")),
+        "device": device_used,  # rank 0's; every rank has its own GPU
+        "bf16": train_cfg.bf16,
     }
     if rank == 0:
         write_json(metrics_path, metrics)
-        prov.finish([model_dir, metrics_path])
+        prov.finish([model_dir, metrics_path], device=device_used)
         if not train_cfg.save_steps:
             shutil.rmtree(checkpoints, ignore_errors=True)
         logger.info("trained %d steps, %d tokens in %.1f s (%.0f tokens/s); validation loss %.3f, perplexity %.2f",
@@ -245,6 +263,7 @@ def main(train_path, validation_path, tokenizer_dir, model_dir, metrics_path, mo
     to `log_path`) and return None."""
     model_cfg = ModelConfig(**model_section)
     train_cfg = TrainingConfig(**{"torch_threads": threads, **training_section})
+    resolve_device(train_cfg.device, key="hpccoder.training.device")  # no GPU for `cuda`: stop before torchrun
     if train_cfg.nproc_per_node > 1 and "LOCAL_RANK" not in os.environ:
         # One process per GPU: hand the same arguments to torchrun, which runs this module's CLI in this
         # working directory (the paths may be relative to it).

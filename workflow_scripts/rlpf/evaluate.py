@@ -24,6 +24,7 @@ import pandas as pd
 
 from workflow_scripts.common import Provenance, read_json, seed_everything, write_json
 from workflow_scripts.common.config import schema_default
+from workflow_scripts.common.device import describe_device, resolve_device
 from workflow_scripts.common.io import atomic_path
 from workflow_scripts.rlpf.reward import Measurer, RewardConfig, grade
 from workflow_scripts.rlpf.tasks import task_from_dict
@@ -49,18 +50,19 @@ class EvalConfig:
             raise ValueError("rlpf.evaluate.temperature must be > 0 and faster_margin >= 0")
 
 
-def generate(model_dir, prompts: list[str], cfg: EvalConfig, seed: int, torch_threads: int = 1) -> list[list[str]]:
-    """`cfg.samples` sampled completions per prompt (new text only)."""
+def generate(model_dir, prompts: list[str], cfg: EvalConfig, seed: int, torch_threads: int = 1,
+             device="cpu") -> list[list[str]]:  # fmt: skip
+    """`cfg.samples` sampled completions per prompt (new text only), sampled on `device` (a resolved torch device)."""
     import torch
 
     from workflow_scripts.rlpf.train import load_policy
 
-    model, tokenizer = load_policy(model_dir, torch_threads)
+    model, tokenizer = load_policy(model_dir, torch_threads, device)
     model.eval()
     out = []
     for i, prompt in enumerate(prompts):
         torch.manual_seed(seed + i)  # each prompt's samples do not depend on the others
-        enc = tokenizer(prompt, return_tensors="pt")
+        enc = tokenizer(prompt, return_tensors="pt").to(model.device)
         with torch.no_grad():
             ids = model.generate(**enc, do_sample=True, temperature=cfg.temperature, max_new_tokens=cfg.max_new_tokens,
                                  num_return_sequences=cfg.samples, pad_token_id=tokenizer.pad_token_id,
@@ -94,7 +96,9 @@ def main(model_name: str, *, tasks_path, model_dir, out_samples, out_metrics, ev
     cfg = EvalConfig(**eval_cfg)
     tasks = [t for t in (task_from_dict(r) for r in read_json(tasks_path)["tasks"]) if t.split == "held_out"]
     measurer = Measurer(RewardConfig(cache_dir=Path(cache_dir), **reward_cfg))
-    completions = generate(model_dir, [t.prompt for t in tasks], cfg, seed, torch_threads)
+    # Sampling takes the job's GPU when it has one ("auto"); the cluster profile gives this CPU-timing rule none.
+    device = resolve_device("auto")
+    completions = generate(model_dir, [t.prompt for t in tasks], cfg, seed, torch_threads, device)
     items = [(t, c) for t, cs in zip(tasks, completions, strict=True) for c in cs]
     rows = []
     for i, ((task, completion), m) in enumerate(zip(items, measurer.measure(items), strict=True)):
@@ -103,7 +107,7 @@ def main(model_name: str, *, tasks_path, model_dir, out_samples, out_metrics, ev
                      "correct": m.correct, "speedup": m.speedup, "spread": m.spread,
                      "reward": grade(m, measurer.cfg)})  # fmt: skip
     table = pd.DataFrame(rows)
-    metrics = {"model": model_name, "task_sets": {}}
+    metrics = {"model": model_name, "device": describe_device(device), "task_sets": {}}
     for task_set, part in table.groupby("task_set"):
         metrics["task_sets"][task_set] = score(part, cfg.faster_margin)
         logger.info("%s / %s: %s", model_name, task_set, metrics["task_sets"][task_set])
@@ -112,7 +116,7 @@ def main(model_name: str, *, tasks_path, model_dir, out_samples, out_metrics, ev
     with atomic_path(out_samples, suffix=".parquet") as tmp:
         table.to_parquet(tmp, index=False)
     write_json(out_metrics, metrics)
-    prov.finish([out_samples, out_metrics])
+    prov.finish([out_samples, out_metrics], device=metrics["device"])
     return metrics
 
 

@@ -15,7 +15,8 @@ their pairwise ranking accuracy on pairs built the same way from the held-out ke
               < serial < parallel/simd with the reductions the loop needs; a baseline for both
 
 plus the share of held-out pairs a constant "the serial one is faster" rule gets right. Ties of the hand
-ranker count half. Output: metrics JSON (accuracies, pairs, training loss). The models are not used as
+ranker count half. The LM head trains on `rlpf.device` (as the policies do, rlpf/train.py). Output: metrics JSON
+(accuracies, pairs, training loss, the device). The models are not used as
 rewards in the tiny run (measured rewards are cheap there).
 
     from Snakemake: rule rlpf_reward_model
@@ -32,6 +33,12 @@ import pandas as pd
 from workflow_scripts.common import Provenance, read_json, seed_everything, write_json
 from workflow_scripts.common.c_scanner import for_loops, top_level_loops
 from workflow_scripts.common.config import schema_default
+from workflow_scripts.common.device import (
+    bf16_available,
+    describe_device,
+    resolve_device,
+    trainer_device_args,
+)
 from workflow_scripts.rlpf.candidates import reduction_clauses
 from workflow_scripts.rlpf.completion import SERIAL_LINE, parse_completion
 from workflow_scripts.rlpf.tasks import Task, task_from_dict
@@ -171,14 +178,14 @@ def pair_accuracy(model, tokenizer, pairs: list[dict]) -> float | None:
     with torch.no_grad():
         for p in pairs:
             enc = tokenizer([p["prompt"] + p["chosen"], p["prompt"] + p["rejected"]], return_tensors="pt",
-                            padding=True)  # fmt: skip
+                            padding=True).to(model.device)  # fmt: skip
             scores = model(**enc).logits[:, 0]
             right += int(scores[0] > scores[1])
     return right / len(pairs)
 
 
 def main(*, tasks_path, train_candidates, held_out_candidates, model_dir, out_metrics, cfg: dict, seed: int,
-         torch_threads: int = 1) -> dict:  # fmt: skip
+         device: str, torch_threads: int = 1) -> dict:  # fmt: skip
     import torch
     from datasets import Dataset
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
@@ -186,8 +193,9 @@ def main(*, tasks_path, train_candidates, held_out_candidates, model_dir, out_me
     from trl import RewardTrainer
 
     torch.set_num_threads(torch_threads)  # the rule's threads (see train.load_policy)
-    prov = Provenance.start(step="rlpf.reward_model", config=cfg, seed=seed)
+    prov = Provenance.start(step="rlpf.reward_model", config=cfg | {"device": device}, seed=seed)
     rm_cfg = RewardModelConfig(**cfg)
+    device = resolve_device(device, key="rlpf.device")
     seed_everything(seed)
     tasks = [task_from_dict(r) for r in read_json(tasks_path)["tasks"]]
     train_pairs = pairs_for(tasks, pd.read_parquet(train_candidates), "train", rm_cfg.min_reward_gap)
@@ -195,12 +203,13 @@ def main(*, tasks_path, train_candidates, held_out_candidates, model_dir, out_me
     logger.info("reward model: %d training pairs, %d held-out pairs", len(train_pairs), len(test_pairs))
     tokenizer = AutoTokenizer.from_pretrained(str(model_dir))
     tokenizer.padding_side = "right"  # GPT-2's sequence head reads the last non-pad token
-    model = AutoModelForSequenceClassification.from_pretrained(str(model_dir), num_labels=1, dtype="float32")
+    model = AutoModelForSequenceClassification.from_pretrained(str(model_dir), num_labels=1, dtype="float32").to(device)
     model.config.pad_token_id = tokenizer.pad_token_id
     # gradient_checkpointing: TRL turns it on by default; this model has no memory to save, only time to lose.
     args = TRLRewardConfig(output_dir=str(out_metrics) + ".work", max_steps=rm_cfg.max_steps,
                            learning_rate=rm_cfg.learning_rate, per_device_train_batch_size=rm_cfg.per_device_batch_size,
-                           logging_steps=5, use_cpu=True, bf16=False, gradient_checkpointing=False, report_to="none",
+                           logging_steps=5, **trainer_device_args(device, bf16=bf16_available(device), key="rlpf.device"),
+                           gradient_checkpointing=False, report_to="none",
                            save_strategy="no", seed=seed, max_length=model.config.n_positions,
                            disable_tqdm=True)  # fmt: skip
     trainer = RewardTrainer(model=model, args=args, train_dataset=Dataset.from_list(
@@ -210,6 +219,7 @@ def main(*, tasks_path, train_candidates, held_out_candidates, model_dir, out_me
     ranker = fit_feature_ranker(tasks_by_id, train_pairs, seed) if train_pairs else None
     serial_first = [p for p in test_pairs if p["chosen"].strip() == SERIAL_LINE or p["rejected"].strip() == SERIAL_LINE]
     metrics = {
+        "device": describe_device(device),
         "train_pairs": len(train_pairs),
         "held_out_pairs": len(test_pairs),
         "train_accuracy": pair_accuracy(trainer.model, tokenizer, train_pairs),
@@ -228,7 +238,7 @@ def main(*, tasks_path, train_candidates, held_out_candidates, model_dir, out_me
                 metrics["features_train_accuracy"], metrics["hand_held_out_accuracy"])  # fmt: skip
     shutil.rmtree(args.output_dir, ignore_errors=True)
     write_json(out_metrics, metrics)
-    prov.finish([out_metrics])
+    prov.finish([out_metrics], device=metrics["device"])
     return metrics
 
 
@@ -240,4 +250,4 @@ if __name__ == "__main__":
     configure_logging(smk.log[0])
     main(tasks_path=smk.input.tasks, train_candidates=smk.input.candidates,
          held_out_candidates=smk.input.held_out_candidates, model_dir=smk.input.model, out_metrics=smk.output.metrics,
-         cfg=smk.params.reward_model, seed=smk.params.seed, torch_threads=smk.threads)  # fmt: skip
+         cfg=smk.params.reward_model, seed=smk.params.seed, device=smk.params.device, torch_threads=smk.threads)  # fmt: skip

@@ -9,6 +9,8 @@
           (beta) to the reference model; starts from the SFT model or from the base model (`rl.init`).
 
 Every method reads its data through task.training_tasks, so held-out kernels never reach a trainer.
+Every method trains on `rlpf.device` (workflow_scripts/common/device.py: auto, cpu, cuda, cuda:N; bf16 mixed
+precision on a GPU that has it) and records the device it used in the curve JSON and its provenance.
 Outputs: the model (save_pretrained) and a JSON of the training curve (TRL's log history: loss, and for RL
 mean reward, reward std, KL, the fraction of groups with zero reward spread) plus per-call reward stats.
 
@@ -25,6 +27,12 @@ import pandas as pd
 
 from workflow_scripts.common import Provenance, read_json, seed_everything, write_json
 from workflow_scripts.common.config import schema_default
+from workflow_scripts.common.device import (
+    bf16_available,
+    describe_device,
+    resolve_device,
+    trainer_device_args,
+)
 from workflow_scripts.common.io import atomic_path
 from workflow_scripts.rlpf.tasks import task_from_dict, training_tasks
 
@@ -69,8 +77,9 @@ class TrainConfig:
                              f"of num_generations ({self.num_generations})")
 
 
-def load_policy(model_dir, torch_threads: int = 1):
-    """Model and tokenizer for training or sampling; sets this process's torch threads.
+def load_policy(model_dir, torch_threads: int = 1, device="cpu"):
+    """Model (on `device`, a resolved torch device) and tokenizer for training or sampling; sets this process's
+    torch threads.
 
     `torch_threads` comes from the rule's threads (rules/rlpf.smk), 1 in the default rules: the tiny model's ops
     (128 wide) are too small for two threads to pay on the 2-core box, and when anything else runs on the other
@@ -87,7 +96,7 @@ def load_policy(model_dir, torch_threads: int = 1):
     tokenizer.padding_side = "left"  # generation appends to the right end of every prompt
     if tokenizer.pad_token is None:
         tokenizer.pad_token = tokenizer.eos_token
-    model = AutoModelForCausalLM.from_pretrained(str(model_dir), dtype="float32")
+    model = AutoModelForCausalLM.from_pretrained(str(model_dir), dtype="float32").to(device)
     return model, tokenizer
 
 
@@ -119,28 +128,31 @@ def dpo_rows(tasks, candidates: pd.DataFrame, min_reward_gap: float) -> list[dic
     return rows
 
 
-def _common_args(cfg: TrainConfig, out_dir: Path, seed: int) -> dict:
+def _common_args(cfg: TrainConfig, out_dir: Path, seed: int, device) -> dict:
     # gradient_checkpointing: TRL's SFT, DPO and GRPO configs turn it on by default (memory for billion-parameter
     # models); a ~1M-parameter model needs no memory saved, and recomputing every forward in backward costs time.
+    # use_cpu/bf16: the resolved device (a GPU trains in bf16 mixed precision where it has it).
     return dict(output_dir=str(out_dir), max_steps=cfg.max_steps, learning_rate=cfg.learning_rate,
                 per_device_train_batch_size=cfg.per_device_batch_size, logging_steps=cfg.logging_steps,
-                use_cpu=True, bf16=False, gradient_checkpointing=False, report_to="none", save_strategy="no",
+                **trainer_device_args(device, bf16=bf16_available(device), key="rlpf.device"),
+                gradient_checkpointing=False, report_to="none", save_strategy="no",
                 seed=seed, lr_scheduler_type="constant", disable_tqdm=True)  # fmt: skip
 
 
 def train(method: str, *, model_dir, tasks, candidates: pd.DataFrame | None, cfg: TrainConfig, work_dir: Path,
-          seed: int, reward_fn=None, torch_threads: int = 1):  # fmt: skip
-    """Train and return (model, tokenizer, log_history)."""
+          seed: int, device: str, reward_fn=None, torch_threads: int = 1):  # fmt: skip
+    """Train on `device` (config `rlpf.device`: auto, cpu, cuda, cuda:N) and return (model, tokenizer, log_history)."""
     from datasets import Dataset
 
     seed_everything(seed)
-    model, tokenizer = load_policy(model_dir, torch_threads)
+    device = resolve_device(device, key="rlpf.device")
+    model, tokenizer = load_policy(model_dir, torch_threads, device)
     if method == "sft":
         from trl import SFTConfig, SFTTrainer
 
         rows = sft_rows(tasks, candidates)
         logger.info("SFT on %d (prompt, best completion) rows", len(rows))
-        args = SFTConfig(**_common_args(cfg, work_dir, seed), max_length=model.config.n_positions,
+        args = SFTConfig(**_common_args(cfg, work_dir, seed, device), max_length=model.config.n_positions,
                          completion_only_loss=True)  # fmt: skip
         trainer = SFTTrainer(model=model, args=args, train_dataset=Dataset.from_list(rows), processing_class=tokenizer)
     elif method == "dpo":
@@ -148,7 +160,7 @@ def train(method: str, *, model_dir, tasks, candidates: pd.DataFrame | None, cfg
 
         rows = dpo_rows(tasks, candidates, cfg.min_reward_gap)
         logger.info("DPO on %d (chosen, rejected) pairs", len(rows))
-        args = DPOConfig(**_common_args(cfg, work_dir, seed), beta=cfg.beta, max_length=model.config.n_positions)
+        args = DPOConfig(**_common_args(cfg, work_dir, seed, device), beta=cfg.beta, max_length=model.config.n_positions)
         trainer = DPOTrainer(model=model, args=args, train_dataset=Dataset.from_list(rows), processing_class=tokenizer)
     elif method == "rl":
         from trl import GRPOConfig, GRPOTrainer
@@ -156,7 +168,7 @@ def train(method: str, *, model_dir, tasks, candidates: pd.DataFrame | None, cfg
         train_tasks = training_tasks(tasks)
         rows = [{"prompt": t.prompt, "task_id": t.task_id} for t in train_tasks]
         logger.info("GRPO on %d training prompts, %d completions per prompt", len(rows), cfg.num_generations)
-        args = GRPOConfig(**_common_args(cfg, work_dir, seed), beta=cfg.beta, num_generations=cfg.num_generations,
+        args = GRPOConfig(**_common_args(cfg, work_dir, seed, device), beta=cfg.beta, num_generations=cfg.num_generations,
                           max_completion_length=cfg.max_completion_tokens, temperature=cfg.temperature,
                           shuffle_dataset=True)  # fmt: skip
         trainer = GRPOTrainer(model=model, reward_funcs=[reward_fn], args=args, train_dataset=Dataset.from_list(rows),
@@ -167,12 +179,13 @@ def train(method: str, *, model_dir, tasks, candidates: pd.DataFrame | None, cfg
     return trainer.model, tokenizer, trainer.state.log_history
 
 
-def main(method: str, *, tasks_path, model_dir, out_model, out_curve, train_cfg: dict, seed: int,
+def main(method: str, *, tasks_path, model_dir, out_model, out_curve, train_cfg: dict, seed: int, device: str,
          candidates_path=None, reward_cfg: dict | None = None, cache_dir=None,
          torch_threads: int = 1) -> list[dict]:  # fmt: skip
     from workflow_scripts.rlpf.reward import Measurer, PerformanceReward, RewardConfig
 
-    prov = Provenance.start(step=f"rlpf.{method}", config={"train": train_cfg, "reward": reward_cfg}, seed=seed)
+    prov = Provenance.start(step=f"rlpf.{method}", config={"train": train_cfg, "reward": reward_cfg, "device": device},
+                            seed=seed)  # fmt: skip
     cfg = TrainConfig(**train_cfg)
     tasks = [task_from_dict(r) for r in read_json(tasks_path)["tasks"]]
     candidates = pd.read_parquet(candidates_path) if candidates_path else None
@@ -182,14 +195,15 @@ def main(method: str, *, tasks_path, model_dir, out_model, out_curve, train_cfg:
     out_model = Path(out_model)
     work_dir = out_model.with_name(out_model.name + ".work")
     model, tokenizer, history = train(method, model_dir=model_dir, tasks=tasks, candidates=candidates, cfg=cfg,
-                                      work_dir=work_dir, seed=seed, reward_fn=reward_fn,
+                                      work_dir=work_dir, seed=seed, device=device, reward_fn=reward_fn,
                                       torch_threads=torch_threads)  # fmt: skip
+    device_used = describe_device(model.device)
     with atomic_path(out_model) as tmp:
         tmp.unlink()
         model.save_pretrained(str(tmp))
         tokenizer.save_pretrained(str(tmp))
     shutil.rmtree(work_dir, ignore_errors=True)
-    curve = {"method": method, "log_history": history,
+    curve = {"method": method, "device": device_used, "log_history": history,
              "reward_calls": reward_fn.history if reward_fn is not None else []}  # fmt: skip
     if reward_fn is not None:
         flat = sum(c["constant_groups"] for c in reward_fn.history)
@@ -199,7 +213,7 @@ def main(method: str, *, tasks_path, model_dir, out_model, out_curve, train_cfg:
         logger.info("RL: %d of %d prompt groups had a constant reward (zero gradient); %d programs measured",
                     flat, groups, reward_fn.measurer.n_measured)  # fmt: skip
     write_json(out_curve, curve)
-    prov.finish([out_model, out_curve])
+    prov.finish([out_model, out_curve], device=device_used)
     return history
 
 
@@ -210,6 +224,6 @@ if __name__ == "__main__":
     smk = snakemake  # noqa: F821 -- injected by Snakemake's script: directive
     configure_logging(smk.log[0])
     main(smk.params.method, tasks_path=smk.input.tasks, model_dir=smk.input.model, out_model=smk.output.model,
-         out_curve=smk.output.curve, train_cfg=smk.params.train, seed=smk.params.seed,
+         out_curve=smk.output.curve, train_cfg=smk.params.train, seed=smk.params.seed, device=smk.params.device,
          candidates_path=smk.input.get("candidates"), reward_cfg=smk.params.get("reward"),
          cache_dir=smk.params.get("cache_dir"), torch_threads=smk.params.get("torch_threads", smk.threads))  # fmt: skip

@@ -328,7 +328,8 @@ def main(spec_path: str, out_dir: str) -> None:
     logging.basicConfig(level="INFO", format="%(asctime)s rank %(process)d %(name)s: %(message)s")
     spec = json.loads(Path(spec_path).read_text())
     cfg = AxonnConfig.from_config(spec["axonn"], seed=spec["seed"])
-    rank, world, _ = init_worker()
+    # gloo, also on a GPU node: this study's tensors live on the CPU, and NCCL takes only CUDA tensors.
+    rank, world, _ = init_worker("gloo")
     cfg.check_world(world)
     runs = [(name, True) for name in cfg.schedules] + [("1f1b", False)]  # last: the no-offload baseline
     for name, offload in runs:

@@ -165,7 +165,8 @@ def main(spec_path: str, out_dir: str) -> None:
     logging.basicConfig(level="INFO", format="%(asctime)s rank %(process)d %(name)s: %(message)s")
     spec = json.loads(Path(spec_path).read_text())
     cfg = SparseConfig.from_config(spec["sparse"], seed=spec["seed"])
-    rank, world, _ = init_worker()
+    # gloo, also on a GPU node: this study's tensors live on the CPU, and NCCL takes only CUDA tensors.
+    rank, world, _ = init_worker("gloo")
     require_divisible(cfg.global_batch, world, "sparse.global_batch", "data-parallel processes")
     for density in cfg.densities:
         dense_result, dense_w, masks = train(cfg, density, sparse=False, rank=rank, world=world)

@@ -27,7 +27,8 @@ def main(spec_path: str, out_dir: str) -> None:
     logging.basicConfig(level="INFO", format="%(asctime)s rank %(process)d %(name)s: %(message)s")
     spec = json.loads(Path(spec_path).read_text())
     cfg = SurveyConfig.from_config(spec["survey"], seed=spec["seed"])
-    rank, world, _ = init_worker()
+    # gloo, also on a GPU node: this study's tensors live on the CPU, and NCCL takes only CUDA tensors.
+    rank, world, _ = init_worker("gloo")
     for name in spec["strategies"]:
         logger.info("strategy %s on %d processes", name, world)
         result = run_strategy(name, cfg, rank, world)
