@@ -225,3 +225,63 @@ def test_a_wrapper_failing_during_a_run_stops_it_instead_of_judging(tmp_path, mo
     cfg = build.BuildConfig(cache_dir=tmp_path)
     with pytest.raises(sandbox.SandboxFailure, match="setpriv.*not the sample"):
         build._run_compiler(["true"], cfg, tmp_path)
+
+
+# ---- the modes' command lines and refusals (no unprivileged process needed)
+
+
+def test_root_mode_drops_with_setpriv_and_rootless_mode_uses_a_user_namespace(monkeypatch, tmp_path):
+    limits = sandbox.SandboxLimits()
+    monkeypatch.setattr(sandbox, "rootless", lambda: False)
+    root = sandbox.sandbox_argv(["prog"], limits)
+    assert "--unshare-user" not in root and root[root.index("setpriv"):] == [
+        "setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--inh-caps=-all", "--", "prog"]
+    assert sandbox.confined_argv(["cc"], limits, tmp_path)[0] == "prlimit"  # no namespaces for the compiler
+    monkeypatch.setattr(sandbox, "rootless", lambda: True)
+    sandbox.can_raise_priority.cache_clear()
+    try:
+        rootless = sandbox.sandbox_argv(["prog"], limits, nice=-20)
+    finally:
+        sandbox.can_raise_priority.cache_clear()
+    assert rootless[:6] == ["bwrap", "--unshare-user", "--uid", "65534", "--gid", "65534"]
+    assert "setpriv" not in rootless and "nice" not in " ".join(rootless)  # no uid drop, no raised priority
+    assert rootless[rootless.index("--") + 1] == "prlimit" and rootless[-1] == "prog"
+    confined = sandbox.confined_argv(["cc"], limits, tmp_path)
+    assert confined[:6] == rootless[:6] and f" --bind {tmp_path} {tmp_path} " in " ".join(confined)
+    assert "setpriv" not in confined and confined[-1] == "cc"
+
+
+def test_forbidden_user_namespaces_stop_rootless_mode_saying_what_to_ask_for(monkeypatch):
+    monkeypatch.setattr(sandbox, "rootless", lambda: True)
+    # A namespace bwrap cannot make (no such uid syntax) stands in for a kernel that forbids them.
+    monkeypatch.setattr(sandbox, "USER_NAMESPACE", ("--unshare-user", "--uid", "not-a-uid"))
+    sandbox.check_user_namespaces.cache_clear()
+    try:
+        with pytest.raises(sandbox.SandboxUnavailable, match="user namespaces.*max_user_namespaces.*Apptainer"):
+            sandbox.check_user_namespaces()
+    finally:
+        sandbox.check_user_namespaces.cache_clear()
+
+
+def test_limits_above_a_normal_users_hard_limits_are_refused_by_name(monkeypatch):
+    import resource
+
+    monkeypatch.setattr(sandbox, "rootless", lambda: True)
+    real = resource.getrlimit
+    monkeypatch.setattr(sandbox.resource, "getrlimit", lambda which: (1 << 30, 1 << 30) if which == resource.RLIMIT_AS
+                        else real(which))  # fmt: skip
+    with pytest.raises(sandbox.SandboxUnavailable, match=r"address_space_mb=4096 .* \(1024\)"):
+        sandbox.check_limits(sandbox.SandboxLimits(address_space_mb=4096))
+    sandbox.check_limits(sandbox.SandboxLimits(address_space_mb=512))
+
+
+def test_a_failed_build_logged_by_a_broken_sandbox_is_built_again(tmp_path, problem):
+    from workflow_scripts.pcgbench import BuildCache, BuildConfig, BuildRequest, build
+
+    cache = BuildCache(BuildConfig(cache_dir=tmp_path))
+    request = BuildRequest(problem=problem, model="serial", body=suite.reference_body(problem, "serial"))
+    key = cache.object_key(request)
+    build.write_json(cache.objects / f"{key}.json", {"ok": False, "compile_s": 0.0,
+                                                     "log": "setpriv: setgroups failed: Operation not permitted\n"})
+    [result] = cache.build_all([request])
+    assert result.ok and not result.cached

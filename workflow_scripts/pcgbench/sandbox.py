@@ -27,7 +27,8 @@ Two modes, chosen by who runs the harness (`rootless()`):
   No `setpriv`. RLIMIT_NPROC holds: the caller is not root, and since Linux 5.14 the kernel counts a
   user's processes per user namespace, so the limit counts the sandbox's own processes only (its
   parent namespaces' counts, the user's whole count among them, are held to the user's own limits as
-  well). The compiler runs in a user namespace too (run_confined), so its process limit counts its own
+  well; before 5.14 the count covers all of the user's processes, and the self-check warns). The
+  compiler runs in a user namespace too (run_confined), so its process limit counts its own
   processes, not every process of the user. Limits above the user's hard limits (which only root may
   raise) are refused before the run with the name of the setting. Where the kernel or the site forbids
   unprivileged user namespaces, the harness stops and says what to ask the site for.
@@ -69,6 +70,7 @@ import dataclasses
 import functools
 import logging
 import os
+import re
 import resource
 import selectors
 import shutil
@@ -175,13 +177,14 @@ def check_tools() -> None:
 
 @functools.cache
 def can_raise_priority() -> bool:
-    """Whether this process may lower nice values (CAP_SYS_NICE in its effective set); logged once if not."""
+    """Whether the sandbox may raise a run's priority: root mode, with CAP_SYS_NICE in this process's effective
+    set (in rootless mode the user namespace holds no capability outside it); logged once if not."""
     status = Path("/proc/self/status").read_text()
     effective = int(next(line.split()[1] for line in status.splitlines() if line.startswith("CapEff:")), 16)
-    allowed = bool(effective >> CAP_SYS_NICE & 1)
+    allowed = not rootless() and bool(effective >> CAP_SYS_NICE & 1)
     if not allowed:
-        logger.warning("no CAP_SYS_NICE (the harness is not root): timed runs keep the harness's own priority "
-                       "instead of the configured raised one. On an exclusive node (a whole SLURM allocation) "
+        logger.warning("timed runs cannot get the configured raised priority (that needs root with CAP_SYS_NICE) "
+                       "and keep the harness's own. On an exclusive node (a whole SLURM allocation) "
                        "this changes nothing. On a machine shared with other work the scheduler may run a "
                        "program's threads one after another: a data race (such as a missing reduction) can then "
                        "go unseen and score as correct, and speedups vary with the other load")
@@ -420,6 +423,12 @@ def _self_check() -> None:
     check_tools()
     if rootless():
         check_user_namespaces()
+        release = tuple(int(part) for part in re.findall(r"\d+", os.uname().release)[:2])
+        if release < (5, 14):
+            logger.warning("Linux %s counts RLIMIT_NPROC over all of a user's processes, not per user namespace "
+                           "(5.14+): a sandboxed program's process limit then includes every other process of "
+                           "this user, and with many of them its threads cannot start (crash verdicts)",
+                           os.uname().release)  # fmt: skip
     limits = SandboxLimits(wall_s=60.0)
     workdir = confined_workdir("pcgbench-selfcheck-")
     try:
