@@ -123,6 +123,7 @@ def test_rootless_sandbox_contains_hostile_programs(workdir, programs):
     if not HARMLESS_PASSED:
         pytest.skip("the rootless sandbox's harmless checks did not pass (run with them)")
     # A folder outside the sandbox's /tmp that the unprivileged user may write on the host: read-only inside.
+    (REPO / "results").mkdir(exist_ok=True)
     outside = Path(tempfile.mkdtemp(prefix="rootless-outside-", dir=REPO / "results"))
     os.chown(outside, ROOTLESS_UID, ROOTLESS_UID)
     canary = outside / "canary"
