@@ -228,7 +228,7 @@ def test_cli_evaluates_a_generations_file(tmp_path, cache_dir, problem):
     generations = tmp_path / "gen.json"
     generations.write_text(json.dumps(filled))
     out = tmp_path / "out"
-    env = dict(os.environ, PYTHONPATH=str(REPO))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])))
     proc = subprocess.run([sys.executable, "-m", "workflow_scripts.pcgbench", "evaluate", str(generations), "--out",
                            str(out), "--cache-dir", str(cache_dir), "--reps", "2", "--run-timeout-s", "10"],
                           capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120)
