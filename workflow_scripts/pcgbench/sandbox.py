@@ -405,9 +405,11 @@ def run_confined(argv: list[str], *, limits: SandboxLimits, workdir: Path) -> Sa
     run. Writes: only its -o file and temporaries, here in `workdir` (TMPDIR); nothing in a source names
     another path to write. Network, other processes, kill(-1): nothing in the compiler's input makes it
     connect or signal; the killable unit is its process group, which it never leaves. Programs built from
-    the samples, which do run generated code, keep the full sandbox (run_sandboxed). In rootless mode the
-    compiler runs in a user namespace of its own (confined_argv): as the calling user it could read that
-    user's own files (a read-only view of / with only `workdir` writable keeps its writes there).
+    the samples, which do run generated code, keep the full sandbox (run_sandboxed).
+    In rootless mode the compiler does get one bubblewrap launch (about 10 ms here), for a user namespace
+    alone (confined_argv): it makes RLIMIT_NPROC count the compiler's processes, and its view of / is
+    read-only but for `workdir`. Reads are the one weaker guarantee: outside the namespace the compiler is
+    the calling user, so a source that includes one of that user's own files gets it into its build log.
     """
     check_tools()
     check_sandbox()
@@ -429,7 +431,7 @@ def _self_check() -> None:
                            "(5.14+): a sandboxed program's process limit then includes every other process of "
                            "this user, and with many of them its threads cannot start (crash verdicts)",
                            os.uname().release)  # fmt: skip
-    limits = SandboxLimits(wall_s=60.0)
+    limits = SandboxLimits(wall_s=60.0, address_space_mb=1024)  # modest: `sh` and `id` need little
     workdir = confined_workdir("pcgbench-selfcheck-")
     try:
         env = sandbox_env({"HOME": str(workdir), "TMPDIR": str(workdir)})
