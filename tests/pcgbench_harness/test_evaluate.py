@@ -125,8 +125,9 @@ def hostile_body(problem, model, code):
 
 
 def test_adversarial_bodies_are_contained(tmp_path, cache_dir, problem, reference_walls):
-    outside = REPO / "results" / "pcgbench_escape_marker"
-    canary = REPO / "results" / "pcgbench_canary"
+    # A host directory outside /tmp that this user may write (the sandbox must still not).
+    host_dir = Path(os.environ.get("PCGBENCH_TEST_HOSTDIR", REPO / "results"))
+    outside, canary = host_dir / "pcgbench_escape_marker", host_dir / "pcgbench_canary"
     outside.parent.mkdir(parents=True, exist_ok=True)
     outside.unlink(missing_ok=True)
     canary.write_text("keep")
@@ -227,7 +228,7 @@ def test_cli_evaluates_a_generations_file(tmp_path, cache_dir, problem):
     generations = tmp_path / "gen.json"
     generations.write_text(json.dumps(filled))
     out = tmp_path / "out"
-    env = dict(os.environ, PYTHONPATH=str(REPO))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])))
     proc = subprocess.run([sys.executable, "-m", "workflow_scripts.pcgbench", "evaluate", str(generations), "--out",
                            str(out), "--cache-dir", str(cache_dir), "--reps", "2", "--run-timeout-s", "10"],
                           capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120)

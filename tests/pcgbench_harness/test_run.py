@@ -62,6 +62,7 @@ def test_the_package_exports_its_api():
     assert set(pcgbench.__all__) == {
         "BuildCache", "BuildConfig", "BuildRequest", "BuildResult",
         "RunProtocol", "ProgramRun", "run_program", "SandboxLimits", "check_tools", "placement_env", "summarise_times",
+        "check_sandbox", "SandboxUnavailable", "SandboxFailure",
         "BUILD_ERROR", "NO_PARALLELISM", "VERDICT_TIMEOUT", "CRASH", "KILLED_RESOURCE_LIMIT", "WRONG_ANSWER", "OK",
         "VERDICTS",
     }  # fmt: skip

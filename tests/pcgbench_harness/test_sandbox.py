@@ -29,9 +29,21 @@ def run(exe: Path, *args: str, **limit_overrides) -> sandbox.SandboxResult:
     return run_sandboxed([INSIDE, *args], limits=limits, binds={exe: INSIDE})
 
 
+def host_uid() -> int:
+    """The uid the sandboxed programs have outside the sandbox: 65534 in root mode, the caller's in rootless."""
+    return os.getuid() if sandbox.rootless() else sandbox.SANDBOX_UID
+
+
+def host_dir() -> Path:
+    """A host directory outside /tmp that this user may write (the sandbox must still not)."""
+    folder = Path(os.environ.get("PCGBENCH_TEST_HOSTDIR", Path(__file__).resolve().parents[2] / "results"))
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
 def nobody_processes() -> list[str]:
     """Surviving processes of this file's test program (others' sandboxed programs may run meanwhile)."""
-    out = subprocess.run(["ps", "-u", str(sandbox.SANDBOX_UID), "-o", "pid=,comm="], capture_output=True, text=True)
+    out = subprocess.run(["ps", "-u", str(host_uid()), "-o", "pid=,comm="], capture_output=True, text=True)
     return [line for line in out.stdout.splitlines() if line.split()[-1] == "prog"]
 
 
@@ -136,18 +148,15 @@ def test_no_network(programs):
 
 
 def test_cannot_write_outside(programs, tmp_path_factory):
-    # A host directory outside /tmp, writable by everyone on the host: still read-only inside.
-    host_dir = Path(os.environ.get("PCGBENCH_TEST_HOSTDIR", Path(__file__).resolve().parents[2] / "results"))
-    host_dir.mkdir(parents=True, exist_ok=True)
-    target = host_dir / "sandbox_escape_marker"
+    # A host directory outside /tmp, writable on the host: still read-only inside.
+    target = host_dir() / "sandbox_escape_marker"
     target.unlink(missing_ok=True)
     result = run(programs, "write_outside", str(target))
     assert result.stdout.startswith("denied") and not target.exists()
 
 
 def test_cannot_delete_host_files(programs):
-    canary = Path(__file__).resolve().parents[2] / "results" / "sandbox_canary"
-    canary.parent.mkdir(parents=True, exist_ok=True)
+    canary = host_dir() / "sandbox_canary"
     canary.write_text("keep")
     try:
         result = run(programs, "delete", str(canary))
@@ -161,7 +170,9 @@ def test_cannot_delete_host_files(programs):
 def test_kill_parent_and_kill_all_reach_nothing_outside(programs):
     sentinel = subprocess.Popen(["sleep", "30"])
     try:
-        assert run(programs, "kill_parent").stdout.startswith("kill_parent -1")
+        # Root mode: its parent (the namespace's PID 1) is root's, so kill() fails. Rootless mode: the same uid,
+        # so kill() returns 0, but the kernel drops a signal sent to a namespace's init from inside it.
+        assert run(programs, "kill_parent").stdout == ("kill_parent 0\n" if sandbox.rootless() else "kill_parent -1\n")
         run(programs, "kill_all")
         assert run(programs, "kill_pid", str(os.getpid())).stdout == "kill_pid -1\n"  # no such pid inside
         assert sentinel.poll() is None  # the host process is alive, and so is this test

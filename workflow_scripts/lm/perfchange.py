@@ -49,7 +49,7 @@ from workflow_scripts.pcgbench import (
     BuildCache,
     BuildConfig,
     BuildRequest,
-    check_tools,
+    check_sandbox,
     run_program,
     suite,
     summarise_times,
@@ -156,7 +156,7 @@ def time_versions(versions: pd.DataFrame, problems: dict[str, suite.Problem], ev
     """Build every version with the harness's cache and time it in the sandbox (OpenMP at `threads` threads,
     serial at one). An edited version's time limit is max(floor, factor x its original's run time), as for
     generated code, so an edit that makes a kernel far slower costs seconds, not the reference's limit."""
-    check_tools()
+    check_sandbox()  # before any version is built or judged
     requests = [BuildRequest(problem=problems[r.problem], model=r.model, body=r.body) for r in versions.itertuples()]
     builds = BuildCache(BuildConfig(cache_dir=eval_cfg.cache_dir, jobs=eval_cfg.jobs,
                                     compile_timeout_s=eval_cfg.compile_timeout_s)).build_all(requests)  # fmt: skip

@@ -27,7 +27,10 @@ from workflow_scripts.pcgbench.sandbox import (
     VERDICT_TIMEOUT,
     VERDICTS,
     WRONG_ANSWER,
+    SandboxFailure,
     SandboxLimits,
+    SandboxUnavailable,
+    check_sandbox,
     check_tools,
 )
 from workflow_scripts.pcgbench.timing import placement_env, summarise_times
@@ -37,6 +40,8 @@ __all__ = [
     "BuildCache", "BuildConfig", "BuildRequest", "BuildResult",
     # running one program
     "RunProtocol", "ProgramRun", "run_program", "SandboxLimits", "check_tools", "placement_env", "summarise_times",
+    # the sandbox's own failures (never a verdict on a sample)
+    "check_sandbox", "SandboxUnavailable", "SandboxFailure",
     # verdicts
     "BUILD_ERROR", "NO_PARALLELISM", "VERDICT_TIMEOUT", "CRASH", "KILLED_RESOURCE_LIMIT", "WRONG_ANSWER", "OK",
     "VERDICTS",

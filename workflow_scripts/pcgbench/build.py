@@ -15,7 +15,8 @@ A failed compile is cached too (its trimmed log is the result), so a re-run does
 Entries are written to a temporary name and renamed, so concurrent builders and killed runs never leave a
 half-written entry under a real key. Compiles of distinct keys run in parallel (`jobs` threads, each
 running one compiler process). The compiler reads generated source, so it runs as the unprivileged
-sandbox user under the sandbox's limits (sandbox.run_confined, which says why it needs no namespaces).
+sandbox user under the sandbox's limits (sandbox.run_confined, which says why it needs no namespaces). A
+failure of the sandbox itself raises (sandbox.SandboxFailure) instead of becoming a failed build.
 """
 
 
@@ -28,7 +29,6 @@ import logging
 import os
 import shutil
 import subprocess
-import tempfile
 import threading
 import time
 from pathlib import Path
@@ -122,11 +122,8 @@ def _run_compiler(argv: list[str], cfg: BuildConfig, workdir: Path) -> tuple[int
 
 
 def _work_folder(name: str) -> Path:
-    """A fresh folder that only the confined compiler (uid 65534) and we can write to, in the system's
-    temporary folder: the cache may lie below folders uid 65534 cannot traverse (a 0700 home)."""
-    folder = Path(tempfile.mkdtemp(prefix=f"pcgbench-{name}-"))
-    os.chown(folder, sandbox.SANDBOX_UID, sandbox.SANDBOX_UID)
-    return folder
+    """A fresh folder that only the confined compiler and we can write to (sandbox.confined_workdir)."""
+    return sandbox.confined_workdir(f"pcgbench-{name}-")
 
 
 def _install(built: Path, entry: Path, mode: int = 0o644) -> None:
@@ -161,7 +158,10 @@ class BuildCache:
         obj, meta = self.objects / f"{key}.o", self.objects / f"{key}.json"
         if meta.exists():
             record = json.loads(meta.read_text())
-            if not record["ok"] or obj.exists():
+            # A failure logged by a broken sandbox (before a failed wrapper stopped the harness) is no
+            # verdict on the sample: compile it again.
+            broken = not record["ok"] and record["log"].lstrip().startswith(("bwrap: ", "prlimit: ", "setpriv: "))
+            if (not record["ok"] or obj.exists()) and not broken:
                 return record["ok"], record["log"], 0.0
         suffix = suite.sample_suffix(request.model)
         work = _work_folder(key[:16])

@@ -47,6 +47,7 @@ from workflow_scripts.pcgbench import (
     BuildResult,
     RunProtocol,
     SandboxLimits,
+    check_sandbox,
     run_program,
     suite,
     summarise_times,
@@ -266,6 +267,8 @@ def evaluate_samples(samples: list[Sample], out_dir: Path, cfg: EvaluateConfig,
     logger.info("%d samples: %d already evaluated, %d to do (%d programs to run), %d skipped (models %s)",
                 len(samples), len(runnable) - len(pending), len(pending), len(to_run), len(samples) - len(runnable),
                 sorted(skipped) or "none")  # fmt: skip
+    if to_run:
+        check_sandbox()  # the sandbox works here (before any sample is built or judged), or stop and say why
     builds = BuildCache(BuildConfig(cache_dir=cfg.cache_dir, jobs=cfg.jobs, compile_timeout_s=cfg.compile_timeout_s)
                         ).build_all([BuildRequest(problem=s.problem, model=s.model, body=s.body)
                                      for s in to_run.values()])  # fmt: skip

@@ -60,7 +60,9 @@ class ProgramRun:
 
 def run_program(problem: suite.Problem, model: str, exe: Path, protocol: RunProtocol,
                 limits: sandbox.SandboxLimits) -> ProgramRun:  # fmt: skip
-    """Run `exe` (built for `problem` in `model`) once in the sandbox and judge it."""
+    """Run `exe` (built for `problem` in `model`) once in the sandbox and judge it. A sandbox that does not
+    work here (sandbox.SandboxUnavailable) or fails during the run (sandbox.SandboxFailure) raises: the
+    harness's failure is never a verdict on the program."""
     argv, env = protocol.command(problem, model, Path(SANDBOX_EXE))
     result = sandbox.run_sandboxed(argv, limits=limits, binds={exe: SANDBOX_EXE}, env=env, nice=protocol.nice)
     failed = dict(times_s=(), baseline_times_s=(), wall_s=result.wall_s, result=result)
