@@ -33,6 +33,10 @@ class RunProtocol:
     size: str = "timed"  # the problem size validated last and timed ("timed" or "paper")
     ranks: int = 1  # MPI ranks
     threads: int = 1  # threads per rank
+    # OpenMP models: more validations at the timed size with `stress_threads` threads per rank, more than the
+    # cores, so that a data race shows although a competing load serialises the timed thread count (0: none)
+    stress_validations: int = 0
+    stress_threads: int = 0
     nice: int = 0  # < 0 raises the run's priority (needs root; see sandbox.py); 0 runs at the caller's
     extra_env: Mapping[str, str] = dataclasses.field(default_factory=dict)  # added to the suite's run environment
 
@@ -41,7 +45,8 @@ class RunProtocol:
         (timing.placement_env), which therefore always wins."""
         argv, env = suite.run_argv(problem, model, exe, ranks=self.ranks, threads=self.threads, seed=self.seed,
                                    warmup=self.warmup, reps=self.reps, size=self.size,
-                                   validations=self.validations)  # fmt: skip
+                                   validations=self.validations, stress_validations=self.stress_validations,
+                                   stress_threads=self.stress_threads)  # fmt: skip
         return argv, env | dict(self.extra_env) | placement_env(model)
 
 

@@ -408,13 +408,16 @@ def build_driver(problem: Problem, model: str, build_dir: Path) -> Path:
 
 
 def run_argv(problem: Problem, model: str, exe: Path, *, ranks: int, threads: int, seed: int, warmup: int,
-             reps: int, size: str = "timed", check_validator: bool = False,
-             validations: int = 1) -> tuple[list[str], dict[str, str]]:  # fmt: skip
+             reps: int, size: str = "timed", check_validator: bool = False, validations: int = 1,
+             stress_validations: int = 0, stress_threads: int = 0) -> tuple[list[str], dict[str, str]]:  # fmt: skip
     """argv and extra environment for one run of `exe` with `ranks` MPI ranks x `threads` threads.
 
     The driver validates at sizes["small"] and `validations` times at sizes[size] (each time on another
     input: a data race shows in some calls only), and times at sizes[size]. Models without MPI need
-    ranks == 1; models without threads need threads == 1.
+    ranks == 1; models without threads need threads == 1. OpenMP models (omp, mpi+omp) then validate
+    `stress_validations` more inputs at sizes[size] with `stress_threads` threads per rank (more than the
+    cores: preempted mid-loop, a racy program's threads interleave even beside a competing load that would
+    otherwise run them one after another); other models ignore these two.
     """
     _check_model(model)
     if size not in problem.sizes:
@@ -427,11 +430,16 @@ def run_argv(problem: Problem, model: str, exe: Path, *, ranks: int, threads: in
         raise ValueError(f"{model} runs one thread per rank; got threads={threads}")
     if validations < 1:
         raise ValueError(f"validations must be >= 1, got {validations}")
+    if stress_validations < 0 or (stress_validations > 0 and stress_threads < 1):
+        raise ValueError(f"stress_validations must be >= 0 and, when > 0, stress_threads >= 1; got "
+                         f"stress_validations={stress_validations}, stress_threads={stress_threads}")
     sizes = [problem.sizes["small"]] + [problem.sizes[size]] * validations
     args = [str(exe), "--seed", str(seed), "--sizes", ",".join(str(n) for n in sizes), "--warmup", str(warmup),
             "--reps", str(reps)]
     if check_validator:
         args.append("--check-validator")
+    if stress_validations and model in ("omp", "mpi+omp"):
+        args += ["--stress-threads", str(stress_threads), "--stress-validations", str(stress_validations)]
     env = {"OMP_NUM_THREADS": str(threads), "OMP_PROC_BIND": "false", "OMP_DYNAMIC": "false"}
     if model == "mpi+omp":
         # ranks x threads may exceed the cores; spinning OpenMP threads then starve the other rank's threads

@@ -215,12 +215,15 @@ bool corrupt_output(T& v, Corruption c) {
 
 // ---------------------------------------------------------------------------------------------------------
 // Command line: --seed S --sizes N1,N2,... (the last is the timed size) --warmup W --reps R [--check-validator]
+//               [--stress-threads T --stress-validations K]  (OpenMP models: K more validations at T threads)
 struct Args {
   std::uint64_t seed = 1;
   std::vector<std::size_t> sizes;
   int warmup = 1;
   int reps = 3;
   bool check_validator = false;
+  int stress_threads = 0;      // 0: no stress validations
+  int stress_validations = 0;
 };
 
 inline Args parse_args(int argc, char** argv) {
@@ -235,14 +238,18 @@ inline Args parse_args(int argc, char** argv) {
     else if (k == "--warmup") a.warmup = std::stoi(value());
     else if (k == "--reps") a.reps = std::stoi(value());
     else if (k == "--check-validator") a.check_validator = true;
+    else if (k == "--stress-threads") a.stress_threads = std::stoi(value());
+    else if (k == "--stress-validations") a.stress_validations = std::stoi(value());
     else if (k == "--sizes") {
       std::stringstream s(value());
       std::string item;
       while (std::getline(s, item, ',')) a.sizes.push_back(std::stoull(item));
     } else { std::fprintf(stderr, "unknown argument %s\n", k.c_str()); std::exit(2); }
   }
-  if (a.sizes.empty() || a.reps < 1 || a.warmup < 0) {
-    std::fprintf(stderr, "usage: --seed S --sizes N1,...,Ntimed --warmup W>=0 --reps R>=1 [--check-validator]\n");
+  if (a.sizes.empty() || a.reps < 1 || a.warmup < 0 || a.stress_validations < 0 ||
+      (a.stress_validations > 0) != (a.stress_threads > 0)) {
+    std::fprintf(stderr, "usage: --seed S --sizes N1,...,Ntimed --warmup W>=0 --reps R>=1 [--check-validator] "
+                         "[--stress-threads T>=1 --stress-validations K>=1]\n");
     std::exit(2);
   }
   return a;

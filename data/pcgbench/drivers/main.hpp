@@ -3,6 +3,8 @@
 // 1. For every size in --sizes (a small one first, the timed one last), generate the input from the seed
 //    (identical on every MPI rank), compute the serial baseline's answer and the solution's answer, and
 //    validate (on rank 0; the verdict is broadcast).
+//    OpenMP models with --stress-threads T --stress-validations K then validate K more inputs at the timed
+//    size with T threads per rank (T above the cores: see the comment there), back at the timed threads after.
 // 2. If every size validated: at the timed size, `warmup` untimed then `reps` timed repetitions, each a
 //    call of the solution (all ranks, barrier before and after) followed by a call of the serial baseline
 //    (rank 0); every call gets a fresh copy of the input, copied outside the timed region. Interleaved
@@ -116,9 +118,9 @@ int main(int argc, char** argv) {
   std::string validation = "[";
   bool all_ok = true;
   std::string failure;
-  for (std::size_t i = 0; i < args.sizes.size(); ++i) {
-    const std::size_t n = args.sizes[i];
-    const pcg::Data input = pcg::generate(n, args.seed + i);
+  // One validation: the solution's answer on the input of `seed` at size n against the baseline's.
+  auto validate = [&](std::size_t n, std::uint64_t seed, const std::string& where) {
+    const pcg::Data input = pcg::generate(n, seed);
     pcg::Data want = input;
     if (rt.root()) pcg::call_baseline(want);
     pcg::Data got = input;
@@ -126,14 +128,31 @@ int main(int argc, char** argv) {
     std::string why;
     bool ok = rt.root() ? pcg::check(input, want, got, why) : true;
     ok = rt.broadcast(ok);
-    validation += std::string(i ? "," : "") + "{\"size\":" + std::to_string(n) + ",\"pass\":" +
-                  (ok ? "true" : "false") + ",\"why\":\"" + pcg::json_escape(why) + "\"}";
+    validation += std::string(validation.size() > 1 ? "," : "") + "{\"size\":" + std::to_string(n) +
+                  ",\"pass\":" + (ok ? "true" : "false") + ",\"why\":\"" + pcg::json_escape(why) + "\"}";
     if (!ok) {
       all_ok = false;
-      if (failure.empty()) failure = "size " + std::to_string(n) + ": " + why;
-      break;  // no point in running larger sizes of a wrong solution
+      if (failure.empty()) failure = where + ": " + why;
     }
+    return ok;
+  };
+  for (std::size_t i = 0; i < args.sizes.size(); ++i)
+    if (!validate(args.sizes[i], args.seed + i, "size " + std::to_string(args.sizes[i])))
+      break;  // no point in running larger sizes of a wrong solution
+#if defined(PCG_MODEL_OMP) || defined(PCG_MODEL_MPI_OMP)
+  // Stress validations: more threads than cores, so that the scheduler preempts them mid-loop and a data
+  // race's threads interleave even when a competing load would otherwise run them one after another. On
+  // inputs of their own (seeds after the regular ones): the timed input stays the one validated last above.
+  if (all_ok && args.stress_validations > 0) {
+    omp_set_num_threads(args.stress_threads);
+    for (int j = 0; j < args.stress_validations; ++j)
+      if (!validate(args.sizes.back(), args.seed + args.sizes.size() + j,
+                    "size " + std::to_string(args.sizes.back()) + " at " + std::to_string(args.stress_threads) +
+                        " threads"))
+        break;
+    omp_set_num_threads(rt.threads);
   }
+#endif
   validation += "]";
 
   std::vector<double> times_s, baseline_times_s;

@@ -1,0 +1,151 @@
+"""Does validation catch data races on a loaded machine, and does it ever reject a correct program?
+
+    .venv/bin/python benchmarks/race_detection.py [--problems 8] [--models omp,mpi+omp] [--repeats 10]
+                                                  [--load 2] [--stress-validations 3] [--stress-threads 8]
+                                                  [--protocols plain,stress]
+
+For the first `--problems` problems (by name) whose OpenMP and MPI+OpenMP references both reduce with a
+non-idempotent operator (where generators.mutate makes its race mutants), it builds the reference and every
+race mutant (generators.py: missing_reduction, data_race), plus, on the problems of `--search-problems`,
+`racy_search`: the serial reference under a bare `#pragma omp parallel for`, an unsynchronised arg-min
+(the RLPF reward's racy pragma on search_closest_to_pi). Then, with `--load`
+busy-loop processes at priority `--load-nice` competing for the cores (-20: the priority of the harness's own
+runs, i.e. another evaluation or reward running beside this one), it runs each program `--repeats` times under each protocol
+(interleaved, so that load drifting reaches every protocol alike) at 1 rank x 2 threads:
+
+    plain    the evaluation's protocol before stress validation: `validations` inputs at the timed threads
+    stress   the same, then `--stress-validations` more inputs at `--stress-threads` threads per rank
+
+and counts racy passes (a mutant judged ok; target 0) and false failures (a reference judged anything but
+ok; target 0), with the mean run wall time (the cost). Prints one table; writes nothing.
+"""
+
+import argparse
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from workflow_scripts.pcgbench import OK, BuildCache, BuildConfig, BuildRequest, generators, suite  # noqa: E402
+from workflow_scripts.pcgbench.run import RunProtocol, run_program  # noqa: E402
+from workflow_scripts.pcgbench.sandbox import SandboxLimits  # noqa: E402
+
+RACE_MUTANTS = ("missing_reduction", "data_race")
+
+
+def race_mutants(body: str, prompt_text: str) -> dict[str, str]:
+    """{mutant: body} for every race mutant that applies to `body`."""
+    out = {}
+    for name in RACE_MUTANTS:
+        made = generators.mutate(body, name, prompt_text)
+        if made is not None:
+            out[name] = made[0]
+    return out
+
+
+def racy_search(problem: suite.Problem) -> str:
+    """The serial reference with a bare `parallel for` on its first loop: a race on the shared best."""
+    body = suite.serial_baseline_body(problem)
+    at = body.index("  for (")
+    return body[:at] + "  #pragma omp parallel for\n" + body[at:]
+
+
+def pick_problems(count: int, models: list[str]) -> list[suite.Problem]:
+    chosen = []
+    for problem in suite.load_suite():
+        if all(race_mutants(suite.reference_body(problem, m), suite.prompt(problem, m)) for m in models):
+            chosen.append(problem)
+        if len(chosen) == count:
+            break
+    return chosen
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--problems", type=int, default=8)
+    ap.add_argument("--models", default="omp,mpi+omp")
+    ap.add_argument("--repeats", type=int, default=10)
+    ap.add_argument("--load", type=int, default=2, help="busy-loop processes competing for the cores")
+    ap.add_argument("--load-nice", type=int, default=-20, help="their priority")
+    ap.add_argument("--search-problems", default="search_closest_to_pi")
+    ap.add_argument("--validations", type=int, default=3)
+    ap.add_argument("--stress-validations", type=int, default=3)
+    ap.add_argument("--stress-threads", type=int, default=8)
+    ap.add_argument("--protocols", default="plain,stress", help="plain, stress or stress:TxK (T threads, K inputs)")
+    ap.add_argument("--nice", type=int, default=-20)
+    ap.add_argument("--cache-dir", type=Path, default=Path(tempfile.gettempdir()) / "race_detection_cache")
+    args = ap.parse_args()
+    models = args.models.split(",")
+    protocols = args.protocols.split(",")
+
+    problems = pick_problems(args.problems, models)
+    searches = [p for p in suite.load_suite() if p.name in args.search_problems.split(",") if args.search_problems]
+    print(f"problems ({len(problems)}): {', '.join(p.name for p in problems)}", flush=True)
+    programs = []  # (problem, model, label, body)
+    for problem in problems:
+        for model in models:
+            ref = suite.reference_body(problem, model)
+            programs.append((problem, model, "reference", ref))
+            for name, body in race_mutants(ref, suite.prompt(problem, model)).items():
+                programs.append((problem, model, name, body))
+    for problem in searches:
+        for model in models:
+            if problem not in problems:
+                programs.append((problem, model, "reference", suite.reference_body(problem, model)))
+            programs.append((problem, model, "racy_search", racy_search(problem)))
+    cache = BuildCache(BuildConfig(cache_dir=args.cache_dir, jobs=2))
+    builds = cache.build_all([BuildRequest(problem=p, model=m, body=b) for p, m, _, b in programs])
+    for (problem, model, label, _), build in zip(programs, builds, strict=True):
+        if not build.ok:
+            raise SystemExit(f"{problem.name}/{model}/{label} failed to build: {build.log[-500:]}")
+
+    def protocol(name: str) -> RunProtocol:
+        """plain, stress (the flags' stress validations) or stress:TxK (K validations at T threads)."""
+        threads, validations = 0, 0
+        if name == "stress":
+            threads, validations = args.stress_threads, args.stress_validations
+        elif name.startswith("stress:"):
+            threads, validations = (int(v) for v in name.removeprefix("stress:").split("x"))
+        return RunProtocol(warmup=1, reps=3, validations=args.validations, seed=1234, ranks=1, threads=2,
+                           nice=args.nice, stress_validations=validations, stress_threads=threads)  # fmt: skip
+
+    limits = SandboxLimits(wall_s=60.0, cpu_s=240)
+    counts: dict[tuple[str, str, str], list[int]] = {}  # (protocol, model, label) -> [runs, passes]
+    walls: dict[tuple[str, str], list[float]] = {}  # (protocol, model) -> run wall times of the references
+    busy = f"import os; os.setpriority(os.PRIO_PROCESS, 0, {args.load_nice})\nwhile True: pass"
+    load = [subprocess.Popen([sys.executable, "-c", busy]) for _ in range(args.load)]
+    start = time.monotonic()
+    try:
+        for rep in range(args.repeats):
+            for (problem, model, label, _), build in zip(programs, builds, strict=True):
+                for name in protocols:
+                    run = run_program(problem, model, build.exe, protocol(name), limits)
+                    c = counts.setdefault((name, model, label), [0, 0])
+                    c[0] += 1
+                    c[1] += run.verdict == OK
+                    if label == "reference":
+                        walls.setdefault((name, model), []).append(run.wall_s)
+                        if run.verdict != OK:
+                            print(f"  false failure: {name} {problem.name}/{model}: {run.verdict} {run.detail[:200]}")
+            print(f"repeat {rep + 1}/{args.repeats} done at {time.monotonic() - start:.0f} s", flush=True)
+    finally:
+        for p in load:
+            p.kill()
+            p.wait()
+
+    print(f"\nload: {args.load} busy loops at nice {args.load_nice}; {args.repeats} repeats; 1 rank x 2 threads; validations "
+          f"{args.validations}; stress: {args.stress_validations} x {args.stress_threads} threads; nice {args.nice}")
+    print(f"{'protocol':8} {'model':8} {'program':18} {'runs':>5} {'passes':>6}  meaning")
+    for (name, model, label), (runs, passes) in sorted(counts.items()):
+        meaning = "false failures " + str(runs - passes) if label == "reference" else "racy passes " + str(passes)
+        print(f"{name:8} {model:8} {label:18} {runs:5d} {passes:6d}  {meaning}")
+    for (name, model), w in sorted(walls.items()):
+        print(f"reference run wall, {name} {model}: mean {statistics.mean(w):.2f} s, median {statistics.median(w):.2f} s")
+
+
+if __name__ == "__main__":
+    main()
