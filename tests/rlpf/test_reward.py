@@ -129,19 +129,27 @@ def test_runs_keep_freed_memory_and_still_validate(tmp_path, monkeypatch):
 
 
 def test_program_key_hashes_the_protocol_as_the_caches_were_written(tmp_path):
-    """The key is the run protocol's fields in their historical order and form, so existing caches stay valid."""
+    """The key is the run protocol's fields in their historical order and form, so existing caches stay valid for
+    a protocol without stress validations; with them (the default) it adds them, so that a cache written without
+    them (which may hold racy programs measured ok) is not reused."""
     from workflow_scripts.pcgbench import placement_env
     from workflow_scripts.rlpf import reward
 
     tasks = build_tasks(TaskConfig(kernels=["transform_squaring", "reduce_xor"], held_out=1, task_sets=["openmp"]),
                         seed=1)  # fmt: skip
-    cfg = RewardConfig(cache_dir=tmp_path, reps=2, input_seed=7)
-    for task in tasks:
-        protocol = json.dumps([cfg.warmup, cfg.reps, cfg.validations, cfg.input_seed, task.threads, cfg.run_nice,
-                               placement_env(task.model), reward.RUN_ENV])  # fmt: skip
-        for body, program in (("body", "body"), (None, "MALFORMED\0c")):
-            text = "\0".join([task.task_set, task.kernel, task.model, protocol, program])
-            assert Measurer(cfg).program_key(task, body, "c") == hashlib.sha256(text.encode()).hexdigest()
+    for stress_validations in (0, 4):
+        cfg = RewardConfig(cache_dir=tmp_path, reps=2, input_seed=7, stress_validations=stress_validations,
+                           stress_threads=8)  # fmt: skip
+        for task in tasks:
+            fields = [cfg.warmup, cfg.reps, cfg.validations, cfg.input_seed, task.threads, cfg.run_nice,
+                      placement_env(task.model), reward.RUN_ENV]  # fmt: skip
+            if stress_validations:
+                fields.append({"stress_validations": 4, "stress_threads": 8})
+            protocol = json.dumps(fields)
+            for body, program in (("body", "body"), (None, "MALFORMED\0c")):
+                text = "\0".join([task.task_set, task.kernel, task.model, protocol, program])
+                assert Measurer(cfg).program_key(task, body, "c") == hashlib.sha256(text.encode()).hexdigest()
+    assert RewardConfig(cache_dir=tmp_path).stress_validations > 0  # the default protocol stress-validates
 
 
 def test_constant_groups_are_detected():

@@ -74,6 +74,10 @@ class EvaluateConfig:
     reps: int = schema_default("pcgbench.evaluate.reps")
     # times every run validates the timed size, on other inputs (a race shows in some only)
     validations: int = schema_default("pcgbench.evaluate.validations")
+    # OpenMP models: inputs validated again at the timed size with stress_threads threads per rank, more than
+    # the cores (a race whose threads a competing load serialises at the timed threads shows there; 0: none)
+    stress_validations: int = schema_default("pcgbench.evaluate.stress_validations")
+    stress_threads: int = schema_default("pcgbench.evaluate.stress_threads")
     # which of the problem's sizes is validated last and timed ("timed" or "paper")
     size: str = schema_default("pcgbench.evaluate.size")
     seed: int = schema_default("seed")  # input generation
@@ -101,7 +105,7 @@ class EvaluateConfig:
     def __post_init__(self) -> None:
         self.cache_dir, self.suite_root = Path(self.cache_dir), Path(self.suite_root)
         self.ks = tuple(self.ks)
-        for name in ("max_cores", "reps", "validations", "jobs", "compile_timeout_s", "run_timeout_s", "timeout_floor_s", "timeout_factor",
+        for name in ("max_cores", "reps", "validations", "stress_threads", "jobs", "compile_timeout_s", "run_timeout_s", "timeout_floor_s", "timeout_factor",
                      "cpu_limit_s",
                      "memory_mb",
                      "file_size_mb", "max_processes", "output_bytes"):  # fmt: skip
@@ -111,6 +115,8 @@ class EvaluateConfig:
             raise ValueError(f"pcgbench.evaluate.run_nice must be in -20..0, got {self.run_nice}")
         if self.warmup < 0:
             raise ValueError(f"pcgbench.evaluate.warmup must be >= 0, got {self.warmup}")
+        if self.stress_validations < 0:
+            raise ValueError(f"pcgbench.evaluate.stress_validations must be >= 0, got {self.stress_validations}")
         if self.size not in ("timed", "paper"):
             raise ValueError(f"pcgbench.evaluate.size must be 'timed' or 'paper', got {self.size!r}")
         if not self.ks or min(self.ks) < 1:
@@ -134,7 +140,8 @@ class EvaluateConfig:
     def protocol(self, *, ranks: int = 1, threads: int = 1) -> RunProtocol:
         """The run protocol of one resource configuration (placement and priority as timing.py explains)."""
         return RunProtocol(warmup=self.warmup, reps=self.reps, validations=self.validations, seed=self.seed,
-                           size=self.size, ranks=ranks, threads=threads, nice=self.run_nice)  # fmt: skip
+                           size=self.size, ranks=ranks, threads=threads, nice=self.run_nice,
+                           stress_validations=self.stress_validations, stress_threads=self.stress_threads)  # fmt: skip
 
 
 # ---------------------------------------------------------------------------------------------------------

@@ -89,15 +89,21 @@ class RewardConfig:
     # has a raised priority, so that a missing reduction's threads overlap and its race shows even when training
     # jobs share the cores. Passive waiting let racy pragmas pass validation and become SFT targets.
     validations: int = schema_default("rlpf.reward.validations")
+    # Then `stress_validations` more inputs at `stress_threads` threads, more than the cores: beside a competing
+    # load at the same priority the timed threads can still run one after another and a race pass by luck.
+    stress_validations: int = schema_default("rlpf.reward.stress_validations")
+    stress_threads: int = schema_default("rlpf.reward.stress_threads")
     run_nice: int = schema_default("rlpf.reward.run_nice")  # < 0 needs root; 0 runs at the caller's priority
 
     def __post_init__(self) -> None:
         self.cache_dir = Path(self.cache_dir)
-        for name in ("reps", "validations", "jobs", "compile_timeout_s", "run_timeout_s", "cpu_limit_s", "memory_mb"):
+        for name in ("reps", "validations", "stress_threads", "jobs", "compile_timeout_s", "run_timeout_s", "cpu_limit_s", "memory_mb"):
             if not getattr(self, name) > 0:
                 raise ValueError(f"rlpf.reward.{name} must be > 0, got {getattr(self, name)!r}")
         if self.warmup < 0:
             raise ValueError(f"rlpf.reward.warmup must be >= 0, got {self.warmup}")
+        if self.stress_validations < 0:
+            raise ValueError(f"rlpf.reward.stress_validations must be >= 0, got {self.stress_validations}")
         if not -20 <= self.run_nice <= 0:
             raise ValueError(f"rlpf.reward.run_nice must be in -20..0, got {self.run_nice}")
         if not self.build_error_reward < self.wrong_reward < self.slow_floor_reward < 0:
@@ -167,13 +173,18 @@ class Measurer:
         """How a completion of `task` is run: one rank at the task's threads, RUN_ENV's allocator."""
         return RunProtocol(warmup=self.cfg.warmup, reps=self.cfg.reps, validations=self.cfg.validations,
                            seed=self.cfg.input_seed, threads=task.threads, nice=self.cfg.run_nice,
+                           stress_validations=self.cfg.stress_validations, stress_threads=self.cfg.stress_threads,
                            extra_env=RUN_ENV)  # fmt: skip
 
     def program_key(self, task: Task, body: str | None, completion: str) -> str:
-        # The protocol's fields in the order and form the cache has always hashed them: existing caches stay valid.
+        # The protocol's fields in the order and form the cache has always hashed them, then the stress
+        # validations when there are any: a cache written without them keeps its keys for a protocol without them,
+        # and is not reused by one with them (it may hold racy programs measured ok).
         p = self.protocol(task)
-        protocol = json.dumps([p.warmup, p.reps, p.validations, p.seed, p.threads, p.nice, placement_env(task.model),
-                               dict(p.extra_env)])  # fmt: skip
+        fields = [p.warmup, p.reps, p.validations, p.seed, p.threads, p.nice, placement_env(task.model), dict(p.extra_env)]
+        if p.stress_validations:
+            fields += [{"stress_validations": p.stress_validations, "stress_threads": p.stress_threads}]
+        protocol = json.dumps(fields)
         program = body if body is not None else "MALFORMED\0" + completion
         text = "\0".join([task.task_set, task.kernel, task.model, protocol, program])
         return hashlib.sha256(text.encode()).hexdigest()
