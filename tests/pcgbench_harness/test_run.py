@@ -58,6 +58,28 @@ def test_the_command_is_the_suites_then_extra_env_then_thread_placement(problem)
     assert env["OMP_WAIT_POLICY"] == "active"  # the placement the race-catching protocol needs always wins
 
 
+def test_stress_validations_follow_the_regular_ones(built, problem):
+    """Stress validations (more threads than cores) add validated inputs at the timed size; a correct program
+    passes them and is still timed."""
+    stressed = RunProtocol(warmup=0, reps=2, validations=1, seed=1234, threads=2, nice=0, stress_validations=2,
+                           stress_threads=6)  # fmt: skip
+    run = run_program(problem, "omp", built["reference"].exe, stressed, SandboxLimits(wall_s=30.0, cpu_s=20))
+    assert run.verdict == OK, run.detail
+    checks = suite.parse_driver_output(run.result.stdout).validation
+    assert [c.size for c in checks] == [problem.sizes["small"]] + [problem.sizes["timed"]] * 3
+    assert len(run.times_s) == stressed.reps
+
+
+@pytest.mark.parametrize(("model", "threads", "flagged"), [("omp", 2, True), ("omp", 1, True), ("serial", 1, False),
+                                                           ("mpi+omp", 1, True), ("mpi", 1, False)])
+def test_only_openmp_models_get_stress_validations(problem, model, threads, flagged):
+    protocol = RunProtocol(warmup=1, reps=3, validations=2, seed=7, threads=threads, stress_validations=4,
+                           stress_threads=8)  # fmt: skip
+    argv, _ = protocol.command(problem, model, Path("/tmp/sample.exe"))
+    assert (argv[-4:] == ["--stress-threads", "8", "--stress-validations", "4"]) == flagged
+    assert ("--stress-threads" in argv) == flagged
+
+
 def test_the_package_exports_its_api():
     assert set(pcgbench.__all__) == {
         "BuildCache", "BuildConfig", "BuildRequest", "BuildResult",
