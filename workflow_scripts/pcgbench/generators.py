@@ -21,7 +21,9 @@ reductions all use +, *, ^ or - (a lost or repeated partial result changes those
 would absorb it), never on a `parallel` region's one final update per thread (a race window of a few
 instructions). The race itself shows because the harness runs threads on cores of their own, at the same
 time, and validates the timed size several times (workflow_scripts/pcgbench/timing.py): every thread's
-partial sum, kept in a register for the whole loop, is written over by another's.
+partial sum, kept in a register for the whole loop, is written over by another's. Beside a competing load
+the timed threads may still run one after another; the stress validations at more threads than cores then
+interleave them (suite.run_argv; benchmarks/race_detection.py).
 Generation is deterministic (no randomness), so two runs write identical files.
 
 Run from Snakemake (rule pcgbench_self_test_generations) or:

@@ -38,6 +38,12 @@ Details this module fixes that the interface left open:
   -x OMP_...`: `--bind-to none` so the threads of an MPI+OpenMP rank are not pinned to the rank's one core,
   yield-when-idle so waiting ranks do not steal cores from the rank being timed; MPI+OpenMP runs also set
   OMP_WAIT_POLICY=passive (ranks x threads may exceed the cores).
+- OpenMP models (omp, mpi+omp) can be stress-validated (run_argv's stress_validations, stress_threads; the
+  evaluation and the RLPF reward do it by default): after the regular validations, more inputs at the timed
+  size with more threads per rank than the machine has cores. At the timed thread count a competing load at
+  the same priority can run a racy program's threads one after another, so that a missing reduction passes
+  by luck; oversubscribed threads are interleaved by the scheduler (benchmarks/race_detection.py measures
+  it). The timed run and its input are unchanged. Kokkos fixes its thread count at initialisation: no stress.
 - Generations in ParEval files may name a problem with ParEval's numeric prefix ("12_reduce_average"):
   see pareval_format.py.
 - GPU prompts are kernels launched with blocks of 256 threads; most problems launch at least one thread per
