@@ -131,9 +131,11 @@ def launch(target: str, args: list[str], nproc: int, log_path: str | os.PathLike
             start = handle.tell()
             returncode = subprocess.run(command, cwd=cwd, env=child_env, stdout=handle, stderr=subprocess.STDOUT,
                                         timeout=timeout_s).returncode  # fmt: skip
-        with open(log_path, encoding="utf-8", errors="replace") as handle:
-            handle.seek(start)
-            text = handle.read()
+        text = ""
+        if returncode != 0:  # the workers' output is read back only to quote it in the error
+            with open(log_path, encoding="utf-8", errors="replace") as handle:
+                handle.seek(start)
+                text = handle.read()
     else:
         out = subprocess.run(command, cwd=cwd, env=child_env, capture_output=True, text=True,
                              timeout=timeout_s)  # fmt: skip
