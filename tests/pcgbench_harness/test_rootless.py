@@ -60,6 +60,10 @@ def workdir():
                              text=True).stdout.strip()  # fmt: skip
     if version != str(sys.version_info[:2]):
         pytest.skip(f"{SYSTEM_PYTHON} is Python {version}, not the venv's {sys.version_info[:2]}")
+    # The unprivileged uid must reach the checkout (a clone inside a mode-700 folder, e.g. mktemp -d, it cannot).
+    blocked = [str(p) for p in PROBE.resolve().parents if p.stat().st_mode & 0o001 == 0]
+    if blocked:
+        pytest.skip(f"uid {ROOTLESS_UID} cannot enter {blocked[0]}: clone the repository where others may read")
     folder = Path(tempfile.mkdtemp(prefix="pcgbench-rootless-"))
     os.chown(folder, ROOTLESS_UID, ROOTLESS_UID)
     yield folder
