@@ -84,10 +84,19 @@ PROBLEM_TYPES: tuple[str, ...] = ("dense_la", "sparse_la", "fft", "geometry", "g
 # Which signature in problem.yaml a model uses.
 SIGNATURE_FAMILY = {"serial": "vector", "omp": "vector", "mpi": "vector", "mpi+omp": "vector",
                     "kokkos": "kokkos", "cuda": "gpu", "hip": "gpu"}
+# Keys of problem.yaml's signatures and types: a family, or one model overriding its family.
+SIGNATURE_KEYS = ("vector", "kokkos", "gpu", *EXECUTION_MODELS)
 MODEL_MACRO = {"serial": "SERIAL", "omp": "OMP", "mpi": "MPI", "mpi+omp": "MPI_OMP", "kokkos": "KOKKOS",
                "cuda": "CUDA", "hip": "HIP"}
 MODEL_INCLUDES = {"serial": [], "omp": ["omp.h"], "mpi": ["mpi.h"], "mpi+omp": ["mpi.h", "omp.h"],
                   "kokkos": ["Kokkos_Core.hpp"], "cuda": [], "hip": ["hip/hip_runtime.h"]}
+# Standard headers included before every sample's prompt: those ParEval's drivers include before the generated
+# code (algorithm, cmath, numeric, random, vector, ...) and the rest of the everyday standard library, so a body
+# written for a ParEval prompt that calls std::accumulate, std::transform or std::sort builds here as there.
+STANDARD_HEADERS = ("algorithm", "array", "cassert", "climits", "cmath", "complex", "cstddef", "cstdint", "cstdio",
+                    "cstdlib", "cstring", "deque", "functional", "iostream", "iterator", "limits", "list", "map",
+                    "memory", "numeric", "queue", "random", "set", "stack", "string", "tuple", "unordered_map",
+                    "unordered_set", "utility", "vector")
 CXX_FLAGS = ["-std=c++17", "-O3"]
 CUDA_ARCH = "sm_80"  # the paper's A100s; nvcc here compiles for it without a GPU present
 
@@ -131,7 +140,8 @@ class Problem:
     notes: dict                 # optional extra prompt sentences per family or model ("mpi", "gpu", "kokkos", ...)
 
     def signature(self, model: str) -> str:
-        # A model may override its family's signature (CUDA and HIP name their complex types differently).
+        # A model may override its family's signature (CUDA and HIP name their complex types differently; some
+        # ParEval MPI prompts take other arguments than the serial one).
         return self.signatures.get(model) or self.signatures[SIGNATURE_FAMILY[model]]
 
     def types_for(self, model: str) -> str:
@@ -173,15 +183,15 @@ def load_problem(directory: Path) -> Problem:
         if not isinstance(sig, str) or "(" not in sig or sig.rstrip().endswith("{"):
             raise _fail(path, f"signatures.{family}", "must be a declaration without the opening '{'")
     for key, sig in raw["signatures"].items():
-        if key not in ("vector", "kokkos", "gpu", "cuda", "hip"):
-            raise _fail(path, f"signatures.{key}", "unknown key; expected vector, kokkos, gpu, cuda or hip")
+        if key not in SIGNATURE_KEYS:
+            raise _fail(path, f"signatures.{key}", f"unknown key; expected one of {list(SIGNATURE_KEYS)}")
         if key in ("gpu", "cuda", "hip") and not str(sig).startswith("__global__ void "):
             raise _fail(path, f"signatures.{key}", "must be a kernel: '__global__ void name(...)'")
     types = raw.get("types") or ""
     if isinstance(types, str):
         types = {family: types.strip() for family in ("vector", "kokkos", "gpu")}
-    elif not isinstance(types, dict) or set(types) - {"vector", "kokkos", "gpu", "cuda", "hip"}:
-        raise _fail(path, "types", "must be a string or a mapping with keys among vector, kokkos, gpu, cuda, hip")
+    elif not isinstance(types, dict) or set(types) - set(SIGNATURE_KEYS):
+        raise _fail(path, "types", f"must be a string or a mapping with keys among {list(SIGNATURE_KEYS)}")
     types = {family: (text or "").strip() for family, text in types.items()}
     notes = raw.get("notes") or {}
     allowed_notes = {"all", "vector", "gpu", *EXECUTION_MODELS}
@@ -278,9 +288,14 @@ def serial_baseline_body(problem: Problem) -> str:
     return reference_body(problem, "serial")
 
 
+def standard_includes() -> str:
+    """The #include lines of STANDARD_HEADERS, one per line."""
+    return "".join(f"#include <{header}>\n" for header in STANDARD_HEADERS)
+
+
 def sample_source(problem: Problem, model: str, body: str) -> str:
-    """The translation unit of one sample: the prompt followed by the generated body."""
-    return prompt(problem, model) + body + ("" if body.endswith("\n") else "\n")
+    """The translation unit of one sample: the standard headers, the prompt, then the generated body."""
+    return standard_includes() + prompt(problem, model) + body + ("" if body.endswith("\n") else "\n")
 
 
 def sample_suffix(model: str) -> str:
@@ -359,7 +374,7 @@ def driver_source(problem: Problem, model: str) -> str:
              f"#define PCG_MODEL_{MODEL_MACRO[model]} 1",
              f'#define PCG_MODEL_NAME "{model}"',
              f'#define PCG_PROBLEM_NAME "{problem.name}"',
-             '#include "drivers/common.hpp"']
+             '#include "drivers/common.hpp"', standard_includes()]
     lines += [f"#include <{inc}>" for inc in problem.includes]
     if problem.types.get("vector") and problem.types["vector"] != problem.types_for(model):
         lines.append(problem.types["vector"])  # the baseline's types
