@@ -225,8 +225,14 @@ def test_cli_evaluates_a_generations_file(tmp_path, cache_dir, problem):
     records = [prompt_record(problem, "serial")]
     filled, _ = generators.generate(records, "mutants", samples=1, mutants=["missing_include"])
     filled[0]["outputs"].append(suite.reference_body(problem, "serial"))
+    # A record whose prompt declares another signature (not built, not scored) and one of a problem the suite
+    # lacks (reported).
+    head, _, signature = filled[0]["prompt"].rpartition("\n")
+    mismatched = dict(filled[0], prompt=head + "\n" + signature.replace("(", "(long extra, ", 1),
+                      outputs=[suite.reference_body(problem, "serial")])
+    unknown = dict(filled[0], name="61_" + problem.problem_type + "_not_here")
     generations = tmp_path / "gen.json"
-    generations.write_text(json.dumps(filled))
+    generations.write_text(json.dumps(filled + [mismatched, unknown]))
     out = tmp_path / "out"
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])))
     proc = subprocess.run([sys.executable, "-m", "workflow_scripts.pcgbench", "evaluate", str(generations), "--out",
@@ -234,11 +240,16 @@ def test_cli_evaluates_a_generations_file(tmp_path, cache_dir, problem):
                           capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120)
     assert proc.returncode == 0, proc.stderr[-2000:]
     results = pd.read_parquet(out / "results.parquet")
-    assert sorted(results.drop_duplicates("sample_id")["verdict"]) == ["build_error", "ok"]
+    assert sorted(results.drop_duplicates("sample_id")["verdict"]) == ["build_error", "ok", "prompt_mismatch"]
     metrics = json.loads((out / "metrics.json").read_text())
     assert metrics["by_model"]["gen"]["serial"]["pass@1"] == pytest.approx(0.5)
     assert metrics["by_model"]["gen"]["serial"]["build@1"] == pytest.approx(0.5)
-    assert metrics["samples"] == {"total": 2, "distinct_programs": 2, "given_shared_runs": 0}
+    assert metrics["pareval"]["gen"]["serial"]["pass@1"] == pytest.approx(0.5)
+    assert metrics["pareval"]["gen"]["serial"]["speedup_n@1"] > 0  # over the one valid sample
+    [mismatch] = metrics["prompt_mismatch"]
+    assert "long extra" in mismatch["reason"] and mismatch["model"] == "serial"
+    assert [r["record"] for r in metrics["no_driver"]] == [unknown["name"]]
+    assert metrics["verdict_counts"]["gen"]["prompt_mismatch"] == 1
 
 
 def test_time_limit_is_max_of_floor_and_factor_times_reference(tmp_path, cache_dir):

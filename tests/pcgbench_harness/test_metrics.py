@@ -90,3 +90,55 @@ def test_efficiency_divides_by_resource_count_and_failures_score_zero():
     assert omp["efficiency_2@1"] == pytest.approx((0.75 + 0.0) / 2)
     assert omp["speedup_2@2"] == pytest.approx(1.5)
     assert omp["pass@1"] == pytest.approx(0.5)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# ParEval's definitions, side by side
+
+
+def _row(problem, index, verdict, n=None, time=None, baseline=None, model="omp"):
+    return dict(generator="g", model=model, problem=problem, problem_type="t", sample_index=index, verdict=verdict,
+                n_resources=n, speedup=(baseline / time) if time else np.nan, time_median_s=time,
+                baseline_time_median_s=baseline)
+
+
+def test_pareval_definitions_drop_failures_and_prompts_without_a_valid_sample():
+    rows = pd.DataFrame([
+        # p0: two valid samples (baselines measured 1.0 and 0.8: T* = 0.8) and one failure
+        _row("p0", 0, "ok", 1, 1.0, 1.0), _row("p0", 0, "ok", 2, 0.5, 1.0),
+        _row("p0", 1, "ok", 1, 2.0, 0.8), _row("p0", 1, "ok", 2, 1.6, 0.8),
+        _row("p0", 2, "wrong_answer", 1),
+        # p1: nothing valid: dropped from ParEval's means, counted 0 in ours
+        _row("p1", 0, "build_error"), _row("p1", 1, "wrong_answer", 1), _row("p1", 2, "crash", 1),
+    ])
+    metrics = compute_metrics(rows, ks=[1, 2], pareval_resources={"omp": 2})
+    pareval = metrics["pareval"]["g"]["omp"]
+    assert pareval["n"] == 2 and pareval["prompts"] == 2 and pareval["prompts_with_valid_sample"] == 1
+    at_2 = [0.8 / 0.5, 0.8 / 1.6]  # T*/T at n = 2 of p0's valid samples
+    assert pareval["speedup_n@1"] == pytest.approx(np.mean(at_2))
+    assert pareval["speedup_n@2"] == pytest.approx(max(at_2))
+    assert pareval["efficiency_n@1"] == pytest.approx(np.mean(at_2) / 2)
+    best = [max(0.8 / 1.0, 0.8 / 0.5), max(0.8 / 2.0, 0.8 / 1.6)]
+    assert pareval["speedup_max@1"] == pytest.approx(np.mean(best))
+    best_efficiency = [max(0.8 / 1.0, 0.8 / 0.5 / 2), max(0.8 / 2.0, 0.8 / 1.6 / 2)]
+    assert pareval["efficiency_max@1"] == pytest.approx(np.mean(best_efficiency))
+    # pass@k is the same definition: p0 2 of 3 correct, p1 none
+    assert pareval["pass@1"] == pytest.approx(metrics["by_model"]["g"]["omp"]["pass@1"]) == pytest.approx(2 / 3 / 2)
+    # Ours counts p1 (and p0's failure) as 0 and uses each run's own baseline: lower here.
+    assert metrics["by_model"]["g"]["omp"]["speedup_2@1"] < pareval["speedup_n@1"]
+
+
+def test_pareval_fewer_valid_than_k_takes_the_best_and_unreached_n_is_not_measured():
+    rows = pd.DataFrame([_row("p0", 0, "ok", 1, 1.0, 1.0), _row("p0", 1, "ok", 1, 0.5, 1.0),
+                         _row("p0", 2, "timeout", 1)])
+    pareval = compute_metrics(rows, ks=[3], pareval_resources={"omp": 4})["pareval"]["g"]["omp"]
+    assert "speedup_n@3" not in pareval and "n = 4" in pareval["note"]
+    assert pareval["speedup_max@3"] == pytest.approx(2.0)  # 2 valid samples < k = 3: the best of them
+
+
+def test_prompt_mismatch_rows_are_in_no_metric():
+    rows = pd.DataFrame([_row("p0", 0, "ok", 1, 1.0, 1.0), _row("p0", 1, "prompt_mismatch"),
+                         _row("p1", 0, "prompt_mismatch")])
+    metrics = compute_metrics(rows, ks=[1], pareval_resources={"omp": 1})
+    assert metrics["by_model"]["g"]["omp"]["prompts"] == 1 and metrics["by_model"]["g"]["omp"]["pass@1"] == 1.0
+    assert compute_metrics(rows[rows["verdict"] == "prompt_mismatch"], ks=[1])["by_model"] == {}

@@ -83,3 +83,51 @@ def test_problem_type_mismatch_is_malformed():
     with pytest.raises(ValueError, match="record 0: field 'problem_type'"):
         pf.match_generations([_record(problem_type="graph" if PROBLEMS[0].problem_type != "graph" else "sort")],
                              PROBLEMS)
+
+
+def test_a_prompt_file_without_outputs_is_recognised(tmp_path):
+    path = tmp_path / "generation-prompts.json"
+    path.write_text(json.dumps([{k: v for k, v in _record().items() if k != "outputs"}] * 3))
+    with pytest.raises(ValueError, match="this is a prompt file .*evaluate GENERATIONS.json"):
+        pf.load_generations(path)
+
+
+def test_exported_prompts_end_in_the_signature_line():
+    # ParEval's evaluator takes a prompt's last line as the signature: no newline after the "{".
+    for problem in PROBLEMS[:5]:
+        for model in suite.EXECUTION_MODELS:
+            text = pf.prompt_record(problem, model)["prompt"]
+            assert text.splitlines()[-1] == problem.signature(model) + " {" and not text.endswith("\n")
+
+
+def test_declared_interface_ignores_layout_and_comments():
+    text = ("struct Point {\n\tdouble x,  y; // coordinates\n};\n\n/* Return it.\n   double f(int) {\n*/\n"
+            "double  closest( std::vector<Point> const &points ) {")
+    signature, structs = pf.declared_interface(text)
+    assert signature == "double closest(std::vector<Point>const&points)"
+    assert structs == {"Point": "double x,y;"}
+    assert pf.canonical("Kokkos::View<const double*> &x") == pf.canonical("Kokkos::View<const double *>& x")
+
+
+def test_a_prompt_of_another_interface_is_prompt_mismatch_with_both_signatures():
+    problem = PROBLEMS[0]
+    record = _record()
+    head, _, last = record["prompt"].rpartition("\n")
+    wrong = head + "\n" + last.replace("(", "(int extra, ", 1)
+    matches = pf.match_generations([record, _record(prompt=wrong), _record(prompt="")], PROBLEMS)
+    assert [m.status for m in matches] == ["", pf.PROMPT_MISMATCH, ""]
+    reason = matches[1].reason
+    assert "int extra" in reason and pf.canonical(problem.signature("omp")) in reason and problem.name in reason
+
+
+def test_a_struct_with_other_fields_is_prompt_mismatch():
+    with_struct = next(p for p in PROBLEMS if "struct" in p.types_for("omp"))
+    record = dict(pf.prompt_record(with_struct, "omp"), outputs=[])
+    name = pf.declared_interface(record["prompt"])[1]
+    field_prompt = record["prompt"]
+    first = sorted(name)[0]
+    start = field_prompt.index("struct " + first)
+    end = field_prompt.index("};", start)
+    broken = field_prompt[:start] + f"struct {first} {{\n  int renamed_field;\n" + field_prompt[end:]
+    [match] = pf.match_generations([dict(record, prompt=broken)], PROBLEMS)
+    assert match.status == pf.PROMPT_MISMATCH and "renamed_field" in match.reason and first in match.reason

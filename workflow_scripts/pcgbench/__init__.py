@@ -24,6 +24,7 @@ from workflow_scripts.pcgbench.sandbox import (
     KILLED_RESOURCE_LIMIT,
     NO_PARALLELISM,
     OK,
+    PROMPT_MISMATCH,
     VERDICT_TIMEOUT,
     VERDICTS,
     WRONG_ANSWER,
@@ -44,5 +45,6 @@ __all__ = [
     "check_sandbox", "SandboxUnavailable", "SandboxFailure",
     # verdicts
     "BUILD_ERROR", "NO_PARALLELISM", "VERDICT_TIMEOUT", "CRASH", "KILLED_RESOURCE_LIMIT", "WRONG_ANSWER", "OK",
+    "PROMPT_MISMATCH",
     "VERDICTS",
 ]  # fmt: skip

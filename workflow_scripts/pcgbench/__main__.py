@@ -1,10 +1,13 @@
 """PCGBench command line.
 
     python -m workflow_scripts.pcgbench export-prompts OUT.json [--models serial,omp,...] [--problems a,b]
-        write the suite's prompts in ParEval's format (all problems x all 7 execution models by default)
+                                                        [--numbering pareval]
+        write the suite's prompts in ParEval's format (all problems x all 7 execution models by default;
+        --numbering pareval: under ParEval's numbered names, e.g. 27_reduce_average)
     python -m workflow_scripts.pcgbench evaluate GENERATIONS.json --out DIR [--max-cores N] [--reps N] ...
         build, run (sandboxed), validate and time every output; writes DIR/results.parquet, DIR/metrics.json
-        (and metrics.csv); an interrupted evaluation resumes from DIR/samples.jsonl
+        (and metrics.csv); an interrupted evaluation resumes from DIR/samples.jsonl. GENERATIONS.json may be
+        a file written for ParEval's own prompts (data/pcgbench/README.md)
     python -m workflow_scripts.pcgbench check-references [--models omp] [--problems a,b] [--sweep] [--csv T.csv]
         build every reference, validate it and time it against the serial baseline (reference_speedups.py);
         exit status 1 if any reference fails
@@ -18,7 +21,7 @@ import sys
 from pathlib import Path
 
 from workflow_scripts.common.config import schema_defaults
-from workflow_scripts.pcgbench.pareval_format import export_prompts
+from workflow_scripts.pcgbench.pareval_format import NUMBERINGS, export_prompts
 from workflow_scripts.pcgbench.suite import DATA_ROOT, EXECUTION_MODELS, load_suite
 
 
@@ -37,7 +40,7 @@ def _selected(args: argparse.Namespace) -> tuple[list, list[str]]:
 
 def _export_prompts(args: argparse.Namespace) -> int:
     problems, models = _selected(args)
-    records = export_prompts(problems, models, Path(args.out))
+    records = export_prompts(problems, models, Path(args.out), numbering=args.numbering)
     print(f"wrote {len(records)} prompts ({len(problems)} problems x {len(models)} models) to {args.out}")
     return 0
 
@@ -57,6 +60,9 @@ def _evaluate(args: argparse.Namespace) -> int:
                             reference_results=reference)
     for model, reason in metrics["skipped_models"].items():
         print(f"skipped {model}: {reason}")
+    for status in ("no_driver", "prompt_mismatch"):
+        for record in metrics.get(status, []):
+            print(f"not scored, {status}: {record['record']} ({record['model']}): {record['reason']}")
     for generator, counts in metrics["verdict_counts"].items():
         print(f"{generator}: " + ", ".join(f"{verdict} {count}" for verdict, count in sorted(counts.items())))
     print(f"wrote {Path(args.out) / 'results.parquet'} and {Path(args.out) / 'metrics.json'}")
@@ -96,6 +102,8 @@ def main(argv: list[str] | None = None) -> int:
     export.add_argument("--models", default="", help="comma-separated execution models (default: all 7)")
     export.add_argument("--problems", default="", help="comma-separated problem names (default: all)")
     export.add_argument("--data", default=str(DATA_ROOT), help="problem set root (default: data/pcgbench)")
+    export.add_argument("--numbering", default="suite", choices=NUMBERINGS,
+                        help="record names: the suite's folders, or ParEval's numbered names (default: %(default)s)")
     export.set_defaults(func=_export_prompts)
     check = sub.add_parser("check-references", help="build and run every reference; print speedups")
     check.add_argument("--models", default="", help="comma-separated execution models (default: all 7)")

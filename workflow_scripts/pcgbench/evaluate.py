@@ -18,7 +18,8 @@ before any work starts and skipped; metrics.json lists them with the reason.
 or, from Snakemake, rules/pcgbench.smk (rule pcgbench_evaluate).
 
 Every run is one call of the package's run_program (run.py, in the sandbox). Verdicts (sandbox.py):
-build_error, no_parallelism (the body does not use the execution model its prompt asked for; checked after
+prompt_mismatch (the record's prompt declares another interface than the problem its name names: reported
+per output, not built, not in the metrics; see pareval_format.py), build_error, no_parallelism (the body does not use the execution model its prompt asked for; checked after
 a successful build, and it is not run), timeout, crash, killed_resource_limit, wrong_answer, ok. A sample's
 verdict is that of the first resource configuration that failed (the sweep stops there), or ok when all
 passed.
@@ -41,6 +42,7 @@ from workflow_scripts.pcgbench import (
     BUILD_ERROR,
     NO_PARALLELISM,
     OK,
+    PROMPT_MISMATCH,
     BuildCache,
     BuildConfig,
     BuildRequest,
@@ -99,6 +101,8 @@ class EvaluateConfig:
     run_nice: int = schema_default("pcgbench.evaluate.run_nice")
     # run an identical program once and give its rows to every copy
     share_identical_runs: bool = schema_default("pcgbench.evaluate.share_identical_runs")
+    # n at which the ParEval-definition speedup_n@k / efficiency_n@k are read, per execution model
+    pareval_resources: dict = schema_default("pcgbench.evaluate.pareval_resources")
     cache_dir: Path = schema_default("pcgbench.evaluate.cache_dir")
     suite_root: Path = suite.DATA_ROOT
 
@@ -124,7 +128,7 @@ class EvaluateConfig:
 
     def fingerprint(self) -> str:
         """What changes a sample's result: a resume log written under another fingerprint is not reused."""
-        fields = {k: v for k, v in dataclasses.asdict(self).items() if k not in ("jobs", "ks", "cache_dir", "suite_root")}
+        fields = {k: v for k, v in dataclasses.asdict(self).items() if k not in ("jobs", "ks", "pareval_resources", "cache_dir", "suite_root")}
         return hashlib.sha256(json.dumps(fields, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
     def limits(self, reference_wall_s: float | None = None) -> SandboxLimits:
@@ -306,7 +310,7 @@ def write_outputs(rows: pd.DataFrame, skipped: dict[str, str], out_dir: Path, cf
     rows = rows.sort_values(["generator", "model", "problem", "sample_index", "n_resources"], kind="stable")
     with atomic_path(out_dir / "results.parquet") as tmp:
         rows.to_parquet(tmp, index=False)
-    metrics = compute_metrics(rows, ks=cfg.ks)
+    metrics = compute_metrics(rows, ks=cfg.ks, pareval_resources=cfg.pareval_resources)
     metrics["skipped_models"] = skipped
     metrics["verdict_counts"] = {
         generator: group.drop_duplicates("sample_id")["verdict"].value_counts().to_dict()
@@ -328,11 +332,18 @@ def main(generations: Path, out_dir: Path, cfg: EvaluateConfig, generator: str |
     prov = Provenance.start(step="pcgbench.evaluate", config=dataclasses.asdict(cfg), seed=cfg.seed)
     out_dir = Path(out_dir)
     generator = generator or Path(generations).stem
-    samples, no_driver = load_samples(Path(generations), generator, cfg.suite_root)
+    samples, unscored = load_samples(Path(generations), generator, cfg.suite_root)
     rows, skipped = evaluate_samples(samples, out_dir, cfg, reference_run_times(reference_results))
+    mismatched = [_row(sample, None, PROMPT_MISMATCH, record.reason)
+                  for record in unscored if record.status == PROMPT_MISMATCH for sample in record.samples]
+    if mismatched:
+        rows = pd.concat([rows, pd.DataFrame(mismatched)], ignore_index=True)
     metrics = write_outputs(rows, skipped, out_dir, cfg)
-    if no_driver:
-        metrics["no_driver"] = no_driver
+    for status in ("no_driver", PROMPT_MISMATCH):
+        records = [{"record": r.record, "model": r.model, "reason": r.reason} for r in unscored if r.status == status]
+        if records:
+            metrics[status] = records
+    if unscored:
         write_json(out_dir / "metrics.json", metrics)
     prov.finish([out_dir / "results.parquet", out_dir / "metrics.json", out_dir / "metrics.csv"],
                 generations=str(generations))

@@ -15,7 +15,16 @@ type). A metric at k is reported only when every prompt of the group has at leas
 (ParEval's public code sorts descending for k > 1 and has C(n, r) = 1 for n < r; this does neither,
 and tests/pcgbench_harness/test_metrics.py checks it against brute-force enumeration.)
 
-    metrics = compute_metrics(results_dataframe, ks=[1, 5])
+Beside these, `pareval_metrics` computes the same names under ParEval's own definitions (metrics.json's
+`pareval` section), with the correct estimator: speedup and efficiency over valid samples only (a failed
+sample is left out instead of counting 0), prompts without a valid sample dropped from the mean, the baseline
+T* the fastest serial baseline measured over the prompt's runs, and n fixed per execution model
+(`pareval_resources`). Where a prompt has fewer than k valid samples, its best valid sample is taken (the
+expectation over k draws is undefined there; ParEval's C(n, r) = 1 for n < r gives inflated values instead).
+Rows with verdict prompt_mismatch (outputs of a record whose prompt declares another interface) are in
+neither: they were not judged.
+
+    metrics = compute_metrics(results_dataframe, ks=[1, 5], pareval_resources={"omp": 2, ...})
 """
 
 from __future__ import annotations
@@ -27,7 +36,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from workflow_scripts.pcgbench.sandbox import BUILD_ERROR, OK
+from workflow_scripts.pcgbench.sandbox import BUILD_ERROR, OK, PROMPT_MISMATCH
 
 logger = logging.getLogger(__name__)
 
@@ -124,18 +133,97 @@ def _group_metrics(samples: pd.DataFrame, ks: Sequence[int]) -> dict[str, float 
     return out
 
 
-def compute_metrics(results: pd.DataFrame, ks: Sequence[int]) -> dict:
-    """All metrics, per generator x execution model and per generator x execution model x problem type."""
+PAREVAL_LABELS = {
+    "n": "the fixed resource count (threads, ranks or ranks x threads) speedup_n and efficiency_n are read at",
+    "prompts_with_valid_sample": "prompts in the means below (ParEval drops prompts without a valid sample)",
+    "pass@k": "as pass@k above (ParEval's definition is the same; its code's C(n, r) = 1 for n < r is not copied)",
+    "build@k": "as build@k above",
+    "speedup_n@k": "expected best T*/T_n among k valid samples at the fixed n, T* the fastest baseline measured for "
+                   "the prompt; failed samples left out, prompts without a valid sample dropped",
+    "efficiency_n@k": "speedup_n@k's values divided by n (ParEval's code divides OpenMP's by 8 whatever n)",
+    "speedup_max@k": "as speedup_n@k with each valid sample at its best resource count",
+    "efficiency_max@k": "as efficiency_n@k with each valid sample at its best-efficiency resource count",
+}
+PAREVAL_N_FIXED = {"serial": 1, "cuda": 1, "hip": 1}  # no resource count to choose: one thread, one GPU
+
+
+def _pareval_group(rows: pd.DataFrame, ks: Sequence[int], n: int) -> dict:
+    """ParEval's definitions for one generator x execution model (see the module docstring)."""
+    per_prompt = list(rows.groupby("problem", sort=True))
+    min_samples = min(group["sample_index"].nunique() for _, group in per_prompt)
+    speedups_n, speedups_max, efficiencies_max = [], [], []
+    reached = True
+    for _, group in per_prompt:
+        valid = group[(group["verdict"] == OK) & group["time_median_s"].notna()]
+        if valid.empty:
+            continue
+        best_baseline = float(valid["baseline_time_median_s"].min())
+        at_n, best, best_efficiency = [], [], []
+        for _, sample in valid.groupby("sample_index"):
+            speedup = best_baseline / sample["time_median_s"]
+            best.append(float(speedup.max()))
+            best_efficiency.append(float((speedup / sample["n_resources"]).max()))
+            here = speedup[sample["n_resources"] == n]
+            if here.empty:
+                reached = False
+            else:
+                at_n.append(float(here.max()))
+        speedups_n.append(at_n)
+        speedups_max.append(best)
+        efficiencies_max.append(best_efficiency)
+    out: dict[str, float | int | None | str] = {"n": n, "prompts": len(per_prompt),
+                                                "prompts_with_valid_sample": len(speedups_max)}  # fmt: skip
+    if not reached:
+        out["note"] = f"speedup_n/efficiency_n not measured: some valid samples have no run at n = {n}"
+    samples = sample_table(rows)
+    for k in ks:
+        if k > min_samples:
+            continue
+        for name, column in (("pass", "correct"), ("build", "built")):
+            groups = list(samples.groupby("problem"))
+            out[f"{name}@{k}"] = float(np.mean([pass_at_k(len(g), int(g[column].sum()), k) for _, g in groups]))
+
+        def best_of(values: list[float], k: int = k) -> float:
+            return expected_max_at_k(values, min(k, len(values)))
+
+        if speedups_max:
+            if reached:
+                out[f"speedup_n@{k}"] = float(np.mean([best_of(v) for v in speedups_n]))
+                out[f"efficiency_n@{k}"] = out[f"speedup_n@{k}"] / n
+            out[f"speedup_max@{k}"] = float(np.mean([best_of(v) for v in speedups_max]))
+            out[f"efficiency_max@{k}"] = float(np.mean([best_of(v) for v in efficiencies_max]))
+    return out
+
+
+def pareval_metrics(results: pd.DataFrame, ks: Sequence[int], resources: dict[str, int]) -> dict:
+    """ParEval's definitions of the metrics, per generator x execution model (module docstring)."""
+    out: dict[str, dict] = {}
+    for (generator, model), rows in results.groupby(["generator", "model"], sort=True):
+        n = PAREVAL_N_FIXED.get(model) or int(resources[model])
+        out.setdefault(generator, {})[model] = _pareval_group(rows, ks, n)
+    return out
+
+
+def compute_metrics(results: pd.DataFrame, ks: Sequence[int], pareval_resources: dict[str, int] | None = None) -> dict:
+    """All metrics, per generator x execution model and per generator x execution model x problem type, and
+    with `pareval_resources` ParEval's definitions per generator x execution model."""
     if results.empty:
         raise ValueError("compute_metrics: no results to summarise")
-    samples = sample_table(results)
+    results = results[results["verdict"] != PROMPT_MISMATCH]
     by_model: dict[str, dict] = {}
     by_type: dict[str, dict] = {}
+    if results.empty:  # every record's prompt declared another interface: nothing was judged
+        return {"ks": list(ks), "labels": LABELS, "by_model": by_model, "by_model_and_type": by_type}
+    samples = sample_table(results)
     for (generator, model), group in samples.groupby(["generator", "model"], sort=True):
         by_model.setdefault(generator, {})[model] = _group_metrics(group, ks)
         for problem_type, typed in group.groupby("problem_type", sort=True):
             by_type.setdefault(generator, {}).setdefault(model, {})[problem_type] = _group_metrics(typed, ks)
-    return {"ks": list(ks), "labels": LABELS, "by_model": by_model, "by_model_and_type": by_type}
+    metrics = {"ks": list(ks), "labels": LABELS, "by_model": by_model, "by_model_and_type": by_type}
+    if pareval_resources is not None:
+        metrics["pareval"] = pareval_metrics(results, ks, pareval_resources)
+        metrics["pareval_labels"] = PAREVAL_LABELS
+    return metrics
 
 
 def metrics_long_table(metrics: dict) -> pd.DataFrame:

@@ -1,58 +1,159 @@
-"""ParEval's prompt/generation file format, both ways.
+"""ParEval's prompt/generation file format, both ways, and the map from ParEval's problem names to the suite's.
 
 A file is a JSON list of records, one per (problem, execution model):
 
-    {"name": "reduce_average", "problem_type": "reduce", "parallelism_model": "omp", "language": "cpp",
+    {"name": "27_reduce_average", "problem_type": "reduce", "parallelism_model": "omp", "language": "cpp",
      "prompt": "<C++ ending in the signature's {>", "outputs": ["<generated body>", ...]}
 
-`export_prompts` writes the suite's prompts with empty `outputs`; `load_generations` reads a file that a
-generator (ours or another tool) filled in, rejecting a malformed one with the record index and the field at
-fault; `match_generations` pairs records with the suite's problems and reports the records it has no driver
-for as `no_driver` (the rest are still scored). ParEval numbers its problems ("12_reduce_average"); a numeric
-prefix in `name` is accepted and ignored.
+`export_prompts` writes the suite's prompts with empty `outputs` (with `numbering="pareval"` under ParEval's
+numbered names, so that its tooling reads them); `load_generations` reads a file that a generator (ours or
+another tool) filled in, rejecting a malformed one with the record index and the field at fault, and telling
+the user what to do with a prompt file that has no outputs yet; `match_generations` pairs records with the
+suite's problems. A record is not scored when
+- the suite has no problem of its name: `no_driver`;
+- its prompt declares another interface than the suite's problem (function signature or struct definitions):
+  `prompt_mismatch`, with both declarations in the reason. A body written for another interface would be
+  judged against the wrong task (or fail to build for a reason that is not its own).
 
-Run: python -m workflow_scripts.pcgbench export-prompts OUT.json
+Names: data/pcgbench/pareval.yaml maps each ParEval problem (its name without the number, e.g.
+"reduce_average" of "27_reduce_average") to one problem folder here, and holds ParEval's number. A record's
+numeric prefix is ignored, so files of ParEval's older numbering match too; a name without a prefix may also
+be one of this suite's own folder names. Problems of the suite that ParEval lacks are listed there as extras.
+
+Run: python -m workflow_scripts.pcgbench export-prompts OUT.json [--numbering pareval]
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import logging
 import re
 from pathlib import Path
 
+import yaml
+
 from workflow_scripts.common.io import write_json
-from workflow_scripts.pcgbench.suite import EXECUTION_MODELS, PROBLEM_TYPES, Problem, prompt
+from workflow_scripts.pcgbench.sandbox import PROMPT_MISMATCH
+from workflow_scripts.pcgbench.suite import DATA_ROOT, EXECUTION_MODELS, PROBLEM_TYPES, Problem, prompt
 
 logger = logging.getLogger(__name__)
 
 LANGUAGE = "cpp"
 FIELDS = {"name": str, "problem_type": str, "parallelism_model": str, "language": str, "prompt": str, "outputs": list}
 NO_DRIVER = "no_driver"
+NAMES_FILE = "pareval.yaml"
+NUMBERINGS = ("suite", "pareval")
 _PAREVAL_PREFIX = re.compile(r"^\d+_")
 
 
-def prompt_record(problem: Problem, model: str) -> dict:
-    return {"name": problem.name, "problem_type": problem.problem_type, "parallelism_model": model,
-            "language": LANGUAGE, "prompt": prompt(problem, model), "outputs": []}
+# ---------------------------------------------------------------------------------------------------------
+# Names
 
 
-def export_prompts(problems: list[Problem], models: list[str] | tuple[str, ...], out: Path) -> list[dict]:
-    """Write one record per (problem, model), sorted by (name, model order), atomically to `out`."""
+@dataclasses.dataclass(frozen=True)
+class ParEvalName:
+    name: str     # ParEval's name without its number, e.g. "reduce_average"
+    number: int   # ParEval's number (0-59)
+    problem: str  # the suite's problem folder
+
+    @property
+    def numbered(self) -> str:
+        return f"{self.number:02d}_{self.name}"
+
+
+@functools.cache
+def pareval_names(root: Path = DATA_ROOT) -> dict[str, ParEvalName]:
+    """ParEval's problems by name (without number), from <root>/pareval.yaml; {} when the file is absent.
+
+    A malformed map (unknown folder, a number or a folder used twice) raises ValueError naming the entry.
+    """
+    path = Path(root) / NAMES_FILE
+    if not path.exists():
+        return {}
+    raw = yaml.safe_load(path.read_text()) or {}
+    entries = raw.get("problems")
+    if not isinstance(entries, dict):
+        raise ValueError(f"{path}: expected a mapping 'problems: {{pareval_name: {{number, problem}}}}'")
+    names, numbers, folders = {}, {}, {}
+    for name, entry in entries.items():
+        where = f"{path}: problems.{name}"
+        if not isinstance(entry, dict) or set(entry) != {"number", "problem"}:
+            raise ValueError(f"{where}: expected {{number: <int>, problem: <folder>}}")
+        number, folder = entry["number"], entry["problem"]
+        if not isinstance(number, int) or not 0 <= number < 100:
+            raise ValueError(f"{where}.number: expected an integer 0-99, got {number!r}")
+        if not (Path(root) / str(folder) / "problem.yaml").exists():
+            raise ValueError(f"{where}.problem: no problem folder {folder!r} under {root}")
+        for seen, value, what in ((numbers, number, "number"), (folders, folder, "problem")):
+            if value in seen:
+                raise ValueError(f"{where}.{what}: {value!r} is also given to {seen[value]}")
+            seen[value] = name
+        names[name] = ParEvalName(name=name, number=number, problem=folder)
+    return names
+
+
+def pareval_extras(root: Path = DATA_ROOT) -> list[str]:
+    """The suite's problems that have no ParEval counterpart (pareval.yaml's `extras`)."""
+    path = Path(root) / NAMES_FILE
+    return list((yaml.safe_load(path.read_text()) or {}).get("extras") or []) if path.exists() else []
+
+
+def problem_name(record: dict, root: Path = DATA_ROOT) -> str:
+    """The suite's problem name for a record: ParEval's name (numbered or not, any numbering) through the map,
+    else the name itself without a numeric prefix (the suite's own folder names)."""
+    name = _PAREVAL_PREFIX.sub("", record["name"])
+    entry = pareval_names(Path(root)).get(name)
+    return entry.problem if entry else name
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Export
+
+
+def prompt_record(problem: Problem, model: str, name: str | None = None) -> dict:
+    # No newline after the signature's "{": ParEval's evaluator takes a prompt's last line as the signature.
+    return {"name": name or problem.name, "problem_type": problem.problem_type, "parallelism_model": model,
+            "language": LANGUAGE, "prompt": prompt(problem, model).rstrip("\n"), "outputs": []}
+
+
+def export_prompts(problems: list[Problem], models: list[str] | tuple[str, ...], out: Path,
+                   numbering: str = "suite") -> list[dict]:  # fmt: skip
+    """Write one record per (problem, model) atomically to `out`, sorted by (name, model order).
+
+    numbering "suite": records are named by the suite's folders; "pareval": by ParEval's numbered names
+    ("27_reduce_average"), sorted by number, the suite's extras (no ParEval name) after them under their own.
+    """
     unknown = [m for m in models if m not in EXECUTION_MODELS]
     if unknown:
         raise ValueError(f"unknown execution model(s) {unknown}; expected among {list(EXECUTION_MODELS)}")
-    records = [prompt_record(p, m) for p in sorted(problems, key=lambda p: p.name) for m in models]
+    if numbering not in NUMBERINGS:
+        raise ValueError(f"unknown numbering {numbering!r}; expected one of {list(NUMBERINGS)}")
+    names = {p.name: p.name for p in problems}
+    if numbering == "pareval":
+        by_folder = {entry.problem: entry.numbered for entry in pareval_names().values()}
+        names.update({folder: numbered for folder, numbered in by_folder.items() if folder in names})
+    order = sorted(problems, key=lambda p: (not _PAREVAL_PREFIX.match(names[p.name]), names[p.name]))
+    records = [prompt_record(p, m, names[p.name]) for p in order for m in models]
     write_json(Path(out), records)
     logger.info("wrote %d prompts (%d problems x %d models) to %s", len(records), len(problems), len(models), out)
     return records
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Import
 
 
 def validate_records(data: object, source: str = "generations") -> list[dict]:
     """Check the structure of a ParEval list; ValueError names the record index and field at fault."""
     if not isinstance(data, list):
         raise ValueError(f"{source}: expected a JSON list of records, got {type(data).__name__}")
+    if data and all(isinstance(r, dict) and "prompt" in r and "outputs" not in r for r in data):
+        raise ValueError(f"{source}: this is a prompt file (no record has 'outputs'), not generations. Generate "
+                         "completions for its prompts first (ParEval's generate scripts, or this workflow's "
+                         "generation step), then evaluate the file they write: python -m workflow_scripts.pcgbench "
+                         "evaluate GENERATIONS.json --out DIR")
     for index, record in enumerate(data):
         where = f"{source}: record {index}"
         if not isinstance(record, dict):
@@ -84,9 +185,48 @@ def load_generations(path: Path) -> list[dict]:
     return validate_records(data, source=str(path))
 
 
-def problem_name(record: dict) -> str:
-    """The suite's problem name for a record (ParEval's numeric prefix removed)."""
-    return _PAREVAL_PREFIX.sub("", record["name"])
+# ---------------------------------------------------------------------------------------------------------
+# A record's prompt against the suite's interface
+
+
+_COMMENTS = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
+_STRUCT = re.compile(r"\b(?:struct|class)\s+(\w+)\s*\{(.*?)\}\s*;", re.S)
+_PUNCT_SPACE = re.compile(r"\s*([()<>,*&:;{}\[\]=])\s*")
+
+
+def canonical(declaration: str) -> str:
+    """A declaration with comments dropped and whitespace normalised (none around punctuation)."""
+    text = " ".join(_COMMENTS.sub(" ", declaration).split())
+    return _PUNCT_SPACE.sub(r"\1", text).strip()
+
+
+def declared_interface(prompt_text: str) -> tuple[str, dict[str, str]]:
+    """(signature, {struct name: canonical body}) a prompt declares: its last line without the "{" (how
+    ParEval's evaluator reads it) and every struct definition before it."""
+    lines = prompt_text.rstrip().splitlines()
+    signature = lines[-1].rstrip().removesuffix("{") if lines else ""
+    structs = {m.group(1): canonical(m.group(2)) for m in _STRUCT.finditer(_COMMENTS.sub(" ", prompt_text))}
+    return canonical(signature), structs
+
+
+def interface_mismatch(record_prompt: str, problem: Problem, model: str) -> str:
+    """"" when the prompt declares the problem's interface for `model` (or declares nothing to check), else
+    why not, quoting both declarations."""
+    if not record_prompt.strip():
+        return ""
+    signature, structs = declared_interface(record_prompt)
+    want_signature = canonical(problem.signature(model))
+    want_structs = {m.group(1): canonical(m.group(2))
+                    for m in _STRUCT.finditer(_COMMENTS.sub(" ", problem.types_for(model)))}  # fmt: skip
+    if signature != want_signature:
+        return (f"the record's prompt declares `{signature}`, but {problem.name} ({model}) is "
+                f"`{want_signature}`")
+    for name in sorted(set(structs) | set(want_structs)):
+        if structs.get(name) != want_structs.get(name):
+            theirs = f"struct {name} {{{structs[name]}}}" if name in structs else "no struct " + name
+            ours = f"struct {name} {{{want_structs[name]}}}" if name in want_structs else "no struct " + name
+            return f"the record's prompt declares `{theirs}`, but {problem.name} ({model}) has `{ours}`"
+    return ""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -95,29 +235,38 @@ class Match:
     problem: Problem | None
     model: str
     record: dict
-    status: str         # "" when matched, NO_DRIVER when the suite has no such problem
+    status: str         # "" when matched, else NO_DRIVER or PROMPT_MISMATCH
+    reason: str = ""    # why, when not matched
 
 
-def match_generations(records: list[dict], problems: list[Problem]) -> list[Match]:
-    """Pair each record with its problem; records for problems the suite lacks get status `no_driver`.
+def match_generations(records: list[dict], problems: list[Problem], root: Path = DATA_ROOT) -> list[Match]:
+    """Pair each record with its problem. Records for problems the suite lacks get status `no_driver`, records
+    whose prompt declares another interface `prompt_mismatch` (problem set: the one its name names).
 
     A record whose problem_type disagrees with the suite's problem of that name is a malformed file (ValueError).
     """
     by_name = {p.name: p for p in problems}
     matches = []
     for index, record in enumerate(records):
-        problem = by_name.get(problem_name(record))
+        model = record["parallelism_model"]
+        problem = by_name.get(problem_name(record, root))
         if problem is None:
-            logger.warning("record %d: no driver for problem %r (%s); reported as %s", index, record["name"],
-                           record["parallelism_model"], NO_DRIVER)
-            matches.append(Match(index, None, record["parallelism_model"], record, NO_DRIVER))
+            logger.warning("record %d: no driver for problem %r (%s); reported as %s", index, record["name"], model,
+                           NO_DRIVER)
+            matches.append(Match(index, None, model, record, NO_DRIVER, f"no problem {record['name']!r} here"))
             continue
         if record["problem_type"] != problem.problem_type:
             raise ValueError(f"record {index}: field 'problem_type' is {record['problem_type']!r} but problem "
                              f"{problem.name!r} is of type {problem.problem_type!r}")
-        matches.append(Match(index, problem, record["parallelism_model"], record, ""))
+        why = interface_mismatch(record["prompt"], problem, model)
+        if why:
+            logger.warning("record %d (%s, %s): %s; reported as %s", index, record["name"], model, why,
+                           PROMPT_MISMATCH)
+        matches.append(Match(index, problem, model, record, PROMPT_MISMATCH if why else "", why))
     return matches
 
 
-__all__ = ["FIELDS", "LANGUAGE", "NO_DRIVER", "PROBLEM_TYPES", "Match", "export_prompts", "load_generations",
-           "match_generations", "problem_name", "prompt_record", "validate_records"]
+__all__ = ["FIELDS", "LANGUAGE", "NO_DRIVER", "NUMBERINGS", "PROBLEM_TYPES", "PROMPT_MISMATCH", "Match", "ParEvalName",
+           "canonical", "declared_interface", "export_prompts", "interface_mismatch", "load_generations",
+           "match_generations", "pareval_extras", "pareval_names", "problem_name", "prompt_record",
+           "validate_records"]

@@ -1,7 +1,7 @@
 """The samples of a generations file: every output matched to its suite problem, and which execution models
 can be built and run on this machine.
 
-    samples, no_driver = load_samples(Path("generations.json"), "gpt-4", suite.DATA_ROOT)
+    samples, unscored = load_samples(Path("generations.json"), "gpt-4", suite.DATA_ROOT)
     skipped = toolchain_report({s.model for s in samples})   # {model: why}, logged
 
 Used by the build step (build.py, which compiles ahead of the evaluation) and by the evaluation (evaluate.py).
@@ -14,6 +14,7 @@ from pathlib import Path
 
 from workflow_scripts.pcgbench import suite
 from workflow_scripts.pcgbench.pareval_format import NO_DRIVER, load_generations, match_generations
+from workflow_scripts.pcgbench.sandbox import PROMPT_MISMATCH
 
 logger = logging.getLogger(__name__)
 
@@ -38,19 +39,35 @@ class Sample:
         return hashlib.sha256("\0".join([self.problem.name, self.model, self.body]).encode()).hexdigest()[:20]
 
 
-def load_samples(generations_path: Path, generator: str, suite_root: Path) -> tuple[list[Sample], list[str]]:
-    """Every output of every record matched to its suite problem, and the records the suite has no driver for
-    (reported, not scored: a file from another tool may hold problems this suite lacks)."""
+@dataclasses.dataclass(frozen=True)
+class Unscored:
+    """A record that is reported, not scored: no problem here of its name (NO_DRIVER), or its prompt declares
+    another interface than the problem of its name (PROMPT_MISMATCH; `samples` are its outputs, as samples
+    of that problem, so that each gets a row with the verdict)."""
+
+    record: str  # the record's name, as in the file
+    model: str
+    status: str
+    reason: str
+    samples: tuple[Sample, ...] = ()
+
+
+def load_samples(generations_path: Path, generator: str, suite_root: Path) -> tuple[list[Sample], list[Unscored]]:
+    """Every output of every matched record as a sample of its suite problem, and the records that are not
+    scored (a file from another tool may hold problems this suite lacks, or prompts of other interfaces)."""
     records = load_generations(generations_path)
-    samples, no_driver = [], []
-    for match in match_generations(records, suite.load_suite(suite_root)):
+    samples, unscored = [], []
+    for match in match_generations(records, suite.load_suite(suite_root), suite_root):
         if match.status == NO_DRIVER:
-            no_driver.append(f"{match.record['name']}/{match.model}")
+            unscored.append(Unscored(match.record["name"], match.model, NO_DRIVER, match.reason))
             continue
-        for sample_index, body in enumerate(match.record["outputs"]):
-            samples.append(Sample(generator=generator, problem=match.problem, model=match.model,
-                                  sample_index=sample_index, body=body))  # fmt: skip
-    return samples, no_driver
+        outputs = [Sample(generator=generator, problem=match.problem, model=match.model, sample_index=sample_index,
+                          body=body) for sample_index, body in enumerate(match.record["outputs"])]  # fmt: skip
+        if match.status == PROMPT_MISMATCH:
+            unscored.append(Unscored(match.record["name"], match.model, PROMPT_MISMATCH, match.reason, tuple(outputs)))
+            continue
+        samples += outputs
+    return samples, unscored
 
 
 def toolchain_report(models: set[str]) -> dict[str, str]:

@@ -96,7 +96,10 @@ WRONG_ANSWER = "wrong_answer"
 KILLED_RESOURCE_LIMIT = "killed_resource_limit"
 NO_PARALLELISM = "no_parallelism"
 OK = "ok"
-VERDICTS = (BUILD_ERROR, VERDICT_TIMEOUT, CRASH, WRONG_ANSWER, KILLED_RESOURCE_LIMIT, NO_PARALLELISM, OK)
+# The record's prompt declares another interface than the problem its name names: not built, not scored.
+PROMPT_MISMATCH = "prompt_mismatch"
+VERDICTS = (PROMPT_MISMATCH, BUILD_ERROR, VERDICT_TIMEOUT, CRASH, WRONG_ANSWER, KILLED_RESOURCE_LIMIT, NO_PARALLELISM,
+            OK)
 
 SANDBOX_UID = 65534  # "nobody": an unprivileged uid, so RLIMIT_NPROC holds
 SANDBOX_WORKDIR = "/tmp"  # the program's working directory: the private tmpfs
