@@ -160,3 +160,26 @@ def test_shared_type_headers_exist_and_key_the_driver_cache(tmp_path, monkeypatc
     (fake / "fft.hpp").write_text((fake / "fft.hpp").read_text() + "\n// edited\n")
     monkeypatch.setattr(suite, "DRIVERS_DIR", fake)
     assert suite._driver_key(problem, "serial", ["g++"], "source") != key
+
+
+def test_standard_headers_come_before_the_prompt_precompiled(tmp_path):
+    # A body written for a ParEval prompt may call std::accumulate or std::sort without including anything.
+    problem = suite.get_problem("reduce_average")
+    assert suite.sample_source(problem, "serial", "}").startswith(f'#include "{suite.STANDARD_HEADER_FILE}"\n')
+    folder = suite.standard_header_dir("serial")
+    header = (folder / suite.STANDARD_HEADER_FILE).read_text()
+    assert all(f"#include <{h}>" in header for h in ("algorithm", "numeric", "cmath", "random", "vector"))
+    assert (folder / (suite.STANDARD_HEADER_FILE + ".gch")).exists()
+    assert f"-I{folder}" in suite.compile_sample_argv(problem, "serial", tmp_path / "s.cpp", tmp_path / "s.o")
+    assert not (suite.standard_header_dir("cuda") / (suite.STANDARD_HEADER_FILE + ".gch")).exists()  # nvcc: text
+
+
+def test_machine_cache_refuses_a_folder_others_can_write(tmp_path, monkeypatch):
+    folder = tmp_path / "shared"
+    folder.mkdir(mode=0o777)
+    folder.chmod(0o777)
+    monkeypatch.setenv("PCGBENCH_MACHINE_CACHE", str(folder))
+    with pytest.raises(RuntimeError, match="not writable by others"):
+        suite.machine_cache_dir()
+    folder.chmod(0o700)
+    assert suite.machine_cache_dir() == folder and folder.stat().st_mode & 0o777 == 0o755

@@ -11,7 +11,10 @@ Two levels, both keyed by SHA-256:
   placeholders, and the compiler's version text. The same body generated twice (common at low temperature)
   hashes the same and is compiled once; a re-run finds every key and compiles nothing.
 - executable: the object's key, the driver object's content hash and the link command.
-A failed compile is cached too (its trimmed log is the result), so a re-run does not retry it.
+A failed compile is cached too (its trimmed log is the result), so a re-run does not retry it. Driver
+objects (one per problem and execution model, keyed by the hash of their sources and flags) are kept in the
+machine's build cache (suite.machine_cache_dir), so that every evaluation on the machine reuses them, and are
+compiled beside the first samples rather than before them.
 Entries are written to a temporary name and renamed, so concurrent builders and killed runs never leave a
 half-written entry under a real key. Compiles of distinct keys run in parallel (`jobs` threads, each
 running one compiler process). The compiler reads generated source, so it runs as the unprivileged
@@ -22,13 +25,11 @@ failure of the sandbox itself raises (sandbox.SandboxFailure) instead of becomin
 
 import concurrent.futures
 import dataclasses
-import functools
 import hashlib
 import json
 import logging
 import os
 import shutil
-import subprocess
 import threading
 import time
 from pathlib import Path
@@ -36,6 +37,7 @@ from pathlib import Path
 from workflow_scripts.common import Provenance, write_json
 from workflow_scripts.pcgbench import sandbox, suite
 from workflow_scripts.pcgbench.samples import load_samples, toolchain_report
+from workflow_scripts.pcgbench.suite import compiler_version
 
 logger = logging.getLogger(__name__)
 
@@ -44,7 +46,7 @@ SRC_PLACEHOLDER, OBJ_PLACEHOLDER = Path("@SRC@"), Path("@OBJ@")
 
 @dataclasses.dataclass(kw_only=True)
 class BuildConfig:
-    cache_dir: Path  # where objects, executables and driver objects are kept
+    cache_dir: Path  # where objects and executables are kept (driver objects: the machine's cache)
     jobs: int = 2  # compiler processes at once
     compile_timeout_s: float = 60.0  # ParEval's limit is 30 s; nvcc needs more
     compiler_memory_mb: int = 8192  # address-space limit of one compiler process
@@ -73,16 +75,6 @@ class BuildResult:
     log: str  # the compiler's output, trimmed (empty on success unless it warned)
     compile_s: float  # time spent compiling and linking in this run (0 when everything was cached)
     cached: bool  # True when nothing had to be compiled
-
-
-@functools.cache
-def compiler_version(compiler: str) -> str:
-    """`<compiler> --version` (and for MPI wrappers the underlying command line), part of every key."""
-    parts = []
-    for flag in ("--version", "--showme") if compiler.startswith("mpi") else ("--version",):
-        proc = subprocess.run([compiler, flag], capture_output=True, text=True, timeout=30)
-        parts.append(proc.stdout + proc.stderr)
-    return "\n".join(parts)
 
 
 def _digest(*parts: str) -> str:
@@ -140,7 +132,7 @@ class BuildCache:
         self.cfg = cfg
         self.objects = cfg.cache_dir / "objects"
         self.exes = cfg.cache_dir / "exes"
-        self.drivers = cfg.cache_dir / "drivers"
+        self.drivers = suite.machine_cache_dir() / "drivers"
         for folder in (self.objects, self.exes, self.drivers):
             folder.mkdir(parents=True, exist_ok=True)
 
@@ -210,31 +202,36 @@ class BuildCache:
 
     def build_drivers(self, requests: list[BuildRequest]) -> dict[tuple[str, str], Path]:
         """Driver objects for every (problem, model) of `requests`, in parallel (the suite caches them)."""
-        pairs = {(r.problem.name, r.model): r.problem for r in requests}
         with concurrent.futures.ThreadPoolExecutor(self.cfg.jobs) as pool:
-            futures = {pair: pool.submit(suite.build_driver, problem, pair[1], self.drivers)
-                       for pair, problem in pairs.items()}
-            return {pair: future.result() for pair, future in futures.items()}
+            return {pair: future.result() for pair, future in self._submit_drivers(pool, requests).items()}
+
+    def _submit_drivers(self, pool: concurrent.futures.Executor,
+                        requests: list[BuildRequest]) -> dict[tuple[str, str], concurrent.futures.Future]:  # fmt: skip
+        pairs = {(r.problem.name, r.model): r.problem for r in requests}
+        return {pair: pool.submit(suite.build_driver, problem, pair[1], self.drivers) for pair, problem in pairs.items()}
 
     def build_all(self, requests: list[BuildRequest]) -> list[BuildResult]:
-        """Build every request (distinct sources once, in parallel); results in the order of `requests`."""
-        drivers = self.build_drivers(requests)
+        """Build every request (distinct sources once, in parallel); results in the order of `requests`.
+
+        Driver objects are compiled in the same pool as the samples' objects (submitted first, so that no
+        link waits on a driver not yet started); each link follows its object."""
         keys = [self.object_key(r) for r in requests]
         first_request = {}
         for key, request in zip(keys, requests, strict=True):
             first_request.setdefault(key, request)
         logger.info("building %d samples: %d distinct sources", len(requests), len(first_request))
-
-        def build_one(key: str) -> tuple[str, bool, str, float, bool]:
-            request = first_request[key]
-            ok, log, compile_s = self._compile_object(request, key)
-            if not ok:
-                return key, False, log, compile_s, compile_s == 0.0
-            driver = drivers[(request.problem.name, request.model)]
-            exe_key, ok, link_log, link_s = self._link(request, key, driver)
-            return exe_key, ok, (log + link_log).strip(), compile_s + link_s, compile_s + link_s == 0.0
-
         with concurrent.futures.ThreadPoolExecutor(self.cfg.jobs) as pool:
+            drivers = self._submit_drivers(pool, requests)
+
+            def build_one(key: str) -> tuple[str, bool, str, float, bool]:
+                request = first_request[key]
+                ok, log, compile_s = self._compile_object(request, key)
+                if not ok:
+                    return key, False, log, compile_s, compile_s == 0.0
+                driver = drivers[(request.problem.name, request.model)].result()
+                exe_key, ok, link_log, link_s = self._link(request, key, driver)
+                return exe_key, ok, (log + link_log).strip(), compile_s + link_s, compile_s + link_s == 0.0
+
             built = dict(zip(first_request, pool.map(build_one, first_request), strict=True))
         results = []
         for key in keys:

@@ -57,13 +57,16 @@ from __future__ import annotations
 
 import dataclasses
 import fcntl
+import functools
 import hashlib
 import json
 import logging
 import os
 import re
 import shutil
+import stat
 import subprocess
+import tempfile
 import textwrap
 from pathlib import Path
 
@@ -288,14 +291,18 @@ def serial_baseline_body(problem: Problem) -> str:
     return reference_body(problem, "serial")
 
 
+STANDARD_HEADER_FILE = "pcgbench_std.hpp"
+
+
 def standard_includes() -> str:
     """The #include lines of STANDARD_HEADERS, one per line."""
     return "".join(f"#include <{header}>\n" for header in STANDARD_HEADERS)
 
 
 def sample_source(problem: Problem, model: str, body: str) -> str:
-    """The translation unit of one sample: the standard headers, the prompt, then the generated body."""
-    return standard_includes() + prompt(problem, model) + body + ("" if body.endswith("\n") else "\n")
+    """The translation unit of one sample: the standard headers (one include of STANDARD_HEADER_FILE, which
+    compile_sample_argv's -I finds, precompiled), the prompt, then the generated body."""
+    return f'#include "{STANDARD_HEADER_FILE}"\n' + prompt(problem, model) + body + ("" if body.endswith("\n") else "\n")
 
 
 def sample_suffix(model: str) -> str:
@@ -336,6 +343,71 @@ def toolchain_status(model: str) -> tuple[bool, str]:
     return True, ""
 
 
+@functools.cache
+def compiler_version(compiler: str) -> str:
+    """`<compiler> --version` (and for MPI wrappers the underlying command line), part of every cache key."""
+    parts = []
+    for flag in ("--version", "--showme") if compiler.startswith("mpi") else ("--version",):
+        proc = subprocess.run([compiler, flag], capture_output=True, text=True, timeout=30)
+        parts.append(proc.stdout + proc.stderr)
+    return "\n".join(parts)
+
+
+def machine_cache_dir() -> Path:
+    """Build products shared by every evaluation on this machine (driver objects, precompiled headers):
+    $PCGBENCH_MACHINE_CACHE, else pcgbench-cache-<uid> in the system's temporary folder. Everything in it is
+    keyed by the hash of what went into it. It must be readable by the confined compiler (uid 65534 in root
+    mode; a 0700 home is not), and nobody else may write to it: a planted precompiled header would go into
+    every sample, so a folder owned by another user or writable by others is refused."""
+    folder = Path(os.environ.get("PCGBENCH_MACHINE_CACHE") or Path(tempfile.gettempdir()) / f"pcgbench-cache-{os.getuid()}")
+    folder.mkdir(mode=0o755, parents=True, exist_ok=True)
+    info = folder.stat()
+    if info.st_uid != os.getuid() or info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        raise RuntimeError(f"{folder}: the machine build cache must be owned by uid {os.getuid()} and not writable "
+                           "by others; remove it or set PCGBENCH_MACHINE_CACHE to a folder of your own")
+    if info.st_mode & 0o755 != 0o755:
+        folder.chmod(0o755)
+    return folder
+
+
+# Models whose compiler is GCC (directly or through the MPI wrapper): their standard header is precompiled.
+_PRECOMPILED = ("serial", "omp", "mpi", "mpi+omp", "kokkos")
+
+
+def standard_header_dir(model: str) -> Path:
+    """The folder holding STANDARD_HEADER_FILE for `model`'s compiles and, for GCC-based models, its
+    precompiled form for exactly the sample compile's compiler and flags (built once per machine, under a
+    lock; measured here: a sample compile with the standard headers takes 0.5 s from text and 0.09 s
+    precompiled). If GCC cannot use the precompiled form it reads the text, so a stale one costs time only."""
+    compiler, flags = _compiler(model), _compile_flags(model)
+    text = "#ifndef PCGBENCH_STD_HPP\n#define PCGBENCH_STD_HPP\n" + standard_includes() + "#endif\n"
+    key = hashlib.sha256("\0".join([text, *compiler, *flags, compiler_version(compiler[0])]).encode()).hexdigest()
+    folder = machine_cache_dir() / "std_headers" / key[:20]
+    header, pch = folder / STANDARD_HEADER_FILE, folder / (STANDARD_HEADER_FILE + ".gch")
+    done = folder / "done"
+    if done.exists():
+        return folder
+    folder.mkdir(mode=0o755, parents=True, exist_ok=True)
+    with open(folder / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if done.exists():
+            return folder
+        header.write_text(text)
+        header.chmod(0o644)
+        if model in _PRECOMPILED:
+            tmp = folder / f".{os.getpid()}.gch"
+            proc = subprocess.run([*compiler, *flags, "-c", "-x", "c++-header", str(header), "-o", str(tmp)],
+                                  capture_output=True, text=True)  # fmt: skip
+            if proc.returncode == 0:
+                tmp.chmod(0o644)
+                os.replace(tmp, pch)
+            else:  # samples still build, from the text
+                tmp.unlink(missing_ok=True)
+                logger.warning("could not precompile the standard headers for %s: %s", model, proc.stderr[-500:])
+        done.write_text(key)
+    return folder
+
+
 def _compiler(model: str) -> list[str]:
     return {"serial": ["g++"], "omp": ["g++", "-fopenmp"], "mpi": ["mpicxx"], "mpi+omp": ["mpicxx", "-fopenmp"],
             "kokkos": ["g++"], "cuda": ["nvcc", f"-arch={CUDA_ARCH}"], "hip": ["hipcc"]}[model]
@@ -353,7 +425,8 @@ def _compile_flags(model: str) -> list[str]:
 def compile_sample_argv(problem: Problem, model: str, src: Path, obj: Path) -> list[str]:
     """argv compiling one sample's translation unit (sample_source written to `src`) to the object `obj`."""
     _check_model(model)
-    return [*_compiler(model), *_compile_flags(model), "-c", str(src), "-o", str(obj)]
+    return [*_compiler(model), *_compile_flags(model), f"-I{standard_header_dir(model)}", "-c", str(src), "-o",
+            str(obj)]
 
 
 def link_argv(problem: Problem, model: str, sample_obj: Path, driver_obj: Path, exe: Path) -> list[str]:
