@@ -6,6 +6,7 @@ Every program here runs through `run_sandboxed`; none runs on the host directly.
 import os
 import shutil
 import subprocess
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -35,10 +36,10 @@ def host_uid() -> int:
 
 
 def host_dir() -> Path:
-    """A host directory outside /tmp that this user may write (the sandbox must still not)."""
-    folder = Path(os.environ.get("PCGBENCH_TEST_HOSTDIR", Path(__file__).resolve().parents[2] / "results"))
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
+    """A host directory outside /tmp (the sandbox's /tmp is its own) that this user may write and the sandbox
+    must still not: a fresh one under /var/tmp, never the checkout's results/."""
+    base = Path(os.environ.get("PCGBENCH_TEST_HOSTDIR", "/var/tmp"))
+    return Path(tempfile.mkdtemp(prefix="pcgbench-sandbox-test-", dir=base))
 
 
 def nobody_processes() -> list[str]:
