@@ -13,12 +13,13 @@
       x(i) -= f * x(k);
     });
   }
-  for (size_t i = N; i-- > 0;) {
-    Kokkos::parallel_for("solve_back", Kokkos::RangePolicy<>(0, i + 1), KOKKOS_LAMBDA(const size_t r) {
-      const double xi = x(i) / M(i, i);
-      if (r == i) x(i) = xi;
-      else x(r) -= M(r, i) * xi;
+  // Back substitution: at step i, x(i) holds row i's remaining right-hand side, so its unknown is x(i) / M(i, i);
+  // the rows above subtract their share of it, and every x(i) is divided by its pivot at the end.
+  for (size_t i = N; i-- > 1;) {
+    Kokkos::parallel_for("solve_back", Kokkos::RangePolicy<>(0, i), KOKKOS_LAMBDA(const size_t r) {
+      x(r) -= M(r, i) * (x(i) / M(i, i));
     });
   }
+  Kokkos::parallel_for("solve_divide", Kokkos::RangePolicy<>(0, N), KOKKOS_LAMBDA(const size_t i) { x(i) /= M(i, i); });
   Kokkos::fence();
 }
