@@ -26,6 +26,14 @@ inline void call_solution(Data& d) {
   Kokkos::View<double*> x = kview(d.x);
   ::solveLinearSystem(A, b, x, d.n);
 #elif defined(PCG_GPU)
+  // The reference kernel keeps a dense copy of A in the device heap (default 8 MB): 1 GiB, set before the first
+  // launch of the process (the limit cannot change once a kernel has used the heap).
+#if defined(PCG_MODEL_CUDA)
+  static const bool heap_set = cudaDeviceSetLimit(cudaLimitMallocHeapSize, std::size_t(1) << 30) == cudaSuccess;
+#else
+  static const bool heap_set = hipDeviceSetLimit(hipLimitMallocHeapSize, std::size_t(1) << 30) == hipSuccess;
+#endif
+  (void)heap_set;
   DeviceArray<COOElement> A(d.A);
   DeviceArray<double> b(d.b), x(d.x);
   ::solveLinearSystem<<<blocks_for(std::max<std::size_t>(d.A.size(), 1)), kBlock>>>(A.ptr, d.A.size(), b.ptr, x.ptr,
