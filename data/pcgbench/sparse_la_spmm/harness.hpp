@@ -1,45 +1,44 @@
-// sparse_la_spmm: A has M = n rows and K = n columns, 1-8 nonzeros per row (every 97th row up to 300);
-// B is K x 8.
+// sparse_la_spmm: A is M x K, X is K x N (M = n, K = n + n/8 + 1, N = n - n/8), each row with 0..n/16+2
+// entries at random columns; Y dense, zero on entry.
+#include "drivers/sparse_la.hpp"
 namespace pcg {
 struct Data {
-  std::size_t m = 0, k = 0, n = 8;
-  std::vector<size_t> row_ptr, col;
-  std::vector<double> val, B, C;
+  std::size_t m = 0, k = 0, n = 0;
+  std::vector<COOElement> A, X;
+  std::vector<double> Y;
 };
-inline Data generate(std::size_t rows, std::uint64_t seed) {
+inline Data generate(std::size_t n, std::uint64_t seed) {
   Rng rng(seed);
   Data d;
-  d.m = d.k = rows;
-  d.row_ptr.push_back(0);
-  for (std::size_t i = 0; i < d.m; ++i) {
-    const std::size_t len = (i % 97 == 0) ? (std::size_t)rng.integer(1, std::min<long long>(300, d.k)) : (std::size_t)rng.integer(1, 8);
-    for (std::size_t e = 0; e < len; ++e) {
-      d.col.push_back((std::size_t)rng.integer(0, (long long)d.k - 1));
-      d.val.push_back(rng.uniform(-1.0, 1.0));
-    }
-    d.row_ptr.push_back(d.col.size());
-  }
-  d.B = uniform_vector(rng, d.k * d.n, -1.0, 1.0);
-  d.C = uniform_vector(rng, d.m * d.n, -1.0, 1.0);  // garbage that must be overwritten
+  d.m = n;
+  d.k = n + n / 8 + 1;
+  d.n = n - n / 8;
+  d.A = random_coo(rng, d.m, d.k, n / 16 + 2, -1.0, 1.0);
+  d.X = random_coo(rng, d.k, d.n, n / 16 + 2, -1.0, 1.0);
+  d.Y.assign(d.m * d.n, 0.0);
   return d;
 }
-inline void call_baseline(Data& d) { pcg_baseline::spmm(d.row_ptr, d.col, d.val, d.B, d.C, d.m, d.k, d.n); }
+inline void call_baseline(Data& d) { pcg_baseline::spmm(d.A, d.X, d.Y, d.m, d.k, d.n); }
 inline void call_solution(Data& d) {
 #if defined(PCG_VECTOR_API)
-  ::spmm(d.row_ptr, d.col, d.val, d.B, d.C, d.m, d.k, d.n);
+  ::spmm(d.A, d.X, d.Y, d.m, d.k, d.n);
 #elif defined(PCG_MODEL_KOKKOS)
-  ::spmm(kview(d.row_ptr), kview(d.col), kview(d.val), kview2(d.B, d.k, d.n), kview2(d.C, d.m, d.n), d.m, d.k, d.n);
+  Kokkos::View<const COOElement*> A = kview(d.A);
+  Kokkos::View<const COOElement*> X = kview(d.X);
+  Kokkos::View<double**> Y = kview2(d.Y, d.m, d.n);
+  ::spmm(A, X, Y, d.m, d.k, d.n);
 #elif defined(PCG_GPU)
-  DeviceArray<size_t> row_ptr(d.row_ptr), col(d.col);
-  DeviceArray<double> val(d.val), B(d.B), C(d.C);
-  ::spmm<<<blocks_for(d.m * d.n), kBlock>>>(row_ptr.ptr, col.ptr, val.ptr, B.ptr, C.ptr, d.m, d.k, d.n);
+  DeviceArray<COOElement> A(d.A), X(d.X);
+  DeviceArray<double> Y(d.Y);
+  ::spmm<<<blocks_for(std::max<std::size_t>(d.A.size(), 1)), kBlock>>>(A.ptr, d.A.size(), X.ptr, d.X.size(), Y.ptr,
+                                                                        d.m, d.k, d.n);
   PCG_GPU_SYNC();
-  C.to_host(d.C);
+  Y.to_host(d.Y);
 #endif
 }
-inline std::vector<double>& result(Data& d) { return d.C; }
+inline std::vector<double>& result(Data& d) { return d.Y; }
 inline bool check(const Data&, const Data& want, const Data& got, std::string& why) {
-  return same_vector(want.C, got.C, why);
+  return same_vector(want.Y, got.Y, why);
 }
 inline bool truncate(Data&, std::size_t) { return false; }
 }  // namespace pcg

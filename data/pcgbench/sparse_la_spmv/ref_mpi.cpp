@@ -1,21 +1,22 @@
+  // Blocks of rows; a rank finds its rows' elements by binary search (A is sorted by row). Rank 0 gathers y.
   int rank = 0, size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  const size_t rows = y.size();
-  // Split rows so that every rank gets about the same number of nonzeros, not the same number of rows.
   std::vector<int> counts(size), displs(size);
-  const size_t nnz = row_ptr[rows];
-  size_t row = 0;
   for (int r = 0; r < size; ++r) {
-    displs[r] = static_cast<int>(row);
-    const size_t target = nnz * (r + 1) / size;
-    while (row < rows && (r == size - 1 || row_ptr[row + 1] <= target)) ++row;
-    counts[r] = static_cast<int>(row) - displs[r];
+    displs[r] = static_cast<int>(M * r / size);
+    counts[r] = static_cast<int>(M * (r + 1) / size) - displs[r];
   }
-  for (size_t i = displs[rank]; i < static_cast<size_t>(displs[rank] + counts[rank]); ++i) {
+  const size_t first = displs[rank], last = first + counts[rank];
+  auto by_row = [](const COOElement& e, size_t row) { return e.row < row; };
+  size_t k = std::lower_bound(A.begin(), A.end(), first, by_row) - A.begin();
+  const size_t end = std::lower_bound(A.begin(), A.end(), last, by_row) - A.begin();
+  for (size_t i = first; i < last; ++i) y[i] *= beta;
+  while (k < end) {
+    const size_t row = A[k].row;
     double sum = 0.0;
-    for (size_t k = row_ptr[i]; k < row_ptr[i + 1]; ++k) sum += val[k] * x[col[k]];
-    y[i] = alpha * sum + beta * y[i];
+    for (; k < end && A[k].row == row; ++k) sum += A[k].value * x[A[k].column];
+    y[row] += alpha * sum;
   }
   if (rank == 0)
     MPI_Gatherv(MPI_IN_PLACE, counts[0], MPI_DOUBLE, y.data(), counts.data(), displs.data(), MPI_DOUBLE, 0,
@@ -23,4 +24,5 @@
   else
     MPI_Gatherv(y.data() + displs[rank], counts[rank], MPI_DOUBLE, nullptr, nullptr, nullptr, MPI_DOUBLE, 0,
                 MPI_COMM_WORLD);
+  (void)N;
 }

@@ -12,15 +12,17 @@ inline Data generate(std::size_t n, std::uint64_t seed) {
   d.out.assign(n * n, int{});
   return d;
 }
-inline void call_baseline(Data& d) { pcg_baseline::edge_filter(d.in, d.out, d.n); }
+inline void call_baseline(Data& d) { pcg_baseline::convolveKernel(d.in, d.out, d.n); }
 inline void call_solution(Data& d) {
 #if defined(PCG_VECTOR_API)
-  ::edge_filter(d.in, d.out, d.n);
+  ::convolveKernel(d.in, d.out, d.n);
 #elif defined(PCG_MODEL_KOKKOS)
-  ::edge_filter(kview2(d.in, d.n, d.n), kview2(d.out, d.n, d.n), d.n);
+  Kokkos::View<const int**> imageIn = kview2(d.in, d.n, d.n);
+  Kokkos::View<int**> imageOut = kview2(d.out, d.n, d.n);
+  ::convolveKernel(imageIn, imageOut, d.n);
 #elif defined(PCG_GPU)
   DeviceArray<int> in(d.in), out(d.out);
-  ::edge_filter<<<blocks_for(d.n * d.n), kBlock>>>(in.ptr, out.ptr, d.n);
+  ::convolveKernel<<<blocks_for(d.n * d.n), kBlock>>>(in.ptr, out.ptr, d.n);
   PCG_GPU_SYNC();
   out.to_host(d.out);
 #endif

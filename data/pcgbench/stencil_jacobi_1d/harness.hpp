@@ -7,15 +7,17 @@ inline Data generate(std::size_t n, std::uint64_t seed) {
   Rng rng(seed);
   return Data{uniform_vector(rng, n, -10.0, 10.0), std::vector<double>(n, 0.0)};
 }
-inline void call_baseline(Data& d) { pcg_baseline::jacobi_1d(d.in, d.out); }
+inline void call_baseline(Data& d) { pcg_baseline::jacobi1D(d.in, d.out); }
 inline void call_solution(Data& d) {
 #if defined(PCG_VECTOR_API)
-  ::jacobi_1d(d.in, d.out);
+  ::jacobi1D(d.in, d.out);
 #elif defined(PCG_MODEL_KOKKOS)
-  ::jacobi_1d(kview(d.in), kview(d.out));
+  Kokkos::View<const double*> input = kview(d.in);
+  Kokkos::View<double*> output = kview(d.out);
+  ::jacobi1D(input, output);
 #elif defined(PCG_GPU)
   DeviceArray<double> in(d.in), out(d.out);
-  ::jacobi_1d<<<blocks_for(d.in.size()), kBlock>>>(in.ptr, out.ptr, d.in.size());
+  ::jacobi1D<<<blocks_for(d.in.size()), kBlock>>>(in.ptr, out.ptr, d.in.size());
   PCG_GPU_SYNC();
   out.to_host(d.out);
 #endif

@@ -8,15 +8,17 @@ inline Data generate(std::size_t n, std::uint64_t seed) {
   Rng rng(seed);
   return Data{n, uniform_vector(rng, n * n, -10.0, 10.0), std::vector<double>(n * n, 0.0)};
 }
-inline void call_baseline(Data& d) { pcg_baseline::jacobi_2d(d.in, d.out, d.n); }
+inline void call_baseline(Data& d) { pcg_baseline::jacobi2D(d.in, d.out, d.n); }
 inline void call_solution(Data& d) {
 #if defined(PCG_VECTOR_API)
-  ::jacobi_2d(d.in, d.out, d.n);
+  ::jacobi2D(d.in, d.out, d.n);
 #elif defined(PCG_MODEL_KOKKOS)
-  ::jacobi_2d(kview2(d.in, d.n, d.n), kview2(d.out, d.n, d.n), d.n);
+  Kokkos::View<const double**> input = kview2(d.in, d.n, d.n);
+  Kokkos::View<double**> output = kview2(d.out, d.n, d.n);
+  ::jacobi2D(input, output, d.n);
 #elif defined(PCG_GPU)
   DeviceArray<double> in(d.in), out(d.out);
-  ::jacobi_2d<<<blocks_for(d.n * d.n), kBlock>>>(in.ptr, out.ptr, d.n);
+  ::jacobi2D<<<blocks_for(d.n * d.n), kBlock>>>(in.ptr, out.ptr, d.n);
   PCG_GPU_SYNC();
   out.to_host(d.out);
 #endif

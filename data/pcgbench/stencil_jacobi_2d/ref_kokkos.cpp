@@ -1,4 +1,4 @@
-  Kokkos::parallel_for("jacobi_2d", Kokkos::MDRangePolicy<Kokkos::Rank<2>>({0, 0}, {N, N}),
+  Kokkos::parallel_for("jacobi2D", Kokkos::MDRangePolicy<Kokkos::Rank<2>>({0, 0}, {N, N}),
     KOKKOS_LAMBDA(const size_t i, const size_t j) {
       double sum = input(i, j);
       if (i > 0) sum += input(i - 1, j);

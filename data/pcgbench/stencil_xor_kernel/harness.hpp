@@ -12,15 +12,17 @@ inline Data generate(std::size_t n, std::uint64_t seed) {
   d.out.assign(n * n, int{});
   return d;
 }
-inline void call_baseline(Data& d) { pcg_baseline::one_neighbour(d.in, d.out, d.n); }
+inline void call_baseline(Data& d) { pcg_baseline::cellsXOR(d.in, d.out, d.n); }
 inline void call_solution(Data& d) {
 #if defined(PCG_VECTOR_API)
-  ::one_neighbour(d.in, d.out, d.n);
+  ::cellsXOR(d.in, d.out, d.n);
 #elif defined(PCG_MODEL_KOKKOS)
-  ::one_neighbour(kview2(d.in, d.n, d.n), kview2(d.out, d.n, d.n), d.n);
+  Kokkos::View<const int**> input = kview2(d.in, d.n, d.n);
+  Kokkos::View<int**> output = kview2(d.out, d.n, d.n);
+  ::cellsXOR(input, output, d.n);
 #elif defined(PCG_GPU)
   DeviceArray<int> in(d.in), out(d.out);
-  ::one_neighbour<<<blocks_for(d.n * d.n), kBlock>>>(in.ptr, out.ptr, d.n);
+  ::cellsXOR<<<blocks_for(d.n * d.n), kBlock>>>(in.ptr, out.ptr, d.n);
   PCG_GPU_SYNC();
   out.to_host(d.out);
 #endif
