@@ -1,4 +1,4 @@
-// transform_power_of_two_mask: n ints, every third a power of two, the rest in [-100, 10^5] -> bool mask.
+// transform_power_of_two_mask: n ints, about one in three a power of two, the rest in [-100, 10^5] -> bool mask.
 namespace pcg {
 struct Data {
   std::vector<int> x;
@@ -8,7 +8,8 @@ inline Data generate(std::size_t n, std::uint64_t seed) {
   Rng rng(seed);
   Data d;
   d.x = int_vector(rng, n, -100, 100000);
-  for (std::size_t i = 0; i < n; i += 3) d.x[i] = 1 << rng.integer(0, 20);
+  for (std::size_t i = 0; i < n; ++i)
+    if (rng.integer(0, 2) == 0) d.x[i] = 1 << rng.integer(0, 20);
   d.mask.assign(d.x.size(), false);
   return d;
 }
