@@ -12,15 +12,16 @@ inline Data generate(std::size_t n, std::uint64_t seed) {
   d.x[i + 1] = d.x[i] + 0.5;
   return d;
 }
-inline void call_baseline(Data& d) { d.out = pcg_baseline::closest_pair_1d(d.x); }
+inline void call_baseline(Data& d) { d.out = pcg_baseline::closestPair(d.x); }
 inline void call_solution(Data& d) {
 #if defined(PCG_VECTOR_API)
-  d.out = ::closest_pair_1d(d.x);
+  d.out = ::closestPair(d.x);
 #elif defined(PCG_MODEL_KOKKOS)
-  d.out = ::closest_pair_1d(kview(d.x));
+  Kokkos::View<const double*> x = kview(d.x);
+  d.out = ::closestPair(x);
 #elif defined(PCG_GPU)
   DeviceArray<double> x(d.x), dist(1, std::numeric_limits<double>::max());
-  ::closest_pair_1d<<<blocks_for(d.x.size()), kBlock>>>(x.ptr, d.x.size(), dist.ptr);
+  ::closestPair<<<blocks_for(d.x.size()), kBlock>>>(x.ptr, d.x.size(), dist.ptr);
   PCG_GPU_SYNC();
   d.out = dist.first();
 #endif

@@ -14,16 +14,17 @@ inline Data generate(std::size_t n, std::uint64_t seed) {
   }
   return d;
 }
-inline void call_baseline(Data& d) { d.out = pcg_baseline::hull_perimeter(d.pts); }
+inline void call_baseline(Data& d) { d.out = pcg_baseline::convexHullPerimeter(d.pts); }
 inline void call_solution(Data& d) {
 #if defined(PCG_VECTOR_API)
-  d.out = ::hull_perimeter(d.pts);
+  d.out = ::convexHullPerimeter(d.pts);
 #elif defined(PCG_MODEL_KOKKOS)
-  d.out = ::hull_perimeter(kview(d.pts));
+  Kokkos::View<const Point*> points = kview(d.pts);
+  d.out = ::convexHullPerimeter(points);
 #elif defined(PCG_GPU)
   DeviceArray<Point> pts(d.pts);
   DeviceArray<double> perimeter(1, 0.0);
-  ::hull_perimeter<<<blocks_for(d.pts.size()), kBlock>>>(pts.ptr, d.pts.size(), perimeter.ptr);
+  ::convexHullPerimeter<<<blocks_for(d.pts.size()), kBlock>>>(pts.ptr, d.pts.size(), perimeter.ptr);
   PCG_GPU_SYNC();
   d.out = perimeter.first();
 #endif

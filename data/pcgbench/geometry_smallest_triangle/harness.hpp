@@ -11,16 +11,17 @@ inline Data generate(std::size_t n, std::uint64_t seed) {
   for (auto& p : d.pts) p = Point{rng.uniform(0.0, 100.0), rng.uniform(0.0, 100.0)};
   return d;
 }
-inline void call_baseline(Data& d) { d.out = pcg_baseline::smallest_area(d.pts); }
+inline void call_baseline(Data& d) { d.out = pcg_baseline::smallestArea(d.pts); }
 inline void call_solution(Data& d) {
 #if defined(PCG_VECTOR_API)
-  d.out = ::smallest_area(d.pts);
+  d.out = ::smallestArea(d.pts);
 #elif defined(PCG_MODEL_KOKKOS)
-  d.out = ::smallest_area(kview(d.pts));
+  Kokkos::View<const Point*> points = kview(d.pts);
+  d.out = ::smallestArea(points);
 #elif defined(PCG_GPU)
   DeviceArray<Point> pts(d.pts);
   DeviceArray<double> area(1, std::numeric_limits<double>::max());
-  ::smallest_area<<<blocks_for(d.pts.size()), kBlock>>>(pts.ptr, d.pts.size(), area.ptr);
+  ::smallestArea<<<blocks_for(d.pts.size()), kBlock>>>(pts.ptr, d.pts.size(), area.ptr);
   PCG_GPU_SYNC();
   d.out = area.first();
 #endif

@@ -10,16 +10,17 @@ inline Data generate(std::size_t n, std::uint64_t seed) {
 
   return d;
 }
-inline void call_baseline(Data& d) { pcg_baseline::one_minus_inverse(d.x); }
+inline void call_baseline(Data& d) { pcg_baseline::oneMinusInverse(d.x); }
 inline void call_solution(Data& d) {
 #if defined(PCG_VECTOR_API)
-  ::one_minus_inverse(d.x);
+  ::oneMinusInverse(d.x);
 #elif defined(PCG_MODEL_KOKKOS)
-  ::one_minus_inverse(kview(d.x));
+  Kokkos::View<double*> x = kview(d.x);
+  ::oneMinusInverse(x);
 #elif defined(PCG_GPU)
 
   DeviceArray<double> x(d.x);
-  ::one_minus_inverse<<<blocks_for(d.x.size()), kBlock>>>(x.ptr, d.x.size());
+  ::oneMinusInverse<<<blocks_for(d.x.size()), kBlock>>>(x.ptr, d.x.size());
   PCG_GPU_SYNC();
   x.to_host(d.x);
 #endif

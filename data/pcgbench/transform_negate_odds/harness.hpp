@@ -10,16 +10,17 @@ inline Data generate(std::size_t n, std::uint64_t seed) {
 
   return d;
 }
-inline void call_baseline(Data& d) { pcg_baseline::negate_odds(d.x); }
+inline void call_baseline(Data& d) { pcg_baseline::negateOddsAndHalveEvens(d.x); }
 inline void call_solution(Data& d) {
 #if defined(PCG_VECTOR_API)
-  ::negate_odds(d.x);
+  ::negateOddsAndHalveEvens(d.x);
 #elif defined(PCG_MODEL_KOKKOS)
-  ::negate_odds(kview(d.x));
+  Kokkos::View<int*> x = kview(d.x);
+  ::negateOddsAndHalveEvens(x);
 #elif defined(PCG_GPU)
 
   DeviceArray<int> x(d.x);
-  ::negate_odds<<<blocks_for(d.x.size()), kBlock>>>(x.ptr, d.x.size());
+  ::negateOddsAndHalveEvens<<<blocks_for(d.x.size()), kBlock>>>(x.ptr, d.x.size());
   PCG_GPU_SYNC();
   x.to_host(d.x);
 #endif

@@ -1,19 +1,19 @@
-  // Each rank computes one contiguous block of mask; rank 0 gathers the blocks in place.
+  // Each rank evaluates one contiguous block into bytes; rank 0 gathers the bytes and fills mask.
   int rank = 0, size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  const size_t n = mask.size();
+  const size_t n = x.size();
   std::vector<int> counts(size), displs(size);
   for (int r = 0; r < size; ++r) {
     displs[r] = static_cast<int>(n * r / size);
     counts[r] = static_cast<int>(n * (r + 1) / size) - displs[r];
   }
-  const size_t begin = displs[rank], end = begin + counts[rank];
-  for (size_t i = begin; i < end; ++i) mask[i] = ((x[i] > 0 && (x[i] & (x[i] - 1)) == 0) ? 1 : 0);
+  const size_t begin = displs[rank];
+  std::vector<unsigned char> local(counts[rank]);
+  for (size_t i = 0; i < local.size(); ++i) local[i] = isPowerOfTwo(x[begin + i]) ? 1 : 0;
+  std::vector<unsigned char> all(rank == 0 ? n : 0);
+  MPI_Gatherv(local.data(), counts[rank], MPI_UNSIGNED_CHAR, all.data(), counts.data(), displs.data(),
+              MPI_UNSIGNED_CHAR, 0, MPI_COMM_WORLD);
   if (rank == 0)
-    MPI_Gatherv(MPI_IN_PLACE, counts[0], MPI_INT, mask.data(), counts.data(), displs.data(), MPI_INT, 0,
-                MPI_COMM_WORLD);
-  else
-    MPI_Gatherv(mask.data() + begin, counts[rank], MPI_INT, nullptr, nullptr, nullptr, MPI_INT, 0,
-                MPI_COMM_WORLD);
+    for (size_t i = 0; i < n; ++i) mask[i] = all[i] != 0;
 }

@@ -12,7 +12,8 @@ inline void call_solution(Data& d) {
 #if defined(PCG_VECTOR_API)
   ::relu(d.x);
 #elif defined(PCG_MODEL_KOKKOS)
-  ::relu(kview(d.x));
+  Kokkos::View<double*> x = kview(d.x);
+  ::relu(x);
 #elif defined(PCG_GPU)
   DeviceArray<double> x(d.x);
   ::relu<<<blocks_for(d.x.size()), kBlock>>>(x.ptr, d.x.size());

@@ -10,16 +10,17 @@ inline Data generate(std::size_t n, std::uint64_t seed) {
 
   return d;
 }
-inline void call_baseline(Data& d) { pcg_baseline::square_each(d.x); }
+inline void call_baseline(Data& d) { pcg_baseline::squareEach(d.x); }
 inline void call_solution(Data& d) {
 #if defined(PCG_VECTOR_API)
-  ::square_each(d.x);
+  ::squareEach(d.x);
 #elif defined(PCG_MODEL_KOKKOS)
-  ::square_each(kview(d.x));
+  Kokkos::View<int*> x = kview(d.x);
+  ::squareEach(x);
 #elif defined(PCG_GPU)
 
   DeviceArray<int> x(d.x);
-  ::square_each<<<blocks_for(d.x.size()), kBlock>>>(x.ptr, d.x.size());
+  ::squareEach<<<blocks_for(d.x.size()), kBlock>>>(x.ptr, d.x.size());
   PCG_GPU_SYNC();
   x.to_host(d.x);
 #endif

@@ -1,0 +1,36 @@
+  // Andrew's monotone chain: sort by (x, y), build the lower and upper chains; the corners come out
+  // counter-clockwise (points on an edge are dropped).
+  auto monotone_chain = [](std::vector<Point> p) {
+    std::sort(p.begin(), p.end(), [](const Point &a, const Point &b) { return a.x < b.x || (a.x == b.x && a.y < b.y); });
+    if (p.size() < 3) return p;
+    auto cross = [](const Point &o, const Point &a, const Point &b) {
+      return (a.x - o.x) * (b.y - o.y) - (a.y - o.y) * (b.x - o.x);
+    };
+    std::vector<Point> h(2 * p.size());
+    size_t k = 0;
+    for (size_t i = 0; i < p.size(); ++i) {
+      while (k >= 2 && cross(h[k - 2], h[k - 1], p[i]) <= 0) --k;
+      h[k++] = p[i];
+    }
+    for (size_t i = p.size() - 1, lower = k + 1; i-- > 0;) {
+      while (k >= lower && cross(h[k - 2], h[k - 1], p[i]) <= 0) --k;
+      h[k++] = p[i];
+    }
+    h.resize(k - 1);
+    return h;
+  };
+  // Host execution space: chunk hulls in parallel, then the hull of their corners, copied into hull.
+  const size_t n = points.extent(0);
+  const Point *data = points.data();
+  const int chunks = Kokkos::DefaultExecutionSpace::concurrency();
+  std::vector<std::vector<Point>> parts(chunks);
+  Kokkos::parallel_for("chunk_hulls", Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(0, chunks), [&](const int c) {
+    parts[c] = monotone_chain(std::vector<Point>(data + n * c / chunks, data + n * (c + 1) / chunks));
+  });
+  Kokkos::fence();
+  std::vector<Point> candidates;
+  for (const auto &part : parts) candidates.insert(candidates.end(), part.begin(), part.end());
+  const std::vector<Point> h = monotone_chain(candidates);
+  Kokkos::resize(hull, h.size());
+  for (size_t i = 0; i < h.size(); ++i) hull(i) = h[i];
+}
