@@ -19,7 +19,10 @@
   plus the level shift that most reduces the squared error; the shift is kept when a permutation test
   (`change_point_permutations` shuffles of the residuals from the line, the p-value being the share
   with a shift at least as strong) gives p <= `change_point_alpha`; both sides are then split again,
-  up to `change_point_max` points. The line takes up slow drift, so a drift alone is not cut into steps;
+  up to `change_point_max` points. A kept split must also cut the squared error by at least
+  `change_point_penalty` x the run-to-run noise variance x log(n) (a Schwarz-type penalty, the noise
+  taken from successive differences), so the several tests of binary segmentation do not add chance
+  splits. The line takes up slow drift, so a drift alone is not cut into steps;
   each segment between steps reports its own trend (relative change, p-value) when it is significant. Least squares on log run time sees a large step near
   either end as well as a small one in the middle (a rank statistic prefers a small drift over many
   runs to a large step near an edge). Outliers are pulled in first: a run further than
@@ -68,6 +71,8 @@ class AnalysisConfig:
     cluster_min_abs_spearman: float = schema_default("monitoring.analysis.cluster_min_abs_spearman")
     change_point_alpha: float = schema_default("monitoring.analysis.change_point_alpha")  # keep a split at p <= this
     change_point_max: int = schema_default("monitoring.analysis.change_point_max")  # per series
+    # a split must also cut the squared error by this many noise variances x log(runs in the series)
+    change_point_penalty: float = schema_default("monitoring.analysis.change_point_penalty")
     # outliers: runs further than this many MADs from their neighbours' median are clipped before splitting
     change_point_clip_mad: float = schema_default("monitoring.analysis.change_point_clip_mad")
 
@@ -84,8 +89,9 @@ class AnalysisConfig:
             raise ValueError("analysis.cluster_min_abs_spearman must lie in (0, 1]")
         if not 0 < self.change_point_alpha <= 0.5:
             raise ValueError(f"analysis.change_point_alpha must lie in (0, 0.5], got {self.change_point_alpha}")
-        if self.change_point_max < 1 or self.change_point_clip_mad <= 0:
-            raise ValueError("analysis.change_point_max >= 1 and analysis.change_point_clip_mad > 0 required")
+        if self.change_point_max < 1 or self.change_point_clip_mad <= 0 or self.change_point_penalty < 0:
+            raise ValueError("analysis.change_point_max >= 1, change_point_clip_mad > 0 and change_point_penalty >= 0 "
+                             "required")  # fmt: skip
 
 
 def mape(true: np.ndarray, predicted: np.ndarray) -> float:
@@ -255,22 +261,29 @@ def clip_outliers(values: np.ndarray, clip_mad: float) -> np.ndarray:
 
 
 def _test_split(times_s: np.ndarray, segment: np.ndarray, min_segment: int, permutations: int,
-                rng: np.random.Generator) -> tuple[int, float]:  # fmt: skip
-    """(best split index within the segment, permutation p-value); (-1, 1.0) when the segment is too short.
+                rng: np.random.Generator) -> tuple[int, float, float]:  # fmt: skip
+    """(best split index within the segment, permutation p-value, gain); (-1, 1.0, 0.0) when the segment is too short.
 
     The null shuffles the residuals from the segment's straight line: a drift alone is not a change point.
     """
     if len(segment) < max(2 * min_segment, 4):
-        return -1, 1.0
+        return -1, 1.0, 0.0
     gains = split_gains(segment, times_s, min_segment)
     if not np.isfinite(gains).any():
-        return -1, 1.0
+        return -1, 1.0, 0.0
     k = int(np.argmax(gains))
     basis, gram_inv = _trend_basis(times_s)
     residual = segment - basis @ (gram_inv @ (basis.T @ segment))
     shuffled = rng.permuted(np.broadcast_to(residual, (permutations, len(segment))), axis=1)
     null = split_gains(shuffled, times_s, min_segment).max(axis=1)
-    return k + 1, float((1 + np.sum(null >= gains[k] * (1 - 1e-9))) / (1 + permutations))
+    return k + 1, float((1 + np.sum(null >= gains[k] * (1 - 1e-9))) / (1 + permutations)), float(gains[k])
+
+
+def noise_variance(values: np.ndarray) -> float:
+    """Run-to-run noise variance from successive differences (robust: MAD), blind to steps and slow drift."""
+    differences = np.diff(values)
+    mad = 1.4826 * np.median(np.abs(differences - np.median(differences)))
+    return float(mad**2 / 2) if mad > 0 else float(np.var(values))
 
 
 def _drift(times_s: np.ndarray, values: np.ndarray, permutations: int, rng: np.random.Generator) -> dict:
@@ -300,18 +313,22 @@ def change_points(times_s: np.ndarray, values: np.ndarray, cfg: AnalysisConfig, 
     times_s, values = np.asarray(times_s, dtype=float)[order], np.asarray(values, dtype=float)[order]
     n = len(values)
     robust = clip_outliers(values, cfg.change_point_clip_mad)
+    # Schwarz-type penalty on the drop in squared error: with several segments tested, the permutation test
+    # alone would keep about one chance split in twenty; this keeps only those the whole series supports.
+    penalty = cfg.change_point_penalty * noise_variance(robust) * np.log(max(n, 2))
     splits: dict[int, float] = {}
     candidate = None
     pending = [(0, n)]
     while pending and len(splits) < cfg.change_point_max:
         lo, hi = pending.pop(0)
-        k, p_value = _test_split(times_s[lo:hi], robust[lo:hi], cfg.change_point_min_segment,
-                                 cfg.change_point_permutations, rng)  # fmt: skip
+        k, p_value, gain = _test_split(times_s[lo:hi], robust[lo:hi], cfg.change_point_min_segment,
+                                       cfg.change_point_permutations, rng)  # fmt: skip
         if k < 0:
             continue
+        kept = p_value <= cfg.change_point_alpha and gain >= penalty
         if candidate is None:
-            candidate = (lo + k, p_value)
-        if p_value <= cfg.change_point_alpha:
+            candidate = (lo + k, p_value, kept)
+        if kept:
             splits[lo + k] = p_value
             pending += [(lo, lo + k), (lo + k, hi)]
     bounds = [0, *sorted(splits), n]
@@ -324,8 +341,8 @@ def change_points(times_s: np.ndarray, values: np.ndarray, cfg: AnalysisConfig, 
             if drift["p_value"] <= cfg.change_point_alpha:
                 drifts.append(drift)
     if candidate is not None:
-        at, p_value = candidate
-        candidate = _describe_step(times_s, values, 0, at, n, p_value) | {"significant": p_value <= cfg.change_point_alpha}
+        at, p_value, kept = candidate
+        candidate = _describe_step(times_s, values, 0, at, n, p_value) | {"significant": kept}
     return {"n": n, "steps": steps, "drifts": drifts, "candidate": candidate}
 
 
