@@ -90,7 +90,7 @@ def test_models_predict_only_test_runs_with_every_family(fitted):
     assert set(predictions["job_id"]) == set(bundle["test_job_ids"])
     assert not set(bundle["train_job_ids"]) & set(bundle["test_job_ids"])
     assert set(map(tuple, predictions[["family", "model"]].drop_duplicates().to_numpy())) == {
-        ("per_app", "gbm"), ("per_app", "mlp"), ("per_app", "linear"), ("per_app", "last_run"),
+        ("per_app", "gbm"), ("per_app", "mlp"), ("per_app", "linear"), ("per_app", "last_run"), ("per_app", "rolling_median"),
         ("agnostic", "gbm"), ("agnostic", "mlp"), ("loao", "gbm"), ("loao", "mlp"), ("control", "gbm")}  # fmt: skip
     assert np.isfinite(predictions["predicted_s"]).all()
     # The network-bound app is predicted from its pre-start congestion better than by its last run.
@@ -165,15 +165,18 @@ def test_near_constant_features_are_named_with_their_share():
 
 
 def test_too_few_runs_names_the_keys_that_fix_it():
-    runs = pd.DataFrame({"job_id": range(30), "app": ["a"] * 30, "start_s": np.arange(30) * 100.0,
-                         "end_s": np.arange(30) * 100.0 + 50, "run_time_s": 50.0 + np.arange(30) % 3,
-                         "hour_of_day": np.arange(30) % 24 * 1.0})  # fmt: skip
+    runs = pd.DataFrame({"job_id": range(40), "app": ["a", "b"] * 20, "start_s": np.arange(40) * 100.0,
+                         "end_s": np.arange(40) * 100.0 + 50, "run_time_s": 50.0 + np.arange(40) % 3,
+                         "hour_of_day": np.arange(40) % 24 * 1.0})  # fmt: skip
     meta = {"hour_of_day": {"kind": "time", "counter": "time", "scope": "system", "window_s": 0}}
     with pytest.raises(ValueError) as caught:
         fit_models(runs, meta, ModelConfig(), seed=1)
     message = str(caught.value)
     assert "monitoring.models.train_fraction" in message and "monitoring.real.apps" in message
+    assert message.startswith("app a: 14 training and 6 test runs")
     assert "runs_per_app_per_day" in message.split("synthetic data:")[1]  # the synthetic key only as the synthetic fix
+    with pytest.raises(ValueError, match="only one app.*monitoring.real.apps"):
+        fit_models(runs[runs["app"] == "a"], meta, ModelConfig(), seed=1)
 
 
 def test_pooled_r2_is_within_apps_and_verdicts_compare_with_baselines():

@@ -67,9 +67,12 @@ def runtime_variability(runs: pd.DataFrame, analysis: dict, truth: dict, path):
     save_figure(fig, path)
 
 
-def _log_ticks(axis):
-    """Ticks at 1, 2 and 5 of each decade, labelled in plain numbers: readable over less than one decade too."""
-    axis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+def _log_ticks(axis, low: float, high: float):
+    """Labelled ticks in plain numbers, denser the fewer decades the data span, so that real data (often
+    within one decade) gets several labels, not one."""
+    decades = np.log10(high / low)
+    subs = (1.0, 1.2, 1.5, *range(2, 10)) if decades <= 1 else (1.0, 2.0, 3.0, 5.0) if decades <= 2 else (1.0, 2.0, 5.0)
+    axis.set_major_locator(LogLocator(base=10, subs=subs))
     axis.set_major_formatter(StrMethodFormatter("{x:g}"))
     axis.set_minor_locator(LogLocator(base=10, subs=np.arange(1, 10)))
     axis.set_minor_formatter(NullFormatter())
@@ -85,7 +88,7 @@ def predicted_vs_measured(predictions: pd.DataFrame, path):
         ax.plot([low, high], [low, high], "k-", lw=0.8)
         ax.set_title(f"{family.replace('_', '-')} GBM, test runs")
         for axis in (ax.xaxis, ax.yaxis):
-            _log_ticks(axis)
+            _log_ticks(axis, low, high)
         ax.tick_params(axis="x", labelrotation=45, labelsize=7)
         ax.tick_params(axis="y", labelsize=7)
         ax.set_xlabel("measured run time (s)")

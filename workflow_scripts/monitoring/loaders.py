@@ -179,7 +179,7 @@ def _times(path, frame: pd.DataFrame, column: str, time_format: str | None = Non
         out = np.full(len(text), np.nan)
         textual = np.arange(len(text))
     clock_changes = []
-    for row in textual:
+    for row in map(int, textual):
         try:
             if time_format is None:
                 stamp = pd.Timestamp(text.iloc[row])

@@ -210,6 +210,10 @@ def _fit_models(features: pd.DataFrame, meta: dict, cfg: ModelConfig, seed: int)
     logger.info("split at %s: %d train runs, %d test runs, %d straddling runs left out",
                 pd.Timestamp(cutoff_s, unit="s"), train.sum(), test.sum(), (~train & ~test).sum())  # fmt: skip
     app_scale_s = {app: float(features.loc[train & (features["app"] == app), "run_time_s"].median()) for app in apps}
+    if len(apps) < 2:
+        raise ValueError(f"only one app ({apps}) in the runs: leave-one-app-out and the app-agnostic models need two "
+                         "or more. Fix: list two or more apps in monitoring.real.apps (empty keeps every app in the "
+                         "table), or give a table with more apps")  # fmt: skip
     for app in apps:
         n_train = int((train & (features["app"] == app)).sum())
         n_test = int((test & (features["app"] == app)).sum())
