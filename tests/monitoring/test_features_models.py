@@ -4,7 +4,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from workflow_scripts.monitoring.analysis import error_table, grouped_permutation_importance, important, verdicts
+from workflow_scripts.monitoring.analysis import (
+    error_table,
+    grouped_permutation_importance,
+    important,
+    verdicts,
+)
 from workflow_scripts.monitoring.features import FeatureConfig, build_features, window_bounds
 from workflow_scripts.monitoring.models import (
     ModelConfig,

@@ -117,7 +117,9 @@ def top_features(analysis: dict, truth: dict, path):
         ax.set_title(app)
         ax.set_xlabel("RMSE rise, log run time")
     axes[0, 0].legend(fontsize=7, loc="lower right")
-    title = "Permutation importance of counter clusters"
+    counters_given = any(set(members) - {"time", "placement"} for members in analysis["clusters"].values())
+    title = ("Permutation importance of counter clusters" if counters_given else
+             "Permutation importance of the run table's features (no counters given)")  # fmt: skip
     fig.suptitle(title + (" (red: holds a planted driver)" if truth.get("apps") else ""))
     fig.tight_layout()
     save_figure(fig, path)
