@@ -30,11 +30,12 @@ def test_monitoring_target_runs_and_reruns_only_what_a_change_touches(workflow_d
     assert run.returncode == 0, run.stderr[-4000:]
 
     summary = json.loads((work / "results/monitoring/summary.json").read_text())
-    for key in ("importance_spearman", "mape", "loao_mape", "permuted_label_control", "change_point", "checks",
-                "recovery_failures"):  # fmt: skip
+    for key in ("importance_spearman", "mape", "loao_mape", "permuted_label_control", "change_points",
+                "change_point_recovery", "verdicts", "checks", "recovery_failures"):  # fmt: skip
         assert key in summary, key
+    assert summary["mode"] == "counters" and summary["needs_counters"] is None
     assert set(summary["loao_mape"]) == {"netapp", "ioapp", "quiet"}
-    assert set(summary["mape"]["per_app"]) == {"gbm", "mlp", "linear", "last_run"}
+    assert set(summary["mape"]["per_app"]) == {"gbm", "mlp", "linear", "last_run", "rolling_median"}
     assert summary["top_counters"]["netapp"][0] in {"rtr_stalled_cycles_per_s", "nic_stalled_cycles_per_s"}
     assert summary["top_counters"]["ioapp"][0] in {"fs_wait_ms_per_s", "fs_read_bytes_per_s", "fs_write_bytes_per_s"}
     for name in ("runtime_variability", "predicted_vs_measured", "top_features", "loao_error"):

@@ -19,7 +19,9 @@ Models (targets are log run time, so errors are relative):
                to find
 
 Outputs: predictions.parquet (job_id, app, family, model, run_time_s, predicted_s; test runs only),
-models.pkl (the fitted estimators, the split and the control's permuted test labels, for analysis.py).
+models.pkl (the fitted estimators, the split, the features used and those dropped, and the control's
+permuted test labels, for analysis.py). Too few runs of an app, or a single app, stop with the keys that
+fix it (monitoring.models.train_fraction, monitoring.real.apps, or the synthetic history's length).
 
 Run: `snakemake monitoring` (rule monitoring_models), or `main(features_path=..., ..., cfg=ModelConfig())`.
 """
