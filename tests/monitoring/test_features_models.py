@@ -85,6 +85,9 @@ def test_last_run_baseline_uses_only_finished_runs():
 def fitted(small_data):
     features, meta = build_features(small_data.samples, small_data.topology, small_data.runs, small_data.placement,
                                     FeatureConfig(windows_s=[3600]))  # fmt: skip
+    # A stuck counter (one value in every run), as real LDMS exports have: dropped, never ranked.
+    features = features.assign(stuck__job__3600s=7.0)
+    meta = meta | {"stuck__job__3600s": {"kind": "counter", "counter": "stuck", "scope": "job", "window_s": 3600}}
     cfg = ModelConfig(gbm={"max_iter": 60}, mlp={"hidden_layers": [16], "max_iter": 150})
     predictions, bundle = fit_models(features, meta, cfg, seed=3)
     return features, meta, predictions, bundle
@@ -98,6 +101,8 @@ def test_models_predict_only_test_runs_with_every_family(fitted):
         ("per_app", "gbm"), ("per_app", "mlp"), ("per_app", "linear"), ("per_app", "last_run"), ("per_app", "rolling_median"),
         ("agnostic", "gbm"), ("agnostic", "mlp"), ("loao", "gbm"), ("loao", "mlp"), ("control", "gbm")}  # fmt: skip
     assert np.isfinite(predictions["predicted_s"]).all()
+    assert bundle["dropped_features"] == {"stuck__job__3600s": 1.0}
+    assert "stuck__job__3600s" not in bundle["feature_columns"]
     # The network-bound app is predicted from its pre-start congestion better than by its last run.
     net = predictions[predictions["app"] == "netapp"]
     ape = (net["predicted_s"] - net["run_time_s"]).abs() / net["run_time_s"]

@@ -29,6 +29,20 @@ def test_ldms_source_writes_the_canonical_tables_with_provenance(tmp_path):
     assert frame.loc[7, "rx_bytes__job__600s"] == pytest.approx(200.0)  # nodes 1 and 2: 100 and 300 B/s
 
 
+def test_runtimes_source_writes_runs_and_empty_counter_tables(tmp_path):
+    table = write(tmp_path, "site.csv", "application,started,jobid,wall\nAMG,2025-02-08_05-01-22,17.0,600\n"
+                  "MILC,2025-02-08_06-00-00,18.0,900\n")  # fmt: skip
+    out = {name: tmp_path / "out" / f"{name}.parquet" for name in ("samples", "topology", "runs", "placement")}
+    real = {"run_table": str(table), "time_format": "%Y-%m-%d_%H-%M-%S", "time_zone": "Europe/Paris",
+            "columns": {"app": "application", "start": "started", "job_id": "jobid", "run_time": "wall"}}  # fmt: skip
+    data.main(source="runtimes", synthetic={}, real=real, samples_path=out["samples"], topology_path=out["topology"],
+              runs_path=out["runs"], placement_path=out["placement"], truth_path=tmp_path / "out/truth.json", seed=1)  # fmt: skip
+    assert json.loads((tmp_path / "out/truth.json").read_text())["source"] == "runtimes"
+    runs = pd.read_parquet(out["runs"])
+    assert runs["job_id"].tolist() == ["17.0", "18.0"] and runs["start_s"].tolist() == [1_738_990_882 - 3600, 1_738_990_800]
+    assert pd.read_parquet(out["samples"]).empty and pd.read_parquet(out["placement"]).empty
+
+
 def test_data_rejects_an_unknown_source(tmp_path):
     with pytest.raises(ValueError, match="monitoring.source 'csv' not allowed"):
         data.main(source="csv", synthetic={}, real={}, samples_path=tmp_path / "s", topology_path=tmp_path / "t",
@@ -53,6 +67,9 @@ def test_summary_without_truth_reports_only_measurements():
     assert summary["top_counters"]["a"][0] == "c1"
     assert summary["change_points"]["pooled"]["steps"][0]["date"].startswith("1970-01-02")
     assert summary["mode"] == "counters" and summary["needs_counters"] is None
+    runtime_only = summarise(analysis, {"source": "runtimes", "apps": None})
+    assert runtime_only["mode"] == "runtime_only"
+    assert any("dominant counters" in part for part in runtime_only["needs_counters"])
 
 
 @pytest.mark.parametrize(("change", "needle"), [
