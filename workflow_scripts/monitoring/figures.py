@@ -42,9 +42,10 @@ def runtime_variability(runs: pd.DataFrame, analysis: dict, truth: dict, path):
         when = pd.to_datetime(rows["start_s"], unit="s")
         ax.plot(when, rows["run_time_s"] / rows["run_time_s"].median(), ".", ms=3)
         found = analysis["change_points"][app]
-        for step in found["steps"]:
+        for i, step in enumerate(sorted(found["steps"], key=lambda step: step["time_s"])):
             ax.axvline(pd.to_datetime(step["time_s"], unit="s"), color="tab:red", ls="--", lw=1)
-            ax.annotate(f"{step['effect']:+.1%}\np={step['p_value']:.2g}", (pd.to_datetime(step["time_s"], unit="s"), 1),
+            height = 1 - 0.3 * (i % 3)  # staggered, so the labels of neighbouring steps do not overlap
+            ax.annotate(f"{step['effect']:+.1%}\np={step['p_value']:.2g}", (pd.to_datetime(step["time_s"], unit="s"), height),
                         xycoords=("data", "axes fraction"), xytext=(2, -2), textcoords="offset points", va="top",
                         fontsize=6, color="tab:red")  # fmt: skip
         candidate = found["candidate"]
