@@ -22,15 +22,16 @@
   up to `change_point_max` points. A kept split must also cut the squared error by at least
   `change_point_penalty` x the run-to-run noise variance x log(n) (a Schwarz-type penalty, the noise
   taken from successive differences), so the several tests of binary segmentation do not add chance
-  splits. The line takes up slow drift, so a drift alone is not cut into steps;
-  each segment between steps reports its own trend (relative change, p-value) when it is significant. Least squares on log run time sees a large step near
-  either end as well as a small one in the middle (a rank statistic prefers a small drift over many
-  runs to a large step near an edge). Outliers are pulled in first: a run further than
-  `change_point_clip_mad` MADs from the median of its four neighbours and itself is clipped there, so a
-  lone slow run makes no split. Each step reports its time, its effect (relative shift of the median
-  run time between the neighbouring segments) and its p-value. Neighbouring runs are correlated on real systems (load drifts),
-  so the p-values are optimistic; read them with the effect size. The first split tested is kept as
-  the candidate even when it is not significant, so "none found" still shows how close it came.
+  splits. The line takes up slow drift, so a drift alone is not cut into steps; each segment between
+  steps reports its own trend (relative change, p-value) when it is significant. Least squares on log
+  run time sees a large step near either end as well as a small one in the middle (a rank statistic
+  prefers a small drift over many runs to a large step near an edge). Outliers are pulled in first: a
+  run further than `change_point_clip_mad` MADs from the median of its four neighbours and itself is
+  clipped there, so a lone slow run makes no split. Each step reports its time, its effect (relative
+  shift of the median run time between the neighbouring segments) and its p-value. Neighbouring runs
+  are correlated on real systems (load drifts), so the p-values are optimistic; read them with the
+  effect size. The first split tested is kept as the candidate even when it is not significant, so
+  "none found" still shows how close it came.
 
 Input: features.parquet, feature_meta.json, predictions.parquet, models.pkl. Output: analysis.json.
 No ground truth is read here (the same analysis runs on real data); summary.py compares with it.

@@ -12,7 +12,9 @@ plus placement features (nodes, routers and groups the run spans) and time featu
 day of week, in UTC).
 
 Run-time-only data (source 'runtimes': no samples, no placement) gets only what the run table holds:
-the time features, and n_nodes where the table names a node-count column (`build_runtime_features`). Output: features.parquet (one row per run: job_id, app, start_s, end_s, run_time_s, then
+the time features, and n_nodes where the table names a node-count column (`build_runtime_features`).
+
+Output: features.parquet (one row per run: job_id, app, start_s, end_s, run_time_s, then
 the features) and feature_meta.json (for each feature: kind, counter, scope, window_s), which
 analysis.py uses to group features by counter.
 
