@@ -62,8 +62,9 @@ def main() -> None:
         for name, ok in checks.items():
             passes[name] = passes.get(name, 0) + int(ok)
         print(f"seed {seed}: " + ", ".join(f"{name}={'pass' if ok else 'FAIL'}" for name, ok in checks.items()))
-        print(f"  spearman pooled {summary['importance_spearman']['pooled']:.2f}, change point "
-              f"{summary['change_point']['distance_days']['pooled']:.2f} days off, stage s: "
+        days = summary["change_point_recovery"]["distance_days"]["pooled"]
+        print(f"  spearman pooled {summary['importance_spearman']['pooled']:.2f}, nearest change point "
+              f"{'none found' if days is None else f'{days:.2f} days off'}, stage s: "
               + ", ".join(f"{k} {v:.1f}" for k, v in times.items()))  # fmt: skip
     print("pass rate: " + ", ".join(f"{name} {count}/{len(args.seeds)}" for name, count in passes.items()))
 

@@ -2,8 +2,9 @@
 #
 #   snakemake monitoring        # results/monitoring/summary.json and results/monitoring/figures/
 #
-# The data source is config monitoring.source: `synthetic` (generated with known causes, the default) or
-# `ldms` (real LDMS CSV + job or run table, paths in monitoring.real). Each rule takes only its own config
+# The data source is config monitoring.source: `synthetic` (generated with known causes, the default),
+# `ldms` (real LDMS CSV + job or run table, paths in monitoring.real) or `runtimes` (a run-time table
+# alone, monitoring.real.run_table: no counters; the same rules model run time from what it holds). Each rule takes only its own config
 # section, so changing a model parameter reruns models, analysis, figures and summary, not data or features.
 # Logic lives in workflow_scripts/monitoring/.
 

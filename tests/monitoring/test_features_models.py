@@ -5,13 +5,20 @@ import pandas as pd
 import pytest
 
 from workflow_scripts.monitoring.analysis import (
-    best_split,
-    change_point,
+    error_table,
     grouped_permutation_importance,
     important,
+    verdicts,
 )
 from workflow_scripts.monitoring.features import FeatureConfig, build_features, window_bounds
-from workflow_scripts.monitoring.models import ModelConfig, fit_models, last_run_baseline, time_ordered_split
+from workflow_scripts.monitoring.models import (
+    ModelConfig,
+    fit_models,
+    last_run_baseline,
+    near_constant_features,
+    rolling_median_baseline,
+    time_ordered_split,
+)
 from workflow_scripts.monitoring.summary import importance_vs_truth
 
 
@@ -78,6 +85,9 @@ def test_last_run_baseline_uses_only_finished_runs():
 def fitted(small_data):
     features, meta = build_features(small_data.samples, small_data.topology, small_data.runs, small_data.placement,
                                     FeatureConfig(windows_s=[3600]))  # fmt: skip
+    # A stuck counter (one value in every run), as real LDMS exports have: dropped, never ranked.
+    features = features.assign(stuck__job__3600s=7.0)
+    meta = meta | {"stuck__job__3600s": {"kind": "counter", "counter": "stuck", "scope": "job", "window_s": 3600}}
     cfg = ModelConfig(gbm={"max_iter": 60}, mlp={"hidden_layers": [16], "max_iter": 150})
     predictions, bundle = fit_models(features, meta, cfg, seed=3)
     return features, meta, predictions, bundle
@@ -88,9 +98,11 @@ def test_models_predict_only_test_runs_with_every_family(fitted):
     assert set(predictions["job_id"]) == set(bundle["test_job_ids"])
     assert not set(bundle["train_job_ids"]) & set(bundle["test_job_ids"])
     assert set(map(tuple, predictions[["family", "model"]].drop_duplicates().to_numpy())) == {
-        ("per_app", "gbm"), ("per_app", "mlp"), ("per_app", "linear"), ("per_app", "last_run"),
+        ("per_app", "gbm"), ("per_app", "mlp"), ("per_app", "linear"), ("per_app", "last_run"), ("per_app", "rolling_median"),
         ("agnostic", "gbm"), ("agnostic", "mlp"), ("loao", "gbm"), ("loao", "mlp"), ("control", "gbm")}  # fmt: skip
     assert np.isfinite(predictions["predicted_s"]).all()
+    assert bundle["dropped_features"] == {"stuck__job__3600s": 1.0}
+    assert "stuck__job__3600s" not in bundle["feature_columns"]
     # The network-bound app is predicted from its pre-start congestion better than by its last run.
     net = predictions[predictions["app"] == "netapp"]
     ape = (net["predicted_s"] - net["run_time_s"]).abs() / net["run_time_s"]
@@ -116,18 +128,6 @@ def test_grouped_importance_finds_the_real_driver():
     result = grouped_permutation_importance(Linear(), x, y, {"driver": [0, 1], "noise": [2]}, 5, rng)
     assert result["driver"]["mean"] > 0.5 and result["noise"]["mean"] == 0.0
     assert important(result, 0.01) == ["driver"]
-
-
-def test_change_point_found_on_a_step_and_not_on_noise():
-    rng = np.random.default_rng(1)
-    times = np.arange(200) * 3600.0
-    step = np.where(times >= 120 * 3600, 0.2, 0.0) + 0.03 * rng.standard_normal(200)
-    found = change_point(times, step, 99, 5, rng)
-    assert abs(found["time_s"] - 120 * 3600) <= 3600 and found["p_value"] <= 0.02 and found["shift_log"] > 0.15
-    # On pure noise the test is calibrated: about 5 % of series give p <= 0.05, never most of them.
-    p_values = [change_point(times, 0.03 * rng.standard_normal(200), 99, 5, rng)["p_value"] for _ in range(20)]
-    assert np.mean(np.array(p_values) <= 0.05) <= 0.25 and np.median(p_values) > 0.2
-    assert best_split(np.zeros(6), 5) == (-1, 0.0)  # too short to split with five runs a side
 
 
 def test_importance_vs_truth_ranks_and_correlates():
@@ -158,3 +158,56 @@ def test_same_seed_same_predictions(small_data, fitted):
     cfg = ModelConfig(gbm={"max_iter": 60}, mlp={"hidden_layers": [16], "max_iter": 150})
     again, _ = fit_models(features, meta, cfg, seed=3)
     pd.testing.assert_frame_equal(predictions, again)
+
+
+def test_rolling_median_uses_only_runs_finished_before_the_start():
+    runs = pd.DataFrame({"app": ["a"] * 5, "start_s": [0.0, 10, 20, 30, 31], "end_s": [5.0, 15, 25, 35, 36],
+                         "run_time_s": [5.0, 1.0, 3.0, 100.0, 7.0]})  # fmt: skip
+    predicted = rolling_median_baseline(runs, window=3)
+    assert np.isnan(predicted[0])
+    assert predicted[1:].tolist() == [5.0, 3.0, 3.0, 3.0]  # the 100 s run has not ended when runs 4 and 5 start
+
+
+def test_near_constant_features_are_named_with_their_share():
+    x = np.column_stack([np.ones(20), np.r_[np.zeros(19), 1.0], np.arange(20.0), np.full(20, np.nan)])
+    dropped = near_constant_features(x, ["const", "almost", "varies", "missing"], max_share=0.95)
+    assert dropped == {"const": 1.0, "almost": 0.95, "missing": 1.0}
+
+
+def test_too_few_runs_names_the_keys_that_fix_it():
+    runs = pd.DataFrame({"job_id": range(40), "app": ["a", "b"] * 20, "start_s": np.arange(40) * 100.0,
+                         "end_s": np.arange(40) * 100.0 + 50, "run_time_s": 50.0 + np.arange(40) % 3,
+                         "hour_of_day": np.arange(40) % 24 * 1.0})  # fmt: skip
+    meta = {"hour_of_day": {"kind": "time", "counter": "time", "scope": "system", "window_s": 0}}
+    with pytest.raises(ValueError) as caught:
+        fit_models(runs, meta, ModelConfig(), seed=1)
+    message = str(caught.value)
+    assert "monitoring.models.train_fraction" in message and "monitoring.real.apps" in message
+    assert message.startswith("app a: 14 training and 6 test runs")
+    assert "runs_per_app_per_day" in message.split("synthetic data:")[1]  # the synthetic key only as the synthetic fix
+    with pytest.raises(ValueError, match="only one app.*monitoring.real.apps"):
+        fit_models(runs[runs["app"] == "a"], meta, ModelConfig(), seed=1)
+
+
+def test_pooled_r2_is_within_apps_and_verdicts_compare_with_baselines():
+    rng = np.random.default_rng(0)
+    rows = []
+    for app, scale in (("small", 10.0), ("large", 1000.0)):
+        truth = scale * np.exp(0.1 * rng.standard_normal(60))
+        for model, family, predicted in (("gbm", "per_app", truth * np.exp(0.01 * rng.standard_normal(60))),
+                                         ("linear", "per_app", np.full(60, scale)),
+                                         ("last_run", "per_app", np.full(60, scale)),
+                                         ("rolling_median", "per_app", np.full(60, scale)),
+                                         ("gbm", "control", np.full(60, scale))):  # fmt: skip
+            rows.append(pd.DataFrame({"job_id": [f"{app}{i}" for i in range(60)], "app": app, "family": family,
+                                      "model": model, "run_time_s": truth, "predicted_s": predicted}))  # fmt: skip
+    predictions = pd.concat(rows, ignore_index=True)
+    errors = error_table(predictions)
+    # A constant per-app guess explains nothing within apps, whatever the apps' scales.
+    assert errors["per_app"]["linear"]["all"]["r2"] is None
+    assert errors["per_app"]["linear"]["all"]["r2_log_within_app"] == pytest.approx(-0.0, abs=0.05)
+    assert errors["per_app"]["gbm"]["all"]["r2_log_within_app"] > 0.95
+    found = verdicts(predictions)
+    assert all(v["better"] for v in found["per_app/gbm"].values())
+    assert not any(v["better"] for v in found["per_app/linear"].values())
+    assert found["per_app/linear"]["large"]["verdict"].startswith("NOT better than the baselines")

@@ -12,6 +12,7 @@ from workflow_scripts.monitoring.loaders import (
     load_ldms_csv,
     load_real,
     load_run_table,
+    load_runtimes,
     parse_nodes,
 )
 from workflow_scripts.monitoring.tables import check_tables
@@ -118,7 +119,9 @@ def test_parse_nodes():
 def test_real_config_needs_exactly_one_run_source(tmp_path):
     csv = write(tmp_path, "a.csv", HEADER + ldms_rows([0, 60]))
     with pytest.raises(ValueError, match="exactly one of real.job_table"):
-        RealDataConfig(ldms_csv=[str(csv)])
+        load_real(RealDataConfig(ldms_csv=[str(csv)]))
+    with pytest.raises(ValueError, match="source: runtimes"):
+        load_real(RealDataConfig(run_table=str(csv)))  # no LDMS files: the error points at the run-time-only route
     with pytest.raises(ValueError, match="does not exist"):
         RealDataConfig(ldms_csv=[str(csv)], run_table=str(tmp_path / "missing.csv"))
 
@@ -153,3 +156,98 @@ def test_unknown_app_filter_is_named(tmp_path):
         load_real(RealDataConfig(ldms_csv=[str(csv)], job_table=str(jobs), apps=["UMT"]))
     frame = pd.DataFrame()  # keeps pandas imported for parity with the other tests' helpers
     assert frame.empty
+
+
+# --- run tables as sites write them: column names, time formats, time zones ---------------------------
+SITE_HEADER = "application,submitted,jobid,wall_s,n\n"
+SITE_COLUMNS = {"app": "application", "start": "submitted", "job_id": "jobid", "run_time": "wall_s", "nodes": "n"}
+
+
+def test_run_table_columns_are_mapped_by_role(tmp_path):
+    path = write(tmp_path, "site.csv", SITE_HEADER + "AMG,1704070800,123_4,600,8\nMILC,1704074400,125,900,16\n")
+    runs = load_run_table(path, SITE_COLUMNS, integer_job_ids=False)
+    assert runs["job_id"].tolist() == ["123_4", "125"] and runs["app"].tolist() == ["AMG", "MILC"]
+    assert runs["start_s"].tolist() == [T0 + 3600, T0 + 7200] and runs["end_s"].tolist() == [T0 + 4200, T0 + 8100]
+    assert runs["n_nodes"].tolist() == [8, 16]
+
+
+@pytest.mark.parametrize(("text", "time_format", "time_zone", "expected_s"), [
+    ("2025-02-08_05-01-22", "%Y-%m-%d_%H-%M-%S", "UTC", 1_738_990_882),       # a machine's own format
+    ("2025-02-08_05-01-22", "%Y-%m-%d_%H-%M-%S", "America/Chicago", 1_738_990_882 + 6 * 3600),  # CST = UTC-6
+    ("2024-07-01 12:00:00", None, "Europe/Berlin", 1_719_835_200 - 2 * 3600),  # zone-less ISO in summer time
+    ("2024-07-01T12:00:00+00:00", None, "Europe/Berlin", 1_719_835_200),        # a written zone wins
+    ("1719835200", None, "Asia/Tokyo", 1_719_835_200),                          # epoch seconds have no zone
+    ("08/02/2025 05:01:22 +0100", "%d/%m/%Y %H:%M:%S %z", "UTC", 1_738_990_882 - 3600),
+])  # fmt: skip
+def test_start_times_in_every_format_and_zone(tmp_path, text, time_format, time_zone, expected_s):
+    path = write(tmp_path, "runs.csv", f"app,start_time,job_id,run_time_s\nAMG,{text},7,60\n")
+    runs = load_run_table(path, time_format=time_format, time_zone=time_zone)
+    assert runs["start_s"].tolist() == [expected_s]
+
+
+def test_a_repeated_local_hour_is_read_with_a_warning(tmp_path, caplog):
+    # 2024-11-03 01:30 happens twice in New York; the first (summer time, UTC-4) is taken.
+    path = write(tmp_path, "runs.csv", "app,start_time,job_id,run_time_s\nAMG,2024-11-03 01:30:00,7,60\n")
+    runs = load_run_table(path, time_zone="America/New_York")
+    assert runs["start_s"].tolist() == [1_730_611_800]  # 05:30 UTC
+    assert "line 2" in caplog.text and "clock change" in caplog.text
+
+
+@pytest.mark.parametrize(("text", "time_format", "needle"), [
+    ("2025-02-08 05:01:22", "%Y-%m-%d_%H-%M-%S", "does not match monitoring.real.time_format '%Y-%m-%d_%H-%M-%S'"),
+    ("2025-02-08_05-01-22", None, "neither seconds since the epoch nor ISO 8601"),
+])  # fmt: skip
+def test_a_time_in_the_wrong_format_names_line_column_and_key(tmp_path, text, time_format, needle):
+    good = "1704070800" if time_format is None else "2025-02-08_04-00-00"
+    path = write(tmp_path, "runs.csv", f"app,start_time,job_id,run_time_s\nAMG,{good},6,60\nAMG,{text},7,60\n")
+    with pytest.raises(LoaderError) as caught:
+        load_run_table(path, time_format=time_format)
+    assert caught.value.line == 3 and caught.value.column == "start_time" and needle in str(caught.value)
+    assert "monitoring.real.time_format" in str(caught.value)
+
+
+@pytest.mark.parametrize(("body", "line", "column", "needle"), [
+    ("AMG,1704070800,7,60,8\nAMG,1704074400,7,60,8\n", 3, "jobid", "job id 7 already appears on line 2"),
+    ("AMG,1704070800,7,60,0\n", 2, "n", "node count 0 is below 1"),
+    ("AMG,1704070800,,60,8\n", 2, "jobid", "empty job id"),
+    ("AMG,1704070800,7,-5,8\n", 2, "wall_s", "not positive"),
+])  # fmt: skip
+def test_bad_site_rows_name_line_and_column(tmp_path, body, line, column, needle):
+    with pytest.raises(LoaderError) as caught:
+        load_run_table(write(tmp_path, "site.csv", SITE_HEADER + body), SITE_COLUMNS, integer_job_ids=False)
+    assert (caught.value.line, caught.value.column) == (line, column) and needle in str(caught.value)
+
+
+def test_a_header_without_the_mapped_columns_says_where_to_name_them(tmp_path):
+    path = write(tmp_path, "site.csv", SITE_HEADER + "AMG,1704070800,7,60,8\n")
+    with pytest.raises(LoaderError, match=r"lacks \['app', 'start_time', 'job_id', 'run_time_s'\].*monitoring.real.columns"):
+        load_run_table(path)
+
+
+@pytest.mark.parametrize(("real", "needle"), [
+    ({"columns": {"start_time": "submitted"}}, "real.columns: unknown key(s) ['start_time']"),
+    ({"time_zone": "Mars/Olympus"}, "real.time_zone 'Mars/Olympus' is not an IANA time zone"),
+])  # fmt: skip
+def test_bad_real_config_names_the_key(real, needle):
+    with pytest.raises(ValueError) as caught:
+        RealDataConfig(**real)
+    assert needle in str(caught.value)
+
+
+def test_runtimes_route_reads_only_the_run_table(tmp_path):
+    site = write(tmp_path, "site.csv", SITE_HEADER + "AMG,2025-02-08_05-01-22,9,600,8\nMILC,2025-02-08_04-00-00,8,900,8\n"
+                 "UMT,2025-02-08_06-00-00,10,300,4\n")  # fmt: skip
+    cfg = RealDataConfig(run_table=str(site), columns=SITE_COLUMNS, time_format="%Y-%m-%d_%H-%M-%S",
+                         apps=["AMG", "MILC"])  # fmt: skip
+    samples, topology, runs, placement = load_runtimes(cfg)
+    check_tables(samples, topology, runs, placement, runtime_only=True)
+    assert runs["app"].tolist() == ["MILC", "AMG"] and runs["job_id"].tolist() == ["8", "9"]  # by start time
+    assert samples.empty and topology.empty and placement.empty
+    features, meta = build_features(samples, topology, runs, placement, FeatureConfig())
+    assert list(meta) == ["hour_of_day", "day_of_week", "n_nodes"]
+    assert features["hour_of_day"].tolist() == [4.0, 5 + 1 / 60] and features["day_of_week"].tolist() == [5, 5]
+    ldms = write(tmp_path, "a.csv", HEADER + ldms_rows([0, 60]))
+    with pytest.raises(ValueError, match=r"source 'runtimes' reads only real.run_table.*\['real.ldms_csv'\]"):
+        load_runtimes(RealDataConfig(run_table=str(site), ldms_csv=[str(ldms)]))
+    with pytest.raises(ValueError, match="real.run_table: name the run-time table"):
+        load_runtimes(RealDataConfig())

@@ -29,6 +29,20 @@ def test_ldms_source_writes_the_canonical_tables_with_provenance(tmp_path):
     assert frame.loc[7, "rx_bytes__job__600s"] == pytest.approx(200.0)  # nodes 1 and 2: 100 and 300 B/s
 
 
+def test_runtimes_source_writes_runs_and_empty_counter_tables(tmp_path):
+    table = write(tmp_path, "site.csv", "application,started,jobid,wall\nAMG,2025-02-08_05-01-22,17.0,600\n"
+                  "MILC,2025-02-08_06-00-00,18.0,900\n")  # fmt: skip
+    out = {name: tmp_path / "out" / f"{name}.parquet" for name in ("samples", "topology", "runs", "placement")}
+    real = {"run_table": str(table), "time_format": "%Y-%m-%d_%H-%M-%S", "time_zone": "Europe/Paris",
+            "columns": {"app": "application", "start": "started", "job_id": "jobid", "run_time": "wall"}}  # fmt: skip
+    data.main(source="runtimes", synthetic={}, real=real, samples_path=out["samples"], topology_path=out["topology"],
+              runs_path=out["runs"], placement_path=out["placement"], truth_path=tmp_path / "out/truth.json", seed=1)  # fmt: skip
+    assert json.loads((tmp_path / "out/truth.json").read_text())["source"] == "runtimes"
+    runs = pd.read_parquet(out["runs"])
+    assert runs["job_id"].tolist() == ["17.0", "18.0"] and runs["start_s"].tolist() == [1_738_990_882 - 3600, 1_738_990_800]
+    assert pd.read_parquet(out["samples"]).empty and pd.read_parquet(out["placement"]).empty
+
+
 def test_data_rejects_an_unknown_source(tmp_path):
     with pytest.raises(ValueError, match="monitoring.source 'csv' not allowed"):
         data.main(source="csv", synthetic={}, real={}, samples_path=tmp_path / "s", topology_path=tmp_path / "t",
@@ -44,18 +58,25 @@ def test_summary_without_truth_reports_only_measurements():
                                                  "per_app_clusters": {"a": imp, "b": imp}},
                 "clusters": {"c1": ["c1"], "c2": ["c2"]}, "important_features": {"a": ["c1"], "b": ["c1"]},
                 "control_important_features": {"a": [], "b": []},
-                "change_points": {"pooled": {"time_s": 86400.0, "p_value": 0.01, "shift_log": 0.1, "n": 18}},
+                "change_points": {"pooled": {"n": 18, "drifts": [], "candidate": None,
+                                             "steps": [{"time_s": 86400.0, "p_value": 0.01, "effect": 0.1}]}},
                 "split": {"cutoff_s": 0.0, "n_train": 10, "n_test": 8, "app_scale_s": {"a": 1.0, "b": 2.0}}}  # fmt: skip
     summary = summarise(analysis, {"source": "ldms", "apps": None})
     assert summary["importance_spearman"] is None and summary["checks"] is None
     assert summary["loao_mape"] == {"a": {"gbm": 0.1, "mlp": 0.1}, "b": {"gbm": 0.2, "mlp": 0.2}}
     assert summary["top_counters"]["a"][0] == "c1"
-    assert summary["change_point"]["found"]["pooled"]["date"].startswith("1970-01-02")
+    assert summary["change_points"]["pooled"]["steps"][0]["date"].startswith("1970-01-02")
+    assert summary["mode"] == "counters" and summary["needs_counters"] is None
+    runtime_only = summarise(analysis, {"source": "runtimes", "apps": None})
+    assert runtime_only["mode"] == "runtime_only"
+    assert any("dominant counters" in part for part in runtime_only["needs_counters"])
 
 
 @pytest.mark.parametrize(("change", "needle"), [
     (lambda m: m["models"].update(train_fraction=1.5), "monitoring.models.train_fraction"),
-    (lambda m: m.update(source="csv"), "allowed: synthetic, ldms"),
+    (lambda m: m.update(source="csv"), "allowed: synthetic, ldms, runtimes"),
+    (lambda m: m["real"].update(columns={"start_time": "submit"}), "unknown key 'monitoring.real.columns.start_time'"),
+    (lambda m: m["analysis"].update(change_point_alpha=0.9), "monitoring.analysis.change_point_alpha"),
     (lambda m: m["synthetic"]["apps"][0].update(speed=1), "unknown key 'monitoring.synthetic.apps.0.speed'"),
     (lambda m: m["features"].update(scopes=["rack"]), "monitoring.features.scopes.0"),
 ])  # fmt: skip
@@ -79,6 +100,7 @@ def test_real_input_files_only_for_the_ldms_source():
     real = {"ldms_csv": ["a.csv", "b.csv"], "job_table": "jobs.csv", "run_table": None, "topology": None}
     assert real_input_files({"source": "synthetic", "real": real}) == []
     assert real_input_files({"source": "ldms", "real": real}) == ["a.csv", "b.csv", "jobs.csv"]
+    assert real_input_files({"source": "runtimes", "real": {"run_table": "runs.csv"}}) == ["runs.csv"]
 
 
 def test_summary_checks_against_planted_truth():
@@ -98,7 +120,9 @@ def test_summary_checks_against_planted_truth():
                 "importance": {"per_app": {"a": by_counter, "b": by_counter}, "control": {"a": good, "b": good},
                                "per_app_clusters": {"a": good, "b": good}, "agnostic_clusters": good},
                 "important_features": {}, "control_important_features": {"a": [], "b": ["login"]},
-                "change_points": {k: {"time_s": 10.5 * 86400, "p_value": 0.01, "shift_log": 0.2, "n": 50}
+                "change_points": {k: {"n": 50, "drifts": [], "candidate": None,
+                                      "steps": [{"time_s": 3 * 86400, "p_value": 0.001, "effect": 0.1},
+                                                {"time_s": 10.5 * 86400, "p_value": 0.01, "effect": 0.2}]}
                                   for k in ("a", "b", "pooled")},
                 "split": {"cutoff_s": 0.0, "n_train": 10, "n_test": 8, "app_scale_s": {"a": 1.0, "b": 2.0}}}  # fmt: skip
     summary = summarise(analysis, truth)
@@ -107,6 +131,6 @@ def test_summary_checks_against_planted_truth():
                       "permuted_label_control_finds_nothing": False, "change_point_within_one_day": True,
                       "loao_reported_per_app": True}  # fmt: skip
     assert summary["importance_spearman"]["per_app"]["a"] > 0.7
-    assert summary["change_point"]["distance_days"]["pooled"] == pytest.approx(0.5)
+    assert summary["change_point_recovery"]["distance_days"]["pooled"] == pytest.approx(0.5)  # the nearest step
     assert any("control (b)" in line and "login" in line for line in summary["recovery_failures"])
     assert any("MAPE 0.050 is 2.5x the best achievable" in line for line in summary["recovery_failures"])

@@ -4,6 +4,9 @@ config monitoring.source picks the path:
   synthetic  synthetic.generate(monitoring.synthetic, seed): data plus truth.json (the planted causes)
   ldms       loaders.load_real(monitoring.real): LDMS CSV + job or run table; truth.json says
              {"source": "ldms"} with no planted causes
+  runtimes   loaders.load_runtimes(monitoring.real): a run-time table alone (app, start, job id, run
+             time; column names, time format and zone in monitoring.real); samples, topology and
+             placement are written empty, and the later steps model run time without counters
 
 Outputs: samples.parquet, topology.parquet, runs.parquet, placement.parquet, truth.json (tables.py
 describes them). The tables are checked (tables.check_tables) before anything is written.
@@ -17,13 +20,13 @@ import logging
 import pandas as pd
 
 from workflow_scripts.common import Provenance, atomic_path, configure_logging, seed_everything, write_json
-from workflow_scripts.monitoring.loaders import RealDataConfig, load_real
+from workflow_scripts.monitoring.loaders import RealDataConfig, load_real, load_runtimes
 from workflow_scripts.monitoring.synthetic import SyntheticConfig, generate
 from workflow_scripts.monitoring.tables import check_tables
 
 logger = logging.getLogger(__name__)
 
-SOURCES = ("synthetic", "ldms")
+SOURCES = ("synthetic", "ldms", "runtimes")
 
 
 def main(*, source: str, synthetic: dict, real: dict, samples_path, topology_path, runs_path, placement_path,
@@ -37,9 +40,10 @@ def main(*, source: str, synthetic: dict, real: dict, samples_path, topology_pat
         data = generate(SyntheticConfig(**synthetic), seed)
         tables, truth = (data.samples, data.topology, data.runs, data.placement), data.truth
     else:
-        tables = load_real(RealDataConfig(**real))
-        truth = {"source": "ldms", "apps": None, "change_point": None, "counter_roles": None}
-    check_tables(*tables)
+        load = load_real if source == "ldms" else load_runtimes
+        tables = load(RealDataConfig(**real))
+        truth = {"source": source, "apps": None, "change_point": None, "counter_roles": None}
+    check_tables(*tables, runtime_only=source == "runtimes")
     for frame, path in zip(tables, (samples_path, topology_path, runs_path, placement_path), strict=True):
         with atomic_path(path, suffix=".parquet") as tmp:
             pd.DataFrame(frame).to_parquet(tmp, index=False)

@@ -9,7 +9,12 @@ no feature sees the run itself or anything after it -- reduced over three scopes
   system  every node
 
 plus placement features (nodes, routers and groups the run spans) and time features (hour of day,
-day of week). Output: features.parquet (one row per run: job_id, app, start_s, end_s, run_time_s, then
+day of week, in UTC).
+
+Run-time-only data (source 'runtimes': no samples, no placement) gets only what the run table holds:
+the time features, and n_nodes where the table names a node-count column (`build_runtime_features`).
+
+Output: features.parquet (one row per run: job_id, app, start_s, end_s, run_time_s, then
 the features) and feature_meta.json (for each feature: kind, counter, scope, window_s), which
 analysis.py uses to group features by counter.
 
@@ -61,9 +66,30 @@ def window_bounds(times_s: np.ndarray, start_s: float, window_s: float) -> tuple
     return lo, hi
 
 
+def time_features(start_s: float) -> dict[str, float]:
+    when = dt.datetime.fromtimestamp(start_s, dt.UTC)
+    return {"hour_of_day": when.hour + when.minute / 60, "day_of_week": when.weekday()}
+
+
+def build_runtime_features(runs: pd.DataFrame) -> tuple[pd.DataFrame, dict]:
+    """Features of a run-time table alone: time of day, day of week, and the node count where it is given."""
+    meta = {name: {"kind": "time", "counter": "time", "scope": "system", "window_s": 0}
+            for name in ("hour_of_day", "day_of_week")}  # fmt: skip
+    rows = pd.DataFrame([time_features(start) for start in runs["start_s"]], columns=list(meta), index=runs.index)
+    if "n_nodes" in runs.columns:
+        meta["n_nodes"] = {"kind": "placement", "counter": "placement", "scope": "job", "window_s": 0}
+        rows["n_nodes"] = runs["n_nodes"].astype(float)
+    keys = [c for c in RUN_KEYS if c in runs.columns]
+    features = pd.concat([runs[keys], rows], axis=1).sort_values("start_s", kind="stable").reset_index(drop=True)
+    logger.info("features (run-time only, no counters): %d runs x %s", len(features), list(meta))
+    return features, meta
+
+
 def build_features(samples: pd.DataFrame, topology: pd.DataFrame, runs: pd.DataFrame, placement: pd.DataFrame,
                    cfg: FeatureConfig) -> tuple[pd.DataFrame, dict]:  # fmt: skip
     counters = counter_columns(samples)
+    if not counters:
+        return build_runtime_features(runs)
     times = np.sort(samples["time_s"].unique())
     components = np.sort(topology["component_id"].unique())
     t_index = np.searchsorted(times, samples["time_s"].to_numpy())
@@ -107,10 +133,8 @@ def build_features(samples: pd.DataFrame, topology: pd.DataFrame, runs: pd.DataF
                         means = np.nanmean(block, axis=(0, 1))
                 for counter, mean in zip(counters, means, strict=True):
                     values[feature_name(counter, scope, window)] = float(mean)
-        when = dt.datetime.fromtimestamp(run.start_s, dt.UTC)
         values.update(n_nodes=len(nodes), n_routers=len(np.unique(router_of[nodes])),
-                      n_groups=len(np.unique(group_of[nodes])), hour_of_day=when.hour + when.minute / 60,
-                      day_of_week=when.weekday())  # fmt: skip
+                      n_groups=len(np.unique(group_of[nodes])), **time_features(run.start_s))  # fmt: skip
         rows.append(values)
     features = pd.concat([runs[RUN_KEYS].reset_index(drop=True), pd.DataFrame(rows, columns=list(meta))], axis=1)
     features = features.sort_values("start_s", kind="stable").reset_index(drop=True)

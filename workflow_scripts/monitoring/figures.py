@@ -1,12 +1,15 @@
 """The study's four figures, drawn only from computed artifacts.
 
   runtime_variability.png   run time (relative to the app's median) of every run over time, per app,
-                            with the planted (synthetic) and the detected change point
+                            with the planted change (synthetic) and each detected step labelled with its
+                            effect and p-value; a series without a significant step shows its best
+                            candidate as a grey dotted line marked "n.s."
   predicted_vs_measured.png test runs: per-app GBM and app-agnostic GBM predictions against measured
   top_features.png          permutation importance of counter clusters for each app's GBM (clusters
                             holding a true driver marked when there is ground truth), with the control
   loao_error.png            MAPE per held-out app: app-agnostic GBM and MLP trained without it, beside the
-                            per-app GBM, the "last run" baseline and the best achievable error
+                            per-app GBM, the "last run" and "rolling median" baselines, the permuted-label
+                            control and the best achievable error
 
 Run: `snakemake monitoring` (rules monitoring_figure_<name>, one per figure), or
 `main(figure=..., output=..., runs=..., predictions=..., analysis=..., truth=...)`.
@@ -21,7 +24,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
-from matplotlib.ticker import NullFormatter  # noqa: E402
+from matplotlib.ticker import LogLocator, NullFormatter, StrMethodFormatter  # noqa: E402
 
 from workflow_scripts.common import configure_logging  # noqa: E402
 from workflow_scripts.common.figures import Registry, draw_figure, save_figure  # noqa: E402
@@ -32,23 +35,48 @@ logger = logging.getLogger(__name__)
 
 def runtime_variability(runs: pd.DataFrame, analysis: dict, truth: dict, path):
     apps = sorted(runs["app"].unique())
-    fig, axes = plt.subplots(len(apps), 1, figsize=(9, 1.8 * len(apps)), sharex=True, squeeze=False)
+    fig, axes = plt.subplots(len(apps), 1, figsize=(9, 1.9 * len(apps)), sharex=True, squeeze=False)
     planted = truth.get("change_point") or {}
     for ax, app in zip(axes[:, 0], apps, strict=True):
         rows = runs[runs["app"] == app].sort_values("start_s")
         when = pd.to_datetime(rows["start_s"], unit="s")
         ax.plot(when, rows["run_time_s"] / rows["run_time_s"].median(), ".", ms=3)
-        found = analysis["change_points"][app]["time_s"]
-        if found is not None:
-            ax.axvline(pd.to_datetime(found, unit="s"), color="tab:red", ls="--", lw=1, label="detected change")
+        found = analysis["change_points"][app]
+        for i, step in enumerate(sorted(found["steps"], key=lambda step: step["time_s"])):
+            ax.axvline(pd.to_datetime(step["time_s"], unit="s"), color="tab:red", ls="--", lw=1)
+            height = 1 - 0.3 * (i % 3)  # staggered, so the labels of neighbouring steps do not overlap
+            ax.annotate(f"{step['effect']:+.1%}\np={step['p_value']:.2g}", (pd.to_datetime(step["time_s"], unit="s"), height),
+                        xycoords=("data", "axes fraction"), xytext=(2, -2), textcoords="offset points", va="top",
+                        fontsize=6, color="tab:red")  # fmt: skip
+        candidate = found["candidate"]
+        if not found["steps"] and candidate is not None:  # not significant: drawn apart, so it is not read as a step
+            ax.axvline(pd.to_datetime(candidate["time_s"], unit="s"), color="0.5", ls=":", lw=1)
+            ax.annotate(f"n.s. {candidate['effect']:+.1%}\np={candidate['p_value']:.2g}",
+                        (pd.to_datetime(candidate["time_s"], unit="s"), 1), xycoords=("data", "axes fraction"),
+                        xytext=(2, -2), textcoords="offset points", va="top", fontsize=6, color="0.4")  # fmt: skip
         if planted:
-            ax.axvline(pd.to_datetime(planted["time_s"], unit="s"), color="k", lw=1, alpha=0.6, label="planted change")
+            ax.axvline(pd.to_datetime(planted["time_s"], unit="s"), color="k", lw=1, alpha=0.6)
         ax.set_ylabel(f"{app}\nrel. time")
-    axes[0, 0].legend(loc="upper right", fontsize=7)
+    handles = [plt.Line2D([], [], color="tab:red", ls="--", lw=1, label="detected step (effect, p)"),
+               plt.Line2D([], [], color="0.5", ls=":", lw=1, label="best candidate, not significant")]  # fmt: skip
+    if planted:
+        handles.append(plt.Line2D([], [], color="k", lw=1, alpha=0.6, label="planted change"))
+    axes[0, 0].legend(handles=handles, loc="upper right", fontsize=6)
     axes[-1, 0].set_xlabel("run start (UTC)")
     fig.autofmt_xdate()  # dates slanted so they do not overlap
     fig.suptitle("Run-time variability of the control jobs (run time / app median)")
     save_figure(fig, path)
+
+
+def _log_ticks(axis, low: float, high: float):
+    """Labelled ticks in plain numbers, denser the fewer decades the data span, so that real data (often
+    within one decade) gets several labels, not one."""
+    decades = np.log10(high / low)
+    subs = (1.0, 1.2, 1.5, *range(2, 10)) if decades <= 1 else (1.0, 2.0, 3.0, 5.0) if decades <= 2 else (1.0, 2.0, 5.0)
+    axis.set_major_locator(LogLocator(base=10, subs=subs))
+    axis.set_major_formatter(StrMethodFormatter("{x:g}"))
+    axis.set_minor_locator(LogLocator(base=10, subs=np.arange(1, 10)))
+    axis.set_minor_formatter(NullFormatter())
 
 
 def predicted_vs_measured(predictions: pd.DataFrame, path):
@@ -60,11 +88,14 @@ def predicted_vs_measured(predictions: pd.DataFrame, path):
         low, high = part[["run_time_s", "predicted_s"]].min().min(), part[["run_time_s", "predicted_s"]].max().max()
         ax.plot([low, high], [low, high], "k-", lw=0.8)
         ax.set_title(f"{family.replace('_', '-')} GBM, test runs")
-        for axis in (ax.xaxis, ax.yaxis):  # label decades only: minor labels collide on a log axis
-            axis.set_minor_formatter(NullFormatter())
+        for axis in (ax.xaxis, ax.yaxis):
+            _log_ticks(axis, low, high)
+        ax.tick_params(axis="x", labelrotation=45, labelsize=7)
+        ax.tick_params(axis="y", labelsize=7)
         ax.set_xlabel("measured run time (s)")
     axes[0].set_ylabel("predicted run time (s)")
     axes[1].legend(fontsize=7)
+    fig.tight_layout()
     save_figure(fig, path)
 
 
@@ -87,7 +118,9 @@ def top_features(analysis: dict, truth: dict, path):
         ax.set_title(app)
         ax.set_xlabel("RMSE rise, log run time")
     axes[0, 0].legend(fontsize=7, loc="lower right")
-    title = "Permutation importance of counter clusters"
+    counters_given = any(set(members) - {"time", "placement"} for members in analysis["clusters"].values())
+    title = ("Permutation importance of counter clusters" if counters_given else
+             "Permutation importance of the run table's features (no counters given)")  # fmt: skip
     fig.suptitle(title + (" (red: holds a planted driver)" if truth.get("apps") else ""))
     fig.tight_layout()
     save_figure(fig, path)
@@ -101,6 +134,8 @@ def loao_error(analysis: dict, truth: dict, path):
         "held out: agnostic MLP": [errors["loao"]["mlp"][a]["mape"] for a in apps],
         "per-app GBM": [errors["per_app"]["gbm"][a]["mape"] for a in apps],
         "last run": [errors["per_app"]["last_run"][a]["mape"] for a in apps],
+        "rolling median": [errors["per_app"]["rolling_median"][a]["mape"] for a in apps],
+        "permuted-label control": [errors["control"]["gbm"][a]["mape"] for a in apps],
     }
     fig, ax = plt.subplots(figsize=(8, 4))
     width = 0.8 / len(bars)

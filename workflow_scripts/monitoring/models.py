@@ -5,9 +5,13 @@ starts. A run trains only if it *ended* by the cutoff (its run time was known th
 started at or after the cutoff. Runs that straddle the cutoff are in neither, so no model learns from
 anything that happened after a test run began.
 
+Features whose most common value covers `near_constant_share` of the training runs are dropped first,
+with a warning (a constant counter carries nothing and must never be ranked as a predictor).
+
 Models (targets are log run time, so errors are relative):
-  per app      gbm (HistGradientBoostingRegressor), mlp (MLPRegressor), linear (RidgeCV), and the
-               "last run" baseline: the run time of the app's latest run that ended before this start
+  per app      gbm (HistGradientBoostingRegressor), mlp (MLPRegressor), linear (RidgeCV), and two
+               baselines: "last run", the run time of the app's latest run that ended before this start,
+               and "rolling median", the median of its last `rolling_median_runs` such runs
   agnostic     gbm, mlp on log(run time / the app's median training run time): one model for all apps
   loao         the agnostic models refitted without one app and tested on it (its scale is the median
                of its own training-period runs, which the model never sees)
@@ -15,7 +19,9 @@ Models (targets are log run time, so errors are relative):
                to find
 
 Outputs: predictions.parquet (job_id, app, family, model, run_time_s, predicted_s; test runs only),
-models.pkl (the fitted estimators, the split and the control's permuted test labels, for analysis.py).
+models.pkl (the fitted estimators, the split, the features used and those dropped, and the control's
+permuted test labels, for analysis.py). Too few runs of an app, or a single app, stop with the keys that
+fix it (monitoring.models.train_fraction, monitoring.real.apps, or the synthetic history's length).
 
 Run: `snakemake monitoring` (rule monitoring_models), or `main(features_path=..., ..., cfg=ModelConfig())`.
 """
@@ -42,6 +48,10 @@ from workflow_scripts.common import Provenance, atomic_path, configure_logging, 
 from workflow_scripts.common.config import schema_default
 
 logger = logging.getLogger(__name__)
+
+# Fewest runs per app for a fit and for an error on the test runs.
+MIN_TRAIN_RUNS = 20
+MIN_TEST_RUNS = 5
 
 
 @dataclass(kw_only=True)
@@ -81,6 +91,10 @@ class ModelConfig:
     gbm: GBMConfig = field(default_factory=GBMConfig)
     mlp: MLPConfig = field(default_factory=MLPConfig)
     ridge_alphas: list[float] = schema_default("monitoring.models.ridge_alphas")
+    # the rolling-median baseline: median of the app's last this many finished runs
+    rolling_median_runs: int = schema_default("monitoring.models.rolling_median_runs")
+    # features whose most common value covers this share of the training runs are dropped
+    near_constant_share: float = schema_default("monitoring.models.near_constant_share")
 
     def __post_init__(self):
         if isinstance(self.gbm, dict):
@@ -91,6 +105,10 @@ class ModelConfig:
             raise ValueError(f"models.train_fraction must lie in [0.2, 0.9], got {self.train_fraction}")
         if not self.ridge_alphas or min(self.ridge_alphas) <= 0:
             raise ValueError(f"models.ridge_alphas: one or more values > 0, got {self.ridge_alphas}")
+        if self.rolling_median_runs < 1:
+            raise ValueError(f"models.rolling_median_runs must be >= 1, got {self.rolling_median_runs}")
+        if not 0.5 < self.near_constant_share <= 1:
+            raise ValueError(f"models.near_constant_share must lie in (0.5, 1], got {self.near_constant_share}")
 
 
 def time_ordered_split(runs: pd.DataFrame, train_fraction: float) -> tuple[np.ndarray, np.ndarray, float]:
@@ -134,6 +152,40 @@ def last_run_baseline(runs: pd.DataFrame) -> np.ndarray:
     return predicted
 
 
+def rolling_median_baseline(runs: pd.DataFrame, window: int) -> np.ndarray:
+    """Each run's prediction: the median run time of the same app's last `window` runs that had ended before it."""
+    predicted = np.full(len(runs), np.nan)
+    for _app, group in runs.groupby("app"):
+        ends = group.sort_values("end_s")
+        end_times, run_times = ends["end_s"].to_numpy(), ends["run_time_s"].to_numpy()
+        for position, start in zip(group.index, group["start_s"], strict=True):
+            k = int(np.searchsorted(end_times, start, side="right"))
+            if k > 0:
+                predicted[runs.index.get_loc(position)] = np.median(run_times[max(0, k - window) : k])
+    return predicted
+
+
+def near_constant_features(x: np.ndarray, columns: list[str], max_share: float) -> dict[str, float]:
+    """{feature: share of rows holding its most common value} for features at or above `max_share`
+    (missing values count as one value): they carry (almost) nothing and are dropped, never ranked."""
+    dropped = {}
+    for index, name in enumerate(columns):
+        column = x[:, index]
+        values = np.where(np.isnan(column), np.inf, column)  # NaN != NaN: count missing as one value
+        share = float(np.unique(values, return_counts=True)[1].max() / len(values)) if len(values) else 1.0
+        if share >= max_share:
+            dropped[name] = share
+    return dropped
+
+
+def too_few_runs_message(app: str, n_train: int, n_test: int) -> str:
+    return (f"app {app}: {n_train} training and {n_test} test runs; the models need >= {MIN_TRAIN_RUNS} and "
+            f">= {MIN_TEST_RUNS}. Fix: move the time-ordered split (monitoring.models.train_fraction, now the share "
+            "of runs before the cutoff), leave the app out (monitoring.real.apps lists the apps to keep), or give "
+            "more runs of it (a longer run table; synthetic data: monitoring.synthetic.days or "
+            "runs_per_app_per_day)")  # fmt: skip
+
+
 def fit_models(features: pd.DataFrame, meta: dict, cfg: ModelConfig, seed: int,
                threads: int = 1) -> tuple[pd.DataFrame, dict]:  # fmt: skip
     # OpenMP/BLAS pools sized to the job: on shared cores, spinning extra threads made fits 15x slower.
@@ -143,23 +195,35 @@ def fit_models(features: pd.DataFrame, meta: dict, cfg: ModelConfig, seed: int,
 
 def _fit_models(features: pd.DataFrame, meta: dict, cfg: ModelConfig, seed: int) -> tuple[pd.DataFrame, dict]:
     features = features.reset_index(drop=True)
-    columns = list(meta)
+    train, test, cutoff_s = time_ordered_split(features, cfg.train_fraction)
+    dropped = near_constant_features(features.loc[train, list(meta)].to_numpy(dtype=float), list(meta),
+                                     cfg.near_constant_share)  # fmt: skip
+    if dropped:
+        logger.warning("dropped %d (near-)constant feature(s), not used or ranked (share of training runs with "
+                       "their most common value; threshold models.near_constant_share=%s): %s", len(dropped),
+                       cfg.near_constant_share, {k: round(v, 3) for k, v in dropped.items()})  # fmt: skip
+    columns = [name for name in meta if name not in dropped]
+    if not columns:
+        raise ValueError(f"every feature is (near-)constant over the training runs: {sorted(dropped)}. Fix: give "
+                         "runs at different times or of different sizes, or raise monitoring.models.near_constant_share")  # fmt: skip
     x = features[columns].to_numpy(dtype=float)
     log_y = np.log(features["run_time_s"].to_numpy())
-    train, test, cutoff_s = time_ordered_split(features, cfg.train_fraction)
     apps = sorted(features["app"].unique())
     logger.info("split at %s: %d train runs, %d test runs, %d straddling runs left out",
                 pd.Timestamp(cutoff_s, unit="s"), train.sum(), test.sum(), (~train & ~test).sum())  # fmt: skip
     app_scale_s = {app: float(features.loc[train & (features["app"] == app), "run_time_s"].median()) for app in apps}
+    if len(apps) < 2:
+        raise ValueError(f"only one app ({apps}) in the runs: leave-one-app-out and the app-agnostic models need two "
+                         "or more. Fix: list two or more apps in monitoring.real.apps (empty keeps every app in the "
+                         "table), or give a table with more apps")  # fmt: skip
     for app in apps:
         n_train = int((train & (features["app"] == app)).sum())
         n_test = int((test & (features["app"] == app)).sum())
-        if n_train < 20 or n_test < 5:
-            raise ValueError(f"app {app}: {n_train} train and {n_test} test runs; need >= 20 and >= 5: "
-                             "lengthen the history or raise runs_per_app_per_day")  # fmt: skip
+        if n_train < MIN_TRAIN_RUNS or n_test < MIN_TEST_RUNS:
+            raise ValueError(too_few_runs_message(app, n_train, n_test))
     scale = features["app"].map(app_scale_s).to_numpy()
     log_rel = log_y - np.log(scale)
-    rows, bundle = [], {"feature_columns": columns, "cutoff_s": cutoff_s, "app_scale_s": app_scale_s,
+    rows, bundle = [], {"feature_columns": columns, "dropped_features": dropped, "cutoff_s": cutoff_s, "app_scale_s": app_scale_s,
                         "train_job_ids": features.loc[train, "job_id"].tolist(),
                         "test_job_ids": features.loc[test, "job_id"].tolist(),
                         "per_app": {}, "agnostic": {}, "loao": {}, "control": {}}  # fmt: skip
@@ -171,6 +235,7 @@ def _fit_models(features: pd.DataFrame, meta: dict, cfg: ModelConfig, seed: int)
 
     rng = np.random.default_rng(seed)
     last_run = last_run_baseline(features)
+    rolling_median = rolling_median_baseline(features, cfg.rolling_median_runs)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)  # a capped MLP is still a valid baseline; logged below
         for app in apps:
@@ -185,6 +250,8 @@ def _fit_models(features: pd.DataFrame, meta: dict, cfg: ModelConfig, seed: int)
                 record(te, "per_app", name, np.exp(model.predict(x[te])))
             fallback = np.where(np.isnan(last_run[te]), app_scale_s[app], last_run[te])
             record(te, "per_app", "last_run", fallback)
+            fallback = np.where(np.isnan(rolling_median[te]), app_scale_s[app], rolling_median[te])
+            record(te, "per_app", "rolling_median", fallback)
             bundle["per_app"][app] = fitted
             # Permuted-label control: the same learner and features, labels shuffled within train and test.
             control_train_y = rng.permutation(log_y[tr])

@@ -6,8 +6,11 @@ from workflow_scripts.common.config import schema_defaults
 
 def real_input_files(monitoring: dict) -> list[str]:
     """The real data files (so an edited file reruns the chain); none for the synthetic source."""
-    if monitoring.get("source", schema_defaults("monitoring")["source"]) == "synthetic":
+    source = monitoring.get("source", schema_defaults("monitoring")["source"])
+    if source == "synthetic":
         return []
     real = monitoring.get("real", {})
+    if source == "runtimes":
+        return [real["run_table"]] if real.get("run_table") else []
     optional = [real.get(key) for key in ("job_table", "run_table", "topology")]
     return [*real.get("ldms_csv", []), *(path for path in optional if path)]

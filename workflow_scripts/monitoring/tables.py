@@ -6,10 +6,12 @@ Four tables, written as parquet by the data step:
              then one column per counter, as a *rate* (per second; cumulative counters already
              differenced) or a gauge. A sample at time t describes the interval (t - interval, t].
 - topology:  component_id, router_id, group_id (dragonfly: nodes share a router, routers form groups).
-- runs:      job_id, app, start_s, end_s, run_time_s (one row per control-job run).
+- runs:      job_id, app, start_s, end_s, run_time_s (one row per control-job run), and n_nodes where
+             a run-time table gives the job size.
 - placement: job_id, component_id (the nodes each run used).
 
-`check_tables` is run on both paths before anything is written, so features.py can trust them.
+`check_tables` is run on every path before anything is written, so features.py can trust them. On the
+run-time-only path (source 'runtimes') samples, topology and placement are empty: runtime_only=True.
 """
 
 from __future__ import annotations
@@ -31,7 +33,8 @@ def counter_columns(samples: pd.DataFrame) -> list[str]:
     return [c for c in samples.columns if c not in SAMPLE_KEYS]
 
 
-def check_tables(samples: pd.DataFrame, topology: pd.DataFrame, runs: pd.DataFrame, placement: pd.DataFrame) -> None:
+def check_tables(samples: pd.DataFrame, topology: pd.DataFrame, runs: pd.DataFrame, placement: pd.DataFrame,
+                 runtime_only: bool = False) -> None:
     """Raise ValueError naming the table, column and fix when the tables do not fit together."""
     for name, frame, columns in (
         ("samples", samples, SAMPLE_KEYS),
@@ -42,16 +45,21 @@ def check_tables(samples: pd.DataFrame, topology: pd.DataFrame, runs: pd.DataFra
         missing = [c for c in columns if c not in frame.columns]
         if missing:
             raise ValueError(f"{name} table: missing column(s) {missing}; it needs {list(columns)}")
-    if not counter_columns(samples):
-        raise ValueError("samples table: no counter columns besides time_s and component_id")
     if runs.empty:
-        raise ValueError("runs table: no runs; check the job/run table and the app names in it")
+        raise ValueError("runs table: no runs; check the job/run table and the app names in it (monitoring.real.apps)")
+    if runtime_only:
+        if not samples.empty or not placement.empty:
+            raise ValueError("run-time-only tables: samples and placement must be empty")
+    elif not counter_columns(samples):
+        raise ValueError("samples table: no counter columns besides time_s and component_id")
     if runs["job_id"].duplicated().any():
         dup = runs.loc[runs["job_id"].duplicated(), "job_id"].iloc[0]
         raise ValueError(f"runs table: job_id {dup} appears more than once; job ids must be unique")
     bad = runs[~(runs["run_time_s"] > 0)]
     if not bad.empty:
         raise ValueError(f"runs table: job {bad['job_id'].iloc[0]} has run_time_s <= 0 or missing")
+    if runtime_only:
+        return
     unknown_nodes = set(placement["component_id"]) - set(topology["component_id"])
     if unknown_nodes:
         raise ValueError(f"placement: component ids {sorted(unknown_nodes)[:5]} are not in the topology table")
