@@ -14,19 +14,21 @@ inline Data generate(std::size_t n, std::uint64_t seed) {
   }
   return d;
 }
-inline void call_baseline(Data& d) { pcg_baseline::bins_by_10(d.x, d.bins); }
+inline void call_baseline(Data& d) { pcg_baseline::binsBy10Count(d.x, d.bins); }
 inline void call_solution(Data& d) {
 #if defined(PCG_VECTOR_API)
-  ::bins_by_10(d.x, d.bins);
+  ::binsBy10Count(d.x, d.bins);
 #elif defined(PCG_MODEL_KOKKOS)
-  Kokkos::View<size_t[10], Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> bins(d.bins.data());
-  ::bins_by_10(kview(d.x), bins);
+  // ParEval's Kokkos signature takes the bins by non-const reference: pass named views.
+  Kokkos::View<const double*> x = kview(d.x);
+  Kokkos::View<size_t[10]> bins = Kokkos::View<size_t[10], Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(d.bins.data());
+  ::binsBy10Count(x, bins);
 #elif defined(PCG_GPU)
   DeviceArray<double> x(d.x);
-  DeviceArray<unsigned long long> bins(10, 0ULL);
-  ::bins_by_10<<<blocks_for(d.x.size()), kBlock>>>(x.ptr, d.x.size(), bins.ptr);
+  DeviceArray<size_t> bins(10, 0);
+  ::binsBy10Count<<<blocks_for(d.x.size()), kBlock>>>(x.ptr, d.x.size(), bins.ptr);
   PCG_GPU_SYNC();
-  std::vector<unsigned long long> host;
+  std::vector<size_t> host;
   bins.to_host(host);
   for (int k = 0; k < 10; ++k) d.bins[k] = host[k];
 #endif

@@ -10,19 +10,21 @@ inline Data generate(std::size_t n, std::uint64_t seed) {
   d.x = uniform_vector(rng, n, 0.0, 1000.0);
   return d;
 }
-inline void call_baseline(Data& d) { pcg_baseline::fraction_quartiles(d.x, d.bins); }
+inline void call_baseline(Data& d) { pcg_baseline::countQuartiles(d.x, d.bins); }
 inline void call_solution(Data& d) {
 #if defined(PCG_VECTOR_API)
-  ::fraction_quartiles(d.x, d.bins);
+  ::countQuartiles(d.x, d.bins);
 #elif defined(PCG_MODEL_KOKKOS)
-  Kokkos::View<size_t[4], Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> bins(d.bins.data());
-  ::fraction_quartiles(kview(d.x), bins);
+  // ParEval's Kokkos signature takes the bins by non-const reference: pass named views.
+  Kokkos::View<const double*> x = kview(d.x);
+  Kokkos::View<size_t[4]> bins = Kokkos::View<size_t[4], Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(d.bins.data());
+  ::countQuartiles(x, bins);
 #elif defined(PCG_GPU)
   DeviceArray<double> x(d.x);
-  DeviceArray<unsigned long long> bins(4, 0ULL);
-  ::fraction_quartiles<<<blocks_for(d.x.size()), kBlock>>>(x.ptr, d.x.size(), bins.ptr);
+  DeviceArray<size_t> bins(4, 0);
+  ::countQuartiles<<<blocks_for(d.x.size()), kBlock>>>(x.ptr, d.x.size(), bins.ptr);
   PCG_GPU_SYNC();
-  std::vector<unsigned long long> host;
+  std::vector<size_t> host;
   bins.to_host(host);
   for (int k = 0; k < 4; ++k) d.bins[k] = host[k];
 #endif

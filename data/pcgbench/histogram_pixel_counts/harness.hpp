@@ -11,19 +11,21 @@ inline Data generate(std::size_t n, std::uint64_t seed) {
   for (auto& v : d.image) v = (int)((rng.integer(0, 255) + rng.integer(0, 255)) / 2);
   return d;
 }
-inline void call_baseline(Data& d) { pcg_baseline::pixel_counts(d.image, d.bins); }
+inline void call_baseline(Data& d) { pcg_baseline::pixelCounts(d.image, d.bins); }
 inline void call_solution(Data& d) {
 #if defined(PCG_VECTOR_API)
-  ::pixel_counts(d.image, d.bins);
+  ::pixelCounts(d.image, d.bins);
 #elif defined(PCG_MODEL_KOKKOS)
-  Kokkos::View<size_t[256], Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> bins(d.bins.data());
-  ::pixel_counts(kview(d.image), bins);
+  // ParEval's Kokkos signature takes the bins by non-const reference: pass named views.
+  Kokkos::View<const int*> image = kview(d.image);
+  Kokkos::View<size_t[256]> bins = Kokkos::View<size_t[256], Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(d.bins.data());
+  ::pixelCounts(image, bins);
 #elif defined(PCG_GPU)
   DeviceArray<int> image(d.image);
-  DeviceArray<unsigned long long> bins(256, 0ULL);
-  ::pixel_counts<<<blocks_for(d.image.size()), kBlock>>>(image.ptr, d.image.size(), bins.ptr);
+  DeviceArray<size_t> bins(256, 0);
+  ::pixelCounts<<<blocks_for(d.image.size()), kBlock>>>(image.ptr, d.image.size(), bins.ptr);
   PCG_GPU_SYNC();
-  std::vector<unsigned long long> host;
+  std::vector<size_t> host;
   bins.to_host(host);
   for (int k = 0; k < 256; ++k) d.bins[k] = host[k];
 #endif

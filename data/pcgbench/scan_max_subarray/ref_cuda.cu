@@ -6,5 +6,5 @@
     running += x[j];
     mine = running > mine ? running : mine;
   }
-  atomicMax(best, mine);
+  atomicMax(sum, (int)mine);
 }

@@ -27,5 +27,5 @@
     new_best = new_best > suffix + s(c, 1) ? new_best : suffix + s(c, 1);
     total += s(c, 0); prefix = new_prefix; suffix = new_suffix; best = new_best;
   }
-  return best;
+  return (int)best;
 }

@@ -37,5 +37,5 @@
   if (rank != 0) return 0;
   long long acc[5] = {0, 0, 0, 0, 0};
   for (int r = 0; r < size; ++r) combine(acc, &all[5 * r]);
-  return acc[3];
+  return (int)acc[3];
 }

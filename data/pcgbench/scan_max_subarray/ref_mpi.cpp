@@ -31,5 +31,5 @@
     new_best = new_best > suffix + b[1] ? new_best : suffix + b[1];
     total += b[0]; prefix = new_prefix; suffix = new_suffix; best = new_best;
   }
-  return best;
+  return (int)best;
 }

@@ -33,5 +33,5 @@
     c.best = c.best > acc.suffix + b.prefix ? c.best : acc.suffix + b.prefix;
     acc = c;
   }
-  return acc.best;
+  return (int)acc.best;
 }

@@ -4,5 +4,5 @@
     ending = ending > 0 ? ending + x[i] : x[i];
     best = ending > best ? ending : best;
   }
-  return best;
+  return (int)best;
 }

@@ -7,15 +7,17 @@ inline Data generate(std::size_t n, std::uint64_t seed) {
   Rng rng(seed);
   return Data{uniform_vector(rng, n, -1.0, 1.0), std::vector<double>(n, 0.0)};
 }
-inline void call_baseline(Data& d) { pcg_baseline::prefix_sum(d.x, d.out); }
+inline void call_baseline(Data& d) { pcg_baseline::prefixSum(d.x, d.out); }
 inline void call_solution(Data& d) {
 #if defined(PCG_VECTOR_API)
-  ::prefix_sum(d.x, d.out);
+  ::prefixSum(d.x, d.out);
 #elif defined(PCG_MODEL_KOKKOS)
-  ::prefix_sum(kview(d.x), kview(d.out));
+  // ParEval's Kokkos signature takes output by non-const reference: pass a named view.
+  Kokkos::View<double*> output = kview(d.out);
+  ::prefixSum(kview(d.x), output);
 #elif defined(PCG_GPU)
   DeviceArray<double> x(d.x), out(d.out);
-  ::prefix_sum<<<blocks_for(d.x.size()), kBlock>>>(x.ptr, out.ptr, d.x.size());
+  ::prefixSum<<<blocks_for(d.x.size()), kBlock>>>(x.ptr, out.ptr, d.x.size());
   PCG_GPU_SYNC();
   out.to_host(d.out);
 #endif

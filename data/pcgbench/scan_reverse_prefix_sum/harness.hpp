@@ -1,4 +1,5 @@
-// scan_reverse_prefix_sum: n ints in [-100, 100] -> suffix sums (exact integer comparison).
+// scan_reverse_prefix_sum: n ints in [-100, 100] -> the inclusive prefix sums of x read from its end
+// (output[i] = x[n-1] + ... + x[n-1-i]; exact integer comparison).
 namespace pcg {
 struct Data {
   std::vector<int> x, out;
@@ -7,15 +8,17 @@ inline Data generate(std::size_t n, std::uint64_t seed) {
   Rng rng(seed);
   return Data{int_vector(rng, n, -100, 100), std::vector<int>(n, 0)};
 }
-inline void call_baseline(Data& d) { pcg_baseline::reverse_prefix_sum(d.x, d.out); }
+inline void call_baseline(Data& d) { pcg_baseline::reversePrefixSum(d.x, d.out); }
 inline void call_solution(Data& d) {
 #if defined(PCG_VECTOR_API)
-  ::reverse_prefix_sum(d.x, d.out);
+  ::reversePrefixSum(d.x, d.out);
 #elif defined(PCG_MODEL_KOKKOS)
-  ::reverse_prefix_sum(kview(d.x), kview(d.out));
+  // ParEval's Kokkos signature takes output by non-const reference: pass a named view.
+  Kokkos::View<int*> output = kview(d.out);
+  ::reversePrefixSum(kview(d.x), output);
 #elif defined(PCG_GPU)
   DeviceArray<int> x(d.x), out(d.out);
-  ::reverse_prefix_sum<<<blocks_for(d.x.size()), kBlock>>>(x.ptr, out.ptr, d.x.size());
+  ::reversePrefixSum<<<blocks_for(d.x.size()), kBlock>>>(x.ptr, out.ptr, d.x.size());
   PCG_GPU_SYNC();
   out.to_host(d.out);
 #endif

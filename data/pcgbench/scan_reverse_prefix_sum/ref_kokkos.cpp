@@ -1,9 +1,8 @@
-  // A forward scan over the reversed index.
+  // A forward scan over output, reading x from its end.
   const size_t n = x.extent(0);
-  Kokkos::parallel_scan("reverse_prefix_sum", n, KOKKOS_LAMBDA(const size_t j, int& partial, const bool final) {
-    const size_t i = n - 1 - j;
-    partial += x(i);
-    if (final) output(i) = partial;
+  Kokkos::parallel_scan("reverse_prefix_sum", n, KOKKOS_LAMBDA(const size_t k, int& partial, const bool final) {
+    partial += x(n - 1 - k);
+    if (final) output(k) = partial;
   });
   Kokkos::fence();
 }

@@ -1,3 +1,5 @@
+  // A forward scan of x read backwards: each rank scans its block of output, adds the total of the blocks of
+  // lower ranks (MPI_Exscan), and rank 0 gathers the blocks.
   int rank = 0, size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -9,16 +11,14 @@
   }
   const size_t begin = displs[rank], end = begin + counts[rank];
   int running = 0;
-  for (size_t i = end; i-- > begin;) {
-    running += x[i];
-    output[i] = running;
+  for (size_t k = begin; k < end; ++k) {
+    running += x[n - 1 - k];
+    output[k] = running;
   }
-  // Every rank needs the sum of the blocks of higher ranks: gather all block totals.
-  std::vector<int> totals(size);
-  MPI_Allgather(&running, 1, MPI_INT, totals.data(), 1, MPI_INT, MPI_COMM_WORLD);
   int offset = 0;
-  for (int r = rank + 1; r < size; ++r) offset += totals[r];
-  for (size_t i = begin; i < end; ++i) output[i] += offset;
+  MPI_Exscan(&running, &offset, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  if (rank == 0) offset = 0;  // MPI_Exscan leaves rank 0's result undefined
+  for (size_t k = begin; k < end; ++k) output[k] += offset;
   if (rank == 0)
     MPI_Gatherv(MPI_IN_PLACE, counts[0], MPI_INT, output.data(), counts.data(), displs.data(), MPI_INT, 0,
                 MPI_COMM_WORLD);

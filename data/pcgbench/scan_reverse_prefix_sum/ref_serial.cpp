@@ -1,6 +1,7 @@
+  const size_t n = x.size();
   int running = 0;
-  for (size_t i = x.size(); i-- > 0;) {
-    running += x[i];
-    output[i] = running;
+  for (size_t k = 0; k < n; ++k) {
+    running += x[n - 1 - k];
+    output[k] = running;
   }
 }

@@ -1,14 +1,11 @@
-  // Combine within the block in shared memory, then one atomic update per block.
-  __shared__ long long part[256];
+  // x[i] appears in N - i prefix sums. Combine within the block in shared memory, then one atomic per block.
+  __shared__ double part[256];
   const size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
-  part[threadIdx.x] = (i < N) ? (long long)((long long)x[i] * (long long)(N - i)) : (long long)(0);
+  part[threadIdx.x] = (i < N) ? x[i] * (double)(N - i) : 0.0;
   __syncthreads();
   for (unsigned stride = blockDim.x / 2; stride > 0; stride /= 2) {
-    if (threadIdx.x < stride) part[threadIdx.x] = part[threadIdx.x] + part[threadIdx.x + stride];
+    if (threadIdx.x < stride) part[threadIdx.x] += part[threadIdx.x + stride];
     __syncthreads();
   }
-  if (threadIdx.x == 0) {
-    const long long block = part[0];
-    atomicAdd(reinterpret_cast<unsigned long long *>(result), (unsigned long long)block);
-  }
+  if (threadIdx.x == 0) atomicAdd(sum, part[0]);
 }

@@ -1,12 +1,13 @@
+  // x[i] appears in n - i prefix sums; ranks and their threads sum blocks, rank 0 gets the total.
   int rank = 0, size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   const size_t n = x.size();
   const size_t begin = n * rank / size, end = n * (rank + 1) / size;
-  long long local = 0;
+  double local = 0.0;
   #pragma omp parallel for reduction(+ : local)
-  for (size_t i = begin; i < end; ++i) local = local + (long long)x[i] * (long long)(n - i);
-  long long total = 0;
-  MPI_Reduce(&local, &total, 1, MPI_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+  for (size_t i = begin; i < end; ++i) local += x[i] * (double)(n - i);
+  double total = 0.0;
+  MPI_Reduce(&local, &total, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
   return total;
 }
