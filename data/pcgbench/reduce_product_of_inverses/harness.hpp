@@ -12,12 +12,13 @@ inline Data generate(std::size_t n, std::uint64_t seed) {
 
   return d;
 }
-inline void call_baseline(Data& d) { d.out = pcg_baseline::product_with_inverses(d.x); }
+inline void call_baseline(Data& d) { d.out = pcg_baseline::productWithInverses(d.x); }
 inline void call_solution(Data& d) {
 #if defined(PCG_VECTOR_API)
-  d.out = ::product_with_inverses(d.x);
+  d.out = ::productWithInverses(d.x);
 #elif defined(PCG_MODEL_KOKKOS)
-  d.out = ::product_with_inverses(kview(d.x));
+  Kokkos::View<const double*> x = kview(d.x);
+  d.out = ::productWithInverses(x);
 #elif defined(PCG_GPU)
   DeviceArray<double> x(d.x);
   DeviceArray<double> result(1, (double)(1.0));

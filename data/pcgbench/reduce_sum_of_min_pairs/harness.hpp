@@ -13,12 +13,13 @@ inline Data generate(std::size_t n, std::uint64_t seed) {
 
   return d;
 }
-inline void call_baseline(Data& d) { d.out = pcg_baseline::sum_of_mins(d.x, d.y); }
+inline void call_baseline(Data& d) { d.out = pcg_baseline::sumOfMinimumElements(d.x, d.y); }
 inline void call_solution(Data& d) {
 #if defined(PCG_VECTOR_API)
-  d.out = ::sum_of_mins(d.x, d.y);
+  d.out = ::sumOfMinimumElements(d.x, d.y);
 #elif defined(PCG_MODEL_KOKKOS)
-  d.out = ::sum_of_mins(kview(d.x), kview(d.y));
+  Kokkos::View<const double*> x = kview(d.x), y = kview(d.y);
+  d.out = ::sumOfMinimumElements(x, y);
 #elif defined(PCG_GPU)
   DeviceArray<double> x(d.x);
   DeviceArray<double> y(d.y);
