@@ -25,10 +25,10 @@ inline void call_solution(Data& d) {
   Kokkos::View<const int**> A = kview2(d.A, d.n, d.n);
   d.out = ::maxDegree(A, d.n);
 #elif defined(PCG_GPU)
-  DeviceArray<int> A(d.A), best(1, 0);
-  ::maxDegree<<<blocks_for(d.n), kBlock>>>(A.ptr, d.n, best.ptr);
+  DeviceArray<int> A(d.A), maxDegree(1, 0);
+  ::maxDegree<<<blocks_for(d.n), kBlock>>>(A.ptr, d.n, maxDegree.ptr);
   PCG_GPU_SYNC();
-  d.out = best.first();
+  d.out = maxDegree.first();
 #endif
 }
 inline int& result(Data& d) { return d.out; }

@@ -16,10 +16,10 @@ inline void call_solution(Data& d) {
   Kokkos::View<const double*> x = kview(d.x);
   d.out = ::average(x);
 #elif defined(PCG_GPU)
-  DeviceArray<double> x(d.x), out(1, 0.0);
-  ::average<<<blocks_for(d.x.size()), kBlock>>>(x.ptr, d.x.size(), out.ptr);
+  DeviceArray<double> x(d.x), average(1, 0.0);
+  ::average<<<blocks_for(d.x.size()), kBlock>>>(x.ptr, d.x.size(), average.ptr);
   PCG_GPU_SYNC();
-  d.out = out.first();
+  d.out = average.first();
 #endif
 }
 inline double& result(Data& d) { return d.out; }

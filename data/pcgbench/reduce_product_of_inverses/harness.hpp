@@ -21,10 +21,10 @@ inline void call_solution(Data& d) {
   d.out = ::productWithInverses(x);
 #elif defined(PCG_GPU)
   DeviceArray<double> x(d.x);
-  DeviceArray<double> result(1, (double)(1.0));
-  ::product_with_inverses<<<blocks_for(d.x.size()), kBlock>>>(x.ptr, d.x.size(), result.ptr);
+  DeviceArray<double> product(1, 1.0);
+  ::productWithInverses<<<blocks_for(d.x.size()), kBlock>>>(x.ptr, d.x.size(), product.ptr);
   PCG_GPU_SYNC();
-  d.out = (double)result.first();
+  d.out = product.first();
 #endif
 }
 inline double& result(Data& d) { return d.out; }

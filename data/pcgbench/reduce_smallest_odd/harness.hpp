@@ -21,10 +21,10 @@ inline void call_solution(Data& d) {
   d.out = ::smallestOdd(x);
 #elif defined(PCG_GPU)
   DeviceArray<int> x(d.x);
-  DeviceArray<int> result(1, (int)(INT_MAX));
-  ::smallest_odd<<<blocks_for(d.x.size()), kBlock>>>(x.ptr, d.x.size(), result.ptr);
+  DeviceArray<int> smallest(1, INT_MAX);
+  ::smallestOdd<<<blocks_for(d.x.size()), kBlock>>>(x.ptr, d.x.size(), smallest.ptr);
   PCG_GPU_SYNC();
-  d.out = (int)result.first();
+  d.out = smallest.first();
 #endif
 }
 inline int& result(Data& d) { return d.out; }

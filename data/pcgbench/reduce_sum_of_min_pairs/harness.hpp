@@ -23,10 +23,10 @@ inline void call_solution(Data& d) {
 #elif defined(PCG_GPU)
   DeviceArray<double> x(d.x);
   DeviceArray<double> y(d.y);
-  DeviceArray<double> result(1, (double)(0.0));
-  ::sum_of_mins<<<blocks_for(d.x.size()), kBlock>>>(x.ptr, y.ptr, d.x.size(), result.ptr);
+  DeviceArray<double> sum(1, 0.0);
+  ::sumOfMinimumElements<<<blocks_for(d.x.size()), kBlock>>>(x.ptr, y.ptr, d.x.size(), sum.ptr);
   PCG_GPU_SYNC();
-  d.out = (double)result.first();
+  d.out = sum.first();
 #endif
 }
 inline double& result(Data& d) { return d.out; }
