@@ -1,5 +1,5 @@
 // graph_count_components: an undirected random graph whose vertices split into many small components and one large one
-// (edges only inside random groups; groups of very different sizes) -> count_components.
+// (edges only inside random groups; groups of very different sizes) -> componentCount.
 #include "drivers/graph.hpp"
 namespace pcg {
 struct Data {
@@ -14,20 +14,18 @@ inline Data generate(std::size_t n, std::uint64_t seed) {
   d.A = grouped_graph(rng, n);
   return d;
 }
-inline void call_baseline(Data& d) { d.out = pcg_baseline::count_components(d.A, d.n); }
+inline void call_baseline(Data& d) { d.out = pcg_baseline::componentCount(d.A, d.n); }
 inline void call_solution(Data& d) {
 #if defined(PCG_VECTOR_API)
-  d.out = ::count_components(d.A, d.n);
+  d.out = ::componentCount(d.A, d.n);
 #elif defined(PCG_MODEL_KOKKOS)
-  d.out = ::count_components(kview2(d.A, d.n, d.n), d.n);
+  Kokkos::View<const int**> A = kview2(d.A, d.n, d.n);
+  d.out = ::componentCount(A, d.n);
 #elif defined(PCG_GPU)
-  std::vector<int> identity(d.n);
-  for (std::size_t v = 0; v < d.n; ++v) identity[v] = (int)v;
-  DeviceArray<int> A(d.A), parent(identity), out(1, 0);
-  DeviceArray<unsigned> finished(1, 0u);
-  ::count_components<<<blocks_for(d.n), kBlock>>>(A.ptr, d.n, parent.ptr, finished.ptr, out.ptr);
+  DeviceArray<int> A(d.A), numComponents(1, 0);
+  ::componentCount<<<nxn_grid(d.n), nxn_block()>>>(A.ptr, d.n, numComponents.ptr);
   PCG_GPU_SYNC();
-  d.out = out.first();
+  d.out = numComponents.first();
 #endif
 }
 inline int& result(Data& d) { return d.out; }

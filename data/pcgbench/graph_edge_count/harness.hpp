@@ -13,17 +13,18 @@ inline Data generate(std::size_t n, std::uint64_t seed) {
   for (auto& a : d.A) a = rng.uniform(0.0, 1.0) < 0.1 ? 1 : 0;
   return d;
 }
-inline void call_baseline(Data& d) { d.out = pcg_baseline::edge_count(d.A, d.n); }
+inline void call_baseline(Data& d) { d.out = pcg_baseline::edgeCount(d.A, d.n); }
 inline void call_solution(Data& d) {
 #if defined(PCG_VECTOR_API)
-  d.out = ::edge_count(d.A, d.n);
+  d.out = ::edgeCount(d.A, d.n);
 #elif defined(PCG_MODEL_KOKKOS)
-  d.out = ::edge_count(kview2(d.A, d.n, d.n), d.n);
+  Kokkos::View<const int**> A = kview2(d.A, d.n, d.n);
+  d.out = ::edgeCount(A, d.n);
 #elif defined(PCG_GPU)
-  DeviceArray<int> A(d.A), count(1, 0);
-  ::edge_count<<<blocks_for(d.n), kBlock>>>(A.ptr, d.n, count.ptr);
+  DeviceArray<int> A(d.A), numEdges(1, 0);
+  ::edgeCount<<<blocks_for(d.n), kBlock>>>(A.ptr, d.n, numEdges.ptr);
   PCG_GPU_SYNC();
-  d.out = count.first();
+  d.out = numEdges.first();
 #endif
 }
 inline int& result(Data& d) { return d.out; }

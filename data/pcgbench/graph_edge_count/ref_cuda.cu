@@ -3,5 +3,5 @@
   if (i >= N) return;
   int row = 0;
   for (size_t j = 0; j < N; ++j) row += A[i * N + j];
-  atomicAdd(count, row);
+  atomicAdd(numEdges, row);
 }

@@ -17,17 +17,18 @@ inline Data generate(std::size_t n, std::uint64_t seed) {
       if (rng.uniform(0.0, 1.0) < 0.2 * weight[i] * weight[j]) d.A[i * n + j] = d.A[j * n + i] = 1;
   return d;
 }
-inline void call_baseline(Data& d) { d.out = pcg_baseline::highest_degree(d.A, d.n); }
+inline void call_baseline(Data& d) { d.out = pcg_baseline::maxDegree(d.A, d.n); }
 inline void call_solution(Data& d) {
 #if defined(PCG_VECTOR_API)
-  d.out = ::highest_degree(d.A, d.n);
+  d.out = ::maxDegree(d.A, d.n);
 #elif defined(PCG_MODEL_KOKKOS)
-  d.out = ::highest_degree(kview2(d.A, d.n, d.n), d.n);
+  Kokkos::View<const int**> A = kview2(d.A, d.n, d.n);
+  d.out = ::maxDegree(A, d.n);
 #elif defined(PCG_GPU)
-  DeviceArray<int> A(d.A), best(1, 0);
-  ::highest_degree<<<blocks_for(d.n), kBlock>>>(A.ptr, d.n, best.ptr);
+  DeviceArray<int> A(d.A), maxDegree(1, 0);
+  ::maxDegree<<<blocks_for(d.n), kBlock>>>(A.ptr, d.n, maxDegree.ptr);
   PCG_GPU_SYNC();
-  d.out = best.first();
+  d.out = maxDegree.first();
 #endif
 }
 inline int& result(Data& d) { return d.out; }

@@ -2,5 +2,5 @@
   if (i >= N) return;
   int degree = 0;
   for (size_t j = 0; j < N; ++j) degree += A[i * N + j];
-  atomicMax(max_degree, degree);
+  atomicMax(maxDegree, degree);
 }

@@ -1,5 +1,5 @@
   int best = 0;
-  Kokkos::parallel_reduce("highest_degree", N, KOKKOS_LAMBDA(const size_t i, int& local) {
+  Kokkos::parallel_reduce("maxDegree", N, KOKKOS_LAMBDA(const size_t i, int& local) {
     int degree = 0;
     for (size_t j = 0; j < N; ++j) degree += A(i, j);
     if (degree > local) local = degree;

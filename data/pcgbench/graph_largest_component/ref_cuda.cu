@@ -1,35 +1,54 @@
-  // Thread i unions vertex i with its higher-numbered neighbours (lock-free: a root is hooked under the
-  // smaller root with atomicCAS). The last thread to finish, detected with a counter after a memory fence,
-  // reads the finished forest.
-  const size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
-  if (i < N) {
-    for (size_t j = i + 1; j < N; ++j) {
+  // A union-find forest has to be shared by the threads that build it, and blocks cannot wait for one another
+  // inside a kernel, so the first block does all the work and the others return at once. Its thread 0 takes the
+  // forest and a count per vertex from the device heap. The block walks the upper triangle row by row, its
+  // threads splitting the columns (coalesced reads); an edge hooks the larger of its two roots under the smaller
+  // one with atomicCAS (lock-free: pointers only ever go to smaller vertices, so no cycle forms). Then every
+  // vertex adds one to its root's count, and the largest count is the answer.
+  if (blockIdx.x != 0 || blockIdx.y != 0) return;
+  const unsigned t = threadIdx.y * blockDim.x + threadIdx.x, threads = blockDim.x * blockDim.y;
+  __shared__ int *forest;
+  __shared__ int best;
+  if (t == 0) {
+    forest = (int *)malloc(2 * N * sizeof(int));
+    best = 0;
+  }
+  __syncthreads();
+  if (forest == nullptr) {
+    if (t == 0) *largestComponentSize = -1;  // no device heap left: a visibly wrong answer
+    return;
+  }
+  volatile int *parent = forest;
+  int *members = forest + N;
+  for (size_t v = t; v < N; v += threads) {
+    parent[v] = (int)v;
+    members[v] = 0;
+  }
+  __syncthreads();
+  for (size_t i = 0; i < N; ++i)
+    for (size_t j = i + 1 + t; j < N; j += threads) {
       if (!A[i * N + j]) continue;
       while (true) {
         int a = (int)i, b = (int)j;
         while (parent[a] != a) a = parent[a];
         while (parent[b] != b) b = parent[b];
         if (a == b) break;
-        if (a > b) { const int t = a; a = b; b = t; }
-        if (atomicCAS(&parent[b], b, a) == b) break;
+        if (a > b) { const int s = a; a = b; b = s; }
+        if (atomicCAS(&forest[b], b, a) == b) break;
       }
     }
+  __syncthreads();
+  for (size_t v = t; v < N; v += threads) {
+    int r = (int)v;
+    while (parent[r] != r) r = parent[r];
+    atomicAdd(&members[r], 1);
   }
-  __threadfence();
-  const unsigned launched = gridDim.x * blockDim.x;
-  if (atomicAdd(finished, 1u) == launched - 1) {
-    int best = 0;
-    for (size_t v = 0; v < N; ++v) {
-      int r = (int)v;
-      while (parent[r] != r) r = parent[r];
-      parent[v] = r;  // compress so each root is found in O(1) below
-    }
-    for (size_t v = 0; v < N; ++v)
-      if (parent[v] == (int)v) {
-        int size = 0;
-        for (size_t u = 0; u < N; ++u) size += (parent[u] == (int)v);
-        best = size > best ? size : best;
-      }
-    *result = best;
+  __syncthreads();
+  int mine = 0;
+  for (size_t v = t; v < N; v += threads) mine = members[v] > mine ? members[v] : mine;
+  atomicMax(&best, mine);
+  __syncthreads();
+  if (t == 0) {
+    *largestComponentSize = best;
+    free(forest);
   }
 }

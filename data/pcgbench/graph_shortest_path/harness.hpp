@@ -1,4 +1,5 @@
-// graph_shortest_path: a sparse random undirected graph (about 2.5 edges per vertex), source 0, dest N-1.
+// graph_shortest_path: a connected sparse random undirected graph (a random Hamiltonian path plus about 1.5 more
+// edges per vertex); source and dest two distinct random vertices.
 #include "drivers/graph.hpp"
 namespace pcg {
 struct Data {
@@ -10,22 +11,24 @@ inline Data generate(std::size_t n, std::uint64_t seed) {
   Rng rng(seed);
   Data d;
   d.n = n;
-  d.A = random_undirected_graph(rng, n, 2.5 / (double)n);
-  d.source = 0;
-  d.dest = (int)n - 1;
+  d.A = connected_random_graph(rng, n, 1.5 / (double)n);
+  d.source = (int)rng.integer(0, (long long)n - 1);
+  d.dest = (int)rng.integer(0, (long long)n - 2);
+  if (d.dest >= d.source) ++d.dest;
   return d;
 }
-inline void call_baseline(Data& d) { d.out = pcg_baseline::shortest_path_length(d.A, d.n, d.source, d.dest); }
+inline void call_baseline(Data& d) { d.out = pcg_baseline::shortestPathLength(d.A, d.n, d.source, d.dest); }
 inline void call_solution(Data& d) {
 #if defined(PCG_VECTOR_API)
-  d.out = ::shortest_path_length(d.A, d.n, d.source, d.dest);
+  d.out = ::shortestPathLength(d.A, d.n, d.source, d.dest);
 #elif defined(PCG_MODEL_KOKKOS)
-  d.out = ::shortest_path_length(kview2(d.A, d.n, d.n), d.n, d.source, d.dest);
+  Kokkos::View<const int**> A = kview2(d.A, d.n, d.n);
+  d.out = ::shortestPathLength(A, d.n, d.source, d.dest);
 #elif defined(PCG_GPU)
-  DeviceArray<int> A(d.A), dist(d.n, -1), length(1, 0);
-  ::shortest_path_length<<<1, kBlock>>>(A.ptr, d.n, d.source, d.dest, dist.ptr, length.ptr);
+  DeviceArray<int> A(d.A), pathLength(1, 0);
+  ::shortestPathLength<<<nxn_grid(d.n), nxn_block()>>>(A.ptr, d.n, d.source, d.dest, pathLength.ptr);
   PCG_GPU_SYNC();
-  d.out = length.first();
+  d.out = pathLength.first();
 #endif
 }
 inline int& result(Data& d) { return d.out; }

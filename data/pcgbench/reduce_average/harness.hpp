@@ -13,12 +13,13 @@ inline void call_solution(Data& d) {
 #if defined(PCG_VECTOR_API)
   d.out = ::average(d.x);
 #elif defined(PCG_MODEL_KOKKOS)
-  d.out = ::average(kview(d.x));
+  Kokkos::View<const double*> x = kview(d.x);
+  d.out = ::average(x);
 #elif defined(PCG_GPU)
-  DeviceArray<double> x(d.x), out(1, 0.0);
-  ::average<<<blocks_for(d.x.size()), kBlock>>>(x.ptr, d.x.size(), out.ptr);
+  DeviceArray<double> x(d.x), average(1, 0.0);
+  ::average<<<blocks_for(d.x.size()), kBlock>>>(x.ptr, d.x.size(), average.ptr);
   PCG_GPU_SYNC();
-  d.out = out.first();
+  d.out = average.first();
 #endif
 }
 inline double& result(Data& d) { return d.out; }

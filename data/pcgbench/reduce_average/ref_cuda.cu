@@ -7,5 +7,5 @@
     if (threadIdx.x < stride) partial[threadIdx.x] += partial[threadIdx.x + stride];
     __syncthreads();
   }
-  if (threadIdx.x == 0) atomicAdd(result, partial[0] / (double)N);
+  if (threadIdx.x == 0) atomicAdd(average, partial[0] / (double)N);
 }

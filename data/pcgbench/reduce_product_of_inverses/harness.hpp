@@ -12,18 +12,19 @@ inline Data generate(std::size_t n, std::uint64_t seed) {
 
   return d;
 }
-inline void call_baseline(Data& d) { d.out = pcg_baseline::product_with_inverses(d.x); }
+inline void call_baseline(Data& d) { d.out = pcg_baseline::productWithInverses(d.x); }
 inline void call_solution(Data& d) {
 #if defined(PCG_VECTOR_API)
-  d.out = ::product_with_inverses(d.x);
+  d.out = ::productWithInverses(d.x);
 #elif defined(PCG_MODEL_KOKKOS)
-  d.out = ::product_with_inverses(kview(d.x));
+  Kokkos::View<const double*> x = kview(d.x);
+  d.out = ::productWithInverses(x);
 #elif defined(PCG_GPU)
   DeviceArray<double> x(d.x);
-  DeviceArray<double> result(1, (double)(1.0));
-  ::product_with_inverses<<<blocks_for(d.x.size()), kBlock>>>(x.ptr, d.x.size(), result.ptr);
+  DeviceArray<double> product(1, 1.0);
+  ::productWithInverses<<<blocks_for(d.x.size()), kBlock>>>(x.ptr, d.x.size(), product.ptr);
   PCG_GPU_SYNC();
-  d.out = (double)result.first();
+  d.out = product.first();
 #endif
 }
 inline double& result(Data& d) { return d.out; }

@@ -9,7 +9,7 @@
   }
   if (threadIdx.x == 0) {
     const double block = part[0];
-    unsigned long long *addr = reinterpret_cast<unsigned long long *>(result);
+    unsigned long long *addr = reinterpret_cast<unsigned long long *>(product);
     unsigned long long old = *addr, assumed;
     do {
       assumed = old;

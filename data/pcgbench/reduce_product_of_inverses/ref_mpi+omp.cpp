@@ -7,6 +7,6 @@
   #pragma omp parallel for reduction(* : local)
   for (size_t i = begin; i < end; ++i) local = local * ((i & 1) ? 1.0 / x[i] : x[i]);
   double total = 1.0;
-  MPI_Reduce(&local, &total, 1, MPI_DOUBLE, MPI_PROD, 0, MPI_COMM_WORLD);
+  MPI_Allreduce(&local, &total, 1, MPI_DOUBLE, MPI_PROD, MPI_COMM_WORLD);
   return total;
 }

@@ -1,4 +1,5 @@
-// reduce_smallest_odd: n ints in [-10^6, 10^6], the smallest odd one (-2000001) placed in the second half.
+// reduce_smallest_odd: n ints in [1000, 2*10^6]; the smallest odd one (an odd value below 1000) is placed at a
+// random index in the second half.
 namespace pcg {
 struct Data {
   std::vector<int> x;
@@ -7,23 +8,23 @@ struct Data {
 inline Data generate(std::size_t n, std::uint64_t seed) {
   Rng rng(seed);
   Data d;
-  d.x = int_vector(rng, n, -1000000, 1000000);
-
-  d.x[n / 2 + (std::size_t)rng.integer(0, (long long)(n - n / 2 - 1))] = -2000001;
+  d.x = int_vector(rng, n, 1000, 2000000);
+  d.x[n / 2 + (std::size_t)rng.integer(0, (long long)(n - n / 2 - 1))] = 2 * (int)rng.integer(0, 499) + 1;
   return d;
 }
-inline void call_baseline(Data& d) { d.out = pcg_baseline::smallest_odd(d.x); }
+inline void call_baseline(Data& d) { d.out = pcg_baseline::smallestOdd(d.x); }
 inline void call_solution(Data& d) {
 #if defined(PCG_VECTOR_API)
-  d.out = ::smallest_odd(d.x);
+  d.out = ::smallestOdd(d.x);
 #elif defined(PCG_MODEL_KOKKOS)
-  d.out = ::smallest_odd(kview(d.x));
+  Kokkos::View<const int*> x = kview(d.x);
+  d.out = ::smallestOdd(x);
 #elif defined(PCG_GPU)
   DeviceArray<int> x(d.x);
-  DeviceArray<int> result(1, (int)(INT_MAX));
-  ::smallest_odd<<<blocks_for(d.x.size()), kBlock>>>(x.ptr, d.x.size(), result.ptr);
+  DeviceArray<int> smallest(1, INT_MAX);
+  ::smallestOdd<<<blocks_for(d.x.size()), kBlock>>>(x.ptr, d.x.size(), smallest.ptr);
   PCG_GPU_SYNC();
-  d.out = (int)result.first();
+  d.out = smallest.first();
 #endif
 }
 inline int& result(Data& d) { return d.out; }

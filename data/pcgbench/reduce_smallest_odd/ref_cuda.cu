@@ -9,6 +9,6 @@
   }
   if (threadIdx.x == 0) {
     const int block = part[0];
-    atomicMin(result, block);
+    atomicMin(smallest, block);
   }
 }

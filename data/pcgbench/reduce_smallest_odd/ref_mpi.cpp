@@ -6,6 +6,6 @@
   int local = INT_MAX;
   for (size_t i = begin; i < end; ++i) local = (((x[i] & 1) != 0 ? x[i] : INT_MAX) < local ? ((x[i] & 1) != 0 ? x[i] : INT_MAX) : local);
   int total = INT_MAX;
-  MPI_Reduce(&local, &total, 1, MPI_INT, MPI_MIN, 0, MPI_COMM_WORLD);
+  MPI_Allreduce(&local, &total, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
   return total;
 }

@@ -13,19 +13,20 @@ inline Data generate(std::size_t n, std::uint64_t seed) {
 
   return d;
 }
-inline void call_baseline(Data& d) { d.out = pcg_baseline::sum_of_mins(d.x, d.y); }
+inline void call_baseline(Data& d) { d.out = pcg_baseline::sumOfMinimumElements(d.x, d.y); }
 inline void call_solution(Data& d) {
 #if defined(PCG_VECTOR_API)
-  d.out = ::sum_of_mins(d.x, d.y);
+  d.out = ::sumOfMinimumElements(d.x, d.y);
 #elif defined(PCG_MODEL_KOKKOS)
-  d.out = ::sum_of_mins(kview(d.x), kview(d.y));
+  Kokkos::View<const double*> x = kview(d.x), y = kview(d.y);
+  d.out = ::sumOfMinimumElements(x, y);
 #elif defined(PCG_GPU)
   DeviceArray<double> x(d.x);
   DeviceArray<double> y(d.y);
-  DeviceArray<double> result(1, (double)(0.0));
-  ::sum_of_mins<<<blocks_for(d.x.size()), kBlock>>>(x.ptr, y.ptr, d.x.size(), result.ptr);
+  DeviceArray<double> sum(1, 0.0);
+  ::sumOfMinimumElements<<<blocks_for(d.x.size()), kBlock>>>(x.ptr, y.ptr, d.x.size(), sum.ptr);
   PCG_GPU_SYNC();
-  d.out = (double)result.first();
+  d.out = sum.first();
 #endif
 }
 inline double& result(Data& d) { return d.out; }

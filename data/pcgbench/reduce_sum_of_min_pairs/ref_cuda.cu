@@ -9,6 +9,6 @@
   }
   if (threadIdx.x == 0) {
     const double block = part[0];
-    atomicAdd(result, block);
+    atomicAdd(sum, block);
   }
 }

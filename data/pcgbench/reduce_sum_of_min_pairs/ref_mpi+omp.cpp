@@ -7,6 +7,6 @@
   #pragma omp parallel for reduction(+ : local)
   for (size_t i = begin; i < end; ++i) local = local + (x[i] < y[i] ? x[i] : y[i]);
   double total = 0.0;
-  MPI_Reduce(&local, &total, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+  MPI_Allreduce(&local, &total, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
   return total;
 }

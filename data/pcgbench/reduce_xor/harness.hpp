@@ -1,37 +1,47 @@
-// reduce_xor: n ints in [0, 2^30] -> their XOR.
+// reduce_xor: n random bools (each true with probability 1/2) -> their logical XOR (the parity of the count of
+// true values). std::vector<bool> packs its values into bits and has no data(), so the Kokkos view and the
+// device copy are made from `bytes`, the same values one byte (0 or 1) each.
 namespace pcg {
 struct Data {
-  std::vector<int> x;
-  int out{};
+  std::vector<bool> x;
+  std::vector<unsigned char> bytes;
+  bool out = false;
 };
 inline Data generate(std::size_t n, std::uint64_t seed) {
   Rng rng(seed);
   Data d;
-  d.x = int_vector(rng, n, 0, 1 << 30);
-
-
+  d.x.resize(n);
+  d.bytes.resize(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const bool v = (rng.next() >> 17) & 1;
+    d.x[i] = v;
+    d.bytes[i] = v ? 1 : 0;
+  }
   return d;
 }
-inline void call_baseline(Data& d) { d.out = pcg_baseline::xor_all(d.x); }
+inline void call_baseline(Data& d) { d.out = pcg_baseline::reduceLogicalXOR(d.x); }
 inline void call_solution(Data& d) {
 #if defined(PCG_VECTOR_API)
-  d.out = ::xor_all(d.x);
+  d.out = ::reduceLogicalXOR(d.x);
 #elif defined(PCG_MODEL_KOKKOS)
-  d.out = ::xor_all(kview(d.x));
+  Kokkos::View<const bool*> x = HostView<const bool>(reinterpret_cast<const bool*>(d.bytes.data()), d.bytes.size());
+  d.out = ::reduceLogicalXOR(x);
 #elif defined(PCG_GPU)
-  DeviceArray<int> x(d.x);
-  DeviceArray<int> result(1, (int)(0));
-  ::xor_all<<<blocks_for(d.x.size()), kBlock>>>(x.ptr, d.x.size(), result.ptr);
+  DeviceArray<unsigned char> x(d.bytes);
+  DeviceArray<double> output(1, 0.0);
+  ::reduceLogicalXOR<<<blocks_for(d.bytes.size()), kBlock>>>(reinterpret_cast<const bool*>(x.ptr), d.bytes.size(),
+                                                             output.ptr);
   PCG_GPU_SYNC();
-  d.out = (int)result.first();
+  d.out = output.first() != 0.0;
 #endif
 }
-inline int& result(Data& d) { return d.out; }
+inline bool& result(Data& d) { return d.out; }
 inline bool check(const Data&, const Data& want, const Data& got, std::string& why) {
   return same_exact(want.out, got.out, why);
 }
 inline bool truncate(Data& d, std::size_t keep) {
   d.x.resize(keep);
+  d.bytes.resize(keep);
   return true;
 }
 }  // namespace pcg

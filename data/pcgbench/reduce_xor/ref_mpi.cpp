@@ -1,11 +1,12 @@
+  // Each rank takes the parity of its slice; the parities are combined with a bitwise XOR on every rank.
   int rank = 0, size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   const size_t n = x.size();
   const size_t begin = n * rank / size, end = n * (rank + 1) / size;
-  int local = 0;
-  for (size_t i = begin; i < end; ++i) local = local ^ x[i];
-  int total = 0;
-  MPI_Reduce(&local, &total, 1, MPI_INT, MPI_BXOR, 0, MPI_COMM_WORLD);
-  return total;
+  size_t count = 0;
+  for (size_t i = begin; i < end; ++i) count += x[i];
+  int local = (int)(count & 1), total = 0;
+  MPI_Allreduce(&local, &total, 1, MPI_INT, MPI_BXOR, MPI_COMM_WORLD);
+  return total != 0;
 }

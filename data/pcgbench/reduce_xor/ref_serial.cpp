@@ -1,5 +1,6 @@
-  int acc = 0;
+  // Count the true values; the XOR is the parity of the count.
   const size_t n = x.size();
-  for (size_t i = 0; i < n; ++i) acc = acc ^ x[i];
-  return acc;
+  size_t count = 0;
+  for (size_t i = 0; i < n; ++i) count += x[i];
+  return (count & 1) != 0;
 }
