@@ -117,9 +117,11 @@ MODEL_CONVENTIONS = {
     "kokkos": "Parallelize the computation with Kokkos; Kokkos has already been initialized. The views live in the "
               "default execution space's memory space and may be used directly inside Kokkos kernels.",
     "cuda": "Write the body of a CUDA kernel. Inputs and outputs are in device memory. The kernel is launched "
-            "with blocks of 256 threads (blockDim.x == 256) on a one-dimensional grid.",
+            "with blocks of 256 threads (blockDim.x == 256) on a one-dimensional grid unless the notes below say "
+            "otherwise.",
     "hip": "Write the body of a HIP kernel. Inputs and outputs are in device memory. The kernel is launched "
-           "with blocks of 256 threads (blockDim.x == 256) on a one-dimensional grid.",
+           "with blocks of 256 threads (blockDim.x == 256) on a one-dimensional grid unless the notes below say "
+            "otherwise.",
 }
 
 _NAME = re.compile(r"^[a-z][a-z0-9_]*$")
