@@ -121,7 +121,7 @@ MODEL_CONVENTIONS = {
             "otherwise.",
     "hip": "Write the body of a HIP kernel. Inputs and outputs are in device memory. The kernel is launched "
            "with blocks of 256 threads (blockDim.x == 256) on a one-dimensional grid unless the notes below say "
-            "otherwise.",
+           "otherwise.",
 }
 
 _NAME = re.compile(r"^[a-z][a-z0-9_]*$")
