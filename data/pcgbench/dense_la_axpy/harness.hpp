@@ -19,7 +19,10 @@ inline void call_solution(Data& d) {
 #if defined(PCG_VECTOR_API)
   ::axpy(d.alpha, d.x, d.y, d.z);
 #elif defined(PCG_MODEL_KOKKOS)
-  ::axpy(d.alpha, kview(d.x), kview(d.y), kview(d.z));
+  // ParEval's Kokkos signature takes non-const lvalue references: pass named views.
+  Kokkos::View<const double*> x = kview(d.x), y = kview(d.y);
+  Kokkos::View<double*> z = kview(d.z);
+  ::axpy(d.alpha, x, y, z);
 #elif defined(PCG_GPU)
   DeviceArray<double> x(d.x);
   DeviceArray<double> y(d.y);

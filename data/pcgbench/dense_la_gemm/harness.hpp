@@ -20,10 +20,15 @@ inline void call_solution(Data& d) {
 #if defined(PCG_VECTOR_API)
   ::gemm(d.A, d.B, d.C, d.m, d.k, d.n);
 #elif defined(PCG_MODEL_KOKKOS)
-  ::gemm(kview2(d.A, d.m, d.k), kview2(d.B, d.k, d.n), kview2(d.C, d.m, d.n), d.m, d.k, d.n);
+  // ParEval's Kokkos signature takes non-const lvalue references: pass named views.
+  Kokkos::View<const double**> A = kview2(d.A, d.m, d.k), B = kview2(d.B, d.k, d.n);
+  Kokkos::View<double**> C = kview2(d.C, d.m, d.n);
+  ::gemm(A, B, C, d.m, d.k, d.n);
 #elif defined(PCG_GPU)
   DeviceArray<double> A(d.A), B(d.B), C(d.C);
-  ::gemm<<<blocks_for(d.m * d.n), kBlock>>>(A.ptr, B.ptr, C.ptr, d.m, d.k, d.n);
+  // An M x N grid of threads: 16 x 16 blocks, at least max(M, N) threads along both axes.
+  const unsigned g = (unsigned)((std::max(d.m, d.n) + 15) / 16);
+  ::gemm<<<dim3(g, g), dim3(16, 16)>>>(A.ptr, B.ptr, C.ptr, d.m, d.k, d.n);
   PCG_GPU_SYNC();
   C.to_host(d.C);
 #endif

@@ -19,7 +19,11 @@ inline void call_solution(Data& d) {
 #if defined(PCG_VECTOR_API)
   ::gemv(d.A, d.x, d.y, d.m, d.n);
 #elif defined(PCG_MODEL_KOKKOS)
-  ::gemv(kview2(d.A, d.m, d.n), kview(d.x), kview(d.y), d.m, d.n);
+  // ParEval's Kokkos signature takes non-const lvalue references: pass named views.
+  Kokkos::View<const double**> A = kview2(d.A, d.m, d.n);
+  Kokkos::View<const double*> x = kview(d.x);
+  Kokkos::View<double*> y = kview(d.y);
+  ::gemv(A, x, y, d.m, d.n);
 #elif defined(PCG_GPU)
   DeviceArray<double> A(d.A), x(d.x), y(d.y);
   ::gemv<<<blocks_for(d.m), kBlock>>>(A.ptr, x.ptr, y.ptr, d.m, d.n);

@@ -12,15 +12,19 @@ inline Data generate(std::size_t n, std::uint64_t seed) {
   for (std::size_t i = 0; i < n; ++i) d.A[i * n + i] += (double)n;
   return d;
 }
-inline void call_baseline(Data& d) { pcg_baseline::lu_factorize(d.A, d.n); }
+inline void call_baseline(Data& d) { pcg_baseline::luFactorize(d.A, d.n); }
 inline void call_solution(Data& d) {
 #if defined(PCG_VECTOR_API)
-  ::lu_factorize(d.A, d.n);
+  ::luFactorize(d.A, d.n);
 #elif defined(PCG_MODEL_KOKKOS)
-  ::lu_factorize(kview2(d.A, d.n, d.n), d.n);
+  // ParEval's Kokkos signature takes a non-const lvalue reference: pass a named view.
+  Kokkos::View<double**> A = kview2(d.A, d.n, d.n);
+  ::luFactorize(A, d.n);
 #elif defined(PCG_GPU)
   DeviceArray<double> A(d.A);
-  ::lu_factorize<<<1, kBlock>>>(A.ptr, d.n);
+  // An N x N grid of threads: 16 x 16 blocks, at least N threads along both axes.
+  const unsigned g = (unsigned)((d.n + 15) / 16);
+  ::luFactorize<<<dim3(g, g), dim3(16, 16)>>>(A.ptr, d.n);
   PCG_GPU_SYNC();
   A.to_host(d.A);
 #endif

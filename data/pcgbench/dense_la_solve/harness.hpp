@@ -14,15 +14,21 @@ inline Data generate(std::size_t n, std::uint64_t seed) {
   d.x.assign(n, 0.0);
   return d;
 }
-inline void call_baseline(Data& d) { pcg_baseline::solve_linear(d.A, d.b, d.x, d.n); }
+inline void call_baseline(Data& d) { pcg_baseline::solveLinearSystem(d.A, d.b, d.x, d.n); }
 inline void call_solution(Data& d) {
 #if defined(PCG_VECTOR_API)
-  ::solve_linear(d.A, d.b, d.x, d.n);
+  ::solveLinearSystem(d.A, d.b, d.x, d.n);
 #elif defined(PCG_MODEL_KOKKOS)
-  ::solve_linear(kview2(d.A, d.n, d.n), kview(d.b), kview(d.x), d.n);
+  // ParEval's Kokkos signature takes non-const lvalue references: pass named views.
+  Kokkos::View<const double**> A = kview2(d.A, d.n, d.n);
+  Kokkos::View<const double*> b = kview(d.b);
+  Kokkos::View<double*> x = kview(d.x);
+  ::solveLinearSystem(A, b, x, d.n);
 #elif defined(PCG_GPU)
   DeviceArray<double> A(d.A), b(d.b), x(d.x);
-  ::solve_linear<<<1, kBlock>>>(A.ptr, b.ptr, x.ptr, d.n);
+  // An N x N grid of threads: 16 x 16 blocks, at least N threads along both axes.
+  const unsigned g = (unsigned)((d.n + 15) / 16);
+  ::solveLinearSystem<<<dim3(g, g), dim3(16, 16)>>>(A.ptr, b.ptr, x.ptr, d.n);
   PCG_GPU_SYNC();
   x.to_host(d.x);
 #endif

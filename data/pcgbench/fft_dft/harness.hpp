@@ -14,7 +14,10 @@ inline void call_solution(Data& d) {
 #if defined(PCG_VECTOR_API)
   ::dft(d.x, d.out);
 #elif defined(PCG_MODEL_KOKKOS)
-  ::dft(kview(d.x), kc(d.out));
+  // ParEval's Kokkos signature takes non-const lvalue references: pass named views.
+  Kokkos::View<const double*> x = kview(d.x);
+  Kokkos::View<Kokkos::complex<double>*> output = kc(d.out);
+  ::dft(x, output);
 #elif defined(PCG_GPU)
   const std::size_t n = d.x.size();
   DeviceArray<double> x(d.x), out(2 * n, 0.0);

@@ -18,7 +18,10 @@ inline void call_solution(Data& d) {
 #if defined(PCG_VECTOR_API)
   ::fft(d.x, d.out);
 #elif defined(PCG_MODEL_KOKKOS)
-  ::fft(kc(d.x), kc(d.out));
+  // ParEval's Kokkos signature takes non-const lvalue references: pass named views.
+  Kokkos::View<const Kokkos::complex<double>*> x = kc(d.x);
+  Kokkos::View<Kokkos::complex<double>*> output = kc(d.out);
+  ::fft(x, output);
 #elif defined(PCG_GPU)
   DeviceArray<double> x(flat(d.x)), out(2 * d.x.size(), 0.0);
   ::fft<<<blocks_for(d.x.size()), kBlock>>>(reinterpret_cast<const PCG_COMPLEX*>(x.ptr), reinterpret_cast<PCG_COMPLEX*>(out.ptr), d.x.size());

@@ -1,16 +1,38 @@
-  // One output per thread, summed directly (a single launch cannot synchronise between FFT stages).
-  const size_t k = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
-  if (k >= N) return;
-  double sr = 0.0, si = 0.0;
-  size_t m = 0;  // (j * k) mod N
-  for (size_t j = 0; j < N; ++j) {
-    double s, c;
-    sincospi(1 * 2.0 * (double)m / (double)N, &s, &c);
-    sr += x[j].x * c - x[j].y * s;
-    si += x[j].x * s + x[j].y * c;
-    m += k;
-    if (m >= N) m -= N;
+  // In place in one launch: blocks cannot synchronise with each other, so block 0 alone runs an iterative
+  // radix-2 transform (bit-reversal permutation, then log2(N) stages of butterflies); its threads stride
+  // over the element pairs and barriers separate the stages. The other blocks return at once.
+  if (blockIdx.x != 0) return;
+  const size_t t0 = threadIdx.x, T = blockDim.x;
+  int bits = 0;
+  while ((size_t(1) << bits) < N) ++bits;
+  for (size_t j = t0; j < N; j += T) {
+    size_t rev = 0;
+    for (int b = 0; b < bits; ++b) rev |= ((j >> b) & 1) << (bits - 1 - b);
+    if (j < rev) {  // each pair is swapped once, by the thread that owns its smaller index
+      const auto tmp = x[j];
+      x[j] = x[rev];
+      x[rev] = tmp;
+    }
   }
-  output[k].x = sr / (double)N;
-  output[k].y = si / (double)N;
+  __syncthreads();
+  for (size_t len = 2; len <= N; len <<= 1) {
+    const size_t half = len / 2;
+    for (size_t t = t0; t < N / 2; t += T) {
+      const size_t start = (t / half) * len, k = t % half;
+      double s, c;
+      sincospi(2.0 * (double)k / (double)len, &s, &c);
+      const double ur = x[start + k].x, ui = x[start + k].y;
+      const double vr = x[start + k + half].x * c - x[start + k + half].y * s;
+      const double vi = x[start + k + half].x * s + x[start + k + half].y * c;
+      x[start + k].x = ur + vr;
+      x[start + k].y = ui + vi;
+      x[start + k + half].x = ur - vr;
+      x[start + k + half].y = ui - vi;
+    }
+    __syncthreads();
+  }
+  for (size_t k = t0; k < N; k += T) {
+    x[k].x /= (double)N;
+    x[k].y /= (double)N;
+  }
 }

@@ -11,6 +11,8 @@
     m += k;
     if (m >= N) m -= N;
   }
-  re[k] = sr;
-  im[k] = si;
+  r[k].x = sr;
+  r[k].y = 0.0;
+  i[k].x = si;
+  i[k].y = 0.0;
 }

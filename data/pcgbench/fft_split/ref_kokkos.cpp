@@ -6,10 +6,10 @@
     const double angle = -1 * 2.0 * M_PI * (double)k / (double)n;
     w(k) = Kokkos::complex<double>(Kokkos::Experimental::cos(angle), Kokkos::Experimental::sin(angle));
   });
-  Kokkos::parallel_for("bit_reverse", n, KOKKOS_LAMBDA(const size_t i) {
-    size_t r = 0;
-    for (int b = 0; b < bits; ++b) r |= ((i >> b) & 1) << (bits - 1 - b);
-    a(r) = x(i);
+  Kokkos::parallel_for("bit_reverse", n, KOKKOS_LAMBDA(const size_t j) {
+    size_t rev = 0;
+    for (int b = 0; b < bits; ++b) rev |= ((j >> b) & 1) << (bits - 1 - b);
+    a(rev) = x(j);
   });
   for (size_t len = 2; len <= n; len <<= 1) {
     const size_t half = len / 2, stride = n / len;
@@ -21,8 +21,8 @@
     });
   }
   Kokkos::parallel_for("store", n, KOKKOS_LAMBDA(const size_t k) {
-    re(k) = a(k).real();
-      im(k) = a(k).imag();
+    r(k) = a(k).real();
+    i(k) = a(k).imag();
   });
   Kokkos::fence();
 }

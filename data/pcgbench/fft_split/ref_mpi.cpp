@@ -1,6 +1,6 @@
-  // Decimation in time across ranks: P = the largest power of two <= min(ranks, n). Rank r < P transforms
-  // the subsequence x[r], x[r+P], x[r+2P], ... (length m = n/P); rank 0 gathers the P sub-transforms and
-  // combines them: X[k] = sum over r of exp(-1*2*pi*i*r*k/n) * Y_r[k mod m].
+  // Decimation in time across ranks: P = the largest power of two <= min(ranks, n). Rank q < P transforms
+  // the subsequence x[q], x[q+P], x[q+2P], ... (length m = n/P); rank 0 gathers the P sub-transforms and
+  // combines them: X[k] = sum over q of exp(-2 pi sqrt(-1) q k / n) * Y_q[k mod m].
   int rank = 0, size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -14,10 +14,10 @@
   for (size_t k = 0; k < n; ++k) w[k] = std::polar(1.0, -1 * 2.0 * M_PI * (double)k / (double)n);
   std::vector<std::complex<double>> a((size_t)rank < P ? m : 0);
   if ((size_t)rank < P) {
-    for (size_t i = 0; i < m; ++i) {
-      size_t r = 0;
-      for (int b = 0; b < bits; ++b) r |= ((i >> b) & 1) << (bits - 1 - b);
-      a[r] = x[rank + i * P];
+    for (size_t j = 0; j < m; ++j) {
+      size_t rev = 0;
+      for (int b = 0; b < bits; ++b) rev |= ((j >> b) & 1) << (bits - 1 - b);
+      a[rev] = x[rank + j * P];
     }
     for (size_t len = 2; len <= m; len <<= 1) {
       const size_t half = len / 2, stride = n / len;  // exp(s 2 pi i k / len) = w[k * n / len]
@@ -30,9 +30,9 @@
     }
   }
   std::vector<int> counts(size, 0), displs(size, 0);
-  for (size_t r = 0; r < P; ++r) {
-    counts[r] = (int)(2 * m);
-    displs[r] = (int)(2 * m * r);
+  for (size_t q = 0; q < P; ++q) {
+    counts[q] = (int)(2 * m);
+    displs[q] = (int)(2 * m * q);
   }
   std::vector<std::complex<double>> subs(rank == 0 ? n : 0);
   MPI_Gatherv(reinterpret_cast<double *>(a.data()), counts[rank], MPI_DOUBLE, reinterpret_cast<double *>(subs.data()),
@@ -40,8 +40,8 @@
   if (rank != 0) return;
   for (size_t k = 0; k < n; ++k) {
     std::complex<double> sum = 0.0;
-    for (size_t r = 0; r < P; ++r) sum += w[(r * k) % n] * subs[r * m + k % m];
-    re[k] = sum.real();
-    im[k] = sum.imag();
+    for (size_t q = 0; q < P; ++q) sum += w[(q * k) % n] * subs[q * m + k % m];
+    r[k] = sum.real();
+    i[k] = sum.imag();
   }
 }

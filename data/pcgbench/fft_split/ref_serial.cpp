@@ -7,10 +7,10 @@
   std::vector<std::complex<double>> w(n / 2 > 0 ? n / 2 : 1);
   for (size_t k = 0; k < n / 2; ++k) w[k] = std::polar(1.0, -1 * 2.0 * M_PI * (double)k / (double)n);
   std::vector<std::complex<double>> a(n);
-  for (size_t i = 0; i < n; ++i) {
-    size_t r = 0;
-    for (int b = 0; b < bits; ++b) r |= ((i >> b) & 1) << (bits - 1 - b);
-    a[r] = src[i];
+  for (size_t j = 0; j < n; ++j) {
+    size_t rev = 0;
+    for (int b = 0; b < bits; ++b) rev |= ((j >> b) & 1) << (bits - 1 - b);
+    a[rev] = src[j];
   }
   for (size_t len = 2; len <= n; len <<= 1) {
     const size_t half = len / 2, stride = n / len;
@@ -22,7 +22,7 @@
     }
   }
   for (size_t k = 0; k < n; ++k) {
-    re[k] = a[k].real();
-    im[k] = a[k].imag();
+    r[k] = a[k].real();
+    i[k] = a[k].imag();
   }
 }
