@@ -247,7 +247,7 @@ def prompt(problem: Problem, model: str) -> str:
     _check_model(model)
     family = SIGNATURE_FAMILY[model]
     includes = list(dict.fromkeys(MODEL_INCLUDES[model] + list(problem.includes)))
-    notes = [problem.notes.get(key, "") for key in ("all", family, model)]
+    notes = [problem.notes.get(key, "") for key in dict.fromkeys(("all", family, model))]  # kokkos: family == model
     if model in ("mpi+omp",):
         notes.append(problem.notes.get("mpi", ""))
     text = [f"// {problem.name} ({problem.problem_type}) in {MODEL_TITLES[model]}"]
