@@ -441,6 +441,11 @@ def link_argv(problem: Problem, model: str, sample_obj: Path, driver_obj: Path, 
     return [*_compiler(model), str(sample_obj), str(driver_obj), "-o", str(exe), *libs]
 
 
+def _declared_names(types: str) -> set:
+    """The struct/class names a `types` text declares."""
+    return set(re.findall(r"\b(?:struct|class)\s+([A-Za-z_]\w*)", types or ""))
+
+
 def driver_source(problem: Problem, model: str) -> str:
     """The driver translation unit for (problem, model); see data/pcgbench/drivers/common.hpp."""
     _check_model(model)
@@ -452,8 +457,12 @@ def driver_source(problem: Problem, model: str) -> str:
              f'#define PCG_PROBLEM_NAME "{problem.name}"',
              '#include "drivers/common.hpp"', standard_includes()]
     lines += [f"#include <{inc}>" for inc in problem.includes]
-    if problem.types.get("vector") and problem.types["vector"] != problem.types_for(model):
-        lines.append(problem.types["vector"])  # the baseline's types
+    if problem.types.get("vector") and problem.types["vector"] != problem.types_for(model) and not (
+            _declared_names(problem.types["vector"]) & _declared_names(problem.types_for(model))):
+        # The baseline's types, unless the model's types declare the same names (ParEval's Book has a std::string
+        # title in the vector prompts and a char pointer in the Kokkos and GPU ones): then the baseline, which
+        # reads the fields both share, is compiled against the model's declaration.
+        lines.append(problem.types["vector"])
     if problem.types_for(model):
         lines.append(problem.types_for(model))
     lines.append(problem.signature(model) + ";  // the sample, compiled in its own translation unit")

@@ -11,18 +11,18 @@ inline Data generate(std::size_t n, std::uint64_t seed) {
   d.x[n / 2 + (std::size_t)rng.integer(0, (long long)(n - n / 2 - 1))] = M_PI + 1e-9;
   return d;
 }
-inline void call_baseline(Data& d) { d.out = pcg_baseline::closest_to_pi(d.x); }
+inline void call_baseline(Data& d) { d.out = pcg_baseline::findClosestToPi(d.x); }
 inline void call_solution(Data& d) {
 #if defined(PCG_VECTOR_API)
-  d.out = ::closest_to_pi(d.x);
+  d.out = ::findClosestToPi(d.x);
 #elif defined(PCG_MODEL_KOKKOS)
-  d.out = ::closest_to_pi(kview(d.x));
+  d.out = ::findClosestToPi(kview(d.x));
 #elif defined(PCG_GPU)
   DeviceArray<double> x(d.x);
-  DeviceArray<size_t> index(1, 0);
-  ::closest_to_pi<<<blocks_for(d.x.size()), kBlock>>>(x.ptr, d.x.size(), index.ptr);
+  DeviceArray<size_t> closestToPiIndex(1, 0);
+  ::findClosestToPi<<<blocks_for(d.x.size()), kBlock>>>(x.ptr, d.x.size(), closestToPiIndex.ptr);
   PCG_GPU_SYNC();
-  d.out = index.first();
+  d.out = closestToPiIndex.first();
 #endif
 }
 inline std::size_t& result(Data& d) { return d.out; }

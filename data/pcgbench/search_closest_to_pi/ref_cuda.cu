@@ -7,5 +7,5 @@
     const double other = fabs(x[j] - M_PI);
     if (other < mine || (other == mine && j < i)) return;
   }
-  *index = i;
+  *closestToPiIndex = i;
 }

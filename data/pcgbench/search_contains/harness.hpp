@@ -21,10 +21,10 @@ inline void call_solution(Data& d) {
   d.out = ::contains(kview(d.x), d.target);
 #elif defined(PCG_GPU)
   DeviceArray<int> x(d.x);
-  DeviceArray<int> result(1, (int)(0));
-  ::contains<<<blocks_for(d.x.size()), kBlock>>>(x.ptr, d.x.size(), d.target, result.ptr);
+  DeviceArray<unsigned char> found(1, (unsigned char)0);  // one bool, false on entry
+  ::contains<<<blocks_for(d.x.size()), kBlock>>>(x.ptr, d.x.size(), d.target, reinterpret_cast<bool*>(found.ptr));
   PCG_GPU_SYNC();
-  d.out = (bool)result.first();
+  d.out = found.first() != 0;
 #endif
 }
 inline bool& result(Data& d) { return d.out; }

@@ -14,18 +14,18 @@ inline Data generate(std::size_t n, std::uint64_t seed) {
   for (std::size_t i = first; i < n; i += 1 + (std::size_t)rng.integer(0, (long long)n / 8)) d.x[i] -= 1;
   return d;
 }
-inline void call_baseline(Data& d) { d.out = pcg_baseline::first_even(d.x); }
+inline void call_baseline(Data& d) { d.out = pcg_baseline::findFirstEven(d.x); }
 inline void call_solution(Data& d) {
 #if defined(PCG_VECTOR_API)
-  d.out = ::first_even(d.x);
+  d.out = ::findFirstEven(d.x);
 #elif defined(PCG_MODEL_KOKKOS)
-  d.out = ::first_even(kview(d.x));
+  d.out = ::findFirstEven(kview(d.x));
 #elif defined(PCG_GPU)
   DeviceArray<int> x(d.x);
-  DeviceArray<size_t> first(1, d.x.size());
-  ::first_even<<<blocks_for(d.x.size()), kBlock>>>(x.ptr, d.x.size(), first.ptr);
+  DeviceArray<size_t> firstEvenIndex(1, d.x.size());
+  ::findFirstEven<<<blocks_for(d.x.size()), kBlock>>>(x.ptr, d.x.size(), firstEvenIndex.ptr);
   PCG_GPU_SYNC();
-  d.out = first.first();
+  d.out = firstEvenIndex.first();
 #endif
 }
 inline std::size_t& result(Data& d) { return d.out; }

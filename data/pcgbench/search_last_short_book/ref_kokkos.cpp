@@ -1,5 +1,7 @@
   const size_t n = books.extent(0);
-  long long acc = -1LL;
-  Kokkos::parallel_reduce("last_short_book", n, KOKKOS_LAMBDA(const size_t i, long long& part) { part = ((books(i).pages < 100 ? (long long)i : -1LL) > part ? (books(i).pages < 100 ? (long long)i : -1LL) : part); }, Kokkos::Max<long long>(acc));
-  return acc;
+  long long last = -1;
+  Kokkos::parallel_reduce("last_short_book", n, KOKKOS_LAMBDA(const size_t i, long long& best) {
+    if (books(i).pages < 100 && (long long)i > best) best = (long long)i;
+  }, Kokkos::Max<long long>(last));
+  return last < 0 ? n : static_cast<size_t>(last);
 }

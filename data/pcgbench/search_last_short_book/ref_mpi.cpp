@@ -7,5 +7,5 @@
   for (size_t i = begin; i < end; ++i) local = ((books[i].pages < 100 ? (long long)i : -1LL) > local ? (books[i].pages < 100 ? (long long)i : -1LL) : local);
   long long total = -1LL;
   MPI_Reduce(&local, &total, 1, MPI_LONG_LONG, MPI_MAX, 0, MPI_COMM_WORLD);
-  return total;
+  return total < 0 ? n : static_cast<size_t>(total);
 }

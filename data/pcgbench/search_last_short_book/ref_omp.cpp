@@ -26,5 +26,5 @@
       break;
     }
   }
-  return found;
+  return found < 0 ? n : static_cast<size_t>(found);
 }

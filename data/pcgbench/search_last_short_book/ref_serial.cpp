@@ -1,5 +1,5 @@
   // Search from the end: the first short book found is the last one.
   for (size_t i = books.size(); i-- > 0;)
-    if (books[i].pages < 100) return static_cast<long long>(i);
-  return -1;
+    if (books[i].pages < 100) return i;
+  return books.size();
 }

@@ -7,5 +7,5 @@
     less += (x[j] < v);
     less_equal += (x[j] <= v);
   }
-  if (less < k && less_equal >= k) *kth = v;  // every writer writes the same value
+  if (less < (size_t)k && less_equal >= (size_t)k) *kthSmallest = v;  // every writer writes the same value
 }

@@ -10,7 +10,7 @@
     const long long mid = lo + (hi - lo) / 2;
     size_t count = 0;
     Kokkos::parallel_reduce("count", n, KOKKOS_LAMBDA(const size_t i, size_t& c) { c += (x(i) <= mid); }, count);
-    if (count >= k) hi = mid;
+    if (count >= (size_t)k) hi = mid;
     else lo = mid + 1;
   }
   return static_cast<int>(lo);

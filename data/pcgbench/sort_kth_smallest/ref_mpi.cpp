@@ -18,7 +18,7 @@
     unsigned long long local = 0, total = 0;
     for (size_t i = begin; i < end; ++i) local += (x[i] <= mid);
     MPI_Allreduce(&local, &total, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
-    if (total >= k) hi = mid;
+    if (total >= (unsigned long long)k) hi = mid;
     else lo = mid + 1;
   }
   return static_cast<int>(lo);

@@ -21,7 +21,7 @@
     for (size_t b = 0; b < buckets; ++b) count[b] += mine[b];
   }
   size_t bucket = 0, before = 0;
-  while (before + count[bucket] < k) before += count[bucket++];
+  while (before + count[bucket] < (size_t)k) before += count[bucket++];
   std::vector<int> candidates;
   #pragma omp parallel
   {
@@ -32,6 +32,6 @@
     #pragma omp critical
     candidates.insert(candidates.end(), mine.begin(), mine.end());
   }
-  std::nth_element(candidates.begin(), candidates.begin() + (k - 1 - before), candidates.end());
-  return candidates[k - 1 - before];
+  std::nth_element(candidates.begin(), candidates.begin() + ((size_t)k - 1 - before), candidates.end());
+  return candidates[(size_t)k - 1 - before];
 }

@@ -1,8 +1,8 @@
 // sort_structs_by_start: n results with distinct start times 1, 4, 7, ... in random order.
-inline bool operator==(const Result& a, const Result& b) { return a.start == b.start && a.duration == b.duration && a.value == b.value; }
+inline bool operator==(const Result& a, const Result& b) { return a.startTime == b.startTime && a.duration == b.duration && a.value == b.value; }
 inline bool operator!=(const Result& a, const Result& b) { return !(a == b); }
-inline std::ostream& operator<<(std::ostream& o, const Result& r) { return o << "{" << r.start << "," << r.duration << "," << r.value << "}"; }
-inline void bump(Result& r) { r.start += 1; }
+inline std::ostream& operator<<(std::ostream& o, const Result& r) { return o << "{" << r.startTime << "," << r.duration << "," << r.value << "}"; }
+inline void bump(Result& r) { r.startTime += 1; }
 namespace pcg {
 struct Data {
   std::vector<Result> results;
@@ -13,17 +13,18 @@ inline Data generate(std::size_t n, std::uint64_t seed) {
   d.results = [&] { std::vector<Result> v(n); for (std::size_t i = 0; i < n; ++i) v[i] = Result{(int)i * 3 + 1, (int)rng.integer(1, 100), (float)rng.uniform(-1.0, 1.0)}; for (std::size_t i = n; i-- > 1;) std::swap(v[i], v[(std::size_t)rng.integer(0, (long long)i)]); return v; }();
   return d;
 }
-inline void call_baseline(Data& d) { pcg_baseline::sort_by_start(d.results); }
+inline void call_baseline(Data& d) { pcg_baseline::sortByStartTime(d.results); }
 inline void call_solution(Data& d) {
 #if defined(PCG_VECTOR_API)
-  ::sort_by_start(d.results);
+  ::sortByStartTime(d.results);
 #elif defined(PCG_MODEL_KOKKOS)
-  ::sort_by_start(kview(d.results));
+  Kokkos::View<Result*> results = kview(d.results);
+  ::sortByStartTime(results);
 #elif defined(PCG_GPU)
-  DeviceArray<Result> x(d.results), sorted(d.results);
-  ::sort_by_start<<<blocks_for(d.results.size()), kBlock>>>(x.ptr, sorted.ptr, d.results.size());
+  DeviceArray<Result> results(d.results);
+  ::sortByStartTime<<<blocks_for(d.results.size()), kBlock>>>(results.ptr, d.results.size());
   PCG_GPU_SYNC();
-  sorted.to_host(d.results);
+  results.to_host(d.results);
 #endif
 }
 inline std::vector<Result>& result(Data& d) { return d.results; }

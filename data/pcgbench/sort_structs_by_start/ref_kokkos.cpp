@@ -1,5 +1,5 @@
   // Host execution space: sort chunks in parallel, then merge neighbouring runs pairwise in parallel.
-  const auto less = [](const Result& a, const Result& b) { return a.start < b.start; };
+  const auto less = [](const Result& a, const Result& b) { return a.startTime < b.startTime; };
   const size_t n = results.extent(0);
   Result *data = results.data();
   const int chunks = 2 * Kokkos::DefaultExecutionSpace::concurrency();

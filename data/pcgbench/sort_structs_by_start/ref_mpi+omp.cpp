@@ -1,5 +1,5 @@
   // Each rank sorts its block; rank 0 gathers the sorted blocks (as bytes) and merges them pairwise.
-  const auto less = [](const Result& a, const Result& b) { return a.start < b.start; };
+  const auto less = [](const Result& a, const Result& b) { return a.startTime < b.startTime; };
   int rank = 0, size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);

@@ -1,5 +1,5 @@
   // Sort one chunk per thread, then merge neighbouring runs pairwise, in parallel, until one run is left.
-  const auto less = [](const Result& a, const Result& b) { return a.start < b.start; };
+  const auto less = [](const Result& a, const Result& b) { return a.startTime < b.startTime; };
   const size_t n = results.size();
   const int chunks = omp_get_max_threads();
   std::vector<size_t> bound(chunks + 1);

@@ -1,2 +1,2 @@
-  std::sort(results.begin(), results.end(), [](const Result& a, const Result& b) { return a.start < b.start; });
+  std::sort(results.begin(), results.end(), [](const Result& a, const Result& b) { return a.startTime < b.startTime; });
 }
