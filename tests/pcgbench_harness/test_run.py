@@ -86,7 +86,7 @@ def test_the_package_exports_its_api():
         "RunProtocol", "ProgramRun", "run_program", "SandboxLimits", "check_tools", "placement_env", "summarise_times",
         "check_sandbox", "SandboxUnavailable", "SandboxFailure",
         "BUILD_ERROR", "NO_PARALLELISM", "VERDICT_TIMEOUT", "CRASH", "KILLED_RESOURCE_LIMIT", "WRONG_ANSWER", "OK",
-        "VERDICTS",
+        "PROMPT_MISMATCH", "VERDICTS",
     }  # fmt: skip
     assert all(hasattr(pcgbench, name) for name in pcgbench.__all__)
     assert set(pcgbench.VERDICTS) >= {pcgbench.OK, pcgbench.WRONG_ANSWER, pcgbench.CRASH, pcgbench.BUILD_ERROR}

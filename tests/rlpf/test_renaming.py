@@ -74,7 +74,8 @@ def test_renamed_programs_still_compile(tasks):
     for v in (t for t in tasks if t.origin and t.task_set == "openmp"):
         for completion in candidate_completions(v, 4):
             source = suite.sample_source(suite.get_problem(v.kernel), "omp", program_body(v, completion))
-            out = subprocess.run(["g++", "-std=c++17", "-fopenmp", "-fsyntax-only", "-x", "c++", "-"], input=source,
+            out = subprocess.run(["g++", "-std=c++17", "-fopenmp", f"-I{suite.standard_header_dir('omp')}",
+                                  "-fsyntax-only", "-x", "c++", "-"], input=source,
                                  text=True, capture_output=True)  # fmt: skip
             assert out.returncode == 0, (v.task_id, completion, out.stderr[-500:])
 
