@@ -3,7 +3,8 @@ matched record by record, and its bodies build and get the verdicts they deserve
 
 Which records are built and run rotates like the references (conftest.py): every record is matched and its
 prompt checked; ROTATING_PER_MODEL problems per execution model are built and evaluated in the sandbox
-(PCGBENCH_TEST_ALL=1: all of them); CUDA is compiled (no GPU here), HIP only where hipcc exists.
+(PCGBENCH_TEST_ALL=1: all of them, about 20 minutes on 2 cores, beyond pytest's default per-test limit:
+add --timeout=3000); CUDA is compiled (no GPU here), HIP only where hipcc exists.
 """
 
 from __future__ import annotations
