@@ -73,6 +73,7 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="pareval-cold-") as tmp:
         tmp = Path(tmp)
+        tmp.chmod(0o755)  # the machine caches inside must be readable by the confined compiler
         generations = tmp / "generations.json"
         count = write_generations(generations, args.problems.split(","), args.models.split(","), args.samples)
         load_before = os.getloadavg()[0]
