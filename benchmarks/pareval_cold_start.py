@@ -13,7 +13,7 @@ command a user runs (`python -m workflow_scripts.pcgbench evaluate FILE --out DI
 3. cold again, to show the spread of the cold time.
 Prints wall times with the verdicts of each run (which must agree) and writes
 results/pcgbench/benchmarks/pareval_cold_start.json. The reference point is ParEval's harness measured on a
-machine of this kind (issue text): 44 s for this workload, 20 s for this harness before its caches; the target
+machine of this kind: 44 s for this workload, 20 s for this harness before its caches; the target
 is a third of ParEval's, 14.7 s. ParEval's harness is not installed here, so it is not re-measured: the ratio
 printed is against that recorded figure and is indicative only (the load average is printed beside it).
 """

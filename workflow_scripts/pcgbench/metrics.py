@@ -175,12 +175,11 @@ def _pareval_group(rows: pd.DataFrame, ks: Sequence[int], n: int) -> dict:
                                                 "prompts_with_valid_sample": len(speedups_max)}  # fmt: skip
     if not reached:
         out["note"] = f"speedup_n/efficiency_n not measured: some valid samples have no run at n = {n}"
-    samples = sample_table(rows)
+    groups = list(sample_table(rows).groupby("problem"))
     for k in ks:
         if k > min_samples:
             continue
         for name, column in (("pass", "correct"), ("build", "built")):
-            groups = list(samples.groupby("problem"))
             out[f"{name}@{k}"] = float(np.mean([pass_at_k(len(g), int(g[column].sum()), k) for _, g in groups]))
 
         def best_of(values: list[float], k: int = k) -> float:
