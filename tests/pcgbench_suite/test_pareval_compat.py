@@ -115,11 +115,7 @@ def test_pareval_records_build_and_get_their_verdicts(tmp_path):
             record["outputs"].append(suite.serial_baseline_body(PROBLEMS[pf.problem_name(record)]))
     path.write_text(json.dumps(records))
     samples, _ = load_samples(path, "pareval", suite.DATA_ROOT)
-    # The confined compiler (another uid) reads Kokkos's headers from the checkout's cache: not possible in a
-    # checkout inside a folder others cannot enter (a mktemp -d clone), as for the rootless probes.
-    kokkos_readable = all(os.stat(d).st_mode & 0o005 == 0o005 for d in suite.kokkos_prefix().resolve().parents)
-    selected = [s for s in samples if s.model in RUN_MODELS and s.problem.name in chosen(s.model)
-                and (s.model != "kokkos" or kokkos_readable)]
+    selected = [s for s in samples if s.model in RUN_MODELS and s.problem.name in chosen(s.model)]
     cfg = EvaluateConfig(cache_dir=tmp_path / "cache", reps=1, warmup=0, validations=1, stress_validations=0,
                          max_cores=2, run_timeout_s=60.0, ks=(1,))
     rows, skipped = evaluate_samples(selected, tmp_path / "out", cfg)

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
+import tempfile
+from pathlib import Path
 
 import pytest
 
-from workflow_scripts.pcgbench import suite
+from workflow_scripts.pcgbench import kokkos, suite
 from workflow_scripts.pcgbench.uses_model import strip_comments_and_strings, uses_model
 
 PROBLEMS = suite.load_suite()
@@ -174,12 +177,24 @@ def test_standard_headers_come_before_the_prompt_precompiled(tmp_path):
     assert not (suite.standard_header_dir("cuda") / (suite.STANDARD_HEADER_FILE + ".gch")).exists()  # nvcc: text
 
 
-def test_machine_cache_refuses_a_folder_others_can_write(tmp_path, monkeypatch):
-    folder = tmp_path / "shared"
-    folder.mkdir(mode=0o777)
-    folder.chmod(0o777)
-    monkeypatch.setenv("PCGBENCH_MACHINE_CACHE", str(folder))
-    with pytest.raises(RuntimeError, match="not writable by others"):
+def test_machine_cache_refuses_a_folder_others_can_write(monkeypatch):
+    with tempfile.TemporaryDirectory() as name:  # in the system's temporary folder, which others can enter
+        folder = Path(name)
+        folder.chmod(0o777)
+        monkeypatch.setenv("PCGBENCH_MACHINE_CACHE", str(folder))
+        with pytest.raises(RuntimeError, match="not writable by others"):
+            suite.machine_cache_dir()
+        folder.chmod(0o700)
+        assert suite.machine_cache_dir() == folder.resolve() and folder.stat().st_mode & 0o777 == 0o755
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="the confined compiler is another user only in root mode")
+def test_machine_cache_and_kokkos_refuse_a_folder_the_confined_compiler_cannot_reach(tmp_path, monkeypatch):
+    closed = tmp_path / "home"
+    closed.mkdir(mode=0o700)
+    closed.chmod(0o700)
+    monkeypatch.setenv("PCGBENCH_MACHINE_CACHE", str(closed / "cache"))
+    with pytest.raises(RuntimeError, match=f"lies below {closed}.*PCGBENCH_MACHINE_CACHE"):
         suite.machine_cache_dir()
-    folder.chmod(0o700)
-    assert suite.machine_cache_dir() == folder and folder.stat().st_mode & 0o777 == 0o755
+    with pytest.raises(RuntimeError, match=f"lies below {closed}.*PCGBENCH_KOKKOS_PREFIX"):
+        kokkos.ensure_kokkos(closed / "kokkos")

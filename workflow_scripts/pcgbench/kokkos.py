@@ -5,8 +5,9 @@ never run in parallel there. The `pykokkos-base` 0.0.7 source distribution on Py
 sources (`external/kokkos`); we fetch it with pip, configure with CMake (OpenMP + Serial, Release) and
 install into a cache directory. The workflow and the tests both call `ensure_kokkos()`.
 
-Where: `$PCGBENCH_KOKKOS_PREFIX` if set, else `<repo>/.cache/kokkos` (git-ignored). A file lock keeps two
-processes from building at once; a stamp file marks a finished installation.
+Where: `$PCGBENCH_KOKKOS_PREFIX` if set, else `kokkos-<version>` in the machine's build cache
+(machine_cache.py): the confined compiler reads its headers, so it may not live in a checkout others cannot
+enter. A file lock keeps two processes from building at once; a stamp file marks a finished installation.
 
 Run by hand:  python -m workflow_scripts.pcgbench.kokkos [PREFIX]
 """
@@ -22,18 +23,19 @@ import tarfile
 import tempfile
 from pathlib import Path
 
+from workflow_scripts.pcgbench.machine_cache import check_reachable, machine_cache_dir
+
 logger = logging.getLogger(__name__)
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
 KOKKOS_SDIST = "pykokkos-base==0.0.7"
 KOKKOS_VERSION = "3.4.1"
 _STAMP = "pcgbench-kokkos.stamp"
 
 
 def kokkos_prefix() -> Path:
-    """The installation prefix: $PCGBENCH_KOKKOS_PREFIX, else <repo>/.cache/kokkos."""
+    """The installation prefix: $PCGBENCH_KOKKOS_PREFIX, else kokkos-<version> in the machine's build cache."""
     env = os.environ.get("PCGBENCH_KOKKOS_PREFIX")
-    return Path(env).resolve() if env else REPO_ROOT / ".cache" / "kokkos"
+    return Path(env).resolve() if env else machine_cache_dir() / f"kokkos-{KOKKOS_VERSION}"
 
 
 def kokkos_ready(prefix: Path | None = None) -> bool:
@@ -51,6 +53,7 @@ def _run(argv: list[str], cwd: Path) -> None:
 def ensure_kokkos(prefix: Path | None = None, *, jobs: int = 2) -> Path:
     """Return the Kokkos install prefix, building Kokkos there first if it is not yet built."""
     prefix = (prefix or kokkos_prefix()).resolve()
+    check_reachable(prefix, "the Kokkos installation", "PCGBENCH_KOKKOS_PREFIX")
     if kokkos_ready(prefix):
         return prefix
     prefix.mkdir(parents=True, exist_ok=True)
@@ -76,6 +79,7 @@ def ensure_kokkos(prefix: Path | None = None, *, jobs: int = 2) -> Path:
                   "-DKokkos_ENABLE_OPENMP=ON", "-DKokkos_ENABLE_SERIAL=ON", "-DBUILD_SHARED_LIBS=OFF",
                   "-DCMAKE_POSITION_INDEPENDENT_CODE=ON", "-DCMAKE_CXX_STANDARD=17"], cwd=build)
             _run(["make", f"-j{jobs}", "install"], cwd=build)
+        _run(["chmod", "-R", "a+rX", str(prefix)], cwd=prefix)  # the confined compiler reads it, whatever the umask
         (prefix / _STAMP).write_text(f"Kokkos {KOKKOS_VERSION} from {KOKKOS_SDIST}, OpenMP + Serial backends\n")
     logger.info("Kokkos %s installed in %s", KOKKOS_VERSION, prefix)
     return prefix

@@ -64,15 +64,14 @@ import logging
 import os
 import re
 import shutil
-import stat
 import subprocess
-import tempfile
 import textwrap
 from pathlib import Path
 
 import yaml
 
 from workflow_scripts.pcgbench.kokkos import ensure_kokkos, kokkos_flags, kokkos_prefix
+from workflow_scripts.pcgbench.machine_cache import machine_cache_dir  # noqa: F401 -- re-exported API
 from workflow_scripts.pcgbench.uses_model import MODEL_TITLES, uses_model  # noqa: F401 -- re-exported API
 
 logger = logging.getLogger(__name__)
@@ -354,23 +353,6 @@ def compiler_version(compiler: str) -> str:
         proc = subprocess.run([compiler, flag], capture_output=True, text=True, timeout=30)
         parts.append(proc.stdout + proc.stderr)
     return "\n".join(parts)
-
-
-def machine_cache_dir() -> Path:
-    """Build products shared by every evaluation on this machine (driver objects, precompiled headers):
-    $PCGBENCH_MACHINE_CACHE, else pcgbench-cache-<uid> in the system's temporary folder. Everything in it is
-    keyed by the hash of what went into it. It must be readable by the confined compiler (uid 65534 in root
-    mode; a 0700 home is not), and nobody else may write to it: a planted precompiled header would go into
-    every sample, so a folder owned by another user or writable by others is refused."""
-    folder = Path(os.environ.get("PCGBENCH_MACHINE_CACHE") or Path(tempfile.gettempdir()) / f"pcgbench-cache-{os.getuid()}")
-    folder.mkdir(mode=0o755, parents=True, exist_ok=True)
-    info = folder.stat()
-    if info.st_uid != os.getuid() or info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
-        raise RuntimeError(f"{folder}: the machine build cache must be owned by uid {os.getuid()} and not writable "
-                           "by others; remove it or set PCGBENCH_MACHINE_CACHE to a folder of your own")
-    if info.st_mode & 0o755 != 0o755:
-        folder.chmod(0o755)
-    return folder
 
 
 # Models whose compiler is GCC (directly or through the MPI wrapper): their standard header is precompiled.
