@@ -5,7 +5,7 @@
 VENV ?= .venv
 PYTHON := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
-DEBIAN_PACKAGES := openmpi-bin libopenmpi-dev bubblewrap
+DEBIAN_PACKAGES := openmpi-bin libopenmpi-dev bubblewrap clang libomp-dev
 SNAKEMAKE_ARGS ?=
 
 .PHONY: run test setup system-packages lint clean-results

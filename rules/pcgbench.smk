@@ -81,6 +81,7 @@ rule pcgbench_self_test_generations:
         samples=lookup(dpath="pcgbench/samples", within=config),
         mutants=lookup(dpath="pcgbench/mutants", within=config),
         mutant_problems=lookup(dpath="pcgbench/mutant_problems", within=config),
+        race_check=lookup(dpath="pcgbench/evaluate/race_check", within=config),
         seed=config["seed"],
     script:
         "../workflow_scripts/pcgbench/generators.py"
