@@ -80,6 +80,8 @@ def test_a_line_that_is_not_an_exact_pin_is_refused(tmp_path):
     requirements.write_text("numpy==2.4.6\n# a comment\npandas>=3\n")
     with pytest.raises(SoftwareEnvError, match=r"requirements.txt:3: 'pandas>=3' is not an exact pin"):
         read_pins(requirements)
+    with pytest.raises(SoftwareEnvError, match="missing: the workflow's pinned packages"):
+        read_pins(tmp_path / "nowhere" / "requirements.txt")
 
 
 def _script(tmp_path: Path, name: str, body: str) -> Path:

@@ -44,6 +44,11 @@ class SoftwareEnvError(ValueError):
 
 def read_pins(requirements: Path) -> dict[str, str]:
     """Canonical distribution name -> pinned version, from a requirements file of `name[extras]==version` lines."""
+    if not Path(requirements).is_file():
+        raise SoftwareEnvError(
+            f"{requirements} is missing: the workflow's pinned packages, which every rule's software_env "
+            "parameter is read from; run from a whole checkout (a copy of the workflow needs requirements.txt too)"
+        )
     pins = {}
     for number, raw in enumerate(Path(requirements).read_text().splitlines(), start=1):
         line = raw.split("#", 1)[0].strip()
