@@ -19,10 +19,10 @@ test: setup
 setup: $(STAMP) system-packages
 
 # Reinstalled only when the pins change; torch stays at the CPU build through constraints.txt.
-$(STAMP): requirements.txt constraints.txt
+$(STAMP): requirements.txt requirements-dev.txt constraints.txt
 	test -x $(PYTHON) || python3 -m venv $(VENV)
 	$(PYTHON) -m pip install --quiet --upgrade pip
-	DS_BUILD_OPS=0 $(PYTHON) -m pip install --quiet -c constraints.txt -r requirements.txt
+	DS_BUILD_OPS=0 $(PYTHON) -m pip install --quiet -c constraints.txt -r requirements.txt -r requirements-dev.txt
 	touch $(STAMP)
 
 system-packages:

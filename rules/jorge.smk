@@ -33,6 +33,7 @@ rule jorge_sgd_grid:
         grid=lookup(dpath="jorge/sgd_grid", within=config),
         device=lookup(dpath="jorge/device", within=config),
         seed=config["seed"],
+        software_env=software_env("../workflow_scripts/jorge/hparam.py"),
     script:
         "../workflow_scripts/jorge/hparam.py"
 
@@ -62,6 +63,7 @@ rule jorge_train:
         optimizer=lookup(dpath="jorge/optimizers/{optimizer}", within=config),
         device=lookup(dpath="jorge/device", within=config),
         seed=config["seed"],
+        software_env=software_env("../workflow_scripts/jorge/train.py"),
     script:
         "../workflow_scripts/jorge/train.py"
 
@@ -80,6 +82,7 @@ rule jorge_numerics:
     params:
         numerics=lookup(dpath="jorge/numerics", within=config),
         seed=config["seed"],
+        software_env=software_env("../workflow_scripts/jorge/numerics.py"),
     script:
         "../workflow_scripts/jorge/numerics.py"
 
@@ -98,6 +101,7 @@ rule jorge_step_cost:
     params:
         step_cost=lookup(dpath="jorge/step_cost", within=config),
         seed=config["seed"],
+        software_env=software_env("../workflow_scripts/jorge/step_cost.py"),
     script:
         "../workflow_scripts/jorge/step_cost.py"
 
@@ -136,6 +140,7 @@ for _figure, _inputs in JORGE_FIGURE_INPUTS.items():
             mem_mb=1000,
         params:
             figure=_figure,
+            software_env=software_env("../workflow_scripts/jorge/figures.py"),
         script:
             "../workflow_scripts/jorge/figures.py"
 
@@ -155,6 +160,8 @@ rule jorge_summary:
     threads: 1
     resources:
         mem_mb=500,
+    params:
+        software_env=software_env("../workflow_scripts/jorge/summary.py"),
     script:
         "../workflow_scripts/jorge/summary.py"
 

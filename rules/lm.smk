@@ -22,6 +22,7 @@ rule hpccoder_tokenizer:
         tokenizer=lookup(dpath="hpccoder/tokenizer", within=config),
         init_from=config["hpccoder"]["model"].get("init_from"),
         seed=config["seed"],
+        software_env=software_env("../workflow_scripts/lm/tokenizer.py"),
     script:
         "../workflow_scripts/lm/tokenizer.py"
 
@@ -46,6 +47,7 @@ rule hpccoder_pretrain:
         model=lookup(dpath="hpccoder/model", within=config),
         training=lookup(dpath="hpccoder/training", within=config),
         seed=config["seed"],
+        software_env=software_env("../workflow_scripts/lm/pretrain.py"),
     script:
         "../workflow_scripts/lm/pretrain.py"
 
@@ -69,6 +71,7 @@ rule hpccoder_pragma:
     params:
         pragma=lookup(dpath="hpccoder/pragma", within=config),
         seed=config["seed"],
+        software_env=software_env("../workflow_scripts/lm/pragma.py"),
     script:
         "../workflow_scripts/lm/pragma.py"
 
@@ -94,6 +97,7 @@ rule hpccoder_completion:
         models=lookup(dpath="hpccoder/completion/models", within=config),
         ks=lookup(dpath="hpccoder/completion/ks", within=config),
         seed=config["seed"],
+        software_env=software_env("../workflow_scripts/lm/completion.py"),
     script:
         "../workflow_scripts/lm/completion.py"
 
@@ -117,6 +121,7 @@ rule hpccoder_perfchange:
         perfchange={k: v for k, v in config["hpccoder"]["perfchange"].items() if k != "enabled"},
         evaluate=lookup(dpath="pcgbench/evaluate", within=config),
         seed=config["seed"],
+        software_env=software_env("../workflow_scripts/lm/perfchange.py"),
     script:
         "../workflow_scripts/lm/perfchange.py"
 
@@ -155,6 +160,7 @@ for _figure, _metrics in HPCCODER_FIGURE_INPUTS.items():
             mem_mb=1000,
         params:
             figure=_figure,
+            software_env=software_env("../workflow_scripts/lm/figures.py"),
         script:
             "../workflow_scripts/lm/figures.py"
 
@@ -176,6 +182,7 @@ rule hpccoder_summary:
         mem_mb=1000,
     params:
         seed=config["seed"],
+        software_env=software_env("../workflow_scripts/lm/summary.py"),
     script:
         "../workflow_scripts/lm/summary.py"
 

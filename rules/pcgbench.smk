@@ -35,6 +35,7 @@ rule pcgbench_prompts:
         problems=lookup(dpath="pcgbench/problems", within=config),
         models=lookup(dpath="pcgbench/models", within=config),
         seed=config["seed"],
+        software_env=software_env("../workflow_scripts/pcgbench/prompts.py"),
     script:
         "../workflow_scripts/pcgbench/prompts.py"
 
@@ -58,6 +59,7 @@ rule pcgbench_reference_speedups:
         models=lookup(dpath="pcgbench/models", within=config),
         evaluate=lookup(dpath="pcgbench/evaluate", within=config),
         seed=config["seed"],
+        software_env=software_env("../workflow_scripts/pcgbench/reference_speedups.py"),
     script:
         "../workflow_scripts/pcgbench/reference_speedups.py"
 
@@ -83,6 +85,7 @@ rule pcgbench_self_test_generations:
         mutant_problems=lookup(dpath="pcgbench/mutant_problems", within=config),
         race_check=lookup(dpath="pcgbench/evaluate/race_check", within=config),
         seed=config["seed"],
+        software_env=software_env("../workflow_scripts/pcgbench/generators.py"),
     script:
         "../workflow_scripts/pcgbench/generators.py"
 
@@ -102,6 +105,7 @@ rule pcgbench_build:
     params:
         evaluate=lookup(dpath="pcgbench/evaluate", within=config),
         seed=config["seed"],
+        software_env=software_env("../workflow_scripts/pcgbench/build.py"),
     script:
         "../workflow_scripts/pcgbench/build.py"
 
@@ -126,6 +130,7 @@ rule pcgbench_evaluate:
     params:
         evaluate=lookup(dpath="pcgbench/evaluate", within=config),
         seed=config["seed"],
+        software_env=software_env("../workflow_scripts/pcgbench/evaluate.py"),
     script:
         "../workflow_scripts/pcgbench/evaluate.py"
 
@@ -154,6 +159,7 @@ rule pcgbench_summary:
     params:
         config=lookup(dpath="pcgbench", within=config),
         seed=config["seed"],
+        software_env=software_env("../workflow_scripts/pcgbench/summary.py"),
     script:
         "../workflow_scripts/pcgbench/summary.py"
 
@@ -185,6 +191,7 @@ for _figure, _caption in PCGBENCH_FIGURE_CAPTIONS.items():
             mem_mb=1000,
         params:
             figure=_figure,
+            software_env=software_env("../workflow_scripts/pcgbench/figures.py"),
         script:
             "../workflow_scripts/pcgbench/figures.py"
 

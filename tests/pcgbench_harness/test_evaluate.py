@@ -127,8 +127,9 @@ def hostile_body(problem, model, code):
 
 
 def test_adversarial_bodies_are_contained(tmp_path, cache_dir, problem, reference_walls):
-    # A host directory outside /tmp that this user may write (the sandbox must still not).
-    host_dir = Path(os.environ.get("PCGBENCH_TEST_HOSTDIR", REPO / "results"))
+    # A host directory outside /tmp that this user may write (the sandbox must still not); in the checkout's
+    # ignored .cache/, never its results/ (a finished run's outputs are not a test's scratch space).
+    host_dir = Path(os.environ.get("PCGBENCH_TEST_HOSTDIR", REPO / ".cache" / "tests"))
     outside, canary = host_dir / "pcgbench_escape_marker", host_dir / "pcgbench_canary"
     outside.parent.mkdir(parents=True, exist_ok=True)
     outside.unlink(missing_ok=True)

@@ -70,13 +70,14 @@ from pathlib import Path
 
 import yaml
 
+from workflow_scripts.common.project import PROJECT_ROOT
 from workflow_scripts.pcgbench.kokkos import ensure_kokkos, kokkos_flags, kokkos_prefix
 from workflow_scripts.pcgbench.machine_cache import machine_cache_dir  # noqa: F401 -- re-exported API
 from workflow_scripts.pcgbench.uses_model import MODEL_TITLES, uses_model  # noqa: F401 -- re-exported API
 
 logger = logging.getLogger(__name__)
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
+REPO_ROOT = PROJECT_ROOT  # the checkout, or the copy of data/ an installed wheel carries
 DATA_ROOT = REPO_ROOT / "data" / "pcgbench"
 DRIVERS_DIR = DATA_ROOT / "drivers"
 
