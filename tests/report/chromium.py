@@ -13,6 +13,7 @@ import json
 import os
 import queue
 import shutil
+import signal
 import subprocess
 import tempfile
 import threading
@@ -75,8 +76,8 @@ class HeadlessChromium:
             pass
         try:
             self._process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self._process.kill()
+        except subprocess.TimeoutExpired:  # the whole session: the browser and its renderer processes
+            os.killpg(self._process.pid, signal.SIGKILL)
             self._process.wait()
         os.close(self._to_browser)
         self._profile.cleanup()
