@@ -12,7 +12,6 @@ downloads). `write_table` is the one writer of such tables: the PCGBench tables 
         results/jorge/tables/headline_numbers.csv results/jorge/tables/headline_numbers.html --study jorge
 """
 
-
 import argparse
 import csv
 import html

@@ -14,7 +14,6 @@ Both are written by workflow_scripts.common.tables.write_table (full precision i
         --csv metrics.csv --html metrics.html
 """
 
-
 import argparse
 import csv
 import logging
