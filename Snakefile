@@ -56,6 +56,12 @@ include: "rules/pcgbench.smk"
 include: "rules/generate.smk"
 include: "rules/corpus.smk"
 include: "rules/lm.smk"
+# After every study: it makes the report's tables of what the studies registered.
+include: "rules/report.smk"
+
+
+# The report's front page: what each study reproduces and where its figures and tables are.
+report: "rules/captions/workflow.rst"
 
 
 rule all:

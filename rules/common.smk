@@ -7,6 +7,7 @@ from workflow_scripts.common.software_env import software_fingerprint
 
 STUDY_OUTPUTS = {}  # study name -> list of final output paths (summary + figures)
 STUDY_FIGURES = {}  # study name -> list of figure paths
+STUDY_SUMMARIES = {}  # study name -> its summary.json (rules/report.smk makes its headline-numbers table)
 
 
 wildcard_constraints:
@@ -16,6 +17,12 @@ wildcard_constraints:
 def register_study(study, summary, figures):
     STUDY_OUTPUTS[study] = [summary, *figures]
     STUDY_FIGURES[study] = list(figures)
+    STUDY_SUMMARIES[study] = summary
+
+
+def register_study_tables(study, tables):
+    """Add report tables (rules/report.smk) to a registered study's final outputs and its target."""
+    STUDY_OUTPUTS[study].extend(tables)
 
 
 def all_study_outputs():

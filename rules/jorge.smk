@@ -169,7 +169,7 @@ rule jorge_summary:
 register_study("jorge", summary="results/jorge/summary.json", figures=JORGE_FIGURES)
 
 
+# Its summary, figures and the report's tables of it (rules/report.smk).
 rule jorge:
     input:
-        "results/jorge/summary.json",
-        JORGE_FIGURES,
+        lambda wildcards: study_outputs("jorge"),

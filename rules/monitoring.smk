@@ -159,7 +159,7 @@ register_study(
 )
 
 
+# Its summary, figures and the report's tables of it (rules/report.smk).
 rule monitoring:
     input:
-        "results/monitoring/summary.json",
-        [f"results/monitoring/figures/{name}.png" for name in MONITORING_FIGURES],
+        lambda wildcards: study_outputs("monitoring"),

@@ -44,7 +44,11 @@ rule pcgbench_reference_speedups:
     # The suite's own check: every selected reference builds, validates and is timed against the serial
     # baseline (sweep and size from pcgbench.evaluate); the JSON holds the median OpenMP speedup on 2 threads.
     output:
-        table="results/pcgbench/reference_speedups.csv",
+        table=report(
+            "results/pcgbench/reference_speedups.csv",
+            category="pcgbench",
+            caption="captions/pcgbench_reference_speedups.rst",
+        ),
         summary="results/pcgbench/reference_speedups.json",
     log:
         study_log("pcgbench", "reference_speedups"),
