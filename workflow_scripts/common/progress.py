@@ -10,7 +10,7 @@ Lines look like `compiles [120/4000] 3.1/s, elapsed 38s, ~20m50s left`. One is l
 after the first item (the first estimate), then at most every `every_s` seconds, and one at the end. They
 go through `logging` (configure_logging sends them to the rule's log file, and a logging.FileHandler
 flushes after every record), so they are in the log while the step runs, not when it ends. `advance` may be
-called from several threads (a pool of compiles). `step_callback(progress)` reports a Hugging Face Trainer's
+called from several threads (a pool of compiles). `step_callback(what)` reports a Hugging Face Trainer's
 optimizer steps through the same lines.
 """
 
