@@ -31,7 +31,7 @@ import math
 import statistics
 from pathlib import Path
 
-from workflow_scripts.common import write_json
+from workflow_scripts.common import Progress, write_json
 from workflow_scripts.common.config import schema_default
 from workflow_scripts.pcgbench import (
     BUILD_ERROR,
@@ -246,6 +246,8 @@ class Measurer:
             requests = [BuildRequest(problem=suite.get_problem(todo[k][0].kernel), model=todo[k][0].model,
                                      body=todo[k][1]) for k in keys]  # fmt: skip
             builds = self.builds.build_all(requests)
+            # No start line: the GRPO reward calls this for every step's few completions.
+            progress = Progress("measured programs", total=len(keys), unit="programs", logger=logger, start_line=False)
             for key, build in zip(keys, builds, strict=True):
                 task = todo[key][0]
                 if not build.ok:
@@ -256,8 +258,8 @@ class Measurer:
                 self._store(m)
                 done[key] = m
                 self.n_measured += 1
-            logger.info("measured %d new programs (%d cached so far, %d measured)", len(todo), self.n_cached,
-                        self.n_measured)  # fmt: skip
+                progress.advance()
+            progress.finish(note=f"{self.n_cached} cached so far, {self.n_measured} measured")
         return [done[key] for _, _, key in planned]
 
 
