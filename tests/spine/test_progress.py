@@ -30,35 +30,35 @@ def test_format_duration(seconds, text):
 
 def test_start_first_estimate_every_interval_and_end(lines):
     clock = FakeClock()
-    progress = Progress("compiles", total=100, unit="compiles", logger=logging.getLogger("test.progress"),
+    progress = Progress("compiles", total=100, unit="compile", logger=logging.getLogger("test.progress"),
                         every_s=30, clock=clock)  # fmt: skip
     assert lines() == ["compiles [0/100] started"]
     clock.now += 2.0
     progress.advance()  # the first item gives the first estimate: 0.5/s, 99 left -> 198 s
-    assert lines()[-1] == "compiles [1/100] 2.0 s/compiles, elapsed 2.0s, ~3m18s left"
+    assert lines()[-1] == "compiles [1/100] 2.0 s/compile, elapsed 2.0s, ~3m18s left"
     for _ in range(9):  # 10 items in 20 s: no line until 30 s have passed since the last one
         clock.now += 2.0
         progress.advance()
     assert len(lines()) == 2
     clock.now += 12.0  # 11 items at 32 s: 30 s after the last line (89 left at 11/32 s)
     progress.advance(note="loss 1.5")
-    assert lines()[-1] == "compiles [11/100] 2.9 s/compiles, elapsed 32s, ~4m19s left; loss 1.5"
+    assert lines()[-1] == "compiles [11/100] 2.9 s/compile, elapsed 32s, ~4m19s left; loss 1.5"
     clock.now += 1.0
     progress.advance(89)  # the last item: no progress line, the closing one says it all
     assert len(lines()) == 3
     progress.finish()
     progress.finish()  # once only
-    assert lines()[-1] == "compiles [100/100] finished in 33s, 3.0 compiles/s"
+    assert lines()[-1] == "compiles [100/100] finished in 33s, 3.0 compile/s"
     assert len(lines()) == 4
 
 
 def test_fast_items_rate_per_second(lines):
     clock = FakeClock()
-    progress = Progress("samples", total=1000, unit="samples", logger=logging.getLogger("test.progress"),
+    progress = Progress("samples", total=1000, unit="sample", logger=logging.getLogger("test.progress"),
                         every_s=10, clock=clock)  # fmt: skip
     clock.now += 0.5
     progress.advance(20)
-    assert lines()[-1] == "samples [20/1000] 40.0 samples/s, elapsed 0.5s, ~24s left"
+    assert lines()[-1] == "samples [20/1000] 40.0 sample/s, elapsed 0.5s, ~24s left"
 
 
 def test_threads_count_every_item(lines):
@@ -70,6 +70,13 @@ def test_threads_count_every_item(lines):
         thread.join()
     progress.finish()
     assert progress.done == 400 and lines()[-1].startswith("compiles [400/400] finished in")
+
+
+def test_disabled_counts_without_logging(lines):
+    progress = Progress("steps", total=3, logger=logging.getLogger("test.progress"), enabled=False, every_s=0)
+    progress.advance(3)
+    progress.finish()
+    assert progress.done == 3 and lines() == []
 
 
 def test_bad_total_is_refused():

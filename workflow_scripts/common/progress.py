@@ -1,17 +1,17 @@
 """Progress of a long loop, with a rate and the time left, logged into the rule's log as it runs.
 
-    progress = Progress("compiles", total=len(sources), logger=logger)
+    progress = Progress("builds", total=len(sources), unit="build", logger=logger)
     for source in sources:
-        compile(source)
+        build(source)
         progress.advance()
     progress.finish()
 
-Lines look like `compiles [120/4000] 3.1/s, elapsed 38s, ~20m50s left`. One is logged at the start, one
-after the first item (the first estimate), then at most every `every_s` seconds, and one at the end. They
-go through `logging` (configure_logging sends them to the rule's log file, and a logging.FileHandler
-flushes after every record), so they are in the log while the step runs, not when it ends. `advance` may be
-called from several threads (a pool of compiles). `step_callback(what)` reports a Hugging Face Trainer's
-optimizer steps through the same lines.
+Lines look like `builds [120/4000] 3.1 build/s, elapsed 38s, ~20m50s left` (`12.5 s/step` when an item
+takes over a second). One is logged at the start, one after the first item (the first estimate), then at
+most every `every_s` seconds, and one at the end. They go through `logging` (configure_logging sends them
+to the rule's log file, and a logging.FileHandler flushes after every record), so they are in the log
+while the step runs, not when it ends. `advance` may be called from several threads (a pool of compiles).
+`step_callback(what)` reports a Hugging Face Trainer's optimizer steps through the same lines.
 """
 
 from __future__ import annotations
@@ -51,19 +51,21 @@ def format_rate(per_s: float, unit: str) -> str:
 class Progress:
     """Counts finished items of a known total and logs `[done/total] rate, elapsed, ~time left`.
 
-    `unit` names one item in the rate ("compiles/s"); `every_s` bounds how often a line is logged; `clock`
-    is a seconds counter (time.monotonic; tests pass a fake one). Items already done before the loop (a
-    resumed run) are left out of `total`, so the rate and the estimate are of this run's work.
+    `unit` names one item in the rate ("build/s", or "s/build" below one per second); `every_s` bounds how
+    often a line is logged; `clock` is a seconds counter (time.monotonic; tests pass a fake one). Items
+    already done before the loop (a resumed run) are left out of `total`, so the rate and the estimate are
+    of this run's work. `enabled` False counts without logging (the ranks other than 0 of a distributed
+    worker).
     """
 
-    def __init__(self, what: str, total: int, *, unit: str = "items", logger: logging.Logger | None = None,
+    def __init__(self, what: str, total: int, *, unit: str = "item", logger: logging.Logger | None = None,
                  every_s: float = EVERY_S, clock: Callable[[], float] = time.monotonic,
-                 start_line: bool = True) -> None:  # fmt: skip
+                 start_line: bool = True, enabled: bool = True) -> None:  # fmt: skip
         if total < 0:
             raise ValueError(f"Progress({what!r}): total must be >= 0, got {total}")
         if every_s < 0:
             raise ValueError(f"Progress({what!r}): every_s must be >= 0, got {every_s}")
-        self.what, self.total, self.unit, self.every_s = what, total, unit, every_s
+        self.what, self.total, self.unit, self.every_s, self.enabled = what, total, unit, every_s, enabled
         self.logger = logger or _default_logger
         self.clock = clock
         self.done = 0
@@ -72,7 +74,7 @@ class Progress:
         self._first_estimate_logged = False
         self._finished = False
         self._lock = threading.Lock()
-        if start_line:
+        if start_line and enabled:
             self.logger.info("%s [0/%d] started", self.what, self.total)
 
     def line(self, note: str = "") -> str:
@@ -93,7 +95,7 @@ class Progress:
             self.done += n
             now = self.clock()
             due = not self._first_estimate_logged or now - self._last_line >= self.every_s
-            if due and self.done < self.total:
+            if due and self.done < self.total and self.enabled:
                 self._first_estimate_logged = True
                 self._last_line = now
                 self.logger.info("%s", self.line(note))
@@ -101,7 +103,7 @@ class Progress:
     def finish(self, note: str = "") -> None:
         """Log the closing line (once): items done, the mean rate and the time taken."""
         with self._lock:
-            if self._finished:
+            if self._finished or not self.enabled:
                 return
             self._finished = True
             elapsed = self.clock() - self.started
@@ -130,7 +132,7 @@ def step_callback(what: str, logger: logging.Logger | None = None, every_s: floa
         def on_train_begin(self, args, state, control, **kwargs):
             if state.is_world_process_zero:
                 # A resumed run starts at global_step > 0: only the steps left are this run's work.
-                self.progress = Progress(what, total=max(0, state.max_steps - state.global_step), unit="steps",
+                self.progress = Progress(what, total=max(0, state.max_steps - state.global_step), unit="step",
                                          logger=logger, every_s=every_s)  # fmt: skip
 
         def on_log(self, args, state, control, logs=None, **kwargs):

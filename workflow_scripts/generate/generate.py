@@ -146,7 +146,7 @@ def _run_hf(cfg, records, tasks, journal: SampleJournal, sampling: SamplingConfi
     # members and the same samples whether or not an earlier run already did part of the work.
     batches = [tasks[i : i + cfg.batch_size] for i in range(0, len(tasks), cfg.batch_size)]
     pending = {number for number, batch in enumerate(batches) if not all(task in journal.samples for task in batch)}
-    progress = Progress("generated batches", total=len(pending), unit="batches", logger=logger)
+    progress = Progress("generated batches", total=len(pending), unit="batch", logger=logger)
     for number, batch in enumerate(batches):
         if number not in pending:
             continue
@@ -197,7 +197,7 @@ def _run_openai(cfg, records, tasks, journal: SampleJournal, sampling: SamplingC
                         seed=derived_seed(seed, "sample", p, group[0])): (p, group)
             for p, group in pending
         }  # fmt: skip
-        progress = Progress("requests", total=len(pending), unit="requests", logger=logger)
+        progress = Progress("requests", total=len(pending), unit="request", logger=logger)
         try:
             for future in concurrent.futures.as_completed(futures):
                 p, group = futures[future]

@@ -53,7 +53,7 @@ def grid_search(task_cfg: TaskConfig, grid: GridConfig, seed: int, device) -> di
     task = task_on(build_task(task_cfg, seed, validation=True), device)  # moved once, not per grid point
     points = []
     progress = Progress(f"{task_cfg.name} SGD grid points", total=len(grid.lrs) * len(grid.weight_decays),
-                        unit="points", logger=logger)  # fmt: skip
+                        unit="point", logger=logger)  # fmt: skip
     for lr, weight_decay in itertools.product(sorted(grid.lrs), sorted(grid.weight_decays)):
         hparams = {"lr": lr, "momentum": grid.momentum, "weight_decay": weight_decay, "lr_schedule": grid.lr_schedule}
         run = train_run(task, "sgd", hparams, epochs=grid.grid_epochs, batch_size=task_cfg.batch_size, seed=seed,

@@ -123,7 +123,7 @@ def train_run(task: Task, optimizer_name: str, hparams: dict[str, Any], *, epoch
     step_times, opt_step_times, train_time_s, step = [], [], 0.0, 0
     nonfinite_losses = 0
     # Wall time of the whole run (evaluations included); lines are logged outside the timed window.
-    progress = Progress(f"{task.config.name} {optimizer_name} steps", total=total_steps, unit="steps", logger=logger)
+    progress = Progress(f"{task.config.name} {optimizer_name} steps", total=total_steps, unit="step", logger=logger)
     for epoch in range(1, epochs + 1):
         order = torch.randperm(n, generator=generator)
         for start in range(0, n, batch_size):

@@ -163,7 +163,7 @@ def time_versions(versions: pd.DataFrame, problems: dict[str, suite.Problem], ev
     n = len(versions)
     verdicts, medians, iqrs, used_threads = [BUILD_ERROR] * n, [np.nan] * n, [np.nan] * n, [1] * n
     original_wall_s = {}
-    progress = Progress("timed versions", total=n, unit="versions", logger=logger)
+    progress = Progress("timed versions", total=n, unit="version", logger=logger)
     # Originals first: their run times set the edited versions' limits.
     for index in sorted(range(n), key=lambda k: versions["version"].iloc[k] != "original"):
         row, build = versions.iloc[index], builds[index]

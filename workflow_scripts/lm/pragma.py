@@ -211,7 +211,7 @@ def finetune(model, tokenizer, samples: list[tuple[str, str]], cfg: PragmaConfig
     optimizer = torch.optim.AdamW(model.parameters(), lr=cfg.finetune_learning_rate, weight_decay=0.0)
     model.train()
     losses = []
-    progress = Progress("pragma fine-tuning steps", total=cfg.finetune_steps, unit="steps", logger=logger)
+    progress = Progress("pragma fine-tuning steps", total=cfg.finetune_steps, unit="step", logger=logger)
     for _ in range(cfg.finetune_steps):
         batch_index = torch.randint(len(encoded), (min(cfg.finetune_batch_size, len(encoded)),), generator=generator)
         batch = [encoded[i] for i in batch_index.tolist()]
@@ -238,7 +238,7 @@ def predict(model, tokenizer, prompts: list[str], max_new_tokens: int, context_t
     import torch
 
     outputs = []
-    progress = Progress("pragma predictions", total=len(prompts), unit="loops", logger=logger)
+    progress = Progress("pragma predictions", total=len(prompts), unit="loop", logger=logger)
     for start in range(0, len(prompts), batch_size):
         chunk = prompts[start : start + batch_size]
         ids = [tokenizer(p, add_special_tokens=False)["input_ids"][-(context_tokens - max_new_tokens) :] for p in chunk]

@@ -221,7 +221,7 @@ class BuildCache:
             first_request.setdefault(key, request)
         logger.info("building %d samples: %d distinct sources", len(requests), len(first_request))
         # Counted per distinct source (compile and link, or found in the cache), as the pool finishes them.
-        progress = Progress("builds", total=len(first_request), unit="builds", logger=logger)
+        progress = Progress("builds", total=len(first_request), unit="build", logger=logger)
         with concurrent.futures.ThreadPoolExecutor(self.cfg.jobs) as pool:
             drivers = self._submit_drivers(pool, requests)
 

@@ -284,7 +284,7 @@ def evaluate_samples(samples: list[Sample], out_dir: Path, cfg: EvaluateConfig,
                         ).build_all([BuildRequest(problem=s.problem, model=s.model, body=s.body)
                                      for s in to_run.values()])  # fmt: skip
     build_of = dict(zip(to_run, builds, strict=True))
-    progress = Progress("evaluated samples", total=len(pending), unit="samples", logger=logger)
+    progress = Progress("evaluated samples", total=len(pending), unit="sample", logger=logger)
     with open(log_path, "a", encoding="utf-8") as log:
         for sample in pending:
             key = run_key(sample)

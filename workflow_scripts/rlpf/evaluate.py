@@ -60,7 +60,7 @@ def generate(model_dir, prompts: list[str], cfg: EvalConfig, seed: int, torch_th
     model, tokenizer = load_policy(model_dir, torch_threads, device)
     model.eval()
     out = []
-    progress = Progress("sampled prompts", total=len(prompts), unit="prompts", logger=logger)
+    progress = Progress("sampled prompts", total=len(prompts), unit="prompt", logger=logger)
     for i, prompt in enumerate(prompts):
         torch.manual_seed(seed + i)  # each prompt's samples do not depend on the others
         enc = tokenizer(prompt, return_tensors="pt").to(model.device)

@@ -247,7 +247,7 @@ class Measurer:
                                      body=todo[k][1]) for k in keys]  # fmt: skip
             builds = self.builds.build_all(requests)
             # No start line: the GRPO reward calls this for every step's few completions.
-            progress = Progress("measured programs", total=len(keys), unit="programs", logger=logger, start_line=False)
+            progress = Progress("measured programs", total=len(keys), unit="program", logger=logger, start_line=False)
             for key, build in zip(keys, builds, strict=True):
                 task = todo[key][0]
                 if not build.ok:
