@@ -34,7 +34,7 @@ import threading
 import time
 from pathlib import Path
 
-from workflow_scripts.common import Provenance, write_json
+from workflow_scripts.common import Progress, Provenance, write_json
 from workflow_scripts.pcgbench import sandbox, suite
 from workflow_scripts.pcgbench.samples import load_samples, toolchain_report
 from workflow_scripts.pcgbench.suite import compiler_version
@@ -224,6 +224,8 @@ class BuildCache:
         for key, request in zip(keys, requests, strict=True):
             first_request.setdefault(key, request)
         logger.info("building %d samples: %d distinct sources", len(requests), len(first_request))
+        # Counted per distinct source (compile and link, or found in the cache), as the pool finishes them.
+        progress = Progress("builds", total=len(first_request), unit="build", logger=logger)
         with concurrent.futures.ThreadPoolExecutor(self.cfg.jobs) as pool:
             drivers = self._submit_drivers(pool, requests)
 
@@ -231,12 +233,15 @@ class BuildCache:
                 request = first_request[key]
                 ok, log, compile_s = self._compile_object(request, key)
                 if not ok:
+                    progress.advance()
                     return key, False, log, compile_s, compile_s == 0.0
                 driver = drivers[(request.problem.name, request.model, request.sanitizer)].result()
                 exe_key, ok, link_log, link_s = self._link(request, key, driver)
+                progress.advance()
                 return exe_key, ok, (log + link_log).strip(), compile_s + link_s, compile_s + link_s == 0.0
 
             built = dict(zip(first_request, pool.map(build_one, first_request), strict=True))
+        progress.finish()
         results = []
         for key in keys:
             exe_key, ok, log, seconds, cached = built[key]

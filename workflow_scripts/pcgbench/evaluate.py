@@ -37,7 +37,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from workflow_scripts.common import Provenance, write_json
+from workflow_scripts.common import Progress, Provenance, write_json
 from workflow_scripts.common.config import schema_default
 from workflow_scripts.common.io import atomic_path
 from workflow_scripts.pcgbench import (
@@ -317,8 +317,9 @@ def evaluate_samples(samples: list[Sample], out_dir: Path, cfg: EvaluateConfig,
                         ).build_all(requests)  # fmt: skip
     build_of = dict(zip(to_run, builds[: len(to_run)], strict=True))
     race_build_of = dict(zip(race_checked, builds[len(to_run):], strict=True))
+    progress = Progress("evaluated samples", total=len(pending), unit="sample", logger=logger)
     with open(log_path, "a", encoding="utf-8") as log:
-        for number, sample in enumerate(pending, start=1):
+        for sample in pending:
             key = run_key(sample)
             if to_run.get(key) is sample:
                 rows = measured[key] = evaluate_sample(sample, build_of[key], cfg, reference_walls,
@@ -329,9 +330,11 @@ def evaluate_samples(samples: list[Sample], out_dir: Path, cfg: EvaluateConfig,
             log.write(json.dumps({"sample_id": sample.sample_id, "fingerprint": cfg.fingerprint(), "rows": rows}) + "\n")
             log.flush()
             os.fsync(log.fileno())
-            logger.info("[%d/%d] %s %s %s #%d: %s%s", number, len(pending), sample.generator, sample.model,
-                        sample.problem.name, sample.sample_index, rows[0]["verdict"],
+            logger.info("%s %s %s #%d: %s%s", sample.generator, sample.model, sample.problem.name,
+                        sample.sample_index, rows[0]["verdict"],
                         f" (runs of {rows[0]['run_shared_from']})" if rows[0]["run_shared_from"] else "")  # fmt: skip
+            progress.advance()
+    progress.finish()
     rows = [row for s in runnable for row in done[s.sample_id]]
     return pd.DataFrame(rows), skipped
 

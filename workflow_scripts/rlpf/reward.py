@@ -33,7 +33,7 @@ import math
 import statistics
 from pathlib import Path
 
-from workflow_scripts.common import write_json
+from workflow_scripts.common import Progress, write_json
 from workflow_scripts.common.config import schema_default
 from workflow_scripts.pcgbench import (
     BUILD_ERROR,
@@ -272,6 +272,8 @@ class Measurer:
             requests += [dataclasses.replace(requests[keys.index(k)], sanitizer=suite.TSAN) for k in checked]
             builds = self.builds.build_all(requests)
             race_builds = dict(zip(checked, builds[len(keys):], strict=True))
+            # No start line: the GRPO reward calls this for every step's few completions.
+            progress = Progress("measured programs", total=len(keys), unit="program", logger=logger, start_line=False)
             for key, build in zip(keys, builds[: len(keys)], strict=True):
                 task = todo[key][0]
                 race_build = race_builds.get(key)
@@ -285,8 +287,8 @@ class Measurer:
                 self._store(m)
                 done[key] = m
                 self.n_measured += 1
-            logger.info("measured %d new programs (%d cached so far, %d measured)", len(todo), self.n_cached,
-                        self.n_measured)  # fmt: skip
+                progress.advance()
+            progress.finish(note=f"{self.n_cached} cached so far, {self.n_measured} measured")
         return [done[key] for _, _, key in planned]
 
 
