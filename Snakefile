@@ -49,12 +49,14 @@ include: "rules/pcgbench.smk"
 include: "rules/generate.smk"
 include: "rules/corpus.smk"
 include: "rules/lm.smk"
+include: "rules/claims.smk"
 
 
 rule all:
     default_target: True
     input:
         all_study_outputs(),
+        CLAIMS_OUTPUTS,
 
 
 # Every figure of every study (each study's rules wrap them in report(..., category=<study>)).
