@@ -10,15 +10,11 @@
 CLAIMS_OUTPUTS = ["results/claims.csv", "results/claims.html"]
 
 
-def registered_summaries(wildcards):
-    """The summary.json of every study (register_study puts it first in the study's outputs)."""
-    return sorted(paths[0] for paths in STUDY_OUTPUTS.values())
-
-
 rule claims:
     input:
         claims="data/claims.yaml",
-        summaries=registered_summaries,
+        # The summary.json of every registered study (register_study puts it first in the study's outputs).
+        summaries=lambda wildcards: sorted(paths[0] for paths in STUDY_OUTPUTS.values()),
     output:
         csv=report(
             "results/claims.csv",

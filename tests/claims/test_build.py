@@ -126,6 +126,19 @@ def test_some_checks_partly_and_not_testable(tmp_path):
     assert rows["scale"].reason == "The tiny config gathers 201 files."
 
 
+def test_testable_if_decides_between_not_testable_and_a_verdict(tmp_path):
+    claims = copy.deepcopy(CLAIMS)
+    claims["claims"][3]["verdict"] |= {
+        "testable_if": [{"label": "a tenth of the paper's corpus", "value": {"key": "files"}, "op": ">=", "than": 19600}],
+        "paper_ratio": {"direction": "higher", "reproduced": 0.9, "partly": 0.5},
+    }
+    tiny = _rows(claims=claims, tmp_path=tmp_path)["scale"]
+    assert tiny.verdict == NOT_TESTABLE
+    assert tiny.reason == "The tiny config gathers 201 files; a tenth of the paper's corpus fails (201 >= 19600)."
+    paper_scale = _rows(_with(SPARSE, "files", 150000), claims=claims, tmp_path=tmp_path)["scale"]
+    assert paper_scale.verdict == PARTLY and "77% of the paper's 196000" in paper_scale.reason
+
+
 def test_missing_key_names_file_key_and_claim(tmp_path):
     summaries = copy.deepcopy(SUMMARIES)
     del summaries[RLPF]["task_sets"]["serial"]["rl"]

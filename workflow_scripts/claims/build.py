@@ -97,12 +97,13 @@ class Claim:
     paper_value: ValueSpec | float | None
     paper_formula: str | None
     paper_source: str
-    measured: ValueSpec
+    measured: ValueSpec | None  # None: the tiny run measures nothing for this claim (a projection-only claim)
     measured_label: str
     projection: ValueSpec | None
     basis: str  # "measured" or "projection": the value paper_ratio judges
     extra: dict[str, ValueSpec]
     checks: tuple[Check, ...]
+    testable_if: tuple[Check, ...]  # when one fails, the claim is not testable in this run (not_testable says why)
     some_checks: str  # verdict when some checks hold and some do not: "not" or "partly"
     paper_ratio: PaperRatio | None
     not_testable: str | None
@@ -110,7 +111,7 @@ class Claim:
 
     def summaries(self) -> set[str]:
         specs = [self.measured, self.projection, self.paper_value, *self.extra.values()]
-        for check in self.checks:
+        for check in (*self.checks, *self.testable_if):
             specs += [check.value, check.than]
         return set().union(*(spec.summaries() for spec in specs if isinstance(spec, ValueSpec)))
 
@@ -148,23 +149,30 @@ def _claim(entry: Any, index: int) -> Claim:
     where = f"claim {entry['id']!r}" if isinstance(entry, dict) and "id" in entry else f"claims[{index}]"
     entry = _fields(entry, {"id", "study", "claim", "paper", "summary", "measured", "measured_label", "projection",
                             "basis", "extra", "verdict"},
-                    {"id", "study", "claim", "paper", "measured", "verdict"}, where)  # fmt: skip
+                    {"id", "study", "claim", "paper", "verdict"}, where)  # fmt: skip
     where = f"claim {entry['id']!r}"
     summary = entry.get("summary")
     paper = _fields(entry["paper"], {"value", "formula", "source"}, {"source"}, f"{where}.paper")
-    verdict = _fields(entry["verdict"], {"checks", "some_checks", "paper_ratio", "not_testable", "context"}, set(),
-                      f"{where}.verdict")  # fmt: skip
-    checks = []
-    for i, check in enumerate(verdict.get("checks") or []):
-        check_where = f"{where}.verdict.checks[{i}]"
-        check = _fields(check, {"label", "value", "op", "than"}, {"label", "value", "op"}, check_where)
-        if check["op"] not in CHECK_OPS:
-            raise ClaimsError(f"{check_where}.op: {check['op']!r} is not one of {sorted(CHECK_OPS)}")
-        if check["op"] != "true" and "than" not in check:
-            raise ClaimsError(f"{check_where}: op {check['op']!r} needs `than` (a constant or a value)")
-        checks.append(Check(label=check["label"], op=check["op"],
-                            value=_value_spec(check["value"], summary, f"{check_where}.value"),
-                            than=_operand(check.get("than"), summary, f"{check_where}.than")))  # fmt: skip
+    verdict = _fields(entry["verdict"], {"checks", "some_checks", "paper_ratio", "not_testable", "testable_if",
+                                         "context"}, set(), f"{where}.verdict")  # fmt: skip
+
+    def checks_of(field: str) -> tuple[Check, ...]:
+        checks = []
+        for i, check in enumerate(verdict.get(field) or []):
+            check_where = f"{where}.verdict.{field}[{i}]"
+            check = _fields(check, {"label", "value", "op", "than"}, {"label", "value", "op"}, check_where)
+            if check["op"] not in CHECK_OPS:
+                raise ClaimsError(f"{check_where}.op: {check['op']!r} is not one of {sorted(CHECK_OPS)}")
+            if check["op"] != "true" and "than" not in check:
+                raise ClaimsError(f"{check_where}: op {check['op']!r} needs `than` (a constant or a value)")
+            checks.append(Check(label=check["label"], op=check["op"],
+                                value=_value_spec(check["value"], summary, f"{check_where}.value"),
+                                than=_operand(check.get("than"), summary, f"{check_where}.than")))  # fmt: skip
+        return tuple(checks)
+
+    checks, testable_if = checks_of("checks"), checks_of("testable_if")
+    if testable_if and not verdict.get("not_testable"):
+        raise ClaimsError(f"{where}.verdict.testable_if: give `not_testable`, the sentence for when it fails")
     ratio = None
     if "paper_ratio" in verdict:
         raw = _fields(verdict["paper_ratio"], {"direction", "reproduced", "partly"}, {"direction", "reproduced", "partly"},
@@ -178,22 +186,26 @@ def _claim(entry: Any, index: int) -> Claim:
             raise ClaimsError(f"{where}: verdict.paper_ratio needs a paper.value to compare with")
     if not (ratio or checks or verdict.get("not_testable")):
         raise ClaimsError(f"{where}.verdict: give checks, paper_ratio or not_testable")
+    if testable_if and not (ratio or checks):
+        raise ClaimsError(f"{where}.verdict: testable_if needs checks or paper_ratio to judge the claim when it holds")
     some_checks = verdict.get("some_checks", NOT)
     if some_checks not in (NOT, PARTLY):
         raise ClaimsError(f"{where}.verdict.some_checks: {some_checks!r} is not 'not' or 'partly'")
     basis = entry.get("basis", "measured")
     if basis not in ("measured", "projection") or (basis == "projection" and "projection" not in entry):
         raise ClaimsError(f"{where}.basis: {basis!r} must be 'measured', or 'projection' with a `projection` value")
+    if basis == "measured" and "measured" not in entry and (ratio or verdict.get("not_testable")):
+        raise ClaimsError(f"{where}: no `measured` value for the verdict to use; add one or set basis: projection")
     return Claim(
         id=str(entry["id"]), study=str(entry["study"]), claim=" ".join(str(entry["claim"]).split()),
         paper_value=_operand(paper.get("value"), summary, f"{where}.paper.value"),
         paper_formula=paper.get("formula"), paper_source=str(paper["source"]),
-        measured=_value_spec(entry["measured"], summary, f"{where}.measured"),
+        measured=_value_spec(entry["measured"], summary, f"{where}.measured") if entry.get("measured") else None,
         measured_label=str(entry.get("measured_label", "")),
         projection=_value_spec(entry["projection"], summary, f"{where}.projection") if entry.get("projection") else None,
         basis=basis,
         extra={name: _value_spec(spec, summary, f"{where}.extra.{name}") for name, spec in (entry.get("extra") or {}).items()},
-        checks=tuple(checks), some_checks=some_checks, paper_ratio=ratio,
+        checks=checks, testable_if=testable_if, some_checks=some_checks, paper_ratio=ratio,
         not_testable=" ".join(verdict["not_testable"].split()) if verdict.get("not_testable") else None,
         context=verdict.get("context"),
     )  # fmt: skip
@@ -324,14 +336,14 @@ class Row:
         c = self.claim
         paper = fmt(self.paper) + (f" ({c.paper_formula})" if c.paper_formula else "") if self.paper is not None else ""
         return {"study": c.study, "claim_id": c.id, "claim": c.claim, "paper": paper, "paper_source": c.paper_source,
-                "measured": fmt(self.measured), "measured_what": c.measured_label, "projection": fmt(self.projection)
+                "measured": fmt(self.measured) if c.measured else "", "measured_what": c.measured_label, "projection": fmt(self.projection)
                 if c.projection else "", "verdict": self.verdict, "reason": self.reason, "history": self.history,
-                "measured_from": c.measured.describe(), "projection_from": c.projection.describe() if c.projection else ""}  # fmt: skip
+                "measured_from": c.measured.describe() if c.measured else "", "projection_from": c.projection.describe() if c.projection else ""}  # fmt: skip
 
 
 def judge(claim: Claim, summaries: dict[str, Any]) -> Row:
     """The row of one claim: its numbers read from the summaries, its verdict and reason computed from them."""
-    measured = read_value(claim.measured, summaries, claim.id)
+    measured = read_value(claim.measured, summaries, claim.id) if claim.measured else None
     projection = read_value(claim.projection, summaries, claim.id) if claim.projection else None
     paper = _operand_value(claim.paper_value, summaries, claim.id)
     names = {"measured": fmt(measured), "projection": fmt(projection), "paper": fmt(paper)}
@@ -352,8 +364,11 @@ def judge(claim: Claim, summaries: dict[str, Any]) -> Row:
                    reason=reason[:1].upper() + reason[1:] + ".")  # fmt: skip
 
     if claim.not_testable:
-        return Row(claim=claim, paper=paper, measured=measured, projection=projection, verdict=NOT_TESTABLE,
-                   reason=fill(claim.not_testable)[:1].upper() + fill(claim.not_testable)[1:] + ".")  # fmt: skip
+        scale = [_check(check, summaries, claim.id) for check in claim.testable_if]
+        if not scale or not all(ok for ok, _ in scale):
+            why = [fill(claim.not_testable), *(text for ok, text in scale if not ok)]
+            return Row(claim=claim, paper=paper, measured=measured, projection=projection, verdict=NOT_TESTABLE,
+                       reason="; ".join(why)[:1].upper() + "; ".join(why)[1:] + ".")  # fmt: skip
     results = [_check(check, summaries, claim.id) for check in claim.checks]
     held = [text for ok, text in results if ok]
     failed = [text for ok, text in results if not ok]
@@ -412,7 +427,7 @@ def record_history(history: list[dict[str, str]], rows: list[Row], run_key: str)
     recorded = recorded or dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
     kept = [entry for entry in history if entry["summaries_sha256"] != run_key]
     return kept + [{"summaries_sha256": run_key, "recorded_utc": recorded, "claim_id": row.claim.id,
-                    "verdict": row.verdict, "measured": fmt(row.measured),
+                    "verdict": row.verdict, "measured": fmt(row.measured) if row.claim.measured else "",
                     "projection": fmt(row.projection) if row.claim.projection else ""} for row in rows]  # fmt: skip
 
 
@@ -471,7 +486,8 @@ def to_html(rows: list[Row]) -> str:
         f"<h2>Which of the papers' claims this run reproduces</h2>\n<p>{len(rows)} claims: {html.escape(tally)}. "
         "Every number is read from a study's summary (hover a cell for the key); the verdict rules are in "
         "data/claims.yaml. <em>partly</em>: the direction holds at this scale, the size does not reach the paper's; "
-        "<em>not testable here</em>: the tiny configuration cannot test it.</p>\n"
+        "<em>not testable here</em>: this run's configuration cannot test it. <em>history</em>: a claim \"held\" "
+        "in a recorded run when it was reproduced or partly reproduced there.</p>\n"
         f"<table><tr>{head}</tr>\n" + "\n".join(body) + "\n</table></body></html>\n"
     )
 
