@@ -475,9 +475,14 @@ def to_html(rows: list[Row]) -> str:
     body = []
     for row in rows:
         cells = row.as_csv()
-        tips = {"paper": cells["paper_source"], "measured": f"{cells['measured_what']} [{cells['measured_from']}]",
-                "projection": cells["projection_from"], "claim": cells["claim_id"]}  # fmt: skip
-        tds = "".join(f'<td title="{html.escape(tips.get(name, ""))}">{html.escape(cells[name])}</td>' for name in shown)
+        # What a number is, under it; where it was read (summary:key), on hover.
+        notes = {"paper": cells["paper_source"], "measured": cells["measured_what"]}
+        tips = {"measured": cells["measured_from"], "projection": cells["projection_from"], "claim": cells["claim_id"]}
+        tds = "".join(
+            f'<td title="{html.escape(tips.get(name, ""))}">{html.escape(cells[name])}'
+            + (f"<br><small>{html.escape(notes[name])}</small>" if notes.get(name) else "") + "</td>"
+            for name in shown
+        )
         body.append(f'<tr style="background:{_COLOURS[row.verdict]}">{tds}</tr>')
     return (
         "<!DOCTYPE html>\n<html><head><meta charset='utf-8'><title>Claims</title><style>"
