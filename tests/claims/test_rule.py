@@ -33,8 +33,11 @@ def _dry_run_jobs(workdir: Path, *targets: str) -> dict[str, dict[str, list[str]
 def test_default_target_builds_claims_from_every_summary_the_claims_file_reads(workflow_dir):
     jobs = _dry_run_jobs(workflow_dir)  # the default target
     assert "claims" in jobs, "the default target does not build the claims table"
-    named = build.summaries_named(build.load_claims(workflow_dir / "data/claims.yaml"))
+    claims = build.load_claims(workflow_dir / "data/claims.yaml")
+    named = build.summaries_named(claims)
     taken = set(jobs["claims"]["input"])
+    studies = {f"results/{claim.study}/summary.json" for claim in claims}
+    assert studies <= taken, f"claims name studies that register no summary: {studies - taken}"
     assert not set(named) - taken, f"data/claims.yaml reads summaries the claims rule does not take: {set(named) - taken}"
     produced = {path for name, job in jobs.items() if name != "claims" for path in job["output"]}
     assert set(named) <= produced, f"no rule writes {set(named) - produced}"

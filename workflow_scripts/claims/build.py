@@ -334,11 +334,22 @@ class Row:
 
     def as_csv(self) -> dict[str, str]:
         c = self.claim
-        paper = fmt(self.paper) + (f" ({c.paper_formula})" if c.paper_formula else "") if self.paper is not None else ""
-        return {"study": c.study, "claim_id": c.id, "claim": c.claim, "paper": paper, "paper_source": c.paper_source,
-                "measured": fmt(self.measured) if c.measured else "", "measured_what": c.measured_label, "projection": fmt(self.projection)
-                if c.projection else "", "verdict": self.verdict, "reason": self.reason, "history": self.history,
-                "measured_from": c.measured.describe() if c.measured else "", "projection_from": c.projection.describe() if c.projection else ""}  # fmt: skip
+        paper = "" if self.paper is None else fmt(self.paper) + (f" ({c.paper_formula})" if c.paper_formula else "")
+        return {
+            "study": c.study,
+            "claim_id": c.id,
+            "claim": c.claim,
+            "paper": paper,
+            "paper_source": c.paper_source,
+            "measured": fmt(self.measured) if c.measured else "",
+            "measured_what": c.measured_label,
+            "projection": fmt(self.projection) if c.projection else "",
+            "verdict": self.verdict,
+            "reason": self.reason,
+            "history": self.history,
+            "measured_from": c.measured.describe() if c.measured else "",
+            "projection_from": c.projection.describe() if c.projection else "",
+        }
 
 
 def judge(claim: Claim, summaries: dict[str, Any]) -> Row:
