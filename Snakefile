@@ -56,6 +56,7 @@ include: "rules/pcgbench.smk"
 include: "rules/generate.smk"
 include: "rules/corpus.smk"
 include: "rules/lm.smk"
+include: "rules/claims.smk"
 # After every study: it makes the report's tables of what the studies registered.
 include: "rules/report.smk"
 
@@ -68,6 +69,7 @@ rule all:
     default_target: True
     input:
         all_study_outputs(),
+        CLAIMS_OUTPUTS,
 
 
 # Every figure of every study (each study's rules wrap them in report(..., category=<study>)).

@@ -27,6 +27,7 @@ for _study, _summary in list(STUDY_SUMMARIES.items()):
             mem_mb=300,
         params:
             study=_study,
+            software_env=software_env("../workflow_scripts/common/tables.py"),
         script:
             "../workflow_scripts/common/tables.py"
 
@@ -56,6 +57,7 @@ rule pcgbench_metrics_table:
         mem_mb=300,
     params:
         table="metrics",
+        software_env=software_env("../workflow_scripts/pcgbench/tables.py"),
     script:
         "../workflow_scripts/pcgbench/tables.py"
 
@@ -76,6 +78,7 @@ rule pcgbench_reference_speedups_table:
         mem_mb=300,
     params:
         table="reference_speedups",
+        software_env=software_env("../workflow_scripts/pcgbench/tables.py"),
     script:
         "../workflow_scripts/pcgbench/tables.py"
 
