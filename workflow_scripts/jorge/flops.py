@@ -122,6 +122,7 @@ class ModelCount:
 
     forward_backward_flops: int  # FlopCounterMode's total for forward + loss + backward
     analytic_flops: int  # the same from `layer_products` over the model's Linear and Conv layers
+    products: list[Product]  # those products, for a machine model to time one by one
     weights: list[tuple[int, int]]  # (m, n) of every parameter with >= 2 dims, as the optimizers see them
     parameters: int  # all parameters (elementwise work of every optimizer)
 
@@ -148,7 +149,8 @@ def count_model(model: nn.Module, example: torch.Tensor, target: torch.Tensor) -
             hook.remove()
     weights = [tuple(as_matrix(p).shape) for p in model.parameters() if p.ndim >= 2]
     return ModelCount(forward_backward_flops=int(counter.get_total_flops()), analytic_flops=product_flops(analytic),
-                      weights=weights, parameters=sum(p.numel() for p in model.parameters()))  # fmt: skip
+                      products=analytic, weights=weights,
+                      parameters=sum(p.numel() for p in model.parameters()))  # fmt: skip
 
 
 def counted_flops(fn) -> int:

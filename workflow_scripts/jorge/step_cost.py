@@ -35,8 +35,14 @@ from workflow_scripts.common import Provenance, configure_logging, seed_everythi
 from workflow_scripts.common.config import schema_default
 from workflow_scripts.common.device import describe_device, resolve_device
 from workflow_scripts.jorge import flops
-from workflow_scripts.jorge.optim import (Jorge, Shampoo, build_optimizer, exact_inverse_root, initial_root,
-                                          jorge_root_update)  # fmt: skip
+from workflow_scripts.jorge.optim import (
+    Jorge,
+    Shampoo,
+    build_optimizer,
+    exact_inverse_root,
+    initial_root,
+    jorge_root_update,
+)
 from workflow_scripts.jorge.train import OPTIMIZERS, OptimizerConfig, spread
 
 logger = logging.getLogger(__name__)
