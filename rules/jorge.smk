@@ -14,15 +14,14 @@ JORGE_FIGURES = [
     for name in ("convergence_epochs", "convergence_time", "factor_error", "step_cost", "per_iteration_cost")
 ]
 
-
-def jorge_cost_settings(wildcards):
-    """The optimizer settings that change what a step computes (the timing takes the others' defaults), so a
-    changed learning rate or decay does not redo the timings."""
-    keys = ("precondition_frequency", "max_precond_dim")
-    return {
-        name: {key: value for key, value in settings.items() if key in keys}
-        for name, settings in config["jorge"]["optimizers"].items()
+# The optimizer settings that change what a step computes (the timing takes the others' defaults), so a
+# changed learning rate or decay does not redo the timings.
+JORGE_COST_SETTINGS = {
+    name: {
+        key: value for key, value in settings.items() if key in ("precondition_frequency", "max_precond_dim")
     }
+    for name, settings in config["jorge"]["optimizers"].items()
+}
 
 
 rule jorge_sgd_grid:
@@ -107,7 +106,7 @@ rule jorge_step_cost:
         timing_slot=1,
     params:
         step_cost=lookup(dpath="jorge/step_cost", within=config),
-        optimizers=jorge_cost_settings,
+        optimizers=JORGE_COST_SETTINGS,
         seed=config["seed"],
     script:
         "../workflow_scripts/jorge/step_cost.py"

@@ -35,7 +35,6 @@ frequency at which Shampoo would cost what Jorge does; per machine the layer siz
 sentences generated from those numbers.
 """
 
-from __future__ import annotations
 
 import dataclasses
 import logging

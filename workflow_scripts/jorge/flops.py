@@ -28,7 +28,6 @@ meta device (shapes only, no memory or compute), so the paper's models are count
 `resnet50` builds ResNet-50 (He et al. 2016, v1.5: stride on the 3x3 conv), the paper's ImageNet model.
 """
 
-from __future__ import annotations
 
 import dataclasses
 import math
