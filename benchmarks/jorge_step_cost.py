@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import torch  # noqa: E402
 
-from workflow_scripts.jorge.step_cost import StepCostConfig, measure  # noqa: E402
+from workflow_scripts.jorge.step_cost import StepCostConfig, cost_settings, measure  # noqa: E402
 
 
 def main() -> None:
@@ -39,10 +39,10 @@ def main() -> None:
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     cfg = StepCostConfig(sizes=args.sizes, repeats=args.repeats, warmup=args.warmup, device=args.device,
-                         batch_size=args.batch_size,
-                         optimizers={"jorge": {"precondition_frequency": args.jorge_frequency},
-                                     "shampoo": {"precondition_frequency": args.shampoo_frequency}})  # fmt: skip
-    rows = measure(cfg, args.seed)
+                         batch_size=args.batch_size)  # fmt: skip
+    settings = cost_settings({"jorge": {"precondition_frequency": args.jorge_frequency},
+                              "shampoo": {"precondition_frequency": args.shampoo_frequency}})  # fmt: skip
+    rows = measure(cfg, args.seed, settings)
     print(f"device {args.device}, {args.threads} thread(s), {args.repeats} repeats; times are medians [p25-p75]")
     print(f"{'d':>6} {'sgd_step_ms':>22} {'jorge/sgd':>10} {'shampoo/sgd':>12} {'jorge_upd_ms':>13} {'shampoo_upd_ms':>15} {'shampoo/jorge_upd':>18}")
     for row in rows:

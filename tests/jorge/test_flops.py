@@ -61,18 +61,28 @@ def test_resnet50_count_is_the_published_size():
     assert count.forward_backward_flops == count.analytic_flops
 
 
-def test_per_iteration_timing_amortises_the_update_over_the_configured_frequency():
-    common = {"sizes": [96], "repeats": 5, "warmup": 1, "batch_size": 16}
-    every = step_cost.StepCostConfig(**common, optimizers={"jorge": {"precondition_frequency": 1}})
-    rare = step_cost.StepCostConfig(**common, optimizers={"jorge": {"precondition_frequency": 16}})
+@pytest.fixture
+def one_thread():
+    """One torch thread, as the timing rule runs: two threads on a shared 2-core box stall each other."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
+def test_per_iteration_timing_amortises_the_update_over_the_configured_frequency(one_thread):
+    d = 256  # large enough that Jorge's update (2 x 12 d^3 FLOPs) outweighs the step's fixed Python cost
+    cfg = step_cost.StepCostConfig(sizes=[d], repeats=5, warmup=1, batch_size=16)
+    every = step_cost.cost_settings({"jorge": {"precondition_frequency": 1}})
+    rare = step_cost.cost_settings({"jorge": {"precondition_frequency": 16}})
     generator = torch.Generator().manual_seed(0)
-    cost_every = step_cost.iteration_cost(96, every, generator)
-    cost_rare = step_cost.iteration_cost(96, rare, generator)
+    cost_every = step_cost.iteration_cost(d, cfg, every, generator)
+    cost_rare = step_cost.iteration_cost(d, cfg, rare, generator)
     assert cost_every["precondition_frequency"]["jorge"] == 1 and cost_rare["precondition_frequency"]["jorge"] == 16
     for cost in (cost_every, cost_rare):
         for name, count in cost["flops_per_iteration"].items():
             assert count["counted"] == pytest.approx(count["formula"]), name
-    update_flops = 2 * 5 * 2 * 96**3 + 2 * 2 * 96**3  # two sides: five products and the gram each
+    update_flops = 2 * 5 * 2 * d**3 + 2 * 2 * d**3  # two sides: five products and the gram each
     saved = cost_every["flops_per_iteration"]["jorge"]["counted"] - cost_rare["flops_per_iteration"]["jorge"]["counted"]
     assert saved == pytest.approx(update_flops * (1 - 1 / 16))
     # the update dominates this layer's iteration: amortised over 16 steps the iteration is cheaper
@@ -82,7 +92,7 @@ def test_per_iteration_timing_amortises_the_update_over_the_configured_frequency
 def _machine(**rates):
     base = {"matmul_flop_per_s": 1e12, "matmul_latency_s": 0.0, "eigh_flop_per_s": 1e11, "eigh_latency_s": 0.0,
             "memory_bytes_per_s": 1e12}  # fmt: skip
-    return cost_model.AssumedGPU(**(base | rates))
+    return cost_model.GPUAssumedConfig(**(base | rates))
 
 
 SETTINGS = {name: {"precondition_frequency": 1, "max_precond_dim": 4096} for name in flops.OPTIMIZERS}
@@ -117,11 +127,12 @@ def test_break_even_frequency_equalises_shampoo_and_jorge():
 @pytest.mark.parametrize(
     ("build", "field"),
     [
-        (lambda: cost_model.ModelShape(name="x", arch="vit", batch_size=1), "arch"),
-        (lambda: cost_model.ModelShape(name="x", arch="resnet50", batch_size=0), "batch_size"),
-        (lambda: cost_model.AssumedGPU(matmul_flop_per_s=0), "matmul_flop_per_s"),
+        (lambda: cost_model.ProjectionModelConfig(name="x", arch="vit", batch_size=1), "arch"),
+        (lambda: cost_model.ProjectionModelConfig(name="x", arch="resnet50", batch_size=0), "batch_size"),
+        (lambda: cost_model.GPUAssumedConfig(matmul_flop_per_s=0), "matmul_flop_per_s"),
         (lambda: cost_model.ProjectionConfig(models={}), "models"),
-        (lambda: step_cost.StepCostConfig(sizes=[8], optimizers={"jorge": {"decay": 0.9}}), "jorge"),
+        (lambda: step_cost.cost_settings({"jorge": {"decay": 0.9}}), "jorge"),
+        (lambda: step_cost.cost_settings({"lion": {}}), "lion"),
         (lambda: step_cost.StepCostConfig(sizes=[8], batch_size=0), "batch_size"),
     ],
 )

@@ -60,7 +60,7 @@ MACHINES = ("measured", "gpu_assumed")
 
 
 @dataclasses.dataclass(kw_only=True)
-class ModelShape:
+class ProjectionModelConfig:
     """One model to project to, from config["jorge"]["projection"]["models"][name]."""
 
     name: str
@@ -91,7 +91,7 @@ class ModelShape:
 
 
 @dataclasses.dataclass(kw_only=True)
-class AssumedGPU:
+class GPUAssumedConfig:
     """config["jorge"]["projection"]["gpu_assumed"]: rates ASSUMED for a GPU, not measured here."""
 
     matmul_flop_per_s: float = schema_default("jorge.projection.gpu_assumed.matmul_flop_per_s")
@@ -289,11 +289,11 @@ def notes(result: dict[str, Any]) -> list[str]:
 def project(step_cost: dict[str, Any], models: dict[str, dict[str, Any]], gpu: dict[str, Any],
             crossover_sizes: list[int]) -> dict[str, Any]:  # fmt: skip
     settings = step_cost["optimizer_settings"]
-    machines = {"measured": MeasuredMachine(step_cost), "gpu_assumed": AssumedGPU(**gpu)}
+    machines = {"measured": MeasuredMachine(step_cost), "gpu_assumed": GPUAssumedConfig(**gpu)}
     result: dict[str, Any] = {"optimizer_settings": settings,
                               "machines": {name: m.describe() for name, m in machines.items()}, "models": {}}  # fmt: skip
     for name, spec in models.items():
-        shape = ModelShape(name=name, **spec)
+        shape = ProjectionModelConfig(name=name, **spec)
         count = shape.count()
         logger.info("%s: forward + backward %.4g FLOPs counted, %.4g by formula; %d weight matrices, largest side %d",
                     name, count.forward_backward_flops, count.analytic_flops, len(count.weights),
@@ -321,8 +321,8 @@ def project(step_cost: dict[str, Any], models: dict[str, dict[str, Any]], gpu: d
 class ProjectionConfig:
     """config["jorge"]["projection"]."""
 
-    models: dict[str, dict[str, Any]] = schema_default("jorge.projection.models")  # name -> ModelShape fields
-    gpu_assumed: dict[str, Any] = dataclasses.field(default_factory=dict)  # AssumedGPU fields
+    models: dict[str, dict[str, Any]] = schema_default("jorge.projection.models")  # name -> ProjectionModelConfig fields
+    gpu_assumed: dict[str, Any] = dataclasses.field(default_factory=dict)  # GPUAssumedConfig fields
     crossover_sizes: list[int] = schema_default("jorge.projection.crossover_sizes")  # d of the d x d layers compared
 
     def __post_init__(self):

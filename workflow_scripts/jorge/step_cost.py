@@ -55,15 +55,13 @@ TIMING_HPARAMS = {"lr": 1e-3, "momentum": 0.9, "weight_decay": 0.0}
 
 @dataclasses.dataclass(kw_only=True)
 class StepCostConfig:
-    """config["jorge"]["step_cost"], plus the cost settings of config["jorge"]["optimizers"]."""
+    """config["jorge"]["step_cost"]."""
 
     sizes: list[int]  # layer sizes d (d x d weights)
     repeats: int = schema_default("jorge.step_cost.repeats")  # timed calls per measurement
     warmup: int = schema_default("jorge.step_cost.warmup")  # untimed calls first (allocator, kernel caches)
     device: str = schema_default("jorge.step_cost.device")  # "cpu" or "cuda"
     batch_size: int = schema_default("jorge.step_cost.batch_size")  # inputs per iteration of the timed layer
-    # optimizer name -> {precondition_frequency, max_precond_dim} as jorge.optimizers configures them
-    optimizers: dict[str, dict[str, int]] = dataclasses.field(default_factory=dict)
 
     def __post_init__(self):
         if not self.sizes or any(d < 2 for d in self.sizes):
@@ -76,18 +74,21 @@ class StepCostConfig:
             raise ValueError(f"jorge.step_cost.batch_size: must be >= 1, got {self.batch_size}")
         if self.device not in ("cpu", "cuda"):
             raise ValueError(f"jorge.step_cost.device: 'cpu' or 'cuda', got {self.device!r}")
-        for name, settings in self.optimizers.items():
-            if name not in OPTIMIZERS:
-                raise ValueError(f"jorge.optimizers: unknown optimizer {name!r} (known: {', '.join(OPTIMIZERS)})")
-            unknown = set(settings) - set(COST_KEYS)
-            if unknown:
-                raise ValueError(f"jorge.optimizers.{name}: {sorted(unknown)} do not set the cost (known: {COST_KEYS})")
         resolve_device(self.device, key="jorge.step_cost.device")  # `cuda` without a GPU: stop, naming the fix
 
-    def settings(self, name: str) -> dict[str, int]:
-        """{precondition_frequency, max_precond_dim} of optimizer `name`: configured, else OptimizerConfig's default."""
-        defaults = {key: getattr(OptimizerConfig, key) for key in COST_KEYS}
-        return defaults | dict(self.optimizers.get(name, {}))
+
+def cost_settings(optimizers: dict[str, dict[str, int]] | None) -> dict[str, dict[str, int]]:
+    """{optimizer: {precondition_frequency, max_precond_dim}} for all four optimizers: as `optimizers` (the cost
+    keys of config["jorge"]["optimizers"]) sets them, else OptimizerConfig's defaults."""
+    optimizers = dict(optimizers or {})
+    for name, settings in optimizers.items():
+        if name not in OPTIMIZERS:
+            raise ValueError(f"jorge.optimizers: unknown optimizer {name!r} (known: {', '.join(OPTIMIZERS)})")
+        unknown = set(settings) - set(COST_KEYS)
+        if unknown:
+            raise ValueError(f"jorge.optimizers.{name}: {sorted(unknown)} do not set the cost (known: {COST_KEYS})")
+    defaults = {key: getattr(OptimizerConfig, key) for key in COST_KEYS}
+    return {name: defaults | dict(optimizers.get(name, {})) for name in OPTIMIZERS}
 
 
 def time_call(fn: Callable[[], Any], *, repeats: int, warmup: int, device: str, per_call: int = 1) -> dict[str, float]:
@@ -117,7 +118,8 @@ def step_time(optimizer_cls, size: int, cfg: StepCostConfig, generator: torch.Ge
     return time_call(one_step, repeats=cfg.repeats, warmup=cfg.warmup, device=cfg.device)
 
 
-def training_cycle(name: str, size: int, cfg: StepCostConfig, generator: torch.Generator) -> tuple[Callable, int]:
+def training_cycle(name: str, size: int, cfg: StepCostConfig, settings: dict[str, dict[str, int]],
+                   generator: torch.Generator) -> tuple[Callable, int]:  # fmt: skip
     """(a function running `frequency` training iterations of a d x d linear layer, frequency).
 
     name "none" runs the iterations without an optimizer step (forward + backward alone)."""
@@ -127,9 +129,8 @@ def training_cycle(name: str, size: int, cfg: StepCostConfig, generator: torch.G
     optimizer = None
     frequency = 1
     if name != "none":
-        settings = cfg.settings(name)
-        frequency = settings["precondition_frequency"] if name in flops.SECOND_ORDER else 1
-        optimizer = build_optimizer(name, layer.parameters(), TIMING_HPARAMS | settings)
+        frequency = settings[name]["precondition_frequency"] if name in flops.SECOND_ORDER else 1
+        optimizer = build_optimizer(name, layer.parameters(), TIMING_HPARAMS | settings[name])
 
     def cycle():
         for _ in range(frequency):
@@ -142,19 +143,19 @@ def training_cycle(name: str, size: int, cfg: StepCostConfig, generator: torch.G
     return cycle, frequency
 
 
-def iteration_cost(size: int, cfg: StepCostConfig, generator: torch.Generator) -> dict[str, Any]:
+def iteration_cost(size: int, cfg: StepCostConfig, settings: dict[str, dict[str, int]],
+                   generator: torch.Generator) -> dict[str, Any]:  # fmt: skip
     """Per-iteration time (amortised over the update frequency) and FLOPs of each optimizer on a d x d layer."""
     times, counted, analytic, frequencies = {}, {}, {}, {}
     for name in ("none", *OPTIMIZERS):
-        cycle, frequency = training_cycle(name, size, cfg, generator)
+        cycle, frequency = training_cycle(name, size, cfg, settings, generator)
         cycle()  # the first update creates the factors (Jorge's start scale, Shampoo's statistics): not counted
         counted[name] = flops.counted_flops(cycle) / frequency
         times[name] = time_call(cycle, repeats=cfg.repeats, warmup=cfg.warmup, device=cfg.device, per_call=frequency)
         layer_flops = flops.product_flops(flops.layer_products(size, size, cfg.batch_size, input_grad=False))
         if name != "none":
-            settings = cfg.settings(name)
             layer_flops += flops.optimizer_flops_per_iteration(name, size, size, frequency=frequency,
-                                                               max_precond_dim=settings["max_precond_dim"])  # fmt: skip
+                                                               max_precond_dim=settings[name]["max_precond_dim"])  # fmt: skip
             frequencies[name] = frequency
         analytic[name] = layer_flops
     iteration = {name: times[name] for name in OPTIMIZERS}
@@ -169,7 +170,9 @@ def iteration_cost(size: int, cfg: StepCostConfig, generator: torch.Generator) -
     }
 
 
-def measure(cfg: StepCostConfig, seed: int) -> list[dict[str, Any]]:
+def measure(cfg: StepCostConfig, seed: int, settings: dict[str, dict[str, int]] | None = None) -> list[dict[str, Any]]:
+    """The rows of step_cost.json; `settings` as `cost_settings` returns them (default: every optimizer's defaults)."""
+    settings = settings or cost_settings(None)
     seed_everything(seed)
     generator = torch.Generator().manual_seed(seed)
     rows = []
@@ -201,7 +204,7 @@ def measure(cfg: StepCostConfig, seed: int) -> list[dict[str, Any]]:
             "shampoo_step_s": shampoo_step,
             "jorge_over_sgd_step": jorge_step["median"] / sgd_step["median"],
             "shampoo_over_sgd_step": shampoo_step["median"] / sgd_step["median"],
-            **iteration_cost(size, cfg, generator),
+            **iteration_cost(size, cfg, settings, generator),
         }
         logger.info("d=%d: update Jorge %.3g s, Shampoo %.3g s; step ratio Jorge/SGD %.1f, Shampoo/SGD %.1f; "
                     "iteration ratio Jorge/SGD %.2f, Shampoo/SGD %.2f, Jorge/Shampoo %.2f", size, jorge["median"],
@@ -216,10 +219,11 @@ def measure(cfg: StepCostConfig, seed: int) -> list[dict[str, Any]]:
 def main(*, step_cost_config: dict[str, Any], output: str, seed: int, threads: int = 1,
          optimizers: dict[str, dict[str, int]] | None = None) -> dict[str, Any]:  # fmt: skip
     torch.set_num_threads(threads)
-    cfg = StepCostConfig(**step_cost_config, optimizers=dict(optimizers or {}))
-    prov = Provenance.start(step="jorge.step_cost", config=step_cost_config | {"optimizers": cfg.optimizers}, seed=seed)
+    cfg = StepCostConfig(**step_cost_config)
+    settings = cost_settings(optimizers)
+    prov = Provenance.start(step="jorge.step_cost", config=step_cost_config | {"optimizers": settings}, seed=seed)
     result = {"device": describe_device(cfg.device), "threads": threads, "batch_size": cfg.batch_size,
-              "optimizer_settings": {name: cfg.settings(name) for name in OPTIMIZERS}, "rows": measure(cfg, seed)}  # fmt: skip
+              "optimizer_settings": settings, "rows": measure(cfg, seed, settings)}  # fmt: skip
     write_json(output, result)
     prov.finish([output], device=result["device"])
     return result
