@@ -19,7 +19,10 @@ unpreconditioned, as the optimizers do. Two machines:
   optimizer's loop: what a tiny layer pays beyond its arithmetic), fitted per optimizer as measured minus
   modelled time of the smallest measured layer. Beyond the largest measured size the rates are
   extrapolated (held), which every note says. The model is checked against the measured iterations of the
-  other sizes (`validation`: modelled / measured time per optimizer and size).
+  other sizes (`validation`: modelled / measured time per optimizer and size). On a CPU the model runs
+  low for Jorge's larger layers: its factor products meet subnormal floats, which x86 cores handle slowly
+  (with `torch.set_flush_denormal(True)` a d=256 Jorge iteration took about half the time here); the
+  timings keep the default, as the training runs do.
 - "gpu_assumed": the rates in `jorge.projection.gpu_assumed` (product throughput and launch latency, eigh
   throughput and latency, memory bandwidth with `BYTES_PER_PARAM` per optimizer): ASSUMED, not measured;
   every number built on them says so.
