@@ -11,8 +11,17 @@ JORGE_TASKS = list(config["jorge"]["tasks"])
 JORGE_OPTIMIZERS = list(config["jorge"]["optimizers"])
 JORGE_FIGURES = [
     f"results/jorge/figures/{name}.png"
-    for name in ("convergence_epochs", "convergence_time", "factor_error", "step_cost")
+    for name in ("convergence_epochs", "convergence_time", "factor_error", "step_cost", "per_iteration_cost")
 ]
+
+# The optimizer settings that change what a step computes (the timing takes the others' defaults), so a
+# changed learning rate or decay does not redo the timings.
+JORGE_COST_SETTINGS = {
+    name: {
+        key: value for key, value in settings.items() if key in ("precondition_frequency", "max_precond_dim")
+    }
+    for name, settings in config["jorge"]["optimizers"].items()
+}
 
 
 rule jorge_sgd_grid:
@@ -100,10 +109,31 @@ rule jorge_step_cost:
         timing_slot=1,
     params:
         step_cost=lookup(dpath="jorge/step_cost", within=config),
+        optimizers=JORGE_COST_SETTINGS,
         seed=config["seed"],
         software_env=software_env("../workflow_scripts/jorge/step_cost.py"),
     script:
         "../workflow_scripts/jorge/step_cost.py"
+
+
+# Counts the paper's models' FLOPs (meta device: no compute) and projects per-iteration cost from the
+# rates step_cost measured and from the assumed GPU rates; it times nothing, so no timing slot.
+rule jorge_cost_projection:
+    input:
+        step_cost="results/jorge/step_cost.json",
+    output:
+        projection="results/jorge/cost_projection.json",
+    log:
+        study_log("jorge", "cost_projection"),
+    benchmark:
+        study_benchmark("jorge", "cost_projection")
+    threads: 1
+    resources:
+        mem_mb=2000,
+    params:
+        projection=lookup(dpath="jorge/projection", within=config),
+    script:
+        "../workflow_scripts/jorge/cost_model.py"
 
 
 # One rule per figure, each reading only what it draws: a changed optimizer setting redraws the two
@@ -117,6 +147,10 @@ JORGE_FIGURE_INPUTS = {
     },
     "factor_error": {"numerics": "results/jorge/numerics.json"},
     "step_cost": {"step_cost": "results/jorge/step_cost.json"},
+    "per_iteration_cost": {
+        "step_cost": "results/jorge/step_cost.json",
+        "cost_projection": "results/jorge/cost_projection.json",
+    },
 }
 for _figure, _inputs in JORGE_FIGURE_INPUTS.items():
 
@@ -151,6 +185,7 @@ rule jorge_summary:
         grids=expand("results/jorge/{task}/sgd_grid.json", task=JORGE_TASKS),
         numerics="results/jorge/numerics.json",
         step_cost="results/jorge/step_cost.json",
+        cost_projection="results/jorge/cost_projection.json",
     output:
         summary="results/jorge/summary.json",
     log:
