@@ -132,6 +132,7 @@ rule jorge_cost_projection:
         mem_mb=2000,
     params:
         projection=lookup(dpath="jorge/projection", within=config),
+        software_env=software_env("../workflow_scripts/jorge/cost_model.py"),
     script:
         "../workflow_scripts/jorge/cost_model.py"
 
