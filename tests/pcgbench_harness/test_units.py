@@ -44,10 +44,11 @@ def test_mutants_apply_where_they_can(problem):
     summing = "  double s = 0;\n  #pragma omp parallel for reduction(+ : s)\n  for (int i = 0; i < n; ++i) s += x[i];\n"
     body, verdict = generators.mutate(summing, "missing_reduction", "")
     assert "reduction" not in body and verdict == "wrong_answer"
-    # Where the evaluation race-checks the model (omp), ThreadSanitizer reports the race first.
+    # Where the evaluation race-checks the model (omp, mpi+omp), ThreadSanitizer reports the race first.
     assert generators.race_checked_verdict("missing_reduction", "omp", verdict, True) == "race_detected"
     assert generators.race_checked_verdict("missing_reduction", "omp", verdict, False) == "wrong_answer"
-    assert generators.race_checked_verdict("missing_reduction", "mpi+omp", verdict, True) == "wrong_answer"
+    assert generators.race_checked_verdict("missing_reduction", "mpi+omp", verdict, True) == "race_detected"
+    assert generators.race_checked_verdict("missing_reduction", "kokkos", verdict, True) == "wrong_answer"
     assert generators.race_checked_verdict("data_race", "omp", verdict, True) == "wrong_answer"
     body, _ = generators.mutate(summing, "off_by_one", "")
     assert "i < n - 1;" in body

@@ -20,7 +20,7 @@ or, from Snakemake, rules/pcgbench.smk (rule pcgbench_evaluate).
 Every run is one call of the package's run_program (run.py, in the sandbox). Verdicts (sandbox.py):
 prompt_mismatch (the record's prompt declares another interface than the problem its name names: reported
 per output, not built, not in the metrics; see pareval_format.py), build_error, no_parallelism (the body does not use the execution model its prompt asked for; checked after
-a successful build, and it is not run), race_detected (OpenMP samples, with `race_check` on: the sample's
+a successful build, and it is not run), race_detected (OpenMP and MPI+OpenMP samples, with `race_check` on: the sample's
 ThreadSanitizer build, run once before any timed run, reported a data race; run.check_races), timeout, crash,
 killed_resource_limit, wrong_answer, ok. A sample's verdict is that of the first resource configuration that
 failed (the sweep stops there), or ok when all passed. The `race_check` column says what the race check found
@@ -105,7 +105,7 @@ class EvaluateConfig:
     run_nice: int = schema_default("pcgbench.evaluate.run_nice")
     # run an identical program once and give its rows to every copy
     share_identical_runs: bool = schema_default("pcgbench.evaluate.share_identical_runs")
-    # OpenMP samples: run a ThreadSanitizer build once before the timed runs; a reported race is the verdict
+    # OpenMP and MPI+OpenMP samples: a ThreadSanitizer build runs once before the timed runs; a race is the verdict
     race_check: bool = schema_default("pcgbench.evaluate.race_check")
     # n at which the ParEval-definition speedup_n@k / efficiency_n@k are read, per execution model
     pareval_resources: dict = schema_default("pcgbench.evaluate.pareval_resources")

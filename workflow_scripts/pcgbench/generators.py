@@ -10,7 +10,7 @@
                   off_by_one         the first `i < n` loop bound becomes `i < n - 1`    -> wrong_answer
                   missing_reduction  an OpenMP reduction clause removed (a data race on
                                      the accumulator)                                    -> wrong_answer, or
-                                     race_detected where the race check runs (omp)
+                                     race_detected where the race check runs (omp, mpi+omp)
                   data_race          `parallel for` becomes `parallel` in a reduction: every thread runs
                                      every iteration into the shared result              -> wrong_answer
                   infinite_loop      a loop that never ends before the real work         -> timeout
@@ -25,7 +25,7 @@ time, and validates the timed size several times (workflow_scripts/pcgbench/timi
 partial sum, kept in a register for the whole loop, is written over by another's. Beside a competing load
 the timed threads may still run one after another; the stress validations at more threads than cores then
 interleave them (suite.run_argv; benchmarks/race_detection.py). Where the evaluation's race check runs
-(`race_check`, OpenMP samples), ThreadSanitizer reports the race before any validation: race_detected.
+(`race_check`, OpenMP and MPI+OpenMP samples), ThreadSanitizer reports the race before any validation: race_detected.
 Generation is deterministic (no randomness), so two runs write identical files.
 
 Run from Snakemake (rule pcgbench_self_test_generations) or:

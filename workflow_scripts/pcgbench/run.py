@@ -101,6 +101,7 @@ def run_program(problem: suite.Problem, model: str, exe: Path, protocol: RunProt
 
 RACE_REPORT = "WARNING: ThreadSanitizer: data race"
 RACE_CHECK_THREADS = 2  # TSan orders accesses by happens-before, so two threads show a race whether or not they overlap
+RACE_CHECK_RANKS = 2  # MPI+OpenMP: every rank's code path runs threaded (a body may branch on its rank)
 TSAN_EXIT_CODE = 66
 
 
@@ -130,10 +131,13 @@ def race_report(stderr: str) -> str:
 def check_races(problem: suite.Problem, model: str, exe: Path, *, seed: int, limits: sandbox.SandboxLimits,
                 nice: int = 0) -> RaceCheck:  # fmt: skip
     """Run the race-check build `exe` of an OpenMP program once in the sandbox at the problem's small size
-    (validated twice, timed once: TSan runs 5-15x slower) on RACE_CHECK_THREADS threads. RLIMIT_AS is lifted
-    (TSan reserves terabytes of address space) and TSan's RSS limit takes its place at the same size."""
-    protocol = RunProtocol(warmup=0, reps=1, validations=1, seed=seed, size="small", threads=RACE_CHECK_THREADS,
-                           nice=nice, extra_env=race_check_env(limits.address_space_mb or 4096))  # fmt: skip
+    (validated twice, timed once: TSan runs 5-15x slower) on RACE_CHECK_THREADS threads (per rank, on
+    RACE_CHECK_RANKS ranks for MPI+OpenMP). RLIMIT_AS is lifted (TSan reserves terabytes of address space) and
+    TSan's RSS limit takes its place at the same size."""
+    ranks = RACE_CHECK_RANKS if model == "mpi+omp" else 1
+    protocol = RunProtocol(warmup=0, reps=1, validations=1, seed=seed, size="small", ranks=ranks,
+                           threads=RACE_CHECK_THREADS, nice=nice,
+                           extra_env=race_check_env(limits.address_space_mb or 4096))  # fmt: skip
     run = run_program(problem, model, exe, protocol, dataclasses.replace(limits, address_space_mb=None))
     if RACE_REPORT in run.result.stderr:
         return RaceCheck(status="race", detail=race_report(run.result.stderr))

@@ -63,6 +63,7 @@ import json
 import logging
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import textwrap
@@ -351,10 +352,20 @@ def toolchain_status(model: str) -> tuple[bool, str]:
 # TSan (every barrier looks like a race), so these builds use clang with LLVM's OpenMP runtime and its Archer
 # tool, which tells TSan about OpenMP's synchronisation. A race is found from the order of the accesses, not
 # from their timing: the verdict does not depend on the machine's load.
-RACE_CHECKED_MODELS = ("omp",)
+# MPI+OpenMP builds take Open MPI's include and link flags (`mpicxx --showme:...`), with clang in place of GCC.
+RACE_CHECKED_MODELS = ("omp", "mpi+omp")
 TSAN = "tsan"  # the sanitizer of a race-check build (BuildRequest.sanitizer)
 TSAN_COMPILER = ["clang++", "-fopenmp", "-fsanitize=thread"]
 TSAN_FLAGS = ["-std=c++17", "-O1", "-g"]  # -O1 -g: TSan's advice; line numbers in its reports
+
+
+@functools.cache
+def mpi_wrapper_flags(part: str) -> tuple[str, ...]:
+    """The flags the MPI C++ wrapper adds for `part` ("compile" or "link"), to use MPI from another compiler."""
+    proc = subprocess.run(["mpicxx", f"--showme:{part}"], capture_output=True, text=True, timeout=30)
+    if proc.returncode != 0:
+        raise RuntimeError(f"`mpicxx --showme:{part}` failed: {proc.stderr.strip()[-300:]}")
+    return tuple(shlex.split(proc.stdout))
 
 
 @functools.cache
@@ -443,7 +454,7 @@ def _compiler(model: str, sanitizer: str | None = None) -> list[str]:
 
 def _compile_flags(model: str, sanitizer: str | None = None) -> list[str]:
     if sanitizer == TSAN:
-        return list(TSAN_FLAGS)
+        return list(TSAN_FLAGS) + (list(mpi_wrapper_flags("compile")) if model == "mpi+omp" else [])
     flags = list(CXX_FLAGS)
     if model == "kokkos":
         flags += kokkos_flags(ensure_kokkos())[0]
@@ -467,6 +478,8 @@ def link_argv(problem: Problem, model: str, sample_obj: Path, driver_obj: Path, 
     libs: list[str] = []
     if model == "kokkos":
         libs = kokkos_flags(kokkos_prefix())[1]
+    if model == "mpi+omp" and sanitizer == TSAN:
+        libs = list(mpi_wrapper_flags("link"))
     return [*_compiler(model, sanitizer), str(sample_obj), str(driver_obj), "-o", str(exe), *libs]
 
 
@@ -516,7 +529,9 @@ def build_driver(problem: Problem, model: str, build_dir: Path, sanitizer: str |
 
     Raises RuntimeError with the compiler's output if the driver does not compile (a suite bug, not the sample's).
     """
-    ok, why = build_status(model) if sanitizer is None else race_check_status()
+    ok, why = build_status(model)
+    if ok and sanitizer is not None:
+        ok, why = race_check_status()
     if not ok:
         raise RuntimeError(why)
     out_dir = Path(build_dir) / problem.name / (model.replace("+", "_") + (f"_{sanitizer}" if sanitizer else ""))
