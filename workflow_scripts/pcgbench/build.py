@@ -219,15 +219,21 @@ class BuildCache:
 
         Driver objects are compiled in the same pool as the samples' objects (submitted first, so that no
         link waits on a driver not yet started); each link follows its object."""
-        keys = [self.object_key(r) for r in requests]
-        first_request = {}
-        for key, request in zip(keys, requests, strict=True):
-            first_request.setdefault(key, request)
-        logger.info("building %d samples: %d distinct sources", len(requests), len(first_request))
-        # Counted per distinct source (compile and link, or found in the cache), as the pool finishes them.
-        progress = Progress("builds", total=len(first_request), unit="build", logger=logger)
         with concurrent.futures.ThreadPoolExecutor(self.cfg.jobs) as pool:
             drivers = self._submit_drivers(pool, requests)
+            # The standard headers (precompiled once per machine; object keys name their folder) build beside
+            # the drivers, one per compiler, instead of one after another before the pool starts.
+            headers = [pool.submit(suite.standard_header_dir, model, sanitizer)
+                       for model, sanitizer in dict.fromkeys((r.model, r.sanitizer) for r in requests)]  # fmt: skip
+            for header in headers:
+                header.result()
+            keys = [self.object_key(r) for r in requests]
+            first_request = {}
+            for key, request in zip(keys, requests, strict=True):
+                first_request.setdefault(key, request)
+            logger.info("building %d samples: %d distinct sources", len(requests), len(first_request))
+            # Counted per distinct source (compile and link, or found in the cache), as the pool finishes them.
+            progress = Progress("builds", total=len(first_request), unit="build", logger=logger)
 
             def build_one(key: str) -> tuple[str, bool, str, float, bool]:
                 request = first_request[key]
