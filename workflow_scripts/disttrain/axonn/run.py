@@ -116,8 +116,8 @@ def diagnose(cfg: AxonnConfig, rows: dict, stages: int, machine_state: dict) -> 
                      f"{100 * above:.0f}% of the injected work alone: with at most {cfg.pipeline_limit or stages} "
                      f"microbatches in flight and a jitter of mean {cfg.jitter_mean_s:g} s on a stage time of "
                      f"{cfg.stage_time_s:g} s, the static orders already keep the stages busy and the message-driven "
-                     "order has little idle time left to absorb; what remains is its cost per message (a helper "
-                     "thread's wake-up per receive on the middle stages).")  # fmt: skip
+                     "order has little idle time left to absorb. The rest is within the batch-to-batch spread or "
+                     "the cost of passing each middle-stage message through a helper thread (not measured apart).")  # fmt: skip
     out["explanation"] = " ".join(words)
     out["message_driven_fastest"] = fastest == "message_driven"
     return out
