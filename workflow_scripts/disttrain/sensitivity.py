@@ -297,8 +297,9 @@ def statement(metric: str, label: str, result: dict, fmt: Callable[[float], str]
                     f"{s['value_across']:.4g}, {fmt(s['metric_at_value'])} at {s['value']:.4g}")  # fmt: skip
             parts.append(f"{row['name']} = {s['value']:.4g} ({how}{jump})")
         lines.append("The paper's value is reached, one assumption at a time, at: " + "; ".join(parts) + ".")
-    edges = [f"{row['name']} beyond {row['last_possible']:.4g} ({row['impossible_reason']})"
-             for row in table if row["impossible_values"]]
+    edges = [f"{row['name']} {'below' if min(row['impossible_values']) < row['configured_value'] else 'above'} "
+             f"{row['last_possible']:.4g} ({row['impossible_reason']})"
+             for row in table if row["impossible_values"] and row["last_possible"] is not None]  # fmt: skip
     if edges:
         lines.append("The projection has no value for " + "; ".join(edges) + ".")
     missed = [f"{row['name']} (closest {fmt(row['solved']['closest_metric'])} at {row['solved']['closest_value']:.4g})"
