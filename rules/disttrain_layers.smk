@@ -4,6 +4,7 @@
 #   snakemake disttrain_tensor3d     # results/disttrain/tensor3d/summary.json and figures/
 #   snakemake disttrain_moe          # results/disttrain/moe/summary.json and figures/
 #   snakemake results/disttrain/moe/figures/moe_projection.png   # one figure: only its rule (disttrain_figure_<name>)
+#   snakemake results/disttrain/tensor3d/sensitivity.csv          # each projection assumption moved one at a time
 #
 # Logic lives in workflow_scripts/disttrain/tensor3d/ and workflow_scripts/disttrain/moe/.
 
@@ -51,10 +52,30 @@ rule disttrain_tensor3d_project:
         "../workflow_scripts/disttrain/tensor3d/project.py"
 
 
+rule disttrain_tensor3d_sensitivity:
+    output:
+        sensitivity="results/disttrain/tensor3d/sensitivity.json",
+        table="results/disttrain/tensor3d/sensitivity.csv",
+    log:
+        study_log("disttrain/tensor3d", "sensitivity"),
+    benchmark:
+        study_benchmark("disttrain/tensor3d", "sensitivity")
+    threads: 1
+    resources:
+        mem_mb=1000,
+    params:
+        projection=lookup(dpath="disttrain/tensor3d/projection", within=config),
+        section=lookup(dpath="disttrain/tensor3d/sensitivity", within=config),
+        seed=config["seed"],
+    script:
+        "../workflow_scripts/disttrain/tensor3d/sensitivity.py"
+
+
 rule disttrain_tensor3d_summary:
     input:
         validation="results/disttrain/tensor3d/validation.json",
         projection="results/disttrain/tensor3d/projection.json",
+        sensitivity="results/disttrain/tensor3d/sensitivity.json",
     output:
         summary="results/disttrain/tensor3d/summary.json",
     log:
@@ -119,10 +140,31 @@ rule disttrain_moe_project:
         "../workflow_scripts/disttrain/moe/project.py"
 
 
+rule disttrain_moe_sensitivity:
+    output:
+        sensitivity="results/disttrain/moe/sensitivity.json",
+        table="results/disttrain/moe/sensitivity.csv",
+    log:
+        study_log("disttrain/moe", "sensitivity"),
+    benchmark:
+        study_benchmark("disttrain/moe", "sensitivity")
+    threads: 1
+    resources:
+        mem_mb=1000,
+    params:
+        projection=lookup(dpath="disttrain/moe/projection", within=config),
+        machine=lookup(dpath="disttrain/network/machine", within=config),
+        section=lookup(dpath="disttrain/moe/sensitivity", within=config),
+        seed=config["seed"],
+    script:
+        "../workflow_scripts/disttrain/moe/sensitivity.py"
+
+
 rule disttrain_moe_summary:
     input:
         validation="results/disttrain/moe/validation.json",
         projection="results/disttrain/moe/projection.json",
+        sensitivity="results/disttrain/moe/sensitivity.json",
     output:
         summary="results/disttrain/moe/summary.json",
     log:
@@ -151,11 +193,13 @@ DISTTRAIN_LAYERS_FIGURE_INPUTS = {
             "validation": "results/disttrain/tensor3d/validation.json",
             "projection": "results/disttrain/tensor3d/projection.json",
         },
+        "tensor3d_sensitivity": {"sensitivity": "results/disttrain/tensor3d/sensitivity.json"},
     },
     "moe": {
         "moe_all_to_all": {"validation": "results/disttrain/moe/validation.json"},
         "moe_optimizer_memory": {"validation": "results/disttrain/moe/validation.json"},
         "moe_projection": {"projection": "results/disttrain/moe/projection.json"},
+        "moe_sensitivity": {"sensitivity": "results/disttrain/moe/sensitivity.json"},
     },
 }
 for _study, _figures in DISTTRAIN_LAYERS_FIGURE_INPUTS.items():

@@ -6,7 +6,7 @@ import torch
 
 from workflow_scripts.disttrain.axonn.offload import OffloadedAdam
 from workflow_scripts.disttrain.axonn.pipeline import AxonnConfig, train_reference
-from workflow_scripts.disttrain.axonn.run import analyse, project, run_workers
+from workflow_scripts.disttrain.axonn.run import analyse, diagnose, project, run_workers
 
 SECTION = {"model": {"vocab_size": 32, "block_size": 8, "n_layer": 2, "n_head": 2, "n_embd": 16},
            "schedules": ["gpipe", "1f1b", "message_driven"], "microbatches": 4, "microbatch_size": 2, "batches": 2,
@@ -53,6 +53,28 @@ def test_projection_offload_fits_where_no_offload_does_not():
     assert 0 < row["offload"]["fraction_of_peak"] < 0.6
 
 
+def _row(median_s: float, oversleep_s: float, cores_used: float) -> dict:
+    return {"median_batch_time_s": median_s, "batch_time_spread_s": 0.1, "batch_times_s": [median_s],
+            "cores_used_median": cores_used, "cpu_s_per_batch_median": cores_used * median_s,
+            "oversleep_s_per_batch_median": oversleep_s}  # fmt: skip
+
+
+@pytest.mark.parametrize(("cores", "busy", "md_s", "md_wait_s", "oversubscribed_named"),
+                         [(2, 1.9, 2.5, 0.9, True), (8, 1.9, 1.0, 0.9, False), (2, 0.3, 1.6, 0.01, False)])  # fmt: skip
+def test_diagnosis_names_the_cores_when_stages_outnumber_them(cores, busy, md_s, md_wait_s, oversubscribed_named):
+    cfg = AxonnConfig.from_config(SECTION, seed=0)
+    rows = {"gpipe": _row(1.6, 0.5, busy), "1f1b": _row(1.5, 0.4, busy), "message_driven": _row(md_s, md_wait_s, busy)}
+    out = diagnose(cfg, rows, stages=4, machine_state={"cores": cores, "load_average_before": 3.0})
+    assert out["message_driven_fastest"] is (md_s < 1.5)
+    assert ("4 stage processes share 2 cores" in out["explanation"]) is oversubscribed_named
+    assert ("The message-driven schedule is the fastest" in out["explanation"]) is (md_s < 1.5)
+    assert f"message_driven {md_wait_s:.2g} s per batch" in out["explanation"]
+    # Not short of cores and still slower: the gap is the schedules' own, and the summary says so.
+    assert ("the gap is the schedules' own" in out["explanation"]) is (md_s == 1.6)
+    # (microbatches + stages - 1) x (forward + backward = 3 stage times) x (stage time + mean jitter)
+    assert out["injected_pipeline_time_s"] == pytest.approx((4 + 4 - 1) * 3 * (0.001 + 0.002))
+
+
 @pytest.mark.multiprocess
 def test_schedules_match_single_process_and_bytes(tmp_path):
     cfg = AxonnConfig.from_config(SECTION, seed=5)
@@ -63,5 +85,8 @@ def test_schedules_match_single_process_and_bytes(tmp_path):
         assert row["bytes_match_analytic"], name
     assert all(f == 4.0 for f in rows["1f1b"]["device_bytes_per_parameter"])  # fp16 weights + fp16 grads
     assert all(f > 16.0 for f in rows["1f1b_no_offload"]["device_bytes_per_parameter"])
+    for row in rows.values():  # every stage measured its CPU time and its sleeps' overrun for every batch
+        assert row["cpu_s_per_batch_median"] > 0 and row["oversleep_s_per_batch_median"] >= 0
+        assert len(row["last_batch"]["cpu_s_per_stage"]) == 2
     # GPipe keeps every microbatch's activations; 1F1B on the first of 2 stages at most 2.
     assert rows["1f1b"]["activations_bytes_per_stage"][0] < rows["gpipe"]["activations_bytes_per_stage"][0]

@@ -130,6 +130,7 @@ def _axonn_ranks(run_section: dict, seed: int, stages: int, log_path=None, timeo
         results[label] = [{
             "schedule": label, "offload": offload, "rank": rank, "world": stages, "losses": LOSSES,
             "batch_time_s": [0.05 + 0.01 * b for b in range(cfg.batches)], "idle_fraction": [0.1 * (rank + 1)] * 2,
+            "cpu_s": [0.01 * (rank + 1)] * cfg.batches, "oversleep_s": [0.001 * rank] * cfg.batches,
             "timeline_last_batch": [["F", mb, 0.002 * (mb + rank), 0.002 * (mb + rank + 1)]
                                     for mb in range(cfg.microbatches)]
                                    + [["B", mb, 0.02 + 0.002 * mb, 0.022 + 0.002 * mb] for mb in range(cfg.microbatches)],
@@ -146,6 +147,8 @@ def test_axonn_run_writes_what_each_figure_draws(tmp_path, monkeypatch):
     axonn_run.main(_calibration(tmp_path), runs, summary, AXONN, MACHINE, seed=0)
     # The memory figure's title names the projection's machine: the run writes it beside the projection.
     assert read_json(summary)["projection_machine"] == MACHINE["name"]
+    # It says why the schedules rank as they do, from the stages' CPU time and waits.
+    assert "message-driven" in read_json(summary)["schedule_diagnosis"]["explanation"]
     assert _only_data_written(tmp_path)
     drawn = _draw_all(axonn_figures, tmp_path, runs=str(runs), summary=str(summary))
     assert [p.name for p in drawn] == ["axonn_schedules.png", "axonn_timeline.png", "axonn_memory.png"]

@@ -1,6 +1,7 @@
 """The shared ground: the comm ledger under torchrun, the memory ledger, the alpha-beta model, launch checks."""
 
 import json
+import subprocess
 import threading
 import time
 from pathlib import Path
@@ -134,3 +135,22 @@ def test_sizes_that_do_not_fit_name_the_fits(monkeypatch):
     assert launch_mod.torchrun_command("m", [], 8)[:2] == ["srun", "--nodes=2"]
     with pytest.raises(ValueError, match="SLURM allocation has 2 nodes x 4 devices"):
         launch_mod.torchrun_command("m", [], 6)
+
+
+def test_workers_get_one_compute_thread_whatever_the_job_exports(monkeypatch, tmp_path):
+    # Snakemake exports the rule's threads in every thread-count variable; N workers each taking them would put
+    # N x threads on `threads` cores (MKL_NUM_THREADS alone set torch's intra-op threads to 2 per AxoNN stage).
+    for name in launch_mod.WORKER_THREAD_VARIABLES:
+        monkeypatch.setenv(name, "2")
+    seen = {}
+
+    def run(command, env, **kwargs):
+        seen.update(env)
+        return subprocess.CompletedProcess(command, 0)
+
+    monkeypatch.setattr(launch_mod.subprocess, "run", run)
+    launch_mod.launch("m", [], nproc=2, log_path=tmp_path / "log")
+    assert {name: seen[name] for name in launch_mod.WORKER_THREAD_VARIABLES} == dict.fromkeys(
+        launch_mod.WORKER_THREAD_VARIABLES, "1")
+    launch_mod.launch("m", [], nproc=2, log_path=tmp_path / "log", env={"OMP_NUM_THREADS": "4"})
+    assert seen["OMP_NUM_THREADS"] == "4" and seen["MKL_NUM_THREADS"] == "1"  # a caller can still ask

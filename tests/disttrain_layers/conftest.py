@@ -27,6 +27,9 @@ def layer_run(tmp_path_factory):
     sections["tensor3d"]["overlap"]["chunks"] = [1, 2]
     sections["moe"]["timing"] = MOE_TIMING
     sections["moe"]["optimizer"] = MOE_OPTIMIZER
+    for study in ("tensor3d", "moe"):  # the first three knobs, on 3 points: the rule's shape in seconds
+        sections[study]["sensitivity"] |= {"points": 3, "rel_tol": 0.05,
+                                           "knobs": sections[study]["sensitivity"]["knobs"][:3]}  # fmt: skip
     config_path.write_text(yaml.safe_dump(config, sort_keys=False))
     # The copied profiles/default (picked up by Snakemake) declares the timing_slot resource.
     result = run_snakemake(root, "disttrain_tensor3d", "disttrain_moe", timeout=300)

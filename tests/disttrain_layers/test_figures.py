@@ -8,13 +8,15 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import REPO_ROOT
-from workflow_scripts.common import write_json
+from workflow_scripts.common import read_json, write_json
 from workflow_scripts.common.config import load_config
 from workflow_scripts.disttrain.moe import figures as moe_figures
 from workflow_scripts.disttrain.moe import project as moe_project
+from workflow_scripts.disttrain.moe import sensitivity as moe_sensitivity
 from workflow_scripts.disttrain.moe import summary as moe_summary
 from workflow_scripts.disttrain.tensor3d import figures as tensor3d_figures
 from workflow_scripts.disttrain.tensor3d import project as tensor3d_project
+from workflow_scripts.disttrain.tensor3d import sensitivity as tensor3d_sensitivity
 from workflow_scripts.disttrain.tensor3d import summary as tensor3d_summary
 from workflow_scripts.disttrain.tensor3d.grid import Grid, factorizations
 
@@ -68,25 +70,40 @@ def moe_validation() -> dict:
                                       "fp32_tile_bytes": 4 * t, "identical_to_untiled": True} for t in tiles]}}  # fmt: skip
 
 
+# Two knobs of each default sensitivity section, three points each: the figures' shape, in seconds.
+SENSITIVITY = {study: SECTIONS[study]["sensitivity"] | {"points": 3, "rel_tol": 0.05,
+                                                         "knobs": SECTIONS[study]["sensitivity"]["knobs"][:2]}
+               for study in ("tensor3d", "moe")}  # fmt: skip
+
+
 @pytest.fixture(scope="module")
 def study_files(tmp_path_factory) -> dict[str, dict[str, str]]:
-    """validation.json, projection.json and summary.json of both studies, as their rules write them."""
+    """validation.json, projection.json, sensitivity.json and summary.json of both studies, as their rules
+    write them."""
     files = {}
     for study, validation, project, summary, machine in (
             ("tensor3d", tensor3d_validation(), tensor3d_project, tensor3d_summary, None),
             ("moe", moe_validation(), moe_project, moe_summary, SECTIONS["network"]["machine"])):  # fmt: skip
         folder = tmp_path_factory.mktemp(study)
-        paths = {name: str(folder / f"{name}.json") for name in ("validation", "projection", "summary")}
+        paths = {name: str(folder / f"{name}.json") for name in ("validation", "projection", "sensitivity", "summary")}
         write_json(paths["validation"], validation)
         project.main(paths["projection"], SECTIONS[study]["projection"], machine)
-        summary.main(paths["validation"], paths["projection"], paths["summary"], seed=0)
+        csv_path = str(folder / "sensitivity.csv")
+        if study == "tensor3d":
+            tensor3d_sensitivity.main(paths["sensitivity"], csv_path, SECTIONS[study]["projection"], SENSITIVITY[study])
+        else:
+            moe_sensitivity.main(paths["sensitivity"], csv_path, SECTIONS[study]["projection"], machine,
+                                 SENSITIVITY[study])  # fmt: skip
+        summary.main(paths["validation"], paths["projection"], paths["summary"], seed=0,
+                     sensitivity_path=paths["sensitivity"])  # fmt: skip
         files[study] = paths
     return files
 
 
 @pytest.mark.parametrize(("module", "study", "expected"), [
-    (tensor3d_figures, "tensor3d", ["tensor3d_bytes", "tensor3d_ranking", "tensor3d_projection", "tensor3d_overlap"]),
-    (moe_figures, "moe", ["moe_all_to_all", "moe_optimizer_memory", "moe_projection"]),
+    (tensor3d_figures, "tensor3d", ["tensor3d_bytes", "tensor3d_ranking", "tensor3d_projection", "tensor3d_overlap",
+                                    "tensor3d_sensitivity"]),
+    (moe_figures, "moe", ["moe_all_to_all", "moe_optimizer_memory", "moe_projection", "moe_sensitivity"]),
 ])  # fmt: skip
 def test_every_figure_draws_from_only_its_inputs(module, study, expected, study_files, tmp_path):
     assert list(module.FIGURES) == expected
@@ -95,6 +112,10 @@ def test_every_figure_draws_from_only_its_inputs(module, study, expected, study_
         module.main(figure=name, output=str(out), **{s: study_files[study][s] for s in sources})
         assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and out.stat().st_size > 5000
         assert Path(str(out) + ".prov.json").is_file()
+    # The summary carries the sensitivity table: one row per knob for each headline, and what would close the gap.
+    summary = read_json(study_files[study]["summary"])
+    for entry in summary["sensitivity"].values():
+        assert len(entry["table"]) == 2 and entry["statement"].count("paper") >= 1
     # The summaries are the headline numbers only; no figure is written beside them.
     assert not list(Path(study_files[study]["summary"]).parent.glob("*.png"))
 

@@ -30,8 +30,20 @@ def test_both_targets_write_summaries_figures_and_provenance(layer_run):
     assert all(moe["validation"]["bitwise_equal_to_plain"].values())
     assert moe["projection"]["step_time_s_with"] < moe["projection"]["step_time_s_without"]
 
-    for study, figures in (("tensor3d", ("bytes", "ranking", "projection", "overlap")),
-                           ("moe", ("all_to_all", "optimizer_memory", "projection"))):  # fmt: skip
+    # Each summary says which assumption moves its gap to the paper most, from the sensitivity rule's table.
+    for summary, metrics in ((t3d, ["time_reduction_vs_megatron"]), (moe, ["speedup", "base_size_ratio"])):
+        assert sorted(summary["sensitivity"]) == sorted(metrics)
+        for metric in metrics:
+            entry = summary["sensitivity"][metric]
+            assert entry["largest_swing"] == entry["table"][0]["assumption"] and len(entry["table"]) == 3
+            assert entry["configured"] == pytest.approx(
+                t3d["projection"]["time_reduction_vs_megatron"] if metric.startswith("time") else moe["projection"][metric])
+    for study in ("tensor3d", "moe"):
+        table = (tmp_path / "results/disttrain" / study / "sensitivity.csv").read_text().splitlines()
+        assert table[0].startswith("assumption,group,config_keys,value") and len(table) > 3 * 3
+
+    for study, figures in (("tensor3d", ("bytes", "ranking", "projection", "overlap", "sensitivity")),
+                           ("moe", ("all_to_all", "optimizer_memory", "projection", "sensitivity"))):  # fmt: skip
         folder = tmp_path / "results/disttrain" / study
         assert (folder / "summary.json.prov.json").exists()
         for fig in figures:

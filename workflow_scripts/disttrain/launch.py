@@ -28,6 +28,8 @@ import sys
 from pathlib import Path
 
 logger = logging.getLogger(__name__)
+WORKER_THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "NUMEXPR_NUM_THREADS",
+                           "VECLIB_MAXIMUM_THREADS", "GOTO_NUM_THREADS")  # fmt: skip
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
@@ -118,7 +120,10 @@ def launch(target: str, args: list[str], nproc: int, log_path: str | os.PathLike
     command = torchrun_command(target, args, nproc)
     child_env = dict(os.environ)
     child_env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO_ROOT), child_env.get("PYTHONPATH")]))
-    child_env.setdefault("OMP_NUM_THREADS", "1")
+    # One compute thread per worker, as torchrun's own default: Snakemake exports the rule's `threads` to the job
+    # in every thread-count variable (MKL_NUM_THREADS sets torch's intra-op threads even when OMP_NUM_THREADS
+    # is 1), which N workers would each take, N x threads on `threads` cores. A caller's `env` can still ask.
+    child_env.update(dict.fromkeys(WORKER_THREAD_VARIABLES, "1"))
     child_env.setdefault("PYTHONUNBUFFERED", "1")  # workers' prints reach the log when printed
     child_env.update(env or {})
     logger.info("launching: %s", " ".join(command))

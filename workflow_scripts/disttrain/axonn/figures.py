@@ -49,7 +49,18 @@ def plot_timeline(runs: dict, path: str) -> None:
                 ax.barh(stage, end - start, left=start, color="tab:blue" if kind == "F" else "tab:orange",
                         edgecolor="white")  # fmt: skip
                 ax.text((start + end) / 2, stage, str(mb), ha="center", va="center", fontsize=6, color="white")
-        ax.set(ylabel="stage", title=f"{k} (blue forward, orange backward; numbers: microbatch)")
+        row = rows[k]
+        title = f"{k} (blue forward, orange backward; numbers: microbatch)"
+        if "last_batch" in row:  # what the stages measured: CPU used and time ready but waiting for a core
+            last = row["last_batch"]
+            title += (f"; median batch {row['median_batch_time_s']:.2f} s, {row['cores_used_median']:.2f} cores "
+                      f"busy, ready-but-waiting {row['oversleep_s_per_batch_median']:.2f} s/batch")  # fmt: skip
+            for stage, (cpu, wait) in enumerate(zip(last["cpu_s_per_stage"], last["oversleep_s_per_stage"],
+                                                    strict=True)):  # fmt: skip
+                ax.annotate(f"cpu {cpu:.2f} s, waited {wait:.2f} s", (1.0, stage), xycoords=("axes fraction", "data"),
+                            xytext=(4, 0), textcoords="offset points", va="center", fontsize=7)  # fmt: skip
+        ax.set_title(title, fontsize=8)
+        ax.set_ylabel("stage")
         ax.invert_yaxis()
     axes[-1, 0].set_xlabel("time since the batch start, s")
     fig.tight_layout()

@@ -11,10 +11,16 @@ their gradients backward as point-to-point messages through the comm ledger.
 - message-driven (AxoNN): each stage keeps one receive posted for the next forward activation and one for the
   next backward gradient, polls both, and runs whichever message has arrived (backward first when both have);
   sends are non-blocking; the first stage injects `pipeline_limit` microbatches, then a new one whenever a
-  backward completes.
+  backward completes. The poll does not spin: a helper thread per posted receive waits on it and wakes the stage.
+  (gloo's any-source receive, which would need no helper thread, was measured slower: a message sent to it
+  was often received only when the sender next called into gloo, leaving stages idle for tens of ms.)
 Stage time = real compute + an injected delay (stage_time_s per forward, twice per backward, plus a seeded
 exponential jitter of mean jitter_mean_s): the delay stands in for the GPU compute that dominates a real
 stage, and the jitter for its variability. The same draws are used by every schedule.
+Per batch each stage also records its process CPU time (`cpu_s`: compute, communication threads, Python) and how
+much longer than asked its injected sleeps took (`oversleep_s`: the time a stage that was ready to run waited for a
+core); on a machine with fewer cores than stages these show whether a schedule's batch time is the schedule's or
+the cores'.
 Every schedule computes the same gradients (microbatches are accumulated in the same order), so the loss per
 batch must equal single-process training with the same microbatches (`train_reference`).
 Each rank writes <out_dir>/<schedule>.rank<r>.json.
@@ -129,13 +135,17 @@ class Stage:
         self.timeline = []  # (kind, microbatch, start_s, end_s) relative to the batch start
         self.batch_loss = 0.0
         self.wakeup = threading.Event()  # set whenever a polled receive completes
+        self.oversleep_s = 0.0  # injected sleeps' excess over what was asked, this batch
 
     # --- compute -----------------------------------------------------------------------------------------
     def _delay(self, kind: str, batch: int, mb: int) -> None:
         draw = random.Random(f"{self.cfg.seed}-{self.rank}-{batch}-{mb}-{kind}")
         base = self.cfg.stage_time_s * (2 if kind == "B" else 1)
         jitter = draw.expovariate(1.0 / self.cfg.jitter_mean_s) if self.cfg.jitter_mean_s > 0 else 0.0
-        time.sleep(base + jitter)
+        asked_s = base + jitter
+        started = time.perf_counter()
+        time.sleep(asked_s)
+        self.oversleep_s += time.perf_counter() - started - asked_s
 
     def forward(self, batch, mb, x, y, activation=None):
         started = time.perf_counter()
@@ -245,26 +255,37 @@ def run_message_driven(stage: Stage, batch, x, y):
     m = stage.cfg.microbatches
     limit = stage.cfg.pipeline_limit or stage.world
     next_fwd, next_bwd = 0, 0
-    fwd_recv = stage.post_polled_recv(stage.rank - 1, "activation") if not stage.first else None
-    bwd_recv = stage.post_polled_recv(stage.rank + 1, "gradient") if not stage.last else None
-    if stage.first:
-        while next_fwd < min(limit, m):
-            stage.forward(batch, next_fwd, x, y)
-            next_fwd += 1
+    if stage.first or stage.last:
+        # One neighbour: only its kind of message can come, so the stage waits on it directly (no helper thread,
+        # no wake-up to pass on); the order is still the messages' own.
+        if stage.first:
+            while next_fwd < min(limit, m):
+                stage.forward(batch, next_fwd, x, y)
+                next_fwd += 1
+        while next_bwd < m:
+            if stage.first:
+                stage.backward(batch, next_bwd, stage.recv(stage.rank + 1, "gradient"))
+                next_bwd += 1
+                if next_fwd < m:  # a microbatch left the pipeline: inject the next one
+                    stage.forward(batch, next_fwd, x, y)
+                    next_fwd += 1
+            else:  # the last stage: the loss is here, so a backward follows every forward at once
+                stage.forward(batch, next_fwd, x, y, stage.recv(stage.rank - 1, "activation"))
+                stage.backward(batch, next_fwd)
+                next_fwd += 1
+                next_bwd += 1
+        return
+    # A middle stage: either message may come first; both receives stay posted and are polled.
+    fwd_recv = stage.post_polled_recv(stage.rank - 1, "activation")
+    bwd_recv = stage.post_polled_recv(stage.rank + 1, "gradient")
     while next_bwd < m:
         stage.wakeup.clear()  # cleared before the flags are read, so no arrival is missed
         if bwd_recv is not None and bwd_recv[0].is_set():
             stage.backward(batch, next_bwd, bwd_recv[1])
             next_bwd += 1
             bwd_recv = stage.post_polled_recv(stage.rank + 1, "gradient") if next_bwd < m else None
-            if stage.first and next_fwd < m:  # a microbatch left the pipeline: inject the next one
-                stage.forward(batch, next_fwd, x, y)
-                next_fwd += 1
         elif fwd_recv is not None and fwd_recv[0].is_set():
             stage.forward(batch, next_fwd, x, y, fwd_recv[1])
-            if stage.last:  # the loss is here: its backward is ready at once
-                stage.backward(batch, next_fwd)
-                next_bwd += 1
             next_fwd += 1
             fwd_recv = stage.post_polled_recv(stage.rank - 1, "activation") if next_fwd < m else None
         else:
@@ -279,11 +300,11 @@ def run_schedule(cfg: AxonnConfig, name: str, rank: int, world: int, offload: bo
     ledger, mem = CommLedger(), MemoryLedger()
     stage = Stage(cfg, rank, world, ledger, offload=offload)
     x, y = make_data(cfg)
-    batch_s, busy_s, losses, timelines = [], [], [], []
+    batch_s, busy_s, losses, timelines, cpu_s, oversleep_s = [], [], [], [], [], []
     for b in range(cfg.batches):
         dist.barrier()  # synchronisation only (no payload): every stage starts the batch together
-        stage.batch_start = time.perf_counter()
-        stage.busy_s, stage.batch_loss, stage.timeline = 0.0, 0.0, []
+        stage.batch_start, cpu_start = time.perf_counter(), time.process_time()
+        stage.busy_s, stage.batch_loss, stage.timeline, stage.oversleep_s = 0.0, 0.0, [], 0.0
         # Peak saved activations over the first batch: GPipe holds every microbatch, 1F1B at most
         # (stages - rank), the message-driven schedule at most pipeline_limit.
         with mem.track_activations(stage.model) if b == 0 else _null():
@@ -291,6 +312,8 @@ def run_schedule(cfg: AxonnConfig, name: str, rank: int, world: int, offload: bo
         stage.finish_sends()
         dist.barrier()  # the batch ends when the last stage's last backward is done
         batch_s.append(time.perf_counter() - stage.batch_start)
+        cpu_s.append(time.process_time() - cpu_start)
+        oversleep_s.append(stage.oversleep_s)
         busy_s.append(stage.busy_s)
         stage.opt.step()
         stage.opt.zero_grad() if b < cfg.batches - 1 else None
@@ -305,7 +328,7 @@ def run_schedule(cfg: AxonnConfig, name: str, rank: int, world: int, offload: bo
     mem.extra("host_optimizer", stage.opt.host_bytes())
     steady = slice(1, None)  # the first batch is warm-up for the timings
     return {"schedule": name, "offload": offload, "rank": rank, "world": world, "losses": losses,
-            "batch_time_s": batch_s, "busy_s": busy_s,
+            "batch_time_s": batch_s, "busy_s": busy_s, "cpu_s": cpu_s, "oversleep_s": oversleep_s,
             "idle_fraction": [1 - busy / total for busy, total in zip(busy_s[steady], batch_s[steady], strict=True)],
             "timeline_last_batch": timelines[-1],
             "bytes_per_batch": {f"{op}/{tag}": v["message_bytes"] / cfg.batches

@@ -2,8 +2,8 @@
 peak transient memory per tile size, and the projection's step time and largest base model that fits.
 
 Inputs: results/disttrain/moe/validation.json (moe_all_to_all, moe_optimizer_memory) and projection.json
-(moe_projection). Outputs (PNG, Agg backend) under results/disttrain/moe/figures/: moe_all_to_all.png,
-moe_optimizer_memory.png, moe_projection.png.
+(moe_projection), sensitivity.json (moe_sensitivity). Outputs (PNG, Agg backend) under results/disttrain/moe/figures/: moe_all_to_all.png,
+moe_optimizer_memory.png, moe_projection.png, moe_sensitivity.png.
 Run by the `disttrain_figure_<name>` rules of rules/disttrain_layers.smk; tests call `main`.
 """
 
@@ -14,6 +14,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 from workflow_scripts.common import configure_logging  # noqa: E402
 from workflow_scripts.common.figures import Registry, draw_figure, save_figure  # noqa: E402
+from workflow_scripts.disttrain.sensitivity_plot import plot_sensitivity  # noqa: E402
 
 
 def plot_all_to_all(validation: dict, path: str) -> None:
@@ -56,7 +57,9 @@ def plot_projection(projection: dict, path: str) -> None:
     parts = ["compute_s", "all_to_all_s", "dtd_gather_s", "tensor_allreduce_s", "data_allreduce_s"]
     bottom = [0.0] * len(order)
     for part in parts:
-        values = [step[v][part] for v in order]
+        # Only the exposed part of the data all-reduce adds to the step (data_allreduce_hidden_s overlaps backward).
+        values = [step[v][part] - (step[v].get("data_allreduce_hidden_s", 0.0) if part == "data_allreduce_s" else 0)
+                  for v in order]  # fmt: skip
         ax1.bar(order, values, bottom=bottom, label=part.removesuffix("_s"))
         bottom = [b + v for b, v in zip(bottom, values, strict=True)]
     ax1.set_ylabel("modelled step time (s)")
@@ -79,20 +82,31 @@ def plot_projection(projection: dict, path: str) -> None:
     save_figure(fig, path)
 
 
+def plot_projection_sensitivity(sensitivity: dict, path: str) -> None:
+    plot_sensitivity(sensitivity, path,
+                     titles={"speedup": "step-time reduction from the optimisations",
+                             "base_size_ratio": "largest base model vs DeepSpeed-MoE's"},
+                     scales={"speedup": 100, "base_size_ratio": 1},
+                     units={"speedup": "%", "base_size_ratio": "x"})  # fmt: skip
+
+
 # Figure name -> (the inputs it is drawn from, how). One Snakemake rule per figure.
 FIGURES: Registry = {
     "moe_all_to_all": (("validation",), plot_all_to_all),
     "moe_optimizer_memory": (("validation",), plot_optimizer_memory),
     "moe_projection": (("projection",), plot_projection),
+    "moe_sensitivity": (("sensitivity",), plot_projection_sensitivity),
 }
 
 
-def main(*, figure: str, output: str, validation: str | None = None, projection: str | None = None) -> None:
-    draw_figure("disttrain/moe", FIGURES, figure, output, {"validation": validation, "projection": projection})
+def main(*, figure: str, output: str, validation: str | None = None, projection: str | None = None,
+         sensitivity: str | None = None) -> None:  # fmt: skip
+    draw_figure("disttrain/moe", FIGURES, figure, output,
+                {"validation": validation, "projection": projection, "sensitivity": sensitivity})
 
 
 if __name__ == "__main__":
     smk = snakemake  # noqa: F821 -- injected by Snakemake's script: directive
     configure_logging(smk.log[0])
     main(figure=smk.params.figure, output=smk.output.figure, validation=smk.input.get("validation"),
-         projection=smk.input.get("projection"))  # fmt: skip
+         projection=smk.input.get("projection"), sensitivity=smk.input.get("sensitivity"))  # fmt: skip

@@ -38,6 +38,7 @@ class MoEProjectionConfig:
     global_batch_tokens: int  # tokens per step (sets compute and communication)
     micro_batch_sequences: int  # sequences per micro-batch per data-parallel rank (sets activation memory)
     compute_efficiency: float
+    data_allreduce_overlap: float  # fraction of the data-parallel gradient all-reduce hidden behind backward
     optimizer_tile_elems: int
     base_ladder: list[dict]  # [{name, layers, hidden}]
     paper_speedup: float
@@ -65,7 +66,8 @@ def project(cfg: MoEProjectionConfig, machine: dict) -> dict:
     for name, (dtd, comm_aware) in VARIANTS.items():
         steps[name] = step_time_s(model, layout, global_batch_tokens=cfg.global_batch_tokens, drop_duplicates=dtd,
                                   comm_aware_checkpoint=comm_aware, flops_per_s=flops_per_s, cost=net.time,
-                                  devices_per_node=net.devices_per_node)  # fmt: skip
+                                  devices_per_node=net.devices_per_node,
+                                  data_allreduce_overlap=cfg.data_allreduce_overlap)  # fmt: skip
     speedup = 1 - steps["with"]["time_s"] / steps["without"]["time_s"]
     ladder = [dataclasses.replace(model, layers=m["layers"], hidden=m["hidden"]) for m in cfg.base_ladder]
     names = {(m["layers"], m["hidden"]): m["name"] for m in cfg.base_ladder}
@@ -93,7 +95,8 @@ def project(cfg: MoEProjectionConfig, machine: dict) -> dict:
             "flops_per_s_per_device": flops_per_s, "step": steps, "speedup": speedup,
             "paper_speedup": cfg.paper_speedup, "largest_base_that_fits": fits, "base_size_ratio": ratio,
             "paper_base_size_ratio": cfg.paper_base_size_ratio, "memory_per_device": memory,
-            "device_memory_bytes": machine["device_memory_bytes"]}  # fmt: skip
+            "device_memory_bytes": machine["device_memory_bytes"],
+            "data_allreduce_overlap": cfg.data_allreduce_overlap}  # fmt: skip
 
 
 def main(out_path: str, section: dict, machine: dict, seed: int | None = None) -> dict:

@@ -1,17 +1,20 @@
 """Snakemake step: the TED MoE summary, from the validation run and the projection.
 
-Writes results/disttrain/moe/summary.json; moe/figures.py draws the figures from the same two inputs.
+Writes results/disttrain/moe/summary.json, with a `sensitivity` section from moe/sensitivity.py (which assumption
+moves each gap to the paper most, and the value that would close it); moe/figures.py draws the figures.
 """
 
 
 import logging
 
 from workflow_scripts.common import Provenance, configure_logging, read_json, write_json
+from workflow_scripts.disttrain import sensitivity
 
 logger = logging.getLogger(__name__)
 
 
-def main(validation_path: str, projection_path: str, summary_path: str, seed: int | None = None):
+def main(validation_path: str, projection_path: str, summary_path: str, seed: int | None = None,
+         sensitivity_path: str | None = None):  # fmt: skip
     prov = Provenance.start(step="disttrain.moe.summary", config={}, seed=seed)
     validation, projection = read_json(validation_path), read_json(projection_path)
     variants = validation["check"]["variants"]
@@ -51,9 +54,14 @@ def main(validation_path: str, projection_path: str, summary_path: str, seed: in
                                           <= projection["device_memory_bytes"]),
             "assumptions": "top-1 gating, capacity factor 1.0, MoE in every other layer, 1M tokens per step, "
                            "compute at the configured fraction of V100 peak, no overlap of communication with "
-                           "compute, ZeRO-1 optimizer sharding; the paper's exact settings were not available",
+                           "compute except a fraction "
+                           f"{projection.get('data_allreduce_overlap', 0.0):g} of the data-parallel all-reduce, "
+                           "ZeRO-1 optimizer sharding; the paper's exact settings were not available; the "
+                           "sensitivity section says which assumption moves each gap most",
         },
     }  # fmt: skip
+    if sensitivity_path:
+        summary["sensitivity"] = sensitivity.summary_section(read_json(sensitivity_path))
     write_json(summary_path, summary)
     prov.finish([summary_path])
     logger.info("moe: a2a calls %s, DTD byte reduction %.1fx; projection %.0f%% faster, base ratio %s",
@@ -65,4 +73,5 @@ def main(validation_path: str, projection_path: str, summary_path: str, seed: in
 if __name__ == "__main__":
     smk = snakemake  # noqa: F821 -- injected by Snakemake's script: directive
     configure_logging(smk.log[0])
-    main(smk.input.validation, smk.input.projection, smk.output.summary, seed=smk.params.seed)
+    main(smk.input.validation, smk.input.projection, smk.output.summary, seed=smk.params.seed,
+         sensitivity_path=smk.input.sensitivity)  # fmt: skip

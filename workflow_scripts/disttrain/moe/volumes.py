@@ -144,8 +144,12 @@ def slowest_group(groups: list[list[int]], devices_per_node: int) -> list[int]:
 
 def step_time_s(model: MoEModel, layout: Layout, *, global_batch_tokens: int, drop_duplicates: bool,
                 comm_aware_checkpoint: bool, flops_per_s: float, cost: CostFn, devices_per_node: int,
-                dtype_bytes: int = 2) -> dict[str, float]:  # fmt: skip
-    """One step with activation checkpointing of every layer, priced by parts (no overlap)."""
+                dtype_bytes: int = 2, data_allreduce_overlap: float = 0.0) -> dict[str, float]:  # fmt: skip
+    """One step with activation checkpointing of every layer, priced by parts. Nothing overlaps compute except
+    `data_allreduce_overlap` of the data-parallel gradient all-reduces (0: none, the conservative choice), which
+    bucketed all-reduces can hide behind the backward pass; its hidden time is `data_allreduce_hidden_s`."""
+    if not 0 <= data_allreduce_overlap <= 1:
+        raise ValueError(f"data_allreduce_overlap must be in [0, 1], got {data_allreduce_overlap}")
     dp = layout.expert * layout.expert_data  # data parallelism of the non-expert part
     tokens = global_batch_tokens // dp  # per data-parallel rank (shared by its tensor group)
     h, t = model.hidden, layout.tensor
@@ -181,7 +185,9 @@ def step_time_s(model: MoEModel, layout: Layout, *, global_batch_tokens: int, dr
     if layout.expert_data > 1:
         parts["data_allreduce_s"] += cost("all_reduce", expert_grad, groups["expert_data"])
     comm_s = sum(parts.values())
-    return {"time_s": compute_s + comm_s, "compute_s": compute_s, "comm_s": comm_s, **parts}
+    hidden_s = data_allreduce_overlap * parts["data_allreduce_s"]
+    return {"time_s": compute_s + comm_s - hidden_s, "compute_s": compute_s, "comm_s": comm_s, **parts,
+            "data_allreduce_hidden_s": hidden_s}  # fmt: skip
 
 
 def memory_bytes(model: MoEModel, layout: Layout, *, micro_batch_tokens: int, tiled_optimizer: bool,

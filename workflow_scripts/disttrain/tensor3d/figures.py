@@ -2,9 +2,9 @@
 ranking), the projection's best decompositions against Megatron, and the overlap from overdecomposition.
 
 Inputs: results/disttrain/tensor3d/validation.json (tensor3d_bytes, tensor3d_overlap), projection.json
-(tensor3d_projection, tensor3d_overlap) and summary.json (its calibrated model-vs-measured rows and Spearman rho,
+(tensor3d_projection, tensor3d_overlap), sensitivity.json (tensor3d_sensitivity) and summary.json (its calibrated model-vs-measured rows and Spearman rho,
 tensor3d_ranking). Outputs (PNG, Agg backend) under results/disttrain/tensor3d/figures/: tensor3d_bytes.png,
-tensor3d_ranking.png, tensor3d_projection.png, tensor3d_overlap.png.
+tensor3d_ranking.png, tensor3d_projection.png, tensor3d_overlap.png, tensor3d_sensitivity.png.
 Run by the `disttrain_figure_<name>` rules of rules/disttrain_layers.smk; tests call `main`.
 """
 
@@ -15,6 +15,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 from workflow_scripts.common import configure_logging  # noqa: E402
 from workflow_scripts.common.figures import Registry, draw_figure, save_figure  # noqa: E402
+from workflow_scripts.disttrain.sensitivity_plot import plot_sensitivity  # noqa: E402
 
 
 def plot_bytes(validation: dict, path: str) -> None:
@@ -83,23 +84,31 @@ def plot_overlap(validation: dict, projection: dict, path: str) -> None:
     save_figure(fig, path)
 
 
+def plot_time_reduction_sensitivity(sensitivity: dict, path: str) -> None:
+    plot_sensitivity(sensitivity, path, titles={"time_reduction_vs_megatron": "time reduction vs Megatron-LM"},
+                     scales={"time_reduction_vs_megatron": 100}, units={"time_reduction_vs_megatron": "%"})  # fmt: skip
+
+
 # Figure name -> (the inputs it is drawn from, in the order the function takes them). One Snakemake rule per figure.
 FIGURES: Registry = {
     "tensor3d_bytes": (("validation",), plot_bytes),
     "tensor3d_ranking": (("summary",), plot_ranking),
     "tensor3d_projection": (("projection",), plot_projection),
     "tensor3d_overlap": (("validation", "projection"), plot_overlap),
+    "tensor3d_sensitivity": (("sensitivity",), plot_time_reduction_sensitivity),
 }
 
 
 def main(*, figure: str, output: str, validation: str | None = None, projection: str | None = None,
-         summary: str | None = None) -> None:  # fmt: skip
+         summary: str | None = None, sensitivity: str | None = None) -> None:  # fmt: skip
     draw_figure("disttrain/tensor3d", FIGURES, figure, output,
-                {"validation": validation, "projection": projection, "summary": summary})  # fmt: skip
+                {"validation": validation, "projection": projection, "summary": summary,
+                 "sensitivity": sensitivity})  # fmt: skip
 
 
 if __name__ == "__main__":
     smk = snakemake  # noqa: F821 -- injected by Snakemake's script: directive
     configure_logging(smk.log[0])
     main(figure=smk.params.figure, output=smk.output.figure, validation=smk.input.get("validation"),
-         projection=smk.input.get("projection"), summary=smk.input.get("summary"))  # fmt: skip
+         projection=smk.input.get("projection"), summary=smk.input.get("summary"),
+         sensitivity=smk.input.get("sensitivity"))  # fmt: skip

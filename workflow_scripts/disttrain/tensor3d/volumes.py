@@ -138,10 +138,13 @@ class StepEstimate:
 
 def step_time_s(shapes: list[LayerShape], grid: Grid, *, batch: int, chunks: int, dtype_bytes: int,
                 flops_per_s: float, cost: CostFn, bytes_per_param: float = 0.0,
-                activation_bytes: int | None = None) -> StepEstimate:  # fmt: skip
+                activation_bytes: int | None = None, background_overlap: float = 0.0) -> StepEstimate:  # fmt: skip
     """Price one training step: compute from flop/s, collectives from `cost`, activation all-reduces
     overlapped with compute over `chunks`; the weight gather, weight-gradient reduce-scatter and the
-    data-parallel all-reduce are exposed (the conservative choice, the same for every grid)."""
+    data-parallel all-reduce are exposed except for `background_overlap` of their time (0: all exposed, the
+    conservative choice; the same fraction for every grid, Megatron's data all-reduce included)."""
+    if not 0 <= background_overlap <= 1:
+        raise ValueError(f"background_overlap must be in [0, 1], got {background_overlap}")
     local_batch = batch // (grid.data * grid.depth)
     total_s = compute_total_s = comm_total_s = 0.0
     comm_bytes = 0
@@ -167,7 +170,7 @@ def step_time_s(shapes: list[LayerShape], grid: Grid, *, batch: int, chunks: int
             if c is not None:
                 t = cost(c.op, c.message_bytes, grid, c.dim)
                 comm_total_s += count * t
-                layer_s += t
+                layer_s += (1 - background_overlap) * t
         comm_bytes += count * sum(c.message_bytes for c in by_phase.values())
         total_s += count * layer_s
     memory = memory_bytes(shapes, grid, batch=batch, bytes_per_param=bytes_per_param,
@@ -222,7 +225,8 @@ def fits(shapes: list[LayerShape], grid: Grid, *, batch: int, chunks: int) -> bo
 
 def enumerate_decompositions(shapes: list[LayerShape], world_size: int, *, batch: int, chunks: int,
                              dtype_bytes: int, flops_per_s: float, cost: CostFn, bytes_per_param: float = 0.0,
-                             memory_limit_bytes: float | None = None) -> list[StepEstimate]:  # fmt: skip
+                             memory_limit_bytes: float | None = None,
+                             background_overlap: float = 0.0) -> list[StepEstimate]:  # fmt: skip
     """Every factorisation of `world_size` into row x col x depth x data that fits the shapes (and the
     memory limit, if given), ranked by modelled step time (fastest first)."""
     estimates = []
@@ -231,7 +235,8 @@ def enumerate_decompositions(shapes: list[LayerShape], world_size: int, *, batch
         if not fits(shapes, grid, batch=batch, chunks=chunks):
             continue
         est = step_time_s(shapes, grid, batch=batch, chunks=chunks, dtype_bytes=dtype_bytes,
-                          flops_per_s=flops_per_s, cost=cost, bytes_per_param=bytes_per_param)  # fmt: skip
+                          flops_per_s=flops_per_s, cost=cost, bytes_per_param=bytes_per_param,
+                          background_overlap=background_overlap)  # fmt: skip
         if memory_limit_bytes is not None and est.memory_bytes > memory_limit_bytes:
             continue
         estimates.append(est)
