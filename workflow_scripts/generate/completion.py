@@ -22,3 +22,9 @@ class Completion:
 def chat_message(instruction: str, prompt: str) -> str:
     """The user message for chat models: the instruction, then the prompt in a C++ code block."""
     return f"{instruction}\n\n```cpp\n{prompt}\n```"
+
+
+def chat_answer_prefix(prompt: str) -> str:
+    """The start of a chat model's answer with `chat_prefill`: the code block the instruction asks for, holding
+    the prompt, so that the model's next tokens are the function body (the text after the signature's "{")."""
+    return f"```cpp\n{prompt}"
