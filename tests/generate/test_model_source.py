@@ -192,3 +192,19 @@ def test_hf_backend_takes_exactly_one_of_path_and_source():
         HFBackendConfig()
     with pytest.raises(ValueError, match="chat_prefill: needs chat: true"):
         HFBackendConfig(path="x", chat_prefill=True)
+
+
+def test_default_config_scores_the_package_model_on_pcgbench():
+    from workflow_scripts.common.config import load_config
+    from workflow_scripts.generate.generate import backend_config, model_input_paths
+
+    config = load_config(REPO / "config/config.yaml")
+    entry = config["generate"]["models"]["smollm2_135m"]
+    assert "smollm2_135m" in config["pcgbench"]["language_models"]
+    assert set(entry["execution_models"]) == {"serial", "omp"} <= set(config["pcgbench"]["models"])
+    cfg = backend_config("smollm2_135m", entry)
+    assert cfg.chat and cfg.chat_prefill and cfg.model_source.key == "generate.models.smollm2_135m.source"
+    # Its generation job reads the file rule fetch_model makes, which finds the source by the file's path.
+    [path] = model_input_paths(entry)
+    package, version, file_name = Path(path).parts[-3:]
+    assert pypi_source_for(configured_sources(config), package, version, file_name)["source"] == entry["source"]

@@ -32,3 +32,10 @@ def test_summary_carries_a_language_models_table_per_model_and_type(tmp_path):
     assert entry["by_model_and_type"] == {"omp": {"reduce": {"pass@1": 0.5, "build@1": 1.0, "speedup_max@1": 1.2}}}
     assert entry["verdicts_by_model_and_type"]["omp"]["reduce"] == {"pass": 1, "build_failed": 1}
     assert "smollm2_135m" not in summary["self_test"]  # a language model has no expected verdicts
+
+
+def test_every_verdict_has_its_colour_in_the_verdict_figure():
+    from workflow_scripts.pcgbench.figures import VERDICT_COLOURS
+    from workflow_scripts.pcgbench.sandbox import VERDICTS
+
+    assert set(VERDICT_COLOURS) == set(VERDICTS)

@@ -106,6 +106,12 @@ def heatmap_figure(metrics: dict[str, dict], path: Path) -> None:
     save_figure(fig, path)
 
 
+# Passing samples green, failures that never ran grey, wrong or failed runs in warm colours.
+VERDICT_COLOURS = {"ok": "tab:green", "build_error": "tab:gray", "prompt_mismatch": "lightgray",
+                   "no_parallelism": "tab:olive", "wrong_answer": "tab:orange", "crash": "tab:red",
+                   "timeout": "tab:purple", "killed_resource_limit": "tab:brown"}  # fmt: skip
+
+
 def verdicts_figure(metrics: dict[str, dict], path: Path) -> None:
     """How each generator's samples ended, per execution model: a bar of verdict shares (the verdict mix)."""
     bars = []  # (generator/model, {verdict: samples})
@@ -117,7 +123,7 @@ def verdicts_figure(metrics: dict[str, dict], path: Path) -> None:
     bottom = np.zeros(len(bars))
     for i, verdict in enumerate(verdicts):
         shares = np.array([counts.get(verdict, 0) / sum(counts.values()) for _, counts in bars])
-        ax.bar(range(len(bars)), shares, bottom=bottom, color=f"C{i % 10}", label=verdict)
+        ax.bar(range(len(bars)), shares, bottom=bottom, color=VERDICT_COLOURS.get(verdict, f"C{i % 10}"), label=verdict)
         bottom += shares
     for x, (_, counts) in enumerate(bars):
         ax.text(x, 1.01, str(sum(counts.values())), ha="center", va="bottom", fontsize=7)  # samples in the bar
