@@ -1,11 +1,12 @@
 # Two commands: `make run` (the whole workflow on the default config) and `make test` (the test suite).
 # Both first make sure the environment exists: .venv/ with the pinned Python packages, and the Debian
-# packages the workflow runs (installed when missing and we are root, otherwise the apt-get line is printed).
+# packages the workflow runs and the tests use (chromium-headless-shell opens the report in tests/report),
+# installed when missing and we are root, otherwise the apt-get line is printed.
 
 VENV ?= .venv
 PYTHON := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
-DEBIAN_PACKAGES := openmpi-bin libopenmpi-dev bubblewrap
+DEBIAN_PACKAGES := openmpi-bin libopenmpi-dev bubblewrap clang libomp-dev chromium-headless-shell
 SNAKEMAKE_ARGS ?=
 
 .PHONY: run test setup system-packages lint clean-results
@@ -19,10 +20,10 @@ test: setup
 setup: $(STAMP) system-packages
 
 # Reinstalled only when the pins change; torch stays at the CPU build through constraints.txt.
-$(STAMP): requirements.txt constraints.txt
+$(STAMP): requirements.txt requirements-dev.txt constraints.txt
 	test -x $(PYTHON) || python3 -m venv $(VENV)
 	$(PYTHON) -m pip install --quiet --upgrade pip
-	DS_BUILD_OPS=0 $(PYTHON) -m pip install --quiet -c constraints.txt -r requirements.txt
+	DS_BUILD_OPS=0 $(PYTHON) -m pip install --quiet -c constraints.txt -r requirements.txt -r requirements-dev.txt
 	touch $(STAMP)
 
 system-packages:

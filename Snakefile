@@ -18,7 +18,10 @@ min_version("9.0")
 os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [workflow.basedir, os.environ.get("PYTHONPATH")]))
 sys.path.insert(0, workflow.basedir)
 
+from snakemake.logging import logger
+
 from workflow_scripts.common.config import explain_config_errors, fill_defaults
+from workflow_scripts.common.external_inputs import missing_external_inputs, warning_text
 
 
 configfile: "config/config.yaml"
@@ -37,6 +40,10 @@ except WorkflowError:
 # Every key a study's schema gives a default is filled in here (Snakemake's validate fills only the top level),
 # so the config files set only what differs from the defaults and every rule sees its whole section.
 fill_defaults(config)
+# Checkpoints, data sets and clones the config names but no rule makes are named while planning
+# (`snakemake -n`), not hours later when the job that reads one starts on a cluster node.
+if workflow.is_main_process and (missing_inputs := warning_text(missing_external_inputs(config))):
+    logger.warning(missing_inputs)
 
 
 include: "rules/common.smk"
@@ -49,12 +56,20 @@ include: "rules/pcgbench.smk"
 include: "rules/generate.smk"
 include: "rules/corpus.smk"
 include: "rules/lm.smk"
+include: "rules/claims.smk"
+# After every study: it makes the report's tables of what the studies registered.
+include: "rules/report.smk"
+
+
+# The report's front page: what each study reproduces and where its figures and tables are.
+report: "rules/captions/workflow.rst"
 
 
 rule all:
     default_target: True
     input:
         all_study_outputs(),
+        CLAIMS_OUTPUTS,
 
 
 # Every figure of every study (each study's rules wrap them in report(..., category=<study>)).

@@ -18,7 +18,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 SNAKEMAKE = str(Path(sys.executable).with_name("snakemake"))
-COPIED = ("Snakefile", "rules", "workflow_scripts", "config", "data", "profiles")
+COPIED = ("Snakefile", "rules", "workflow_scripts", "config", "data", "profiles", "requirements.txt")
 TARGET_S = 120.0
 
 

@@ -34,7 +34,7 @@ def main(targets) -> None:
     print(f"{'target':<20} {'wall_s':>8} {'cpu_s':>8} {'load1':>6}  within {BUDGET_S:.0f} s")
     for target in targets:
         with tempfile.TemporaryDirectory() as tmp:
-            for part in ("Snakefile", "rules", "workflow_scripts", "config", "data", "profiles"):
+            for part in ("Snakefile", "rules", "workflow_scripts", "config", "data", "profiles", "requirements.txt"):
                 source = REPO / part
                 (shutil.copytree if source.is_dir() else shutil.copy)(source, Path(tmp) / part)
             started = time.perf_counter()

@@ -10,7 +10,9 @@ command a user runs (`python -m workflow_scripts.pcgbench evaluate FILE --out DI
 1. cold: an empty build cache and an empty machine cache (driver objects and precompiled headers are built);
 2. warm machine: an empty build cache, the machine cache of run 1 (a new generations file on a machine that has
    evaluated before: every sample is compiled, linked and run again; drivers and headers are reused);
-3. cold again, to show the spread of the cold time.
+3. cold again, to show the spread of the cold time;
+4. cold without the race check (`--no-race-check`): ParEval's harness has none, so this is the like-for-like
+   run (the OpenMP samples' ThreadSanitizer builds and runs are the race check's cost).
 Prints wall times with the verdicts of each run (which must agree) and writes
 results/pcgbench/benchmarks/pareval_cold_start.json. The reference point is ParEval's harness measured on a
 machine of this kind: 44 s for this workload, 20 s for this harness before its caches; the target
@@ -52,11 +54,13 @@ def write_generations(path: Path, problems: list[str], models: list[str], sample
     return sum(len(r["outputs"]) for r in records)
 
 
-def evaluate(generations: Path, out: Path, cache: Path, machine_cache: Path) -> tuple[float, dict]:
+def evaluate(generations: Path, out: Path, cache: Path, machine_cache: Path, race_check: bool = True
+             ) -> tuple[float, dict]:  # fmt: skip
     env = dict(os.environ, PCGBENCH_MACHINE_CACHE=str(machine_cache))
     started = time.perf_counter()
     proc = subprocess.run([sys.executable, "-m", "workflow_scripts.pcgbench", "evaluate", str(generations), "--out",
-                           str(out), "--cache-dir", str(cache)], cwd=REPO, env=env, capture_output=True, text=True)
+                           str(out), "--cache-dir", str(cache), *([] if race_check else ["--no-race-check"])],
+                          cwd=REPO, env=env, capture_output=True, text=True)  # fmt: skip
     wall = time.perf_counter() - started
     if proc.returncode != 0:
         raise SystemExit(f"evaluate failed:\n{proc.stderr[-3000:]}")
@@ -79,8 +83,11 @@ def main() -> None:
         load_before = os.getloadavg()[0]
         runs = {}
         machine = tmp / "machine_1"
-        for label, machine_cache in (("cold", machine), ("warm_machine", machine), ("cold_again", tmp / "machine_2")):
-            wall, verdicts = evaluate(generations, tmp / f"out_{label}", tmp / f"cache_{label}", machine_cache)
+        for label, machine_cache, race_check in (("cold", machine, True), ("warm_machine", machine, True),
+                                                 ("cold_again", tmp / "machine_2", True),
+                                                 ("cold_no_race_check", tmp / "machine_3", False)):
+            wall, verdicts = evaluate(generations, tmp / f"out_{label}", tmp / f"cache_{label}", machine_cache,
+                                      race_check)  # fmt: skip
             runs[label] = {"wall_s": wall, "verdicts": verdicts}
             print(f"{label:13s} {wall:6.1f} s  {count} samples  verdicts: "
                   f"{pd.Series(list(verdicts.values())).value_counts().to_dict()}", flush=True)
@@ -92,12 +99,15 @@ def main() -> None:
         "pareval_recorded_s": PAREVAL_RECORDED_S,
         "ratio_cold_vs_pareval_recorded": PAREVAL_RECORDED_S / max(cold),
         "ratio_warm_machine_vs_pareval_recorded": PAREVAL_RECORDED_S / runs["warm_machine"]["wall_s"],
+        "ratio_cold_no_race_check_vs_pareval_recorded": PAREVAL_RECORDED_S / runs["cold_no_race_check"]["wall_s"],
         "target_ratio": TARGET_RATIO, "load_average": {"start": load_before, "end": os.getloadavg()[0]},
     }
     print(f"same verdicts in every run: {same}")
     print(f"cold start {min(cold):.1f}-{max(cold):.1f} s: {report['ratio_cold_vs_pareval_recorded']:.2f}x ParEval's "
           f"recorded {PAREVAL_RECORDED_S:.0f} s (target {TARGET_RATIO}x); warm machine "
           f"{runs['warm_machine']['wall_s']:.1f} s: {report['ratio_warm_machine_vs_pareval_recorded']:.2f}x; "
+          f"cold without the race check (like ParEval's) {runs['cold_no_race_check']['wall_s']:.1f} s: "
+          f"{report['ratio_cold_no_race_check_vs_pareval_recorded']:.2f}x; "
           f"load average {load_before:.1f} -> {os.getloadavg()[0]:.1f}")
     write_json(Path(args.out), report)
 

@@ -13,12 +13,15 @@ busy-loop processes at priority `--load-nice` competing for the cores (-20: the 
 runs, i.e. another evaluation or reward running beside this one), it runs each program `--repeats` times under each protocol
 (interleaved, so that load drifting reaches every protocol alike) at 1 rank x 2 threads:
 
-    plain    the evaluation's protocol before stress validation: `validations` inputs at the timed threads
-    stress   the same, then `--stress-validations` more inputs at `--stress-threads` threads per rank
-             (defaults: the evaluation's, config section pcgbench.evaluate)
+    plain       the evaluation's protocol before stress validation: `validations` inputs at the timed threads
+    stress      the same, then `--stress-validations` more inputs at `--stress-threads` threads per rank
+                (defaults: the evaluation's, config section pcgbench.evaluate)
+    race_check  the evaluation's protocol now: for omp, the program's ThreadSanitizer build first
+                (run.check_races; a reported race fails it), then `stress`; for mpi+omp, `stress`
 
 and counts racy passes (a mutant judged ok; target 0) and false failures (a reference judged anything but
-ok; target 0), with the mean run wall time (the cost). Prints one table; writes nothing.
+ok; target 0), with the mean run wall time (the cost). With `--all-references`, it first race-checks the OpenMP
+reference of every problem of the suite once (target: every one clean). Prints tables; writes nothing.
 
 Measured on 2 loaded cores (a workflow running beside, plus 2 busy loops at nice -20), 8 problems, 10 repeats,
 defaults otherwise (about 12 minutes; graph_edge_count's data_race does not build and is not run):
@@ -49,7 +52,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from workflow_scripts.common.config import schema_defaults  # noqa: E402
 from workflow_scripts.pcgbench import OK, BuildCache, BuildConfig, BuildRequest, generators, suite  # noqa: E402
-from workflow_scripts.pcgbench.run import RunProtocol, run_program  # noqa: E402
+from workflow_scripts.pcgbench.run import RunProtocol, check_races, run_program  # noqa: E402
 from workflow_scripts.pcgbench.sandbox import SandboxLimits  # noqa: E402
 
 RACE_MUTANTS = ("missing_reduction", "data_race")
@@ -94,7 +97,9 @@ def main() -> None:
     ap.add_argument("--validations", type=int, default=evaluate["validations"])
     ap.add_argument("--stress-validations", type=int, default=evaluate["stress_validations"])
     ap.add_argument("--stress-threads", type=int, default=evaluate["stress_threads"])
-    ap.add_argument("--protocols", default="plain,stress", help="plain, stress or stress:TxK (T threads, K inputs)")
+    ap.add_argument("--protocols", default="plain,stress,race_check",
+                    help="plain, stress, stress:TxK (T threads, K inputs) or race_check")
+    ap.add_argument("--all-references", action="store_true", help="race-check every problem's OpenMP reference once")
     ap.add_argument("--nice", type=int, default=-20)
     ap.add_argument("--cache-dir", type=Path, default=Path(tempfile.gettempdir()) / "race_detection_cache")
     args = ap.parse_args()
@@ -117,25 +122,32 @@ def main() -> None:
                 programs.append((problem, model, "reference", suite.reference_body(problem, model)))
             programs.append((problem, model, "racy_search", racy_search(problem)))
     cache = BuildCache(BuildConfig(cache_dir=args.cache_dir, jobs=2))
+    limits = SandboxLimits(wall_s=60.0, cpu_s=240)
+    if args.all_references:
+        check_every_reference(cache, limits, args.nice)
     builds = cache.build_all([BuildRequest(problem=p, model=m, body=b) for p, m, _, b in programs])
+    checked = [i for i, (_, m, _, _) in enumerate(programs) if m in suite.RACE_CHECKED_MODELS]
+    tsan_builds = dict(zip(checked, cache.build_all([BuildRequest(problem=programs[i][0], model=programs[i][1],
+                                                                  body=programs[i][3], sanitizer=suite.TSAN)
+                                                     for i in checked]), strict=True))  # fmt: skip
     for (problem, model, label, _), build in zip(programs, builds, strict=True):
         if not build.ok:  # e.g. data_race moves a `schedule` clause onto a bare `parallel`: not a race then
             print(f"  not run (does not build): {problem.name}/{model}/{label}: {build.log.splitlines()[-1:]}")
             if label == "reference":
                 raise SystemExit(f"the reference of {problem.name}/{model} does not build: {build.log[-500:]}")
-    runs_of = [(prog, build) for prog, build in zip(programs, builds, strict=True) if build.ok]
+    runs_of = [(prog, build, tsan_builds.get(i)) for i, (prog, build) in enumerate(zip(programs, builds, strict=True))
+               if build.ok]  # fmt: skip
 
     def protocol(name: str) -> RunProtocol:
         """plain, stress (the flags' stress validations) or stress:TxK (K validations at T threads)."""
         threads, validations = 0, 0
-        if name == "stress":
+        if name in ("stress", "race_check"):
             threads, validations = args.stress_threads, args.stress_validations
         elif name.startswith("stress:"):
             threads, validations = (int(v) for v in name.removeprefix("stress:").split("x"))
         return RunProtocol(warmup=1, reps=3, validations=args.validations, seed=1234, ranks=1, threads=2,
                            nice=args.nice, stress_validations=validations, stress_threads=threads)  # fmt: skip
 
-    limits = SandboxLimits(wall_s=60.0, cpu_s=240)
     counts: dict[tuple[str, str, str], list[int]] = {}  # (protocol, model, label) -> [runs, passes]
     walls: dict[tuple[str, str], list[float]] = {}  # (protocol, model) -> run wall times of the references
     busy = f"import os; os.setpriority(os.PRIO_PROCESS, 0, {args.load_nice})\nwhile True: pass"
@@ -143,16 +155,26 @@ def main() -> None:
     start = time.monotonic()
     try:
         for rep in range(args.repeats):
-            for (problem, model, label, _), build in runs_of:
+            for (problem, model, label, _), build, tsan in runs_of:
                 for name in protocols:
-                    run = run_program(problem, model, build.exe, protocol(name), limits)
+                    began = time.monotonic()
+                    verdict, detail = None, ""
+                    if name == "race_check" and tsan is not None:
+                        if not tsan.ok:
+                            raise SystemExit(f"{problem.name}/{model}/{label}: the ThreadSanitizer build failed: "
+                                             f"{tsan.log[-500:]}")
+                        check = check_races(problem, model, tsan.exe, seed=1234, limits=limits, nice=args.nice)
+                        verdict, detail = ("race_detected", check.detail) if check.status == "race" else (None, "")
+                    if verdict is None:
+                        run = run_program(problem, model, build.exe, protocol(name), limits)
+                        verdict, detail = run.verdict, run.detail
                     c = counts.setdefault((name, model, label), [0, 0])
                     c[0] += 1
-                    c[1] += run.verdict == OK
+                    c[1] += verdict == OK
                     if label == "reference":
-                        walls.setdefault((name, model), []).append(run.wall_s)
-                        if run.verdict != OK:
-                            print(f"  false failure: {name} {problem.name}/{model}: {run.verdict} {run.detail[:200]}")
+                        walls.setdefault((name, model), []).append(time.monotonic() - began)
+                        if verdict != OK:
+                            print(f"  false failure: {name} {problem.name}/{model}: {verdict} {detail[:200]}")
             print(f"repeat {rep + 1}/{args.repeats} done at {time.monotonic() - start:.0f} s", flush=True)
     finally:
         for p in load:
@@ -162,12 +184,28 @@ def main() -> None:
     print(f"\nload: {args.load} busy loops at nice {args.load_nice}; {args.repeats} repeats; 1 rank x 2 threads; validations "
           f"{args.validations}; protocol stress = {args.stress_validations} inputs at {args.stress_threads} threads; "
           f"runs at nice {args.nice}")
-    print(f"{'protocol':8} {'model':8} {'program':18} {'runs':>5} {'passes':>6}  meaning")
+    print(f"{'protocol':10} {'model':8} {'program':18} {'runs':>5} {'passes':>6}  meaning")
     for (name, model, label), (runs, passes) in sorted(counts.items()):
         meaning = "false failures " + str(runs - passes) if label == "reference" else "racy passes " + str(passes)
-        print(f"{name:8} {model:8} {label:18} {runs:5d} {passes:6d}  {meaning}")
+        print(f"{name:10} {model:8} {label:18} {runs:5d} {passes:6d}  {meaning}")
     for (name, model), w in sorted(walls.items()):
         print(f"reference run wall, {name} {model}: mean {statistics.mean(w):.2f} s, median {statistics.median(w):.2f} s")
+
+
+def check_every_reference(cache: BuildCache, limits: SandboxLimits, nice: int) -> None:
+    """Race-check the OpenMP and MPI+OpenMP reference of every problem once: a report on any is a false failure."""
+    problems = suite.load_suite()
+    for model in suite.RACE_CHECKED_MODELS:
+        builds = cache.build_all([BuildRequest(problem=p, model=model, body=suite.reference_body(p, model),
+                                               sanitizer=suite.TSAN) for p in problems])  # fmt: skip
+        found: dict[str, list[str]] = {}
+        for problem, build in zip(problems, builds, strict=True):
+            status = "build_failed" if not build.ok else check_races(problem, model, build.exe, seed=1234,
+                                                                     limits=limits, nice=nice).status  # fmt: skip
+            found.setdefault(status, []).append(problem.name)
+        print(f"race check of every {model} reference ({len(problems)}): "
+              + "; ".join(f"{status} {len(names)}" + (f" ({', '.join(names)})" if status != "clean" else "")
+                          for status, names in sorted(found.items())), flush=True)  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -32,7 +32,7 @@ def main(results_root: Path, keep: Path | None = None) -> None:
     if keep is not None:
         keep.mkdir(parents=True)  # refuses an existing folder: a stale cache would hide the measurement cost
     with contextlib.nullcontext(str(keep)) if keep is not None else tempfile.TemporaryDirectory() as tmp:
-        for part in ("Snakefile", "rules", "workflow_scripts", "config", "data", "profiles"):
+        for part in ("Snakefile", "rules", "workflow_scripts", "config", "data", "profiles", "requirements.txt"):
             source = REPO / part
             (shutil.copytree if source.is_dir() else shutil.copy)(source, Path(tmp) / part)
         for part in ("model", "tokenizer"):  # copytree keeps modification times: nothing upstream reruns

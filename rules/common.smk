@@ -3,8 +3,11 @@
 # Each study registers its final outputs (summary.json and figures) with `register_study`, so that
 # `rule all` and `rule figures` are derived from what the included studies declare.
 
+from workflow_scripts.common.software_env import software_fingerprint
+
 STUDY_OUTPUTS = {}  # study name -> list of final output paths (summary + figures)
 STUDY_FIGURES = {}  # study name -> list of figure paths
+STUDY_SUMMARIES = {}  # study name -> its summary.json (rules/report.smk makes its headline-numbers table)
 
 
 wildcard_constraints:
@@ -14,6 +17,12 @@ wildcard_constraints:
 def register_study(study, summary, figures):
     STUDY_OUTPUTS[study] = [summary, *figures]
     STUDY_FIGURES[study] = list(figures)
+    STUDY_SUMMARIES[study] = summary
+
+
+def register_study_tables(study, tables):
+    """Add report tables (rules/report.smk) to a registered study's final outputs and its target."""
+    STUDY_OUTPUTS[study].extend(tables)
 
 
 def all_study_outputs():
@@ -58,3 +67,14 @@ def rlpf_torch_threads(wildcards, threads):
     One on the 2-core default (the tiny model is faster on one, rlpf/train.py load_policy), all of them on a
     bigger node."""
     return 1 if threads <= 2 else threads
+
+
+def software_env(script):
+    """The pinned versions of the packages `script` (the rule's `script:` path, relative to rules/) runs on.
+
+    Every rule that runs Python code has it as the parameter `software_env`, so the `params` rerun trigger reruns a
+    job whose packages' pins changed in requirements.txt, and no other (workflow_scripts/common/software_env.py).
+    Snakemake's own `software-env` trigger sees only conda, container and env-module environments."""
+    return software_fingerprint(
+        os.path.join(workflow.current_basedir, script), os.path.join(workflow.basedir, "requirements.txt")
+    )

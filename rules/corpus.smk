@@ -18,6 +18,7 @@ rule corpus_sources:
     params:
         corpus=lookup(dpath="corpus", within=config),
         seed=config["seed"],
+        software_env=software_env("../workflow_scripts/corpus/sources.py"),
     script:
         "../workflow_scripts/corpus/sources.py"
 
@@ -39,6 +40,7 @@ rule corpus_build:
     params:
         corpus=lookup(dpath="corpus", within=config),
         seed=config["seed"],
+        software_env=software_env("../workflow_scripts/corpus/build.py"),
     script:
         "../workflow_scripts/corpus/build.py"
 
@@ -62,6 +64,7 @@ rule corpus_summary:
         mem_mb=1000,
     params:
         seed=config["seed"],
+        software_env=software_env("../workflow_scripts/corpus/summary.py"),
     script:
         "../workflow_scripts/corpus/summary.py"
 

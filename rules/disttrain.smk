@@ -26,6 +26,7 @@ rule disttrain_network:
         network=lookup(dpath="disttrain/network", within=config),
         nproc=config["disttrain"]["launch"]["nodes"] * config["disttrain"]["launch"]["processes_per_node"],
         seed=config["seed"],
+        software_env=software_env("../workflow_scripts/disttrain/calibrate.py"),
     script:
         "../workflow_scripts/disttrain/calibrate.py"
 
@@ -53,6 +54,7 @@ rule disttrain_survey_run:
         nproc=config["disttrain"]["launch"]["nodes"] * config["disttrain"]["launch"]["processes_per_node"],
         timeout_s=lookup(dpath="disttrain/launch/timeout_s", within=config),
         seed=config["seed"],
+        software_env=software_env("../workflow_scripts/disttrain/survey/run.py"),
     script:
         "../workflow_scripts/disttrain/survey/run.py"
 
@@ -80,6 +82,7 @@ rule disttrain_sparse_run:
         nproc=config["disttrain"]["launch"]["nodes"] * config["disttrain"]["launch"]["processes_per_node"],
         timeout_s=lookup(dpath="disttrain/launch/timeout_s", within=config),
         seed=config["seed"],
+        software_env=software_env("../workflow_scripts/disttrain/sparse/run.py"),
     script:
         "../workflow_scripts/disttrain/sparse/run.py"
 
@@ -104,6 +107,7 @@ rule disttrain_axonn_run:
         machine=lookup(dpath="disttrain/network/machine", within=config),
         timeout_s=lookup(dpath="disttrain/launch/timeout_s", within=config),
         seed=config["seed"],
+        software_env=software_env("../workflow_scripts/disttrain/axonn/run.py"),
     script:
         "../workflow_scripts/disttrain/axonn/run.py"
 
@@ -152,6 +156,7 @@ for _study, _figures in DISTTRAIN_FIGURE_INPUTS.items():
             params:
                 study=_study,
                 figure=_figure,
+                software_env=software_env(f"../workflow_scripts/disttrain/{_study}/figures.py"),
             script:
                 # Formatted by Snakemake when the job runs (a loop variable would hold the last study by then).
                 "../workflow_scripts/disttrain/{params.study}/figures.py"

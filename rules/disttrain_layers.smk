@@ -28,6 +28,7 @@ rule disttrain_tensor3d_validate:
         overlap=lookup(dpath="disttrain/tensor3d/overlap", within=config),
         timeout_s=lookup(dpath="disttrain/tensor3d/timeout_s", within=config),
         seed=config["seed"],
+        software_env=software_env("../workflow_scripts/disttrain/tensor3d/validate.py"),
     script:
         "../workflow_scripts/disttrain/tensor3d/validate.py"
 
@@ -45,6 +46,7 @@ rule disttrain_tensor3d_project:
     params:
         section=lookup(dpath="disttrain/tensor3d/projection", within=config),
         seed=config["seed"],
+        software_env=software_env("../workflow_scripts/disttrain/tensor3d/project.py"),
     script:
         "../workflow_scripts/disttrain/tensor3d/project.py"
 
@@ -64,6 +66,7 @@ rule disttrain_tensor3d_summary:
         mem_mb=1000,
     params:
         seed=config["seed"],
+        software_env=software_env("../workflow_scripts/disttrain/tensor3d/summary.py"),
     script:
         "../workflow_scripts/disttrain/tensor3d/summary.py"
 
@@ -92,6 +95,7 @@ rule disttrain_moe_validate:
         optimizer=lookup(dpath="disttrain/moe/optimizer", within=config),
         timeout_s=lookup(dpath="disttrain/moe/timeout_s", within=config),
         seed=config["seed"],
+        software_env=software_env("../workflow_scripts/disttrain/moe/validate.py"),
     script:
         "../workflow_scripts/disttrain/moe/validate.py"
 
@@ -110,6 +114,7 @@ rule disttrain_moe_project:
         section=lookup(dpath="disttrain/moe/projection", within=config),
         machine=lookup(dpath="disttrain/network/machine", within=config),
         seed=config["seed"],
+        software_env=software_env("../workflow_scripts/disttrain/moe/project.py"),
     script:
         "../workflow_scripts/disttrain/moe/project.py"
 
@@ -129,6 +134,7 @@ rule disttrain_moe_summary:
         mem_mb=1000,
     params:
         seed=config["seed"],
+        software_env=software_env("../workflow_scripts/disttrain/moe/summary.py"),
     script:
         "../workflow_scripts/disttrain/moe/summary.py"
 
@@ -176,6 +182,7 @@ for _study, _figures in DISTTRAIN_LAYERS_FIGURE_INPUTS.items():
             params:
                 study=_study,
                 figure=_figure,
+                software_env=software_env(f"../workflow_scripts/disttrain/{_study}/figures.py"),
             script:
                 # Formatted by Snakemake when the job runs (a loop variable would hold the last study by then).
                 "../workflow_scripts/disttrain/{params.study}/figures.py"

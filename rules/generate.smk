@@ -64,6 +64,7 @@ rule generate_samples:
         model_config=lambda wildcards: config["generate"]["models"][wildcards.model],
         sampling=lookup(dpath="generate/sampling", within=config),
         seed=config["seed"],
+        software_env=software_env("../workflow_scripts/generate/generate.py"),
     script:
         "../workflow_scripts/generate/generate.py"
 
@@ -94,6 +95,8 @@ rule generate_summary:
     threads: 1
     resources:
         mem_mb=500,
+    params:
+        software_env=software_env("../workflow_scripts/generate/summary.py"),
     script:
         "../workflow_scripts/generate/summary.py"
 

@@ -11,8 +11,17 @@ JORGE_TASKS = list(config["jorge"]["tasks"])
 JORGE_OPTIMIZERS = list(config["jorge"]["optimizers"])
 JORGE_FIGURES = [
     f"results/jorge/figures/{name}.png"
-    for name in ("convergence_epochs", "convergence_time", "factor_error", "step_cost")
+    for name in ("convergence_epochs", "convergence_time", "factor_error", "step_cost", "per_iteration_cost")
 ]
+
+# The optimizer settings that change what a step computes (the timing takes the others' defaults), so a
+# changed learning rate or decay does not redo the timings.
+JORGE_COST_SETTINGS = {
+    name: {
+        key: value for key, value in settings.items() if key in ("precondition_frequency", "max_precond_dim")
+    }
+    for name, settings in config["jorge"]["optimizers"].items()
+}
 
 
 rule jorge_sgd_grid:
@@ -33,6 +42,7 @@ rule jorge_sgd_grid:
         grid=lookup(dpath="jorge/sgd_grid", within=config),
         device=lookup(dpath="jorge/device", within=config),
         seed=config["seed"],
+        software_env=software_env("../workflow_scripts/jorge/hparam.py"),
     script:
         "../workflow_scripts/jorge/hparam.py"
 
@@ -62,6 +72,7 @@ rule jorge_train:
         optimizer=lookup(dpath="jorge/optimizers/{optimizer}", within=config),
         device=lookup(dpath="jorge/device", within=config),
         seed=config["seed"],
+        software_env=software_env("../workflow_scripts/jorge/train.py"),
     script:
         "../workflow_scripts/jorge/train.py"
 
@@ -80,6 +91,7 @@ rule jorge_numerics:
     params:
         numerics=lookup(dpath="jorge/numerics", within=config),
         seed=config["seed"],
+        software_env=software_env("../workflow_scripts/jorge/numerics.py"),
     script:
         "../workflow_scripts/jorge/numerics.py"
 
@@ -97,9 +109,32 @@ rule jorge_step_cost:
         timing_slot=1,
     params:
         step_cost=lookup(dpath="jorge/step_cost", within=config),
+        optimizers=JORGE_COST_SETTINGS,
         seed=config["seed"],
+        software_env=software_env("../workflow_scripts/jorge/step_cost.py"),
     script:
         "../workflow_scripts/jorge/step_cost.py"
+
+
+# Counts the paper's models' FLOPs (meta device: no compute) and projects per-iteration cost from the
+# rates step_cost measured and from the assumed GPU rates; it times nothing, so no timing slot.
+rule jorge_cost_projection:
+    input:
+        step_cost="results/jorge/step_cost.json",
+    output:
+        projection="results/jorge/cost_projection.json",
+    log:
+        study_log("jorge", "cost_projection"),
+    benchmark:
+        study_benchmark("jorge", "cost_projection")
+    threads: 1
+    resources:
+        mem_mb=2000,
+    params:
+        projection=lookup(dpath="jorge/projection", within=config),
+        software_env=software_env("../workflow_scripts/jorge/cost_model.py"),
+    script:
+        "../workflow_scripts/jorge/cost_model.py"
 
 
 # One rule per figure, each reading only what it draws: a changed optimizer setting redraws the two
@@ -113,6 +148,10 @@ JORGE_FIGURE_INPUTS = {
     },
     "factor_error": {"numerics": "results/jorge/numerics.json"},
     "step_cost": {"step_cost": "results/jorge/step_cost.json"},
+    "per_iteration_cost": {
+        "step_cost": "results/jorge/step_cost.json",
+        "cost_projection": "results/jorge/cost_projection.json",
+    },
 }
 for _figure, _inputs in JORGE_FIGURE_INPUTS.items():
 
@@ -136,6 +175,7 @@ for _figure, _inputs in JORGE_FIGURE_INPUTS.items():
             mem_mb=1000,
         params:
             figure=_figure,
+            software_env=software_env("../workflow_scripts/jorge/figures.py"),
         script:
             "../workflow_scripts/jorge/figures.py"
 
@@ -146,6 +186,7 @@ rule jorge_summary:
         grids=expand("results/jorge/{task}/sgd_grid.json", task=JORGE_TASKS),
         numerics="results/jorge/numerics.json",
         step_cost="results/jorge/step_cost.json",
+        cost_projection="results/jorge/cost_projection.json",
     output:
         summary="results/jorge/summary.json",
     log:
@@ -155,6 +196,8 @@ rule jorge_summary:
     threads: 1
     resources:
         mem_mb=500,
+    params:
+        software_env=software_env("../workflow_scripts/jorge/summary.py"),
     script:
         "../workflow_scripts/jorge/summary.py"
 
@@ -162,7 +205,7 @@ rule jorge_summary:
 register_study("jorge", summary="results/jorge/summary.json", figures=JORGE_FIGURES)
 
 
+# Its summary, figures and the report's tables of it (rules/report.smk).
 rule jorge:
     input:
-        "results/jorge/summary.json",
-        JORGE_FIGURES,
+        lambda wildcards: study_outputs("jorge"),

@@ -26,6 +26,7 @@ rule hpccoder_tokenizer:
         tokenizer=lookup(dpath="hpccoder/tokenizer", within=config),
         init_from=config["hpccoder"]["model"].get("init_from"),
         seed=config["seed"],
+        software_env=software_env("../workflow_scripts/lm/tokenizer.py"),
     script:
         "../workflow_scripts/lm/tokenizer.py"
 
@@ -51,6 +52,7 @@ rule hpccoder_pretrain:
         model=lookup(dpath="hpccoder/model", within=config),
         training=lookup(dpath="hpccoder/training", within=config),
         seed=config["seed"],
+        software_env=software_env("../workflow_scripts/lm/pretrain.py"),
     script:
         "../workflow_scripts/lm/pretrain.py"
 
@@ -74,6 +76,7 @@ rule hpccoder_pragma:
     params:
         pragma=lookup(dpath="hpccoder/pragma", within=config),
         seed=config["seed"],
+        software_env=software_env("../workflow_scripts/lm/pragma.py"),
     script:
         "../workflow_scripts/lm/pragma.py"
 
@@ -99,6 +102,7 @@ rule hpccoder_completion:
         models=lookup(dpath="hpccoder/completion/models", within=config),
         ks=lookup(dpath="hpccoder/completion/ks", within=config),
         seed=config["seed"],
+        software_env=software_env("../workflow_scripts/lm/completion.py"),
     script:
         "../workflow_scripts/lm/completion.py"
 
@@ -122,6 +126,7 @@ rule hpccoder_perfchange:
         perfchange={k: v for k, v in config["hpccoder"]["perfchange"].items() if k != "enabled"},
         evaluate=lookup(dpath="pcgbench/evaluate", within=config),
         seed=config["seed"],
+        software_env=software_env("../workflow_scripts/lm/perfchange.py"),
     script:
         "../workflow_scripts/lm/perfchange.py"
 
@@ -160,6 +165,7 @@ for _figure, _metrics in HPCCODER_FIGURE_INPUTS.items():
             mem_mb=1000,
         params:
             figure=_figure,
+            software_env=software_env("../workflow_scripts/lm/figures.py"),
         script:
             "../workflow_scripts/lm/figures.py"
 
@@ -181,6 +187,7 @@ rule hpccoder_summary:
         mem_mb=1000,
     params:
         seed=config["seed"],
+        software_env=software_env("../workflow_scripts/lm/summary.py"),
     script:
         "../workflow_scripts/lm/summary.py"
 

@@ -32,6 +32,7 @@ rule monitoring_data:
         synthetic=lookup(dpath="monitoring/synthetic", within=config),
         real=lookup(dpath="monitoring/real", within=config),
         seed=config["seed"],
+        software_env=software_env("../workflow_scripts/monitoring/data.py"),
     script:
         "../workflow_scripts/monitoring/data.py"
 
@@ -51,6 +52,7 @@ rule monitoring_features:
         mem_mb=lookup(dpath="monitoring/mem_mb", within=config),
     params:
         cfg=lookup(dpath="monitoring/features", within=config),
+        software_env=software_env("../workflow_scripts/monitoring/features.py"),
     script:
         "../workflow_scripts/monitoring/features.py"
 
@@ -72,6 +74,7 @@ rule monitoring_models:
     params:
         cfg=lookup(dpath="monitoring/models", within=config),
         seed=config["seed"],
+        software_env=software_env("../workflow_scripts/monitoring/models.py"),
     script:
         "../workflow_scripts/monitoring/models.py"
 
@@ -94,6 +97,7 @@ rule monitoring_analysis:
     params:
         cfg=lookup(dpath="monitoring/analysis", within=config),
         seed=config["seed"],
+        software_env=software_env("../workflow_scripts/monitoring/analysis.py"),
     script:
         "../workflow_scripts/monitoring/analysis.py"
 
@@ -124,6 +128,7 @@ for _figure in MONITORING_FIGURES:
             mem_mb=1000,
         params:
             figure=_figure,
+            software_env=software_env("../workflow_scripts/monitoring/figures.py"),
         script:
             "../workflow_scripts/monitoring/figures.py"
 
@@ -141,6 +146,8 @@ rule monitoring_summary:
     threads: 1
     resources:
         mem_mb=500,
+    params:
+        software_env=software_env("../workflow_scripts/monitoring/summary.py"),
     script:
         "../workflow_scripts/monitoring/summary.py"
 
@@ -152,7 +159,7 @@ register_study(
 )
 
 
+# Its summary, figures and the report's tables of it (rules/report.smk).
 rule monitoring:
     input:
-        "results/monitoring/summary.json",
-        [f"results/monitoring/figures/{name}.png" for name in MONITORING_FIGURES],
+        lambda wildcards: study_outputs("monitoring"),

@@ -35,6 +35,7 @@ rule pcgbench_prompts:
         problems=lookup(dpath="pcgbench/problems", within=config),
         models=lookup(dpath="pcgbench/models", within=config),
         seed=config["seed"],
+        software_env=software_env("../workflow_scripts/pcgbench/prompts.py"),
     script:
         "../workflow_scripts/pcgbench/prompts.py"
 
@@ -43,7 +44,11 @@ rule pcgbench_reference_speedups:
     # The suite's own check: every selected reference builds, validates and is timed against the serial
     # baseline (sweep and size from pcgbench.evaluate); the JSON holds the median OpenMP speedup on 2 threads.
     output:
-        table="results/pcgbench/reference_speedups.csv",
+        table=report(
+            "results/pcgbench/reference_speedups.csv",
+            category="pcgbench",
+            caption="captions/pcgbench_reference_speedups.rst",
+        ),
         summary="results/pcgbench/reference_speedups.json",
     log:
         study_log("pcgbench", "reference_speedups"),
@@ -58,6 +63,7 @@ rule pcgbench_reference_speedups:
         models=lookup(dpath="pcgbench/models", within=config),
         evaluate=lookup(dpath="pcgbench/evaluate", within=config),
         seed=config["seed"],
+        software_env=software_env("../workflow_scripts/pcgbench/reference_speedups.py"),
     script:
         "../workflow_scripts/pcgbench/reference_speedups.py"
 
@@ -81,7 +87,9 @@ rule pcgbench_self_test_generations:
         samples=lookup(dpath="pcgbench/samples", within=config),
         mutants=lookup(dpath="pcgbench/mutants", within=config),
         mutant_problems=lookup(dpath="pcgbench/mutant_problems", within=config),
+        race_check=lookup(dpath="pcgbench/evaluate/race_check", within=config),
         seed=config["seed"],
+        software_env=software_env("../workflow_scripts/pcgbench/generators.py"),
     script:
         "../workflow_scripts/pcgbench/generators.py"
 
@@ -101,6 +109,7 @@ rule pcgbench_build:
     params:
         evaluate=lookup(dpath="pcgbench/evaluate", within=config),
         seed=config["seed"],
+        software_env=software_env("../workflow_scripts/pcgbench/build.py"),
     script:
         "../workflow_scripts/pcgbench/build.py"
 
@@ -125,6 +134,7 @@ rule pcgbench_evaluate:
     params:
         evaluate=lookup(dpath="pcgbench/evaluate", within=config),
         seed=config["seed"],
+        software_env=software_env("../workflow_scripts/pcgbench/evaluate.py"),
     script:
         "../workflow_scripts/pcgbench/evaluate.py"
 
@@ -153,6 +163,7 @@ rule pcgbench_summary:
     params:
         config=lookup(dpath="pcgbench", within=config),
         seed=config["seed"],
+        software_env=software_env("../workflow_scripts/pcgbench/summary.py"),
     script:
         "../workflow_scripts/pcgbench/summary.py"
 
@@ -185,6 +196,7 @@ for _figure, _caption in PCGBENCH_FIGURE_CAPTIONS.items():
             mem_mb=1000,
         params:
             figure=_figure,
+            software_env=software_env("../workflow_scripts/pcgbench/figures.py"),
         script:
             "../workflow_scripts/pcgbench/figures.py"
 

@@ -33,6 +33,7 @@ rule rlpf_tasks:
     params:
         tasks=lookup(dpath="rlpf/tasks", within=config),
         seed=config["seed"],
+        software_env=software_env("../workflow_scripts/rlpf/tasks.py"),
     script:
         "../workflow_scripts/rlpf/tasks.py"
 
@@ -57,6 +58,7 @@ rule rlpf_candidates:
         split="train",
         verify_renamed=lookup(dpath="rlpf/verify_renamed", within=config, default=0),
         seed=config["seed"],
+        software_env=software_env("../workflow_scripts/rlpf/candidates.py"),
     script:
         "../workflow_scripts/rlpf/candidates.py"
 
@@ -81,6 +83,7 @@ rule rlpf_held_out_candidates:
         split="held_out",  # only the reward model's test pairs: never trained on
         verify_renamed=0,  # held-out kernels have no renamed variants
         seed=config["seed"],
+        software_env=software_env("../workflow_scripts/rlpf/candidates.py"),
     script:
         "../workflow_scripts/rlpf/candidates.py"
 
@@ -104,6 +107,7 @@ rule rlpf_reward_model:
         reward_model=lookup(dpath="rlpf/reward_model", within=config),
         device=lookup(dpath="rlpf/device", within=config),
         seed=config["seed"],
+        software_env=software_env("../workflow_scripts/rlpf/reward_model.py"),
     script:
         "../workflow_scripts/rlpf/reward_model.py"
 
@@ -128,6 +132,7 @@ rule rlpf_sft:
         train=lookup(dpath="rlpf/sft", within=config),
         device=lookup(dpath="rlpf/device", within=config),
         seed=config["seed"],
+        software_env=software_env("../workflow_scripts/rlpf/train.py"),
     script:
         "../workflow_scripts/rlpf/train.py"
 
@@ -152,6 +157,7 @@ rule rlpf_dpo:
         train=lookup(dpath="rlpf/dpo", within=config),
         device=lookup(dpath="rlpf/device", within=config),
         seed=config["seed"],
+        software_env=software_env("../workflow_scripts/rlpf/train.py"),
     script:
         "../workflow_scripts/rlpf/train.py"
 
@@ -179,6 +185,7 @@ rule rlpf_rl:
         cache_dir=lookup(dpath="rlpf/cache_dir", within=config),
         torch_threads=rlpf_torch_threads,
         seed=config["seed"],
+        software_env=software_env("../workflow_scripts/rlpf/train.py"),
     script:
         "../workflow_scripts/rlpf/train.py"
 
@@ -206,6 +213,7 @@ rule rlpf_evaluate:
         cache_dir=lookup(dpath="rlpf/cache_dir", within=config),
         torch_threads=rlpf_torch_threads,
         seed=config["seed"],
+        software_env=software_env("../workflow_scripts/rlpf/evaluate.py"),
     script:
         "../workflow_scripts/rlpf/evaluate.py"
 
@@ -240,6 +248,7 @@ for _figure, _inputs in RLPF_FIGURE_INPUTS.items():
             mem_mb=1000,
         params:
             figure=_figure,
+            software_env=software_env("../workflow_scripts/rlpf/figures.py"),
         script:
             "../workflow_scripts/rlpf/figures.py"
 
@@ -264,6 +273,7 @@ rule rlpf_summary:
         mem_mb=1000,
     params:
         seed=config["seed"],
+        software_env=software_env("../workflow_scripts/rlpf/summary.py"),
     script:
         "../workflow_scripts/rlpf/summary.py"
 

@@ -1,6 +1,8 @@
 """The shared ground: the comm ledger under torchrun, the memory ledger, the alpha-beta model, launch checks."""
 
 import json
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -13,6 +15,32 @@ from workflow_scripts.disttrain.models import GPT, GPTConfig, lm_loss, synthetic
 from workflow_scripts.disttrain.netmodel import AlphaBeta, NetworkModel, calibrate
 
 WORKERS = Path(__file__).parent / "workers"
+
+
+@pytest.mark.multiprocess
+def test_workers_output_reaches_the_log_while_they_run(tmp_path):
+    """The workers' lines are in the rule's log while the job runs, not when it ends."""
+    log, go = tmp_path / "rule.log", tmp_path / "go"
+    errors = []
+
+    def run():
+        try:
+            launch_mod.launch(str(WORKERS / "live_worker.py"), [str(go)], nproc=1, log_path=log, timeout_s=150)
+        except Exception as err:  # noqa: BLE001 -- reported by the test's thread below
+            errors.append(err)
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    deadline = time.monotonic() + 120
+    while "worker steps [1/2]" not in (log.read_text() if log.exists() else "") and time.monotonic() < deadline:
+        time.sleep(0.2)
+    during = log.read_text()
+    go.touch()
+    thread.join()
+    assert not errors, errors
+    assert "worker steps [1/2]" in during and "left" in during, during
+    assert "finished" not in during  # the worker was still waiting when the line was read
+    assert "worker steps [2/2] finished" in log.read_text()
 
 
 @pytest.mark.multiprocess

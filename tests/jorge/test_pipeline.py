@@ -7,7 +7,7 @@ import pytest
 import torch
 
 from tests.conftest import run_snakemake
-from workflow_scripts.jorge import figures, hparam, numerics, step_cost, summary, train
+from workflow_scripts.jorge import cost_model, figures, hparam, numerics, step_cost, summary, train
 from workflow_scripts.jorge.tasks import TaskConfig, build_task
 
 TINY_DIGITS = {"kind": "image", "source": "digits", "model": "cnn", "width": 2, "epochs": 2, "batch_size": 128,
@@ -47,17 +47,29 @@ def test_pipeline_end_to_end(tmp_path):
     assert num["fault_injection"]["weights_finite"] and not num["fault_injection"]["nonfinite_step_changed_weights"]
     assert num["fault_injection"]["divergence_counts"]["steps_skipped_nonfinite"] == 1
     assert any(b["decay"] == 0.5 for b in num["findings"]["bare_series_breakdowns"])
-    cost = step_cost.main(step_cost_config={"sizes": [8, 16], "repeats": 3, "warmup": 1},
-                          output=str(tmp_path / "step_cost.json"), seed=1)  # fmt: skip
+    cost = step_cost.main(step_cost_config={"sizes": [8, 16], "repeats": 3, "warmup": 1, "batch_size": 8},
+                          output=str(tmp_path / "step_cost.json"), seed=1,
+                          optimizers={"shampoo": {"precondition_frequency": 2}})  # fmt: skip
     assert [row["size"] for row in cost["rows"]] == [8, 16]
+    assert cost["optimizer_settings"]["shampoo"]["precondition_frequency"] == 2
+    for row in cost["rows"]:
+        assert set(row["iteration_s"]) == set(OPTIMIZERS) and row["precondition_frequency"]["shampoo"] == 2
+        assert all(v["counted"] == pytest.approx(v["formula"]) for v in row["flops_per_iteration"].values())
+    projection = cost_model.main(step_cost=str(tmp_path / "step_cost.json"), output=str(tmp_path / "projection.json"),
+                                 projection_config={"models": {"lm": {"arch": "ngram_lm", "batch_size": 32, "vocab_size": 8,
+                                                                      "embed_dim": 4, "hidden_dim": 8}},
+                                                    "crossover_sizes": [8, 64]})  # fmt: skip
+    assert set(projection["models"]["lm"]["machines"]) == {"measured", "gpu_assumed"}
+    assert projection["models"]["lm"]["forward_backward_flops"]["counted"] == projection["models"]["lm"]["forward_backward_flops"]["formula"]
     pngs = {name: str(tmp_path / f"{name}.png") for name in figures.FIGURES}
     for name, path in pngs.items():
         figures.main(figure=name, output=path, runs=runs, numerics=str(tmp_path / "numerics.json"),
-                     step_cost=str(tmp_path / "step_cost.json"))  # fmt: skip
+                     step_cost=str(tmp_path / "step_cost.json"), cost_projection=str(tmp_path / "projection.json"))  # fmt: skip
     for path in pngs.values():
         assert Path(path).read_bytes()[:4] == b"\x89PNG"
     out = summary.main(runs=runs, grids=grids, numerics=str(tmp_path / "numerics.json"),
-                       step_cost=str(tmp_path / "step_cost.json"), output=str(tmp_path / "summary.json"))  # fmt: skip
+                       step_cost=str(tmp_path / "step_cost.json"), cost_projection=str(tmp_path / "projection.json"),
+                       output=str(tmp_path / "summary.json"))  # fmt: skip
     on_disk = json.loads((tmp_path / "summary.json").read_text())
     assert set(on_disk["tasks"]) == {"digits", "lm"}
     for task in on_disk["tasks"].values():
@@ -65,7 +77,19 @@ def test_pipeline_end_to_end(tmp_path):
         for row in task["optimizers"].values():
             assert {"epochs_to_target", "wall_clock_to_target_s", "final_metric", "step_time_s"} <= set(row)
         assert "jorge_epochs_not_more_than_shampoo" in task["claims"]
+        for other in ("sgd", "adamw", "shampoo"):
+            assert task["claims"][f"iteration_time_ratio_jorge_over_{other}"] > 0
     assert out["notes"] and on_disk["divergence_handling"]["fault_injection"]["weights_finite"]
+    for row in on_disk["step_cost"]["by_size"]:
+        assert {"jorge_over_sgd_iteration", "jorge_over_adamw_iteration", "jorge_over_shampoo_iteration",
+                "jorge_over_sgd_step", "iteration_s", "forward_backward_s"} <= set(row)  # fmt: skip
+    projected = on_disk["cost_projection"]
+    for machine in ("measured", "gpu_assumed"):
+        assert {"jorge_over_sgd", "jorge_over_adamw", "jorge_over_shampoo"} <= set(projected["models"]["lm"][machine]["ratios"])
+        assert {"jorge_update_faster_at", "jorge_update_faster_from", "jorge_iteration_faster_at"} <= set(
+            projected["jorge_vs_shampoo"][machine])
+    assert "jorge_update_faster_at" in projected["jorge_vs_shampoo"]["measured_rows"]
+    assert any("ASSUMED GPU" in note for note in on_disk["notes"])
 
 
 def test_lm_optimum_is_the_chain_cross_entropy():
@@ -107,7 +131,8 @@ def test_snakemake_dry_run_and_schema(workflow_dir):
     work = workflow_dir
     dry = run_snakemake(work, "-n", "jorge", cores=1, timeout=120)
     assert dry.returncode == 0, dry.stderr + dry.stdout
-    for rule, count in (("jorge_train", 8), ("jorge_sgd_grid", 2), ("jorge_numerics", 1), ("jorge_step_cost", 1)):
+    for rule, count in (("jorge_train", 8), ("jorge_sgd_grid", 2), ("jorge_numerics", 1), ("jorge_step_cost", 1),
+                        ("jorge_cost_projection", 1)):  # fmt: skip
         assert any(line.split() == [rule, str(count)] for line in dry.stdout.splitlines()), dry.stdout
     bad = work / "bad.yaml"
     bad.write_text("jorge:\n  optimizers:\n    jorge: {transfer_from_sgd: true, series_guard: clip}\n")
@@ -122,7 +147,9 @@ MICRO_JORGE = {
     "optimizers": {"sgd": OPTIMIZERS["sgd"], "jorge": OPTIMIZERS["jorge"]},
     "sgd_grid": {"lrs": [0.1], "weight_decays": [0.0], "grid_epochs": 1},
     "numerics": {"rows": 4, "cols": 6, "steps": 10, "decays": [0.9], "gradient_ranks": [4], "curve_points": 5},
-    "step_cost": {"sizes": [8], "repeats": 3, "warmup": 0},
+    "step_cost": {"sizes": [8], "repeats": 3, "warmup": 0, "batch_size": 8},
+    "projection": {"models": {"lm": {"arch": "ngram_lm", "batch_size": 32, "vocab_size": 4, "context_tokens": 2,
+                                     "embed_dim": 4, "hidden_dim": 8}}, "crossover_sizes": [8, 64]},
 }
 
 
@@ -139,7 +166,7 @@ def test_snakemake_runs_jorge_and_reruns_only_the_changed_optimizer(workflow_dir
     assert run.returncode == 0, run.stderr[-3000:]
     result = json.loads((work / "results/jorge/summary.json").read_text())
     assert set(result["tasks"]["lm"]["optimizers"]) == {"sgd", "jorge"}
-    for figure in ("convergence_epochs", "convergence_time", "factor_error", "step_cost"):
+    for figure in ("convergence_epochs", "convergence_time", "factor_error", "step_cost", "per_iteration_cost"):
         assert (work / f"results/jorge/figures/{figure}.png").stat().st_size > 0
     # Change one Jorge setting: only Jorge's run (and the figures and summary that read it) are redone.
     config["jorge"]["optimizers"]["jorge"]["decay"] = 0.8
@@ -148,7 +175,7 @@ def test_snakemake_runs_jorge_and_reruns_only_the_changed_optimizer(workflow_dir
     assert dry.returncode == 0, dry.stderr[-3000:]
     scheduled = {line.split()[0] for line in dry.stdout.splitlines() if line.startswith("jorge") and len(line.split()) == 2}
     assert scheduled == {"jorge", "jorge_train", "jorge_figure_convergence_epochs", "jorge_figure_convergence_time",
-                         "jorge_summary"}, dry.stdout  # fmt: skip
+                         "jorge_summary", "jorge_headline_table"}, dry.stdout  # fmt: skip
     assert "output: results/jorge/lm/jorge.json" in dry.stdout
     assert "output: results/jorge/lm/sgd.json" not in dry.stdout
 

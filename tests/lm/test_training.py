@@ -3,6 +3,7 @@ study's summary and figures drawn from those metrics."""
 
 import json
 import math
+import re
 from pathlib import Path
 
 import pandas as pd
@@ -154,7 +155,11 @@ def test_two_processes_relaunch_under_torchrun(trained, tmp_path):
     metrics = read_json(tmp_path / "metrics.json")
     assert metrics["world_size"] == 2 and metrics["tokens_seen"] == 2 * 2 * 2 * 64  # steps x ranks x batch x context
     assert metrics["device"] == "cpu" and read_json(tmp_path / "metrics.json.prov.json")["device"] == "cpu"
-    assert "trained 2 steps" in (tmp_path / "rule.log").read_text()  # rank 0's summary line
+    log = (tmp_path / "rule.log").read_text()
+    assert "trained 2 steps" in log  # rank 0's summary line
+    # The Trainer's steps with an estimate, from rank 0 only (the callback of common/progress.py).
+    assert log.count("pretraining steps [0/2] started") == 1 and log.count("pretraining steps [2/2] finished") == 1
+    assert re.search(r"pretraining steps \[1/2\] .*elapsed \S+, ~\S+ left", log), log[-3000:]
     assert (tmp_path / "model" / "model.safetensors").exists() and not (tmp_path / "model.partial").exists()
 
 

@@ -4,6 +4,7 @@ contained with the right verdict, evaluation resumes, the CLI runs alone, missin
 Every sample here runs through the sandbox (evaluate -> sandbox.run_sandboxed).
 """
 
+import dataclasses
 import json
 import os
 import subprocess
@@ -27,9 +28,10 @@ def config(cache_dir, **overrides):
     return EvaluateConfig(**(values | overrides))
 
 
-def samples_of(generator, problem, models, mutants=generators.MUTANTS):
+def samples_of(generator, problem, models, mutants=generators.MUTANTS, race_check=True):
     records = [prompt_record(problem, model) for model in models]
-    filled, expected = generators.generate(records, generator, samples=1, mutants=list(mutants))
+    filled, expected = generators.generate(records, generator, samples=1, mutants=list(mutants),
+                                           race_check=race_check)  # fmt: skip
     samples = [Sample(generator=generator, problem=problem, model=record["parallelism_model"], sample_index=i,
                       body=body) for record in filled for i, body in enumerate(record["outputs"])]
     return samples, expected
@@ -125,8 +127,9 @@ def hostile_body(problem, model, code):
 
 
 def test_adversarial_bodies_are_contained(tmp_path, cache_dir, problem, reference_walls):
-    # A host directory outside /tmp that this user may write (the sandbox must still not).
-    host_dir = Path(os.environ.get("PCGBENCH_TEST_HOSTDIR", REPO / "results"))
+    # A host directory outside /tmp that this user may write (the sandbox must still not); in the checkout's
+    # ignored .cache/, never its results/ (a finished run's outputs are not a test's scratch space).
+    host_dir = Path(os.environ.get("PCGBENCH_TEST_HOSTDIR", REPO / ".cache" / "tests"))
     outside, canary = host_dir / "pcgbench_escape_marker", host_dir / "pcgbench_canary"
     outside.parent.mkdir(parents=True, exist_ok=True)
     outside.unlink(missing_ok=True)
@@ -138,8 +141,10 @@ def test_adversarial_bodies_are_contained(tmp_path, cache_dir, problem, referenc
                               body=hostile_body(problem, "serial", code)))
     try:
         # Normal priority: containment is under test, not timing, and a fork bomb at raised priority would
-        # starve everything else on a shared machine for its whole time limit.
-        cfg = config(cache_dir, timeout_floor_s=2.0, timeout_factor=3.0, file_size_mb=8, run_nice=0)
+        # starve everything else on a shared machine for its whole time limit. A limit of 20 s at least: at normal
+        # priority on 2 cores under a load of 30, a 2 s floor timed out the samples that should pass (the fork bomb
+        # and the infinite loop, which must time out, cost 20 s each).
+        cfg = config(cache_dir, timeout_floor_s=20.0, timeout_factor=3.0, file_size_mb=8, run_nice=0)
         rows, _ = evaluate_samples(samples, tmp_path, cfg, reference_walls[1])
         got = verdicts(rows)
         assert {name: got[("serial", i)] for i, name in enumerate(HOSTILE)} == {n: v for n, (_, v) in HOSTILE.items()}
@@ -279,11 +284,11 @@ def race_problem():
 
 @pytest.mark.parametrize("mutant", ["missing_reduction", "data_race"])
 def test_reduction_races_are_caught_in_every_run(tmp_path, cache_dir, mutant):
-    # A race shows only when the threads overlap in time; the harness places them so that they do
-    # (timing.placement_env, raised priority). 20 runs at 2 threads: every one must see the wrong answer,
-    # and the reference must pass at the same configuration.
+    # Validation alone (no race check): a race shows only when the threads overlap in time; the harness places
+    # them so that they do (timing.placement_env, raised priority). 20 runs at 2 threads: every one must see the
+    # wrong answer, and the reference must pass at the same configuration.
     problem = race_problem()
-    samples, expected = samples_of("mutants", problem, ["omp"], mutants=[mutant])
+    samples, expected = samples_of("mutants", problem, ["omp"], mutants=[mutant], race_check=False)
     reference, _ = samples_of("reference", problem, ["omp"])
     cfg = config(cache_dir, reps=1, warmup=0)
     builds = BuildCache(BuildConfig(cache_dir=cache_dir, jobs=2)).build_all(
@@ -307,3 +312,35 @@ def test_reduction_mutants_only_where_the_verdict_is_certain():
     # One update per thread at the end of a `parallel` region: a window of a few instructions, not mutated.
     region = "  #pragma omp parallel reduction(+ : s)\n  { double mine = part(); s += mine; }\n"
     assert generators.mutate(region, "missing_reduction", "") is None
+
+
+def test_the_race_check_reports_a_missing_reduction_and_passes_the_reference(tmp_path, cache_dir):
+    """The race check (ThreadSanitizer build, run once before any timed run) gives a missing reduction the
+    verdict race_detected, as the generator expects, and nothing of it is timed; the reference is clean. The
+    data_race mutant (every thread runs every iteration into its private copy) has no race: validation judges it."""
+    problem = race_problem()
+    samples, expected = samples_of("mutants", problem, ["omp"], mutants=["missing_reduction", "data_race"])
+    reference, _ = samples_of("reference", problem, ["omp"])
+    reference = [dataclasses.replace(reference[0], generator="mutants", sample_index=len(samples))]
+    rows, _ = evaluate.evaluate_samples(samples + reference, tmp_path / "out", config(cache_dir, reps=1))
+    assert [e["expected_verdict"] for e in expected] == ["race_detected", "wrong_answer"]
+    check_expected(rows, expected)
+    first = rows.drop_duplicates("sample_id").set_index("sample_index")
+    assert first.loc[0, "race_check"] == "race" and "ThreadSanitizer: data race" in first.loc[0, "detail"]
+    assert pd.isna(first.loc[0, "time_median_s"]) and (rows["sample_index"] == 0).sum() == 1  # never timed
+    # The ThreadSanitizer build's run sees the wrong answer too: inconclusive as a race check, then validation judges.
+    assert first.loc[1, "race_check"].startswith("inconclusive: the ThreadSanitizer build's run: wrong_answer")
+    assert (rows[rows["sample_index"] == 2]["verdict"] == "ok").all()
+    assert (rows[rows["sample_index"] == 2]["race_check"] == "clean").all()
+
+
+def test_the_race_check_is_refused_without_its_tools(monkeypatch, cache_dir):
+    monkeypatch.setattr(suite, "TSAN_COMPILER", ["no-such-clang++", "-fsanitize=thread"])
+    suite.archer_library.cache_clear()
+    try:
+        with pytest.raises(ValueError, match="race_check is on, but no no-such-clang\\+\\+.*race_check: false"):
+            config(cache_dir)
+        assert config(cache_dir, race_check=False).race_check is False
+    finally:
+        monkeypatch.undo()
+        suite.archer_library.cache_clear()

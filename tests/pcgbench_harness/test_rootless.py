@@ -126,9 +126,10 @@ def test_rootless_sandbox_runs_harmless_programs_as_uid_65534_without_raised_pri
 def test_rootless_sandbox_contains_hostile_programs(workdir, programs):
     if not HARMLESS_PASSED:
         pytest.skip("the rootless sandbox's harmless checks did not pass (run with them)")
-    # A folder outside the sandbox's /tmp that the unprivileged user may write on the host: read-only inside.
-    (REPO / "results").mkdir(exist_ok=True)
-    outside = Path(tempfile.mkdtemp(prefix="rootless-outside-", dir=REPO / "results"))
+    # A folder outside the sandbox's /tmp that the unprivileged user may write on the host: read-only inside
+    # (in the checkout's ignored .cache/, never its results/).
+    (REPO / ".cache" / "tests").mkdir(parents=True, exist_ok=True)
+    outside = Path(tempfile.mkdtemp(prefix="rootless-outside-", dir=REPO / ".cache" / "tests"))
     os.chown(outside, ROOTLESS_UID, ROOTLESS_UID)
     canary = outside / "canary"
     canary.write_text("keep")

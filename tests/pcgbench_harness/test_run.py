@@ -84,9 +84,10 @@ def test_the_package_exports_its_api():
     assert set(pcgbench.__all__) == {
         "BuildCache", "BuildConfig", "BuildRequest", "BuildResult",
         "RunProtocol", "ProgramRun", "run_program", "SandboxLimits", "check_tools", "placement_env", "summarise_times",
+        "check_races", "RaceCheck",
         "check_sandbox", "SandboxUnavailable", "SandboxFailure",
         "BUILD_ERROR", "NO_PARALLELISM", "VERDICT_TIMEOUT", "CRASH", "KILLED_RESOURCE_LIMIT", "WRONG_ANSWER", "OK",
-        "PROMPT_MISMATCH", "VERDICTS",
+        "PROMPT_MISMATCH", "RACE_DETECTED", "VERDICTS",
     }  # fmt: skip
     assert all(hasattr(pcgbench, name) for name in pcgbench.__all__)
     assert set(pcgbench.VERDICTS) >= {pcgbench.OK, pcgbench.WRONG_ANSWER, pcgbench.CRASH, pcgbench.BUILD_ERROR}

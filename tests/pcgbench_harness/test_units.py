@@ -44,6 +44,12 @@ def test_mutants_apply_where_they_can(problem):
     summing = "  double s = 0;\n  #pragma omp parallel for reduction(+ : s)\n  for (int i = 0; i < n; ++i) s += x[i];\n"
     body, verdict = generators.mutate(summing, "missing_reduction", "")
     assert "reduction" not in body and verdict == "wrong_answer"
+    # Where the evaluation race-checks the model (omp, mpi+omp), ThreadSanitizer reports the race first.
+    assert generators.race_checked_verdict("missing_reduction", "omp", verdict, True) == "race_detected"
+    assert generators.race_checked_verdict("missing_reduction", "omp", verdict, False) == "wrong_answer"
+    assert generators.race_checked_verdict("missing_reduction", "mpi+omp", verdict, True) == "race_detected"
+    assert generators.race_checked_verdict("missing_reduction", "kokkos", verdict, True) == "wrong_answer"
+    assert generators.race_checked_verdict("data_race", "omp", verdict, True) == "wrong_answer"
     body, _ = generators.mutate(summing, "off_by_one", "")
     assert "i < n - 1;" in body
     assert generators.mutate(suite.reference_body(problem, "serial"), "missing_reduction", "") is None
@@ -80,3 +86,14 @@ def test_a_mutant_that_applies_nowhere_stops_with_where_it_applies():
     with pytest.raises(ValueError, match=f"missing_reduction.*{with_one}/omp"):
         generators.generate(records, "mutants", samples=1, mutants=["off_by_one", "missing_reduction"],
                             mutant_problems=[without])
+
+
+def test_only_a_sanitizer_run_goes_without_an_address_space_limit():
+    from workflow_scripts.pcgbench import sandbox
+
+    limited = sandbox.unprivileged_argv(["a.out"], sandbox.SandboxLimits(address_space_mb=512))
+    assert f"--as={512 << 20}" in limited
+    unlimited = sandbox.unprivileged_argv(["a.out"], sandbox.SandboxLimits(address_space_mb=None))
+    assert not any(arg.startswith("--as") for arg in unlimited) and "--nproc=128" in unlimited
+    with pytest.raises(ValueError, match="address_space_mb must be > 0"):
+        sandbox.SandboxLimits(address_space_mb=0)

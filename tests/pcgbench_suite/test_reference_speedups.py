@@ -102,7 +102,7 @@ def test_a_wrong_reference_is_a_failure_not_a_crash(tmp_path):
 
 @pytest.mark.integration
 def test_snakemake_rule_writes_the_reference_speedups(tmp_path):
-    for name in ("Snakefile", "rules", "workflow_scripts", "config", "data", "profiles"):
+    for name in ("Snakefile", "rules", "workflow_scripts", "config", "data", "profiles", "requirements.txt"):
         source = REPO / name
         (shutil.copytree if source.is_dir() else shutil.copy)(source, tmp_path / name)
     (tmp_path / "tiny.yaml").write_text("pcgbench:\n  problems: [reduce_average]\n  models: [serial, omp]\n"

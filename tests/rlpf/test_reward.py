@@ -32,8 +32,7 @@ def measured(tmp_path_factory):
         "build_error": "#pragma omp parallel for reduction(+:no_such_variable)",
         # A wrong clause: each thread sums into an uninitialised private copy and the result is never combined.
         "wrong": "#pragma omp parallel for private(acc)",
-        # A missing reduction: a race on acc. The harness's run protocol (threads bound and spinning, raised
-        # priority, the timed size validated 3 times) makes the threads overlap, so validation catches it.
+        # A missing reduction: a race on acc, which the completion's ThreadSanitizer build reports (race check).
         "race": "#pragma omp parallel for",
         "correct": "#pragma omp parallel for reduction(+:acc)",
         # One scheduling decision per iteration over 4M iterations: correct, and measured tens of times slower.
@@ -50,7 +49,8 @@ def test_verdicts_of_real_programs(measured):
     assert r["build_error"].verdict == sandbox.BUILD_ERROR and "no_such_variable" in r["build_error"].detail
     assert r["wrong"].verdict == sandbox.WRONG_ANSWER  # caught by validation
     assert 0 < len(r["wrong"].detail) <= 400  # what the driver reported, trimmed
-    assert r["race"].verdict == sandbox.WRONG_ANSWER, r["race"]
+    assert r["race"].verdict == sandbox.RACE_DETECTED, r["race"]
+    assert "ThreadSanitizer: data race" in r["race"].detail and "acc" not in r["correct"].detail
     assert r["correct"].verdict == sandbox.OK and r["correct"].speedup > 0 and r["correct"].time_s > 0
     assert r["baseline"].verdict == sandbox.OK and r["baseline"].speedup == 1.0
     assert r["slow"].verdict == sandbox.OK and r["slow"].speedup < 0.8  # a slow choice is measured slow
@@ -58,15 +58,20 @@ def test_verdicts_of_real_programs(measured):
 
 def test_a_race_on_a_search_index_is_caught(tmp_path):
     """A missing reduction in search_closest_to_pi passed validation 4 times in 4 under the old run protocol
-    (one validation, threads waiting passively, normal priority) and became an SFT target; the harness's
-    protocol catches it."""
+    (one validation, threads waiting passively, normal priority) and became an SFT target, and the stress
+    validations still let it pass on a loaded machine; the race check reports it whatever the load. Without the
+    race check, validation alone judges it (wrong_answer, or ok when the load serialised its threads)."""
     task = next(t for t in build_tasks(TaskConfig(kernels=["search_closest_to_pi", "reduce_xor"], held_out=1,
                                                       task_sets=["openmp"]), seed=1)
                 if t.kernel == "search_closest_to_pi")  # fmt: skip
     measurer = Measurer(RewardConfig(cache_dir=tmp_path, reps=3, run_timeout_s=30))
     race, correct = measurer.measure([(task, "#pragma omp parallel for"), (task, "serial")])
-    assert race.verdict == sandbox.WRONG_ANSWER, race
+    assert race.verdict == sandbox.RACE_DETECTED, race
     assert correct.verdict == sandbox.OK
+    unchecked = Measurer(RewardConfig(cache_dir=tmp_path, reps=3, run_timeout_s=30, race_check=False))
+    assert unchecked.program_key(task, "x", "c") != measurer.program_key(task, "x", "c")  # not each other's cache
+    [race] = unchecked.measure([(task, "#pragma omp parallel for")])
+    assert race.verdict in (sandbox.WRONG_ANSWER, sandbox.OK)
 
 
 def test_rewards_are_graded_build_lt_wrong_lt_correct(measured):

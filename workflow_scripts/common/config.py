@@ -31,7 +31,9 @@ import yaml
 from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 
-SCHEMA_PATH = Path(__file__).resolve().parents[2] / "config" / "schema" / "config.schema.yaml"
+from workflow_scripts.common.project import PROJECT_ROOT
+
+SCHEMA_PATH = PROJECT_ROOT / "config" / "schema" / "config.schema.yaml"
 
 
 def _load_schema(path: Path) -> dict[str, Any]:

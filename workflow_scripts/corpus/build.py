@@ -28,7 +28,7 @@ from typing import Any
 import pandas as pd
 from datasketch import MinHash, MinHashLSH
 
-from workflow_scripts.common import Provenance, atomic_path, read_json, write_json
+from workflow_scripts.common import Progress, Provenance, atomic_path, read_json, write_json
 from workflow_scripts.common.config import schema_default
 from workflow_scripts.corpus.sources import STATUS_OK, iter_source_files, license_for
 
@@ -174,16 +174,19 @@ def deduplicate(files: list[dict[str, Any]], cfg: BuildConfig, seed: int) -> tup
     lsh = MinHashLSH(threshold=cfg.near_dup_threshold, num_perm=cfg.minhash_permutations)
     signatures: dict[str, MinHash] = {}
     unique = []
+    progress = Progress("near-duplicate checks", total=len(kept), unit="file", logger=logger)
     for record in kept:
         signature = minhash_of(record["text"], cfg.minhash_permutations, cfg.shingle_tokens, seed)
         # LSH returns candidates; the estimated Jaccard confirms them (LSH alone has false positives).
         matches = sorted(c for c in lsh.query(signature) if signature.jaccard(signatures[c]) >= cfg.near_dup_threshold)
         if matches:
             dropped.append({"id": record["id"], "reason": DROP_NEAR, "duplicate_of": matches[0]})
-            continue
-        lsh.insert(record["id"], signature)
-        signatures[record["id"]] = signature
-        unique.append(record)
+        else:
+            lsh.insert(record["id"], signature)
+            signatures[record["id"]] = signature
+            unique.append(record)
+        progress.advance()
+    progress.finish()
     return unique, dropped
 
 

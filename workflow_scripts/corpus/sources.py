@@ -34,7 +34,7 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
-from workflow_scripts.common import Provenance, read_json, write_json
+from workflow_scripts.common import Progress, Provenance, read_json, write_json
 from workflow_scripts.common.config import schema_default
 from workflow_scripts.common.io import sha256_file
 
@@ -452,6 +452,7 @@ def fetch_all(cfg: FetchConfig) -> list[dict[str, Any]]:
     """Fetch every source; a failure is recorded (and logged by name) and the others go on."""
     debian = DebianFetcher(cfg.cache_dir / "apt")
     records = []
+    progress = Progress("sources", total=len(cfg.sources), unit="source", logger=logger)
     for spec in cfg.sources:
         try:
             records.append(fetch_source(spec, cfg.cache_dir, debian))
@@ -459,6 +460,8 @@ def fetch_all(cfg: FetchConfig) -> list[dict[str, Any]]:
             logger.error("source %s (%s) could not be fetched: %s", spec.name, spec.kind, err)
             records.append({"name": spec.name, "kind": spec.kind, "status": STATUS_FAILED,
                             "spec": dataclasses.asdict(spec), "error": str(err)})  # fmt: skip
+        progress.advance()
+    progress.finish()
     return records
 
 

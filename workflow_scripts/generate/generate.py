@@ -37,7 +37,7 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from workflow_scripts.common import Provenance, configure_logging, write_json, write_text
+from workflow_scripts.common import Progress, Provenance, configure_logging, write_json, write_text
 from workflow_scripts.common.c_scanner import matching_brace_end
 from workflow_scripts.common.config import schema_default, schema_defaults
 from workflow_scripts.common.model_source import input_paths
@@ -150,8 +150,10 @@ def _run_hf(cfg, records, tasks, journal: SampleJournal, sampling: SamplingConfi
     # Batches are fixed slices of the full task list, each with its own seed, so a batch has the same
     # members and the same samples whether or not an earlier run already did part of the work.
     batches = [tasks[i : i + cfg.batch_size] for i in range(0, len(tasks), cfg.batch_size)]
+    pending = {number for number, batch in enumerate(batches) if not all(task in journal.samples for task in batch)}
+    progress = Progress("generated batches", total=len(pending), unit="batch", logger=logger)
     for number, batch in enumerate(batches):
-        if all(task in journal.samples for task in batch):
+        if number not in pending:
             continue
         start = time.perf_counter()
         completions = engine.generate([records[p]["prompt"] for p, _ in batch], max_new_tokens=sampling.max_new_tokens,
@@ -162,6 +164,8 @@ def _run_hf(cfg, records, tasks, journal: SampleJournal, sampling: SamplingConfi
         tokens = sum(c.new_tokens for c in completions)
         logger.info("batch %d/%d: %d samples, %d new tokens in %.2f s; %d/%d samples done", number + 1, len(batches),
                     len(batch), tokens, time.perf_counter() - start, len(journal.samples), len(tasks))  # fmt: skip
+        progress.advance()
+    progress.finish()
     return {"retries": 0, "generation_time_s": time.perf_counter() - started, "device": placement(engine.model),
             "model_file": str(engine.local), "model_sha256": cfg.model_source.sha256}  # fmt: skip
 
@@ -199,14 +203,15 @@ def _run_openai(cfg, records, tasks, journal: SampleJournal, sampling: SamplingC
                         seed=derived_seed(seed, "sample", p, group[0])): (p, group)
             for p, group in pending
         }  # fmt: skip
+        progress = Progress("requests", total=len(pending), unit="request", logger=logger)
         try:
-            for done, future in enumerate(concurrent.futures.as_completed(futures), start=1):
+            for future in concurrent.futures.as_completed(futures):
                 p, group = futures[future]
                 # Only this thread writes the journal; requests finish in any order.
                 journal.append([_sample_record(p, s, records[p]["prompt"], c, cfg.stop)
                                 for s, c in zip(group, future.result(), strict=True)])  # fmt: skip
-                if done % max(1, len(pending) // 10) == 0 or done == len(pending):
-                    logger.info("%d/%d requests done (%d samples in the journal)", done, len(pending), len(journal.samples))
+                progress.advance(note=f"{len(journal.samples)} samples in the journal")
+            progress.finish(note=f"{len(journal.samples)} samples in the journal")
         except BaseException:
             for future in futures:
                 future.cancel()  # do not start requests whose results nobody will record

@@ -1,8 +1,9 @@
 """The study's figures, like the Jorge paper's: learning curves vs epochs and vs wall-clock, factor error, step cost.
 
 Inputs: the training results `results/jorge/<task>/<optimizer>.json`, `results/jorge/numerics.json`,
-`results/jorge/step_cost.json`. Outputs (PNG, Agg backend) under `results/jorge/figures/`:
-`convergence_epochs.png`, `convergence_time.png`, `factor_error.png`, `step_cost.png`.
+`results/jorge/step_cost.json`, `results/jorge/cost_projection.json`. Outputs (PNG, Agg backend) under
+`results/jorge/figures/`: `convergence_epochs.png`, `convergence_time.png`, `factor_error.png`,
+`step_cost.png`, `per_iteration_cost.png`.
 Run by the `jorge_figure_<name>` rules, one per figure; every number drawn comes from those inputs.
 """
 
@@ -113,6 +114,71 @@ def plot_step_cost(step_cost: dict[str, Any], path: str) -> None:
     save_figure(fig, path)
 
 
+def plot_per_iteration_cost(step_cost: dict[str, Any], projection: dict[str, Any], path: str) -> None:
+    rows = sorted(step_cost["rows"], key=lambda row: row["size"])
+    sizes = [row["size"] for row in rows]
+    fig, (measured, projected, crossing) = plt.subplots(1, 3, figsize=(16, 4.2))
+    # (a) measured: whole iteration (solid, interquartile band) and optimizer step alone (dashed), over SGD's
+    for name in ("adamw", "jorge", "shampoo"):
+        sgd = [row["iteration_s"]["sgd"]["median"] for row in rows]
+        med = [row["iteration_s"][name]["median"] / base for row, base in zip(rows, sgd, strict=True)]
+        lo = [row["iteration_s"][name]["p25"] / base for row, base in zip(rows, sgd, strict=True)]
+        hi = [row["iteration_s"][name]["p75"] / base for row, base in zip(rows, sgd, strict=True)]
+        measured.plot(sizes, med, marker="o", color=COLORS[name], label=f"{name}: iteration")
+        measured.fill_between(sizes, lo, hi, color=COLORS[name], alpha=0.2)
+        step = [row[f"{name}_step_s"]["median"] / row["sgd_step_s"]["median"] for row in rows]
+        measured.plot(sizes, step, linestyle="--", color=COLORS[name], label=f"{name}: optimizer step only")
+    measured.axhline(1.0, color="gray", linewidth=0.8)
+    measured.set_xscale("log", base=2)
+    measured.set_yscale("log")
+    measured.set_xlabel(f"layer size d (d x d, batch {step_cost['batch_size']})")
+    measured.set_ylabel("time / SGD's (measured)")
+    measured.set_title(f"measured, {step_cost['device']}, {step_cost['threads']} thread(s)")
+    measured.legend(fontsize=7)
+    measured.grid(alpha=0.3)
+    # (b) projected per-iteration ratio to SGD for each paper model, measured rates vs assumed GPU rates
+    models = list(projection["models"])
+    names = ("adamw", "jorge", "shampoo")
+    width = 0.8 / (2 * len(names))
+    for m_index, machine in enumerate(("measured", "gpu_assumed")):
+        for o_index, name in enumerate(names):
+            xs = [i + (m_index * len(names) + o_index - len(names) + 0.5) * width for i in range(len(models))]
+            ys = [projection["models"][model]["machines"][machine]["ratios"][f"{name}_over_sgd"] for model in models]
+            projected.bar(xs, ys, width, color=COLORS[name], hatch=None if machine == "measured" else "//",
+                          edgecolor="black", linewidth=0.5,
+                          label=f"{name}, {'measured rates' if machine == 'measured' else 'GPU, ASSUMED rates'}")  # fmt: skip
+    projected.axhline(1.0, color="gray", linewidth=0.8)
+    projected.set_xticks(range(len(models)), [f"{m}\n(batch {projection['models'][m]['batch_size']})" for m in models])
+    projected.set_yscale("log")
+    projected.set_ylabel("projected iteration time / SGD's")
+    settings = projection["optimizer_settings"]
+    projected.set_title(f"projected (Jorge every {settings['jorge']['precondition_frequency']}, "
+                        f"Shampoo every {settings['shampoo']['precondition_frequency']} step(s))")  # fmt: skip
+    projected.legend(fontsize=6)
+    projected.grid(alpha=0.3, axis="y")
+    # (c) one factor's new root: Jorge's five products vs Shampoo's eigendecomposition, modelled and measured
+    for machine, style in (("measured", "-"), ("gpu_assumed", ":")):
+        cross = projection["crossover"][machine]["rows"]
+        xs = [row["size"] for row in cross]
+        tag = "measured rates" if machine == "measured" else "GPU, ASSUMED"
+        crossing.plot(xs, [row["jorge_update_s"] for row in cross], style, color=COLORS["jorge"], label=f"Jorge, {tag}")
+        crossing.plot(xs, [row["shampoo_update_s"] for row in cross], style, color=COLORS["shampoo"],
+                      label=f"Shampoo, {tag}")  # fmt: skip
+    crossing.scatter(sizes, [row["jorge_update_s"]["median"] for row in rows], color=COLORS["jorge"], marker="o",
+                     label="Jorge, measured")  # fmt: skip
+    crossing.scatter(sizes, [row["shampoo_update_s"]["median"] for row in rows], color=COLORS["shampoo"],
+                     marker="s", label="Shampoo, measured")  # fmt: skip
+    crossing.axvline(max(sizes), color="gray", linestyle="--", linewidth=0.8)
+    crossing.set_xscale("log", base=2)
+    crossing.set_yscale("log")
+    crossing.set_xlabel("factor size d (d x d)")
+    crossing.set_ylabel("one factor's new root (s)")
+    crossing.set_title("Jorge's products vs Shampoo's eigh")
+    crossing.legend(fontsize=6)
+    crossing.grid(alpha=0.3)
+    save_figure(fig, path)
+
+
 # Figure name -> (what it is drawn from, how). One Snakemake rule per figure, each reading only its own inputs,
 # so a changed optimizer setting redraws the convergence figures and nothing else.
 FIGURES: Registry = {
@@ -121,16 +187,19 @@ FIGURES: Registry = {
                                                                           "training wall-clock (s)")),
     "factor_error": (("numerics",), plot_factor_error),
     "step_cost": (("step_cost",), plot_step_cost),
+    "per_iteration_cost": (("step_cost", "cost_projection"), plot_per_iteration_cost),
 }
 
 
 def main(*, figure: str, output: str, runs: list[str] | None = None, numerics: str | None = None,
-         step_cost: str | None = None) -> None:  # fmt: skip
-    draw_figure("jorge", FIGURES, figure, output, {"runs": runs, "numerics": numerics, "step_cost": step_cost})
+         step_cost: str | None = None, cost_projection: str | None = None) -> None:  # fmt: skip
+    draw_figure("jorge", FIGURES, figure, output, {"runs": runs, "numerics": numerics, "step_cost": step_cost,
+                                                   "cost_projection": cost_projection})  # fmt: skip
 
 
 if __name__ == "__main__":
     smk = snakemake  # noqa: F821 -- injected by Snakemake's script: directive
     configure_logging(smk.log[0])
     main(figure=smk.params.figure, output=smk.output.figure, runs=list(smk.input.get("runs", [])) or None,
-         numerics=smk.input.get("numerics"), step_cost=smk.input.get("step_cost"))  # fmt: skip
+         numerics=smk.input.get("numerics"), step_cost=smk.input.get("step_cost"),
+         cost_projection=smk.input.get("cost_projection"))  # fmt: skip

@@ -16,7 +16,7 @@ from typing import Any
 
 import torch
 
-from workflow_scripts.common import Provenance, configure_logging, write_json
+from workflow_scripts.common import Progress, Provenance, configure_logging, write_json
 from workflow_scripts.common.config import schema_default
 from workflow_scripts.common.device import describe_device, resolve_device
 from workflow_scripts.jorge.tasks import TaskConfig, build_task, task_on
@@ -52,6 +52,8 @@ class GridConfig:
 def grid_search(task_cfg: TaskConfig, grid: GridConfig, seed: int, device) -> dict[str, Any]:
     task = task_on(build_task(task_cfg, seed, validation=True), device)  # moved once, not per grid point
     points = []
+    progress = Progress(f"{task_cfg.name} SGD grid points", total=len(grid.lrs) * len(grid.weight_decays),
+                        unit="point", logger=logger)  # fmt: skip
     for lr, weight_decay in itertools.product(sorted(grid.lrs), sorted(grid.weight_decays)):
         hparams = {"lr": lr, "momentum": grid.momentum, "weight_decay": weight_decay, "lr_schedule": grid.lr_schedule}
         run = train_run(task, "sgd", hparams, epochs=grid.grid_epochs, batch_size=task_cfg.batch_size, seed=seed,
@@ -60,6 +62,8 @@ def grid_search(task_cfg: TaskConfig, grid: GridConfig, seed: int, device) -> di
                        "curve": [row["metric"] for row in run["history"]]})  # fmt: skip
         logger.info("SGD lr %g weight decay %g: validation %s %.4f", lr, weight_decay, run["metric_name"],
                     run["final_metric"])  # fmt: skip
+        progress.advance()
+    progress.finish()
     sign = 1.0 if task_cfg.higher_is_better else -1.0
     finite = [p for p in points if p["final_metric"] == p["final_metric"]]  # NaN (diverged) never wins
     if not finite:

@@ -23,7 +23,14 @@ import numpy as np
 import torch
 from torch import nn
 
-from workflow_scripts.common import Provenance, configure_logging, read_json, seed_everything, write_json
+from workflow_scripts.common import (
+    Progress,
+    Provenance,
+    configure_logging,
+    read_json,
+    seed_everything,
+    write_json,
+)
 from workflow_scripts.common.device import describe_device, resolve_device, synchronize
 from workflow_scripts.jorge.optim import Jorge, Shampoo, build_optimizer
 from workflow_scripts.jorge.tasks import Task, TaskConfig, build_task, evaluate, metric_of, task_on
@@ -115,6 +122,8 @@ def train_run(task: Task, optimizer_name: str, hparams: dict[str, Any], *, epoch
     history = [{"epoch": 0, "train_time_s": 0.0, "metric": metric_of(task, initial), **initial}]
     step_times, opt_step_times, train_time_s, step = [], [], 0.0, 0
     nonfinite_losses = 0
+    # Wall time of the whole run (evaluations included); lines are logged outside the timed window.
+    progress = Progress(f"{task.config.name} {optimizer_name} steps", total=total_steps, unit="step", logger=logger)
     for epoch in range(1, epochs + 1):
         order = torch.randperm(n, generator=generator)
         for start in range(0, n, batch_size):
@@ -139,6 +148,7 @@ def train_run(task: Task, optimizer_name: str, hparams: dict[str, Any], *, epoch
             opt_step_times.append(t2 - t1)
             train_time_s += t2 - t0
             step += 1
+            progress.advance(note=f"epoch {epoch}")
         evaluation = evaluate(model, task)
         history.append({"epoch": epoch, "train_time_s": train_time_s, "metric": metric_of(task, evaluation),
                         **evaluation})  # fmt: skip
@@ -146,6 +156,7 @@ def train_run(task: Task, optimizer_name: str, hparams: dict[str, Any], *, epoch
                     optimizer_name, epoch, evaluation["loss"], evaluation["accuracy"], train_time_s)  # fmt: skip
         if step >= total_steps:
             break
+    progress.finish()
     reached = next((row for row in history if task.reached(row["metric"])), None)
     counts = optimizer.divergence_counts() if isinstance(optimizer, (Jorge, Shampoo)) else {}
     return {

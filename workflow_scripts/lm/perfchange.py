@@ -38,7 +38,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from workflow_scripts.common import Provenance, atomic_path, seed_everything, write_json
+from workflow_scripts.common import Progress, Provenance, atomic_path, seed_everything, write_json
 from workflow_scripts.common.c_scanner import pragmas
 from workflow_scripts.common.config import schema_default
 from workflow_scripts.common.device import resolve_device
@@ -163,12 +163,14 @@ def time_versions(versions: pd.DataFrame, problems: dict[str, suite.Problem], ev
     n = len(versions)
     verdicts, medians, iqrs, used_threads = [BUILD_ERROR] * n, [np.nan] * n, [np.nan] * n, [1] * n
     original_wall_s = {}
+    progress = Progress("timed versions", total=n, unit="version", logger=logger)
     # Originals first: their run times set the edited versions' limits.
     for index in sorted(range(n), key=lambda k: versions["version"].iloc[k] != "original"):
         row, build = versions.iloc[index], builds[index]
         used_threads[index] = 1 if row.model == "serial" else threads
         if not build.ok:
             logger.info("%s/%s %s: build error %s", row.problem, row.model, row.version, build.log[-300:])
+            progress.advance()
             continue
         run = run_program(problems[row.problem], row.model, build.exe, eval_cfg.protocol(threads=used_threads[index]),
                           eval_cfg.limits(original_wall_s.get((row.problem, row.model))))  # fmt: skip
@@ -180,6 +182,8 @@ def time_versions(versions: pd.DataFrame, problems: dict[str, suite.Problem], ev
             medians[index], iqrs[index] = summary.median_s, summary.iqr_s
         logger.info("%s/%s %s: %s %.4g s %s", row.problem, row.model, row.version, run.verdict, medians[index],
                     run.detail[:200])  # fmt: skip
+        progress.advance()
+    progress.finish()
     return versions.assign(verdict=verdicts, time_median_s=medians, time_iqr_s=iqrs, threads=used_threads)
 
 

@@ -29,7 +29,7 @@ from typing import Any
 
 import pandas as pd
 
-from workflow_scripts.common import Provenance, atomic_path, seed_everything, write_json
+from workflow_scripts.common import Progress, Provenance, atomic_path, seed_everything, write_json
 from workflow_scripts.common.c_scanner import (
     pragmas,
     preprocessor_line_end,
@@ -211,6 +211,7 @@ def finetune(model, tokenizer, samples: list[tuple[str, str]], cfg: PragmaConfig
     optimizer = torch.optim.AdamW(model.parameters(), lr=cfg.finetune_learning_rate, weight_decay=0.0)
     model.train()
     losses = []
+    progress = Progress("pragma fine-tuning steps", total=cfg.finetune_steps, unit="step", logger=logger)
     for _ in range(cfg.finetune_steps):
         batch_index = torch.randint(len(encoded), (min(cfg.finetune_batch_size, len(encoded)),), generator=generator)
         batch = [encoded[i] for i in batch_index.tolist()]
@@ -226,6 +227,8 @@ def finetune(model, tokenizer, samples: list[tuple[str, str]], cfg: PragmaConfig
         optimizer.step()
         optimizer.zero_grad()
         losses.append(loss.item())
+        progress.advance(note=f"loss {losses[-1]:.4g}")
+    progress.finish(note=f"loss {losses[-1]:.4g}")
     model.eval()
     return losses
 
@@ -235,6 +238,7 @@ def predict(model, tokenizer, prompts: list[str], max_new_tokens: int, context_t
     import torch
 
     outputs = []
+    progress = Progress("pragma predictions", total=len(prompts), unit="loop", logger=logger)
     for start in range(0, len(prompts), batch_size):
         chunk = prompts[start : start + batch_size]
         ids = [tokenizer(p, add_special_tokens=False)["input_ids"][-(context_tokens - max_new_tokens) :] for p in chunk]
@@ -248,6 +252,8 @@ def predict(model, tokenizer, prompts: list[str], max_new_tokens: int, context_t
         for row in out[:, width:].cpu():
             text = tokenizer.decode(row, skip_special_tokens=True)
             outputs.append(text.split("\n", 1)[0].strip())
+        progress.advance(len(chunk))
+    progress.finish()
     return outputs
 
 

@@ -32,6 +32,7 @@ from typing import Any
 from workflow_scripts.common.config import schema_default
 from workflow_scripts.common.device import describe_device, resolve_device, trainer_device_args
 from workflow_scripts.common.model_source import load_causal_lm, parse_source, resolve
+from workflow_scripts.common.progress import step_callback
 from workflow_scripts.disttrain.launch import launch
 
 logger = logging.getLogger(__name__)
@@ -212,7 +213,8 @@ def train(train_path, validation_path, tokenizer_dir, model_dir, metrics_path, m
         include_num_input_tokens_seen=True,
     )
     trainer = Trainer(model=model, args=args, train_dataset=train_set, eval_dataset=eval_set,
-                      data_collator=DataCollatorForLanguageModeling(tokenizer, mlm=False), processing_class=tokenizer)  # fmt: skip
+                      data_collator=DataCollatorForLanguageModeling(tokenizer, mlm=False), processing_class=tokenizer,
+                      callbacks=[step_callback("pretraining steps", logger)])  # fmt: skip
     resume = train_cfg.save_steps > 0 and any(checkpoints.glob("checkpoint-*"))
     started = time.perf_counter()
     result = trainer.train(resume_from_checkpoint=True if resume else None)

@@ -44,7 +44,14 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from threadpoolctl import threadpool_limits
 
-from workflow_scripts.common import Provenance, atomic_path, configure_logging, read_json, seed_everything
+from workflow_scripts.common import (
+    Progress,
+    Provenance,
+    atomic_path,
+    configure_logging,
+    read_json,
+    seed_everything,
+)
 from workflow_scripts.common.config import schema_default
 
 logger = logging.getLogger(__name__)
@@ -236,6 +243,8 @@ def _fit_models(features: pd.DataFrame, meta: dict, cfg: ModelConfig, seed: int)
     rng = np.random.default_rng(seed)
     last_run = last_run_baseline(features)
     rolling_median = rolling_median_baseline(features, cfg.rolling_median_runs)
+    # Fits: per app, the app-agnostic pair, then leave-one-app-out per app.
+    progress = Progress("model fits", total=2 * len(apps) + 1, unit="fit", logger=logger)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)  # a capped MLP is still a valid baseline; logged below
         for app in apps:
@@ -260,12 +269,14 @@ def _fit_models(features: pd.DataFrame, meta: dict, cfg: ModelConfig, seed: int)
             record(te, "control", "gbm", np.exp(control.predict(x[te])))
             bundle["control"][app] = {"gbm": control, "test_log_y": control_test_y}
             logger.info("fitted per-app models and control for %s (%d train, %d test runs)", app, tr.sum(), te.sum())
+            progress.advance()
 
         agnostic = {"gbm": make_gbm(cfg.gbm, seed).fit(x[train], log_rel[train]),
                     "mlp": make_mlp(cfg.mlp, seed).fit(x[train], log_rel[train])}  # fmt: skip
         for name, model in agnostic.items():
             record(test, "agnostic", name, np.exp(model.predict(x[test])) * scale[test])
         bundle["agnostic"] = agnostic
+        progress.advance()
         for held_out in apps:
             in_app = (features["app"] == held_out).to_numpy()
             tr, te = train & ~in_app, test & in_app
@@ -275,6 +286,8 @@ def _fit_models(features: pd.DataFrame, meta: dict, cfg: ModelConfig, seed: int)
                 record(te, "loao", name, np.exp(model.predict(x[te])) * scale[te])
             bundle["loao"][held_out] = fitted
             logger.info("leave-one-app-out: fitted without %s on %d runs, tested on %d", held_out, tr.sum(), te.sum())
+            progress.advance()
+    progress.finish()
     predictions = pd.concat(rows, ignore_index=True)[["job_id", "app", "family", "model", "run_time_s", "predicted_s"]]
     return predictions, bundle
 

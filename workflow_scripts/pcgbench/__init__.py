@@ -12,12 +12,15 @@ performance-change task all build and run through these, so generated code has o
         run = run_program(problem, "omp", build.exe, RunProtocol(warmup=1, reps=3, validations=3, seed=1234,
                                                                  threads=2), SandboxLimits(wall_s=20.0))
         run.verdict, run.times_s, run.baseline_times_s
+    # An OpenMP sample's race check: its ThreadSanitizer build, run once (run.check_races)
+    [tsan] = cache.build_all([BuildRequest(problem=problem, model="omp", body=body, sanitizer=suite.TSAN)])
+    check_races(problem, "omp", tsan.exe, seed=1234, limits=SandboxLimits(wall_s=60.0)).status
 
 The problem suite itself is `workflow_scripts.pcgbench.suite`.
 """
 
 from workflow_scripts.pcgbench.build import BuildCache, BuildConfig, BuildRequest, BuildResult
-from workflow_scripts.pcgbench.run import ProgramRun, RunProtocol, run_program
+from workflow_scripts.pcgbench.run import ProgramRun, RaceCheck, RunProtocol, check_races, run_program
 from workflow_scripts.pcgbench.sandbox import (
     BUILD_ERROR,
     CRASH,
@@ -25,6 +28,7 @@ from workflow_scripts.pcgbench.sandbox import (
     NO_PARALLELISM,
     OK,
     PROMPT_MISMATCH,
+    RACE_DETECTED,
     VERDICT_TIMEOUT,
     VERDICTS,
     WRONG_ANSWER,
@@ -40,11 +44,11 @@ __all__ = [
     # building
     "BuildCache", "BuildConfig", "BuildRequest", "BuildResult",
     # running one program
-    "RunProtocol", "ProgramRun", "run_program", "SandboxLimits", "check_tools", "placement_env", "summarise_times",
+    "RunProtocol", "ProgramRun", "run_program", "SandboxLimits", "check_races", "RaceCheck", "check_tools", "placement_env", "summarise_times",
     # the sandbox's own failures (never a verdict on a sample)
     "check_sandbox", "SandboxUnavailable", "SandboxFailure",
     # verdicts
     "BUILD_ERROR", "NO_PARALLELISM", "VERDICT_TIMEOUT", "CRASH", "KILLED_RESOURCE_LIMIT", "WRONG_ANSWER", "OK",
-    "PROMPT_MISMATCH",
+    "PROMPT_MISMATCH", "RACE_DETECTED",
     "VERDICTS",
 ]  # fmt: skip

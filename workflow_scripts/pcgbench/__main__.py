@@ -54,7 +54,7 @@ def _evaluate(args: argparse.Namespace) -> int:
                          run_timeout_s=args.run_timeout_s, timeout_floor_s=args.timeout_floor_s,
                          timeout_factor=args.timeout_factor,
                          compile_timeout_s=args.compile_timeout_s, share_identical_runs=not args.run_every_sample,
-                         cache_dir=Path(args.cache_dir), suite_root=Path(args.data))
+                         race_check=not args.no_race_check, cache_dir=Path(args.cache_dir), suite_root=Path(args.data))
     reference = Path(args.reference_results) if args.reference_results else None
     metrics = evaluate_main(Path(args.generations), Path(args.out), cfg, generator=args.generator,
                             reference_results=reference)
@@ -155,6 +155,9 @@ def main(argv: list[str] | None = None) -> int:
     evaluate.add_argument("--data", default=str(DATA_ROOT), help="problem set root (default: data/pcgbench)")
     evaluate.add_argument("--run-every-sample", action="store_true",
                           help="run identical samples separately (default: run each distinct program once)")
+    evaluate.add_argument("--no-race-check", action="store_true",
+                          help="do not run OpenMP samples' ThreadSanitizer builds (default: a race found there is "
+                               "the verdict race_detected)")
     evaluate.set_defaults(func=_evaluate)
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")

@@ -34,7 +34,7 @@ import threading
 import time
 from pathlib import Path
 
-from workflow_scripts.common import Provenance, write_json
+from workflow_scripts.common import Progress, Provenance, write_json
 from workflow_scripts.pcgbench import sandbox, suite
 from workflow_scripts.pcgbench.samples import load_samples, toolchain_report
 from workflow_scripts.pcgbench.suite import compiler_version
@@ -65,6 +65,7 @@ class BuildRequest:
     problem: suite.Problem
     model: str
     body: str
+    sanitizer: str | None = None  # suite.TSAN: the race-check build of an OpenMP sample (run.check_races)
 
 
 @dataclasses.dataclass(kw_only=True)
@@ -140,7 +141,8 @@ class BuildCache:
 
     def object_key(self, request: BuildRequest) -> str:
         source = suite.sample_source(request.problem, request.model, request.body)
-        template = suite.compile_sample_argv(request.problem, request.model, SRC_PLACEHOLDER, OBJ_PLACEHOLDER)
+        template = suite.compile_sample_argv(request.problem, request.model, SRC_PLACEHOLDER, OBJ_PLACEHOLDER,
+                                             request.sanitizer)  # fmt: skip
         return _digest("object", source, json.dumps(template), compiler_version(template[0]))
 
     # ---- one entry
@@ -161,8 +163,8 @@ class BuildCache:
         tmp_src.write_text(suite.sample_source(request.problem, request.model, request.body))
         tmp_src.chmod(0o644)
         started = time.perf_counter()
-        code, output = _run_compiler(suite.compile_sample_argv(request.problem, request.model, tmp_src, tmp_obj),
-                                     self.cfg, work)  # fmt: skip
+        argv = suite.compile_sample_argv(request.problem, request.model, tmp_src, tmp_obj, request.sanitizer)
+        code, output = _run_compiler(argv, self.cfg, work)
         seconds = time.perf_counter() - started
         # The log names the work folder's file; show the sample's name instead.
         output = output.replace(str(tmp_src), f"sample{suffix}")
@@ -175,7 +177,8 @@ class BuildCache:
         return ok, log, seconds
 
     def _link(self, request: BuildRequest, object_key: str, driver_obj: Path) -> tuple[str, bool, str, float]:
-        template = suite.link_argv(request.problem, request.model, OBJ_PLACEHOLDER, SRC_PLACEHOLDER, OBJ_PLACEHOLDER)
+        template = suite.link_argv(request.problem, request.model, OBJ_PLACEHOLDER, SRC_PLACEHOLDER, OBJ_PLACEHOLDER,
+                                   request.sanitizer)  # fmt: skip
         driver_hash = hashlib.sha256(driver_obj.read_bytes()).hexdigest()
         key = _digest("exe", object_key, driver_hash, json.dumps(template))
         exe = self.exes / key
@@ -187,7 +190,7 @@ class BuildCache:
         shutil.copyfile(driver_obj, work_driver)
         started = time.perf_counter()
         code, output = _run_compiler(suite.link_argv(request.problem, request.model, sample_obj, work_driver,
-                                                     work / "sample.exe"), self.cfg, work)
+                                                     work / "sample.exe", request.sanitizer), self.cfg, work)
         seconds = time.perf_counter() - started
         tmp = work / "sample.exe"
         if code != 0 or not tmp.exists():
@@ -200,39 +203,51 @@ class BuildCache:
 
     # ---- many at once
 
-    def build_drivers(self, requests: list[BuildRequest]) -> dict[tuple[str, str], Path]:
-        """Driver objects for every (problem, model) of `requests`, in parallel (the suite caches them)."""
+    def build_drivers(self, requests: list[BuildRequest]) -> dict[tuple[str, str, str | None], Path]:
+        """Driver objects for every (problem, model, sanitizer) of `requests`, in parallel (the suite caches them)."""
         with concurrent.futures.ThreadPoolExecutor(self.cfg.jobs) as pool:
             return {pair: future.result() for pair, future in self._submit_drivers(pool, requests).items()}
 
     def _submit_drivers(self, pool: concurrent.futures.Executor,
-                        requests: list[BuildRequest]) -> dict[tuple[str, str], concurrent.futures.Future]:  # fmt: skip
-        pairs = {(r.problem.name, r.model): r.problem for r in requests}
-        return {pair: pool.submit(suite.build_driver, problem, pair[1], self.drivers) for pair, problem in pairs.items()}
+                        requests: list[BuildRequest]) -> dict[tuple, concurrent.futures.Future]:  # fmt: skip
+        kinds = {(r.problem.name, r.model, r.sanitizer): r.problem for r in requests}
+        return {kind: pool.submit(suite.build_driver, problem, kind[1], self.drivers, kind[2])
+                for kind, problem in kinds.items()}  # fmt: skip
 
     def build_all(self, requests: list[BuildRequest]) -> list[BuildResult]:
         """Build every request (distinct sources once, in parallel); results in the order of `requests`.
 
         Driver objects are compiled in the same pool as the samples' objects (submitted first, so that no
         link waits on a driver not yet started); each link follows its object."""
-        keys = [self.object_key(r) for r in requests]
-        first_request = {}
-        for key, request in zip(keys, requests, strict=True):
-            first_request.setdefault(key, request)
-        logger.info("building %d samples: %d distinct sources", len(requests), len(first_request))
         with concurrent.futures.ThreadPoolExecutor(self.cfg.jobs) as pool:
             drivers = self._submit_drivers(pool, requests)
+            # The standard headers (precompiled once per machine; object keys name their folder) build beside
+            # the drivers, one per compiler, instead of one after another before the pool starts.
+            headers = [pool.submit(suite.standard_header_dir, model, sanitizer)
+                       for model, sanitizer in dict.fromkeys((r.model, r.sanitizer) for r in requests)]  # fmt: skip
+            for header in headers:
+                header.result()
+            keys = [self.object_key(r) for r in requests]
+            first_request = {}
+            for key, request in zip(keys, requests, strict=True):
+                first_request.setdefault(key, request)
+            logger.info("building %d samples: %d distinct sources", len(requests), len(first_request))
+            # Counted per distinct source (compile and link, or found in the cache), as the pool finishes them.
+            progress = Progress("builds", total=len(first_request), unit="build", logger=logger)
 
             def build_one(key: str) -> tuple[str, bool, str, float, bool]:
                 request = first_request[key]
                 ok, log, compile_s = self._compile_object(request, key)
                 if not ok:
+                    progress.advance()
                     return key, False, log, compile_s, compile_s == 0.0
-                driver = drivers[(request.problem.name, request.model)].result()
+                driver = drivers[(request.problem.name, request.model, request.sanitizer)].result()
                 exe_key, ok, link_log, link_s = self._link(request, key, driver)
+                progress.advance()
                 return exe_key, ok, (log + link_log).strip(), compile_s + link_s, compile_s + link_s == 0.0
 
             built = dict(zip(first_request, pool.map(build_one, first_request), strict=True))
+        progress.finish()
         results = []
         for key in keys:
             exe_key, ok, log, seconds, cached = built[key]

@@ -20,9 +20,11 @@ or, from Snakemake, rules/pcgbench.smk (rule pcgbench_evaluate).
 Every run is one call of the package's run_program (run.py, in the sandbox). Verdicts (sandbox.py):
 prompt_mismatch (the record's prompt declares another interface than the problem its name names: reported
 per output, not built, not in the metrics; see pareval_format.py), build_error, no_parallelism (the body does not use the execution model its prompt asked for; checked after
-a successful build, and it is not run), timeout, crash, killed_resource_limit, wrong_answer, ok. A sample's
-verdict is that of the first resource configuration that failed (the sweep stops there), or ok when all
-passed.
+a successful build, and it is not run), race_detected (OpenMP and MPI+OpenMP samples, with `race_check` on: the sample's
+ThreadSanitizer build, run once before any timed run, reported a data race; run.check_races), timeout, crash,
+killed_resource_limit, wrong_answer, ok. A sample's verdict is that of the first resource configuration that
+failed (the sweep stops there), or ok when all passed. The `race_check` column says what the race check found
+("clean", "race", "inconclusive: why", or empty where none ran).
 """
 
 
@@ -35,7 +37,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from workflow_scripts.common import Provenance, write_json
+from workflow_scripts.common import Progress, Provenance, write_json
 from workflow_scripts.common.config import schema_default
 from workflow_scripts.common.io import atomic_path
 from workflow_scripts.pcgbench import (
@@ -43,6 +45,7 @@ from workflow_scripts.pcgbench import (
     NO_PARALLELISM,
     OK,
     PROMPT_MISMATCH,
+    RACE_DETECTED,
     BuildCache,
     BuildConfig,
     BuildRequest,
@@ -55,6 +58,7 @@ from workflow_scripts.pcgbench import (
     summarise_times,
 )
 from workflow_scripts.pcgbench.metrics import compute_metrics, metrics_long_table
+from workflow_scripts.pcgbench.run import check_races
 from workflow_scripts.pcgbench.samples import Sample, load_samples, toolchain_report
 from workflow_scripts.pcgbench.timing import ResourceConfig, resource_sweep
 
@@ -101,6 +105,8 @@ class EvaluateConfig:
     run_nice: int = schema_default("pcgbench.evaluate.run_nice")
     # run an identical program once and give its rows to every copy
     share_identical_runs: bool = schema_default("pcgbench.evaluate.share_identical_runs")
+    # OpenMP and MPI+OpenMP samples: a ThreadSanitizer build runs once before the timed runs; a race is the verdict
+    race_check: bool = schema_default("pcgbench.evaluate.race_check")
     # n at which the ParEval-definition speedup_n@k / efficiency_n@k are read, per execution model
     pareval_resources: dict = schema_default("pcgbench.evaluate.pareval_resources")
     cache_dir: Path = schema_default("pcgbench.evaluate.cache_dir")
@@ -125,6 +131,11 @@ class EvaluateConfig:
             raise ValueError(f"pcgbench.evaluate.size must be 'timed' or 'paper', got {self.size!r}")
         if not self.ks or min(self.ks) < 1:
             raise ValueError(f"pcgbench.evaluate.ks must be a non-empty list of integers >= 1, got {self.ks}")
+        if self.race_check:
+            ok, why = suite.race_check_status()
+            if not ok:
+                raise ValueError(f"pcgbench.evaluate.race_check is on, but {why}; install it, or set race_check: "
+                                 "false (racy OpenMP samples may then pass validation by luck on a loaded machine)")
 
     def fingerprint(self) -> str:
         """What changes a sample's result: a resume log written under another fingerprint is not reused."""
@@ -153,7 +164,7 @@ class EvaluateConfig:
 
 
 def _row(sample: Sample, build: BuildResult | None, verdict: str, detail: str, config: ResourceConfig | None = None,
-         **timing) -> dict:  # fmt: skip
+         race_check: str | None = None, **timing) -> dict:  # fmt: skip
     row = {
         "sample_id": sample.sample_id,
         "program_id": sample.program_id,
@@ -171,6 +182,7 @@ def _row(sample: Sample, build: BuildResult | None, verdict: str, detail: str, c
         "ranks": config.ranks if config else None,
         "threads": config.threads if config else None,
         "n_resources": config.n_resources if config else None,
+        "race_check": race_check,
     }
     for name in ("time_median_s", "time_iqr_s", "time_min_s", "time_max_s", "reps", "baseline_time_median_s",
                  "baseline_time_iqr_s", "speedup", "efficiency", "run_wall_s"):  # fmt: skip
@@ -195,23 +207,40 @@ def run_one(sample: Sample, exe: Path, config: ResourceConfig, cfg: EvaluateConf
     return OK, "", timing
 
 
+def race_check_of(sample: Sample, race_build: BuildResult | None, cfg: EvaluateConfig) -> str | None:
+    """The race check's finding for a sample ("clean", "race: report", "inconclusive: why"), None where none
+    applies. A race-check build that fails (clang rejects what GCC accepted) is inconclusive, not a verdict."""
+    if race_build is None:
+        return None
+    if not race_build.ok:
+        return "inconclusive: the ThreadSanitizer build failed: " + race_build.log[-300:]
+    check = check_races(sample.problem, sample.model, race_build.exe, seed=cfg.seed, limits=cfg.limits(),
+                        nice=cfg.run_nice)  # fmt: skip
+    return check.status + (f": {check.detail}" if check.detail else "")
+
+
 def evaluate_sample(sample: Sample, build: BuildResult, cfg: EvaluateConfig,
-                    reference_walls: dict[tuple, float] | None = None) -> list[dict]:  # fmt: skip
+                    reference_walls: dict[tuple, float] | None = None,
+                    race_build: BuildResult | None = None) -> list[dict]:  # fmt: skip
     """All rows of one sample: one per resource configuration run (one row if it never ran).
 
     `reference_walls` maps (problem, model, ranks, threads) to the reference solution's run time there,
-    which sets the run's time limit (see EvaluateConfig.limits).
+    which sets the run's time limit (see EvaluateConfig.limits). `race_build`, the sample's ThreadSanitizer
+    build, is run first: a race found there is the verdict, and nothing is timed.
     """
     if not build.ok:
         return [_row(sample, build, BUILD_ERROR, build.log)]
     uses, why = suite.uses_model(sample.model, sample.body)
     if not uses:
         return [_row(sample, build, NO_PARALLELISM, why)]
+    race_check = race_check_of(sample, race_build, cfg)
+    if race_check is not None and race_check.startswith("race"):
+        return [_row(sample, build, RACE_DETECTED, race_check.removeprefix("race: "), race_check="race")]
     rows = []
     for config in resource_sweep(sample.model, cfg.max_cores):
         reference_wall_s = (reference_walls or {}).get((sample.problem.name, sample.model, config.ranks, config.threads))
         verdict, detail, timing = run_one(sample, build.exe, config, cfg, reference_wall_s)
-        rows.append(_row(sample, build, verdict, detail, config, **timing))
+        rows.append(_row(sample, build, verdict, detail, config, race_check=race_check, **timing))
         if verdict != OK:
             break  # the sample has failed; more configurations would only spend time
     final = next((r["verdict"] for r in rows if r["verdict"] != OK), OK)
@@ -280,24 +309,32 @@ def evaluate_samples(samples: list[Sample], out_dir: Path, cfg: EvaluateConfig,
                 sorted(skipped) or "none")  # fmt: skip
     if to_run:
         check_sandbox()  # the sandbox works here (before any sample is built or judged), or stop and say why
+    requests = [BuildRequest(problem=s.problem, model=s.model, body=s.body) for s in to_run.values()]
+    race_checked = [key for key, s in to_run.items() if cfg.race_check and s.model in suite.RACE_CHECKED_MODELS]
+    requests += [BuildRequest(problem=to_run[key].problem, model=to_run[key].model, body=to_run[key].body,
+                              sanitizer=suite.TSAN) for key in race_checked]  # fmt: skip
     builds = BuildCache(BuildConfig(cache_dir=cfg.cache_dir, jobs=cfg.jobs, compile_timeout_s=cfg.compile_timeout_s)
-                        ).build_all([BuildRequest(problem=s.problem, model=s.model, body=s.body)
-                                     for s in to_run.values()])  # fmt: skip
-    build_of = dict(zip(to_run, builds, strict=True))
+                        ).build_all(requests)  # fmt: skip
+    build_of = dict(zip(to_run, builds[: len(to_run)], strict=True))
+    race_build_of = dict(zip(race_checked, builds[len(to_run):], strict=True))
+    progress = Progress("evaluated samples", total=len(pending), unit="sample", logger=logger)
     with open(log_path, "a", encoding="utf-8") as log:
-        for number, sample in enumerate(pending, start=1):
+        for sample in pending:
             key = run_key(sample)
             if to_run.get(key) is sample:
-                rows = measured[key] = evaluate_sample(sample, build_of[key], cfg, reference_walls)
+                rows = measured[key] = evaluate_sample(sample, build_of[key], cfg, reference_walls,
+                                                       race_build_of.get(key))  # fmt: skip
             else:
                 rows = shared_rows(sample, measured[key])
             done[sample.sample_id] = rows
             log.write(json.dumps({"sample_id": sample.sample_id, "fingerprint": cfg.fingerprint(), "rows": rows}) + "\n")
             log.flush()
             os.fsync(log.fileno())
-            logger.info("[%d/%d] %s %s %s #%d: %s%s", number, len(pending), sample.generator, sample.model,
-                        sample.problem.name, sample.sample_index, rows[0]["verdict"],
+            logger.info("%s %s %s #%d: %s%s", sample.generator, sample.model, sample.problem.name,
+                        sample.sample_index, rows[0]["verdict"],
                         f" (runs of {rows[0]['run_shared_from']})" if rows[0]["run_shared_from"] else "")  # fmt: skip
+            progress.advance()
+    progress.finish()
     rows = [row for s in runnable for row in done[s.sample_id]]
     return pd.DataFrame(rows), skipped
 

@@ -109,7 +109,7 @@ def heatmap_figure(metrics: dict[str, dict], path: Path) -> None:
 # Passing samples green, failures that never ran grey, wrong or failed runs in warm colours.
 VERDICT_COLOURS = {"ok": "tab:green", "build_error": "tab:gray", "prompt_mismatch": "lightgray",
                    "no_parallelism": "tab:olive", "wrong_answer": "tab:orange", "crash": "tab:red",
-                   "timeout": "tab:purple", "killed_resource_limit": "tab:brown"}  # fmt: skip
+                   "race_detected": "tab:pink", "timeout": "tab:purple", "killed_resource_limit": "tab:brown"}  # fmt: skip
 
 
 def verdicts_figure(metrics: dict[str, dict], path: Path) -> None:

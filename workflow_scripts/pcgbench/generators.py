@@ -9,7 +9,8 @@
                   missing_include    uses std::regex, whose header the prompt lacks      -> build_error
                   off_by_one         the first `i < n` loop bound becomes `i < n - 1`    -> wrong_answer
                   missing_reduction  an OpenMP reduction clause removed (a data race on
-                                     the accumulator)                                    -> wrong_answer
+                                     the accumulator)                                    -> wrong_answer, or
+                                     race_detected where the race check runs (omp, mpi+omp)
                   data_race          `parallel for` becomes `parallel` in a reduction: every thread runs
                                      every iteration into the shared result              -> wrong_answer
                   infinite_loop      a loop that never ends before the real work         -> timeout
@@ -23,7 +24,8 @@ instructions). The race itself shows because the harness runs threads on cores o
 time, and validates the timed size several times (workflow_scripts/pcgbench/timing.py): every thread's
 partial sum, kept in a register for the whole loop, is written over by another's. Beside a competing load
 the timed threads may still run one after another; the stress validations at more threads than cores then
-interleave them (suite.run_argv; benchmarks/race_detection.py).
+interleave them (suite.run_argv; benchmarks/race_detection.py). Where the evaluation's race check runs
+(`race_check`, OpenMP and MPI+OpenMP samples), ThreadSanitizer reports the race before any validation: race_detected.
 Generation is deterministic (no randomness), so two runs write identical files.
 
 Run from Snakemake (rule pcgbench_self_test_generations) or:
@@ -44,6 +46,7 @@ from workflow_scripts.pcgbench.sandbox import (
     KILLED_RESOURCE_LIMIT,
     NO_PARALLELISM,
     OK,
+    RACE_DETECTED,
     VERDICT_TIMEOUT,
     WRONG_ANSWER,  # fmt: skip
 )
@@ -110,13 +113,22 @@ def serial_expected(model: str) -> str:
     return BUILD_ERROR
 
 
+def race_checked_verdict(mutant: str, model: str, verdict: str, race_check: bool) -> str:
+    """A mutant's expected verdict where the evaluation race-checks `model`: the race mutant's race is reported
+    by ThreadSanitizer (race_detected) before validation could see its wrong answer."""
+    if race_check and model in suite.RACE_CHECKED_MODELS and mutant == "missing_reduction":
+        return RACE_DETECTED
+    return verdict
+
+
 def generate(records: list[dict], generator: str, *, samples: int, mutants: list[str],
-             mutant_problems: str | list[str] = "all",
+             mutant_problems: str | list[str] = "all", race_check: bool = True,
              suite_root: Path = suite.DATA_ROOT) -> tuple[list[dict], list[dict]]:  # fmt: skip
     """(records with outputs, expected verdicts) for one self-test generator.
 
     `mutant_problems` ("all" or names) limits the mutants to some problems: each infinite-loop mutant
-    costs a full run timeout, so the tiny config mutates one or two problems.
+    costs a full run timeout, so the tiny config mutates one or two problems. `race_check`: whether the
+    evaluation runs the race check (pcgbench.evaluate.race_check), which changes the race mutant's verdict.
     """
     if generator not in GENERATORS:
         raise ValueError(f"unknown generator {generator!r}; known: {', '.join(GENERATORS)}")
@@ -140,7 +152,7 @@ def generate(records: list[dict], generator: str, *, samples: int, mutants: list
             for mutant in mutants:
                 made = mutate(reference, mutant, record["prompt"])
                 if made is not None:
-                    outputs.append((made[0], mutant, made[1]))
+                    outputs.append((made[0], mutant, race_checked_verdict(mutant, model, made[1], race_check)))
         if not outputs:
             logger.info("%s: no mutant applies to %s/%s", generator, problem.name, model)
             continue
@@ -176,13 +188,13 @@ def _check_every_mutant_made(mutants: list[str], expected: list[dict], records: 
 
 
 def main(prompts: Path, generations: Path, expected: Path, generator: str, *, samples: int, mutants: list[str],
-         mutant_problems: str | list[str], seed: int) -> None:  # fmt: skip
+         mutant_problems: str | list[str], seed: int, race_check: bool = True) -> None:  # fmt: skip
     """Fill the prompts file's records with `generator`'s outputs; write them and the expected verdicts."""
     prov = Provenance.start(step=f"pcgbench.generators.{generator}",
-                            config={"samples": samples, "mutants": list(mutants),
-                                    "mutant_problems": mutant_problems}, seed=seed)  # fmt: skip
+                            config={"samples": samples, "mutants": list(mutants), "mutant_problems": mutant_problems,
+                                    "race_check": race_check}, seed=seed)  # fmt: skip
     records, verdicts = generate(load_generations(prompts), generator, samples=samples, mutants=mutants,
-                                 mutant_problems=mutant_problems)
+                                 mutant_problems=mutant_problems, race_check=race_check)
     write_json(generations, records)
     write_json(expected, verdicts)
     logger.info("%s: %d prompts, %d outputs", generator, len(records), len(verdicts))
@@ -196,4 +208,4 @@ if __name__ == "__main__":
     configure_logging(smk.log[0])
     main(Path(smk.input.prompts), Path(smk.output.generations), Path(smk.output.expected), smk.wildcards.generator,
          samples=smk.params.samples, mutants=list(smk.params.mutants), mutant_problems=smk.params.mutant_problems,
-         seed=smk.params.seed)
+         seed=smk.params.seed, race_check=smk.params.race_check)

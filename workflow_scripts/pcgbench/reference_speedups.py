@@ -31,7 +31,7 @@ import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from workflow_scripts.common import Provenance, write_json
+from workflow_scripts.common import Progress, Provenance, write_json
 from workflow_scripts.common.config import schema_default
 from workflow_scripts.common.io import atomic_path
 from workflow_scripts.pcgbench import suite
@@ -155,8 +155,17 @@ def check_references(problems: list[suite.Problem], models: list[str], cfg: Chec
     rows: list[dict] = []
     with tempfile.TemporaryDirectory(prefix="pcgbench-refs-") as tmp:
         pairs = [(p, m) for p in problems for m in models]
+        builds = Progress("reference builds", total=len(pairs), unit="build", logger=logger)
+
+        def build(pair):
+            result = _build(*pair, Path(tmp), Path(build_dir))
+            builds.advance()
+            return result
+
         with ThreadPoolExecutor(cfg.jobs) as pool:
-            built = list(pool.map(lambda pair: _build(*pair, Path(tmp), Path(build_dir)), pairs))
+            built = list(pool.map(build, pairs))
+        builds.finish()
+        timed = Progress("timed references", total=len(pairs), unit="reference", logger=logger)
         for (problem, model), (exe, row) in zip(pairs, built, strict=True):
             new = [row] if exe is None else [_run(problem, model, exe, c, cfg) for c in cfg.configurations(model)]
             for row in new:
@@ -165,6 +174,8 @@ def check_references(problems: list[suite.Problem], models: list[str], cfg: Chec
                 if row["status"] in FAILURES:
                     logger.error("reference %s/%s: %s %s", problem.name, model, row["status"], row["detail"])
             rows += new
+            timed.advance()
+        timed.finish()
     return rows
 
 

@@ -9,6 +9,13 @@ evaluation, the RLPF reward and the performance-change task run programs built f
 The suite's driver (suite.run_argv) validates the program, then times it and the serial baseline side by
 side in the same process (timing.py says why). How the repetitions become a speedup is the caller's choice:
 the evaluation uses medians, the RLPF reward the fastest repetition of each.
+
+    check = check_races(problem, "omp", tsan_exe, seed=1234, limits=limits)   # before the timed runs
+    check.status       # "clean", "race" or "inconclusive"
+
+An OpenMP program's race check runs its ThreadSanitizer build (suite.TSAN) once at the small size: a data race
+is found from the order of the accesses, so it is caught even when a loaded machine runs the threads one after
+another, where validation by results can pass by luck.
 """
 
 import dataclasses
@@ -87,3 +94,53 @@ def run_program(problem: suite.Problem, model: str, exe: Path, protocol: RunProt
         return ProgramRun(verdict=sandbox.WRONG_ANSWER, detail=parsed.failure, driver_failure=parsed.failure, **failed)
     return ProgramRun(verdict=sandbox.OK, detail="", driver_failure=None, times_s=parsed.times_s,
                       baseline_times_s=parsed.baseline_times_s, wall_s=result.wall_s, result=result)  # fmt: skip
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Race checks: a ThreadSanitizer build (suite.TSAN) of an OpenMP program, run once at the small size.
+
+RACE_REPORT = "WARNING: ThreadSanitizer: data race"
+RACE_CHECK_THREADS = 2  # TSan orders accesses by happens-before, so two threads show a race whether or not they overlap
+RACE_CHECK_RANKS = 2  # MPI+OpenMP: every rank's code path runs threaded (a body may branch on its rank)
+TSAN_EXIT_CODE = 66
+
+
+@dataclasses.dataclass(frozen=True)
+class RaceCheck:
+    status: str  # "clean", "race" (sandbox.RACE_DETECTED for the sample) or "inconclusive" (no verdict)
+    detail: str  # the race's report (its first access pair and summary line), or why it was inconclusive
+
+
+def race_check_env(memory_mb: int) -> dict[str, str]:
+    """TSan's options: stop at the first race with its own exit code; take LLVM's OpenMP runtime (not
+    instrumented) as described by Archer; bound the resident memory, as RLIMIT_AS cannot be used."""
+    options = [f"exitcode={TSAN_EXIT_CODE}", "halt_on_error=1", "ignore_noninstrumented_modules=1",
+               f"hard_rss_limit_mb={memory_mb}", "allocator_may_return_null=1", "report_signal_unsafe=0"]  # fmt: skip
+    return {"OMP_TOOL_LIBRARIES": str(suite.archer_library()), "TSAN_OPTIONS": " ".join(options)}
+
+
+def race_report(stderr: str) -> str:
+    """The informative lines of a TSan race report: the two accesses (first frame each) and the summary."""
+    lines = stderr.splitlines()
+    start = next(i for i, line in enumerate(lines) if RACE_REPORT in line)
+    keep = [line.strip() for line in lines[start:] if line.strip().startswith(("WARNING:", "Write", "Read",
+            "Previous", "Atomic", "#0", "SUMMARY:"))]  # fmt: skip
+    return "\n".join(keep)[:STDERR_CHARS]
+
+
+def check_races(problem: suite.Problem, model: str, exe: Path, *, seed: int, limits: sandbox.SandboxLimits,
+                nice: int = 0) -> RaceCheck:  # fmt: skip
+    """Run the race-check build `exe` of an OpenMP program once in the sandbox at the problem's small size
+    (validated twice, timed once: TSan runs 5-15x slower) on RACE_CHECK_THREADS threads (per rank, on
+    RACE_CHECK_RANKS ranks for MPI+OpenMP). RLIMIT_AS is lifted (TSan reserves terabytes of address space) and
+    TSan's RSS limit takes its place at the same size."""
+    ranks = RACE_CHECK_RANKS if model == "mpi+omp" else 1
+    protocol = RunProtocol(warmup=0, reps=1, validations=1, seed=seed, size="small", ranks=ranks,
+                           threads=RACE_CHECK_THREADS, nice=nice,
+                           extra_env=race_check_env(limits.address_space_mb or 4096))  # fmt: skip
+    run = run_program(problem, model, exe, protocol, dataclasses.replace(limits, address_space_mb=None))
+    if RACE_REPORT in run.result.stderr:
+        return RaceCheck(status="race", detail=race_report(run.result.stderr))
+    if run.verdict == sandbox.OK:
+        return RaceCheck(status="clean", detail="")
+    return RaceCheck(status="inconclusive", detail=f"the ThreadSanitizer build's run: {run.verdict}: {run.detail}")

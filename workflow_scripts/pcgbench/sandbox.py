@@ -96,10 +96,12 @@ WRONG_ANSWER = "wrong_answer"
 KILLED_RESOURCE_LIMIT = "killed_resource_limit"
 NO_PARALLELISM = "no_parallelism"
 OK = "ok"
+# A ThreadSanitizer run of the program reported a data race (run.check_races): never timed, not a pass.
+RACE_DETECTED = "race_detected"
 # The record's prompt declares another interface than the problem its name names: not built, not scored.
 PROMPT_MISMATCH = "prompt_mismatch"
-VERDICTS = (PROMPT_MISMATCH, BUILD_ERROR, VERDICT_TIMEOUT, CRASH, WRONG_ANSWER, KILLED_RESOURCE_LIMIT, NO_PARALLELISM,
-            OK)
+VERDICTS = (PROMPT_MISMATCH, BUILD_ERROR, VERDICT_TIMEOUT, CRASH, WRONG_ANSWER, RACE_DETECTED, KILLED_RESOURCE_LIMIT,
+            NO_PARALLELISM, OK)
 
 SANDBOX_UID = 65534  # "nobody": an unprivileged uid, so RLIMIT_NPROC holds
 SANDBOX_WORKDIR = "/tmp"  # the program's working directory: the private tmpfs
@@ -135,7 +137,9 @@ class SandboxLimits:
 
     wall_s: float = 30.0  # wall-clock deadline, enforced by the parent
     cpu_s: int = 60  # RLIMIT_CPU per process (soft; the hard limit is 1 s later)
-    address_space_mb: int = 4096  # RLIMIT_AS per process (virtual memory)
+    # RLIMIT_AS per process (virtual memory). None: none, only for ThreadSanitizer builds, which reserve terabytes
+    # of shadow address space; their memory is bounded by the sanitizer's RSS limit instead (run.check_races).
+    address_space_mb: int | None = 4096
     file_size_mb: int = 64  # RLIMIT_FSIZE: the largest file the program may write
     nproc: int = 128  # RLIMIT_NPROC for uid 65534: processes and threads (mpirun needs ~40 for 2 ranks)
     nofile: int = 256  # RLIMIT_NOFILE
@@ -147,6 +151,8 @@ class SandboxLimits:
     def __post_init__(self) -> None:
         for field in dataclasses.fields(self):
             value = getattr(self, field.name)
+            if value is None and field.name == "address_space_mb":
+                continue
             if not value > 0:
                 raise ValueError(f"SandboxLimits.{field.name} must be > 0, got {value!r}")
 
@@ -219,7 +225,7 @@ def check_limits(limits: SandboxLimits) -> None:
         return
     mb = 1 << 20
     wanted = [("cpu_s", resource.RLIMIT_CPU, limits.cpu_s + 1, 1), ("address_space_mb", resource.RLIMIT_AS,
-              limits.address_space_mb * mb, mb), ("file_size_mb", resource.RLIMIT_FSIZE, limits.file_size_mb * mb, mb),
+              (limits.address_space_mb or 0) * mb, mb), ("file_size_mb", resource.RLIMIT_FSIZE, limits.file_size_mb * mb, mb),
               ("nproc", resource.RLIMIT_NPROC, limits.nproc, 1), ("nofile", resource.RLIMIT_NOFILE, limits.nofile, 1),
               ("stack_mb", resource.RLIMIT_STACK, limits.stack_mb * mb, mb)]  # fmt: skip
     for name, which, value, unit in wanted:
@@ -291,7 +297,7 @@ def unprivileged_argv(argv: list[str], limits: SandboxLimits) -> list[str]:
     rlimits = [
         "prlimit",
         f"--cpu={limits.cpu_s}:{limits.cpu_s + 1}",
-        f"--as={limits.address_space_mb * mb}",
+        *([f"--as={limits.address_space_mb * mb}"] if limits.address_space_mb is not None else []),
         f"--fsize={limits.file_size_mb * mb}",
         f"--nproc={limits.nproc}",
         f"--nofile={limits.nofile}",

@@ -63,6 +63,7 @@ import json
 import logging
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import textwrap
@@ -70,13 +71,14 @@ from pathlib import Path
 
 import yaml
 
+from workflow_scripts.common.project import PROJECT_ROOT
 from workflow_scripts.pcgbench.kokkos import ensure_kokkos, kokkos_flags, kokkos_prefix
 from workflow_scripts.pcgbench.machine_cache import machine_cache_dir  # noqa: F401 -- re-exported API
 from workflow_scripts.pcgbench.uses_model import MODEL_TITLES, uses_model  # noqa: F401 -- re-exported API
 
 logger = logging.getLogger(__name__)
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
+REPO_ROOT = PROJECT_ROOT  # the checkout, or the copy of data/ an installed wheel carries
 DATA_ROOT = REPO_ROOT / "data" / "pcgbench"
 DRIVERS_DIR = DATA_ROOT / "drivers"
 
@@ -345,6 +347,49 @@ def toolchain_status(model: str) -> tuple[bool, str]:
     return True, ""
 
 
+# ---------------------------------------------------------------------------------------------------------
+# Race checks: ThreadSanitizer builds of OpenMP samples (run.check_races). GCC's libgomp is invisible to
+# TSan (every barrier looks like a race), so these builds use clang with LLVM's OpenMP runtime and its Archer
+# tool, which tells TSan about OpenMP's synchronisation. A race is found from the order of the accesses, not
+# from their timing: the verdict does not depend on the machine's load.
+# MPI+OpenMP builds take Open MPI's include and link flags (`mpicxx --showme:...`), with clang in place of GCC.
+RACE_CHECKED_MODELS = ("omp", "mpi+omp")
+TSAN = "tsan"  # the sanitizer of a race-check build (BuildRequest.sanitizer)
+TSAN_COMPILER = ["clang++", "-fopenmp", "-fsanitize=thread"]
+TSAN_FLAGS = ["-std=c++17", "-O1", "-g"]  # -O1 -g: TSan's advice; line numbers in its reports
+
+
+@functools.cache
+def mpi_wrapper_flags(part: str) -> tuple[str, ...]:
+    """The flags the MPI C++ wrapper adds for `part` ("compile" or "link"), to use MPI from another compiler."""
+    proc = subprocess.run(["mpicxx", f"--showme:{part}"], capture_output=True, text=True, timeout=30)
+    if proc.returncode != 0:
+        raise RuntimeError(f"`mpicxx --showme:{part}` failed: {proc.stderr.strip()[-300:]}")
+    return tuple(shlex.split(proc.stdout))
+
+
+@functools.cache
+def archer_library() -> Path | None:
+    """LLVM's Archer OMPT tool (libarcher.so, beside clang's libomp), or None."""
+    if shutil.which(TSAN_COMPILER[0]) is None:
+        return None
+    proc = subprocess.run([TSAN_COMPILER[0], "-print-resource-dir"], capture_output=True, text=True)
+    resource_dir = Path(proc.stdout.strip())  # <llvm>/lib/clang/<version>
+    candidates = [resource_dir.parents[1] / "libarcher.so"] if proc.returncode == 0 and proc.stdout.strip() else []
+    return next((path for path in candidates if path.exists()), None)
+
+
+def race_check_status() -> tuple[bool, str]:
+    """(True, "") if OpenMP samples can be race-checked here, else (False, why and what to install)."""
+    if shutil.which(TSAN_COMPILER[0]) is None:
+        return False, (f"no {TSAN_COMPILER[0]}: the race check builds OpenMP samples with clang's ThreadSanitizer "
+                       "(Debian: clang)")
+    if archer_library() is None:
+        return False, ("no libarcher.so beside clang's OpenMP runtime: without LLVM's Archer, ThreadSanitizer "
+                       "reports OpenMP's own synchronisation as races (Debian: libomp-dev)")
+    return True, ""
+
+
 @functools.cache
 def compiler_version(compiler: str) -> str:
     """`<compiler> --version` (and for MPI wrappers the underlying command line), part of every cache key."""
@@ -359,12 +404,13 @@ def compiler_version(compiler: str) -> str:
 _PRECOMPILED = ("serial", "omp", "mpi", "mpi+omp", "kokkos")
 
 
-def standard_header_dir(model: str) -> Path:
+def standard_header_dir(model: str, sanitizer: str | None = None) -> Path:
     """The folder holding STANDARD_HEADER_FILE for `model`'s compiles and, for GCC-based models, its
     precompiled form for exactly the sample compile's compiler and flags (built once per machine, under a
     lock; measured here: a sample compile with the standard headers takes 0.5 s from text and 0.09 s
-    precompiled). If GCC cannot use the precompiled form it reads the text, so a stale one costs time only."""
-    compiler, flags = _compiler(model), _compile_flags(model)
+    precompiled). If GCC cannot use the precompiled form it reads the text, so a stale one costs time only.
+    Sanitizer builds (clang) read the text."""
+    compiler, flags = _compiler(model, sanitizer), _compile_flags(model, sanitizer)
     text = "#ifndef PCGBENCH_STD_HPP\n#define PCGBENCH_STD_HPP\n" + standard_includes() + "#endif\n"
     key = hashlib.sha256("\0".join([text, *compiler, *flags, compiler_version(compiler[0])]).encode()).hexdigest()
     folder = machine_cache_dir() / "std_headers" / key[:20]
@@ -379,7 +425,7 @@ def standard_header_dir(model: str) -> Path:
             return folder
         header.write_text(text)
         header.chmod(0o644)
-        if model in _PRECOMPILED:
+        if model in _PRECOMPILED and sanitizer is None:
             tmp = folder / f".{os.getpid()}.gch"
             proc = subprocess.run([*compiler, *flags, "-c", "-x", "c++-header", str(header), "-o", str(tmp)],
                                   capture_output=True, text=True)  # fmt: skip
@@ -393,12 +439,22 @@ def standard_header_dir(model: str) -> Path:
     return folder
 
 
-def _compiler(model: str) -> list[str]:
+def _check_sanitizer(model: str, sanitizer: str | None) -> None:
+    if sanitizer is not None and (sanitizer != TSAN or model not in RACE_CHECKED_MODELS):
+        raise ValueError(f"no {sanitizer!r} build of {model}: only {TSAN!r} builds of {RACE_CHECKED_MODELS}")
+
+
+def _compiler(model: str, sanitizer: str | None = None) -> list[str]:
+    _check_sanitizer(model, sanitizer)
+    if sanitizer == TSAN:
+        return list(TSAN_COMPILER)
     return {"serial": ["g++"], "omp": ["g++", "-fopenmp"], "mpi": ["mpicxx"], "mpi+omp": ["mpicxx", "-fopenmp"],
             "kokkos": ["g++"], "cuda": ["nvcc", f"-arch={CUDA_ARCH}"], "hip": ["hipcc"]}[model]
 
 
-def _compile_flags(model: str) -> list[str]:
+def _compile_flags(model: str, sanitizer: str | None = None) -> list[str]:
+    if sanitizer == TSAN:
+        return list(TSAN_FLAGS) + (list(mpi_wrapper_flags("compile")) if model == "mpi+omp" else [])
     flags = list(CXX_FLAGS)
     if model == "kokkos":
         flags += kokkos_flags(ensure_kokkos())[0]
@@ -407,20 +463,24 @@ def _compile_flags(model: str) -> list[str]:
     return flags
 
 
-def compile_sample_argv(problem: Problem, model: str, src: Path, obj: Path) -> list[str]:
-    """argv compiling one sample's translation unit (sample_source written to `src`) to the object `obj`."""
+def compile_sample_argv(problem: Problem, model: str, src: Path, obj: Path, sanitizer: str | None = None) -> list[str]:
+    """argv compiling one sample's translation unit (sample_source written to `src`) to the object `obj`
+    (with `sanitizer`: its race-check build)."""
     _check_model(model)
-    return [*_compiler(model), *_compile_flags(model), f"-I{standard_header_dir(model)}", "-c", str(src), "-o",
-            str(obj)]
+    return [*_compiler(model, sanitizer), *_compile_flags(model, sanitizer),
+            f"-I{standard_header_dir(model, sanitizer)}", "-c", str(src), "-o", str(obj)]  # fmt: skip
 
 
-def link_argv(problem: Problem, model: str, sample_obj: Path, driver_obj: Path, exe: Path) -> list[str]:
+def link_argv(problem: Problem, model: str, sample_obj: Path, driver_obj: Path, exe: Path,
+              sanitizer: str | None = None) -> list[str]:  # fmt: skip
     """argv linking a sample's object with the (problem, model) driver object into `exe`."""
     _check_model(model)
     libs: list[str] = []
     if model == "kokkos":
         libs = kokkos_flags(kokkos_prefix())[1]
-    return [*_compiler(model), str(sample_obj), str(driver_obj), "-o", str(exe), *libs]
+    if model == "mpi+omp" and sanitizer == TSAN:
+        libs = list(mpi_wrapper_flags("link"))
+    return [*_compiler(model, sanitizer), str(sample_obj), str(driver_obj), "-o", str(exe), *libs]
 
 
 def _declared_names(types: str) -> set:
@@ -463,20 +523,23 @@ def _driver_key(problem: Problem, model: str, argv_template: list[str], source: 
     return digest.hexdigest()
 
 
-def build_driver(problem: Problem, model: str, build_dir: Path) -> Path:
-    """Compile (once; cached) the driver object for (problem, model) under build_dir/<problem>/<model>/.
+def build_driver(problem: Problem, model: str, build_dir: Path, sanitizer: str | None = None) -> Path:
+    """Compile (once; cached) the driver object for (problem, model) under build_dir/<problem>/<model>/
+    (<model>_<sanitizer>/ for a sanitizer build).
 
     Raises RuntimeError with the compiler's output if the driver does not compile (a suite bug, not the sample's).
     """
     ok, why = build_status(model)
+    if ok and sanitizer is not None:
+        ok, why = race_check_status()
     if not ok:
         raise RuntimeError(why)
-    out_dir = Path(build_dir) / problem.name / model.replace("+", "_")
+    out_dir = Path(build_dir) / problem.name / (model.replace("+", "_") + (f"_{sanitizer}" if sanitizer else ""))
     out_dir.mkdir(parents=True, exist_ok=True)
     suffix = sample_suffix(model)
     src, obj, stamp = out_dir / f"driver{suffix}", out_dir / "driver.o", out_dir / "driver.key"
     source = driver_source(problem, model)
-    flags = [*_compiler(model), *_compile_flags(model), f"-I{DATA_ROOT}"]
+    flags = [*_compiler(model, sanitizer), *_compile_flags(model, sanitizer), f"-I{DATA_ROOT}"]
     key = _driver_key(problem, model, flags, source)
     with open(out_dir / ".lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)

@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from workflow_scripts.common import Provenance, read_json, seed_everything, write_json
+from workflow_scripts.common import Progress, Provenance, read_json, seed_everything, write_json
 from workflow_scripts.common.config import schema_default
 from workflow_scripts.common.device import describe_device, resolve_device
 from workflow_scripts.common.io import atomic_path
@@ -60,6 +60,7 @@ def generate(model_dir, prompts: list[str], cfg: EvalConfig, seed: int, torch_th
     model, tokenizer = load_policy(model_dir, torch_threads, device)
     model.eval()
     out = []
+    progress = Progress("sampled prompts", total=len(prompts), unit="prompt", logger=logger)
     for i, prompt in enumerate(prompts):
         torch.manual_seed(seed + i)  # each prompt's samples do not depend on the others
         enc = tokenizer(prompt, return_tensors="pt").to(model.device)
@@ -69,6 +70,8 @@ def generate(model_dir, prompts: list[str], cfg: EvalConfig, seed: int, torch_th
                                  eos_token_id=tokenizer.eos_token_id)  # fmt: skip
         new = ids[:, enc["input_ids"].shape[1]:]
         out.append([tokenizer.decode(row, skip_special_tokens=True) for row in new])
+        progress.advance()
+    progress.finish()
     return out
 
 

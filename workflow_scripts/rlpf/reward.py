@@ -7,12 +7,14 @@
 Grades (defaults; config section `rlpf.reward`), strictly ordered so that every step up is rewarded:
 
     malformed completion or build failure      -1.0
-    wrong answer, crash, timeout, limit        -0.6
+    wrong answer, race detected, crash,
+    timeout, limit                             -0.6
     correct, speedup s < 1                     -0.5 * (1 - s)    (in (-0.5, 0]: slower is worse)
     correct, speedup s >= 1                    log(s)
 
 The speedup is the serial baseline's fastest repetition over the sample's, both measured in the same process by
-the suite's driver (validation first, at two sizes). Each distinct program (task set, kernel, full body,
+the suite's driver (validation first, at two sizes). An OpenMP completion's ThreadSanitizer build runs before
+that (`race_check`): a race it reports is the verdict, however the load let the threads run. Each distinct program (task set, kernel, full body,
 threads, timing protocol) is measured once: the result is cached on disk by the SHA-256 of that content,
 so repeated completions (common once a policy sharpens) cost nothing and always get the same reward.
 Distinct programs of one batch compile concurrently (the harness's BuildCache, `jobs` compilers); runs
@@ -31,13 +33,14 @@ import math
 import statistics
 from pathlib import Path
 
-from workflow_scripts.common import write_json
+from workflow_scripts.common import Progress, write_json
 from workflow_scripts.common.config import schema_default
 from workflow_scripts.pcgbench import (
     BUILD_ERROR,
     CRASH,
     KILLED_RESOURCE_LIMIT,
     OK,
+    RACE_DETECTED,
     VERDICT_TIMEOUT,
     WRONG_ANSWER,
     BuildCache,
@@ -45,6 +48,7 @@ from workflow_scripts.pcgbench import (
     BuildRequest,
     RunProtocol,
     SandboxLimits,
+    check_races,
     placement_env,
     run_program,
     suite,
@@ -62,7 +66,7 @@ logger = logging.getLogger(__name__)
 RUN_ENV = {"GLIBC_TUNABLES": "glibc.malloc.mmap_max=0:glibc.malloc.trim_threshold=4294967296"}
 
 MALFORMED = "malformed"  # the completion is not a list of allowed pragmas: nothing to build
-VERDICTS = (MALFORMED, BUILD_ERROR, VERDICT_TIMEOUT, CRASH, WRONG_ANSWER, KILLED_RESOURCE_LIMIT, OK)
+VERDICTS = (MALFORMED, BUILD_ERROR, VERDICT_TIMEOUT, CRASH, WRONG_ANSWER, RACE_DETECTED, KILLED_RESOURCE_LIMIT, OK)
 
 
 @dataclasses.dataclass(kw_only=True)
@@ -94,6 +98,9 @@ class RewardConfig:
     stress_validations: int = schema_default("rlpf.reward.stress_validations")
     stress_threads: int = schema_default("rlpf.reward.stress_threads")
     run_nice: int = schema_default("rlpf.reward.run_nice")  # < 0 needs root; 0 runs at the caller's priority
+    # OpenMP completions: their ThreadSanitizer build runs first (pcgbench's run.check_races); a race found there
+    # is the verdict, whatever the load did to the validations
+    race_check: bool = schema_default("rlpf.reward.race_check")
 
     def __post_init__(self) -> None:
         self.cache_dir = Path(self.cache_dir)
@@ -106,6 +113,10 @@ class RewardConfig:
             raise ValueError(f"rlpf.reward.stress_validations must be >= 0, got {self.stress_validations}")
         if not -20 <= self.run_nice <= 0:
             raise ValueError(f"rlpf.reward.run_nice must be in -20..0, got {self.run_nice}")
+        if self.race_check:
+            ok, why = suite.race_check_status()
+            if not ok:
+                raise ValueError(f"rlpf.reward.race_check is on, but {why}; install it, or set race_check: false")
         if not self.build_error_reward < self.wrong_reward < self.slow_floor_reward < 0:
             raise ValueError("rlpf.reward must satisfy build_error_reward < wrong_reward < slow_floor_reward < 0 "
                              f"(failing to build is worst, any correct program beats a wrong one); got "
@@ -184,6 +195,8 @@ class Measurer:
         fields = [p.warmup, p.reps, p.validations, p.seed, p.threads, p.nice, placement_env(task.model), dict(p.extra_env)]
         if p.stress_validations:
             fields += [{"stress_validations": p.stress_validations, "stress_threads": p.stress_threads}]
+        if self.race_checked(task):
+            fields += [{"race_check": True}]
         protocol = json.dumps(fields)
         program = body if body is not None else "MALFORMED\0" + completion
         text = "\0".join([task.task_set, task.kernel, task.model, protocol, program])
@@ -198,9 +211,19 @@ class Measurer:
     def _store(self, m: Measurement) -> None:
         write_json(self.results_dir / f"{m.key}.json", dataclasses.asdict(m))
 
-    def _run(self, task: Task, exe: Path, key: str) -> Measurement:
-        run = run_program(suite.get_problem(task.kernel), task.model, exe, self.protocol(task), self.cfg.limits())
+    def race_checked(self, task: Task) -> bool:
+        return self.cfg.race_check and task.model in suite.RACE_CHECKED_MODELS
+
+    def _run(self, task: Task, exe: Path, key: str, race_exe: Path | None = None) -> Measurement:
         fields = dict(key=key, task_id=task.task_id, speedup=None, time_s=None, baseline_time_s=None, spread=None)
+        if race_exe is not None:
+            check = check_races(suite.get_problem(task.kernel), task.model, race_exe, seed=self.cfg.input_seed,
+                                limits=self.cfg.limits(), nice=self.cfg.run_nice)  # fmt: skip
+            if check.status == "race":
+                return Measurement(**fields, verdict=RACE_DETECTED, detail=check.detail[:400])
+            if check.status == "inconclusive":
+                logger.warning("%s: race check inconclusive: %s", task.task_id, check.detail[:300])
+        run = run_program(suite.get_problem(task.kernel), task.model, exe, self.protocol(task), self.cfg.limits())
         if run.verdict != OK:
             # Shorter than the harness's detail: what the driver reported, else the end of the run's output.
             if run.driver_failure is not None:
@@ -245,19 +268,27 @@ class Measurer:
             keys = list(todo)
             requests = [BuildRequest(problem=suite.get_problem(todo[k][0].kernel), model=todo[k][0].model,
                                      body=todo[k][1]) for k in keys]  # fmt: skip
+            checked = [k for k in keys if self.race_checked(todo[k][0])]
+            requests += [dataclasses.replace(requests[keys.index(k)], sanitizer=suite.TSAN) for k in checked]
             builds = self.builds.build_all(requests)
-            for key, build in zip(keys, builds, strict=True):
+            race_builds = dict(zip(checked, builds[len(keys):], strict=True))
+            # No start line: the GRPO reward calls this for every step's few completions.
+            progress = Progress("measured programs", total=len(keys), unit="program", logger=logger, start_line=False)
+            for key, build in zip(keys, builds[: len(keys)], strict=True):
                 task = todo[key][0]
+                race_build = race_builds.get(key)
                 if not build.ok:
                     m = Measurement(key=key, task_id=task.task_id, verdict=BUILD_ERROR, speedup=None,
                                     time_s=None, baseline_time_s=None, spread=None, detail=build.log[-400:])
                 else:
-                    m = self._run(task, build.exe, key)
+                    if race_build is not None and not race_build.ok:
+                        logger.warning("%s: the ThreadSanitizer build failed; no race check", task.task_id)
+                    m = self._run(task, build.exe, key, race_build.exe if race_build and race_build.ok else None)
                 self._store(m)
                 done[key] = m
                 self.n_measured += 1
-            logger.info("measured %d new programs (%d cached so far, %d measured)", len(todo), self.n_cached,
-                        self.n_measured)  # fmt: skip
+                progress.advance()
+            progress.finish(note=f"{self.n_cached} cached so far, {self.n_measured} measured")
         return [done[key] for _, _, key in planned]
 
 

@@ -39,6 +39,7 @@ from workflow_scripts.common.device import (
     resolve_device,
     trainer_device_args,
 )
+from workflow_scripts.common.progress import step_callback
 from workflow_scripts.rlpf.candidates import reduction_clauses
 from workflow_scripts.rlpf.completion import SERIAL_LINE, parse_completion
 from workflow_scripts.rlpf.tasks import Task, task_from_dict
@@ -213,7 +214,8 @@ def main(*, tasks_path, train_candidates, held_out_candidates, model_dir, out_me
                            save_strategy="no", seed=seed, max_length=model.config.n_positions,
                            disable_tqdm=True)  # fmt: skip
     trainer = RewardTrainer(model=model, args=args, train_dataset=Dataset.from_list(
-        [{k: p[k] for k in ("prompt", "chosen", "rejected")} for p in train_pairs]), processing_class=tokenizer)
+        [{k: p[k] for k in ("prompt", "chosen", "rejected")} for p in train_pairs]), processing_class=tokenizer,
+        callbacks=[step_callback("reward model steps", logger)])  # fmt: skip
     trainer.train()
     tasks_by_id = {t.task_id: t for t in tasks}
     ranker = fit_feature_ranker(tasks_by_id, train_pairs, seed) if train_pairs else None

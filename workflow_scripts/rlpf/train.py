@@ -34,6 +34,7 @@ from workflow_scripts.common.device import (
     trainer_device_args,
 )
 from workflow_scripts.common.io import atomic_path
+from workflow_scripts.common.progress import step_callback
 from workflow_scripts.rlpf.tasks import task_from_dict, training_tasks
 
 logger = logging.getLogger(__name__)
@@ -175,6 +176,7 @@ def train(method: str, *, model_dir, tasks, candidates: pd.DataFrame | None, cfg
                               processing_class=tokenizer)  # fmt: skip
     else:
         raise ValueError(f"unknown method {method!r}; allowed {METHODS}")
+    trainer.add_callback(step_callback(f"{method} steps", logger))
     trainer.train()
     return trainer.model, tokenizer, trainer.state.log_history
 

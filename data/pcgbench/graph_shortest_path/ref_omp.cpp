@@ -11,8 +11,11 @@
       for (size_t f = 0; f < frontier.size(); ++f) {
         const int *row = &A[(size_t)frontier[f] * N];
         for (size_t v = 0; v < N; ++v) {
-          if (!row[v] || visited[v]) continue;
+          if (!row[v]) continue;
           int old;
+          #pragma omp atomic read
+          old = visited[v];  // other threads claim vertices meanwhile: read atomically, as they write
+          if (old) continue;
           #pragma omp atomic capture
           { old = visited[v]; visited[v] = 1; }
           if (!old) mine.push_back((int)v);

@@ -4,7 +4,7 @@
   const size_t n = x.size();
   const int blocks = omp_get_max_threads();
   std::vector<Summary> s(blocks);
-  std::vector<bool> empty(blocks, true);
+  std::vector<char> empty(blocks, 1);  // not vector<bool>: its bits share bytes, so two threads' writes would race
   #pragma omp parallel for schedule(static, 1)
   for (int t = 0; t < blocks; ++t) {
     const size_t begin = n * t / blocks, end = n * (t + 1) / blocks;
@@ -17,7 +17,7 @@
       best = ending > best ? ending : best;
     }
     s[t] = Summary{total, prefix, ending, best};
-    empty[t] = false;
+    empty[t] = 0;
   }
   bool have = false;
   Summary acc{0, 0, 0, 0};

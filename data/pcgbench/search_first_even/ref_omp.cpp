@@ -20,8 +20,12 @@
     while (i < stop && (x[i] & 1) != 0) ++i;
     if (i < stop) {
       found = i;
+      // Written atomically: other threads read it with `atomic read` outside the critical section.
       #pragma omp critical(first_even_best)
-      if (c < best_chunk) best_chunk = c;
+      if (c < best_chunk) {
+        #pragma omp atomic write
+        best_chunk = c;
+      }
       break;
     }
   }

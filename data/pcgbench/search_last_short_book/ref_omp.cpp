@@ -21,8 +21,12 @@
     while (i > low && books[i - 1].pages >= 100) --i;
     if (i > low) {
       found = static_cast<long long>(i - 1);
+      // Written atomically: other threads read it with `atomic read` outside the critical section.
       #pragma omp critical(last_short_book_best)
-      if (c < best_chunk) best_chunk = c;
+      if (c < best_chunk) {
+        #pragma omp atomic write
+        best_chunk = c;
+      }
       break;
     }
   }

@@ -34,7 +34,7 @@ from pathlib import Path
 import torch
 import torch.distributed as dist
 
-from workflow_scripts.common import write_json
+from workflow_scripts.common import Progress, write_json
 from workflow_scripts.disttrain.axonn.offload import OffloadedAdam
 from workflow_scripts.disttrain.comm import CommLedger
 from workflow_scripts.disttrain.launch import init_worker, require_divisible
@@ -274,7 +274,8 @@ def run_message_driven(stage: Stage, batch, x, y):
 RUNNERS = {"gpipe": run_gpipe, "1f1b": run_1f1b, "message_driven": run_message_driven}
 
 
-def run_schedule(cfg: AxonnConfig, name: str, rank: int, world: int, offload: bool = True) -> dict:
+def run_schedule(cfg: AxonnConfig, name: str, rank: int, world: int, offload: bool = True,
+                 progress: Progress | None = None) -> dict:  # fmt: skip
     ledger, mem = CommLedger(), MemoryLedger()
     stage = Stage(cfg, rank, world, ledger, offload=offload)
     x, y = make_data(cfg)
@@ -295,6 +296,8 @@ def run_schedule(cfg: AxonnConfig, name: str, rank: int, world: int, offload: bo
         stage.opt.zero_grad() if b < cfg.batches - 1 else None
         losses.append(stage.batch_loss if stage.last else None)
         timelines.append(stage.timeline)
+        if progress is not None:
+            progress.advance(note=name if offload else f"{name}, no offload")
     grads = unique_bytes(p.grad for p in stage.model.parameters() if p.grad is not None)
     mem.extra("device_weights", unique_bytes(stage.model.parameters()))
     mem.extra("device_gradients", grads)
@@ -332,12 +335,15 @@ def main(spec_path: str, out_dir: str) -> None:
     rank, world, _ = init_worker("gloo")
     cfg.check_world(world)
     runs = [(name, True) for name in cfg.schedules] + [("1f1b", False)]  # last: the no-offload baseline
+    progress = Progress("pipeline batches", total=len(runs) * cfg.batches, unit="batch", logger=logger,
+                        enabled=rank == 0)  # fmt: skip
     for name, offload in runs:
-        result = run_schedule(cfg, name, rank, world, offload=offload)
+        result = run_schedule(cfg, name, rank, world, offload=offload, progress=progress)
         label = name if offload else f"{name}_no_offload"
         write_json(Path(out_dir) / f"{label}.rank{rank}.json", result)
         logger.info("%s: median batch %.4f s, idle %.2f", label, sorted(result["batch_time_s"][1:])[0],
                     sum(result["idle_fraction"]) / len(result["idle_fraction"]))  # fmt: skip
+    progress.finish()
     dist.destroy_process_group()
 
 

@@ -26,7 +26,7 @@ import time
 import torch
 import torch.distributed as dist
 
-from workflow_scripts.common import write_json
+from workflow_scripts.common import Progress, write_json
 from workflow_scripts.disttrain.comm import CommLedger
 from workflow_scripts.disttrain.launch import init_worker
 from workflow_scripts.disttrain.memory import MemoryLedger
@@ -154,7 +154,7 @@ def check_variants(params: dict, world: int, rank: int) -> dict:
             "data_parallel": groups.data_parallel, "expert_data_parallel": groups.expert_data}  # fmt: skip
 
 
-def time_variants(params: dict, world: int, rank: int) -> dict:
+def time_variants(params: dict, world: int, rank: int, progress: Progress | None = None) -> dict:
     shape = _shape(params, "timing")
     groups = TEDGroups(world, rank, tensor=params["tensor_parallel"], expert=params["expert_parallel"])
     weights = full_weights(shape, params["seed"], dtype=torch.float32)
@@ -179,6 +179,8 @@ def time_variants(params: dict, world: int, rank: int) -> dict:
         a2a_s = sum(r.seconds for r in ledger.records() if r.op == "all_to_all_single") / params["timing_steps"]
         out[name] = {"step_time_s_median": statistics.median(times), "step_time_s_min": min(times),
                      "step_time_s_max": max(times), "all_to_all_s_per_step": a2a_s}  # fmt: skip
+        if progress is not None:
+            progress.advance(note=f"timed {name}")
     return out
 
 
@@ -207,12 +209,17 @@ def main(params_path: str, out_path: str) -> None:
     with open(params_path, encoding="utf-8") as handle:
         params = json.load(handle)
     torch.manual_seed(params["seed"] + rank)
+    # Phases: the check of every variant, the timing of each variant, the optimizer's tiles.
+    progress = Progress("MoE phases", total=len(VARIANTS) + 2, unit="phase", logger=logger, enabled=rank == 0)
     result = {"world_size": world, "params": params, "check": check_variants(params, world, rank)}
+    progress.advance(note="checked every variant")
     if rank == 0:
         logger.info("checks: %s", {k: (v["all_to_all_calls"], v["max_abs_diff_vs_baseline"])
                                    for k, v in result["check"]["variants"].items()})  # fmt: skip
-    result["timing"] = time_variants(params, world, rank)
+    result["timing"] = time_variants(params, world, rank, progress)
     result["optimizer"] = optimizer_memory(params)
+    progress.advance()
+    progress.finish()
     if rank == 0:
         write_json(out_path, result)
     dist.barrier()

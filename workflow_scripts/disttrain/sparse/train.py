@@ -27,7 +27,7 @@ from pathlib import Path
 import torch
 import torch.distributed as dist
 
-from workflow_scripts.common import write_json
+from workflow_scripts.common import Progress, write_json
 from workflow_scripts.disttrain.comm import CommLedger
 from workflow_scripts.disttrain.launch import init_worker, require_divisible
 from workflow_scripts.disttrain.memory import MemoryLedger, optimizer_state_bytes, unique_bytes
@@ -96,8 +96,8 @@ def analytic(cfg: SparseConfig, density: float, sparse: bool) -> dict[str, int]:
             "optimizer_bytes": 8 * sum(entries) + 4 * len(entries)}  # fmt: skip
 
 
-def train(cfg: SparseConfig, density: float, sparse: bool, rank: int, world: int):
-    """One data-parallel run; returns (result dict, final compute weights, masks)."""
+def train(cfg: SparseConfig, density: float, sparse: bool, rank: int, world: int, progress: Progress | None = None):
+    """One data-parallel run; returns (result dict, final compute weights, masks). `progress` counts its steps."""
     torch.manual_seed(cfg.seed)
     model = GPT(cfg.model)
     masks = magnitude_masks(model, density)
@@ -149,6 +149,8 @@ def train(cfg: SparseConfig, density: float, sparse: bool, rank: int, world: int
                     p.copy_(master.to(p.dtype))
         times_s.append(time.perf_counter() - started)
         losses.append(loss.item())
+        if progress is not None:
+            progress.advance(note=f"density {density}, {'sparse' if sparse else 'dense'}")
     mem.record_module(model)
     mem.extra("master_weights", unique_bytes(masters))
     mem.extra("optimizer", optimizer_state_bytes(opt))
@@ -168,9 +170,11 @@ def main(spec_path: str, out_dir: str) -> None:
     # gloo, also on a GPU node: this study's tensors live on the CPU, and NCCL takes only CUDA tensors.
     rank, world, _ = init_worker("gloo")
     require_divisible(cfg.global_batch, world, "sparse.global_batch", "data-parallel processes")
+    progress = Progress("sparse training steps", total=2 * len(cfg.densities) * cfg.steps, unit="step",
+                        logger=logger, enabled=rank == 0)  # fmt: skip
     for density in cfg.densities:
-        dense_result, dense_w, masks = train(cfg, density, sparse=False, rank=rank, world=world)
-        sparse_result, sparse_w, _ = train(cfg, density, sparse=True, rank=rank, world=world)
+        dense_result, dense_w, masks = train(cfg, density, sparse=False, rank=rank, world=world, progress=progress)
+        sparse_result, sparse_w, _ = train(cfg, density, sparse=True, rank=rank, world=world, progress=progress)
         # The sparse run must reproduce the dense run on unpruned entries, and keep pruned entries at zero.
         diff, pruned_max = 0.0, 0.0
         for n, w in dense_w.items():
@@ -185,6 +189,7 @@ def main(spec_path: str, out_dir: str) -> None:
             write_json(Path(out_dir) / f"{result['mode']}_{density}.rank{rank}.json", result)
         logger.info("density %.3f: dense %.0f B/step, sparse %.0f B/step, weight diff %.3g", density,
                     dense_result["all_reduce_bytes_per_step"], sparse_result["all_reduce_bytes_per_step"], diff)
+    progress.finish()
     dist.destroy_process_group()
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import torch.distributed as dist
 
-from workflow_scripts.common import write_json
+from workflow_scripts.common import Progress, write_json
 from workflow_scripts.disttrain.launch import init_worker
 from workflow_scripts.disttrain.survey.strategies import SurveyConfig, run_strategy
 
@@ -29,11 +29,15 @@ def main(spec_path: str, out_dir: str) -> None:
     cfg = SurveyConfig.from_config(spec["survey"], seed=spec["seed"])
     # gloo, also on a GPU node: this study's tensors live on the CPU, and NCCL takes only CUDA tensors.
     rank, world, _ = init_worker("gloo")
+    progress = Progress("strategies", total=len(spec["strategies"]), unit="strategy", logger=logger,
+                        enabled=rank == 0)  # fmt: skip
     for name in spec["strategies"]:
         logger.info("strategy %s on %d processes", name, world)
         result = run_strategy(name, cfg, rank, world)
         write_json(Path(out_dir) / f"{name}.rank{rank}.json", result)
         dist.barrier()
+        progress.advance(note=f"{name}: median step {result['median_step_time_s']:.4f} s")
+    progress.finish()
     dist.destroy_process_group()
 
 

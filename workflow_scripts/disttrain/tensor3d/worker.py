@@ -25,7 +25,7 @@ import time
 import torch
 import torch.distributed as dist
 
-from workflow_scripts.common import write_json
+from workflow_scripts.common import Progress, write_json
 from workflow_scripts.disttrain.comm import CommLedger
 from workflow_scripts.disttrain.launch import init_worker
 from workflow_scripts.disttrain.tensor3d.grid import Grid, check_grid, factorizations
@@ -148,6 +148,8 @@ def main(params_path: str, out_path: str) -> None:
     torch.manual_seed(params["seed"] + rank)
     grids = [Grid(rows=r, cols=c, depth=d, data=e) for r, c, d, e in factorizations(world, 4)]
     results = []
+    progress = Progress("decompositions and overlap points", total=len(grids) + len(params["overlap_chunks"]),
+                        unit="point", logger=logger, enabled=rank == 0)  # fmt: skip
     for grid in grids:
         for features, batch in ((params["features"], params["batch"]),
                                 (params["timing_features"], params["timing_batch"])):  # fmt: skip
@@ -163,12 +165,15 @@ def main(params_path: str, out_path: str) -> None:
             logger.info("%s: errors %s, bytes match %s, step %.4f s", grid.label(),
                         entry["check_chunks_n"]["errors"], entry["check_chunks_n"]["bytes_match"],
                         entry["timing"]["step_time_s_median"])  # fmt: skip
+        progress.advance()
     overlap_grid = Grid(**dict(zip(("rows", "cols", "depth", "data"), params["overlap_grid"], strict=True)))
     overlap = []
     for chunks in params["overlap_chunks"]:
         timing = time_steps(overlap_grid, rank, params, chunks=chunks)
         overlap.append({"chunks": chunks, "step_time_s_median": timing["step_time_s_median"],
                         "step_time_s_min": timing["step_time_s_min"], "step_time_s_max": timing["step_time_s_max"]})
+        progress.advance()
+    progress.finish()
     flops = torch.tensor([matmul_flops_per_s(params)], dtype=torch.float64)
     dist.all_reduce(flops, op=dist.ReduceOp.MIN)  # bookkeeping, outside the ledger
     if rank == 0:

@@ -1,0 +1,172 @@
+"""The HTML report, opened in headless Chromium: every study's section, figures and tables are there, and the
+page logs no script error.
+
+The report of a whole tiny run takes about 25 minutes to make, so by default the workflow runs here for real
+on two cheap studies only (the corpus on local sources, and monitoring: under a minute together), and
+`snakemake --report` reports those two targets. Every registered study must still be on the front page (from
+the workflow's own list: the dry run of `all`), with a link to its category when it is in the report and the
+command that adds it when not. REPORT_TEST_ALL=1 runs the whole tiny workflow instead and checks every
+study's category the same way.
+
+What a category must hold comes from the run, not from the report: every figure the study's rules drew
+(results/<study>/figures/*.png) and its tables (results/<study>/tables/headline_numbers.csv and .html, plus
+PCGBench's metrics and reference-speedup tables), so a report item that goes missing fails the test.
+"""
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tests.conftest import copy_workflow, run_snakemake
+from tests.corpus.test_build import DIFFERENT, KERNEL, REAL_SNIPPETS
+from tests.report.chromium import HeadlessChromium
+
+pytestmark = pytest.mark.integration
+
+RUN_ALL = os.environ.get("REPORT_TEST_ALL") == "1"
+CHEAP_TARGETS = ("corpus", "monitoring")  # two categories: one alone would show as "Results", unnamed
+HEADLINE_TABLES = ("tables/headline_numbers.csv", "tables/headline_numbers.html")
+EXTRA_TABLES = {"pcgbench": ("tables/metrics.csv", "tables/metrics.html", "reference_speedups.csv",
+                             "tables/reference_speedups.html")}  # fmt: skip
+
+
+def _local_corpus(root: Path) -> dict:
+    """A config override: the corpus from two local folders (the default downloads Debian packages)."""
+    for name, files in {"alpha": {"blas.c": KERNEL, "mpi.c": DIFFERENT}, "beta": {"omp.c": REAL_SNIPPETS[0][0] * 3}}.items():
+        for relpath, text in files.items():
+            (root / "sources" / name / relpath).parent.mkdir(parents=True, exist_ok=True)
+            (root / "sources" / name / relpath).write_text(text)
+    return {"corpus": {"cache_dir": str(root / "cache"), "min_sources": 2, "validation_sources": ["beta"],
+                       "sources": [{"name": "alpha", "kind": "local", "path": str(root / "sources" / "alpha")},
+                                   {"name": "beta", "kind": "local", "path": str(root / "sources" / "beta")}]}}  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def report_run(tmp_path_factory):
+    """(workflow copy, report.html, every registered study, the studies in the report) after a real run."""
+    root = tmp_path_factory.mktemp("report")
+    work = copy_workflow(root / "repo")
+    config_args = ["--configfile", "config/config.yaml"]
+    if not RUN_ALL:
+        (work / "local_corpus.yaml").write_text(yaml.safe_dump(_local_corpus(root)))
+        config_args.append("local_corpus.yaml")
+    targets = ["all"] if RUN_ALL else list(CHEAP_TARGETS)
+    run_snakemake(work, *targets, *config_args, check=True, timeout=7200 if RUN_ALL else 600)
+    run_snakemake(work, *targets, "--report", "report.html", *config_args, check=True, timeout=600)
+    # Every study the workflow registers makes a headline table for `all`: the dry run names them all.
+    dry_run = run_snakemake(work, "all", "--forceall", "--dry-run", *config_args, check=True, timeout=300)
+    registered = sorted(set(re.findall(r"results/(\S+?)/tables/headline_numbers\.html", dry_run.stdout)))
+    reported = registered if RUN_ALL else sorted(CHEAP_TARGETS)
+    return work, work / "report.html", registered, reported
+
+
+def test_the_workflow_registers_every_study(report_run):
+    _, _, registered, _ = report_run
+    assert len(registered) >= 12 and set(CHEAP_TARGETS) <= set(registered), registered
+    assert {"pcgbench", "jorge", "disttrain/tensor3d", "disttrain/axonn"} <= set(registered), registered
+
+
+def test_report_in_chromium(report_run):
+    work, report, registered, reported = report_run
+    with HeadlessChromium() as browser:
+        browser.open(report)
+
+        # The front page: the workflow description names every study, and links the ones in this report.
+        front = browser.evaluate("document.body.innerText")
+        assert "Performance of parallel code and parallel deep learning, reproduced" in front
+        links = browser.evaluate("[...document.querySelectorAll('a')].map(a => a.getAttribute('href') || '')")
+        for study in registered:
+            assert f"results/{study}/" in front, f"the front page does not describe {study}"
+            linked = any(f"app.showCategory('{study}')" in href for href in links)
+            assert linked == (study in reported), f"{study}: linked={linked}, in report={study in reported}"
+        assert "Docutils System Messages" not in front and "System Message" not in front
+
+        assert sorted(browser.evaluate("Object.keys(categories)")) == reported
+        for study in reported:
+            expected = sorted(
+                [str(p.relative_to(work)) for p in (work / "results" / study / "figures").glob("*.png")]
+                + [f"results/{study}/{name}" for name in HEADLINE_TABLES + EXTRA_TABLES.get(study, ())]
+            )
+            assert any(name.endswith(".png") for name in expected), f"{study} drew no figure"
+            _check_category(browser, study, expected)
+
+        assert browser.errors == [], "script errors in the report:\n" + "\n".join(browser.errors)
+
+
+def _check_category(browser: HeadlessChromium, study: str, expected: list[str]) -> None:
+    """Open the study from the menu as a reader would; its list, captions, images and tables must be whole."""
+    listed = browser.evaluate(f"""(async () => {{
+        app.setView({{navbarMode: "menu"}});
+        await new Promise(done => setTimeout(done, 50));
+        const item = [...document.querySelectorAll("li a")].find(a => a.innerText.trim() === {study!r});
+        if (!item) return null;
+        item.click();
+        await new Promise(done => setTimeout(done, 100));
+        return [...document.querySelectorAll("table tbody tr td:first-child")].map(cell => cell.innerText.trim());
+    }})()""")  # fmt: skip
+    assert listed is not None, f"no menu entry for {study}"
+    assert sorted(listed) == expected, f"{study}: the report lists {sorted(listed)}, the run made {expected}"
+
+    for path in expected:
+        entry = browser.evaluate(f"""(async () => {{
+            const entry = results[{path!r}];
+            const [header, payload] = entry.data_uri.split(",", 2);
+            const text = header.endsWith(";base64") ? new TextDecoder().decode(
+                Uint8Array.from(atob(payload), c => c.charCodeAt(0))) : "";
+            let width = 0, rows = 0, lines = 0;
+            if (entry.mime_type === "image/png") {{
+                const image = new Image();
+                image.src = entry.data_uri;
+                await image.decode();
+                width = image.naturalWidth;
+            }} else if (entry.mime_type === "text/html") {{
+                rows = new DOMParser().parseFromString(text, "text/html").querySelectorAll("tbody tr").length;
+            }} else {{
+                lines = text.split("\\n").filter(line => line.length > 0).length;
+            }}
+            return {{mime: entry.mime_type, caption: entry.caption.replace(/<[^>]+>/g, "").trim(), width, rows,
+                     lines}};
+        }})()""")  # fmt: skip
+        assert entry["caption"], f"{path} has no caption"
+        if path.endswith(".png"):
+            assert entry["mime"] == "image/png" and entry["width"] > 0, (path, entry)
+        elif path.endswith(".html"):
+            assert entry["mime"] == "text/html" and entry["rows"] > 0, (path, entry)
+        else:
+            assert entry["mime"] == "text/csv" and entry["lines"] > 1, (path, entry)
+
+    # The viewer: a figure opens as an image, a table as a page in a frame.
+    figure = next(path for path in expected if path.endswith(".png"))
+    table = f"results/{study}/tables/headline_numbers.html"
+    shown = browser.evaluate(f"""(async () => {{
+        const view = async path => {{
+            const row = [...document.querySelectorAll("table tbody tr")].find(
+                r => r.querySelector("td").innerText.trim() === path);
+            row.querySelector("a[iconname=eye]").click();
+            await new Promise(done => setTimeout(done, 200));
+        }};
+        await view({figure!r});
+        const image = [...document.querySelectorAll("img")].find(
+            i => i.getAttribute("src") === results[{figure!r}].data_uri);
+        if (image) await image.decode();
+        const figureWidth = image ? image.naturalWidth : 0;
+        await view({table!r});
+        const frame = document.querySelector("iframe");
+        return {{figureWidth, frame: frame ? frame.getAttribute("src") === results[{table!r}].data_uri : false}};
+    }})()""")  # fmt: skip
+    assert shown["figureWidth"] > 0, f"{study}: {figure} did not display"
+    assert shown["frame"], f"{study}: {table} did not display"
+
+
+def test_chromium_reports_a_script_error(tmp_path):
+    """The error capture itself: a page that throws and logs an error is caught both ways."""
+    page = tmp_path / "broken.html"
+    page.write_text("<html><body><script>console.error('logged'); null.property;</script></body></html>")
+    with HeadlessChromium() as browser:
+        browser.open(page)
+        browser.evaluate("new Promise(done => setTimeout(done, 50))")
+    assert any("console.error: logged" in error for error in browser.errors), browser.errors
+    assert any("uncaught exception: TypeError" in error for error in browser.errors), browser.errors

@@ -1,0 +1,557 @@
+"""The claims table: one row per headline claim of the ten studies, `results/claims.csv` and `results/claims.html`.
+
+Inputs: `data/claims.yaml` (where each number is read and how each claim is judged; never a measured number)
+and the studies' `results/<study>/summary.json` files. Each row holds the paper's number (cited from
+STUDIES.md), the number this run measured, the paper-scale projection where a study makes one, a verdict
+(reproduced / partly / not / not testable here) and a one-sentence reason, all computed from the summaries.
+
+History: every run's verdicts are kept in `results/claims_history.csv`, one row per claim and per set of
+summaries (keyed by a hash of the summaries' bytes, so rebuilding the table from the same summaries adds
+nothing). A claim whose verdict varied over the recorded runs says how often it held.
+
+    snakemake claims                                       # what rules/claims.smk runs
+    python -m workflow_scripts.claims.build --workdir .   # the same by hand, from <workdir>/results/
+
+A missing summary or key stops with the file, the key and the claim that wanted it.
+"""
+
+import argparse
+import csv
+import dataclasses
+import datetime as dt
+import hashlib
+import html
+import io
+import logging
+import math
+import operator
+import os
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from workflow_scripts.common import Provenance, configure_logging, read_json, write_text
+
+logger = logging.getLogger(__name__)
+
+REPRODUCED, PARTLY, NOT, NOT_TESTABLE = "reproduced", "partly", "not", "not testable here"
+HELD = (REPRODUCED, PARTLY)  # a run in which the claim "held": its direction at least
+COLUMNS = ["study", "claim_id", "claim", "paper", "paper_source", "measured", "measured_what", "projection",
+           "verdict", "reason", "history", "measured_from", "projection_from"]  # fmt: skip
+HISTORY_COLUMNS = ["summaries_sha256", "recorded_utc", "claim_id", "verdict", "measured", "projection"]
+REDUCERS = {"min", "max", "sum", "mean", "len", "all", "any"}
+OPS = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge, "==": operator.eq}
+CHECK_OPS = set(OPS) | {"true", "startswith"}
+_MISSING = object()
+
+
+class ClaimsError(ValueError):
+    """A claims file that does not say what it must, or a summary that lacks what a claim reads."""
+
+
+# ---- the claims file ------------------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(kw_only=True, frozen=True)
+class ValueSpec:
+    """Where one number is read: a key path in a summary, optionally folded, divided, complemented."""
+
+    summary: str
+    key: str  # "/"-separated; "*" takes every entry of a dict or list
+    reduce: str | None = None  # one of REDUCERS
+    divide_by: "ValueSpec | None" = None
+    complement: bool = False  # 1 - value
+
+    def describe(self) -> str:
+        text = f"{self.summary}:{self.key}" + (f" ({self.reduce})" if self.reduce else "")
+        if self.divide_by:
+            text += f" / {self.divide_by.describe()}"
+        return f"1 - ({text})" if self.complement else text
+
+    def summaries(self) -> set[str]:
+        return {self.summary} | (self.divide_by.summaries() if self.divide_by else set())
+
+
+@dataclasses.dataclass(kw_only=True, frozen=True)
+class Check:
+    label: str
+    value: ValueSpec
+    op: str  # one of CHECK_OPS
+    than: ValueSpec | float | str | None = None
+
+
+@dataclasses.dataclass(kw_only=True, frozen=True)
+class PaperRatio:
+    direction: str  # "higher": value / paper; "lower": paper / value
+    reproduced: float  # ratio at or above which the claim is reproduced
+    partly: float  # ratio at or above which it is partly reproduced
+
+
+@dataclasses.dataclass(kw_only=True, frozen=True)
+class Claim:
+    id: str
+    study: str
+    claim: str
+    paper_value: ValueSpec | float | None
+    paper_formula: str | None
+    paper_source: str
+    measured: ValueSpec | None  # None: the tiny run measures nothing for this claim (a projection-only claim)
+    measured_label: str
+    projection: ValueSpec | None
+    basis: str  # "measured" or "projection": the value paper_ratio judges
+    extra: dict[str, ValueSpec]
+    checks: tuple[Check, ...]
+    testable_if: tuple[Check, ...]  # when one fails, the claim is not testable in this run (not_testable says why)
+    some_checks: str  # verdict when some checks hold and some do not: "not" or "partly"
+    paper_ratio: PaperRatio | None
+    not_testable: str | None
+    context: str | None
+
+    def summaries(self) -> set[str]:
+        specs = [self.measured, self.projection, self.paper_value, *self.extra.values()]
+        for check in (*self.checks, *self.testable_if):
+            specs += [check.value, check.than]
+        return set().union(*(spec.summaries() for spec in specs if isinstance(spec, ValueSpec)))
+
+
+def _fields(entry: Any, allowed: set[str], required: set[str], where: str) -> dict[str, Any]:
+    if not isinstance(entry, dict):
+        raise ClaimsError(f"{where}: expected a mapping, got {entry!r}")
+    unknown = set(entry) - allowed
+    if unknown:
+        raise ClaimsError(f"{where}: unknown field(s) {sorted(unknown)}; allowed: {sorted(allowed)}")
+    missing = required - set(entry)
+    if missing:
+        raise ClaimsError(f"{where}: missing field(s) {sorted(missing)}")
+    return entry
+
+
+def _value_spec(entry: Any, default_summary: str | None, where: str) -> ValueSpec:
+    entry = _fields(entry, {"summary", "key", "reduce", "divide_by", "complement"}, {"key"}, where)
+    summary = entry.get("summary", default_summary)
+    if not summary:
+        raise ClaimsError(f"{where}: no `summary` here and no claim-level `summary` to default to")
+    if entry.get("reduce") is not None and entry["reduce"] not in REDUCERS:
+        raise ClaimsError(f"{where}.reduce: {entry['reduce']!r} is not one of {sorted(REDUCERS)}")
+    divide_by = entry.get("divide_by")
+    return ValueSpec(summary=str(summary), key=str(entry["key"]), reduce=entry.get("reduce"),
+                     divide_by=_value_spec(divide_by, summary, f"{where}.divide_by") if divide_by else None,
+                     complement=bool(entry.get("complement", False)))  # fmt: skip
+
+
+def _operand(entry: Any, default_summary: str, where: str) -> ValueSpec | float | str | None:
+    return _value_spec(entry, default_summary, where) if isinstance(entry, dict) else entry
+
+
+def _claim(entry: Any, index: int) -> Claim:
+    where = f"claim {entry['id']!r}" if isinstance(entry, dict) and "id" in entry else f"claims[{index}]"
+    entry = _fields(entry, {"id", "study", "claim", "paper", "summary", "measured", "measured_label", "projection",
+                            "basis", "extra", "verdict"},
+                    {"id", "study", "claim", "paper", "verdict"}, where)  # fmt: skip
+    where = f"claim {entry['id']!r}"
+    summary = entry.get("summary")
+    paper = _fields(entry["paper"], {"value", "formula", "source"}, {"source"}, f"{where}.paper")
+    verdict = _fields(entry["verdict"], {"checks", "some_checks", "paper_ratio", "not_testable", "testable_if",
+                                         "context"}, set(), f"{where}.verdict")  # fmt: skip
+
+    def checks_of(field: str) -> tuple[Check, ...]:
+        checks = []
+        for i, check in enumerate(verdict.get(field) or []):
+            check_where = f"{where}.verdict.{field}[{i}]"
+            check = _fields(check, {"label", "value", "op", "than"}, {"label", "value", "op"}, check_where)
+            if check["op"] not in CHECK_OPS:
+                raise ClaimsError(f"{check_where}.op: {check['op']!r} is not one of {sorted(CHECK_OPS)}")
+            if check["op"] != "true" and "than" not in check:
+                raise ClaimsError(f"{check_where}: op {check['op']!r} needs `than` (a constant or a value)")
+            checks.append(Check(label=check["label"], op=check["op"],
+                                value=_value_spec(check["value"], summary, f"{check_where}.value"),
+                                than=_operand(check.get("than"), summary, f"{check_where}.than")))  # fmt: skip
+        return tuple(checks)
+
+    checks, testable_if = checks_of("checks"), checks_of("testable_if")
+    if testable_if and not verdict.get("not_testable"):
+        raise ClaimsError(f"{where}.verdict.testable_if: give `not_testable`, the sentence for when it fails")
+    ratio = None
+    if "paper_ratio" in verdict:
+        raw = _fields(verdict["paper_ratio"], {"direction", "reproduced", "partly"}, {"direction", "reproduced", "partly"},
+                      f"{where}.verdict.paper_ratio")  # fmt: skip
+        if raw["direction"] not in ("higher", "lower"):
+            raise ClaimsError(f"{where}.verdict.paper_ratio.direction: {raw['direction']!r} is not 'higher' or 'lower'")
+        if not 0 <= raw["partly"] <= raw["reproduced"]:
+            raise ClaimsError(f"{where}.verdict.paper_ratio: need 0 <= partly <= reproduced, got {raw}")
+        ratio = PaperRatio(direction=raw["direction"], reproduced=float(raw["reproduced"]), partly=float(raw["partly"]))
+        if paper.get("value") is None:
+            raise ClaimsError(f"{where}: verdict.paper_ratio needs a paper.value to compare with")
+    if not (ratio or checks or verdict.get("not_testable")):
+        raise ClaimsError(f"{where}.verdict: give checks, paper_ratio or not_testable")
+    if testable_if and not (ratio or checks):
+        raise ClaimsError(f"{where}.verdict: testable_if needs checks or paper_ratio to judge the claim when it holds")
+    some_checks = verdict.get("some_checks", NOT)
+    if some_checks not in (NOT, PARTLY):
+        raise ClaimsError(f"{where}.verdict.some_checks: {some_checks!r} is not 'not' or 'partly'")
+    basis = entry.get("basis", "measured")
+    if basis not in ("measured", "projection") or (basis == "projection" and "projection" not in entry):
+        raise ClaimsError(f"{where}.basis: {basis!r} must be 'measured', or 'projection' with a `projection` value")
+    if basis == "measured" and "measured" not in entry and (ratio or verdict.get("not_testable")):
+        raise ClaimsError(f"{where}: no `measured` value for the verdict to use; add one or set basis: projection")
+    return Claim(
+        id=str(entry["id"]), study=str(entry["study"]), claim=" ".join(str(entry["claim"]).split()),
+        paper_value=_operand(paper.get("value"), summary, f"{where}.paper.value"),
+        paper_formula=paper.get("formula"), paper_source=str(paper["source"]),
+        measured=_value_spec(entry["measured"], summary, f"{where}.measured") if entry.get("measured") else None,
+        measured_label=str(entry.get("measured_label", "")),
+        projection=_value_spec(entry["projection"], summary, f"{where}.projection") if entry.get("projection") else None,
+        basis=basis,
+        extra={name: _value_spec(spec, summary, f"{where}.extra.{name}") for name, spec in (entry.get("extra") or {}).items()},
+        checks=checks, testable_if=testable_if, some_checks=some_checks, paper_ratio=ratio,
+        not_testable=" ".join(verdict["not_testable"].split()) if verdict.get("not_testable") else None,
+        context=verdict.get("context"),
+    )  # fmt: skip
+
+
+def load_claims(path: str | Path) -> list[Claim]:
+    """Read and check the claims file; every problem names the claim and the field."""
+    try:
+        data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+    except yaml.YAMLError as err:
+        raise ClaimsError(f"{path}: not valid YAML: {err}") from err
+    if not isinstance(data, dict) or not isinstance(data.get("claims"), list) or not data["claims"]:
+        raise ClaimsError(f"{path}: expected a top-level `claims:` list with at least one claim")
+    claims = [_claim(entry, i) for i, entry in enumerate(data["claims"])]
+    seen = Counter(claim.id for claim in claims)
+    if duplicated := sorted(name for name, count in seen.items() if count > 1):
+        raise ClaimsError(f"{path}: claim ids used more than once: {duplicated}")
+    return claims
+
+
+def summaries_named(claims: list[Claim]) -> list[str]:
+    """Every summary file some claim reads (the rule's input must cover them)."""
+    return sorted(set().union(*(claim.summaries() for claim in claims)))
+
+
+# ---- reading numbers ------------------------------------------------------------------------------------------
+
+
+def _walk(node: Any, parts: list[str], done: list[str], spec: ValueSpec, claim_id: str) -> Any:
+    if not parts:
+        return node
+    part, rest = parts[0], parts[1:]
+    if part == "*":
+        if isinstance(node, dict):
+            return [_walk(v, rest, [*done, str(k)], spec, claim_id) for k, v in node.items()]
+        if isinstance(node, list):
+            return [_walk(v, rest, [*done, str(i)], spec, claim_id) for i, v in enumerate(node)]
+    elif isinstance(node, dict):
+        # Some summaries' keys hold a "/" themselves ("loao/gbm"): the longest run of parts that is a key wins.
+        for cut in range(len(parts), 0, -1):
+            joined = "/".join(parts[:cut])
+            if joined in node:
+                return _walk(node[joined], parts[cut:], [*done, joined], spec, claim_id)
+    elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
+        return _walk(node[int(part)], rest, [*done, part], spec, claim_id)
+    at = "/".join(done) or "the top level"
+    has = sorted(map(str, node))[:20] if isinstance(node, dict) else (f"a list of {len(node)}" if isinstance(node, list) else repr(node))
+    raise ClaimsError(f"{spec.summary} has no key {spec.key!r} (claim {claim_id!r}): nothing at {part!r} under "
+                      f"{at}, which holds {has}; fix the key in data/claims.yaml or rerun the study that writes it")  # fmt: skip
+
+
+def _reduce(values: Any, how: str | None, spec: ValueSpec, claim_id: str) -> Any:
+    if how is None:
+        if isinstance(values, list) and "*" in spec.key.split("/"):
+            raise ClaimsError(f"claim {claim_id!r}: {spec.describe()} gives several values; add a `reduce`")
+        return values
+    items = list(values.values()) if isinstance(values, dict) else values
+    if not isinstance(items, list):
+        raise ClaimsError(f"claim {claim_id!r}: reduce {how!r} needs a list or mapping at {spec.describe()}, got {values!r}")
+    if how == "len":
+        return len(items)
+    if how in ("all", "any"):
+        return (all if how == "all" else any)(item is True for item in items)
+    if any(item is None for item in items):
+        return None  # a value the study could not compute (a target never reached): the claim says so
+    if not items or not all(isinstance(item, (int, float)) and not isinstance(item, bool) for item in items):
+        raise ClaimsError(f"claim {claim_id!r}: reduce {how!r} needs numbers at {spec.describe()}, got {items!r}")
+    return {"min": min, "max": max, "sum": sum, "mean": lambda xs: sum(xs) / len(xs)}[how](items)
+
+
+def read_value(spec: ValueSpec, summaries: dict[str, Any], claim_id: str) -> Any:
+    if spec.summary not in summaries:
+        raise ClaimsError(f"claim {claim_id!r} reads {spec.summary}, which is not among the summaries given "
+                          f"({sorted(summaries)}); add it to the claims rule's input or fix the path")  # fmt: skip
+    value = _reduce(_walk(summaries[spec.summary], spec.key.split("/"), [], spec, claim_id), spec.reduce, spec, claim_id)
+    if spec.divide_by is not None:
+        divisor = read_value(spec.divide_by, summaries, claim_id)
+        value = None if value is None or not divisor else value / divisor
+    if spec.complement and value is not None:
+        value = 1 - value
+    return value
+
+
+def _operand_value(operand: ValueSpec | float | str | None, summaries: dict[str, Any], claim_id: str) -> Any:
+    return read_value(operand, summaries, claim_id) if isinstance(operand, ValueSpec) else operand
+
+
+# ---- judging --------------------------------------------------------------------------------------------------
+
+
+def fmt(value: Any) -> str:
+    """Numbers as a person reads them: 3 significant digits, integers whole, booleans as yes/no."""
+    if value is None:
+        return "none"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, int) or (isinstance(value, float) and value.is_integer() and abs(value) < 1e15):
+        return str(int(value))
+    if isinstance(value, float):
+        return f"{value:.3g}" if math.isfinite(value) else str(value)
+    return str(value)
+
+
+def _check(check: Check, summaries: dict[str, Any], claim_id: str) -> tuple[bool, str]:
+    value = read_value(check.value, summaries, claim_id)
+    than = _operand_value(check.than, summaries, claim_id)
+    if check.op == "true":
+        held = value is True
+        return held, f"{check.label} {'holds' if held else 'fails'}"
+    if check.op == "startswith":
+        held = isinstance(value, str) and value.startswith(str(than))
+        return held, f"{check.label} {'holds' if held else 'fails'}"
+    held = value is not None and than is not None and OPS[check.op](value, than)
+    return held, f"{check.label} {'holds' if held else 'fails'} ({fmt(value)} {check.op} {fmt(than)})"
+
+
+@dataclasses.dataclass(kw_only=True)
+class Row:
+    claim: Claim
+    paper: Any
+    measured: Any
+    projection: Any
+    verdict: str
+    reason: str
+    history: str = ""
+
+    def as_csv(self) -> dict[str, str]:
+        c = self.claim
+        paper = "" if self.paper is None else fmt(self.paper) + (f" ({c.paper_formula})" if c.paper_formula else "")
+        return {
+            "study": c.study,
+            "claim_id": c.id,
+            "claim": c.claim,
+            "paper": paper,
+            "paper_source": c.paper_source,
+            "measured": fmt(self.measured) if c.measured else "",
+            "measured_what": c.measured_label,
+            "projection": fmt(self.projection) if c.projection else "",
+            "verdict": self.verdict,
+            "reason": self.reason,
+            "history": self.history,
+            "measured_from": c.measured.describe() if c.measured else "",
+            "projection_from": c.projection.describe() if c.projection else "",
+        }
+
+
+def judge(claim: Claim, summaries: dict[str, Any]) -> Row:
+    """The row of one claim: its numbers read from the summaries, its verdict and reason computed from them."""
+    measured = read_value(claim.measured, summaries, claim.id) if claim.measured else None
+    projection = read_value(claim.projection, summaries, claim.id) if claim.projection else None
+    paper = _operand_value(claim.paper_value, summaries, claim.id)
+    names = {"measured": fmt(measured), "projection": fmt(projection), "paper": fmt(paper)}
+    names |= {name: fmt(read_value(spec, summaries, claim.id)) for name, spec in claim.extra.items()}
+
+    def fill(text: str) -> str:
+        try:
+            return text.format(**names)
+        except KeyError as err:
+            raise ClaimsError(f"claim {claim.id!r}: the text {text!r} names {err}, which is not measured, "
+                              f"projection, paper or one of `extra` {sorted(claim.extra)}") from err  # fmt: skip
+
+    def row(verdict: str, parts: list[str]) -> Row:
+        if claim.context:
+            parts = [*parts, fill(claim.context)]
+        reason = "; ".join(part for part in parts if part)
+        return Row(claim=claim, paper=paper, measured=measured, projection=projection, verdict=verdict,
+                   reason=reason[:1].upper() + reason[1:] + ".")  # fmt: skip
+
+    if claim.not_testable:
+        scale = [_check(check, summaries, claim.id) for check in claim.testable_if]
+        if not scale or not all(ok for ok, _ in scale):
+            why = [fill(claim.not_testable), *(text for ok, text in scale if not ok)]
+            return Row(claim=claim, paper=paper, measured=measured, projection=projection, verdict=NOT_TESTABLE,
+                       reason="; ".join(why)[:1].upper() + "; ".join(why)[1:] + ".")  # fmt: skip
+    results = [_check(check, summaries, claim.id) for check in claim.checks]
+    held = [text for ok, text in results if ok]
+    failed = [text for ok, text in results if not ok]
+    if failed:
+        verdict = NOT if not held else claim.some_checks
+        return row(verdict, [f"{len(held)} of {len(results)} checks hold", *failed, *held])
+    if claim.paper_ratio is None:
+        return row(REPRODUCED, held)
+    value = projection if claim.basis == "projection" else measured
+    basis = "projection" if claim.basis == "projection" else "measured"
+    ratio_spec = claim.paper_ratio
+    if value is None or not isinstance(value, (int, float)) or isinstance(value, bool):
+        return row(NOT, [f"the {basis} value is {fmt(value)}, nothing to compare with the paper's {fmt(paper)}", *held])
+    if ratio_spec.direction == "higher":
+        ratio = value / paper if paper else math.inf
+        size = f"{basis} {fmt(value)} is {ratio:.0%} of the paper's {fmt(paper)}"
+    else:
+        ratio = paper / value if value else math.inf
+        size = f"{basis} {fmt(value)} against the paper's {fmt(paper)} ({ratio:.0%} of the paper's effect, lower is better)"
+    if ratio >= ratio_spec.reproduced:
+        return row(REPRODUCED, [size, *held])
+    if ratio >= ratio_spec.partly:
+        return row(PARTLY, [size, *held])
+    if held:  # the direction holds in this run, the size does not
+        return row(PARTLY, [f"{' and '.join(held)}, but {size}"])
+    return row(NOT, [size])
+
+
+# ---- history --------------------------------------------------------------------------------------------------
+
+
+def summaries_sha256(paths: list[str | Path]) -> str:
+    """One hash of the summaries' names and bytes: the same summaries give the same key, any change a new one."""
+    digest = hashlib.sha256()
+    for path in sorted(str(p) for p in paths):
+        digest.update(path.encode() + b"\0" + Path(path).read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def read_history(path: str | Path) -> list[dict[str, str]]:
+    path = Path(path)
+    if not path.exists():
+        return []
+    with open(path, newline="", encoding="utf-8") as handle:
+        reader = csv.DictReader(handle)
+        if reader.fieldnames != HISTORY_COLUMNS:
+            raise ClaimsError(f"{path}: columns {reader.fieldnames} are not {HISTORY_COLUMNS}; move the file aside "
+                              "(the next run starts a new history)")  # fmt: skip
+        return list(reader)
+
+
+def record_history(history: list[dict[str, str]], rows: list[Row], run_key: str) -> list[dict[str, str]]:
+    """The history with this run's verdicts: added if these summaries are new, replaced (same key, re-judged by the
+    current claims file) if they were recorded before, so one set of summaries counts once."""
+    recorded = next((entry["recorded_utc"] for entry in history if entry["summaries_sha256"] == run_key), None)
+    recorded = recorded or dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+    kept = [entry for entry in history if entry["summaries_sha256"] != run_key]
+    return kept + [{"summaries_sha256": run_key, "recorded_utc": recorded, "claim_id": row.claim.id,
+                    "verdict": row.verdict, "measured": fmt(row.measured) if row.claim.measured else "",
+                    "projection": fmt(row.projection) if row.claim.projection else ""} for row in rows]  # fmt: skip
+
+
+def history_note(history: list[dict[str, str]], claim_id: str) -> str:
+    verdicts = [entry["verdict"] for entry in history if entry["claim_id"] == claim_id]
+    runs = len(verdicts)
+    if runs <= 1:
+        return "first recorded run" if runs else ""
+    counts = Counter(verdicts)
+    if len(counts) == 1:
+        return f"same verdict in all {runs} recorded runs"
+    held = sum(counts[v] for v in HELD)
+    spread = ", ".join(f"{v} {counts[v]}" for v in (REPRODUCED, PARTLY, NOT, NOT_TESTABLE) if counts[v])
+    return f"held in {held} of {runs} recorded runs ({spread})"
+
+
+# ---- writing --------------------------------------------------------------------------------------------------
+
+
+def to_csv(rows: list[Row]) -> str:
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=COLUMNS, lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(row.as_csv() for row in rows)
+    return out.getvalue()
+
+
+def _history_csv(history: list[dict[str, str]]) -> str:
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=HISTORY_COLUMNS, lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(history)
+    return out.getvalue()
+
+
+_COLOURS = {REPRODUCED: "#d4edda", PARTLY: "#fff3cd", NOT: "#f8d7da", NOT_TESTABLE: "#e2e3e5"}
+
+
+def to_html(rows: list[Row]) -> str:
+    """The table as a page of the Snakemake report (which shows HTML inline, a CSV only as a download)."""
+    counts = Counter(row.verdict for row in rows)
+    tally = ", ".join(f"{counts[v]} {v}" for v in (REPRODUCED, PARTLY, NOT, NOT_TESTABLE) if counts[v])
+    shown = ["study", "claim", "paper", "measured", "projection", "verdict", "reason", "history"]
+    head = "".join(f"<th>{name}</th>" for name in shown)
+    body = []
+    for row in rows:
+        cells = row.as_csv()
+        # What a number is, under it; where it was read (summary:key), on hover.
+        notes = {"paper": cells["paper_source"], "measured": cells["measured_what"]}
+        tips = {"measured": cells["measured_from"], "projection": cells["projection_from"], "claim": cells["claim_id"]}
+        tds = "".join(
+            f'<td title="{html.escape(tips.get(name, ""))}">{html.escape(cells[name])}'
+            + (f"<br><small>{html.escape(notes[name])}</small>" if notes.get(name) else "") + "</td>"
+            for name in shown
+        )
+        body.append(f'<tr style="background:{_COLOURS[row.verdict]}">{tds}</tr>')
+    return (
+        "<!DOCTYPE html>\n<html><head><meta charset='utf-8'><title>Claims</title><style>"
+        "body{font-family:sans-serif;font-size:13px}table{border-collapse:collapse}"
+        "td,th{border:1px solid #999;padding:3px 6px;vertical-align:top;text-align:left}</style></head><body>\n"
+        f"<h2>Which of the papers' claims this run reproduces</h2>\n<p>{len(rows)} claims: {html.escape(tally)}. "
+        "Every number is read from a study's summary (hover a cell for the key); the verdict rules are in "
+        "data/claims.yaml. <em>partly</em>: the direction holds at this scale, the size does not reach the paper's; "
+        "<em>not testable here</em>: this run's configuration cannot test it. <em>history</em>: a claim \"held\" "
+        "in a recorded run when it was reproduced or partly reproduced there.</p>\n"
+        f"<table><tr>{head}</tr>\n" + "\n".join(body) + "\n</table></body></html>\n"
+    )
+
+
+def build_rows(claims: list[Claim], summaries: dict[str, Any]) -> list[Row]:
+    return [judge(claim, summaries) for claim in claims]
+
+
+def main(*, claims_file: str, summaries: list[str], output_csv: str, output_html: str, history: str) -> list[Row]:
+    """Build the table from the summaries, record this run in the history, write CSV and HTML."""
+    prov = Provenance.start(step="claims", config={"claims_file": claims_file, "summaries": sorted(summaries)})
+    claims = load_claims(claims_file)
+    missing = [path for path in summaries_named(claims) if path not in summaries]
+    if missing:
+        raise ClaimsError(f"{claims_file} reads {missing}, which the claims rule does not take as input; register "
+                          "the study's summary (rules/common.smk register_study) or fix the path")  # fmt: skip
+    for path in summaries:
+        if not Path(path).is_file():
+            raise ClaimsError(f"summary {path} does not exist; run the study that writes it (snakemake <study>)")
+    loaded = {path: read_json(path) for path in summaries}
+    rows = build_rows(claims, loaded)
+    run_key = summaries_sha256(summaries)
+    past = read_history(history)
+    updated = record_history(past, rows, run_key)
+    for row in rows:
+        row.history = history_note(updated, row.claim.id)
+        logger.info("%s: %s. %s %s", row.claim.id, row.verdict, row.reason, row.history)
+    write_text(history, _history_csv(updated))
+    write_text(output_csv, to_csv(rows))
+    write_text(output_html, to_html(rows))
+    prov.finish([output_csv, output_html], summaries_sha256=run_key)
+    return rows
+
+
+if __name__ == "__main__":
+    if "snakemake" in globals():
+        smk = snakemake  # noqa: F821 -- injected by Snakemake's script: directive
+        configure_logging(smk.log[0])
+        main(claims_file=smk.input.claims, summaries=list(smk.input.summaries), output_csv=smk.output.csv,
+             output_html=smk.output.html, history=smk.params.history)  # fmt: skip
+    else:
+        parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+        parser.add_argument("--claims", default="data/claims.yaml")
+        parser.add_argument("--workdir", default=".", help="the workflow folder whose results/ holds the summaries")
+        args = parser.parse_args()
+        configure_logging()
+        claims_file = str(Path(args.claims).resolve())
+        os.chdir(args.workdir)  # summaries are named as the claims file names them: results/<study>/summary.json
+        main(claims_file=claims_file, summaries=sorted(str(p) for p in Path("results").glob("**/summary.json")),
+             output_csv="results/claims.csv", output_html="results/claims.html",
+             history="results/claims_history.csv")  # fmt: skip
