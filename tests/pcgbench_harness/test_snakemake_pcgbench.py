@@ -12,6 +12,7 @@ pcgbench:
   problems: [reduce_average]
   models: [serial, omp]
   generators: [reference, serial, mutants]
+  language_models: []   # the harness alone; the default's real model is tested in tests/generate
   samples: 1
   mutants: [missing_include, off_by_one, huge_allocation]
   mutant_problems: [reduce_average]

@@ -56,7 +56,7 @@ PAIRS = [
 
 # Section keys that a rule or a caller reads itself, not a dataclass.
 READ_ELSEWHERE = {
-    "generate.models.*": {"backend"},  # picks the backend's dataclass
+    "generate.models.*": {"backend", "sampling", "execution_models"},  # the backend's dataclass; generate.main
     "hpccoder.perfchange": {"enabled"},  # rules/lm.smk
     "disttrain.survey": {"projection"},  # the projection step reads it
 }

@@ -36,6 +36,7 @@ from typing import Any
 
 from workflow_scripts.common import Progress, Provenance, read_json, write_json
 from workflow_scripts.common.config import schema_default
+from workflow_scripts.common.io import sha256_file
 
 logger = logging.getLogger(__name__)
 
@@ -123,14 +124,6 @@ def _run(command: list[str], *, cwd: Path | None = None, env: dict[str, str] | N
         tail = "\n".join((done.stderr or done.stdout).strip().splitlines()[-6:])
         raise FetchError(f"{what}: `{' '.join(command)}` exited {done.returncode}:\n{tail}")
     return done.stdout
-
-
-def sha256_file(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def tree_checksum(root: Path, include: list[str]) -> tuple[str, int]:

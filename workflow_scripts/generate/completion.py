@@ -22,3 +22,12 @@ class Completion:
 def chat_message(instruction: str, prompt: str) -> str:
     """The user message for chat models: the instruction, then the prompt in a C++ code block."""
     return f"{instruction}\n\n```cpp\n{prompt}\n```"
+
+
+def chat_answer_prefix(prompt: str) -> str:
+    """The start of a chat model's answer with `chat_prefill`: the code block the instruction asks for, opened
+    with the prompt's signature (the text after its last comment), so that the model's next tokens are the
+    function body. Only the signature: the whole prompt again would double the tokens the model must read,
+    which on a CPU costs more than the answer itself."""
+    _, comment_end, signature = prompt.rpartition("*/")
+    return "```cpp\n" + (signature.lstrip("\n") if comment_end else prompt)

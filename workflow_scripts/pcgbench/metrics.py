@@ -203,6 +203,16 @@ def pareval_metrics(results: pd.DataFrame, ks: Sequence[int], resources: dict[st
     return out
 
 
+def verdicts_by_model(results: pd.DataFrame) -> dict[str, dict[str, dict[str, int]]]:
+    """{generator: {execution model: {verdict: samples}}}: how the samples ended (a sample counts once, not
+    once per resource count it ran at)."""
+    samples = results.drop_duplicates(["generator", "model", "problem", "sample_index"])
+    counts: dict[str, dict[str, dict[str, int]]] = {}
+    for (generator, model, verdict), count in samples.groupby(["generator", "model", "verdict"]).size().items():
+        counts.setdefault(generator, {}).setdefault(model, {})[verdict] = int(count)
+    return counts
+
+
 def compute_metrics(results: pd.DataFrame, ks: Sequence[int], pareval_resources: dict[str, int] | None = None) -> dict:
     """All metrics, per generator x execution model and per generator x execution model x problem type, and
     with `pareval_resources` ParEval's definitions per generator x execution model."""
@@ -218,7 +228,8 @@ def compute_metrics(results: pd.DataFrame, ks: Sequence[int], pareval_resources:
         by_model.setdefault(generator, {})[model] = _group_metrics(group, ks)
         for problem_type, typed in group.groupby("problem_type", sort=True):
             by_type.setdefault(generator, {}).setdefault(model, {})[problem_type] = _group_metrics(typed, ks)
-    metrics = {"ks": list(ks), "labels": LABELS, "by_model": by_model, "by_model_and_type": by_type}
+    metrics = {"ks": list(ks), "labels": LABELS, "by_model": by_model, "by_model_and_type": by_type,
+               "verdicts_by_model": verdicts_by_model(results)}  # fmt: skip
     if pareval_resources is not None:
         metrics["pareval"] = pareval_metrics(results, ks, pareval_resources)
         metrics["pareval_labels"] = PAREVAL_LABELS

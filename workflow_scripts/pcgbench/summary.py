@@ -4,7 +4,8 @@ Inputs: each evaluated generator's metrics.json and results.parquet (results/pcg
 the self-test generators their expected verdicts (results/pcgbench/generations/<generator>.expected.json),
 and the reference check (results/pcgbench/reference_speedups.json).
 Output: summary.json with, per generator and execution model, pass@1, build@1, speedup_max@1,
-efficiency_max@1, the expected speedups and the verdict counts; the self-test: how many samples got
+efficiency_max@1, the expected speedups and the verdict counts; per execution model and problem type,
+pass@1, build@1, speedup_max@1 and the verdict mix; the self-test: how many samples got
 their expected verdict (the harness's acceptance test), with each disagreement listed; and the suite's
 own check: reference counts per model and the median OpenMP reference speedup on 2 threads vs its target.
 Timings on a shared 2-core machine are indicative only; the summary says which machine measured them.
@@ -25,6 +26,7 @@ logger = logging.getLogger(__name__)
 
 HEADLINE = ("pass@1", "build@1", "speedup_max@1", "efficiency_max@1", "expected_speedup",
             "expected_speedup_given_correct")  # fmt: skip
+BY_TYPE = ("pass@1", "build@1", "speedup_max@1")  # per execution model and problem type (a language model's table)
 
 
 def self_test(results: pd.DataFrame, expected: list[dict]) -> dict:
@@ -47,6 +49,16 @@ def self_test(results: pd.DataFrame, expected: list[dict]) -> dict:
             "disagreements": disagreements, "not_run_toolchain_missing": not_run}  # fmt: skip
 
 
+def verdict_mix(results: pd.DataFrame) -> dict[str, dict[str, dict[str, int]]]:
+    """{execution model: {problem type: {verdict: samples}}}: how a generator's samples ended, per cell."""
+    samples = results.drop_duplicates("sample_id")
+    counts = samples.groupby(["model", "problem_type", "verdict"]).size()
+    mix: dict[str, dict[str, dict[str, int]]] = {}
+    for (model, problem_type, verdict), count in counts.items():
+        mix.setdefault(model, {}).setdefault(problem_type, {})[verdict] = int(count)
+    return mix
+
+
 def main(metrics_paths: list[Path], results_paths: list[Path], expected_paths: dict[str, Path], out: Path,
          *, config: dict, seed: int, reference_speedups: Path | None = None) -> dict:  # fmt: skip
     prov = Provenance.start(step="pcgbench.summary", config=config, seed=seed)
@@ -57,13 +69,18 @@ def main(metrics_paths: list[Path], results_paths: list[Path], expected_paths: d
         generator = Path(metrics_path).parent.name
         metrics = read_json(metrics_path)
         by_model = metrics["by_model"].get(generator, {})
+        by_type = metrics.get("by_model_and_type", {}).get(generator, {})
+        results = pd.read_parquet(results_path)
         summary["generators"][generator] = {
             "by_model": {model: {key: values.get(key) for key in HEADLINE} for model, values in by_model.items()},
+            "by_model_and_type": {model: {problem_type: {key: values.get(key) for key in BY_TYPE}
+                                          for problem_type, values in types.items()}
+                                  for model, types in by_type.items()},  # fmt: skip
             "verdict_counts": metrics["verdict_counts"].get(generator, {}),
+            "verdicts_by_model_and_type": verdict_mix(results) if len(results) else {},
             "skipped_models": metrics.get("skipped_models", {}),
         }
         if generator in expected_paths:
-            results = pd.read_parquet(results_path)
             summary["self_test"][generator] = self_test(results, read_json(expected_paths[generator]))
             st = summary["self_test"][generator]
             logger.info("self-test %s: %d/%d samples got their expected verdict", generator, st["agree"], st["samples"])
