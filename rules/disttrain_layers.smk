@@ -67,6 +67,7 @@ rule disttrain_tensor3d_sensitivity:
         projection=lookup(dpath="disttrain/tensor3d/projection", within=config),
         section=lookup(dpath="disttrain/tensor3d/sensitivity", within=config),
         seed=config["seed"],
+        software_env=software_env("../workflow_scripts/disttrain/tensor3d/sensitivity.py"),
     script:
         "../workflow_scripts/disttrain/tensor3d/sensitivity.py"
 
@@ -156,6 +157,7 @@ rule disttrain_moe_sensitivity:
         machine=lookup(dpath="disttrain/network/machine", within=config),
         section=lookup(dpath="disttrain/moe/sensitivity", within=config),
         seed=config["seed"],
+        software_env=software_env("../workflow_scripts/disttrain/moe/sensitivity.py"),
     script:
         "../workflow_scripts/disttrain/moe/sensitivity.py"
 

