@@ -370,7 +370,7 @@ def judge(claim: Claim, summaries: dict[str, Any]) -> Row:
     def row(verdict: str, parts: list[str]) -> Row:
         if claim.context:
             parts = [*parts, fill(claim.context)]
-        reason = "; ".join(part for part in parts if part)
+        reason = "; ".join(part for part in parts if part).rstrip(".")  # a context may end with its own period
         return Row(claim=claim, paper=paper, measured=measured, projection=projection, verdict=verdict,
                    reason=reason[:1].upper() + reason[1:] + ".")  # fmt: skip
 
