@@ -310,7 +310,9 @@ def evaluate_samples(samples: list[Sample], out_dir: Path, cfg: EvaluateConfig,
     if to_run:
         check_sandbox()  # the sandbox works here (before any sample is built or judged), or stop and say why
     requests = [BuildRequest(problem=s.problem, model=s.model, body=s.body) for s in to_run.values()]
-    race_checked = [key for key, s in to_run.items() if cfg.race_check and s.model in suite.RACE_CHECKED_MODELS]
+    # A body that does not use its model is never run (no_parallelism): it needs no race-check build.
+    race_checked = [key for key, s in to_run.items()
+                    if cfg.race_check and s.model in suite.RACE_CHECKED_MODELS and suite.uses_model(s.model, s.body)[0]]
     requests += [BuildRequest(problem=to_run[key].problem, model=to_run[key].model, body=to_run[key].body,
                               sanitizer=suite.TSAN) for key in race_checked]  # fmt: skip
     builds = BuildCache(BuildConfig(cache_dir=cfg.cache_dir, jobs=cfg.jobs, compile_timeout_s=cfg.compile_timeout_s)
