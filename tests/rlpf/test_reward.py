@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from workflow_scripts.pcgbench import sandbox
+from workflow_scripts.pcgbench import sandbox, suite
 from workflow_scripts.rlpf.candidates import candidate_completions
 from workflow_scripts.rlpf.reward import (
     MALFORMED,
@@ -126,8 +126,11 @@ def test_runs_keep_freed_memory_and_still_validate(tmp_path, monkeypatch):
     measurer = Measurer(RewardConfig(cache_dir=tmp_path, reps=2))
     m = measurer.measure([(task, "#pragma omp parallel for")])[0]
     assert m.verdict == sandbox.OK and m.time_s > 0
-    assert envs and envs[0]["GLIBC_TUNABLES"] == reward.RUN_ENV["GLIBC_TUNABLES"]
-    assert "mmap_max=0" in envs[0]["GLIBC_TUNABLES"]
+    # The race check's run (ThreadSanitizer's own allocator) comes first; the timed run has the setting.
+    assert [e for e in envs if "TSAN_OPTIONS" in e] and not any("GLIBC_TUNABLES" in e for e in envs if "TSAN_OPTIONS" in e)
+    timed = [e for e in envs if "TSAN_OPTIONS" not in e]
+    assert timed and timed[0]["GLIBC_TUNABLES"] == reward.RUN_ENV["GLIBC_TUNABLES"]
+    assert "mmap_max=0" in timed[0]["GLIBC_TUNABLES"]
     key = measurer.program_key(task, "body", "c")
     monkeypatch.setattr(reward, "RUN_ENV", {})
     assert measurer.program_key(task, "body", "c") != key  # a cached timing under the other allocator is not reused
@@ -136,7 +139,8 @@ def test_runs_keep_freed_memory_and_still_validate(tmp_path, monkeypatch):
 def test_program_key_hashes_the_protocol_as_the_caches_were_written(tmp_path):
     """The key is the run protocol's fields in their historical order and form, so existing caches stay valid for
     a protocol without stress validations; with them (the default) it adds them, so that a cache written without
-    them (which may hold racy programs measured ok) is not reused."""
+    them (which may hold racy programs measured ok) is not reused; so does the race check, where it runs (OpenMP
+    tasks, on by default)."""
     from workflow_scripts.pcgbench import placement_env
     from workflow_scripts.rlpf import reward
 
@@ -150,6 +154,8 @@ def test_program_key_hashes_the_protocol_as_the_caches_were_written(tmp_path):
                       placement_env(task.model), reward.RUN_ENV]  # fmt: skip
             if stress_validations:
                 fields.append({"stress_validations": 4, "stress_threads": 8})
+            if task.model in suite.RACE_CHECKED_MODELS:
+                fields.append({"race_check": True})
             protocol = json.dumps(fields)
             for body, program in (("body", "body"), (None, "MALFORMED\0c")):
                 text = "\0".join([task.task_set, task.kernel, task.model, protocol, program])
