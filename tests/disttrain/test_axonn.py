@@ -90,3 +90,19 @@ def test_schedules_match_single_process_and_bytes(tmp_path):
         assert len(row["last_batch"]["cpu_s_per_stage"]) == 2
     # GPipe keeps every microbatch's activations; 1F1B on the first of 2 stages at most 2.
     assert rows["1f1b"]["activations_bytes_per_stage"][0] < rows["gpipe"]["activations_bytes_per_stage"][0]
+
+
+def test_the_reference_trains_on_one_thread_like_each_stage_worker(monkeypatch):
+    """Snakemake gives the rule 2 threads (MKL_NUM_THREADS), the launcher gives each stage 1: the reference must
+    sum its matmuls as the stages do, or the losses differ (1.5e-4 after 12 batches, above the tolerance)."""
+    from workflow_scripts.disttrain.axonn import pipeline
+
+    seen = []
+    monkeypatch.setattr(pipeline, "_train_reference", lambda cfg: seen.append(torch.get_num_threads()) or [0.0])
+    before = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        assert pipeline.train_reference(AxonnConfig.from_config(SECTION, seed=0)) == [0.0]
+        assert seen == [1] and torch.get_num_threads() == 2
+    finally:
+        torch.set_num_threads(before)
