@@ -169,7 +169,7 @@ def main() -> None:
                         if not tsan.ok:
                             raise SystemExit(f"{problem.name}/{model}/{label}: the ThreadSanitizer build failed: "
                                              f"{tsan.log[-500:]}")
-                        check = check_races(problem, model, tsan.exe, seed=1234, limits=limits, nice=args.nice)
+                        check = check_races(problem, model, tsan, seed=1234, limits=limits, nice=args.nice)
                         verdict, detail = ("race_detected", check.detail) if check.status == "race" else (None, "")
                     if verdict is None:
                         run = run_program(problem, model, build.exe, protocol(name), limits)
@@ -206,8 +206,7 @@ def check_every_reference(cache: BuildCache, limits: SandboxLimits, nice: int) -
                                                sanitizer=suite.TSAN) for p in problems])  # fmt: skip
         found: dict[str, list[str]] = {}
         for problem, build in zip(problems, builds, strict=True):
-            status = "build_failed" if not build.ok else check_races(problem, model, build.exe, seed=1234,
-                                                                     limits=limits, nice=nice).status  # fmt: skip
+            status = check_races(problem, model, build, seed=1234, limits=limits, nice=nice).status
             found.setdefault(status, []).append(problem.name)
         print(f"race check of every {model} reference ({len(problems)}): "
               + "; ".join(f"{status} {len(names)}" + (f" ({', '.join(names)})" if status != "clean" else "")

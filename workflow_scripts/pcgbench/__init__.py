@@ -14,7 +14,7 @@ performance-change task all build and run through these, so generated code has o
         run.verdict, run.times_s, run.baseline_times_s
     # An OpenMP sample's race check: its ThreadSanitizer build, run once (run.check_races)
     [tsan] = cache.build_all([BuildRequest(problem=problem, model="omp", body=body, sanitizer=suite.TSAN)])
-    check_races(problem, "omp", tsan.exe, seed=1234, limits=SandboxLimits(wall_s=60.0)).status
+    check_races(problem, "omp", tsan, seed=1234, limits=SandboxLimits(wall_s=60.0)).status
 
 The problem suite itself is `workflow_scripts.pcgbench.suite`.
 """

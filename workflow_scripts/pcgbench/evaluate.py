@@ -207,18 +207,6 @@ def run_one(sample: Sample, exe: Path, config: ResourceConfig, cfg: EvaluateConf
     return OK, "", timing
 
 
-def race_check_of(sample: Sample, race_build: BuildResult | None, cfg: EvaluateConfig) -> str | None:
-    """The race check's finding for a sample ("clean", "race: report", "inconclusive: why"), None where none
-    applies. A race-check build that fails (clang rejects what GCC accepted) is inconclusive, not a verdict."""
-    if race_build is None:
-        return None
-    if not race_build.ok:
-        return "inconclusive: the ThreadSanitizer build failed: " + race_build.log[-300:]
-    check = check_races(sample.problem, sample.model, race_build.exe, seed=cfg.seed, limits=cfg.limits(),
-                        nice=cfg.run_nice)  # fmt: skip
-    return check.status + (f": {check.detail}" if check.detail else "")
-
-
 def evaluate_sample(sample: Sample, build: BuildResult, cfg: EvaluateConfig,
                     reference_walls: dict[tuple, float] | None = None,
                     race_build: BuildResult | None = None) -> list[dict]:  # fmt: skip
@@ -233,9 +221,13 @@ def evaluate_sample(sample: Sample, build: BuildResult, cfg: EvaluateConfig,
     uses, why = suite.uses_model(sample.model, sample.body)
     if not uses:
         return [_row(sample, build, NO_PARALLELISM, why)]
-    race_check = race_check_of(sample, race_build, cfg)
-    if race_check is not None and race_check.startswith("race"):
-        return [_row(sample, build, RACE_DETECTED, race_check.removeprefix("race: "), race_check="race")]
+    race_check = None
+    if race_build is not None:
+        check = check_races(sample.problem, sample.model, race_build, seed=cfg.seed, limits=cfg.limits(),
+                            nice=cfg.run_nice)  # fmt: skip
+        if check.status == "race":
+            return [_row(sample, build, RACE_DETECTED, check.detail, race_check=check.column())]
+        race_check = check.column()
     rows = []
     for config in resource_sweep(sample.model, cfg.max_cores):
         reference_wall_s = (reference_walls or {}).get((sample.problem.name, sample.model, config.ranks, config.threads))

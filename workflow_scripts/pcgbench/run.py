@@ -10,7 +10,7 @@ The suite's driver (suite.run_argv) validates the program, then times it and the
 side in the same process (timing.py says why). How the repetitions become a speedup is the caller's choice:
 the evaluation uses medians, the RLPF reward the fastest repetition of each.
 
-    check = check_races(problem, "omp", tsan_exe, seed=1234, limits=limits)   # before the timed runs
+    check = check_races(problem, "omp", tsan_build, seed=1234, limits=limits)   # before the timed runs
     check.status       # "clean", "race" or "inconclusive"
 
 An OpenMP program's race check runs its ThreadSanitizer build (suite.TSAN) once at the small size: a data race
@@ -21,9 +21,13 @@ another, where validation by results can pass by luck.
 import dataclasses
 from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from workflow_scripts.pcgbench import sandbox, suite
 from workflow_scripts.pcgbench.timing import placement_env
+
+if TYPE_CHECKING:
+    from workflow_scripts.pcgbench.build import BuildResult
 
 SANDBOX_EXE = "/tmp/sample.exe"  # where the executable appears inside the sandbox
 STDERR_CHARS = 600  # how much of a failing run's stderr its detail keeps (the end, where the error is)
@@ -110,6 +114,10 @@ class RaceCheck:
     status: str  # "clean", "race" (sandbox.RACE_DETECTED for the sample) or "inconclusive" (no verdict)
     detail: str  # the race's report (its first access pair and summary line), or why it was inconclusive
 
+    def column(self) -> str:
+        """As results.parquet's `race_check` column has it: the status, then why when inconclusive."""
+        return self.status if self.status != "inconclusive" else f"{self.status}: {self.detail}"
+
 
 def race_check_env(memory_mb: int) -> dict[str, str]:
     """TSan's options: stop at the first race with its own exit code; take LLVM's OpenMP runtime (not
@@ -128,17 +136,20 @@ def race_report(stderr: str) -> str:
     return "\n".join(keep)[:STDERR_CHARS]
 
 
-def check_races(problem: suite.Problem, model: str, exe: Path, *, seed: int, limits: sandbox.SandboxLimits,
-                nice: int = 0) -> RaceCheck:  # fmt: skip
-    """Run the race-check build `exe` of an OpenMP program once in the sandbox at the problem's small size
+def check_races(problem: suite.Problem, model: str, build: "BuildResult", *, seed: int,
+                limits: sandbox.SandboxLimits, nice: int = 0) -> RaceCheck:  # fmt: skip
+    """Run the race-check build of an OpenMP program (BuildRequest.sanitizer = suite.TSAN) once in the sandbox at the problem's small size
     (validated twice, timed once: TSan runs 5-15x slower) on RACE_CHECK_THREADS threads (per rank, on
     RACE_CHECK_RANKS ranks for MPI+OpenMP). RLIMIT_AS is lifted (TSan reserves terabytes of address space) and
-    TSan's RSS limit takes its place at the same size."""
+    TSan's RSS limit takes its place at the same size. A build that failed (clang rejects what GCC accepted)
+    is inconclusive, not a verdict."""
+    if not build.ok:
+        return RaceCheck(status="inconclusive", detail="the ThreadSanitizer build failed: " + build.log[-300:])
     ranks = RACE_CHECK_RANKS if model == "mpi+omp" else 1
     protocol = RunProtocol(warmup=0, reps=1, validations=1, seed=seed, size="small", ranks=ranks,
                            threads=RACE_CHECK_THREADS, nice=nice,
                            extra_env=race_check_env(limits.address_space_mb or 4096))  # fmt: skip
-    run = run_program(problem, model, exe, protocol, dataclasses.replace(limits, address_space_mb=None))
+    run = run_program(problem, model, build.exe, protocol, dataclasses.replace(limits, address_space_mb=None))
     if RACE_REPORT in run.result.stderr:
         return RaceCheck(status="race", detail=race_report(run.result.stderr))
     if run.verdict == sandbox.OK:

@@ -46,6 +46,7 @@ from workflow_scripts.pcgbench import (
     BuildCache,
     BuildConfig,
     BuildRequest,
+    BuildResult,
     RunProtocol,
     SandboxLimits,
     check_races,
@@ -214,10 +215,10 @@ class Measurer:
     def race_checked(self, task: Task) -> bool:
         return self.cfg.race_check and task.model in suite.RACE_CHECKED_MODELS
 
-    def _run(self, task: Task, exe: Path, key: str, race_exe: Path | None = None) -> Measurement:
+    def _run(self, task: Task, exe: Path, key: str, race_build: BuildResult | None = None) -> Measurement:
         fields = dict(key=key, task_id=task.task_id, speedup=None, time_s=None, baseline_time_s=None, spread=None)
-        if race_exe is not None:
-            check = check_races(suite.get_problem(task.kernel), task.model, race_exe, seed=self.cfg.input_seed,
+        if race_build is not None:
+            check = check_races(suite.get_problem(task.kernel), task.model, race_build, seed=self.cfg.input_seed,
                                 limits=self.cfg.limits(), nice=self.cfg.run_nice)  # fmt: skip
             if check.status == "race":
                 return Measurement(**fields, verdict=RACE_DETECTED, detail=check.detail[:400])
@@ -268,22 +269,19 @@ class Measurer:
             keys = list(todo)
             requests = [BuildRequest(problem=suite.get_problem(todo[k][0].kernel), model=todo[k][0].model,
                                      body=todo[k][1]) for k in keys]  # fmt: skip
-            checked = [k for k in keys if self.race_checked(todo[k][0])]
-            requests += [dataclasses.replace(requests[keys.index(k)], sanitizer=suite.TSAN) for k in checked]
+            checked = [i for i, k in enumerate(keys) if self.race_checked(todo[k][0])]
+            requests += [dataclasses.replace(requests[i], sanitizer=suite.TSAN) for i in checked]
             builds = self.builds.build_all(requests)
-            race_builds = dict(zip(checked, builds[len(keys):], strict=True))
+            race_builds = dict(zip((keys[i] for i in checked), builds[len(keys):], strict=True))
             # No start line: the GRPO reward calls this for every step's few completions.
             progress = Progress("measured programs", total=len(keys), unit="program", logger=logger, start_line=False)
             for key, build in zip(keys, builds[: len(keys)], strict=True):
                 task = todo[key][0]
-                race_build = race_builds.get(key)
                 if not build.ok:
                     m = Measurement(key=key, task_id=task.task_id, verdict=BUILD_ERROR, speedup=None,
                                     time_s=None, baseline_time_s=None, spread=None, detail=build.log[-400:])
                 else:
-                    if race_build is not None and not race_build.ok:
-                        logger.warning("%s: the ThreadSanitizer build failed; no race check", task.task_id)
-                    m = self._run(task, build.exe, key, race_build.exe if race_build and race_build.ok else None)
+                    m = self._run(task, build.exe, key, race_builds.get(key))
                 self._store(m)
                 done[key] = m
                 self.n_measured += 1
