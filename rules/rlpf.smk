@@ -10,8 +10,12 @@
 # Training kernels also appear as renamed variants (rlpf.tasks.renamings: locals renamed, completions alike), so the
 # training data shows reductions over many accumulator names, not only `acc`/`best`; held-out kernels get none.
 
-RLPF_MODEL_DIR = {
-    "base": "results/hpccoder/model",
+from workflow_scripts.common.model_source import input_paths
+
+# Where each evaluated model comes from: a model source (workflow_scripts/common/model_source.py). The base is
+# the HPC-Coder model unless rlpf.base_model names another (a folder, a .gguf file, a PyPI-shipped GGUF).
+RLPF_MODEL = {
+    "base": config["rlpf"]["base_model"] or "results/hpccoder/model",
     "sft": "results/rlpf/models/sft",
     "rl": "results/rlpf/models/rl",
     "dpo": "results/rlpf/models/dpo",
@@ -20,7 +24,7 @@ RLPF_MODEL_DIR = {
 
 rule rlpf_tasks:
     input:
-        model="results/hpccoder/model",
+        model=input_paths(RLPF_MODEL["base"], key="rlpf.base_model"),
     output:
         tasks="results/rlpf/tasks.json",
     log:
@@ -31,6 +35,7 @@ rule rlpf_tasks:
     resources:
         mem_mb=1000,
     params:
+        model=RLPF_MODEL["base"],  # the model source the script loads (its files are the input)
         tasks=lookup(dpath="rlpf/tasks", within=config),
         seed=config["seed"],
         software_env=software_env("../workflow_scripts/rlpf/tasks.py"),
@@ -91,7 +96,7 @@ rule rlpf_held_out_candidates:
 rule rlpf_reward_model:
     input:
         tasks="results/rlpf/tasks.json",
-        model="results/hpccoder/model",
+        model=input_paths(RLPF_MODEL["base"], key="rlpf.base_model"),
         candidates="results/rlpf/candidates.parquet",
         held_out_candidates="results/rlpf/candidates_held_out.parquet",
     output:
@@ -104,6 +109,7 @@ rule rlpf_reward_model:
     resources:
         mem_mb=3000,
     params:
+        model=RLPF_MODEL["base"],  # the model source the script loads (its files are the input)
         reward_model=lookup(dpath="rlpf/reward_model", within=config),
         device=lookup(dpath="rlpf/device", within=config),
         seed=config["seed"],
@@ -115,7 +121,7 @@ rule rlpf_reward_model:
 rule rlpf_sft:
     input:
         tasks="results/rlpf/tasks.json",
-        model="results/hpccoder/model",
+        model=input_paths(RLPF_MODEL["base"], key="rlpf.base_model"),
         candidates="results/rlpf/candidates.parquet",
     output:
         model=directory("results/rlpf/models/sft"),
@@ -128,6 +134,7 @@ rule rlpf_sft:
     resources:
         mem_mb=3000,
     params:
+        model=RLPF_MODEL["base"],  # the model source the script loads (its files are the input)
         method="sft",
         train=lookup(dpath="rlpf/sft", within=config),
         device=lookup(dpath="rlpf/device", within=config),
@@ -140,7 +147,7 @@ rule rlpf_sft:
 rule rlpf_dpo:
     input:
         tasks="results/rlpf/tasks.json",
-        model=RLPF_MODEL_DIR[config["rlpf"]["dpo"]["init"]],  # starts from, and its reference is, this model
+        model=input_paths(RLPF_MODEL[config["rlpf"]["dpo"]["init"]]),  # starts from, and its reference is, this model
         candidates="results/rlpf/candidates.parquet",
     output:
         model=directory("results/rlpf/models/dpo"),
@@ -153,6 +160,7 @@ rule rlpf_dpo:
     resources:
         mem_mb=3000,
     params:
+        model=RLPF_MODEL[config["rlpf"]["dpo"]["init"]],  # the model source the script loads (its files are the input)
         method="dpo",
         train=lookup(dpath="rlpf/dpo", within=config),
         device=lookup(dpath="rlpf/device", within=config),
@@ -165,7 +173,7 @@ rule rlpf_dpo:
 rule rlpf_rl:
     input:
         tasks="results/rlpf/tasks.json",
-        model=RLPF_MODEL_DIR[config["rlpf"]["rl"]["init"]],
+        model=input_paths(RLPF_MODEL[config["rlpf"]["rl"]["init"]]),
     output:
         model=directory("results/rlpf/models/rl"),
         curve="results/rlpf/curves/rl.json",
@@ -178,6 +186,7 @@ rule rlpf_rl:
         mem_mb=4000,
         timing_slot=1,  # the reward times programs
     params:
+        model=RLPF_MODEL[config["rlpf"]["rl"]["init"]],  # the model source the script loads (its files are the input)
         method="rl",
         train=lookup(dpath="rlpf/rl", within=config),
         device=lookup(dpath="rlpf/device", within=config),
@@ -193,7 +202,7 @@ rule rlpf_rl:
 rule rlpf_evaluate:
     input:
         tasks="results/rlpf/tasks.json",
-        model=lambda wildcards: RLPF_MODEL_DIR[wildcards.model],
+        model=lambda wildcards: input_paths(RLPF_MODEL[wildcards.model]),
     output:
         samples="results/rlpf/eval/{model}/samples.parquet",
         metrics="results/rlpf/eval/{model}/metrics.json",
@@ -208,6 +217,7 @@ rule rlpf_evaluate:
         mem_mb=2000,
         timing_slot=1,
     params:
+        model=lambda wildcards: RLPF_MODEL[wildcards.model],  # the model source the script loads (its files are the input)
         evaluate=lookup(dpath="rlpf/evaluate", within=config),
         reward=lookup(dpath="rlpf/reward", within=config),
         cache_dir=lookup(dpath="rlpf/cache_dir", within=config),
@@ -221,7 +231,7 @@ rule rlpf_evaluate:
 # Figure name -> what it is drawn from. One rule per figure: deleting one figure redraws only it, and a new RL
 # curve redraws the training curves, not the expected-speedup bars.
 RLPF_FIGURE_INPUTS = {
-    "expected_speedup": {f"metrics_{m}": f"results/rlpf/eval/{m}/metrics.json" for m in RLPF_MODEL_DIR},
+    "expected_speedup": {f"metrics_{m}": f"results/rlpf/eval/{m}/metrics.json" for m in RLPF_MODEL},
     "training_curves": {f"curve_{m}": f"results/rlpf/curves/{m}.json" for m in ("sft", "dpo", "rl")},
 }
 RLPF_FIGURES = [f"results/rlpf/figures/{name}.png" for name in RLPF_FIGURE_INPUTS]
@@ -255,8 +265,8 @@ for _figure, _inputs in RLPF_FIGURE_INPUTS.items():
 
 rule rlpf_summary:
     input:
-        **{f"metrics_{m}": f"results/rlpf/eval/{m}/metrics.json" for m in RLPF_MODEL_DIR},
-        **{f"samples_{m}": f"results/rlpf/eval/{m}/samples.parquet" for m in RLPF_MODEL_DIR},
+        **{f"metrics_{m}": f"results/rlpf/eval/{m}/metrics.json" for m in RLPF_MODEL},
+        **{f"samples_{m}": f"results/rlpf/eval/{m}/samples.parquet" for m in RLPF_MODEL},
         **{f"curve_{m}": f"results/rlpf/curves/{m}.json" for m in ("sft", "dpo", "rl")},
         tasks="results/rlpf/tasks.json",
         candidates="results/rlpf/candidates.parquet",

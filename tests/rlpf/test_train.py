@@ -27,7 +27,7 @@ def setup(tmp_path_factory):
 def test_sft_and_dpo_train(setup, method):
     root, model_dir, tasks, candidates = setup
     cfg = TrainConfig(max_steps=2, learning_rate=1e-3, per_device_batch_size=4)
-    model, tokenizer, history = train(method, model_dir=model_dir, tasks=tasks, candidates=candidates, cfg=cfg,
+    model, tokenizer, history = train(method, start_model=model_dir, tasks=tasks, candidates=candidates, cfg=cfg,
                                       work_dir=root / method, seed=0, device="cpu")
     losses = [h["loss"] for h in history if "loss" in h]
     assert len(losses) == 2 and all(loss == loss for loss in losses)
@@ -48,7 +48,7 @@ def test_grpo_sees_only_training_prompts_and_reports_constant_groups(setup, tmp_
     reward = Recording(measurer, tasks)
     cfg = TrainConfig(max_steps=2, learning_rate=1e-3, per_device_batch_size=4, num_generations=2,
                       max_completion_tokens=8, beta=0.04)
-    model, _, history = train("rl", model_dir=model_dir, tasks=tasks, candidates=None, cfg=cfg, work_dir=root / "rl",
+    model, _, history = train("rl", start_model=model_dir, tasks=tasks, candidates=None, cfg=cfg, work_dir=root / "rl",
                               seed=0, device="auto", reward_fn=reward)
     assert not model.is_activation_checkpointing
     held = {t.task_id for t in tasks if t.split == "held_out"}

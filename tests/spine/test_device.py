@@ -132,7 +132,7 @@ def test_rlpf_training_stops_before_loading_without_the_gpu_it_asks_for(no_gpu, 
 
     cfg = TrainConfig(max_steps=1, learning_rate=1e-3)
     with pytest.raises(RuntimeError, match="rlpf.device is 'cuda'"):
-        train(method, model_dir=tmp_path / "absent", tasks=[], candidates=None, cfg=cfg, work_dir=tmp_path, seed=0,
+        train(method, start_model=tmp_path / "absent", tasks=[], candidates=None, cfg=cfg, work_dir=tmp_path, seed=0,
               device="cuda")  # fmt: skip
 
 

@@ -72,6 +72,11 @@ def synchronize(device) -> None:
         torch.cuda.synchronize(device)
 
 
+def use_bf16(setting: bool | None, device) -> bool:
+    """A config's `bf16` (null: where it pays, `bf16_available`; true or false: as asked) for `device`."""
+    return bf16_available(device) if setting is None else bool(setting)
+
+
 def trainer_device_args(device, *, bf16: bool, key: str = "device") -> dict:
     """The transformers/TRL `TrainingArguments` fields that put a Trainer on `device`.
 

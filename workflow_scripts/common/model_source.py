@@ -109,12 +109,12 @@ class ModelSource:
         return Path(self.gguf or self.path)
 
 
-def parse_source(spec: str | dict[str, Any] | ModelSource, *, key: str = "model") -> ModelSource:
-    """A ModelSource from the config: a string (a folder or .gguf file) or a mapping of ModelSource fields."""
+def parse_source(spec: str | os.PathLike | dict[str, Any] | ModelSource, *, key: str = "model") -> ModelSource:
+    """A ModelSource from the config: a path (a folder or .gguf file) or a mapping of ModelSource fields."""
     if isinstance(spec, ModelSource):
         return spec
-    if isinstance(spec, str):
-        return ModelSource(path=spec, key=key)
+    if isinstance(spec, str | os.PathLike):
+        return ModelSource(path=str(spec), key=key)
     if not isinstance(spec, dict):
         raise ValueError(f"{key}: a model is a path (string) or a mapping with path, gguf or pypi; got {spec!r}")
     unknown = sorted(set(spec) - {"path", "gguf", "pypi", "file", "sha256"})
@@ -154,7 +154,7 @@ def check_gguf_file(path: Path, *, sha256: str | None, key: str, refetch: str) -
                                  f"truncated, corrupt or another version; {refetch}")  # fmt: skip
 
 
-def resolve(spec: str | dict[str, Any] | ModelSource, *, key: str = "model",
+def resolve(spec: str | os.PathLike | dict[str, Any] | ModelSource, *, key: str = "model",
             fetch_root: str | os.PathLike = FETCH_ROOT) -> LocalModel:  # fmt: skip
     """The model on disk for a config entry, checked (exists; for GGUF: magic bytes and the config's sha256)."""
     source = parse_source(spec, key=key)
@@ -209,6 +209,23 @@ def load_causal_lm(local: LocalModel, **kwargs):
     from transformers import AutoModelForCausalLM
 
     return AutoModelForCausalLM.from_pretrained(local.folder, local_files_only=True, **local.kwargs, **kwargs)
+
+
+def load_sequence_scorer(local: LocalModel, **kwargs):
+    """The model's body with a one-number head (a reward model); the head is new, the body the checkpoint's."""
+    from transformers import AutoModelForSequenceClassification
+
+    return AutoModelForSequenceClassification.from_pretrained(local.folder, local_files_only=True, num_labels=1,
+                                                              **local.kwargs, **kwargs)  # fmt: skip
+
+
+def context_tokens(model_config) -> int:
+    """The longest sequence a model takes: GPT-2's `n_positions`, llama's (and most others') `max_position_embeddings`."""
+    for name in ("n_positions", "max_position_embeddings"):
+        value = getattr(model_config, name, None)
+        if value:
+            return int(value)
+    raise ValueError(f"{type(model_config).__name__} names no context length (n_positions or max_position_embeddings)")
 
 
 # ---- fetching a PyPI-shipped model (rule fetch_model) ----

@@ -31,7 +31,13 @@ import torch
 from transformers import StoppingCriteria, StoppingCriteriaList
 
 from workflow_scripts.common.device import describe_device, resolve_device
-from workflow_scripts.common.model_source import load_causal_lm, load_tokenizer, parse_source, resolve
+from workflow_scripts.common.model_source import (
+    context_tokens,
+    load_causal_lm,
+    load_tokenizer,
+    parse_source,
+    resolve,
+)
 from workflow_scripts.generate.completion import (
     DEFAULT_CHAT_INSTRUCTION,
     Completion,
@@ -104,9 +110,7 @@ class HFEngine:
         self.model, self.tokenizer, self.cfg = model, tokenizer, cfg
         self._lock = threading.Lock()  # torch's global RNG and the model are shared by server threads
         # The longest prompt the model can take is its context minus the tokens it will add.
-        self.context_tokens = getattr(model.config, "max_position_embeddings", None) or getattr(
-            model.config, "n_positions", None
-        )
+        self.context_tokens = context_tokens(model.config)
 
     @classmethod
     def load(cls, cfg: HFBackendConfig) -> HFEngine:

@@ -42,6 +42,7 @@ from workflow_scripts.common import Progress, Provenance, atomic_path, seed_ever
 from workflow_scripts.common.c_scanner import pragmas
 from workflow_scripts.common.config import schema_default
 from workflow_scripts.common.device import resolve_device
+from workflow_scripts.common.model_source import context_tokens, load_causal_lm, load_tokenizer, resolve
 from workflow_scripts.lm.kernel_edits import EDIT_FUNCTIONS, SOURCE_EDITS
 from workflow_scripts.pcgbench import (
     BUILD_ERROR,
@@ -231,12 +232,11 @@ def handcrafted_features(body: str) -> np.ndarray:
 def lm_embeddings(model_dir: str | Path, bodies: list[str]) -> dict[str, np.ndarray]:
     """Mean-pooled last hidden state of the frozen LM for each distinct body (truncated to its context)."""
     import torch
-    from transformers import AutoModelForCausalLM, AutoTokenizer
-
-    tokenizer = AutoTokenizer.from_pretrained(model_dir, local_files_only=True)
+    local = resolve(model_dir, key="hpccoder model")
+    tokenizer = load_tokenizer(local)
     device = resolve_device("auto")  # embeddings only: a GPU when the job has one
-    model = AutoModelForCausalLM.from_pretrained(model_dir, local_files_only=True, dtype=torch.float32).to(device).eval()
-    context = int(getattr(model.config, "n_positions", None) or model.config.max_position_embeddings)
+    model = load_causal_lm(local, dtype=torch.float32).to(device).eval()
+    context = context_tokens(model.config)
     embeddings = {}
     for body in dict.fromkeys(bodies):
         ids = tokenizer(body, add_special_tokens=False, return_tensors="pt")["input_ids"][:, :context]

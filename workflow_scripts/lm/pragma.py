@@ -38,6 +38,7 @@ from workflow_scripts.common.c_scanner import (
 )
 from workflow_scripts.common.config import schema_default
 from workflow_scripts.common.device import DEVICE_PATTERN, describe_device, resolve_device
+from workflow_scripts.common.model_source import context_tokens, load_causal_lm, load_tokenizer, resolve
 
 logger = logging.getLogger(__name__)
 
@@ -260,7 +261,6 @@ def predict(model, tokenizer, prompts: list[str], max_new_tokens: int, context_t
 def main(train_path, validation_path, model_dir, dataset_path, predictions_path, metrics_path, section: dict[str, Any],
          seed: int, threads: int = 0) -> dict[str, Any]:  # fmt: skip
     import torch
-    from transformers import AutoModelForCausalLM, AutoTokenizer
 
     cfg = PragmaConfig(**section)
     prov = Provenance.start(step="hpccoder.pragma", config=dataclasses.asdict(cfg), seed=seed)
@@ -277,14 +277,15 @@ def main(train_path, validation_path, model_dir, dataset_path, predictions_path,
     if test_rows.empty:
         raise ValueError("no held-out loop carries `#pragma omp parallel for`: put a repository with OpenMP loops in "
                          "corpus.validation_sources")  # fmt: skip
-    tokenizer = AutoTokenizer.from_pretrained(model_dir, local_files_only=True)
+    local = resolve(model_dir, key="hpccoder model")
+    tokenizer = load_tokenizer(local)
     device = resolve_device(cfg.device, key="hpccoder.pragma.device")
-    model = AutoModelForCausalLM.from_pretrained(model_dir, local_files_only=True, dtype=torch.float32).to(device)
-    context_tokens = int(getattr(model.config, "n_positions", None) or model.config.max_position_embeddings)
+    model = load_causal_lm(local, dtype=torch.float32).to(device)
+    model_context = context_tokens(model.config)
     references = test_rows["pragma"].tolist()
     prompts = [sample_text(loop, "")[0] for loop in test_rows["loop"]]
-    losses = finetune(model, tokenizer, [sample_text(r.loop, r.pragma) for r in train_rows.itertuples()], cfg, context_tokens, seed)
-    predictions = predict(model, tokenizer, prompts, cfg.max_new_tokens, context_tokens)
+    losses = finetune(model, tokenizer, [sample_text(r.loop, r.pragma) for r in train_rows.itertuples()], cfg, model_context, seed)
+    predictions = predict(model, tokenizer, prompts, cfg.max_new_tokens, model_context)
     majority = Counter(train_rows["pragma"]).most_common(1)[0][0] if len(train_rows) else BARE_PRAGMA
     metrics = {
         "device": describe_device(device),

