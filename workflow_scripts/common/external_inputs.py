@@ -14,12 +14,22 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from workflow_scripts.common.model_source import parse_source
+
 
 def _missing(key: str, path: str | None, what: str, root: Path) -> list[str]:
     """`key: path (what)` when `path` is set, is not made by the workflow (results/...) and does not exist."""
     if not path or Path(path).parts[:1] == ("results",) or (root / path).exists():
         return []
     return [f"{key}: {path} does not exist ({what})"]
+
+
+def _missing_model(key: str, spec: str | dict | None, what: str, root: Path) -> list[str]:
+    """`_missing` for a model source (common/model_source.py): a PyPI-shipped file is fetched by the workflow."""
+    if not spec:
+        return []
+    source = parse_source(spec, key=key)
+    return [] if source.pypi else _missing(key, str(source.local_path()), what, root)
 
 
 def missing_external_inputs(config: dict[str, Any], root: str | Path = ".") -> list[str]:
@@ -30,12 +40,14 @@ def missing_external_inputs(config: dict[str, Any], root: str | Path = ".") -> l
         key = f"generate.models.{name}"
         if entry.get("backend") == "hf":
             problems += _missing(f"{key}.path", entry.get("path"), "a local save_pretrained model folder", root)
+            problems += _missing_model(f"{key}.source", entry.get("source"), "a model file", root)
         problems += _missing(f"{key}.serve_local", entry.get("serve_local"), "the model folder to serve", root)
         if entry.get("api_key_env") and not os.environ.get(entry["api_key_env"]):
             problems.append(f"{key}.api_key_env: the environment variable {entry['api_key_env']} is not set "
                             "(the endpoint's API key)")  # fmt: skip
-    problems += _missing("hpccoder.model.init_from", config["hpccoder"]["model"].get("init_from"),
-                         "the base model's save_pretrained folder, also RLPF's base", root)  # fmt: skip
+    problems += _missing_model("hpccoder.model.init_from", config["hpccoder"]["model"].get("init_from"),
+                               "the base model HPC-Coder is fine-tuned from", root)  # fmt: skip
+    problems += _missing_model("rlpf.base_model", config["rlpf"].get("base_model"), "RLPF's base model", root)
     for name, task in config["jorge"]["tasks"].items():
         problems += _missing(f"jorge.tasks.{name}.npz_path", task.get("npz_path"), "the task's data set", root)
     for index, source in enumerate(config["corpus"]["sources"]):

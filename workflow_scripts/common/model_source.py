@@ -204,19 +204,35 @@ def load_tokenizer(local: LocalModel, tokenizer_dir: str | os.PathLike | None = 
     return AutoTokenizer.from_pretrained(local.folder, local_files_only=True, **local.kwargs)
 
 
+def _dense(model, local: LocalModel):
+    """A model loaded from GGUF as the plain dense model it is.
+
+    transformers dequantises every GGUF tensor on load, but still marks the model quantized (its GGUF quantizer,
+    `quantization_config` in the config), so Trainer refuses to train it ("cannot perform fine-tuning on purely
+    quantized models") and save_pretrained would write the mark into the fine-tuned model's config.json.
+    """
+    if local.gguf_file:
+        model.hf_quantizer = None
+        model.is_quantized = False
+        if hasattr(model.config, "quantization_config"):
+            del model.config.quantization_config
+    return model
+
+
 def load_causal_lm(local: LocalModel, **kwargs):
     """The causal LM (a GGUF file is dequantised to the dtype asked for, float32 by default)."""
     from transformers import AutoModelForCausalLM
 
-    return AutoModelForCausalLM.from_pretrained(local.folder, local_files_only=True, **local.kwargs, **kwargs)
+    return _dense(AutoModelForCausalLM.from_pretrained(local.folder, local_files_only=True, **local.kwargs, **kwargs),
+                  local)  # fmt: skip
 
 
 def load_sequence_scorer(local: LocalModel, **kwargs):
     """The model's body with a one-number head (a reward model); the head is new, the body the checkpoint's."""
     from transformers import AutoModelForSequenceClassification
 
-    return AutoModelForSequenceClassification.from_pretrained(local.folder, local_files_only=True, num_labels=1,
-                                                              **local.kwargs, **kwargs)  # fmt: skip
+    return _dense(AutoModelForSequenceClassification.from_pretrained(local.folder, local_files_only=True, num_labels=1,
+                                                                     **local.kwargs, **kwargs), local)  # fmt: skip
 
 
 def context_tokens(model_config) -> int:
