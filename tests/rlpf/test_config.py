@@ -14,7 +14,8 @@ from workflow_scripts.rlpf.tasks import TaskConfig
 from workflow_scripts.rlpf.train import TrainConfig
 
 
-@pytest.mark.parametrize("files", [["config.yaml"], ["config.yaml", "paper.yaml"]], ids=["tiny", "paper"])
+@pytest.mark.parametrize("files", [["config.yaml"], ["config.yaml", "small.yaml"], ["config.yaml", "paper.yaml"]],
+                         ids=["tiny", "small", "paper"])  # fmt: skip
 def test_rlpf_section(repo_root, files):
     section = load_config(*(repo_root / "config" / name for name in files))["rlpf"]  # validated
     assert {"tasks", "reward", "sft", "dpo", "rl", "evaluate", "reward_model"} <= set(section)
@@ -40,3 +41,18 @@ def test_dpo_starts_from_the_sft_model_by_default(tmp_path):
     planned = run_snakemake(workdir, "-n", "results/rlpf/models/dpo", "--quiet", "rules", cores=1, timeout=300)
     assert planned.returncode == 0, planned.stderr[-2000:]
     assert "rlpf_sft" in planned.stdout and "rlpf_dpo" in planned.stdout
+
+
+@pytest.mark.integration
+def test_another_base_model_replaces_hpccoder_as_rlpf_base(tmp_path):
+    """`rlpf.base_model` (a model source: here a .gguf file) is the SFT's input and the evaluation's base row, and
+    HPC-Coder is not trained for it."""
+    workdir = copy_workflow(tmp_path / "wf")
+    (workdir / "models").mkdir()
+    (workdir / "models" / "base.Q4_1.gguf").write_bytes(b"GGUF")  # planning only: never loaded
+    (workdir / "base.yaml").write_text("rlpf: {base_model: models/base.Q4_1.gguf}\n")
+    planned = run_snakemake(workdir, "-n", "-p", "results/rlpf/models/sft", "results/rlpf/eval/base/metrics.json",
+                            "--configfile", "config/config.yaml", "base.yaml", cores=1, timeout=300)  # fmt: skip
+    assert planned.returncode == 0, planned.stderr[-2000:]
+    assert "rule rlpf_sft:" in planned.stdout and "rule hpccoder_pretrain:" not in planned.stdout
+    assert "models/base.Q4_1.gguf" in planned.stdout
