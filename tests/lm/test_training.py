@@ -62,7 +62,6 @@ def test_pretrain_saves_a_loadable_model_and_its_curves(trained):
     assert metrics["validation_predicted_tokens"] == sequences * 63
     # Counted another way: decode each predicted token of the evaluated sequences (SUNDIALS is ASCII, so no token
     # splits a character) and add up the lengths.
-
     tok = AutoTokenizer.from_pretrained(root / "tokenizer", local_files_only=True)
     assert SUNDIALS.isascii()
     ids = []
