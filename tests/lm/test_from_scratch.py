@@ -171,3 +171,47 @@ def test_plan_trains_and_evaluates_both_models(base_folder, tmp_path):
     refused = run_snakemake(workdir, "-n", "results/hpccoder/summary.json", "--configfile", "bad.yaml", cores=1, timeout=300)
     assert refused.returncode != 0
     assert "hpccoder.from_scratch is set but hpccoder.model.init_from is null" in refused.stdout + refused.stderr
+
+
+@pytest.mark.integration
+def test_summary_reports_the_fine_tuned_and_the_from_scratch_model(tmp_path):
+    """A real run: a tiny local GPT-2 base (its own BPE, no pad token, as GPT-2 ships) fine-tuned a few steps, the
+    from-scratch model trained beside it, both evaluated on pragma prediction, and the summary compares them."""
+    from transformers import GPT2Config, GPT2LMHeadModel
+
+    from workflow_scripts.lm.tokenizer import TokenizerConfig, train_bpe
+
+    from .test_pragma import FASTTREE, NESTED_AND_REDUCTION, SUNDIALS
+
+    base = tmp_path / "base"
+    tokenizer = train_bpe([FASTTREE, NESTED_AND_REDUCTION, SUNDIALS] * 4, TokenizerConfig(vocab_size=320))
+    tokenizer.pad_token = None
+    tokenizer.save_pretrained(base)
+    GPT2LMHeadModel(GPT2Config(n_layer=1, n_head=2, n_embd=32, n_positions=128, vocab_size=len(tokenizer),
+                               bos_token_id=tokenizer.eos_token_id, eos_token_id=tokenizer.eos_token_id)).save_pretrained(base)  # fmt: skip
+    workdir = copy_workflow(tmp_path / "wf")
+    (workdir / "run.yaml").write_text(
+        f"hpccoder:\n  model: {{init_from: {base}, context_tokens: 128}}\n"
+        "  training: {max_steps: 3, per_device_batch_size: 4, eval_steps: 3, logging_steps: 1, warmup_steps: 1,"
+        " max_eval_sequences: 4, learning_rate: 0.001}\n"
+        "  pragma: {finetune_steps: 1, max_new_tokens: 8, max_test_loops: 4}\n"
+        "  completion: {enabled: false}\n  perfchange: {enabled: false}\n"
+        "  from_scratch:\n    model: {n_layer: 1, n_head: 2, n_embd: 32}\n    tokenizer: {vocab_size: 400}\n"
+    )
+    run = run_snakemake(workdir, "results/hpccoder/summary.json", "results/hpccoder/figures/from_scratch_vs_pretrained.png",
+                        "--configfile", "run.yaml", cores=2, timeout=600)  # fmt: skip
+    assert run.returncode == 0, (run.stdout + run.stderr)[-4000:]
+    summary = read_json(workdir / "results/hpccoder/summary.json")
+    fine_tuned, scratch = summary["pretraining"], summary["from_scratch"]["pretraining"]
+    assert fine_tuned["model"] == str(base) and scratch["model"] == "gpt2"
+    assert fine_tuned["steps"] == scratch["steps"] == 3
+    row = summary["comparison"]["pretraining"]["validation_loss_per_char"]
+    assert row["pretrained"] == fine_tuned["validation_loss_per_char"] > 0
+    assert row["from_scratch"] == scratch["validation_loss_per_char"] > 0
+    assert set(summary["comparison"]) == {"pretraining", "pragma_prediction", "not_compared"}
+    scratch_pretrain = read_json(workdir / "results/hpccoder/from_scratch/pretrain_metrics.json")
+    assert scratch_pretrain["validation_loss_per_char"] == scratch["validation_loss_per_char"]
+    # two tokenizers: the base's (320 tokens) and the one trained for the from-scratch model (400)
+    assert len(read_json(workdir / "results/hpccoder/tokenizer/tokenizer.json")["model"]["vocab"]) == 320
+    assert len(read_json(workdir / "results/hpccoder/from_scratch/tokenizer/tokenizer.json")["model"]["vocab"]) == 400
+    assert (workdir / "results/hpccoder/figures/from_scratch_vs_pretrained.png").stat().st_size > 1000
