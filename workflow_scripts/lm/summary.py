@@ -117,7 +117,9 @@ def plot_from_scratch_vs_pretrained(summary: dict[str, Any], path: str | Path) -
             if evaluation not in ("not_compared", "pretraining") for metric, row in metrics.items()]  # fmt: skip
     width = 0.4
     fig, ax = plt.subplots(figsize=(max(6.0, 1.3 * len(rows)), 4.5))
-    for index, (arm, label) in enumerate((("pretrained", f"fine-tuned from {summary['pretraining']['model']}"),
+    base = summary["pretraining"]["model"]  # a folder, a .gguf file or a source mapping
+    base = Path(base).name if isinstance(base, str) else base
+    for index, (arm, label) in enumerate((("pretrained", f"fine-tuned from {base}"),
                                           ("from_scratch", f"from scratch ({summary['from_scratch']['pretraining']['model']})"))):  # fmt: skip
         values = [row[arm] or 0.0 for _, row in rows]  # a metric one model lacks is drawn at 0 and labelled
         bars = ax.bar([x + (index - 0.5) * width for x in range(len(rows))], values, width, label=label)
@@ -128,9 +130,9 @@ def plot_from_scratch_vs_pretrained(summary: dict[str, Any], path: str | Path) -
     pretrained, scratch = summary["pretraining"], summary["from_scratch"]["pretraining"]
     loss = summary["comparison"]["pretraining"]["validation_loss_per_char"]
     losses = ("" if None in (loss["pretrained"], loss["from_scratch"]) else
-              f"\nvalidation loss per character {loss['pretrained']:.3f} vs {loss['from_scratch']:.3f} nats")  # fmt: skip
-    ax.set_title(f"HPC-Coder on the same corpus: {pretrained['parameters'] / 1e6:.1f}M parameters fine-tuned "
-                 f"vs {scratch['parameters'] / 1e6:.1f}M from scratch{losses}", fontsize=10)  # fmt: skip
+              f"\nvalidation loss per character {loss['pretrained']:.3f} vs {loss['from_scratch']:.3f} nats (lower is better)")  # fmt: skip
+    ax.set_title(f"HPC-Coder on the same corpus: {pretrained['parameters'] / 1e6:.3g}M parameters fine-tuned "
+                 f"vs {scratch['parameters'] / 1e6:.3g}M from scratch{losses}", fontsize=10)  # fmt: skip
     ax.legend(fontsize=8)
     ax.grid(axis="y", alpha=0.3)
     save_figure(fig, path)
