@@ -3,7 +3,9 @@
 #   snakemake hpccoder        # results/hpccoder/summary.json and results/hpccoder/figures/
 #
 # The final model and tokenizer are saved with save_pretrained in results/hpccoder/model/ (generation
-# and RL load them from there). Logic lives in workflow_scripts/lm/.
+# and RL load them from there). With hpccoder.from_scratch (and model.init_from), the same corpus's model trained
+# from scratch goes to results/hpccoder/from_scratch/ and the summary compares the two. Logic lives in
+# workflow_scripts/lm/.
 
 from workflow_scripts.common.model_source import input_paths
 from workflow_scripts.lm.arms import arm_config, arm_dir, arm_metrics, arm_step, arms

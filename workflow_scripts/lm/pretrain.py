@@ -11,7 +11,8 @@ Two ways, one code path:
 Inputs: the corpus's train and validation parquet files, the tokenizer folder.
 Outputs: the final model and tokenizer, saved with `save_pretrained` in `<model_dir>` (generation and
 RL load them from there), and a metrics JSON with the loss curves (the Trainer's log history),
-validation loss and perplexity, tokens seen and throughput. Intermediate checkpoints (paper scale)
+validation loss and perplexity (per token) and loss per character (which compares across tokenizers), tokens
+seen and throughput. Intermediate checkpoints (paper scale)
 go to `<model_dir>.checkpoints/`, from which a killed run resumes.
 
 Run: `snakemake results/hpccoder/model` (rules/lm.smk), or

@@ -2,7 +2,9 @@
 
 Inputs: the pretraining metrics (loss curves, perplexity), the pragma-prediction metrics, and, when
 those evaluations ran, the code-completion and performance-change metrics.
-Outputs: `results/hpccoder/summary.json` with the headline numbers (`main`, rule hpccoder_summary). The
+With `hpccoder.from_scratch` (workflow_scripts/lm/arms.py), the same metrics of the from-scratch model too.
+Outputs: `results/hpccoder/summary.json` with the headline numbers (`main`, rule hpccoder_summary) and, with the
+from-scratch model, its block (`from_scratch`) and a `comparison` table of the two (`comparison`). The
 `plot_*` functions draw one figure each from one metrics file; `workflow_scripts/lm/figures.py` runs them,
 one rule per figure (`hpccoder_figure_<name>`), so deleting one figure redraws only it.
 
