@@ -126,6 +126,8 @@ for _arm, _cfg in HPCCODER_ARMS.items():
         name:
             f"hpccoder_{arm_step(_arm, 'perfchange')}"
         input:
+            # Another arm scores the same programs: it reuses the main arm's timings (same pairs and labels).
+            **({"timed_versions": f"{arm_dir('')}/perfchange/versions.parquet"} if _arm else {}),
             model=f"{_dir}/model",
         output:
             versions=f"{_dir}/perfchange/versions.parquet",
@@ -138,7 +140,7 @@ for _arm, _cfg in HPCCODER_ARMS.items():
         threads: 2
         resources:
             mem_mb=4000,
-            timing_slot=1,  # every code version is timed
+            timing_slot=0 if _arm else 1,  # the main arm times every code version; another reuses its timings
         params:
             perfchange={k: v for k, v in _cfg["perfchange"].items() if k != "enabled"},
             evaluate=lookup(dpath="pcgbench/evaluate", within=config),

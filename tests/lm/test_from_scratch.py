@@ -4,6 +4,7 @@ plan of a config with both arms."""
 
 import copy
 
+import pandas as pd
 import pytest
 
 from tests.conftest import copy_workflow, run_snakemake
@@ -163,6 +164,11 @@ def test_plan_trains_and_evaluates_both_models(base_folder, tmp_path):
                              "--configfile", "both.yaml", "-p", cores=1, timeout=300)  # fmt: skip
     assert "results/pcgbench/hpccoder_scratch/results.parquet" in detailed.stdout, detailed.stdout[-3000:]
 
+    # the from-scratch perfchange reuses the main model's timed versions: asking for it plans the main one's job
+    reuse = run_snakemake(workdir, "-n", "results/hpccoder/from_scratch/perfchange/metrics.json",
+                          "--configfile", "both.yaml", "--quiet", "rules", cores=1, timeout=300)  # fmt: skip
+    assert "hpccoder_perfchange " in reuse.stdout and "hpccoder_from_scratch_perfchange " in reuse.stdout
+
     default = run_snakemake(workdir, "-n", "results/hpccoder/summary.json", "--quiet", "rules", cores=1, timeout=300)
     assert default.returncode == 0, default.stderr[-3000:]
     assert "hpccoder_pretrain" in default.stdout and "from_scratch" not in default.stdout
@@ -195,7 +201,9 @@ def test_summary_reports_the_fine_tuned_and_the_from_scratch_model(tmp_path):
         "  training: {max_steps: 3, per_device_batch_size: 4, eval_steps: 3, logging_steps: 1, warmup_steps: 1,"
         " max_eval_sequences: 4, learning_rate: 0.001}\n"
         "  pragma: {finetune_steps: 1, max_new_tokens: 8, max_test_loops: 4}\n"
-        "  completion: {enabled: false}\n  perfchange: {enabled: false}\n"
+        "  completion: {enabled: false}\n"
+        # two problems (leave-one-problem-out needs two), OpenMP only, two pragma edits: a few timed programs
+        "  perfchange: {problems: [reduce_average, transform_relu], models: [omp], edits: [pragma_removed, one_thread]}\n"
         "  from_scratch:\n    model: {n_layer: 1, n_head: 2, n_embd: 32}\n    tokenizer: {vocab_size: 400}\n"
     )
     run = run_snakemake(workdir, "results/hpccoder/summary.json", "results/hpccoder/figures/from_scratch_vs_pretrained.png",
@@ -208,10 +216,35 @@ def test_summary_reports_the_fine_tuned_and_the_from_scratch_model(tmp_path):
     row = summary["comparison"]["pretraining"]["validation_loss_per_char"]
     assert row["pretrained"] == fine_tuned["validation_loss_per_char"] > 0
     assert row["from_scratch"] == scratch["validation_loss_per_char"] > 0
-    assert set(summary["comparison"]) == {"pretraining", "pragma_prediction", "not_compared"}
+    assert set(summary["comparison"]) == {"pretraining", "pragma_prediction", "performance_change", "not_compared"}
+    # the from-scratch model is scored on the same timed programs, hence the same pairs and labels
+    pairs = {arm: pd.read_parquet(workdir / f"results/hpccoder/{arm}perfchange/pairs.parquet") for arm in ("", "from_scratch/")}
+    assert len(pairs[""]) > 0 and pairs[""]["label"].tolist() == pairs["from_scratch/"]["label"].tolist()
+    assert summary["performance_change"]["slower_fraction"] == summary["from_scratch"]["performance_change"]["slower_fraction"]
     scratch_pretrain = read_json(workdir / "results/hpccoder/from_scratch/pretrain_metrics.json")
     assert scratch_pretrain["validation_loss_per_char"] == scratch["validation_loss_per_char"]
     # two tokenizers: the base's (320 tokens) and the one trained for the from-scratch model (400)
     assert len(read_json(workdir / "results/hpccoder/tokenizer/tokenizer.json")["model"]["vocab"]) == 320
     assert len(read_json(workdir / "results/hpccoder/from_scratch/tokenizer/tokenizer.json")["model"]["vocab"]) == 400
     assert (workdir / "results/hpccoder/figures/from_scratch_vs_pretrained.png").stat().st_size > 1000
+
+
+def test_perfchange_reuses_another_models_timings_only_for_the_same_versions(tmp_path):
+    from workflow_scripts.lm.perfchange import make_versions, reuse_timed_versions
+    from workflow_scripts.pcgbench import suite
+
+    problems = [p for p in suite.load_suite() if p.name in ("reduce_average", "transform_relu")]
+    versions = make_versions(problems, ["pragma_removed", "one_thread"], ["omp"])
+    assert len(versions) >= 4
+    timed = versions.assign(verdict="ok", time_median_s=1.0, time_iqr_s=0.0, threads=2)
+    timed.to_parquet(tmp_path / "timed.parquet", index=False)
+    pd.testing.assert_frame_equal(reuse_timed_versions(versions, tmp_path / "timed.parquet"), timed)
+    edited = timed.assign(body=timed["body"].where(timed.index != 1, "changed"))
+    edited.to_parquet(tmp_path / "edited.parquet", index=False)
+    with pytest.raises(ValueError, match="edited.parquet: its versions differ"):
+        reuse_timed_versions(versions, tmp_path / "edited.parquet")
+    timed.drop(columns=["verdict"]).to_parquet(tmp_path / "untimed.parquet", index=False)
+    with pytest.raises(ValueError, match="untimed.parquet: not a perfchange versions table .no column verdict"):
+        reuse_timed_versions(versions, tmp_path / "untimed.parquet")
+    with pytest.raises(ValueError, match="differ"):  # fewer versions (another edit list) is a different table
+        reuse_timed_versions(versions.iloc[:-1], tmp_path / "timed.parquet")
