@@ -18,9 +18,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from jsonschema import Draft202012Validator
-
-from workflow_scripts.common.config import SCHEMA_PATH, _registry, schema_section
+from workflow_scripts.common.config import section_errors
 
 MAIN = ""
 FROM_SCRATCH = "from_scratch"
@@ -61,8 +59,7 @@ def _check_override(section: str, override: Any) -> None:
         raise ValueError(f"{key}: a mapping of {f'hpccoder.{section}'} keys to override, got {override!r}")
     # The override alone is checked against the main section's schema: types, bounds and unknown keys, and
     # nothing is filled in (a key it leaves out comes from the main section).
-    validator = Draft202012Validator(schema_section(f"hpccoder.{section}"), registry=_registry(SCHEMA_PATH))
-    problems = [f"{'.'.join([key, *map(str, e.absolute_path)])}: {e.message}" for e in validator.iter_errors(override)]
+    problems = section_errors(f"hpccoder.{section}", override, key=key)
     if problems:
         raise ValueError("invalid configuration:\n  " + "\n  ".join(problems))
 
