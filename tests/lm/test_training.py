@@ -56,6 +56,22 @@ def test_pretrain_saves_a_loadable_model_and_its_curves(trained):
     assert metrics["steps"] == 4 and metrics["tokens_seen"] == 4 * 4 * 64
     assert math.isfinite(metrics["validation_perplexity"]) and metrics["validation_perplexity"] > 1
     assert [h["step"] for h in metrics["log_history"] if "loss" in h][:2] == [1, 2]
+    # The loss per character: every position but each sequence's first is predicted (the pad token is not in the
+    # text), and the characters are those of the evaluated text (SUNDIALS repeated, end-of-text has none).
+    sequences = metrics["validation_sequences"]
+    assert metrics["validation_predicted_tokens"] == sequences * 63
+    # Counted another way: decode each predicted token of the evaluated sequences (SUNDIALS is ASCII, so no token
+    # splits a character) and add up the lengths.
+    tok = AutoTokenizer.from_pretrained(root / "tokenizer", local_files_only=True)
+    assert SUNDIALS.isascii()
+    ids = []
+    for _ in VALIDATION_TEXTS:
+        ids += tok(SUNDIALS, add_special_tokens=False)["input_ids"] + [tok.eos_token_id]
+    blocks = [ids[i * 64:(i + 1) * 64] for i in range(sequences)]
+    decoded = sum(len(tok.decode(block[1:], skip_special_tokens=True)) for block in blocks)
+    assert metrics["validation_characters"] == decoded
+    assert metrics["validation_loss_per_char"] == pytest.approx(
+        metrics["validation_loss"] * metrics["validation_predicted_tokens"] / metrics["validation_characters"])
     assert any("eval_loss" in h for h in metrics["log_history"])
     assert read_json(root / "metrics.json")["parameters"] == metrics["parameters"]
     model = AutoModelForCausalLM.from_pretrained(root / "model", local_files_only=True)
@@ -99,8 +115,15 @@ def metrics_files(trained, pragma_run, tmp_path):
         "accuracy_by_edit": {name: edits for name in ("hpccoder_head", "feature_baseline", "majority_baseline")},
         "scoring": "leave-one-problem-out cross-validation",
     })  # fmt: skip
+    # The comparison figure is drawn from a summary with a from-scratch block (here the same metrics twice).
+    scratch = {"pretrain": root / "metrics.json", "pragma": pragma_dir / "metrics.json",
+               "completion": tmp_path / "completion.json", "perfchange": tmp_path / "perfchange.json"}
+    lm_summary.main(root / "metrics.json", pragma_dir / "metrics.json", tmp_path / "summary.json", seed=5,
+                    completion_metrics_path=tmp_path / "completion.json", perfchange_metrics_path=tmp_path / "perfchange.json",
+                    from_scratch=scratch)  # fmt: skip
     return {"pretraining_loss": root / "metrics.json", "pragma_prediction": pragma_dir / "metrics.json",
-            "code_completion": tmp_path / "completion.json", "performance_change": tmp_path / "perfchange.json"}
+            "code_completion": tmp_path / "completion.json", "performance_change": tmp_path / "perfchange.json",
+            "from_scratch_vs_pretrained": tmp_path / "summary.json"}
 
 
 @pytest.mark.parametrize("figure", sorted(lm_summary.FIGURES))

@@ -112,6 +112,14 @@ def schema_section(section: str) -> dict[str, Any]:
     return schema
 
 
+def section_errors(section: str, value: Any, *, key: str) -> list[str]:
+    """Every way `value` breaks the schema of the dotted config `section` (types, bounds, unknown keys), one line
+    each, prefixed with `key` (where the value sits in the config). Nothing is filled in: a mapping that overrides
+    some of a section's keys is checked as given (hpccoder.from_scratch's sections)."""
+    validator = Draft202012Validator(schema_section(section), registry=_registry(SCHEMA_PATH))
+    return [f"{'.'.join([key, *map(str, e.absolute_path)])}: {e.message}" for e in validator.iter_errors(value)]
+
+
 def _typed(value: Any, schema: dict[str, Any]) -> Any:
     # YAML writes 60 for a `number`; Python code that expects a float gets one.
     if schema.get("type") == "number" and isinstance(value, int) and not isinstance(value, bool):

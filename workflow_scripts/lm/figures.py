@@ -2,7 +2,8 @@
 
 Inputs: `results/hpccoder/pretrain_metrics.json` (pretraining_loss), `results/hpccoder/pragma/metrics.json`
 (pragma_prediction), `results/hpccoder/completion/metrics.json` (code_completion),
-`results/hpccoder/perfchange/metrics.json` (performance_change). Output: `results/hpccoder/figures/<name>.png`.
+`results/hpccoder/perfchange/metrics.json` (performance_change), `results/hpccoder/summary.json`
+(from_scratch_vs_pretrained, with `hpccoder.from_scratch`). Output: `results/hpccoder/figures/<name>.png`.
 The drawing is in `workflow_scripts/lm/summary.py` (`FIGURES`); this is the entry point of the
 `hpccoder_figure_<name>` rules, one per figure, so deleting one figure redraws only it.
 

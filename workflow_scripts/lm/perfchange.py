@@ -23,7 +23,8 @@ Predictors, scored by leave-one-problem-out cross-validation (no kernel in both 
     dynamic schedules, num_threads(1), reductions, loops, lines);
   - the majority class of the training folds.
 
-Inputs: the model folder; the harness config (`pcgbench.evaluate`). Outputs: the versions table with
+Inputs: the model folder; the harness config (`pcgbench.evaluate`); for a second model compared with the first
+(the from-scratch HPC-Coder), the first one's versions table, whose timings it reuses. Outputs: the versions table with
 times (parquet), the pairs with labels and predictions (parquet), a metrics JSON.
 
 Run: `snakemake results/hpccoder/perfchange/metrics.json` (rules/lm.smk), or call `main(...)`.
@@ -274,8 +275,30 @@ def majority_predictions(labels: np.ndarray, groups: np.ndarray) -> np.ndarray:
     return predictions
 
 
+VERSION_KEYS = ["problem", "model", "version", "body"]
+
+
+def reuse_timed_versions(versions: pd.DataFrame, timed_versions_path: str | Path) -> pd.DataFrame:
+    """Another model's timed versions table, when it holds exactly these versions (same kernels, edits, bodies).
+
+    Two models compared on this task are scored on the same pairs and labels: the programs do not depend on the
+    model, and timing them again would let timing noise flip labels between the two.
+    """
+    timed = pd.read_parquet(timed_versions_path)
+    missing = [column for column in [*VERSION_KEYS, "verdict", "time_median_s"] if column not in timed.columns]
+    if missing:
+        raise ValueError(f"{timed_versions_path}: not a perfchange versions table (no column {', '.join(missing)})")
+    if not timed[VERSION_KEYS].reset_index(drop=True).equals(versions[VERSION_KEYS].reset_index(drop=True)):
+        raise ValueError(f"{timed_versions_path}: its versions differ from those hpccoder.perfchange makes now; "
+                         f"remake it (snakemake --forcerun hpccoder_perfchange)")  # fmt: skip
+    logger.info("timings of %d versions reused from %s", len(timed), timed_versions_path)
+    return timed
+
+
 def main(model_dir, versions_path, pairs_path, metrics_path, section: dict[str, Any], evaluate_section: dict[str, Any],
-         seed: int, threads: int = 2) -> dict[str, Any]:  # fmt: skip
+         seed: int, threads: int = 2, timed_versions_path=None) -> dict[str, Any]:  # fmt: skip
+    """`timed_versions_path`: another model's versions table (the fine-tuned HPC-Coder's, for the from-scratch
+    model) whose timings and labels are reused instead of timing the same programs again."""
     cfg = PerfChangeConfig(**section)
     eval_cfg = EvaluateConfig(**{**evaluate_section, "timeout_factor": cfg.timeout_factor}, seed=seed, jobs=threads)
     prov = Provenance.start(step="hpccoder.perfchange", config={"perfchange": dataclasses.asdict(cfg), "evaluate": evaluate_section}, seed=seed)
@@ -290,7 +313,10 @@ def main(model_dir, versions_path, pairs_path, metrics_path, section: dict[str, 
         raise ValueError(f"hpccoder.perfchange: none of the edits {cfg.edits} applies to the {cfg.models} references of "
                          f"{[p.name for p in problems]}; add problems or edits")  # fmt: skip
     logger.info("%d versions of %d kernels", len(versions), versions.groupby(["problem", "model"]).ngroups)
-    versions = time_versions(versions, available, eval_cfg, cfg.threads)
+    if timed_versions_path:
+        versions = reuse_timed_versions(versions, timed_versions_path)
+    else:
+        versions = time_versions(versions, available, eval_cfg, cfg.threads)
     with atomic_path(versions_path, suffix=".parquet") as tmp:
         versions.to_parquet(tmp, index=False)
     pairs = make_pairs(versions, cfg.slower_margin)
@@ -341,4 +367,5 @@ if __name__ == "__main__":
     smk = snakemake  # noqa: F821 -- injected by Snakemake's script: directive
     configure_logging(smk.log[0])
     main(smk.input.model, smk.output.versions, smk.output.pairs, smk.output.metrics, smk.params.perfchange,
-         smk.params.evaluate, smk.params.seed, threads=smk.threads)  # fmt: skip
+         smk.params.evaluate, smk.params.seed, threads=smk.threads,
+         timed_versions_path=smk.input.get("timed_versions"))  # fmt: skip

@@ -11,7 +11,8 @@ Two ways, one code path:
 Inputs: the corpus's train and validation parquet files, the tokenizer folder.
 Outputs: the final model and tokenizer, saved with `save_pretrained` in `<model_dir>` (generation and
 RL load them from there), and a metrics JSON with the loss curves (the Trainer's log history),
-validation loss and perplexity, tokens seen and throughput. Intermediate checkpoints (paper scale)
+validation loss and perplexity (per token) and loss per character (which compares across tokenizers), tokens
+seen and throughput. Intermediate checkpoints (paper scale)
 go to `<model_dir>.checkpoints/`, from which a killed run resumes.
 
 Run: `snakemake results/hpccoder/model` (rules/lm.smk), or
@@ -153,6 +154,47 @@ def tokenize_split(parquet_path: str | Path, tokenizer, context_tokens: int, max
     return Dataset.from_dict({"input_ids": blocks.tolist()}), len(ids)
 
 
+def evaluated_characters(parquet_path: str | Path, tokenizer, context_tokens: int, max_sequences: int) -> dict[str, int] | None:
+    """The tokens the validation loss averages over and the characters of text they are, for a loss per
+    character, which (unlike the loss per token) compares across tokenizers.
+
+    The sequences are `tokenize_split`'s (same files, order and end-of-text separators). A token counts when the
+    loss sees it: not a sequence's first (nothing predicts it), not a padding-token id (the collator masks those;
+    a base model without a pad token pads with end-of-text). Its characters run from the previous token's end to
+    its own (offsets may leave out a leading space; a character split over byte-level tokens counts once), so a
+    file's tokens add up to its length; end-of-text has none.
+    None for a tokenizer without offsets (a slow, Python one).
+    """
+    import pandas as pd
+
+    if not tokenizer.is_fast:
+        return None
+    wanted = context_tokens * max_sequences
+    ids: list[int] = []
+    chars: list[int] = []
+    texts = pd.read_parquet(parquet_path, columns=["text"])["text"].tolist()
+    batch = 256  # files tokenized at a time: stop once the evaluated sequences are covered
+    for first in range(0, len(texts), batch):
+        encoded = tokenizer(texts[first:first + batch], add_special_tokens=False, return_offsets_mapping=True)
+        for file_ids, offsets in zip(encoded["input_ids"], encoded["offset_mapping"], strict=True):
+            end = 0
+            for token, (_, stop) in zip(file_ids, offsets, strict=True):
+                ids.append(token)
+                chars.append(max(0, stop - end))  # with the gap before it (offsets may trim a leading space)
+                end = max(end, stop)
+            ids.append(tokenizer.eos_token_id)
+            chars.append(0)
+        if len(ids) >= wanted:
+            break
+    usable = min(wanted, len(ids) // context_tokens * context_tokens)
+    tokens = characters = 0
+    for position in range(usable):
+        if position % context_tokens and ids[position] != tokenizer.pad_token_id:
+            tokens += 1
+            characters += chars[position]
+    return {"tokens": tokens, "characters": characters}
+
+
 def training_device(train_cfg: TrainingConfig):
     """This process's device: the CPU, or under torchrun the GPU of its local rank (one process per GPU)."""
     import torch
@@ -179,6 +221,7 @@ def train(train_path, validation_path, tokenizer_dir, model_dir, metrics_path, m
     tokenizer = AutoTokenizer.from_pretrained(tokenizer_dir, local_files_only=True)
     train_set, train_tokens = tokenize_split(train_path, tokenizer, model_cfg.context_tokens)
     eval_set, eval_tokens = tokenize_split(validation_path, tokenizer, model_cfg.context_tokens, train_cfg.max_eval_sequences)
+    evaluated = evaluated_characters(validation_path, tokenizer, model_cfg.context_tokens, len(eval_set))
     device = training_device(train_cfg)
     # bf16 on a GPU without DeepSpeed: bf16 weights (memory). On the CPU the weights stay fp32 under bf16 autocast:
     # a fine-tuning update (lr 1e-4 on weights of ~0.05) is below bf16's resolution and would be lost.
@@ -251,6 +294,13 @@ def train(train_path, validation_path, tokenizer_dir, model_dir, metrics_path, m
         "final_train_loss": float(result.training_loss),
         "validation_loss": float(final_eval["eval_loss"]),
         "validation_perplexity": math.exp(final_eval["eval_loss"]),
+        # Per token of this model's tokenizer, the loss and perplexity above do not compare across tokenizers;
+        # per character of the same validation text they do. The Trainer's loss is a mean of per-batch means,
+        # so this is exact when every batch has as many predicted tokens (no padding-token id inside the text).
+        "validation_predicted_tokens": evaluated and evaluated["tokens"],
+        "validation_characters": evaluated and evaluated["characters"],
+        "validation_loss_per_char": (float(final_eval["eval_loss"]) * evaluated["tokens"] / evaluated["characters"]
+                                     if evaluated and evaluated["characters"] else None),  # nats per character
         "log_history": trainer.state.log_history,
         "world_size": int(os.environ.get("WORLD_SIZE", "1")),
         "device": device_used,  # rank 0's; every rank has its own GPU

@@ -2,7 +2,9 @@
 
 Inputs: the pretraining metrics (loss curves, perplexity), the pragma-prediction metrics, and, when
 those evaluations ran, the code-completion and performance-change metrics.
-Outputs: `results/hpccoder/summary.json` with the headline numbers (`main`, rule hpccoder_summary). The
+With `hpccoder.from_scratch` (workflow_scripts/lm/arms.py), the same metrics of the from-scratch model too.
+Outputs: `results/hpccoder/summary.json` with the headline numbers (`main`, rule hpccoder_summary) and, with the
+from-scratch model, its block (`from_scratch`) and a `comparison` table of the two (`comparison`). The
 `plot_*` functions draw one figure each from one metrics file; `workflow_scripts/lm/figures.py` runs them,
 one rule per figure (`hpccoder_figure_<name>`), so deleting one figure redraws only it.
 
@@ -110,25 +112,53 @@ def plot_perfchange(metrics: dict[str, Any], path: str | Path) -> None:
     save_figure(fig, path)
 
 
+def plot_from_scratch_vs_pretrained(summary: dict[str, Any], path: str | Path) -> None:
+    """The summary's comparison table: each metric for the fine-tuned model and the from-scratch one."""
+    # The fractions share one axis; the loss per character (nats, lower is better) goes in the title.
+    rows = [(f"{evaluation}\n{metric}", row) for evaluation, metrics in summary["comparison"].items()
+            if evaluation not in ("not_compared", "pretraining") for metric, row in metrics.items()]  # fmt: skip
+    width = 0.4
+    fig, ax = plt.subplots(figsize=(max(6.0, 1.3 * len(rows)), 4.5))
+    base = summary["pretraining"]["model"]  # a folder, a .gguf file or a source mapping
+    base = Path(base).name if isinstance(base, str) else base
+    for index, (arm, label) in enumerate((("pretrained", f"fine-tuned from {base}"),
+                                          ("from_scratch", f"from scratch ({summary['from_scratch']['pretraining']['model']})"))):  # fmt: skip
+        values = [row[arm] or 0.0 for _, row in rows]  # a metric one model lacks is drawn at 0 and labelled
+        bars = ax.bar([x + (index - 0.5) * width for x in range(len(rows))], values, width, label=label)
+        ax.bar_label(bars, labels=["n/a" if row[arm] is None else f"{row[arm]:.2f}" for _, row in rows], fontsize=6)
+    ax.set_xticks(range(len(rows)), [name for name, _ in rows], rotation=25, fontsize=7, ha="right")
+    ax.set_ylim(0, 1.05)
+    ax.set_ylabel("fraction (match, accuracy, pass@1, build@1)")
+    pretrained, scratch = summary["pretraining"], summary["from_scratch"]["pretraining"]
+    loss = summary["comparison"]["pretraining"]["validation_loss_per_char"]
+    losses = ("" if None in (loss["pretrained"], loss["from_scratch"]) else
+              f"\nvalidation loss per character {loss['pretrained']:.3f} vs {loss['from_scratch']:.3f} nats (lower is better)")  # fmt: skip
+    ax.set_title(f"HPC-Coder on the same corpus: {pretrained['parameters'] / 1e6:.3g}M parameters fine-tuned "
+                 f"vs {scratch['parameters'] / 1e6:.3g}M from scratch{losses}", fontsize=10)  # fmt: skip
+    ax.legend(fontsize=8)
+    ax.grid(axis="y", alpha=0.3)
+    save_figure(fig, path)
+
+
 # Figure name (the PNG's name under results/hpccoder/figures/) -> (its one input, the metrics file; how it is drawn).
 FIGURES: Registry = {
     "pretraining_loss": (("metrics",), plot_training),
     "pragma_prediction": (("metrics",), plot_pragma),
     "code_completion": (("metrics",), plot_completion),
     "performance_change": (("metrics",), plot_perfchange),
+    # drawn from summary.json (rules/lm.smk hands it as the figure's metrics), only with hpccoder.from_scratch
+    "from_scratch_vs_pretrained": (("metrics",), plot_from_scratch_vs_pretrained),
 }
 
 
-def main(pretrain_metrics_path, pragma_metrics_path, summary_path, seed: int, completion_metrics_path=None,
-         perfchange_metrics_path=None) -> dict[str, Any]:  # fmt: skip
-    prov = Provenance.start(step="hpccoder.summary", config={}, seed=seed)
-    pretrain = read_json(pretrain_metrics_path)
-    pragma = read_json(pragma_metrics_path)
-    completion = read_json(completion_metrics_path) if completion_metrics_path else None
-    perfchange = read_json(perfchange_metrics_path) if perfchange_metrics_path else None
-    summary = {
+def arm_summary(pretrain: dict[str, Any], pragma: dict[str, Any], completion: dict[str, Any] | None,
+                perfchange: dict[str, Any] | None) -> dict[str, Any]:  # fmt: skip
+    """One model's headline numbers, from its evaluations' metrics (None: that evaluation did not run)."""
+    return {
         "pretraining": {k: pretrain[k] for k in ("model", "parameters", "steps", "tokens_seen", "train_time_s", "tokens_per_s",
-                                                 "final_train_loss", "validation_loss", "validation_perplexity")},  # fmt: skip
+                                                 "final_train_loss", "validation_loss", "validation_perplexity")}
+                       # per character of the validation text (pretrain.py; absent from metrics of older runs)
+                       | {"validation_loss_per_char": pretrain.get("validation_loss_per_char")},  # fmt: skip
         "pragma_prediction": {
             "test_loops": pragma["test_loops"],
             "train_loops": pragma["train_loops"],
@@ -141,6 +171,72 @@ def main(pretrain_metrics_path, pragma_metrics_path, summary_path, seed: int, co
         "code_completion": completion,
         "performance_change": perfchange,
     }
+
+
+# The model's own classifier in performance_change.accuracy (the others are baselines that do not use the model).
+PERFCHANGE_MODEL_CLASSIFIER = "hpccoder_head"
+# Not compared: validation loss and perplexity are per token of each model's own tokenizer (a pretrained base
+# brings its own vocabulary), so the same text is a different number of tokens; the loss per character is compared.
+PER_TOKEN = "per token of each model's own tokenizer: not comparable across tokenizers (see validation_loss_per_char)"
+NOT_COMPARED = {"validation_loss": PER_TOKEN, "validation_perplexity": PER_TOKEN}
+
+
+def _row(pretrained: float | None, from_scratch: float | None, higher_is_better: bool = True) -> dict[str, Any]:
+    if pretrained is None or from_scratch is None:
+        higher = None
+    else:
+        higher = "equal" if pretrained == from_scratch else ("pretrained" if pretrained > from_scratch else "from_scratch")
+    return {"pretrained": pretrained, "from_scratch": from_scratch, "higher": higher, "higher_is_better": higher_is_better}
+
+
+def comparison(pretrained: dict[str, Any], from_scratch: dict[str, Any]) -> dict[str, Any]:
+    """Per evaluation and metric: the fine-tuned (pretrained-base) value, the from-scratch value, which is higher.
+
+    Both arguments are `arm_summary` blocks. An evaluation that ran for one model only is left out; so is a
+    completion execution model scored for one only.
+    """
+    table: dict[str, Any] = {
+        # nats per character of the validation text: lower is better
+        "pretraining": {"validation_loss_per_char": _row(pretrained["pretraining"]["validation_loss_per_char"],
+                                                         from_scratch["pretraining"]["validation_loss_per_char"],
+                                                         higher_is_better=False)},  # fmt: skip
+        "pragma_prediction": {metric: _row(pretrained["pragma_prediction"][metric], from_scratch["pragma_prediction"][metric])
+                              for metric in ("exact_match", "all_clauses_match")},  # fmt: skip
+    }
+    if pretrained["performance_change"] and from_scratch["performance_change"]:
+        table["performance_change"] = {
+            f"accuracy.{PERFCHANGE_MODEL_CLASSIFIER}": _row(
+                pretrained["performance_change"]["accuracy"][PERFCHANGE_MODEL_CLASSIFIER],
+                from_scratch["performance_change"]["accuracy"][PERFCHANGE_MODEL_CLASSIFIER])}  # fmt: skip
+    if pretrained["code_completion"] and from_scratch["code_completion"]:
+        models = pretrained["code_completion"]["models"]
+        scratch_models = from_scratch["code_completion"]["models"]
+        table["code_completion"] = {f"{model}.{metric}": _row(models[model].get(metric), scratch_models[model].get(metric))
+                                    for model in sorted(set(models) & set(scratch_models))
+                                    for metric in ("pass@1", "build@1")}  # fmt: skip
+    table["not_compared"] = dict(NOT_COMPARED)
+    return table
+
+
+def main(pretrain_metrics_path, pragma_metrics_path, summary_path, seed: int, completion_metrics_path=None,
+         perfchange_metrics_path=None, from_scratch: dict[str, str] | None = None) -> dict[str, Any]:  # fmt: skip
+    """`from_scratch`: the from-scratch model's metrics files, keyed pretrain, pragma and, when they ran,
+    completion and perfchange; given, the summary adds its block and the comparison table."""
+    prov = Provenance.start(step="hpccoder.summary", config={}, seed=seed)
+
+    def read_optional(path):
+        return read_json(path) if path else None
+
+    summary = arm_summary(read_json(pretrain_metrics_path), read_json(pragma_metrics_path),
+                          read_optional(completion_metrics_path), read_optional(perfchange_metrics_path))  # fmt: skip
+    if from_scratch:
+        missing = sorted({"pretrain", "pragma"} - set(from_scratch))
+        if missing:
+            raise ValueError(f"hpccoder summary: the from-scratch model's {', '.join(missing)} metrics are missing")
+        scratch = arm_summary(read_json(from_scratch["pretrain"]), read_json(from_scratch["pragma"]),
+                              read_optional(from_scratch.get("completion")), read_optional(from_scratch.get("perfchange")))  # fmt: skip
+        summary["from_scratch"] = scratch
+        summary["comparison"] = comparison(summary, scratch)
     write_json(summary_path, summary)
     prov.finish([summary_path])
     return summary
@@ -151,5 +247,8 @@ if __name__ == "__main__":
 
     smk = snakemake  # noqa: F821 -- injected by Snakemake's script: directive
     configure_logging(smk.log[0])
+    prefix = "from_scratch_"  # the from-scratch model's inputs (rules/lm.smk)
+    scratch_inputs = {name[len(prefix):]: path for name, path in smk.input.items() if name.startswith(prefix)}
     main(smk.input.pretrain, smk.input.pragma, smk.output.summary, smk.params.seed,
-         completion_metrics_path=smk.input.get("completion"), perfchange_metrics_path=smk.input.get("perfchange"))  # fmt: skip
+         completion_metrics_path=smk.input.get("completion"), perfchange_metrics_path=smk.input.get("perfchange"),
+         from_scratch=scratch_inputs or None)  # fmt: skip
