@@ -37,16 +37,4 @@ if [ $rc -ne 0 ]; then
     tail -30 run.log
     exit 1
 fi
-"$PYTHON" - <<'EOF'
-import json
-from pathlib import Path
-
-hpccoder = json.loads(Path("results/hpccoder/summary.json").read_text())
-rlpf = json.loads(Path("results/rlpf/summary.json").read_text())
-print("hpccoder comparison:", json.dumps(hpccoder.get("comparison"), indent=1))
-print("rlpf held-out:", json.dumps(rlpf.get("held_out", rlpf), indent=1)[:4000])
-for path in sorted(Path("results").rglob("*.prov.json")):
-    device = json.loads(path.read_text()).get("device")
-    if device:
-        print(f"device {device}: {path}")
-EOF
+"$PYTHON" "$REPO/benchmarks/small_report.py" results
