@@ -217,14 +217,14 @@ class BuildCache:
     def build_all(self, requests: list[BuildRequest]) -> list[BuildResult]:
         """Build every request (distinct sources once, in parallel); results in the order of `requests`.
 
-        Driver objects are compiled in the same pool as the samples' objects (submitted first, so that no
-        link waits on a driver not yet started); each link follows its object."""
+        On a cold machine the standard headers are precompiled first (every sample's compile waits on its
+        model's), then the driver objects, in the same pool as the samples' objects (submitted before them, so
+        that no link waits on a driver not yet started); each link follows its object."""
         with concurrent.futures.ThreadPoolExecutor(self.cfg.jobs) as pool:
-            drivers = self._submit_drivers(pool, requests)
-            # The standard headers (precompiled once per machine; object keys name their folder) build beside
-            # the drivers, one per compiler, instead of one after another before the pool starts.
+            # Precompiled once per machine (object keys name their folder), one per compiler, in parallel.
             headers = [pool.submit(suite.standard_header_dir, model, sanitizer)
                        for model, sanitizer in dict.fromkeys((r.model, r.sanitizer) for r in requests)]  # fmt: skip
+            drivers = self._submit_drivers(pool, requests)
             for header in headers:
                 header.result()
             keys = [self.object_key(r) for r in requests]
