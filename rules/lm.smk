@@ -8,13 +8,15 @@
 # workflow_scripts/lm/.
 
 from workflow_scripts.common.model_source import input_paths
-from workflow_scripts.lm.arms import arm_config, arm_dir, arm_metrics, arm_step, arms
+from workflow_scripts.lm.arms import arm_config, arm_dir, arm_metrics, arm_step, arms, check_generator
 
 # One definition per step, generated for each arm (workflow_scripts/lm/arms.py): the main arm ("") writes
 # results/hpccoder/... with rules hpccoder_<step>; with hpccoder.from_scratch set, the arm "from_scratch" writes
 # results/hpccoder/from_scratch/... with rules hpccoder_from_scratch_<step>, the same-corpus model trained from
 # scratch beside the fine-tuned one.
 HPCCODER_ARMS = {_arm: arm_config(config["hpccoder"], _arm) for _arm in arms(config["hpccoder"])}
+for _arm, _cfg in HPCCODER_ARMS.items():
+    check_generator(_arm, _cfg, config["generate"]["models"])
 
 for _arm, _cfg in HPCCODER_ARMS.items():
     _dir = arm_dir(_arm)

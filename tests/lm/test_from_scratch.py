@@ -11,7 +11,7 @@ from tests.conftest import copy_workflow, run_snakemake
 from workflow_scripts.common import read_json, write_json
 from workflow_scripts.common.config import load_config
 from workflow_scripts.lm import summary as lm_summary
-from workflow_scripts.lm.arms import arm_config, arm_metrics, arms
+from workflow_scripts.lm.arms import arm_config, arm_metrics, arms, check_generator
 
 
 def hpccoder(overrides):
@@ -248,3 +248,16 @@ def test_perfchange_reuses_another_models_timings_only_for_the_same_versions(tmp
         reuse_timed_versions(versions, tmp_path / "untimed.parquet")
     with pytest.raises(ValueError, match="differ"):  # fewer versions (another edit list) is a different table
         reuse_timed_versions(versions.iloc[:-1], tmp_path / "timed.parquet")
+
+
+def test_a_completion_generator_missing_from_generate_models_is_named(repo_root, monkeypatch):
+    monkeypatch.chdir(repo_root)
+    small = load_config("config/config.yaml", "config/small.yaml")
+    for arm in arms(small["hpccoder"]):  # the small config defines both arms' generators
+        check_generator(arm, arm_config(small["hpccoder"], arm), small["generate"]["models"])
+    models = {k: v for k, v in small["generate"]["models"].items() if k != "hpccoder_from_scratch"}
+    with pytest.raises(ValueError, match=r"hpccoder.from_scratch.generator: 'hpccoder_from_scratch' is not a "
+                                         r"generate.models entry.*results/hpccoder/from_scratch/model"):
+        check_generator("from_scratch", arm_config(small["hpccoder"], "from_scratch"), models)
+    disabled = arm_config(small["hpccoder"], "") | {"completion": {"enabled": False, "generator": "absent"}}
+    check_generator("", disabled, models)  # not scored: nothing to check

@@ -105,3 +105,15 @@ def arm_config(hpccoder: dict[str, Any], arm: str) -> dict[str, Any]:
     effective["completion"] = {**main["completion"], "generator": generator,
                                "enabled": bool(main["completion"]["enabled"] and generator)}  # fmt: skip
     return effective
+
+
+def check_generator(arm: str, effective: dict[str, Any], generate_models: dict[str, Any]) -> None:
+    """Stop, naming the key, when an arm's code completion is scored from a generator the config does not define
+    (Snakemake would only say that results/pcgbench/<name>/results.parquet has no rule)."""
+    name = effective["completion"]["generator"]
+    if not effective["completion"]["enabled"] or name in generate_models:
+        return
+    key = "hpccoder.completion.generator" if arm == MAIN else f"hpccoder.{FROM_SCRATCH}.generator"
+    raise ValueError(f"{key}: {name!r} is not a generate.models entry (entries: {', '.join(sorted(generate_models))}); "
+                     f"add one that generates from {arm_dir(arm)}/model, e.g. {{backend: hf, path: "
+                     f"{arm_dir(arm)}/model}}, or turn hpccoder.completion.enabled off")  # fmt: skip
