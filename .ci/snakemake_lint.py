@@ -23,6 +23,10 @@ DECLINED = {
     # The Snakefile sets PYTHONPATH (so script jobs, local or on cluster nodes, import workflow_scripts from
     # the workflow's folder); it never requires the user to set it, which is what `envvars:` would assert.
     "Environment variable PYTHONPATH used but not asserted with envvars directive",
+    # The RLPF rules pass the model *source* they load as a param (rules/rlpf.smk RLPF_MODEL: a folder, a .gguf
+    # file, or a {pypi|gguf, sha256} mapping that the script checks); their input lists that source's files, which
+    # is the same path when the source is a folder the workflow makes (the default: the HPC-Coder model).
+    "Param model is a prefix of input or output file but hardcoded",
 }
 
 
