@@ -196,12 +196,17 @@ def input_paths(spec: str | dict[str, Any] | ModelSource | None, *, key: str = "
 
 
 def load_tokenizer(local: LocalModel, tokenizer_dir: str | os.PathLike | None = None):
-    """The model's tokenizer (from the GGUF file itself, or the folder), or from `tokenizer_dir` when given."""
+    """The model's tokenizer (from the GGUF file itself, or the folder), or from `tokenizer_dir` when given; its
+    pad token is the end-of-text token when it has none (causal LMs often ship without one; batching needs it)."""
     from transformers import AutoTokenizer
 
     if tokenizer_dir:
-        return AutoTokenizer.from_pretrained(tokenizer_dir, local_files_only=True)
-    return AutoTokenizer.from_pretrained(local.folder, local_files_only=True, **local.kwargs)
+        tokenizer = AutoTokenizer.from_pretrained(tokenizer_dir, local_files_only=True)
+    else:
+        tokenizer = AutoTokenizer.from_pretrained(local.folder, local_files_only=True, **local.kwargs)
+    if tokenizer.pad_token is None:
+        tokenizer.pad_token = tokenizer.eos_token
+    return tokenizer
 
 
 def _dense(model, local: LocalModel):

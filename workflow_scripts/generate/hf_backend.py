@@ -123,8 +123,6 @@ class HFEngine:
                                     f"generate.models.<name>.tokenizer to the tokenizer's directory") from err  # fmt: skip
         tokenizer.padding_side = "left"  # a causal LM continues at the right end
         tokenizer.truncation_side = "left"  # if a prompt is too long, keep its end (the signature)
-        if tokenizer.pad_token is None:
-            tokenizer.pad_token = tokenizer.eos_token
         dtype = "auto" if cfg.dtype == "auto" else getattr(torch, cfg.dtype)
         kwargs = {"dtype": dtype}
         if cfg.device == "auto":

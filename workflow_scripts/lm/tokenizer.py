@@ -67,8 +67,6 @@ def train_bpe(texts: list[str], cfg: TokenizerConfig) -> PreTrainedTokenizerFast
 def load_or_train(train_path: str | Path, cfg: TokenizerConfig) -> PreTrainedTokenizerFast:
     if cfg.init_from:
         tokenizer = load_tokenizer(resolve(cfg.init_from, key="hpccoder.model.init_from"))
-        if tokenizer.pad_token is None:  # causal LMs often ship without one; batching needs it
-            tokenizer.pad_token = tokenizer.eos_token
         logger.info("tokenizer: the base model's, from %s (%d tokens)", cfg.init_from, len(tokenizer))
         return tokenizer
     texts = pd.read_parquet(train_path, columns=["text"])["text"].tolist()

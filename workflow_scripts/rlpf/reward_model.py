@@ -206,8 +206,6 @@ def main(*, tasks_path, train_candidates, held_out_candidates, model_dir, out_me
     local = resolve(model_dir, key="rlpf.base_model")
     tokenizer = load_tokenizer(local)
     tokenizer.padding_side = "right"  # the sequence head reads the last non-pad token
-    if tokenizer.pad_token is None:
-        tokenizer.pad_token = tokenizer.eos_token
     model = load_sequence_scorer(local, dtype=torch.float32).to(device)
     model.config.pad_token_id = tokenizer.pad_token_id
     # gradient_checkpointing: TRL turns it on by default; this model has no memory to save, only time to lose.

@@ -97,8 +97,6 @@ def load_policy(model, torch_threads: int = 1, device="cpu"):
     local = resolve(model, key="rlpf model")
     tokenizer = load_tokenizer(local)
     tokenizer.padding_side = "left"  # generation appends to the right end of every prompt
-    if tokenizer.pad_token is None:
-        tokenizer.pad_token = tokenizer.eos_token
     return load_causal_lm(local, dtype=torch.float32).to(device), tokenizer
 
 
