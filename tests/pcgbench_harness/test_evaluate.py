@@ -217,6 +217,17 @@ def test_identical_samples_are_run_once_and_share_its_rows(tmp_path, cache_dir, 
     assert ran == copies
 
 
+def test_stress_validations_run_in_a_samples_first_configuration_only(tmp_path, cache_dir, problem, monkeypatch):
+    # Their thread count is the same in every run of the sweep: a second round would repeat them.
+    protocols = []
+    real = evaluate.run_program
+    monkeypatch.setattr(evaluate, "run_program", lambda *args: protocols.append(args[3]) or real(*args))
+    samples, _ = samples_of("reference", problem, ["omp"])
+    rows, _ = evaluate_samples(samples, tmp_path, config(cache_dir, stress_validations=2, race_check=False))
+    assert list(rows["threads"]) == [1, 2] and set(rows["verdict"]) == {"ok"}
+    assert [(p.threads, p.stress_validations, p.stress_threads) for p in protocols] == [(1, 2, 8), (2, 0, 8)]
+
+
 def test_missing_toolchain_is_reported_and_skipped(tmp_path, cache_dir, problem, monkeypatch):
     real = suite.toolchain_status
     monkeypatch.setattr(suite, "toolchain_status",

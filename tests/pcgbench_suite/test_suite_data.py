@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import subprocess
 import tempfile
 from pathlib import Path
 
@@ -175,6 +176,23 @@ def test_standard_headers_come_before_the_prompt_precompiled(tmp_path):
     assert (folder / (suite.STANDARD_HEADER_FILE + ".gch")).exists()
     assert f"-I{folder}" in suite.compile_sample_argv(problem, "serial", tmp_path / "s.cpp", tmp_path / "s.o")
     assert not (suite.standard_header_dir("cuda") / (suite.STANDARD_HEADER_FILE + ".gch")).exists()  # nvcc: text
+
+
+def test_race_check_builds_read_the_standard_headers_precompiled(tmp_path):
+    # clang reads a precompiled header only when named: the race-check compile names it, and builds with it.
+    if not suite.race_check_status()[0]:
+        pytest.skip(suite.race_check_status()[1])
+    problem = suite.get_problem("reduce_average")
+    pch = suite.standard_header_dir("omp", suite.TSAN) / (suite.STANDARD_HEADER_FILE + ".pch")
+    assert pch.exists()
+    src, obj = tmp_path / "s.cpp", tmp_path / "s.o"
+    argv = suite.compile_sample_argv(problem, "omp", src, obj, suite.TSAN)
+    assert argv[argv.index("-include-pch") + 1] == str(pch)
+    body = "  return std::accumulate(x.begin(), x.end(), 0.0) / x.size();\n}\n"  # <numeric> from the header
+    src.write_text(suite.sample_source(problem, "omp", body))
+    proc = subprocess.run(argv, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert obj.exists()
 
 
 def test_machine_cache_refuses_a_folder_others_can_write(monkeypatch):

@@ -203,16 +203,16 @@ class BuildCache:
 
     # ---- many at once
 
-    def build_drivers(self, requests: list[BuildRequest]) -> dict[tuple[str, str, str | None], Path]:
-        """Driver objects for every (problem, model, sanitizer) of `requests`, in parallel (the suite caches them)."""
+    def build_drivers(self, requests: list[BuildRequest]) -> dict[tuple[str, str], Path]:
+        """Driver objects for every (problem, model) of `requests`, in parallel (the suite caches them; a race-check
+        build links its model's)."""
         with concurrent.futures.ThreadPoolExecutor(self.cfg.jobs) as pool:
             return {pair: future.result() for pair, future in self._submit_drivers(pool, requests).items()}
 
     def _submit_drivers(self, pool: concurrent.futures.Executor,
                         requests: list[BuildRequest]) -> dict[tuple, concurrent.futures.Future]:  # fmt: skip
-        kinds = {(r.problem.name, r.model, r.sanitizer): r.problem for r in requests}
-        return {kind: pool.submit(suite.build_driver, problem, kind[1], self.drivers, kind[2])
-                for kind, problem in kinds.items()}  # fmt: skip
+        kinds = {(r.problem.name, r.model): r.problem for r in requests}
+        return {kind: pool.submit(suite.build_driver, problem, kind[1], self.drivers) for kind, problem in kinds.items()}
 
     def build_all(self, requests: list[BuildRequest]) -> list[BuildResult]:
         """Build every request (distinct sources once, in parallel); results in the order of `requests`.
@@ -241,7 +241,7 @@ class BuildCache:
                 if not ok:
                     progress.advance()
                     return key, False, log, compile_s, compile_s == 0.0
-                driver = drivers[(request.problem.name, request.model, request.sanitizer)].result()
+                driver = drivers[(request.problem.name, request.model)].result()
                 exe_key, ok, link_log, link_s = self._link(request, key, driver)
                 progress.advance()
                 return exe_key, ok, (log + link_log).strip(), compile_s + link_s, compile_s + link_s == 0.0

@@ -81,7 +81,9 @@ class EvaluateConfig:
     # times every run validates the timed size, on other inputs (a race shows in some only)
     validations: int = schema_default("pcgbench.evaluate.validations")
     # OpenMP models: inputs validated again at the timed size with stress_threads threads per rank, more than
-    # the cores (a race whose threads a competing load serialises at the timed threads shows there; 0: none)
+    # the cores (a race whose threads a competing load serialises at the timed threads shows there; 0: none).
+    # In a sample's first run of the sweep only: the thread count is the same in every run, so a second round
+    # would repeat the same inputs at the same threads.
     stress_validations: int = schema_default("pcgbench.evaluate.stress_validations")
     stress_threads: int = schema_default("pcgbench.evaluate.stress_threads")
     # which of the problem's sizes is validated last and timed ("timed" or "paper")
@@ -152,11 +154,13 @@ class EvaluateConfig:
                              file_size_mb=self.file_size_mb, nproc=self.max_processes,
                              output_bytes=self.output_bytes)  # fmt: skip
 
-    def protocol(self, *, ranks: int = 1, threads: int = 1) -> RunProtocol:
-        """The run protocol of one resource configuration (placement and priority as timing.py explains)."""
+    def protocol(self, *, ranks: int = 1, threads: int = 1, stress: bool = True) -> RunProtocol:
+        """The run protocol of one resource configuration (placement and priority as timing.py explains);
+        without `stress`, no stress validations."""
         return RunProtocol(warmup=self.warmup, reps=self.reps, validations=self.validations, seed=self.seed,
                            size=self.size, ranks=ranks, threads=threads, nice=self.run_nice,
-                           stress_validations=self.stress_validations, stress_threads=self.stress_threads)  # fmt: skip
+                           stress_validations=self.stress_validations if stress else 0,
+                           stress_threads=self.stress_threads)  # fmt: skip
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -191,11 +195,11 @@ def _row(sample: Sample, build: BuildResult | None, verdict: str, detail: str, c
 
 
 def run_one(sample: Sample, exe: Path, config: ResourceConfig, cfg: EvaluateConfig,
-            reference_wall_s: float | None = None) -> tuple[str, str, dict]:  # fmt: skip
+            reference_wall_s: float | None = None, stress: bool = True) -> tuple[str, str, dict]:  # fmt: skip
     """One sandboxed run at one resource configuration: (verdict, detail, a row's timing fields).
-    The speedup is the baseline's median repetition over the sample's."""
-    run = run_program(sample.problem, sample.model, exe, cfg.protocol(ranks=config.ranks, threads=config.threads),
-                      cfg.limits(reference_wall_s))  # fmt: skip
+    The speedup is the baseline's median repetition over the sample's. `stress`: with the stress validations."""
+    protocol = cfg.protocol(ranks=config.ranks, threads=config.threads, stress=stress)
+    run = run_program(sample.problem, sample.model, exe, protocol, cfg.limits(reference_wall_s))
     timing = {"run_wall_s": run.wall_s}
     if run.verdict != OK:
         return run.verdict, run.detail, timing
@@ -229,9 +233,9 @@ def evaluate_sample(sample: Sample, build: BuildResult, cfg: EvaluateConfig,
             return [_row(sample, build, RACE_DETECTED, check.detail, race_check=check.column())]
         race_check = check.column()
     rows = []
-    for config in resource_sweep(sample.model, cfg.max_cores):
+    for i, config in enumerate(resource_sweep(sample.model, cfg.max_cores)):
         reference_wall_s = (reference_walls or {}).get((sample.problem.name, sample.model, config.ranks, config.threads))
-        verdict, detail, timing = run_one(sample, build.exe, config, cfg, reference_wall_s)
+        verdict, detail, timing = run_one(sample, build.exe, config, cfg, reference_wall_s, stress=i == 0)
         rows.append(_row(sample, build, verdict, detail, config, race_check=race_check, **timing))
         if verdict != OK:
             break  # the sample has failed; more configurations would only spend time
