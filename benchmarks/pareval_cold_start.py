@@ -6,14 +6,15 @@
 The workload of the side-by-side measurement against ParEval's own harness (3 problems x serial and OpenMP x
 4 samples = 24 samples, ParEval's numbered record names, the timed size, 1-2 threads): every sample a distinct
 program (the reference body with a distinguishing comment), so nothing is shared between samples. It runs the
-command a user runs (`python -m workflow_scripts.pcgbench evaluate FILE --out DIR`) three times:
+command a user runs (`python -m workflow_scripts.pcgbench evaluate FILE --out DIR`) four times:
 1. cold: an empty build cache and an empty machine cache (driver objects and precompiled headers are built);
 2. warm machine: an empty build cache, the machine cache of run 1 (a new generations file on a machine that has
    evaluated before: every sample is compiled, linked and run again; drivers and headers are reused);
 3. cold again, to show the spread of the cold time;
 4. cold without the race check (`--no-race-check`): ParEval's harness has none, so this is the like-for-like
    run (the OpenMP samples' ThreadSanitizer builds and runs are the race check's cost).
-Prints wall times with the verdicts of each run (which must agree) and writes
+Prints wall times with the verdicts of each run (which must agree), the run-to-run spread of every speedup
+(sample and thread count) over the four runs, and writes
 results/pcgbench/benchmarks/pareval_cold_start.json. The reference point is ParEval's harness measured on a
 machine of this kind: 44 s for this workload, 20 s for this harness before its caches; the target
 is a third of ParEval's, 14.7 s. ParEval's harness is not installed here, so it is not re-measured: the ratio
@@ -55,7 +56,8 @@ def write_generations(path: Path, problems: list[str], models: list[str], sample
 
 
 def evaluate(generations: Path, out: Path, cache: Path, machine_cache: Path, race_check: bool = True
-             ) -> tuple[float, dict]:  # fmt: skip
+             ) -> tuple[float, dict, dict]:  # fmt: skip
+    """(wall time, verdict per sample, speedup per sample and thread count) of one evaluation."""
     env = dict(os.environ, PCGBENCH_MACHINE_CACHE=str(machine_cache))
     started = time.perf_counter()
     proc = subprocess.run([sys.executable, "-m", "workflow_scripts.pcgbench", "evaluate", str(generations), "--out",
@@ -64,8 +66,10 @@ def evaluate(generations: Path, out: Path, cache: Path, machine_cache: Path, rac
     wall = time.perf_counter() - started
     if proc.returncode != 0:
         raise SystemExit(f"evaluate failed:\n{proc.stderr[-3000:]}")
-    rows = pd.read_parquet(out / "results.parquet").drop_duplicates("sample_id")
-    return wall, {f"{r.problem}/{r.model}#{r.sample_index}": r.verdict for r in rows.itertuples()}
+    rows = pd.read_parquet(out / "results.parquet")
+    speedups = {f"{r.problem}/{r.model}#{r.sample_index}@{r.threads}": r.speedup for r in rows.itertuples()}
+    rows = rows.drop_duplicates("sample_id")
+    return wall, {f"{r.problem}/{r.model}#{r.sample_index}": r.verdict for r in rows.itertuples()}, speedups
 
 
 def main() -> None:
@@ -86,12 +90,15 @@ def main() -> None:
         for label, machine_cache, race_check in (("cold", machine, True), ("warm_machine", machine, True),
                                                  ("cold_again", tmp / "machine_2", True),
                                                  ("cold_no_race_check", tmp / "machine_3", False)):
-            wall, verdicts = evaluate(generations, tmp / f"out_{label}", tmp / f"cache_{label}", machine_cache,
-                                      race_check)  # fmt: skip
-            runs[label] = {"wall_s": wall, "verdicts": verdicts}
+            wall, verdicts, speedups = evaluate(generations, tmp / f"out_{label}", tmp / f"cache_{label}",
+                                                machine_cache, race_check)  # fmt: skip
+            runs[label] = {"wall_s": wall, "verdicts": verdicts, "speedups": speedups}
             print(f"{label:13s} {wall:6.1f} s  {count} samples  verdicts: "
                   f"{pd.Series(list(verdicts.values())).value_counts().to_dict()}", flush=True)
     same = len({json.dumps(r["verdicts"], sort_keys=True) for r in runs.values()}) == 1
+    # Run-to-run spread of each speedup over the four evaluations: (max - min) / median, per sample and threads.
+    speedups = pd.DataFrame({label: r["speedups"] for label, r in runs.items()})
+    spread = (speedups.max(axis=1) - speedups.min(axis=1)) / speedups.median(axis=1)
     cold = [runs["cold"]["wall_s"], runs["cold_again"]["wall_s"]]
     report = {
         "problems": args.problems.split(","), "models": args.models.split(","), "samples": count,
@@ -101,6 +108,8 @@ def main() -> None:
         "ratio_warm_machine_vs_pareval_recorded": PAREVAL_RECORDED_S / runs["warm_machine"]["wall_s"],
         "ratio_cold_no_race_check_vs_pareval_recorded": PAREVAL_RECORDED_S / runs["cold_no_race_check"]["wall_s"],
         "target_ratio": TARGET_RATIO, "load_average": {"start": load_before, "end": os.getloadavg()[0]},
+        "speedup_spread": {"median": float(spread.median()), "max": float(spread.max()),
+                           "by_model": spread.groupby(lambda k: k.split("/")[1].split("#")[0]).median().to_dict()},
     }
     print(f"same verdicts in every run: {same}")
     print(f"cold start {min(cold):.1f}-{max(cold):.1f} s: {report['ratio_cold_vs_pareval_recorded']:.2f}x ParEval's "
@@ -109,6 +118,8 @@ def main() -> None:
           f"cold without the race check (like ParEval's) {runs['cold_no_race_check']['wall_s']:.1f} s: "
           f"{report['ratio_cold_no_race_check_vs_pareval_recorded']:.2f}x; "
           f"load average {load_before:.1f} -> {os.getloadavg()[0]:.1f}")
+    print(f"speedups' run-to-run spread over the four runs, (max - min) / median: median {spread.median():.3f}, "
+          f"max {spread.max():.3f} ({len(spread)} speedups)")
     write_json(Path(args.out), report)
 
 

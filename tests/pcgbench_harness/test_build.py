@@ -2,6 +2,7 @@
 
 import os
 import subprocess
+import threading
 import time
 
 import pytest
@@ -63,6 +64,42 @@ def test_key_depends_on_source_flags_and_compiler(cache, problem, monkeypatch):
     assert cache.object_key(BuildRequest(problem=problem, model="omp", body=body)) != base  # -fopenmp
     monkeypatch.setattr(build, "compiler_version", lambda compiler: "g++ 99.0")
     assert cache.object_key(BuildRequest(problem=problem, model="serial", body=body)) != base
+
+
+def test_first_results_come_while_later_sources_still_build(cache, problem, monkeypatch):
+    body = suite.reference_body(problem, "serial")
+    requests = [BuildRequest(problem=problem, model="serial", body=body + f"// {i}\n") for i in range(3)]
+    release = threading.Event()
+    real = BuildCache._compile_object
+
+    def held(self, request, key):  # the last source waits until the test has seen the first result
+        if request is requests[-1]:
+            assert release.wait(60)
+        return real(self, request, key)
+
+    monkeypatch.setattr(BuildCache, "_compile_object", held)
+    with cache.building(requests) as results:
+        assert results[0].result(timeout=60).ok
+        assert not results[-1].done()
+        release.set()
+    assert all(r.done() and r.result().ok for r in results)
+
+
+def test_drivers_are_queued_one_problem_ahead_of_their_sources(tmp_path, cache, monkeypatch):
+    # One worker: the pool's order is the queue's. Each driver comes before the sources of the problem
+    # before its own, so that no link waits on a driver still compiling.
+    cache.cfg.jobs = 1
+    order = []
+    real_driver, real_compile = suite.build_driver, BuildCache._compile_object
+    monkeypatch.setattr(suite, "build_driver",
+                        lambda problem, model, where: order.append(f"driver {problem.name}") or real_driver(problem, model, where))
+    monkeypatch.setattr(BuildCache, "_compile_object",
+                        lambda self, request, key: order.append(request.problem.name) or real_compile(self, request, key))
+    problems = [suite.get_problem(name) for name in ("reduce_average", "transform_relu", "transform_squaring")]
+    cache.build_all([BuildRequest(problem=p, model="serial", body=suite.reference_body(p, "serial") + f"// {i}\n")
+                     for p in problems for i in range(2)])  # fmt: skip
+    a, b, c = (p.name for p in problems)
+    assert order == [f"driver {a}", f"driver {b}", a, a, f"driver {c}", b, b, c, c]
 
 
 def test_trim_log_keeps_head_and_tail():

@@ -9,6 +9,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pandas as pd
@@ -226,6 +227,45 @@ def test_stress_validations_run_in_a_samples_first_configuration_only(tmp_path, 
     rows, _ = evaluate_samples(samples, tmp_path, config(cache_dir, stress_validations=2, race_check=False))
     assert list(rows["threads"]) == [1, 2] and set(rows["verdict"]) == {"ok"}
     assert [(p.threads, p.stress_validations, p.stress_threads) for p in protocols] == [(1, 2, 8), (2, 0, 8)]
+
+
+@pytest.mark.parametrize("overlap", [True, False])
+def test_samples_run_while_later_ones_build_only_when_runs_outrank_compiles(tmp_path, cache_dir, problem, monkeypatch,
+                                                                           overlap):  # fmt: skip
+    body = suite.reference_body(problem, "serial")
+    samples = [Sample(generator="g", problem=problem, model="serial", sample_index=i, body=body + f"// {i}\n")
+               for i in range(3)]  # fmt: skip
+    first_run, events = threading.Event(), []
+    real_compile, real_evaluate = BuildCache._compile_object, evaluate.evaluate_sample
+
+    def compile_object(self, request, key):  # the last sample's compile waits for the first run (or 3 s)
+        if request.body == samples[-1].body:
+            events.append("last compile waits, first run seen: " + str(first_run.wait(60 if overlap else 3)))
+        return real_compile(self, request, key)
+
+    def evaluate_sample(sample, *args):
+        events.append(f"run {sample.sample_index}")
+        first_run.set()
+        return real_evaluate(sample, *args)
+
+    monkeypatch.setattr(BuildCache, "_compile_object", compile_object)
+    monkeypatch.setattr(evaluate, "evaluate_sample", evaluate_sample)
+    monkeypatch.setattr(evaluate, "overlap_builds_and_runs", lambda cfg: overlap)
+    rows, _ = evaluate_samples(samples, tmp_path, config(cache_dir, race_check=False))
+    assert set(rows["verdict"]) == {"ok"}
+    if overlap:  # (when the waiting compile logs beside the runs is up to the scheduler)
+        assert events[0] == "run 0" and sorted(events[1:]) == ["last compile waits, first run seen: True", "run 1",
+                                                               "run 2"]  # fmt: skip
+    else:
+        assert events == ["last compile waits, first run seen: False", "run 0", "run 1", "run 2"]
+
+
+def test_overlap_needs_raised_run_priority(cache_dir, monkeypatch):
+    monkeypatch.setattr(evaluate.sandbox, "can_raise_priority", lambda: True)
+    assert evaluate.overlap_builds_and_runs(config(cache_dir, run_nice=-20))
+    assert not evaluate.overlap_builds_and_runs(config(cache_dir, run_nice=0))
+    monkeypatch.setattr(evaluate.sandbox, "can_raise_priority", lambda: False)
+    assert not evaluate.overlap_builds_and_runs(config(cache_dir, run_nice=-20))
 
 
 def test_missing_toolchain_is_reported_and_skipped(tmp_path, cache_dir, problem, monkeypatch):

@@ -24,6 +24,7 @@ failure of the sandbox itself raises (sandbox.SandboxFailure) instead of becomin
 
 
 import concurrent.futures
+import contextlib
 import dataclasses
 import hashlib
 import json
@@ -32,6 +33,7 @@ import os
 import shutil
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 from workflow_scripts.common import Progress, Provenance, write_json
@@ -203,28 +205,37 @@ class BuildCache:
 
     # ---- many at once
 
-    def build_drivers(self, requests: list[BuildRequest]) -> dict[tuple[str, str], Path]:
-        """Driver objects for every (problem, model) of `requests`, in parallel (the suite caches them; a race-check
-        build links its model's)."""
-        with concurrent.futures.ThreadPoolExecutor(self.cfg.jobs) as pool:
-            return {pair: future.result() for pair, future in self._submit_drivers(pool, requests).items()}
-
-    def _submit_drivers(self, pool: concurrent.futures.Executor,
-                        requests: list[BuildRequest]) -> dict[tuple, concurrent.futures.Future]:  # fmt: skip
-        kinds = {(r.problem.name, r.model): r.problem for r in requests}
-        return {kind: pool.submit(suite.build_driver, problem, kind[1], self.drivers) for kind, problem in kinds.items()}
-
     def build_all(self, requests: list[BuildRequest]) -> list[BuildResult]:
-        """Build every request (distinct sources once, in parallel); results in the order of `requests`.
+        """Build every request (distinct sources once, in parallel); results in the order of `requests`."""
+        with self.building(requests) as results:
+            return [result.result() for result in results]
 
-        On a cold machine the standard headers are precompiled first (every sample's compile waits on its
-        model's), then the driver objects, in the same pool as the samples' objects (submitted before them, so
-        that no link waits on a driver not yet started); each link follows its object."""
-        with concurrent.futures.ThreadPoolExecutor(self.cfg.jobs) as pool:
+    @contextlib.contextmanager
+    def building(self, requests: list[BuildRequest]) -> Iterator[list[concurrent.futures.Future]]:
+        """Start building every request and give one future BuildResult per request, in the order of
+        `requests`, while the builds go on: a caller may use the first results before the last are built.
+        Leaving the block waits for the builds started (the queued ones are cancelled if it raised).
+
+        Distinct sources are built once. On a cold machine the standard headers are precompiled first (every
+        sample's compile waits on its model's). Each driver object is queued one (problem, model) ahead of the
+        first source that links it: the first samples are ready early, and no link holds its worker idle while
+        its driver compiles (0.6 s against 0.1 s for a source). The pool works in the order of `requests`."""
+        pool = concurrent.futures.ThreadPoolExecutor(self.cfg.jobs)
+        try:
             # Precompiled once per machine (object keys name their folder), one per compiler, in parallel.
             headers = [pool.submit(suite.standard_header_dir, model, sanitizer)
                        for model, sanitizer in dict.fromkeys((r.model, r.sanitizer) for r in requests)]  # fmt: skip
-            drivers = self._submit_drivers(pool, requests)
+            kinds = {(r.problem.name, r.model): r.problem for r in requests}
+            position = {kind: i for i, kind in enumerate(kinds)}
+            order = list(kinds)
+            drivers: dict[tuple[str, str], concurrent.futures.Future] = {}
+
+            def queue_driver(i: int) -> None:
+                if i < len(order) and order[i] not in drivers:
+                    drivers[order[i]] = pool.submit(suite.build_driver, kinds[order[i]], order[i][1], self.drivers)
+
+            queue_driver(0)
+            queue_driver(1)
             for header in headers:
                 header.result()
             keys = [self.object_key(r) for r in requests]
@@ -235,27 +246,46 @@ class BuildCache:
             # Counted per distinct source (compile and link, or found in the cache), as the pool finishes them.
             progress = Progress("builds", total=len(first_request), unit="build", logger=logger)
 
-            def build_one(key: str) -> tuple[str, bool, str, float, bool]:
-                request = first_request[key]
+            def build_one(key: str, request: BuildRequest, driver: concurrent.futures.Future) -> BuildResult:
                 ok, log, compile_s = self._compile_object(request, key)
-                if not ok:
-                    progress.advance()
-                    return key, False, log, compile_s, compile_s == 0.0
-                driver = drivers[(request.problem.name, request.model)].result()
-                exe_key, ok, link_log, link_s = self._link(request, key, driver)
+                if ok:
+                    exe_key, ok, link_log, link_s = self._link(request, key, driver.result())
+                    key, log, compile_s = exe_key, (log + link_log).strip(), compile_s + link_s
                 progress.advance()
-                return exe_key, ok, (log + link_log).strip(), compile_s + link_s, compile_s + link_s == 0.0
+                return BuildResult(key=key, ok=ok, exe=self.exes / key if ok else None, log=log, compile_s=compile_s,
+                                   cached=compile_s == 0.0)  # fmt: skip
 
-            built = dict(zip(first_request, pool.map(build_one, first_request), strict=True))
+            built = {}
+            for key, request in first_request.items():
+                i = position[(request.problem.name, request.model)]
+                queue_driver(i)
+                queue_driver(i + 1)
+                built[key] = pool.submit(build_one, key, request, drivers[order[i]])
+            # A duplicate's result is its first occurrence's, cached and with its compile time counted once.
+            results, seen = [], set()
+            for key in keys:
+                results.append(built[key] if key not in seen else _as_duplicate(built[key]))
+                seen.add(key)
+            yield results
+        except BaseException:
+            pool.shutdown(wait=True, cancel_futures=True)
+            raise
+        pool.shutdown(wait=True)
         progress.finish()
-        results = []
-        for key in keys:
-            exe_key, ok, log, seconds, cached = built[key]
-            results.append(BuildResult(key=exe_key, ok=ok, exe=self.exes / exe_key if ok else None, log=log,
-                                       compile_s=seconds, cached=cached))  # fmt: skip
-            seconds = 0.0  # a duplicate's compile time is counted once, on its first occurrence
-            built[key] = (exe_key, ok, log, 0.0, True)
-        return results
+
+
+def _as_duplicate(first: concurrent.futures.Future) -> concurrent.futures.Future:
+    """A future of `first`'s BuildResult as a duplicate's: cached, no compile time of its own."""
+    duplicate: concurrent.futures.Future = concurrent.futures.Future()
+
+    def copy(done: concurrent.futures.Future) -> None:
+        if done.exception() is not None:
+            duplicate.set_exception(done.exception())
+        else:
+            duplicate.set_result(dataclasses.replace(done.result(), compile_s=0.0, cached=True))
+
+    first.add_done_callback(copy)
+    return duplicate
 
 
 def main(generations: Path, manifest: Path, cache_dir: Path, *, jobs: int, compile_timeout_s: float, generator: str,

@@ -11,7 +11,8 @@ Identical programs (same problem, execution model and body: common when a model 
 are built and run once; the other samples get copies of that program's rows, marked in `run_shared_from`
 (the sample whose runs they are). pass@k is unchanged for a program whose verdict does not vary from run to
 run; for a racy one the copies count as one trial, not several (`share_identical_runs: false` runs each).
-Execution models whose toolchain is missing here (no mpirun, no GPU for CUDA/HIP, ...) are reported
+Samples run in the file's order, each as soon as its builds are done, while later ones still build (only where
+the runs are raised above the compilers: overlap_builds_and_runs). Execution models whose toolchain is missing here (no mpirun, no GPU for CUDA/HIP, ...) are reported
 before any work starts and skipped; metrics.json lists them with the reason.
 
     python -m workflow_scripts.pcgbench evaluate GENERATIONS.json --out DIR
@@ -28,6 +29,7 @@ failed (the sweep stops there), or ok when all passed. The `race_check` column s
 """
 
 
+import concurrent.futures
 import dataclasses
 import hashlib
 import json
@@ -54,6 +56,7 @@ from workflow_scripts.pcgbench import (
     SandboxLimits,
     check_sandbox,
     run_program,
+    sandbox,
     suite,
     summarise_times,
 )
@@ -283,6 +286,15 @@ def shared_rows(sample: Sample, rows: list[dict]) -> list[dict]:
             for row in rows]  # fmt: skip
 
 
+def overlap_builds_and_runs(cfg: EvaluateConfig) -> bool:
+    """Whether a sample may run while later samples still build. Only when its runs are raised above the
+    compilers (run_nice < 0, root mode: sandbox.can_raise_priority): a timed run's threads then hold their
+    cores, and a compiler gets only what a single-threaded run leaves idle (a compiler's session weighs about
+    1/87 of a run's at nice -20). At the harness's own priority the compilers would share the run's cores,
+    so every build finishes before the first run."""
+    return cfg.run_nice < 0 and sandbox.can_raise_priority()
+
+
 def evaluate_samples(samples: list[Sample], out_dir: Path, cfg: EvaluateConfig,
                      reference_walls: dict[tuple, float] | None = None) -> tuple[pd.DataFrame, dict[str, str]]:
     """Evaluate `samples` (resuming from out_dir/samples.jsonl); returns the rows and the skipped models."""
@@ -305,23 +317,26 @@ def evaluate_samples(samples: list[Sample], out_dir: Path, cfg: EvaluateConfig,
                 sorted(skipped) or "none")  # fmt: skip
     if to_run:
         check_sandbox()  # the sandbox works here (before any sample is built or judged), or stop and say why
-    requests = [BuildRequest(problem=s.problem, model=s.model, body=s.body) for s in to_run.values()]
-    # A body that does not use its model is never run (no_parallelism): it needs no race-check build.
-    race_checked = [key for key, s in to_run.items()
-                    if cfg.race_check and s.model in suite.RACE_CHECKED_MODELS and suite.uses_model(s.model, s.body)[0]]
-    requests += [BuildRequest(problem=to_run[key].problem, model=to_run[key].model, body=to_run[key].body,
-                              sanitizer=suite.TSAN) for key in race_checked]  # fmt: skip
-    builds = BuildCache(BuildConfig(cache_dir=cfg.cache_dir, jobs=cfg.jobs, compile_timeout_s=cfg.compile_timeout_s)
-                        ).build_all(requests)  # fmt: skip
-    build_of = dict(zip(to_run, builds[: len(to_run)], strict=True))
-    race_build_of = dict(zip(race_checked, builds[len(to_run):], strict=True))
+    # Per program its build, then (OpenMP models) its race-check build; a body that does not use its model is
+    # never run (no_parallelism): it needs no race-check build. Built in the order the programs are run.
+    requests, build_index, race_build_index = [], {}, {}
+    for key, s in to_run.items():
+        build_index[key] = len(requests)
+        requests.append(BuildRequest(problem=s.problem, model=s.model, body=s.body))
+        if cfg.race_check and s.model in suite.RACE_CHECKED_MODELS and suite.uses_model(s.model, s.body)[0]:
+            race_build_index[key] = len(requests)
+            requests.append(BuildRequest(problem=s.problem, model=s.model, body=s.body, sanitizer=suite.TSAN))
+    cache = BuildCache(BuildConfig(cache_dir=cfg.cache_dir, jobs=cfg.jobs, compile_timeout_s=cfg.compile_timeout_s))
     progress = Progress("evaluated samples", total=len(pending), unit="sample", logger=logger)
-    with open(log_path, "a", encoding="utf-8") as log:
+    with cache.building(requests) as builds, open(log_path, "a", encoding="utf-8") as log:
+        if not overlap_builds_and_runs(cfg):
+            concurrent.futures.wait(builds)
         for sample in pending:
             key = run_key(sample)
             if to_run.get(key) is sample:
-                rows = measured[key] = evaluate_sample(sample, build_of[key], cfg, reference_walls,
-                                                       race_build_of.get(key))  # fmt: skip
+                race_build = builds[race_build_index[key]].result() if key in race_build_index else None
+                rows = measured[key] = evaluate_sample(sample, builds[build_index[key]].result(), cfg,
+                                                       reference_walls, race_build)  # fmt: skip
             else:
                 rows = shared_rows(sample, measured[key])
             done[sample.sample_id] = rows
