@@ -113,6 +113,31 @@ def test_toolchain_status_reports_unavailable_not_failure():
     assert suite.toolchain_status("serial") == (True, "")
 
 
+def test_a_one_bit_answer_is_validated_on_many_small_inputs(tmp_path):
+    problem = suite.get_problem("reduce_xor")
+    assert problem.small_validations == 16
+    argv, _ = suite.run_argv(problem, "serial", tmp_path / "x.exe", ranks=1, threads=1, seed=5, warmup=0, reps=1,
+                             validations=2)  # fmt: skip
+    sizes = [int(n) for n in argv[argv.index("--sizes") + 1].split(",")]
+    assert sizes == [problem.sizes["small"]] * 16 + [problem.sizes["timed"]] * 2
+    # A body that drops the last value: wrong on about half of the inputs, so caught among 16 (seeds differ).
+    body = "  bool r = false;\n  for (std::size_t i = 0; i + 1 < x.size(); ++i) r = r != x[i];\n  return r;\n}\n"
+    exe = suite.build_executable(problem, "serial", body, tmp_path / "drop_last", tmp_path / "drivers")
+    proc = subprocess.run([str(exe), *argv[1:]], capture_output=True, text=True, timeout=60)
+    result = suite.parse_driver_output(proc.stdout)
+    assert not result.valid and result.validation[-1].size == problem.sizes["small"]
+
+
+def test_small_validations_must_be_a_positive_integer(tmp_path):
+    source = suite.DATA_ROOT / "reduce_xor"
+    folder = tmp_path / "reduce_xor"
+    shutil.copytree(source, folder)
+    text = (folder / "problem.yaml").read_text().replace("small_validations: 16", "small_validations: 0")
+    (folder / "problem.yaml").write_text(text)
+    with pytest.raises(ValueError, match="small_validations"):
+        suite.load_problem(folder)
+
+
 def test_run_argv_per_model(tmp_path):
     problem = PROBLEMS[0]
     exe = tmp_path / "x.exe"

@@ -5,7 +5,8 @@ Layout of the data (`data/pcgbench/`):
     drivers/common.hpp, drivers/main.hpp    the driver shared by every problem and execution model
     drivers/<type>.hpp                      helpers shared by the harnesses of one problem type (fft.hpp)
     <problem>/problem.yaml                  name, problem_type, description, example, sizes, includes, types,
-                                            signatures (vector | kokkos | gpu), notes (per model family)
+                                            signatures (vector | kokkos | gpu), notes (per model family),
+                                            small_validations (optional)
     <problem>/harness.hpp                   Data, generate(n, seed), call_baseline, call_solution, result,
                                             check(input, want, got, why), truncate(data, keep)
     <problem>/ref_<model>.cpp               the reference body for each model (text after the signature's "{",
@@ -25,6 +26,8 @@ The API the evaluation harness uses (see the docstring of each function):
     (references, tests, the CLI) also build_executable and parse_validator_output (--check-validator runs).
 
 Details this module fixes that the interface left open:
+- Problem.small_validations (default 1): inputs validated at the small size. More where one input says
+  little: reduce_xor's answer is one bit, so a wrong body matches it on about half of the inputs.
 - Problem.sizes is a dict: "small" (validated first), "timed" (validated, then timed) and optionally
   "paper" (the papers' scale). run_argv(..., size="timed") validates at small and at the named size and
   times at the named size.
@@ -144,6 +147,7 @@ class Problem:
     types: dict                 # C++ declarations placed before the signature, per family (may be empty)
     signatures: dict            # {"vector": ..., "kokkos": ..., "gpu": ...} without the trailing "{"
     notes: dict                 # optional extra prompt sentences per family or model ("mpi", "gpu", "kokkos", ...)
+    small_validations: int = 1  # inputs validated at the small size (more where an answer is one bit)
 
     def signature(self, model: str) -> str:
         # A model may override its family's signature (CUDA and HIP name their complex types differently; some
@@ -171,7 +175,7 @@ def load_problem(directory: Path) -> Problem:
             raise _fail(path, field, "missing")
         if not isinstance(raw[field], kind):
             raise _fail(path, field, f"expected {kind.__name__}, got {type(raw[field]).__name__}")
-    unknown = set(raw) - set(_REQUIRED) - {"includes", "types", "notes"}
+    unknown = set(raw) - set(_REQUIRED) - {"includes", "types", "notes", "small_validations"}
     if unknown:
         raise _fail(path, sorted(unknown)[0], "unknown field")
     if raw["name"] != directory.name or not _NAME.match(raw["name"]):
@@ -184,6 +188,9 @@ def load_problem(directory: Path) -> Problem:
             raise _fail(path, f"sizes.{key}", "must be an integer >= 2")
     if set(sizes) - {"small", "timed", "paper"}:
         raise _fail(path, "sizes", f"unknown size {sorted(set(sizes) - {'small', 'timed', 'paper'})}")
+    small_validations = raw.get("small_validations", 1)
+    if not isinstance(small_validations, int) or isinstance(small_validations, bool) or small_validations < 1:
+        raise _fail(path, "small_validations", f"must be an integer >= 1, got {small_validations!r}")
     for family in ("vector", "kokkos", "gpu"):
         sig = raw["signatures"].get(family)
         if not isinstance(sig, str) or "(" not in sig or sig.rstrip().endswith("{"):
@@ -208,7 +215,7 @@ def load_problem(directory: Path) -> Problem:
     return Problem(name=raw["name"], problem_type=raw["problem_type"], directory=directory,
                    description=raw["description"].strip(), example=raw["example"].strip(), sizes=dict(sizes),
                    includes=tuple(raw.get("includes") or ()), types=types,
-                   signatures=dict(raw["signatures"]), notes=dict(notes))
+                   signatures=dict(raw["signatures"]), notes=dict(notes), small_validations=small_validations)
 
 
 def load_suite(root: Path = DATA_ROOT) -> list[Problem]:
@@ -583,8 +590,8 @@ def run_argv(problem: Problem, model: str, exe: Path, *, ranks: int, threads: in
              stress_validations: int = 0, stress_threads: int = 0) -> tuple[list[str], dict[str, str]]:  # fmt: skip
     """argv and extra environment for one run of `exe` with `ranks` MPI ranks x `threads` threads.
 
-    The driver validates at sizes["small"] and `validations` times at sizes[size] (each time on another
-    input: a data race shows in some calls only), and times at sizes[size]. Models without MPI need
+    The driver validates problem.small_validations inputs at sizes["small"] and `validations` at sizes[size]
+    (each on another input: a data race shows in some calls only), and times at sizes[size]. Models without MPI need
     ranks == 1; models without threads need threads == 1. OpenMP models (omp, mpi+omp) then validate
     `stress_validations` more inputs at sizes[size] with `stress_threads` threads per rank (more than the
     cores: preempted mid-loop, a racy program's threads interleave even beside a competing load that would
@@ -604,7 +611,7 @@ def run_argv(problem: Problem, model: str, exe: Path, *, ranks: int, threads: in
     if stress_validations < 0 or (stress_validations > 0 and stress_threads < 1):
         raise ValueError(f"stress_validations must be >= 0 and, when > 0, stress_threads >= 1; got "
                          f"stress_validations={stress_validations}, stress_threads={stress_threads}")
-    sizes = [problem.sizes["small"]] + [problem.sizes[size]] * validations
+    sizes = [problem.sizes["small"]] * problem.small_validations + [problem.sizes[size]] * validations
     args = [str(exe), "--seed", str(seed), "--sizes", ",".join(str(n) for n in sizes), "--warmup", str(warmup),
             "--reps", str(reps)]
     if check_validator:
