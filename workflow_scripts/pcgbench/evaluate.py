@@ -12,8 +12,9 @@ are built and run once; the other samples get copies of that program's rows, mar
 (the sample whose runs they are). pass@k is unchanged for a program whose verdict does not vary from run to
 run; for a racy one the copies count as one trial, not several (`share_identical_runs: false` runs each).
 Samples run in the file's order, each as soon as its builds are done, while later ones still build (only where
-the runs are raised above the compilers: overlap_builds_and_runs). Execution models whose toolchain is missing here (no mpirun, no GPU for CUDA/HIP, ...) are reported
-before any work starts and skipped; metrics.json lists them with the reason.
+the runs are raised above the compilers: overlap_builds_and_runs). Execution models whose toolchain is missing
+here (no mpirun, no GPU for CUDA/HIP, ...) are reported before any work starts and skipped; metrics.json lists
+them with the reason.
 
     python -m workflow_scripts.pcgbench evaluate GENERATIONS.json --out DIR
 or, from Snakemake, rules/pcgbench.smk (rule pcgbench_evaluate).
