@@ -220,6 +220,13 @@ def test_race_check_builds_read_the_standard_headers_precompiled(tmp_path):
     assert obj.exists()
 
 
+def test_a_race_check_build_without_its_tools_says_what_is_missing(monkeypatch):
+    monkeypatch.setattr(suite, "race_check_status", lambda: (False, "no clang++: install clang"))
+    with pytest.raises(RuntimeError, match="no clang"):
+        suite.standard_header_dir("omp", suite.TSAN)
+    assert suite.standard_header_dir("omp").exists()  # the regular build does not need clang
+
+
 def test_machine_cache_refuses_a_folder_others_can_write(monkeypatch):
     with tempfile.TemporaryDirectory() as name:  # in the system's temporary folder, which others can enter
         folder = Path(name)

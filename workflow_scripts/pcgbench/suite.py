@@ -422,8 +422,13 @@ def standard_header_dir(model: str, sanitizer: str | None = None) -> Path:
     and 0.09 s precompiled with GCC, 0.39 s and 0.09 s with clang's ThreadSanitizer). If GCC cannot use the
     precompiled form it reads the text, so a stale one costs time only; clang reads one only when named
     (standard_header_flags)."""
+    if sanitizer is not None:  # a race-check build starts here: without its tools, say which are missing
+        ok, why = race_check_status()
+        if not ok:
+            raise RuntimeError(why)
     compiler, flags = _compiler(model, sanitizer), _compile_flags(model, sanitizer)
     text = "#ifndef PCGBENCH_STD_HPP\n#define PCGBENCH_STD_HPP\n" + standard_includes() + "#endif\n"
+    # The precompiled form's name is in the key: a folder made before clang's form was precompiled is not reused.
     key = hashlib.sha256("\0".join([text, *compiler, *flags, compiler_version(compiler[0]), _precompiled_name(sanitizer)]
                                    ).encode()).hexdigest()  # fmt: skip
     folder = machine_cache_dir() / "std_headers" / key[:20]
