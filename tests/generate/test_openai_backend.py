@@ -150,12 +150,16 @@ def test_client_keeps_at_most_max_concurrency_requests_in_flight(engine, prompts
             with cls.lock:
                 cls.in_flight += 1
                 cls.most = max(cls.most, cls.in_flight)
-            try:
-                time.sleep(0.1)  # hold the slot so that waiting requests pile up if the client let them
-                return super().do_POST()
-            finally:
-                with cls.lock:
-                    cls.in_flight -= 1
+            time.sleep(0.1)  # hold the slot so that waiting requests pile up if the client let them
+            return super().do_POST()
+
+        def _send(self, *args, **kwargs):
+            # The slot is freed before the answer is written: once the client has read it, it may send the
+            # next request at once, before this thread would have got past the write to a `finally`.
+            if self.command == "POST":  # each POST answers exactly once; GET /v1/models was never counted
+                with type(self).lock:
+                    type(self).in_flight -= 1
+            return super()._send(*args, **kwargs)
 
     with serve_in_thread(engine, model_name="tiny", handler_class=CountingHandler) as base_url:
         main(prompts_file, tmp_path / "c.json", model_name="c", seed=1, sampling={"n": 4, "max_new_tokens": 4},
