@@ -8,7 +8,8 @@ Layout of the data (`data/pcgbench/`):
                                             signatures (vector | kokkos | gpu), notes (per model family),
                                             small_validations (optional)
     <problem>/harness.hpp                   Data, generate(n, seed), call_baseline, call_solution, result,
-                                            check(input, want, got, why), truncate(data, keep)
+                                            check(input, want, got, why), truncate(data, keep), optionally
+                                            collect_output(data) (drivers/main.hpp says when)
     <problem>/ref_<model>.cpp               the reference body for each model (text after the signature's "{",
                                             closing "}" included); ref_cuda.cu for CUDA. ref_hip.cpp may be
                                             absent: HIP's kernel language is source-compatible with CUDA for

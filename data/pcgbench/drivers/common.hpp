@@ -9,6 +9,7 @@
 //   <the solution's declaration>        defined in the sample's own translation unit
 //   namespace pcg_baseline { <serial signature> <serial baseline body> }
 //   #include "<problem>/harness.hpp"    Data, generate, call_baseline, call_solution, result, check, truncate
+//                                       (and optionally collect_output: see main.hpp)
 //   #include "drivers/main.hpp"         main(): validate at every size, then time
 #pragma once
 
