@@ -7,9 +7,9 @@
 //    size with T threads per rank (T above the cores: see the comment there), back at the timed threads after.
 // 2. If every size validated: on the input validated last at the timed size (kept, not generated again),
 //    `warmup` untimed then `reps` timed repetitions, each a call of the solution (all ranks, barrier before
-//    and after) followed by a call of the serial baseline (rank 0); every call gets a fresh copy of the input, copied outside the timed region (into buffers
-//    allocated once). Interleaved (ABAB...), so that load drifting during the run reaches both alike and their
-//    ratio, the speedup, does not move with it.
+//    and after) followed by a call of the serial baseline (rank 0); every call gets a fresh copy of the input,
+//    copied outside the timed region (into buffers allocated once). Interleaved (ABAB...), so that load
+//    drifting during the run reaches both alike and their ratio, the speedup, does not move with it.
 // 3. Rank 0 prints one line: PCGBENCH_RESULT {json}. Exit status 0 whenever that line was printed.
 //
 // With --check-validator the driver instead corrupts the baseline's answer at the first size in each way
