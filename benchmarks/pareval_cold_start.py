@@ -32,14 +32,14 @@ so both harnesses time the same input sizes. The same samples must pass in both 
 ParEval runs the samples outside any sandbox: the bodies here are the suite's references, trusted code.
 Only the serial and omp models, the ones its Makefile builds without MPI or Kokkos, are supported.
 
-Measured side by side on the 2-core machine, quiet, two invocations with --pareval-drivers (ParEval's published
+Measured side by side on the 2-core machine, three invocations with --pareval-drivers (ParEval's published
 drivers/, serial and OpenMP parts; every run of both harnesses: 24 ok, the same verdicts):
 
-    ParEval's harness, cold                      31.5-32.7 s  (55.8 s at its own default sizes)
-    this harness, cold, with the race check      13.8-14.3 s   2.3x ParEval's, measured
-    cold, without it (ParEval has none)          12.2-12.5 s   2.6x
-    warm machine (drivers and headers cached)    10.4-10.7 s   3.0x
-    speedups' run-to-run spread, (max - min) / median over the four runs: median 0.11-0.15, max 0.27-0.45
+    ParEval's harness, cold                      31.5-34.0 s  (55.8 s at its own default sizes)
+    this harness, cold, with the race check      13.8-14.8 s   2.28-2.29x ParEval's, measured
+    cold, without it (ParEval has none)          12.2-12.9 s   2.6x
+    warm machine (drivers and headers cached)    10.4-11.4 s   2.9-3.0x
+    speedups' run-to-run spread, (max - min) / median over the four runs: median 0.10-0.15, max 0.27-0.45
 
 So the 3x cold aim is met only against the recorded 44 s (3.1-3.2x), not side by side. The same day, the
 previous version of this harness took 14.3-14.7 s cold: this machine ran slower than when the figures below
