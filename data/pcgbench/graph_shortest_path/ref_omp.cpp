@@ -9,6 +9,12 @@
       std::vector<int> mine;
       #pragma omp for schedule(dynamic, 4) nowait
       for (size_t f = 0; f < frontier.size(); ++f) {
+        // Once dest is claimed this level's answer is known: the rest of the frontier is skipped, as the
+        // serial BFS stops at dest.
+        int reached;
+        #pragma omp atomic read
+        reached = visited[dest];
+        if (reached) continue;
         const int *row = &A[(size_t)frontier[f] * N];
         for (size_t v = 0; v < N; ++v) {
           if (!row[v]) continue;
