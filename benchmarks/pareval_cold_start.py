@@ -151,6 +151,11 @@ def run_pareval(drivers: Path, python: str, generations: Path, work: Path, model
     return wall, verdicts
 
 
+def print_run(label: str, wall: float, verdicts: dict) -> None:
+    print(f"{label:13s} {wall:6.1f} s  {len(verdicts)} samples  verdicts: "
+          f"{pd.Series(list(verdicts.values())).value_counts().to_dict()}", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--problems", default="reduce_average,transform_relu,transform_squaring")
@@ -183,13 +188,11 @@ def main() -> None:
                 wall, verdicts = run_pareval(drivers, args.pareval_python, generations,
                                              tmp / f"pareval_{label}", models, launch, sizes)  # fmt: skip
                 pareval_runs[f"pareval_{label}"] = {"wall_s": wall, "verdicts": verdicts}
-                print(f"{'pareval_' + label:13s} {wall:6.1f} s  {count} samples  verdicts: "
-                      f"{pd.Series(list(verdicts.values())).value_counts().to_dict()}", flush=True)
+                print_run(f"pareval_{label}", wall, verdicts)
             wall, verdicts, speedups = evaluate(generations, tmp / f"out_{label}", tmp / f"cache_{label}",
                                                 machine_cache, race_check)  # fmt: skip
             runs[label] = {"wall_s": wall, "verdicts": verdicts, "speedups": speedups}
-            print(f"{label:13s} {wall:6.1f} s  {count} samples  verdicts: "
-                  f"{pd.Series(list(verdicts.values())).value_counts().to_dict()}", flush=True)
+            print_run(label, wall, verdicts)
     same = len({json.dumps(r["verdicts"], sort_keys=True) for r in runs.values()}) == 1
     # ParEval names its failures otherwise (and fewer of them): the two harnesses agree when they pass the same samples.
     passed = {json.dumps(sorted(k for k, v in r["verdicts"].items() if v == "ok")) for r in [*runs.values(),
