@@ -14,7 +14,7 @@ runs, i.e. another evaluation or reward running beside this one), it runs each p
 (interleaved, so that load drifting reaches every protocol alike) at 1 rank x 2 threads:
 
     plain       the evaluation's protocol before stress validation: `validations` inputs at the timed threads
-    stress      the same, then `--stress-validations` more inputs at `--stress-threads` threads per rank
+    stress      the same, then `--stress-validations` more validations of the timed input at `--stress-threads` threads per rank
                 (defaults: the evaluation's, config section pcgbench.evaluate)
     race_check  the evaluation's protocol now: for omp, the program's ThreadSanitizer build first
                 (run.check_races; a reported race fails it), then `stress`; for mpi+omp, `stress`

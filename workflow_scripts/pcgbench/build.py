@@ -223,9 +223,12 @@ class BuildCache:
         pool = concurrent.futures.ThreadPoolExecutor(self.cfg.jobs)
         try:
             # Precompiled once per machine (object keys name their folder), one per compiler, in parallel.
+            # The samples' headers, and those of the drivers they link (suite.driver_model).
+            compiles = [(r.model, r.sanitizer) for r in requests] + [(suite.driver_model(r.model), None) for r in requests]
             headers = [pool.submit(suite.standard_header_dir, model, sanitizer)
-                       for model, sanitizer in dict.fromkeys((r.model, r.sanitizer) for r in requests)]  # fmt: skip
-            kinds = {(r.problem.name, r.model): r.problem for r in requests}
+                       for model, sanitizer in dict.fromkeys(compiles)]  # fmt: skip
+            # One driver per (problem, driver model): serial and OpenMP samples of a problem share theirs.
+            kinds = {(r.problem.name, suite.driver_model(r.model)): r.problem for r in requests}
             position = {kind: i for i, kind in enumerate(kinds)}
             order = list(kinds)
             drivers: dict[tuple[str, str], concurrent.futures.Future] = {}
@@ -257,7 +260,7 @@ class BuildCache:
 
             built = {}
             for key, request in first_request.items():
-                i = position[(request.problem.name, request.model)]
+                i = position[(request.problem.name, suite.driver_model(request.model))]
                 queue_driver(i)
                 queue_driver(i + 1)
                 built[key] = pool.submit(build_one, key, request, drivers[order[i]])

@@ -84,10 +84,10 @@ class EvaluateConfig:
     reps: int = schema_default("pcgbench.evaluate.reps")
     # times every run validates the timed size, on other inputs (a race shows in some only)
     validations: int = schema_default("pcgbench.evaluate.validations")
-    # OpenMP models: inputs validated again at the timed size with stress_threads threads per rank, more than
-    # the cores (a race whose threads a competing load serialises at the timed threads shows there; 0: none).
-    # In a sample's first run of the sweep only: the thread count is the same in every run, so a second round
-    # would repeat the same inputs at the same threads.
+    # OpenMP models: the timed input validated again, stress_validations times, with stress_threads threads per
+    # rank, more than the cores (a race whose threads a competing load serialises at the timed threads shows
+    # there; 0: none). In a sample's first run of the sweep only: the thread count is the same in every run, so a
+    # second round would repeat the same validations at the same threads.
     stress_validations: int = schema_default("pcgbench.evaluate.stress_validations")
     stress_threads: int = schema_default("pcgbench.evaluate.stress_threads")
     # which of the problem's sizes is validated last and timed ("timed" or "paper")

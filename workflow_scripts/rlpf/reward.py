@@ -94,7 +94,7 @@ class RewardConfig:
     # has a raised priority, so that a missing reduction's threads overlap and its race shows even when training
     # jobs share the cores. Passive waiting let racy pragmas pass validation and become SFT targets.
     validations: int = schema_default("rlpf.reward.validations")
-    # Then `stress_validations` more inputs at `stress_threads` threads, more than the cores: beside a competing
+    # Then `stress_validations` more validations at `stress_threads` threads, more than the cores: beside a competing
     # load at the same priority the timed threads can still run one after another and a race pass by luck.
     stress_validations: int = schema_default("rlpf.reward.stress_validations")
     stress_threads: int = schema_default("rlpf.reward.stress_threads")

@@ -3,8 +3,9 @@
 // 1. For every size in --sizes (a small one first, the timed one last), generate the input from the seed
 //    (identical on every MPI rank), compute the serial baseline's answer and the solution's answer, and
 //    validate (on rank 0; the verdict is broadcast).
-//    OpenMP models with --stress-threads T --stress-validations K then validate K more inputs at the timed
-//    size with T threads per rank (T above the cores: see the comment there), back at the timed threads after.
+//    OpenMP models with --stress-threads T --stress-validations K then validate K more times on the input
+//    validated last, with T threads per rank (T above the cores: see the comment there), back at the timed
+//    threads after.
 // 2. If every size validated: on the input validated last at the timed size (kept, not generated again),
 //    `warmup` untimed then `reps` timed repetitions, each a call of the solution (all ranks, barrier before
 //    and after) followed by a call of the serial baseline (rank 0); every call gets a fresh copy of the input,
@@ -126,15 +127,10 @@ int main(int argc, char** argv) {
   std::string validation = "[";
   bool all_ok = true;
   std::string failure;
-  // One validation: the solution's answer on the input of `seed` at size n against the baseline's. The copies
-  // are assigned into buffers kept from one validation to the next (see the timed loop below for why).
-  pcg::Data want, got, timed_input;
-  // `keep`: the input is the timed one (the last regular validation's), kept for the timed loop below rather
-  // than generated again (tens of ms at the timed size, in every run).
-  auto validate = [&](std::size_t n, std::uint64_t seed, const std::string& where, bool keep = false) {
-    pcg::Data input = pcg::generate(n, seed);
-    want = input;
-    if (rt.root()) pcg::call_baseline(want);
+  // Buffers reused from one validation to the next (see the timed loop below for why).
+  pcg::Data input, want, got;
+  // One validation: the solution's answer on `input` against the serial baseline's (`want`).
+  auto validate = [&](std::size_t n, const std::string& where) {
     got = input;
     pcg::call_solution(got);
     pcg::collect_output_if_defined(got, 0);
@@ -147,23 +143,27 @@ int main(int argc, char** argv) {
       all_ok = false;
       if (failure.empty()) failure = where + ": " + why;
     }
-    if (keep) timed_input = std::move(input);
     return ok;
   };
-  for (std::size_t i = 0; i < args.sizes.size(); ++i)
-    if (!validate(args.sizes[i], args.seed + i, "size " + std::to_string(args.sizes[i]), i + 1 == args.sizes.size()))
+  for (std::size_t i = 0; i < args.sizes.size(); ++i) {
+    input = pcg::generate(args.sizes[i], args.seed + i);
+    want = input;
+    if (rt.root()) pcg::call_baseline(want);
+    if (!validate(args.sizes[i], "size " + std::to_string(args.sizes[i])))
       break;  // no point in running larger sizes of a wrong solution
+  }
+  // From here on, `input` is the input validated last (at the timed size) and `want` the baseline's answer on it.
 #if defined(PCG_MODEL_OMP) || defined(PCG_MODEL_MPI_OMP)
   // Stress validations: more threads than cores, so that the scheduler preempts them mid-loop and a data
-  // race's threads interleave even when a competing load would otherwise run them one after another. On
-  // inputs of their own (seeds after the regular ones): the timed input stays the one validated last above.
+  // race's threads interleave even when a competing load would otherwise run them one after another. On that
+  // same input: a race shows from how the threads interleave, which differs from call to call, not from the
+  // values; a new input and its baseline answer for each were most of their cost.
   if (all_ok && args.stress_validations > 0) {
+    const std::string where =
+        "size " + std::to_string(args.sizes.back()) + " at " + std::to_string(args.stress_threads) + " threads";
     omp_set_num_threads(args.stress_threads);
     for (int j = 0; j < args.stress_validations; ++j)
-      if (!validate(args.sizes.back(), args.seed + args.sizes.size() + j,
-                    "size " + std::to_string(args.sizes.back()) + " at " + std::to_string(args.stress_threads) +
-                        " threads"))
-        break;
+      if (!validate(args.sizes.back(), where)) break;
     omp_set_num_threads(rt.threads);
   }
 #endif
@@ -172,7 +172,6 @@ int main(int argc, char** argv) {
   std::vector<double> times_s, baseline_times_s;
   const std::size_t timed = args.sizes.back();
   if (all_ok) {
-    const pcg::Data input = std::move(timed_input);  // generate(timed, args.seed + args.sizes.size() - 1)
     // Every call gets a fresh copy of the input, assigned into buffers allocated once (the validations', whose
     // pages are already in): a new allocation per call would page-fault its tens of MB in again each time,
     // which cost more than the calls themselves.
@@ -198,10 +197,11 @@ int main(int argc, char** argv) {
     rt.barrier();
   }
   if (rt.root()) {
+    const std::string json_model = pcg::json_escape(args.model);
     std::printf("PCGBENCH_RESULT {\"problem\":\"%s\",\"model\":\"%s\",\"ranks\":%d,\"threads\":%d,\"seed\":%llu,"
                 "\"timed_size\":%zu,\"valid\":%s,\"failure\":\"%s\",\"validation\":%s,\"times_s\":%s,"
                 "\"baseline_times_s\":%s}\n",
-                PCG_PROBLEM_NAME, PCG_MODEL_NAME, rt.ranks, rt.threads, (unsigned long long)args.seed, timed,
+                PCG_PROBLEM_NAME, json_model.c_str(), rt.ranks, rt.threads, (unsigned long long)args.seed, timed,
                 all_ok ? "true" : "false", pcg::json_escape(failure).c_str(), validation.c_str(),
                 pcg::times_json(times_s).c_str(), pcg::times_json(baseline_times_s).c_str());
     std::fflush(stdout);
