@@ -147,6 +147,7 @@ def test_run_argv_per_model(tmp_path):
     assert argv[argv.index("--sizes") + 1] == f"{problem.sizes['small']},{problem.sizes['timed']}"
     argv, env = suite.run_argv(problem, "omp", exe, ranks=1, threads=2, seed=5, warmup=1, reps=4)
     assert argv[0] == str(exe) and env["OMP_NUM_THREADS"] == "2"
+    assert argv[argv.index("--model") + 1] == "omp"
     with pytest.raises(ValueError, match="ranks"):
         suite.run_argv(problem, "omp", exe, ranks=2, threads=1, seed=5, warmup=1, reps=1)
     with pytest.raises(ValueError, match="threads"):
@@ -248,3 +249,36 @@ def test_machine_cache_and_kokkos_refuse_a_folder_the_confined_compiler_cannot_r
         suite.machine_cache_dir()
     with pytest.raises(RuntimeError, match=f"lies below {closed}.*PCGBENCH_KOKKOS_PREFIX"):
         kokkos.ensure_kokkos(closed / "kokkos")
+
+
+def test_serial_and_openmp_samples_link_one_driver_and_say_their_model(tmp_path):
+    """A problem's serial samples link its OpenMP driver (suite.driver_model): one object, built once; every
+    executable names the model it was run as, and a serial one runs one thread."""
+    problem = suite.get_problem("transform_relu")
+    drivers = tmp_path / "drivers"
+    assert suite.build_driver(problem, "serial", drivers) == suite.build_driver(problem, "omp", drivers)
+    assert [p.name for p in (drivers / problem.name).iterdir()] == ["omp"]
+    for model, threads in (("serial", 1), ("omp", 2)):
+        exe = suite.build_executable(problem, model, suite.reference_body(problem, model), tmp_path / model, drivers)
+        argv, env = suite.run_argv(problem, model, exe, ranks=1, threads=threads, seed=3, warmup=0, reps=1)
+        proc = subprocess.run(argv, capture_output=True, text=True, timeout=120, env=os.environ | env)
+        result = suite.parse_driver_output(proc.stdout)
+        assert result.valid and (result.model, result.threads) == (model, threads), proc.stderr
+
+
+def test_links_use_gold_where_binutils_has_it_and_serial_links_openmp(tmp_path):
+    problem = suite.get_problem("transform_relu")
+    gold = shutil.which("ld.gold") is not None
+    for model, sanitizer in (("serial", None), ("omp", None), ("omp", suite.TSAN)):
+        argv = suite.link_argv(problem, model, tmp_path / "s.o", tmp_path / "d.o", tmp_path / "x", sanitizer)
+        assert ("-fuse-ld=gold" in argv) == gold and "-fopenmp" in argv
+
+
+def test_a_nan_in_a_vector_answer_is_wrong_and_located(tmp_path):
+    """The vector comparison's fast pass (no early exit) and its element loop agree: a NaN fails, at its index."""
+    problem = suite.get_problem("transform_relu")
+    body = "  for (auto& v : x) v = v > 0 ? v : 0;\n  x[7] = std::nan(\"\");\n}\n"
+    exe = suite.build_executable(problem, "serial", body, tmp_path / "nan", tmp_path / "drivers")
+    argv, env = suite.run_argv(problem, "serial", exe, ranks=1, threads=1, seed=3, warmup=0, reps=1)
+    result = suite.parse_driver_output(subprocess.run(argv, capture_output=True, text=True, timeout=60).stdout)
+    assert not result.valid and "element 7:" in result.failure and "nan" in result.failure

@@ -12,7 +12,8 @@ Two levels, both keyed by SHA-256:
   hashes the same and is compiled once; a re-run finds every key and compiles nothing.
 - executable: the object's key, the driver object's content hash and the link command.
 A failed compile is cached too (its trimmed log is the result), so a re-run does not retry it. Driver
-objects (one per problem and execution model, keyed by the hash of their sources and flags) are kept in the
+objects (one per problem and execution model, serial sharing OpenMP's: suite.driver_model; keyed by the hash
+of their sources and flags) are kept in the
 machine's build cache (suite.machine_cache_dir), so that every evaluation on the machine reuses them, and are
 compiled beside the first samples rather than before them.
 Entries are written to a temporary name and renamed, so concurrent builders and killed runs never leave a

@@ -505,7 +505,7 @@ def compile_sample_argv(problem: Problem, model: str, src: Path, obj: Path, sani
 
 def link_argv(problem: Problem, model: str, sample_obj: Path, driver_obj: Path, exe: Path,
               sanitizer: str | None = None) -> list[str]:  # fmt: skip
-    """argv linking a sample's object with the (problem, model) driver object into `exe`."""
+    """argv linking a sample's object with the driver object of (problem, driver_model(model)) into `exe`."""
     _check_model(model)
     libs: list[str] = []
     if model == "kokkos":
@@ -647,11 +647,6 @@ def run_argv(problem: Problem, model: str, exe: Path, *, ranks: int, threads: in
     if stress_validations and model in ("omp", "mpi+omp"):
         args += ["--stress-threads", str(stress_threads), "--stress-validations", str(stress_validations)]
     env = {"OMP_NUM_THREADS": str(threads), "OMP_PROC_BIND": "false", "OMP_DYNAMIC": "false"}
-    # Transparent huge pages for the heap, as a kernel set to THP "always" gives them to every process (this one
-    # is set to "madvise"): a run's time went mostly to faulting in and zeroing its inputs' fresh pages (tens of
-    # MB per validation), and with huge pages a 24-sample evaluation ran 0.9 s less (three interleaved pairs).
-    # The sample and the baseline run in the same process on the same buffers, so their ratio is not biased.
-    env["GLIBC_TUNABLES"] = "glibc.malloc.hugetlb=1"
     if model == "mpi+omp":
         # ranks x threads may exceed the cores; spinning OpenMP threads then starve the other rank's threads
         # (measured here: an LU step loop ran >100x slower), so idle threads sleep instead.
