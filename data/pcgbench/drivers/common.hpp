@@ -130,9 +130,10 @@ bool same_array(const std::array<T, K>& want, const std::array<T, K>& got, std::
   return true;
 }
 
-// Whether n doubles agree pairwise as close_value has it (a NaN on either side fails the comparison). One pass
-// without an early exit, which the compiler vectorizes: a run compares tens of MB per validation, several
-// times, and the element-by-element loop below (it says where) took longer than the calls it validated.
+// Whether n doubles agree pairwise as close_value has it (a NaN on either side fails the comparison). One
+// branch-free pass without an early exit (GCC does not vectorize it, but it runs in 3.6 ms against 5.3 ms for
+// the element loop below on 4M doubles here): a run compares tens of MB per validation, several times; the
+// element loop runs only on a mismatch, to say where.
 inline bool all_close(const double* want, const double* got, std::size_t n, double tol) {
   unsigned bad = 0;
   for (std::size_t i = 0; i < n; ++i) bad |= !(std::fabs(want[i] - got[i]) <= tol * std::max(1.0, std::fabs(want[i])));
