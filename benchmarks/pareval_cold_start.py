@@ -91,7 +91,7 @@ TARGET_RATIO = 3.0
 
 
 def write_generations(path: Path, problems: list[str], models: list[str], samples: int) -> int:
-    names = {entry.problem: entry.numbered for entry in pareval_format.pareval_names().values()}
+    names = pareval_format.numbered_names()
     records = []
     for name in problems:
         problem = suite.get_problem(name)
@@ -129,7 +129,7 @@ def pareval_inputs(drivers: Path, work: Path, problems: list[str], threads: tupl
     launch = {"serial": {"format": "{exec_path} {args}", "params": [{}]},
               "omp": {"format": "{exec_path} {args} {num_threads}", "params": [{"num_threads": t} for t in threads]}}
     sizes = json.loads((drivers / "problem-sizes.json").read_text())
-    names = {entry.problem: entry.numbered for entry in pareval_format.pareval_names().values()}
+    names = pareval_format.numbered_names()
     for name in problems:
         timed = str(suite.get_problem(name).sizes["timed"])
         sizes.setdefault(names[name], {}).update({model: timed for model in PAREVAL_MODELS})

@@ -94,6 +94,11 @@ def pareval_names(root: Path = DATA_ROOT) -> dict[str, ParEvalName]:
     return names
 
 
+def numbered_names(root: Path = DATA_ROOT) -> dict[str, str]:
+    """ParEval's numbered name (e.g. "27_reduce_average") of every suite problem that has one, by folder."""
+    return {entry.problem: entry.numbered for entry in pareval_names(root).values()}
+
+
 def pareval_extras(root: Path = DATA_ROOT) -> list[str]:
     """The suite's problems that have no ParEval counterpart (pareval.yaml's `extras`)."""
     path = Path(root) / NAMES_FILE
@@ -132,8 +137,7 @@ def export_prompts(problems: list[Problem], models: list[str] | tuple[str, ...],
         raise ValueError(f"unknown numbering {numbering!r}; expected one of {list(NUMBERINGS)}")
     names = {p.name: p.name for p in problems}
     if numbering == "pareval":
-        by_folder = {entry.problem: entry.numbered for entry in pareval_names().values()}
-        names.update({folder: numbered for folder, numbered in by_folder.items() if folder in names})
+        names.update({folder: numbered for folder, numbered in numbered_names().items() if folder in names})
     order = sorted(problems, key=lambda p: (not _PAREVAL_PREFIX.match(names[p.name]), names[p.name]))
     records = [prompt_record(p, m, names[p.name]) for p in order for m in models]
     write_json(Path(out), records)
