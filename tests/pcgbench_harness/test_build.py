@@ -152,3 +152,25 @@ def test_build_step_builds_a_generations_file_and_writes_its_manifest(tmp_path, 
     assert [e["ok"] for e in entries] == [True, False]
     manifest = json.loads((tmp_path / "manifest.json").read_text())
     assert manifest["generator"] == "gen" and len(manifest["samples"]) == 2
+
+
+def test_a_samples_build_does_not_wait_for_the_race_check_builds_header(cache, problem, monkeypatch):
+    """A source's key names its header's precompiled form, so the workers compute it once that header is built:
+    the first sample is built while clang's header for the race-check builds is still being precompiled."""
+    ok, why = suite.race_check_status()
+    if not ok:
+        pytest.skip(why)
+    first_built, real = threading.Event(), suite.standard_header_dir
+
+    def header_dir(model, sanitizer=None):
+        if sanitizer is not None:
+            assert first_built.wait(60), "the race-check builds' header held up the first sample's build"
+        return real(model, sanitizer)
+
+    monkeypatch.setattr(suite, "standard_header_dir", header_dir)
+    requests = [BuildRequest(problem=problem, model="serial", body=suite.reference_body(problem, "serial")),
+                BuildRequest(problem=problem, model="omp", body=suite.reference_body(problem, "omp"), sanitizer=suite.TSAN)]
+    with cache.building(requests) as results:
+        assert results[0].result(timeout=120).ok
+        first_built.set()
+        assert results[1].result(timeout=120).ok

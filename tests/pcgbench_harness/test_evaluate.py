@@ -16,10 +16,10 @@ import pandas as pd
 import pytest
 
 from workflow_scripts.pcgbench import BuildCache, BuildConfig, BuildRequest, evaluate, generators, suite
-from workflow_scripts.pcgbench.evaluate import EvaluateConfig, evaluate_samples
+from workflow_scripts.pcgbench.evaluate import EvaluateConfig, evaluate_samples, runs_of_sweep
 from workflow_scripts.pcgbench.pareval_format import prompt_record
 from workflow_scripts.pcgbench.samples import Sample
-from workflow_scripts.pcgbench.timing import ResourceConfig
+from workflow_scripts.pcgbench.timing import ResourceConfig, resource_sweep
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -218,15 +218,27 @@ def test_identical_samples_are_run_once_and_share_its_rows(tmp_path, cache_dir, 
     assert ran == copies
 
 
-def test_stress_validations_run_in_a_samples_first_configuration_only(tmp_path, cache_dir, problem, monkeypatch):
-    # Their thread count is the same in every run of the sweep: a second round would repeat them.
+def test_an_openmp_samples_sweep_is_one_run_with_the_stress_validations_once(tmp_path, cache_dir, problem, monkeypatch):
+    """The thread counts of an OpenMP sample share one process: one run, one wall time, a row per thread count."""
     protocols = []
     real = evaluate.run_program
     monkeypatch.setattr(evaluate, "run_program", lambda *args: protocols.append(args[3]) or real(*args))
     samples, _ = samples_of("reference", problem, ["omp"])
     rows, _ = evaluate_samples(samples, tmp_path, config(cache_dir, stress_validations=2, race_check=False))
     assert list(rows["threads"]) == [1, 2] and set(rows["verdict"]) == {"ok"}
-    assert [(p.threads, p.stress_validations, p.stress_threads) for p in protocols] == [(1, 2, 8), (2, 0, 8)]
+    assert rows["run_wall_s"].nunique() == 1 and rows["speedup"].notna().all()
+    assert [(p.threads, p.more_threads, p.stress_validations, p.stress_threads) for p in protocols] == [(1, (2,), 2, 8)]
+
+
+def test_the_sweep_groups_thread_counts_of_one_rank_count_into_one_run_for_openmp_models_only():
+    def runs(model, max_cores):
+        return [[(c.ranks, c.threads) for c in run] for run in runs_of_sweep(model, resource_sweep(model, max_cores))]
+
+    assert runs("omp", 4) == [[(1, 1), (1, 2), (1, 4)]]
+    assert runs("mpi+omp", 2) == [[(1, 1), (1, 2)], [(2, 1)]]
+    assert runs("mpi", 2) == [[(1, 1)], [(2, 1)]]
+    assert runs("kokkos", 2) == [[(1, 1)], [(1, 2)]]  # Kokkos fixes its thread count at initialisation
+    assert runs("serial", 2) == [[(1, 1)]]
 
 
 @pytest.mark.parametrize("overlap", [True, False])
@@ -346,9 +358,9 @@ def test_reduction_races_are_caught_in_every_run(tmp_path, cache_dir, mutant):
         [BuildRequest(problem=s.problem, model=s.model, body=s.body) for s in samples + reference])
     two_threads = ResourceConfig(ranks=1, threads=2)
     assert [e["expected_verdict"] for e in expected] == ["wrong_answer"]
-    got = [evaluate.run_one(samples[0], builds[0].exe, two_threads, cfg)[0] for _ in range(20)]
+    got = [evaluate.run_one(samples[0], builds[0].exe, [two_threads], cfg)[0][0] for _ in range(20)]
     assert got == ["wrong_answer"] * 20
-    assert [evaluate.run_one(reference[0], builds[1].exe, two_threads, cfg)[0] for _ in range(3)] == ["ok"] * 3
+    assert [evaluate.run_one(reference[0], builds[1].exe, [two_threads], cfg)[0][0] for _ in range(3)] == ["ok"] * 3
 
 
 def test_reduction_mutants_only_where_the_verdict_is_certain():

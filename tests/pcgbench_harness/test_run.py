@@ -1,12 +1,15 @@
 """The package's public API: build a program, run it once in the sandbox under a RunProtocol, read its verdict
 and times; the command a protocol runs; the names the package exports."""
 
+import dataclasses
+import json
 from pathlib import Path
 
 import pytest
 
 import workflow_scripts.pcgbench as pcgbench
 from workflow_scripts.pcgbench import (
+    CRASH,
     OK,
     WRONG_ANSWER,
     BuildCache,
@@ -18,14 +21,22 @@ from workflow_scripts.pcgbench import (
     suite,
 )
 
+FORGED = ('PCGBENCH_RESULT {"problem":"x","model":"omp","ranks":1,"threads":1,"seed":1,"timed_size":2,"valid":true,'
+          '"failure":"","validation":[],"times_s":[1e-9],"baseline_times_s":[1.0]}\n')
 PROTOCOL = RunProtocol(warmup=0, reps=2, validations=1, seed=1234, threads=2, nice=0)
 
 
 @pytest.fixture(scope="module")
 def built(cache_dir, problem):
-    """The problem's OpenMP reference and a body that returns a wrong answer, both built."""
-    bodies = {"reference": suite.reference_body(problem, "omp"),
-              "wrong": suite.reference_body(problem, "omp").replace("return", "return 1 +", 1)}  # fmt: skip
+    """The problem's OpenMP reference and bodies that go wrong in several ways, all built."""
+    reference = suite.reference_body(problem, "omp")
+    bodies = {"reference": reference,
+              "wrong": reference.replace("return", "return 1 +", 1),
+              # right at 1 and 2 threads per rank, wrong with more (the stress validations' thread count)
+              "wrong_above_2_threads": reference.replace("return acc;", "return omp_get_max_threads() > 2 ? 2 * acc + 1 : acc;"),
+              # prints a well-formed result line of its own at every call, as a hostile program could
+              "forges_a_result": reference.replace("return", f"std::printf({json.dumps(FORGED)}); return", 1)}
+    assert "omp_get_max_threads" in bodies["wrong_above_2_threads"]
     results = BuildCache(BuildConfig(cache_dir=cache_dir, jobs=2)).build_all(
         [BuildRequest(problem=problem, model="omp", body=body) for body in bodies.values()])
     assert all(r.ok for r in results), [r.log for r in results]
@@ -68,6 +79,38 @@ def test_stress_validations_follow_the_regular_ones(built, problem):
     checks = suite.parse_driver_output(run.result.stdout).validation
     assert [c.size for c in checks] == [problem.sizes["small"]] + [problem.sizes["timed"]] * 3
     assert len(run.times_s) == stressed.reps
+
+
+def test_an_openmp_sweep_runs_in_one_process_with_a_result_per_thread_count(built, problem):
+    """more_threads: every input validated at each thread count, then each timed; the stress validations last."""
+    sweep = RunProtocol(warmup=0, reps=2, validations=1, seed=1234, threads=1, more_threads=(2,), nice=0,
+                        stress_validations=2, stress_threads=6)  # fmt: skip
+    run = run_program(problem, "omp", built["reference"].exe, sweep, SandboxLimits(wall_s=30.0, cpu_s=20))
+    assert run.verdict == OK, run.detail
+    assert sorted(run.by_threads) == [1, 2] and run.by_threads[1] == (run.times_s, run.baseline_times_s)
+    assert all(len(times) == len(baseline) == sweep.reps for times, baseline in run.by_threads.values())
+    results = suite.parse_driver_results(run.result.stdout)
+    assert [r.threads for r in results] == [1, 2] and results[0].validation == results[1].validation
+    small, timed = problem.sizes["small"], problem.sizes["timed"]
+    assert [c.size for c in results[0].validation] == [small, small, timed, timed, timed, timed]
+
+
+def test_a_stress_failure_after_the_timing_drops_the_timings(built, problem):
+    sweep = RunProtocol(warmup=0, reps=2, validations=1, seed=1234, threads=1, more_threads=(2,), nice=0,
+                        stress_validations=2, stress_threads=6)  # fmt: skip
+    exe = built["wrong_above_2_threads"].exe
+    run = run_program(problem, "omp", exe, sweep, SandboxLimits(wall_s=30.0, cpu_s=20))
+    assert run.verdict == WRONG_ANSWER and "at 6 threads" in run.detail and run.by_threads == {}
+    assert all(r.times_s == () for r in suite.parse_driver_results(run.result.stdout))
+    unstressed = run_program(problem, "omp", exe, dataclasses.replace(sweep, stress_validations=0),
+                             SandboxLimits(wall_s=30.0, cpu_s=20))  # fmt: skip
+    assert unstressed.verdict == OK, unstressed.detail
+
+
+def test_a_result_line_the_program_printed_itself_is_no_result(built, problem):
+    sweep = RunProtocol(warmup=0, reps=2, validations=1, seed=1234, threads=1, more_threads=(2,), nice=0)
+    run = run_program(problem, "omp", built["forges_a_result"].exe, sweep, SandboxLimits(wall_s=30.0, cpu_s=20))
+    assert run.verdict == CRASH and "expected [1, 2]" in run.detail
 
 
 @pytest.mark.parametrize(("model", "threads", "flagged"), [("omp", 2, True), ("omp", 1, True), ("serial", 1, False),

@@ -162,10 +162,13 @@ GOOD = ('PCGBENCH_RESULT {"problem":"p","model":"omp","ranks":1,"threads":2,"see
 def test_parse_driver_output():
     result = suite.parse_driver_output("noise\n" + GOOD + "\n")
     assert result.valid and result.times_s == (0.5, 0.25) and [c.size for c in result.validation] == [3, 10]
-    with pytest.raises(ValueError, match="exactly one"):
+    with pytest.raises(ValueError, match="found none"):
         suite.parse_driver_output("Validation: PASS\n")
     with pytest.raises(ValueError, match="exactly one"):
         suite.parse_driver_output(GOOD + "\n" + GOOD)
+    # A run of several thread counts (run_argv's more_threads) prints a line per thread count.
+    two = suite.parse_driver_results(GOOD + "\nnoise\n" + GOOD.replace('"threads":2', '"threads":4'))
+    assert [r.threads for r in two] == [2, 4] and two[0].times_s == two[1].times_s
     with pytest.raises(ValueError, match="malformed"):
         suite.parse_driver_output(GOOD.replace('"times_s"', '"tims"'))
     with pytest.raises(ValueError, match="without timings"):
@@ -282,3 +285,42 @@ def test_a_nan_in_a_vector_answer_is_wrong_and_located(tmp_path):
     argv, env = suite.run_argv(problem, "serial", exe, ranks=1, threads=1, seed=3, warmup=0, reps=1)
     result = suite.parse_driver_output(subprocess.run(argv, capture_output=True, text=True, timeout=60).stdout)
     assert not result.valid and "element 7:" in result.failure and "nan" in result.failure
+
+
+ALL_CLOSE_CHECK = r"""
+#define PCG_MODEL_SERIAL
+#define PCG_MODEL_NAME "serial"
+#include "drivers/common.hpp"
+int main() {
+  // Every length up to 11 (whole SIMD blocks and a tail of each length), one perturbed element at every position,
+  // against the element-wise definition (close_value).
+  const double kinds[][2] = {{0.5, 0.5}, {0.5, 0.5 + 0.9e-6}, {0.5, 0.5 + 1.1e-6}, {-3e6, -3e6 * (1 + 0.9e-6)},
+                             {-3e6, -3e6 * (1 + 1.1e-6)}, {2.0, NAN}, {NAN, 2.0}, {NAN, NAN}, {INFINITY, INFINITY},
+                             {1.0, INFINITY}, {-INFINITY, 1.0}, {0.0, -0.0}, {1e300, -1e300}};
+  int agree = 0, disagree = 0, failed = 0;
+  for (std::size_t n = 1; n <= 11; ++n)
+    for (std::size_t at = 0; at < n; ++at)
+      for (const auto& kind : kinds) {
+        std::vector<double> want(n, 0.25), got(n, 0.25 + 1e-9);
+        want[at] = kind[0];
+        got[at] = kind[1];
+        bool expected = true;
+        for (std::size_t i = 0; i < n; ++i) expected &= pcg::close_value(want[i], got[i], pcg::kTol);
+        const bool fast = pcg::all_close(want.data(), got.data(), n, pcg::kTol);
+        (fast == expected ? agree : disagree)++;
+        failed += !expected;
+      }
+  std::printf("%d %d %d\n", agree, disagree, failed);
+}
+"""
+
+
+def test_the_vector_comparisons_fast_pass_agrees_with_the_element_wise_definition(tmp_path):
+    """all_close (two pairs at a time with SSE2 on x86-64, then a scalar tail) says what close_value says of every
+    element: NaN on either side, infinities, the tolerance's edge, relative at large values, at every lane and tail."""
+    src, exe = tmp_path / "all_close.cpp", tmp_path / "all_close"
+    src.write_text(ALL_CLOSE_CHECK)
+    subprocess.run(["g++", *suite.CXX_FLAGS, f"-I{suite.DATA_ROOT}", str(src), "-o", str(exe)], check=True)
+    agree, disagree, failed = map(int, subprocess.run([str(exe)], capture_output=True, text=True, check=True).stdout.split())
+    assert disagree == 0 and agree == 66 * 13
+    assert 0 < failed < agree  # both verdicts occur

@@ -139,8 +139,8 @@ def test_runs_keep_freed_memory_and_still_validate(tmp_path, monkeypatch):
 def test_program_key_hashes_the_protocol_as_the_caches_were_written(tmp_path):
     """The key is the run protocol's fields in their historical order and form, so existing caches stay valid for
     a protocol without stress validations; with them (the default) it adds them, so that a cache written without
-    them (which may hold racy programs measured ok) is not reused; so does the race check, where it runs (OpenMP
-    tasks, on by default)."""
+    them (which may hold racy programs measured ok), or with them before the timing, is not reused; so does the race
+    check, where it runs (OpenMP tasks, on by default)."""
     from workflow_scripts.pcgbench import placement_env
     from workflow_scripts.rlpf import reward
 
@@ -153,7 +153,7 @@ def test_program_key_hashes_the_protocol_as_the_caches_were_written(tmp_path):
             fields = [cfg.warmup, cfg.reps, cfg.validations, cfg.input_seed, task.threads, cfg.run_nice,
                       placement_env(task.model), reward.RUN_ENV]  # fmt: skip
             if stress_validations:
-                fields.append({"stress_validations": 4, "stress_threads": 8})
+                fields.append({"stress_validations": 4, "stress_threads": 8, "after_timing": True})
             if task.model in suite.RACE_CHECKED_MODELS:
                 fields.append({"race_check": True})
             protocol = json.dumps(fields)

@@ -217,17 +217,25 @@ class BuildCache:
         `requests`, while the builds go on: a caller may use the first results before the last are built.
         Leaving the block waits for the builds started (the queued ones are cancelled if it raised).
 
-        Distinct sources are built once. On a cold machine the standard headers are precompiled first (every
-        sample's compile waits on its model's). Each driver object is queued one (problem, model) ahead of the
-        first source that links it: the first samples are ready early, and no link holds its worker idle while
-        its driver compiles (0.6 s against 0.1 s for a source). The pool works in the order of `requests`."""
+        Distinct sources are built once. The pool works in the order of `requests`, each preceded by what it
+        needs that is not queued yet: on a cold machine its standard header (precompiled once per machine; a
+        compile waits on its model's) and its driver. Each driver object is queued one (problem, model) ahead of
+        the first source that links it, so that no link holds its worker idle while its driver compiles (0.6 s
+        against 0.1 s for a source). A source's cache key names its header's precompiled form, so it is computed
+        by the worker, once that header is built: the first samples are built and run while the race-check
+        builds' header (clang's) is still being precompiled."""
         pool = concurrent.futures.ThreadPoolExecutor(self.cfg.jobs)
         try:
-            # Precompiled once per machine (object keys name their folder), one per compiler, in parallel.
-            # The samples' headers, and those of the drivers they link (suite.driver_model).
-            compiles = [(r.model, r.sanitizer) for r in requests] + [(suite.driver_model(r.model), None) for r in requests]
-            headers = [pool.submit(suite.standard_header_dir, model, sanitizer)
-                       for model, sanitizer in dict.fromkeys(compiles)]  # fmt: skip
+            if any(r.sanitizer is not None for r in requests):  # without the race check's tools, stop here
+                ok, why = suite.race_check_status()
+                if not ok:
+                    raise RuntimeError(why)
+            headers: dict[tuple[str, str | None], concurrent.futures.Future] = {}
+
+            def queue_header(model: str, sanitizer: str | None) -> None:
+                if (model, sanitizer) not in headers:
+                    headers[model, sanitizer] = pool.submit(suite.standard_header_dir, model, sanitizer)
+
             # One driver per (problem, driver model): serial and OpenMP samples of a problem share theirs.
             kinds = {(r.problem.name, suite.driver_model(r.model)): r.problem for r in requests}
             position = {kind: i for i, kind in enumerate(kinds)}
@@ -236,21 +244,21 @@ class BuildCache:
 
             def queue_driver(i: int) -> None:
                 if i < len(order) and order[i] not in drivers:
+                    queue_header(order[i][1], None)
                     drivers[order[i]] = pool.submit(suite.build_driver, kinds[order[i]], order[i][1], self.drivers)
 
-            queue_driver(0)
-            queue_driver(1)
-            for header in headers:
-                header.result()
-            keys = [self.object_key(r) for r in requests]
-            first_request = {}
-            for key, request in zip(keys, requests, strict=True):
-                first_request.setdefault(key, request)
+            # Requests for the same source (problem, model, sanitizer, body) have the same key.
+            first_request: dict[tuple, BuildRequest] = {}
+            for request in requests:
+                first_request.setdefault(_source_identity(request), request)
             logger.info("building %d samples: %d distinct sources", len(requests), len(first_request))
             # Counted per distinct source (compile and link, or found in the cache), as the pool finishes them.
             progress = Progress("builds", total=len(first_request), unit="build", logger=logger)
 
-            def build_one(key: str, request: BuildRequest, driver: concurrent.futures.Future) -> BuildResult:
+            def build_one(request: BuildRequest, header: concurrent.futures.Future,
+                          driver: concurrent.futures.Future) -> BuildResult:  # fmt: skip
+                header.result()
+                key = self.object_key(request)
                 ok, log, compile_s = self._compile_object(request, key)
                 if ok:
                     exe_key, ok, link_log, link_s = self._link(request, key, driver.result())
@@ -260,22 +268,29 @@ class BuildCache:
                                    cached=compile_s == 0.0)  # fmt: skip
 
             built = {}
-            for key, request in first_request.items():
+            for identity, request in first_request.items():
+                queue_header(request.model, request.sanitizer)
                 i = position[(request.problem.name, suite.driver_model(request.model))]
                 queue_driver(i)
                 queue_driver(i + 1)
-                built[key] = pool.submit(build_one, key, request, drivers[order[i]])
+                built[identity] = pool.submit(build_one, request, headers[request.model, request.sanitizer],
+                                              drivers[order[i]])  # fmt: skip
             # A duplicate's result is its first occurrence's, cached and with its compile time counted once.
             results, seen = [], set()
-            for key in keys:
-                results.append(built[key] if key not in seen else _as_duplicate(built[key]))
-                seen.add(key)
+            for identity in map(_source_identity, requests):
+                results.append(built[identity] if identity not in seen else _as_duplicate(built[identity]))
+                seen.add(identity)
             yield results
         except BaseException:
             pool.shutdown(wait=True, cancel_futures=True)
             raise
         pool.shutdown(wait=True)
         progress.finish()
+
+
+def _source_identity(request: BuildRequest) -> tuple:
+    """What a request's source and flags, hence its cache key, are made of."""
+    return request.problem.name, request.model, request.sanitizer, request.body
 
 
 def _as_duplicate(first: concurrent.futures.Future) -> concurrent.futures.Future:

@@ -19,13 +19,14 @@ them with the reason.
     python -m workflow_scripts.pcgbench evaluate GENERATIONS.json --out DIR
 or, from Snakemake, rules/pcgbench.smk (rule pcgbench_evaluate).
 
-Every run is one call of the package's run_program (run.py, in the sandbox). Verdicts (sandbox.py):
+Every run is one call of the package's run_program (run.py, in the sandbox); an OpenMP sample's thread counts
+at one rank count are one run (runs_of_sweep), the others one run per resource configuration. Verdicts (sandbox.py):
 prompt_mismatch (the record's prompt declares another interface than the problem its name names: reported
 per output, not built, not in the metrics; see pareval_format.py), build_error, no_parallelism (the body does not use the execution model its prompt asked for; checked after
 a successful build, and it is not run), race_detected (OpenMP and MPI+OpenMP samples, with `race_check` on: the sample's
 ThreadSanitizer build, run once before any timed run, reported a data race; run.check_races), timeout, crash,
-killed_resource_limit, wrong_answer, ok. A sample's verdict is that of the first resource configuration that
-failed (the sweep stops there), or ok when all passed. The `race_check` column says what the race check found
+killed_resource_limit, wrong_answer, ok. A sample's verdict is that of the first run that failed (the sweep
+stops there), or ok when all passed. The `race_check` column says what the race check found
 ("clean", "race", "inconclusive: why", or empty where none ran).
 """
 
@@ -158,13 +159,15 @@ class EvaluateConfig:
                              file_size_mb=self.file_size_mb, nproc=self.max_processes,
                              output_bytes=self.output_bytes)  # fmt: skip
 
-    def protocol(self, *, ranks: int = 1, threads: int = 1, stress: bool = True) -> RunProtocol:
-        """The run protocol of one resource configuration (placement and priority as timing.py explains);
-        without `stress`, no stress validations."""
+    def protocol(self, *, ranks: int = 1, threads: int = 1, stress: bool = True,
+                 more_threads: tuple[int, ...] = ()) -> RunProtocol:  # fmt: skip
+        """The run protocol of one resource configuration, or of several thread counts at one rank count in one
+        run (`more_threads`: OpenMP models), placement and priority as timing.py explains; without `stress`, no
+        stress validations."""
         return RunProtocol(warmup=self.warmup, reps=self.reps, validations=self.validations, seed=self.seed,
                            size=self.size, ranks=ranks, threads=threads, nice=self.run_nice,
                            stress_validations=self.stress_validations if stress else 0,
-                           stress_threads=self.stress_threads)  # fmt: skip
+                           stress_threads=self.stress_threads, more_threads=more_threads)  # fmt: skip
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -198,21 +201,40 @@ def _row(sample: Sample, build: BuildResult | None, verdict: str, detail: str, c
     return row
 
 
-def run_one(sample: Sample, exe: Path, config: ResourceConfig, cfg: EvaluateConfig,
-            reference_wall_s: float | None = None, stress: bool = True) -> tuple[str, str, dict]:  # fmt: skip
-    """One sandboxed run at one resource configuration: (verdict, detail, a row's timing fields).
-    The speedup is the baseline's median repetition over the sample's. `stress`: with the stress validations."""
-    protocol = cfg.protocol(ranks=config.ranks, threads=config.threads, stress=stress)
+def runs_of_sweep(model: str, configs: list[ResourceConfig]) -> list[list[ResourceConfig]]:
+    """The sweep's configurations grouped into runs: an OpenMP model's thread counts at one rank count share one
+    process (the driver's --threads-sweep: its inputs, their baseline answers and its pages are made once, not
+    once per thread count); every other configuration is a run of its own."""
+    runs: list[list[ResourceConfig]] = []
+    for config in configs:
+        if model in ("omp", "mpi+omp") and runs and runs[-1][0].ranks == config.ranks:
+            runs[-1].append(config)
+        else:
+            runs.append([config])
+    return runs
+
+
+def run_one(sample: Sample, exe: Path, configs: list[ResourceConfig], cfg: EvaluateConfig,
+            reference_wall_s: float | None = None, stress: bool = True) -> list[tuple[str, str, dict]]:  # fmt: skip
+    """One sandboxed run at one or more resource configurations of one rank count (runs_of_sweep): per
+    configuration (verdict, detail, a row's timing fields). The speedup is the baseline's median repetition over
+    the sample's at that configuration; run_wall_s is the whole run's. `stress`: with the stress validations."""
+    first, *more = configs
+    protocol = cfg.protocol(ranks=first.ranks, threads=first.threads, stress=stress,
+                            more_threads=tuple(c.threads for c in more))  # fmt: skip
     run = run_program(sample.problem, sample.model, exe, protocol, cfg.limits(reference_wall_s))
-    timing = {"run_wall_s": run.wall_s}
     if run.verdict != OK:
-        return run.verdict, run.detail, timing
-    times, baseline = summarise_times(run.times_s), summarise_times(run.baseline_times_s)
-    speedup = baseline.median_s / times.median_s if times.median_s > 0 else float("inf")
-    timing.update(time_median_s=times.median_s, time_iqr_s=times.iqr_s, time_min_s=times.min_s, time_max_s=times.max_s,
-                  reps=times.reps, baseline_time_median_s=baseline.median_s, baseline_time_iqr_s=baseline.iqr_s,
-                  speedup=speedup, efficiency=speedup / config.n_resources)  # fmt: skip
-    return OK, "", timing
+        return [(run.verdict, run.detail, {"run_wall_s": run.wall_s})] * len(configs)
+    outcomes = []
+    for config in configs:
+        times_s, baseline_times_s = run.by_threads[config.threads]
+        times, baseline = summarise_times(times_s), summarise_times(baseline_times_s)
+        speedup = baseline.median_s / times.median_s if times.median_s > 0 else float("inf")
+        outcomes.append((OK, "", dict(run_wall_s=run.wall_s, time_median_s=times.median_s, time_iqr_s=times.iqr_s,
+                                      time_min_s=times.min_s, time_max_s=times.max_s, reps=times.reps,
+                                      baseline_time_median_s=baseline.median_s, baseline_time_iqr_s=baseline.iqr_s,
+                                      speedup=speedup, efficiency=speedup / config.n_resources)))  # fmt: skip
+    return outcomes
 
 
 def evaluate_sample(sample: Sample, build: BuildResult, cfg: EvaluateConfig,
@@ -237,11 +259,14 @@ def evaluate_sample(sample: Sample, build: BuildResult, cfg: EvaluateConfig,
             return [_row(sample, build, RACE_DETECTED, check.detail, race_check=check.column())]
         race_check = check.column()
     rows = []
-    for i, config in enumerate(resource_sweep(sample.model, cfg.max_cores)):
-        reference_wall_s = (reference_walls or {}).get((sample.problem.name, sample.model, config.ranks, config.threads))
-        verdict, detail, timing = run_one(sample, build.exe, config, cfg, reference_wall_s, stress=i == 0)
-        rows.append(_row(sample, build, verdict, detail, config, race_check=race_check, **timing))
-        if verdict != OK:
+    for i, configs in enumerate(runs_of_sweep(sample.model, resource_sweep(sample.model, cfg.max_cores))):
+        # A run's limit follows the reference's run of the same configurations (each of its rows has that run's wall).
+        walls = [(reference_walls or {}).get((sample.problem.name, sample.model, c.ranks, c.threads)) for c in configs]
+        reference_wall_s = max((w for w in walls if w is not None), default=None)
+        outcomes = run_one(sample, build.exe, configs, cfg, reference_wall_s, stress=i == 0)
+        for config, (verdict, detail, timing) in zip(configs, outcomes, strict=True):
+            rows.append(_row(sample, build, verdict, detail, config, race_check=race_check, **timing))
+        if outcomes[0][0] != OK:
             break  # the sample has failed; more configurations would only spend time
     final = next((r["verdict"] for r in rows if r["verdict"] != OK), OK)
     for row in rows:

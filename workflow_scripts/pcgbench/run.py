@@ -48,6 +48,9 @@ class RunProtocol:
     # cores, so that a data race shows although a competing load serialises the timed thread count (0: none)
     stress_validations: int = 0
     stress_threads: int = 0
+    # OpenMP models: more thread counts per rank validated and timed in the same run after `threads` (an
+    # OpenMP sample's sweep in one process: its inputs, baseline answers and pages made once; ProgramRun.by_threads)
+    more_threads: tuple[int, ...] = ()
     nice: int = 0  # < 0 raises the run's priority (needs root; see sandbox.py); 0 runs at the caller's
     extra_env: Mapping[str, str] = dataclasses.field(default_factory=dict)  # added to the suite's run environment
 
@@ -57,7 +60,7 @@ class RunProtocol:
         argv, env = suite.run_argv(problem, model, exe, ranks=self.ranks, threads=self.threads, seed=self.seed,
                                    warmup=self.warmup, reps=self.reps, size=self.size,
                                    validations=self.validations, stress_validations=self.stress_validations,
-                                   stress_threads=self.stress_threads)  # fmt: skip
+                                   stress_threads=self.stress_threads, more_threads=self.more_threads)  # fmt: skip
         return argv, env | dict(self.extra_env) | placement_env(model)
 
 
@@ -68,10 +71,12 @@ class ProgramRun:
     # What the driver reported when the run ended cleanly but the program failed: its validation failure
     # (WRONG_ANSWER) or why its result line was unreadable (CRASH). None when the sandbox's verdict decided.
     driver_failure: str | None
-    times_s: tuple[float, ...]  # the program's timed repetitions (empty unless OK)
+    times_s: tuple[float, ...]  # the program's timed repetitions (empty unless OK), at protocol.threads
     baseline_times_s: tuple[float, ...]  # the serial baseline's, interleaved with them
-    wall_s: float  # the whole run: validation, warm-up and both timings
+    wall_s: float  # the whole run: validation, warm-up and both timings (at every thread count)
     result: sandbox.SandboxResult  # the raw run: how it ended, captured output
+    # (times_s, baseline_times_s) at each thread count run, protocol.threads and protocol.more_threads (empty unless OK)
+    by_threads: Mapping[int, tuple[tuple[float, ...], tuple[float, ...]]] = dataclasses.field(default_factory=dict)
 
 
 def run_program(problem: suite.Problem, model: str, exe: Path, protocol: RunProtocol,
@@ -89,15 +94,20 @@ def run_program(problem: suite.Problem, model: str, exe: Path, protocol: RunProt
         how += f" exit {result.returncode}" if result.returncode is not None else ""
         return ProgramRun(verdict=verdict, detail=f"{how}: {result.stderr.strip()[-STDERR_CHARS:]}",
                           driver_failure=None, **failed)  # fmt: skip
+    threads = (protocol.threads, *protocol.more_threads)
     try:
-        parsed = suite.parse_driver_output(result.stdout)
+        results = suite.parse_driver_results(result.stdout)
+        if tuple(r.threads for r in results) != threads:  # e.g. a line printed by the program itself
+            raise ValueError(f"result lines for threads {[r.threads for r in results]}, expected {list(threads)}")
     except ValueError as err:
         return ProgramRun(verdict=sandbox.CRASH, driver_failure=str(err), **failed,
                           detail=f"no valid result line ({err}); stderr: {result.stderr.strip()[-300:]}")  # fmt: skip
+    parsed = results[0]
     if not parsed.valid:
         return ProgramRun(verdict=sandbox.WRONG_ANSWER, detail=parsed.failure, driver_failure=parsed.failure, **failed)
     return ProgramRun(verdict=sandbox.OK, detail="", driver_failure=None, times_s=parsed.times_s,
-                      baseline_times_s=parsed.baseline_times_s, wall_s=result.wall_s, result=result)  # fmt: skip
+                      baseline_times_s=parsed.baseline_times_s, wall_s=result.wall_s, result=result,
+                      by_threads={r.threads: (r.times_s, r.baseline_times_s) for r in results})  # fmt: skip
 
 
 # ---------------------------------------------------------------------------------------------------------

@@ -34,8 +34,9 @@ Details this module fixes that the interface left open:
   times at the named size.
 - Driver objects are cached under build_dir/<problem>/<model>/driver.o, keyed by a hash of everything that
   goes into them (stamp file beside); concurrent builders are serialised by a file lock.
-- The driver prints exactly one line `PCGBENCH_RESULT {json}` on rank 0 (exit status 0 even when
-  validation fails: the verdict is in the line). `parse_driver_output` reads it.
+- The driver prints one line `PCGBENCH_RESULT {json}` per thread count it ran (one, unless run_argv's
+  more_threads) on rank 0 (exit status 0 even when validation fails: the verdict is in the line).
+  `parse_driver_output` reads the one, `parse_driver_results` all of them.
 - toolchain_status(model) says whether samples of the model can be *run* here; build_status(model) whether
   they can be *compiled* (CUDA: build-only without a GPU; HIP: neither without hipcc).
 - MPI runs use `mpirun --allow-run-as-root --oversubscribe --bind-to none --mca mpi_yield_when_idle 1 -np R
@@ -43,11 +44,16 @@ Details this module fixes that the interface left open:
   yield-when-idle so waiting ranks do not steal cores from the rank being timed; MPI+OpenMP runs also set
   OMP_WAIT_POLICY=passive (ranks x threads may exceed the cores).
 - OpenMP models (omp, mpi+omp) can be stress-validated (run_argv's stress_validations, stress_threads; the
-  evaluation and the RLPF reward do it by default): after the regular validations, more validations of the
-  timed input with more threads per rank than the machine has cores. At the timed thread count a competing load at
+  evaluation and the RLPF reward do it by default): after the regular validations and the timing (so that their
+  oversubscribed team never lingers through a timed call), more validations of the timed input with more threads
+  per rank than the machine has cores; a failure there makes the run invalid. At the timed thread count a competing load at
   the same priority can run a racy program's threads one after another, so that a missing reduction passes
   by luck; oversubscribed threads are interleaved by the scheduler (benchmarks/race_detection.py measures
   it). The timed run and its input are unchanged. Kokkos fixes its thread count at initialisation: no stress.
+- OpenMP models can run several thread counts per rank in one process (run_argv's more_threads, the driver's
+  --threads-sweep): every input is validated at each, then each is timed in turn, one result line per thread
+  count. The evaluation runs an OpenMP sample's sweep so: the inputs, their baseline answers and the pages of the
+  buffers are made once, not once per thread count.
 - Generations in ParEval files may name a problem with ParEval's numeric prefix ("12_reduce_average"):
   see pareval_format.py.
 - GPU prompts are kernels launched with blocks of 256 threads; most problems launch at least one thread per
@@ -620,7 +626,8 @@ def build_driver(problem: Problem, model: str, build_dir: Path) -> Path:
 
 def run_argv(problem: Problem, model: str, exe: Path, *, ranks: int, threads: int, seed: int, warmup: int,
              reps: int, size: str = "timed", check_validator: bool = False, validations: int = 1,
-             stress_validations: int = 0, stress_threads: int = 0) -> tuple[list[str], dict[str, str]]:  # fmt: skip
+             stress_validations: int = 0, stress_threads: int = 0, more_threads: tuple[int, ...] = ()
+             ) -> tuple[list[str], dict[str, str]]:  # fmt: skip
     """argv and extra environment for one run of `exe` with `ranks` MPI ranks x `threads` threads.
 
     The driver validates problem.small_validations inputs at sizes["small"] and `validations` at sizes[size]
@@ -628,7 +635,9 @@ def run_argv(problem: Problem, model: str, exe: Path, *, ranks: int, threads: in
     ranks == 1; models without threads need threads == 1. OpenMP models (omp, mpi+omp) then validate
     `stress_validations` more times the last input at sizes[size] with `stress_threads` threads per rank (more than the
     cores: preempted mid-loop, a racy program's threads interleave even beside a competing load that would
-    otherwise run them one after another); other models ignore these two.
+    otherwise run them one after another); other models ignore these two. OpenMP models given `more_threads` validate
+    and time at those thread counts per rank too, in the same process after `threads` (parse_driver_results: one
+    result per thread count).
     """
     _check_model(model)
     if size not in problem.sizes:
@@ -641,6 +650,8 @@ def run_argv(problem: Problem, model: str, exe: Path, *, ranks: int, threads: in
         raise ValueError(f"{model} runs one thread per rank; got threads={threads}")
     if validations < 1:
         raise ValueError(f"validations must be >= 1, got {validations}")
+    if more_threads and (model not in ("omp", "mpi+omp") or min(more_threads) < 1):
+        raise ValueError(f"more_threads: OpenMP models only, each >= 1; got {more_threads} for {model}")
     if stress_validations < 0 or (stress_validations > 0 and stress_threads < 1):
         raise ValueError(f"stress_validations must be >= 0 and, when > 0, stress_threads >= 1; got "
                          f"stress_validations={stress_validations}, stress_threads={stress_threads}")
@@ -651,6 +662,8 @@ def run_argv(problem: Problem, model: str, exe: Path, *, ranks: int, threads: in
         args.append("--check-validator")
     if stress_validations and model in ("omp", "mpi+omp"):
         args += ["--stress-threads", str(stress_threads), "--stress-validations", str(stress_validations)]
+    if more_threads:
+        args += ["--threads-sweep", ",".join(str(t) for t in (threads, *more_threads))]
     env = {"OMP_NUM_THREADS": str(threads), "OMP_PROC_BIND": "false", "OMP_DYNAMIC": "false"}
     if model == "mpi+omp":
         # ranks x threads may exceed the cores; spinning OpenMP threads then starve the other rank's threads
@@ -711,12 +724,26 @@ RESULT_TAG = "PCGBENCH_RESULT "
 
 
 def parse_driver_output(stdout: str) -> DriverResult:
-    """The DriverResult in a driver's stdout; ValueError if the result line is missing or malformed."""
+    """The DriverResult in a driver's stdout; ValueError if the result line is missing or malformed, or if
+    there are several (a run with more_threads: parse_driver_results)."""
+    results = parse_driver_results(stdout)
+    if len(results) != 1:
+        raise ValueError(f"expected exactly one '{RESULT_TAG.strip()}' line in the driver output, found {len(results)}")
+    return results[0]
+
+
+def parse_driver_results(stdout: str) -> tuple[DriverResult, ...]:
+    """The DriverResults in a driver's stdout, one per thread count it ran, in its order; ValueError if there is
+    none or one is malformed."""
     lines = [ln for ln in stdout.splitlines() if ln.startswith(RESULT_TAG)]
-    if len(lines) != 1:
-        raise ValueError(f"expected exactly one '{RESULT_TAG.strip()}' line in the driver output, found {len(lines)}")
+    if not lines:
+        raise ValueError(f"expected a '{RESULT_TAG.strip()}' line in the driver output, found none")
+    return tuple(_parse_result_line(line) for line in lines)
+
+
+def _parse_result_line(line: str) -> DriverResult:
     try:
-        raw = json.loads(lines[0][len(RESULT_TAG):])
+        raw = json.loads(line[len(RESULT_TAG):])
         validation = tuple(SizeCheck(size=int(v["size"]), passed=bool(v["pass"]), why=str(v["why"]))
                            for v in raw["validation"])
         result = DriverResult(problem=str(raw["problem"]), model=str(raw["model"]), ranks=int(raw["ranks"]),

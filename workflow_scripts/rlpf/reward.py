@@ -94,7 +94,7 @@ class RewardConfig:
     # has a raised priority, so that a missing reduction's threads overlap and its race shows even when training
     # jobs share the cores. Passive waiting let racy pragmas pass validation and become SFT targets.
     validations: int = schema_default("rlpf.reward.validations")
-    # Then `stress_validations` more validations at `stress_threads` threads, more than the cores: beside a competing
+    # After the timing, `stress_validations` more validations at `stress_threads` threads, more than the cores: beside a competing
     # load at the same priority the timed threads can still run one after another and a race pass by luck.
     stress_validations: int = schema_default("rlpf.reward.stress_validations")
     stress_threads: int = schema_default("rlpf.reward.stress_threads")
@@ -191,11 +191,13 @@ class Measurer:
     def program_key(self, task: Task, body: str | None, completion: str) -> str:
         # The protocol's fields in the order and form the cache has always hashed them, then the stress
         # validations when there are any: a cache written without them keeps its keys for a protocol without them,
-        # and is not reused by one with them (it may hold racy programs measured ok).
+        # and is not reused by one with them (it may hold racy programs measured ok), nor by one that ran them before
+        # the timing (their oversubscribed team then lingered through the timed calls).
         p = self.protocol(task)
         fields = [p.warmup, p.reps, p.validations, p.seed, p.threads, p.nice, placement_env(task.model), dict(p.extra_env)]
         if p.stress_validations:
-            fields += [{"stress_validations": p.stress_validations, "stress_threads": p.stress_threads}]
+            fields += [{"stress_validations": p.stress_validations, "stress_threads": p.stress_threads,
+                        "after_timing": True}]
         if self.race_checked(task):
             fields += [{"race_check": True}]
         protocol = json.dumps(fields)

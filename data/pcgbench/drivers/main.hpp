@@ -2,16 +2,20 @@
 //
 // 1. For every size in --sizes (a small one first, the timed one last), generate the input from the seed
 //    (identical on every MPI rank), compute the serial baseline's answer and the solution's answer, and
-//    validate (on rank 0; the verdict is broadcast).
+//    validate (on rank 0; the verdict is broadcast). OpenMP models given --threads-sweep T1,T2,... validate
+//    each input at each of those thread counts (its baseline answer computed once).
+// 2. If every validation passed: on the input validated last at the timed size (kept, not generated again),
+//    at each thread count of the sweep in turn, `warmup` untimed then `reps` timed repetitions, each a call of
+//    the solution (all ranks, barrier before and after) followed by a call of the serial baseline (rank 0);
+//    every call gets a fresh copy of the input, copied outside the timed region (into buffers allocated once).
+//    Interleaved (ABAB...), so that load drifting during the run reaches both alike and their ratio, the
+//    speedup, does not move with it. One process for the sweep: the inputs, their baseline answers and the
+//    pages of the buffers are made once, not once per thread count.
 //    OpenMP models with --stress-threads T --stress-validations K then validate K more times on the input
-//    validated last, with T threads per rank (T above the cores: see the comment there), back at the timed
-//    threads after.
-// 2. If every size validated: on the input validated last at the timed size (kept, not generated again),
-//    `warmup` untimed then `reps` timed repetitions, each a call of the solution (all ranks, barrier before
-//    and after) followed by a call of the serial baseline (rank 0); every call gets a fresh copy of the input,
-//    copied outside the timed region (into buffers allocated once). Interleaved (ABAB...), so that load
-//    drifting during the run reaches both alike and their ratio, the speedup, does not move with it.
-// 3. Rank 0 prints one line: PCGBENCH_RESULT {json}. Exit status 0 whenever that line was printed.
+//    validated last, with T threads per rank (T above the cores: see the comment there); a failure there
+//    makes the run invalid, its timings dropped.
+// 3. Rank 0 prints one line per thread count: PCGBENCH_RESULT {json}, each with the whole validation. Exit
+//    status 0 whenever those lines were printed.
 //
 // With --check-validator the driver instead corrupts the baseline's answer at the first size in each way
 // of pcg::Corruption and prints PCGBENCH_VALIDATOR {json} saying whether check() rejected it
@@ -123,6 +127,16 @@ int main(int argc, char** argv) {
   pcg::Runtime rt(argc, argv);
   const pcg::Args args = pcg::parse_args(argc, argv);
   if (args.check_validator) return pcg::check_validator(args, rt);
+  // The thread counts per rank this process validates and times, in this order (parse_args allows a sweep for
+  // the OpenMP models only).
+  const std::vector<int> sweep = args.threads_sweep.empty() ? std::vector<int>{rt.threads} : args.threads_sweep;
+  auto set_threads = [](int threads) {
+#if defined(PCG_MODEL_OMP) || defined(PCG_MODEL_MPI_OMP)
+    omp_set_num_threads(threads);
+#else
+    (void)threads;
+#endif
+  };
 
   std::string validation = "[";
   bool all_ok = true;
@@ -145,65 +159,81 @@ int main(int argc, char** argv) {
     }
     return ok;
   };
-  for (std::size_t i = 0; i < args.sizes.size(); ++i) {
+  // Every input is validated at every thread count of the sweep: its baseline answer is computed once.
+  for (std::size_t i = 0; i < args.sizes.size() && all_ok; ++i) {
     input = pcg::generate(args.sizes[i], args.seed + i);
     want = input;
     if (rt.root()) pcg::call_baseline(want);
-    if (!validate(args.sizes[i], "size " + std::to_string(args.sizes[i])))
-      break;  // no point in running larger sizes of a wrong solution
+    for (int threads : sweep) {
+      set_threads(threads);
+      const std::string at = sweep.size() > 1 ? " at " + std::to_string(threads) + " threads" : "";
+      if (!validate(args.sizes[i], "size " + std::to_string(args.sizes[i]) + at))
+        break;  // no point in running larger sizes of a wrong solution
+    }
   }
   // From here on, `input` is the input validated last (at the timed size) and `want` the baseline's answer on it.
-#if defined(PCG_MODEL_OMP) || defined(PCG_MODEL_MPI_OMP)
-  // Stress validations: more threads than cores, so that the scheduler preempts them mid-loop and a data
-  // race's threads interleave even when a competing load would otherwise run them one after another. On that
-  // same input: a race shows from how the threads interleave, which differs from call to call, not from the
-  // values; a new input and its baseline answer for each were most of their cost.
-  if (all_ok && args.stress_validations > 0) {
-    const std::string where =
-        "size " + std::to_string(args.sizes.back()) + " at " + std::to_string(args.stress_threads) + " threads";
-    omp_set_num_threads(args.stress_threads);
-    for (int j = 0; j < args.stress_validations; ++j)
-      if (!validate(args.sizes.back(), where)) break;
-    omp_set_num_threads(rt.threads);
-  }
-#endif
-  validation += "]";
-
-  std::vector<double> times_s, baseline_times_s;
   const std::size_t timed = args.sizes.back();
+  std::vector<std::vector<double>> times_s(sweep.size()), baseline_times_s(sweep.size());
+  pcg::Data work, base;
   if (all_ok) {
     // Every call gets a fresh copy of the input, assigned into buffers allocated once (the validations', whose
     // pages are already in): a new allocation per call would page-fault its tens of MB in again each time,
     // which cost more than the calls themselves.
-    pcg::Data work = std::move(got), base = std::move(want);
-    for (int r = 0; r < args.warmup + args.reps; ++r) {
-      work = input;
-      rt.barrier();
-      const double t0 = pcg::now_s();
-      pcg::call_solution(work);
-      pcg::escape(&pcg::result(work));
-      rt.barrier();
-      const double t1 = pcg::now_s();
-      if (r >= args.warmup) times_s.push_back(t1 - t0);
-      if (rt.root()) {  // the other ranks wait at the next barrier
-        base = input;
-        const double b0 = pcg::now_s();
-        pcg::call_baseline(base);
-        pcg::escape(&pcg::result(base));
-        const double b1 = pcg::now_s();
-        if (r >= args.warmup) baseline_times_s.push_back(b1 - b0);
+    work = std::move(got);
+    base = std::move(want);
+    for (std::size_t c = 0; c < sweep.size(); ++c) {
+      set_threads(sweep[c]);
+      for (int r = 0; r < args.warmup + args.reps; ++r) {
+        work = input;
+        rt.barrier();
+        const double t0 = pcg::now_s();
+        pcg::call_solution(work);
+        pcg::escape(&pcg::result(work));
+        rt.barrier();
+        const double t1 = pcg::now_s();
+        if (r >= args.warmup) times_s[c].push_back(t1 - t0);
+        if (rt.root()) {  // the other ranks wait at the next barrier
+          base = input;
+          const double b0 = pcg::now_s();
+          pcg::call_baseline(base);
+          pcg::escape(&pcg::result(base));
+          const double b1 = pcg::now_s();
+          if (r >= args.warmup) baseline_times_s[c].push_back(b1 - b0);
+        }
       }
     }
     rt.barrier();
   }
+#if defined(PCG_MODEL_OMP) || defined(PCG_MODEL_MPI_OMP)
+  // Stress validations, after the timing: their team of more threads than cores would otherwise linger in the
+  // OpenMP runtime through the timed calls (measured: the 2-thread speedups of a run that stressed first were
+  // 2.17-2.29x for reduce_average against 1.86-1.89x without). More threads than cores, so that the scheduler
+  // preempts them mid-loop and a data race's threads interleave even when a competing load would otherwise
+  // run them one after another. On the input validated last: a race shows from how the threads interleave,
+  // which differs from call to call, not from the values; a new input and its baseline answer for each were
+  // most of their cost. The timing left the baseline's answer on that input in `base`, and `work` as scratch.
+  if (all_ok && args.stress_validations > 0) {
+    want = std::move(base);  // all_ok: the timing ran, and left them so
+    got = std::move(work);
+    const std::string where =
+        "size " + std::to_string(args.sizes.back()) + " at " + std::to_string(args.stress_threads) + " threads";
+    set_threads(args.stress_threads);
+    for (int j = 0; j < args.stress_validations; ++j)
+      if (!validate(args.sizes.back(), where)) break;
+    if (!all_ok)
+      for (std::size_t c = 0; c < sweep.size(); ++c) times_s[c].clear(), baseline_times_s[c].clear();
+  }
+#endif
+  validation += "]";
   if (rt.root()) {
     const std::string json_model = pcg::json_escape(args.model);
-    std::printf("PCGBENCH_RESULT {\"problem\":\"%s\",\"model\":\"%s\",\"ranks\":%d,\"threads\":%d,\"seed\":%llu,"
-                "\"timed_size\":%zu,\"valid\":%s,\"failure\":\"%s\",\"validation\":%s,\"times_s\":%s,"
-                "\"baseline_times_s\":%s}\n",
-                PCG_PROBLEM_NAME, json_model.c_str(), rt.ranks, rt.threads, (unsigned long long)args.seed, timed,
-                all_ok ? "true" : "false", pcg::json_escape(failure).c_str(), validation.c_str(),
-                pcg::times_json(times_s).c_str(), pcg::times_json(baseline_times_s).c_str());
+    for (std::size_t c = 0; c < sweep.size(); ++c)  // one line per thread count, each with the whole validation
+      std::printf("PCGBENCH_RESULT {\"problem\":\"%s\",\"model\":\"%s\",\"ranks\":%d,\"threads\":%d,\"seed\":%llu,"
+                  "\"timed_size\":%zu,\"valid\":%s,\"failure\":\"%s\",\"validation\":%s,\"times_s\":%s,"
+                  "\"baseline_times_s\":%s}\n",
+                  PCG_PROBLEM_NAME, json_model.c_str(), rt.ranks, sweep[c], (unsigned long long)args.seed, timed,
+                  all_ok ? "true" : "false", pcg::json_escape(failure).c_str(), validation.c_str(),
+                  pcg::times_json(times_s[c]).c_str(), pcg::times_json(baseline_times_s[c]).c_str());
     std::fflush(stdout);
   }
   return 0;
