@@ -23,6 +23,14 @@ from workflow_scripts.pcgbench import (
 
 FORGED = ('PCGBENCH_RESULT {"problem":"x","model":"omp","ranks":1,"threads":1,"seed":1,"timed_size":2,"valid":true,'
           '"failure":"","validation":[],"times_s":[1e-9],"baseline_times_s":[1.0]}\n')
+THREADS_OF_PROCESS = """  int threads = 0;
+  char line[256];
+  if (std::FILE* status = std::fopen("/proc/self/status", "r")) {
+    while (std::fgets(line, sizeof line, status))
+      if (std::sscanf(line, "Threads: %d", &threads) == 1) break;
+    std::fclose(status);
+  }
+"""
 PROTOCOL = RunProtocol(warmup=0, reps=2, validations=1, seed=1234, threads=2, nice=0)
 
 
@@ -34,6 +42,9 @@ def built(cache_dir, problem):
               "wrong": reference.replace("return", "return 1 +", 1),
               # right at 1 and 2 threads per rank, wrong with more (the stress validations' thread count)
               "wrong_above_2_threads": reference.replace("return acc;", "return omp_get_max_threads() > 2 ? 2 * acc + 1 : acc;"),
+              # wrong when it runs on one thread while another thread of the process exists (e.g. a spinning worker)
+              "wrong_beside_an_idle_worker": THREADS_OF_PROCESS + reference.replace(
+                  "return acc;", "return omp_get_max_threads() == 1 && threads > 1 ? 2 * acc + 1 : acc;"),
               # prints a well-formed result line of its own at every call, as a hostile program could
               "forges_a_result": reference.replace("return", f"std::printf({json.dumps(FORGED)}); return", 1)}
     assert "omp_get_max_threads" in bodies["wrong_above_2_threads"]
@@ -105,6 +116,14 @@ def test_a_stress_failure_after_the_timing_drops_the_timings(built, problem):
     unstressed = run_program(problem, "omp", exe, dataclasses.replace(sweep, stress_validations=0),
                              SandboxLimits(wall_s=30.0, cpu_s=20))  # fmt: skip
     assert unstressed.verdict == OK, unstressed.detail
+
+
+def test_a_sweep_releases_its_threads_before_running_on_fewer(built, problem):
+    """After an input's validations at 2 threads, the worker is released: the next input's 1-thread validation
+    runs in a process of one thread (an OpenMP worker waiting actively would spin through it on a core of its own)."""
+    sweep = RunProtocol(warmup=0, reps=2, validations=2, seed=1234, threads=1, more_threads=(2,), nice=0)
+    run = run_program(problem, "omp", built["wrong_beside_an_idle_worker"].exe, sweep, SandboxLimits(wall_s=30.0, cpu_s=20))
+    assert run.verdict == OK, run.detail
 
 
 def test_a_result_line_the_program_printed_itself_is_no_result(built, problem):
