@@ -35,37 +35,32 @@ Only the serial and omp models, the ones its Makefile builds without MPI or Kokk
 Measured side by side on the 2-core machine, two invocations with --pareval-drivers (ParEval's published
 drivers/, serial and OpenMP parts; every run of both harnesses: 24 ok, the same verdicts):
 
-    ParEval's harness, cold                      32.8-34.3 s  (55.8 s at its own default sizes)
-    this harness, cold, with the race check      11.9-13.3 s   2.64-2.67x ParEval's (medians)
-    cold, without it (ParEval has none)          11.2-12.3 s   2.72-2.96x
-    warm machine (drivers and headers cached)    9.8-10.0 s
-    speedups' run-to-run spread, (max - min) / median over the four runs: median 0.10-0.13, max 0.83-1.04
+    ParEval's harness, cold                      32.7-33.0 s  (55.8 s at its own default sizes)
+    this harness, cold, with the race check      9.8-10.2 s   3.28-3.29x ParEval's (medians)
+    cold, without it (ParEval has none)          9.0-9.5 s    3.47-3.67x
+    warm machine (drivers and headers cached)    7.2-7.3 s
+    speedups' run-to-run spread, (max - min) / median over the four runs: median 0.11-0.12, max 0.23-0.25
 
-So the 3x cold aim is met only against the recorded 44 s, not side by side. The like-for-like comparison is the
-one without the race check: ParEval's harness has none, and the figure this benchmark started from (20 s
-against 44 s) was measured before the race check existed. Per OpenMP run this harness also validates 3 inputs
-at the timed size and, in a sample's first run, the timed input 8 more times at 8 threads, where ParEval
-validates 2: the runs, one after another (no two timed runs share cores), are about 8.7 s of the 12, and they
-are bound by memory traffic (copies, page zeroing and comparisons of 32 MB buffers). The first run starts
-after 2.8 s: 0.5 s of Python start-up, 1.5 s precompiling the standard headers (two at once, serial and
-OpenMP), 0.7 s compiling the first driver.
+So the 3x cold aim is met side by side, with the race check and without. Per OpenMP sample this harness still
+validates 3 inputs at the timed size at each thread count, the timed input 8 more times at 8 threads (stress)
+and runs the race check, where ParEval validates 2. The evaluation is now bound by the two cores' work, not by
+the runs: the standard headers (precompiled for GCC without and with OpenMP, and for clang's race-check builds),
+one driver object per problem, a compile and a link per sample and per race-check build, and the runs; the
+last run starts as soon as the last race-check build is linked.
 
-What this version changed (one evaluation, interleaved with the version before, 3 pairs: 11.9-12.2 s against
-14.6-14.8 s, with transparent huge pages then; 2.3x side by side before it): the stress validations validate the
-timed input again instead of a new input and its baseline answer each time; vector answers are compared in one
-branch-free pass first; GNU gold links (a third of the link time); the serial samples link the OpenMP driver, one
-driver compile fewer per problem. Tried and not kept: transparent huge pages for the runs' heap (0.5-0.9 s
-faster, 3.05-3.16x without the race check, but the speedups' run-to-run spread rose from a median of 0.12-0.16
-to 0.20-0.26: the page size a buffer gets varies from run to run); the race checks run in the background beside
-the builds (the timed runs then ran slower, sharing memory bandwidth: no gain); one precompiled header for
-serial and OpenMP compiles (GCC crashes compiling an OpenMP loop against a header precompiled without OpenMP).
-
-Where the cold time went before this harness reached the target (one evaluation, race check on), and what
-changed: the standard headers took 1.7 s to precompile, the builds 5.5 s (the race-check compiles read the
-headers as text, 0.39 s each, and linked drivers of their own, 1 s each: now a precompiled header and the
-regular driver), the runs 8.5 s (the stress validations ran in both thread counts of an OpenMP sample: now in
-its first), and no sample ran before the last build (now a sample runs once built, the later builds going on
-below its priority: back to back, 11.5 s against 14.1 s with the same spread of speedups, 0.121 and 0.127).
+What got it there (each measured by interleaving one evaluation with the version before): the stress
+validations validate the timed input again instead of new inputs; vector answers are compared in one
+branch-free pass, two pairs at a time with SSE2; GNU gold links; a problem's serial samples link its OpenMP
+driver; an OpenMP sample's thread counts run in one process (every input and its baseline answer made once, and
+the buffers' pages faulted in once); the sample builds no longer wait for clang's header of the race-check
+builds (their keys are computed by the workers, each once its own header is built); a run releases its OpenMP
+threads after each input's validations and each thread count's timing (waiting actively, an idle worker spun
+through the next phase on a core the compiles could use: 9.9-10.4 s against 11.2-11.8 s, 3 pairs). Tried and
+not kept: transparent huge pages for the runs' heap (0.5-0.9 s faster, but the speedups' run-to-run spread rose
+from a median of 0.12-0.16 to 0.20-0.26); race checks in the background beside the builds (no gain); one
+precompiled header for serial and OpenMP compiles (GCC crashes compiling an OpenMP loop against a header
+precompiled without OpenMP). The stress validations now run after the timing: their team of 8 threads, left in
+the OpenMP runtime, lifted the 2-thread speedups timed after it (reduce_average 2.17-2.29x against 1.86-1.89x).
 """
 
 import argparse
