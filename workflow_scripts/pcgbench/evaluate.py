@@ -207,7 +207,7 @@ def runs_of_sweep(model: str, configs: list[ResourceConfig]) -> list[list[Resour
     once per thread count); every other configuration is a run of its own."""
     runs: list[list[ResourceConfig]] = []
     for config in configs:
-        if model in ("omp", "mpi+omp") and runs and runs[-1][0].ranks == config.ranks:
+        if model in suite.OPENMP_MODELS and runs and runs[-1][0].ranks == config.ranks:
             runs[-1].append(config)
         else:
             runs.append([config])

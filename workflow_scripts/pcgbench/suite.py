@@ -100,6 +100,7 @@ SIGNATURE_FAMILY = {"serial": "vector", "omp": "vector", "mpi": "vector", "mpi+o
                     "kokkos": "kokkos", "cuda": "gpu", "hip": "gpu"}
 # Keys of problem.yaml's signatures and types: a family, or one model overriding its family.
 SIGNATURE_KEYS = ("vector", "kokkos", "gpu", *EXECUTION_MODELS)
+OPENMP_MODELS = ("omp", "mpi+omp")  # thread counts set at run time (stress validations, a sweep in one process)
 MODEL_MACRO = {"serial": "SERIAL", "omp": "OMP", "mpi": "MPI", "mpi+omp": "MPI_OMP", "kokkos": "KOKKOS",
                "cuda": "CUDA", "hip": "HIP"}
 MODEL_INCLUDES = {"serial": [], "omp": ["omp.h"], "mpi": ["mpi.h"], "mpi+omp": ["mpi.h", "omp.h"],
@@ -370,7 +371,7 @@ def toolchain_status(model: str) -> tuple[bool, str]:
 # Only the sample is instrumented: it is linked with the model's regular driver object (GCC's; the driver has no
 # OpenMP construct, only the API calls libomp provides too), whose code runs on one thread before and after each
 # call of the sample. Every access of the sample's threads is seen; a race-check build costs no driver compile.
-RACE_CHECKED_MODELS = ("omp", "mpi+omp")
+RACE_CHECKED_MODELS = OPENMP_MODELS
 TSAN = "tsan"  # the sanitizer of a race-check build (BuildRequest.sanitizer)
 TSAN_COMPILER = ["clang++", "-fopenmp", "-fsanitize=thread"]
 TSAN_FLAGS = ["-std=c++17", "-O1", "-g"]  # -O1 -g: TSan's advice; line numbers in its reports
@@ -650,7 +651,7 @@ def run_argv(problem: Problem, model: str, exe: Path, *, ranks: int, threads: in
         raise ValueError(f"{model} runs one thread per rank; got threads={threads}")
     if validations < 1:
         raise ValueError(f"validations must be >= 1, got {validations}")
-    if more_threads and (model not in ("omp", "mpi+omp") or min(more_threads) < 1):
+    if more_threads and (model not in OPENMP_MODELS or min(more_threads) < 1):
         raise ValueError(f"more_threads: OpenMP models only, each >= 1; got {more_threads} for {model}")
     if stress_validations < 0 or (stress_validations > 0 and stress_threads < 1):
         raise ValueError(f"stress_validations must be >= 0 and, when > 0, stress_threads >= 1; got "
@@ -660,7 +661,7 @@ def run_argv(problem: Problem, model: str, exe: Path, *, ranks: int, threads: in
             "--reps", str(reps), "--model", model]
     if check_validator:
         args.append("--check-validator")
-    if stress_validations and model in ("omp", "mpi+omp"):
+    if stress_validations and model in OPENMP_MODELS:
         args += ["--stress-threads", str(stress_threads), "--stress-validations", str(stress_validations)]
     if more_threads:
         args += ["--threads-sweep", ",".join(str(t) for t in (threads, *more_threads))]

@@ -185,29 +185,26 @@ int main(int argc, char** argv) {
   // From here on, `input` is the input validated last (at the timed size) and `want` the baseline's answer on it.
   const std::size_t timed = args.sizes.back();
   std::vector<std::vector<double>> times_s(sweep.size()), baseline_times_s(sweep.size());
-  pcg::Data work, base;
   if (all_ok) {
-    // Every call gets a fresh copy of the input, assigned into buffers allocated once (the validations', whose
-    // pages are already in): a new allocation per call would page-fault its tens of MB in again each time,
-    // which cost more than the calls themselves.
-    work = std::move(got);
-    base = std::move(want);
+    // Every call gets a fresh copy of the input, assigned into the validations' buffers (their pages already
+    // in): a new allocation per call would page-fault its tens of MB in again each time, which cost more than
+    // the calls themselves. Each baseline call recomputes into `want` the answer it already held.
     for (std::size_t c = 0; c < sweep.size(); ++c) {
       set_threads(sweep[c]);
       for (int r = 0; r < args.warmup + args.reps; ++r) {
-        work = input;
+        got = input;
         rt.barrier();
         const double t0 = pcg::now_s();
-        pcg::call_solution(work);
-        pcg::escape(&pcg::result(work));
+        pcg::call_solution(got);
+        pcg::escape(&pcg::result(got));
         rt.barrier();
         const double t1 = pcg::now_s();
         if (r >= args.warmup) times_s[c].push_back(t1 - t0);
         if (rt.root()) {  // the other ranks wait at the next barrier
-          base = input;
+          want = input;
           const double b0 = pcg::now_s();
-          pcg::call_baseline(base);
-          pcg::escape(&pcg::result(base));
+          pcg::call_baseline(want);
+          pcg::escape(&pcg::result(want));
           const double b1 = pcg::now_s();
           if (r >= args.warmup) baseline_times_s[c].push_back(b1 - b0);
         }
@@ -223,10 +220,8 @@ int main(int argc, char** argv) {
   // preempts them mid-loop and a data race's threads interleave even when a competing load would otherwise
   // run them one after another. On the input validated last: a race shows from how the threads interleave,
   // which differs from call to call, not from the values; a new input and its baseline answer for each were
-  // most of their cost. The timing left the baseline's answer on that input in `base`, and `work` as scratch.
+  // most of their cost.
   if (all_ok && args.stress_validations > 0) {
-    want = std::move(base);  // all_ok: the timing ran, and left them so
-    got = std::move(work);
     const std::string where =
         "size " + std::to_string(args.sizes.back()) + " at " + std::to_string(args.stress_threads) + " threads";
     set_threads(args.stress_threads);
