@@ -2,6 +2,8 @@
 used to get these wrong: RLPF's loop finder (braces in strings and comments) and the OpenMP use check
 (`_Pragma("omp ...")`)."""
 
+import time
+
 import pytest
 
 from workflow_scripts.common.c_scanner import (
@@ -237,3 +239,101 @@ def test_rlpf_loops_ignore_braces_in_strings_and_comments():
     assert len(top_level_loops(body)) == 2
     # A `//` inside a string is not a comment: the prompt keeps the whole string.
     assert strip_comments('  puts("http://x"); // note\n  // only a comment\n}\n') == '  puts("http://x");\n}\n'
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Hostile sizes: a scan reads each character a bounded number of times
+
+
+class _CountingText(str):
+    """A text that counts the characters its own searches and slices read, what the scanner costs without a
+    clock (no load on the machine changes it). Counting the newlines from the start at each pragma, or searching
+    back for the line's start, read a 2 MB line of `#pragma` ~10^11 times over (27 s)."""
+
+    read = 0
+
+    def __getitem__(self, key):
+        piece = str.__getitem__(self, key)
+        self.read += max(len(piece), 1)
+        return piece
+
+    def count(self, sub, start=0, end=None):
+        end = len(self) if end is None else end
+        self.read += max(end - start, 0)
+        return str.count(self, sub, start, end)
+
+    def find(self, sub, start=0, end=None):
+        found = str.find(self, sub, start, end)
+        self.read += (found + len(sub) if found >= 0 else len(self) if end is None else end) - start
+        return found
+
+    def rfind(self, sub, start=0, end=None):
+        found = str.rfind(self, sub, start, end)
+        self.read += (len(self) if end is None else end) - (found if found >= 0 else start)
+        return found
+
+
+def _one_line_pragmas(n):  # the review's body: `#pragma` repeated on one line inside `#if 0`, then a real one
+    return "#if 0\nx" + "#pragma" * n + "\n#endif\n#pragma omp parallel for\n"
+
+
+def _lines_of_pragmas(n):
+    return "#pragma omp parallel for\n" * n
+
+
+def _operator_line(n):  # one line of `_Pragma("omp parallel")`
+    return '_Pragma("omp parallel") ' * n
+
+
+def _comments_and_strings(n):  # pragmas and loops in comments and literals, on one line, then code
+    line = "/* #pragma omp for */ \"#pragma\" 'f' for_(x); /* for (;;) { */"
+    return line * n + "\n#pragma omp for\nfor (;;) x;\n"
+
+
+def _loops_on_one_line(n):  # loops preceded by code on their line: none is a top-level loop
+    return "x;" + " for (;;) y;" * n + "\n"
+
+
+def _loops_on_lines(n):
+    return "  for (int i = 0; i < n; i++) a[i] = 0;\n" * n
+
+
+# (shape, its pragmas for n: [(line, text), ...] and top_level_loops for n: how many)
+HOSTILE = [
+    (_one_line_pragmas, lambda n: [(4, "omp parallel for")], lambda n: 0),
+    (_lines_of_pragmas, lambda n: [(line, "omp parallel for") for line in range(1, n + 1)], lambda n: 0),
+    (_operator_line, lambda n: [(1, "omp parallel")] * n, lambda n: 0),
+    (_comments_and_strings, lambda n: [(2, "omp for")], lambda n: 1),
+    (_loops_on_one_line, lambda n: [], lambda n: 0),
+    (_loops_on_lines, lambda n: [], lambda n: n),
+]
+
+
+@pytest.mark.parametrize(("shape", "want_pragmas", "want_loops"), HOSTILE, ids=[h[0].__name__ for h in HOSTILE])
+def test_scans_read_each_character_a_bounded_number_of_times(shape, want_pragmas, want_loops):
+    n = 2000
+    for scan in (pragmas, top_level_loops):
+        small, large = _CountingText(shape(n)), _CountingText(shape(4 * n))
+        assert scan(small) == scan(str(small))  # the counting text changes nothing it finds
+        scan(large)
+        # Linear: a 4x larger text costs about 4x as much; the quadratic scan cost ~16x (and more as n grows).
+        assert large.read <= 5 * small.read, (scan.__name__, small.read, large.read)
+    text = shape(n)
+    assert [(p.line, p.text) for p in pragmas(text)] == want_pragmas(n)
+    assert len(top_level_loops(text)) == want_loops(n)
+
+
+def test_a_2mb_line_of_pragmas_is_checked_in_seconds():
+    """The review's body (2 MB, 320k `#pragma` on one line inside `#if 0`) took 27 s of harness CPU in the
+    OpenMP use check (13 s on the machine that wrote this test); ~0.6 s now. 6 s of CPU time (not wall time:
+    other processes' load hardly counts) is a bound no loaded machine misses, and half the quadratic scan's
+    time at the least; test_scans_read_each_character_a_bounded_number_of_times is the exact guard."""
+    from workflow_scripts.pcgbench.uses_model import uses_model
+
+    text = _one_line_pragmas(320_000)
+    assert len(text) > 2_000_000
+    start = time.process_time()
+    used = uses_model("omp", text)
+    elapsed = time.process_time() - start
+    assert used == (True, "")  # the real pragma after the line
+    assert elapsed < 6.0, elapsed
