@@ -6,8 +6,8 @@ harness takes its rootless mode exactly as it would for a normal user on a clust
     python3 tests/pcgbench_harness/rootless_probe.py sandbox SPEC.json    # run_sandboxed, one case at a time
     python3 tests/pcgbench_harness/rootless_probe.py evaluate SPEC.json   # evaluate_samples on given bodies
 
-sandbox SPEC: {"exe": host path, "cases": [{"name", "args", "limits": {...}, "nice": 0}, ...]}; each case runs
-`exe args` (or its "argv", with exe at /tmp/prog) in the sandbox ("@PROBE_PID@" in args becomes this
+sandbox SPEC: {"exe": host path, "cases": [{"name", "args", "limits": {...}, "nice": 0, "stdin": text}, ...]};
+each case runs `exe args` (or its "argv", with exe at /tmp/prog) in the sandbox, "stdin" on its standard input ("@PROBE_PID@" in args becomes this
 script's PID). evaluate SPEC: {"problem", "samples": [{"model", "body"}, ...], "out_dir",
 "cache_dir", "config": {EvaluateConfig fields}}. Both report, besides the results, the warnings the harness
 logged and any process of this uid other than this script left alive after the runs (there must be none).
@@ -67,7 +67,8 @@ def run_cases(spec: dict) -> dict:
         limits = sandbox.SandboxLimits(**({"wall_s": 5.0} | case.get("limits", {})))
         args = [arg.replace("@PROBE_PID@", str(os.getpid())) for arg in case.get("args", [])]
         result = sandbox.run_sandboxed(case.get("argv", [INSIDE, *args]), limits=limits, binds={Path(spec["exe"]): INSIDE},
-                                       nice=case.get("nice", 0))  # fmt: skip
+                                       nice=case.get("nice", 0),
+                                       stdin=case["stdin"].encode() if "stdin" in case else None)  # fmt: skip
         results[case["name"]] = {
             "outcome": result.outcome, "returncode": result.returncode, "signal": result.signal_number,
             "verdict": sandbox.verdict_for(result, cpu_limit_s=limits.cpu_s), "wall_s": result.wall_s,

@@ -33,6 +33,7 @@ SYSTEM_PYTHON = Path("/usr/bin/python3")
 # Not 65534: root-mode sandboxes (this suite's other tests, other runs on the machine) run as 65534, and
 # they would share its per-user process count and its process listings with the programs here.
 ROOTLESS_UID = 65533
+FAKE_WRAPPER_ERROR = "bwrap: Can't mount proc on /newroot/proc: Operation not permitted"
 DROP = ["setpriv", f"--reuid={ROOTLESS_UID}", f"--regid={ROOTLESS_UID}", "--clear-groups", "--inh-caps=-all"]
 
 as_unprivileged_user = pytest.mark.skipif(os.geteuid() != 0, reason="drops to an unprivileged uid from root (as a "
@@ -107,6 +108,13 @@ def test_rootless_sandbox_runs_harmless_programs_as_uid_65534_without_raised_pri
         {"name": "priority", "args": ["priority"], "nice": -7},
         {"name": "priority_again", "args": ["priority"], "nice": -7},
         {"name": "sleep", "args": ["sleep", "30"], "limits": {"wall_s": 1.0}},
+        # A wrapper's error line printed by the program is the program's: a crash, not a broken sandbox.
+        {"name": "fake_wrapper_error", "argv": ["sh", "-c", 'echo "$1" >&2; exit 1', "sh", FAKE_WRAPPER_ERROR]},
+        {"name": "stdin", "argv": ["sh", "-c", "cat; echo end"], "stdin": "nonce 1234\n"},
+        # Of the host's /tmp, /var, /run and homes nothing shows; the private /tmp holds only the bound program.
+        {"name": "host_folders", "argv": ["sh", "-c", "for p in /var /run /home /root /srv /mnt; do [ -e $p ] && "
+                                          "echo $p; done; ls -A /tmp"]},  # fmt: skip
+        {"name": "uid_map", "argv": ["cat", "/proc/self/uid_map"]},
     ]
     report = probe("sandbox", {"exe": str(programs), "cases": cases}, workdir)
     got = report["results"]
@@ -119,6 +127,12 @@ def test_rootless_sandbox_runs_harmless_programs_as_uid_65534_without_raised_pri
     assert got["priority"]["stdout"] == got["priority_again"]["stdout"] == f"nice={own} lowered=0\n"
     assert sum("CAP_SYS_NICE" in w for w in report["warnings"]) == 1  # one warning, not one per run
     assert got["sleep"]["verdict"] == sandbox.VERDICT_TIMEOUT and got["sleep"]["wall_s"] < 4.0
+    assert (got["fake_wrapper_error"]["verdict"], got["fake_wrapper_error"]["stderr"]) == (sandbox.CRASH,
+                                                                                           FAKE_WRAPPER_ERROR + "\n")
+    assert got["stdin"]["stdout"] == "nonce 1234\nend\n"
+    assert got["host_folders"]["stdout"] == "prog\n"
+    # bwrap nests the program's namespace in one of its own, where the calling user is 0: the map names that uid.
+    assert got["uid_map"]["stdout"].split() == [str(sandbox.SANDBOX_UID), "0", "1"]
     HARMLESS_PASSED.append(True)
 
 
@@ -236,25 +250,30 @@ def test_a_wrapper_failing_during_a_run_stops_it_instead_of_judging(tmp_path, mo
 # ---- the modes' command lines and refusals (no unprivileged process needed)
 
 
-def test_root_mode_drops_with_setpriv_and_rootless_mode_uses_a_user_namespace(monkeypatch, tmp_path):
+def test_root_mode_drops_with_setpriv_into_a_user_namespace_and_rootless_mode_uses_bwraps(monkeypatch, tmp_path):
     limits = sandbox.SandboxLimits()
+    inner = [*sandbox.sentinel_argv(9), "prog"]  # the sentinel step, then the program
     monkeypatch.setattr(sandbox, "rootless", lambda: False)
-    root = sandbox.sandbox_argv(["prog"], limits)
-    assert "--unshare-user" not in root and root[root.index("setpriv"):] == [
-        "setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--inh-caps=-all", "--", "prog"]
-    assert sandbox.confined_argv(["cc"], limits, tmp_path)[0] == "prlimit"  # no namespaces for the compiler
+    root = sandbox.sandbox_argv(["prog"], limits, sentinel_fd=9)
+    # prlimit as root (only root may raise a hard limit), then the drop, then uid 65534's own user namespace.
+    assert "--unshare-user" not in root and root.index("prlimit") < root.index("setpriv")
+    assert root[root.index("setpriv"):] == ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                                            "--inh-caps=-all", "--", "unshare", "--user", "--map-user=65534",
+                                            "--map-group=65534", "--", *inner]  # fmt: skip
+    confined = sandbox.confined_argv(["cc"], limits, tmp_path, sentinel_fd=9)  # the compiler: the same chain
+    assert confined[0] == "bwrap" and confined[confined.index("setpriv"):] == [*root[root.index("setpriv"):-1], "cc"]
     monkeypatch.setattr(sandbox, "rootless", lambda: True)
     sandbox.can_raise_priority.cache_clear()
     try:
-        rootless = sandbox.sandbox_argv(["prog"], limits, nice=-20)
+        rootless = sandbox.sandbox_argv(["prog"], limits, nice=-20, sentinel_fd=9)
     finally:
         sandbox.can_raise_priority.cache_clear()
     assert rootless[:6] == ["bwrap", "--unshare-user", "--uid", "65534", "--gid", "65534"]
-    assert "setpriv" not in rootless and "nice" not in " ".join(rootless)  # no uid drop, no raised priority
-    assert rootless[rootless.index("--") + 1] == "prlimit" and rootless[-1] == "prog"
+    assert not {"setpriv", "unshare"} & set(rootless) and "nice" not in " ".join(rootless)  # no uid drop, no priority
+    assert rootless[rootless.index("--") + 1] == "prlimit" and rootless[-len(inner):] == inner
     confined = sandbox.confined_argv(["cc"], limits, tmp_path)
     assert confined[:6] == rootless[:6] and f" --bind {tmp_path} {tmp_path} " in " ".join(confined)
-    assert "setpriv" not in confined and confined[-1] == "cc"
+    assert not {"setpriv", "unshare"} & set(confined) and confined[-1] == "cc"
 
 
 def test_forbidden_user_namespaces_stop_rootless_mode_saying_what_to_ask_for(monkeypatch):

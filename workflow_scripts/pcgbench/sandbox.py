@@ -1,42 +1,61 @@
-"""The one way to run a program built from generated code: inside bubblewrap, as an unprivileged user.
+"""The one way to run a program built from generated code: inside bubblewrap, as an unprivileged user in a
+user namespace of its own.
 
     limits = SandboxLimits(wall_s=10.0)
-    result = run_sandboxed(["./a.out"], limits=limits, binds={exe_path: "/tmp/sample.exe"})
+    result = run_sandboxed(["./a.out"], limits=limits, binds={exe_path: "/tmp/sample.exe"}, stdin=b"secret\n")
     result.outcome     # EXITED | TIMEOUT | SIGNALED | OUTPUT_LIMIT
     verdict_for(result) # the harness's verdict for a run that did not exit cleanly
 
-What the program sees (bubblewrap 0.8+, util-linux prlimit and setpriv), in both modes below:
-- the host file system read-only (`--ro-bind / /`), a fresh /dev and /proc;
+What the program sees (bubblewrap 0.8+, util-linux 2.38+ prlimit, setpriv and unshare, bash), in both modes below:
+- of the host's files only the system's software, read-only (SYSTEM_FOLDERS: /usr, /etc, /opt, /sys and the
+  merged-/usr links /bin, /lib, ...), and what the caller binds in by name. Not /tmp, /var, /run, /home, /root,
+  /mnt, /media or /srv, where users' files and the sockets of the machine's services live: with the host's /
+  bound read-only, a program read a world-readable file another process left in /var/tmp and `connect()`ed
+  to a Unix socket there. A fresh /dev and /proc;
 - a private, size-limited tmpfs at /tmp (its only writable place and its working directory) and at
   /dev/shm (OpenMPI's shared-memory transport lives there);
-- no network (`--unshare-net`: only a loopback of its own), its own PID and IPC namespaces, so
+- no network (`--unshare-net`: only a loopback of its own), its own PID, IPC and UTS namespaces, so
   `kill(-1)` and `kill(getppid())` reach nothing outside; `--die-with-parent` and `--new-session`;
-- rlimits set by `prlimit` (CPU seconds, address space, file size, processes, open files, stack), and
-  uid/gid 65534 with no capabilities.
+- its own user namespace, in which it is uid/gid 65534 with no capabilities. Kernel state kept per user
+  namespace is then the run's own: without one, every run as uid 65534 shared that uid's keyrings, and a key
+  one run added (`add_key()`) was read back by a later run, of the same evaluation or the next;
+- rlimits set by `prlimit` (CPU seconds, address space, file size, processes, open files, stack);
+- on standard input the caller's bytes (`stdin`, then end of file: the driver's per-run secret), else /dev/null.
 
 Two modes, chosen by who runs the harness (`rootless()`):
-- Root mode (the harness runs as root, as in this project's own machine): after `prlimit`, `setpriv`
-  drops to uid/gid 65534 with no capabilities. The drop matters: the kernel does not apply RLIMIT_NPROC
-  to root, so without it a fork bomb fills the machine's PID table (measured: 32768 processes in
-  seconds; with the drop it stops at the limit). The compiler runs the same way without the namespaces
-  (run_confined).
+- Root mode (the harness runs as root, as in this project's own machine): bwrap runs as root, without a user
+  namespace; inside it `prlimit` sets the limits, `setpriv` drops to uid/gid 65534 with no capabilities, and
+  then `unshare --user --map-user=65534 --map-group=65534`, run by that unprivileged uid, makes the user
+  namespace (ROOT_USER_NAMESPACE), so the program is uid 65534 outside it as well as inside. The order is what
+  keeps RLIMIT_NPROC: the kernel does not apply it to a process whose uid outside maps to root (a user
+  namespace that root made, as `bwrap --unshare-user` would, maps the program to root), and without the limit
+  a fork bomb fills the machine's PID table (measured: 32768 processes in seconds; with it the bomb stops at the
+  limit). The namespace counts its own processes against the limit, and takes its creator's limit (the same)
+  for uid 65534's count outside it. Making it needs unprivileged user namespaces (Debian's default); where
+  they are forbidden the self-check stops the harness and says what to ask for (check_user_namespaces).
 - Rootless mode (a normal user, e.g. on a cluster node, where `setpriv --reuid` is not permitted):
-  bubblewrap also makes an unprivileged user namespace (`--unshare-user --uid 65534 --gid 65534`), in
-  which the program is uid 65534 with no capabilities; outside it is still the calling user, so it can
-  touch nothing that user could not (and, through the read-only bind, writes nothing outside its tmpfs).
-  No `setpriv`. RLIMIT_NPROC holds: the caller is not root, and since Linux 5.14 the kernel counts a
-  user's processes per user namespace, so the limit counts the sandbox's own processes only (its
-  parent namespaces' counts, the user's whole count among them, are held to the user's own limits as
-  well; before 5.14 the count covers all of the user's processes, and the self-check warns). The
-  compiler runs in a user namespace too (run_confined), so its process limit counts its own
-  processes, not every process of the user. Limits above the user's hard limits (which only root may
-  raise) are refused before the run with the name of the setting. Where the kernel or the site forbids
-  unprivileged user namespaces, the harness stops and says what to ask the site for.
+  bubblewrap itself makes the user namespace (`--unshare-user --uid 65534 --gid 65534`), in which the program
+  is uid 65534 with no capabilities; outside it is still the calling user, so it can touch nothing that user
+  could not. No `setpriv`, no `unshare`. RLIMIT_NPROC holds: the caller is not root, and since Linux 5.14 the
+  kernel counts a user's processes per user namespace, so the limit counts the sandbox's own processes only (its
+  parent namespaces' counts, the user's whole count among them, are held to the user's own limits as well;
+  before 5.14 the count covers all of the user's processes, and the self-check warns). Limits above the user's
+  hard limits (which only root may raise) are refused before the run with the name of the setting. Where the
+  kernel or the site forbids unprivileged user namespaces, the harness stops and says what to ask the site for.
 Both modes contain the same hostile programs with the same verdicts (tests/pcgbench_harness/
 test_rootless.py runs them as a normal user); what rootless mode lacks is the raised priority below.
 
+The compiler and linker run on generated source with the same mount view, namespaces, user namespace, uid and
+limits (run_confined): a source can make the compiler read any file it can name (`#include "/tmp/x"` puts the
+file's text into the build log, `asm(".incbin ...")` into the executable), so it too sees only the system's
+software, the project's folders a compile reads (project_folders: the driver headers, the machine's build
+cache), read-only at their own paths wherever the checkout lies, and its work folder, writable.
+
 With `nice` < 0 (timed runs; needs CAP_SYS_NICE, i.e. root mode) the sandboxed process and its session's
-autogroup run at that raised priority, set before the uid drop so the program cannot raise it further.
+autogroup run at that raised priority. The priority step (priority_argv) is the first inside bwrap, which in
+root mode still runs as root in the initial user namespace, so it holds the CAP_SYS_NICE it needs; the nice
+value and the autogroup's are inherited through prlimit, the uid drop and into the program's user namespace,
+where raising them again would take CAP_SYS_NICE in the initial namespace, which nothing there has.
 Why: the timing protocol assumes the cores it times on are the program's alone, as on an exclusive
 cluster node. On a shared machine the scheduler otherwise hands the program's threads one core in
 turn (Linux autogroups give every session one fair share, and a parallel region's share of a few ms
@@ -52,20 +71,24 @@ The parent enforces a wall-clock deadline (it kills bwrap's whole process group;
 the namespace, so every process inside dies with it) and caps captured output: a program that
 prints past the cap is killed and reported as OUTPUT_LIMIT.
 
-A failure of the sandbox is never a verdict on a sample:
+A failure of the sandbox is never a verdict on a sample, and nothing a sample prints makes one:
 - before the first run of a process, check_sandbox() runs a trivial program through the exact sandbox
   and confinement command lines and requires its output (run_sandboxed and run_confined call it; it is
   cached), raising SandboxUnavailable with the tool and the fix when it fails;
-- if bubblewrap, prlimit or setpriv is missing, SandboxUnavailable says which: the harness never falls
-  back to running untrusted code unsandboxed;
-- a run whose wrapper failed before the program started (bwrap, prlimit, setpriv or nice printed its own
-  error and exited with its own code) raises SandboxFailure, which stops the evaluation, instead of
-  becoming a build_error or a crash. A program that prints such a message itself only stops the
-  evaluation too, with the self-check's result in the message; it gains no verdict by it.
+- if bubblewrap, prlimit, setpriv, unshare or bash is missing, SandboxUnavailable says which: the harness never
+  falls back to running untrusted code unsandboxed;
+- whether the wrappers (bwrap, nice, prlimit, setpriv, unshare) worked is read from a channel the program
+  cannot reach, never from its output or exit code: the innermost wrapper step (sentinel_argv), run once all of
+  them have done their part, writes one byte on a pipe only the harness and the wrappers hold, closes it and
+  only then execs the program. A run whose byte never came failed in a wrapper and raises SandboxFailure (with
+  the wrappers' stderr and the self-check's result), which stops the evaluation instead of becoming a
+  build_error or a crash. A run whose byte came is the program's, whatever it printed: one that writes
+  "bwrap: Can't mount proc ..." to stderr and exits 1 is an ordinary crash.
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import logging
@@ -105,16 +128,25 @@ VERDICTS = (PROMPT_MISMATCH, BUILD_ERROR, VERDICT_TIMEOUT, CRASH, WRONG_ANSWER, 
 
 SANDBOX_UID = 65534  # "nobody": an unprivileged uid, so RLIMIT_NPROC holds
 SANDBOX_WORKDIR = "/tmp"  # the program's working directory: the private tmpfs
-REQUIRED_TOOLS = ("bwrap", "prlimit", "setpriv")  # root mode; rootless mode needs no setpriv
-# The user namespace of rootless mode: the program is uid/gid 65534 inside, the calling user outside.
+# The tools of the wrapper chain: bash runs its innermost step (sentinel_argv); root mode drops the uid with
+# setpriv and makes the user namespace with unshare, which rootless mode gets from bwrap instead.
+REQUIRED_TOOLS = ("bwrap", "prlimit", "bash", "setpriv", "unshare")
+ROOT_MODE_TOOLS = ("setpriv", "unshare")
+# The user namespace of rootless mode, made by bwrap: the program is uid/gid 65534 inside, the calling user outside.
 USER_NAMESPACE = ("--unshare-user", "--uid", str(SANDBOX_UID), "--gid", str(SANDBOX_UID))
+# The user namespace of root mode, made after the uid drop by uid 65534 itself: 65534 inside and outside.
+ROOT_USER_NAMESPACE = ("unshare", "--user", f"--map-user={SANDBOX_UID}", f"--map-group={SANDBOX_UID}", "--")
+# The namespaces of every run and compile besides the mount and user namespaces.
+NAMESPACES = ("--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts")
+# The host folders every run and compile sees, read-only: the system's software (compilers under /usr,
+# /usr/local or /opt, their configuration in /etc) and the kernel's /sys (OpenMP and OpenMPI's hwloc read the
+# machine's topology there). A merged-/usr link (/bin -> usr/bin) is made as the same link. Nothing else of
+# the host: what a compile needs beyond these, the harness binds by name (project_folders, tool_folders).
+SYSTEM_FOLDERS = ("/usr", "/etc", "/opt", "/sys", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 # What check_sandbox's trivial program must print, as the sandbox's user.
 SELF_CHECK_ARGV = ["sh", "-c", 'echo "sandbox ok uid=$(id -u)"']
 SELF_CHECK_OUTPUT = f"sandbox ok uid={SANDBOX_UID}\n"
-# A wrapper's own error line ("bwrap: Can't mount proc ...", "setpriv: setgroups failed: ...") and the
-# exit codes the wrappers use for their own failures (1; 125-127 from nice and exec failures).
-WRAPPER_TOOLS = ("bwrap", "prlimit", "setpriv", "nice")
-WRAPPER_EXIT_CODES = (1, 125, 126, 127)
+WRAPPER_TOOLS = ("bwrap", "nice", "prlimit", "setpriv", "unshare")  # what stands between the harness and a program
 CAP_SYS_NICE = 23  # capability bit that lets a process lower its nice value (linux/capability.h)
 # Messages that a C++ runtime or libc prints when an allocation is refused under RLIMIT_AS.
 ALLOCATION_FAILURE_MARKERS = ("std::bad_alloc", "Cannot allocate memory", "out of memory", "mmap failed")
@@ -175,12 +207,12 @@ def rootless() -> bool:
 
 def check_tools() -> None:
     """Raise SandboxUnavailable naming every missing tool and how to install it."""
-    required = [tool for tool in REQUIRED_TOOLS if not (rootless() and tool == "setpriv")]
+    required = [tool for tool in REQUIRED_TOOLS if not (rootless() and tool in ROOT_MODE_TOOLS)]
     missing = [tool for tool in required if shutil.which(tool) is None]
     if missing:
         raise SandboxUnavailable(
             f"sandbox tools missing: {', '.join(missing)}; install them (Debian: apt-get install bubblewrap "
-            "util-linux) -- untrusted programs are never run without the sandbox"
+            "util-linux bash) -- untrusted programs are never run without the sandbox"
         )
 
 
@@ -200,16 +232,27 @@ def can_raise_priority() -> bool:
     return allowed
 
 
+def uid_drop_argv() -> list[str]:
+    """Root mode's drop to uid/gid 65534 with no capabilities."""
+    return ["setpriv", f"--reuid={SANDBOX_UID}", f"--regid={SANDBOX_UID}", "--clear-groups", "--inh-caps=-all", "--"]
+
+
 @functools.cache
 def check_user_namespaces() -> None:
-    """Rootless mode needs unprivileged user namespaces; raise SandboxUnavailable, saying what to ask the
-    site for, where the kernel or the site forbids them. Checked once per process (a success is cached)."""
-    probe = ["bwrap", *USER_NAMESPACE, "--ro-bind", "/", "/", "true"]
+    """Both modes need unprivileged user namespaces (rootless mode for bwrap, root mode for uid 65534's own);
+    raise SandboxUnavailable, saying what to ask the site for, where the kernel or the site forbids them.
+    Checked once per process (a success is cached)."""
+    if rootless():
+        probe = ["bwrap", *USER_NAMESPACE, "--ro-bind", "/", "/", "true"]
+        who = f"the harness runs as a normal user (uid {os.geteuid()}), which"
+    else:
+        probe = [*uid_drop_argv(), *ROOT_USER_NAMESPACE, "true"]
+        who = f"root mode runs every program in a user namespace that uid {SANDBOX_UID} makes, which"
     proc = subprocess.run(probe, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
     if proc.returncode != 0:
         raise SandboxUnavailable(
-            f"the harness runs as a normal user (uid {os.geteuid()}), which needs unprivileged user namespaces, "
-            f"and this machine forbids them: `{' '.join(probe)}` failed ({proc.stderr.strip() or proc.returncode}). "
+            f"{who} needs unprivileged user namespaces, and this machine forbids them: `{' '.join(probe)}` failed "
+            f"({proc.stderr.strip() or proc.returncode}). "
             "Ask the site to enable them (sysctl user.max_user_namespaces > 0; on Debian before 11 "
             "kernel.unprivileged_userns_clone=1; on Ubuntu 24.04+ an AppArmor profile that lets bwrap use them, "
             "or kernel.apparmor_restrict_unprivileged_userns=0), or run the harness as root inside a container "
@@ -251,48 +294,105 @@ def priority_argv(nice: int) -> list[str]:
             f'exec nice -n $(({int(nice)} - $(nice))) "$@"', "sh"]  # fmt: skip
 
 
-def sandbox_argv(argv: list[str], limits: SandboxLimits, binds: dict[Path, str] | None = None,
-                 writable: list[Path] | None = None, nice: int = 0) -> list[str]:  # fmt: skip
-    """The full command line: bwrap [namespaces, mounts] [priority] prlimit [rlimits] setpriv [uid drop] argv
-    in root mode; bwrap [user namespace, namespaces, mounts] prlimit [rlimits] argv in rootless mode.
+def sentinel_argv(fd: int) -> list[str]:
+    """The innermost wrapper step: write one byte on the harness's pipe `fd`, close it, exec the rest.
 
-    `binds` maps host paths to read-only paths inside the sandbox (e.g. the executable under /tmp,
-    which the private tmpfs would otherwise hide). `writable` host folders appear at their own path,
-    writable (the compiler's output folder; they must be writable by uid 65534). The mount order
-    matters: the tmpfs first, then the binds inside it.
+    It runs once every wrapper before it has done its part, and the program it execs holds no copy of the pipe
+    (bwrap's PID 1 closes the descriptors it inherited), so the byte says that the wrappers worked and nothing
+    the program does can say it. bash, not sh: dash cannot name a descriptor above 9.
+    """
+    return ["bash", "-c", f'printf . >&{fd} && exec {fd}>&- && exec "$@"', "pcgbench-sandbox"]
+
+
+def _mount_argv(limits: SandboxLimits, mounts: list[tuple[str, str, str]]) -> list[str]:
+    """bwrap's mount options: SYSTEM_FOLDERS read-only, a fresh /dev and /proc, the private tmpfs at /tmp and
+    /dev/shm, then `mounts` ((bwrap option, host path, path inside), in order, a folder inside another after it).
+
+    bwrap's root is an empty tmpfs, so a mount point's missing parents are made here, mode 0755: bwrap would
+    make them 0700 (its own), which uid 65534 could not traverse. That also opens the way to a project
+    folder whose parents on the host it could not enter (a checkout in a 0700 home or `mktemp -d` folder):
+    inside, those parents are empty folders of the sandbox's own.
     """
     mb = 1 << 20
-    bwrap = [
-        "bwrap",
-        *(USER_NAMESPACE if rootless() else ()),
-        "--ro-bind", "/", "/",
+    argv = []
+    for folder in SYSTEM_FOLDERS:
+        if os.path.islink(folder):
+            argv += ["--symlink", os.readlink(folder), folder]
+        elif os.path.isdir(folder):
+            argv += ["--ro-bind", folder, folder]
+    argv += [
         "--dev", "/dev",
         "--proc", "/proc",
         "--perms", "1777", "--size", str(limits.tmp_mb * mb), "--tmpfs", "/tmp",
         "--perms", "1777", "--size", str(limits.shm_mb * mb), "--tmpfs", "/dev/shm",
     ]  # fmt: skip
-    mounts = [("--ro-bind", str(host), inside) for host, inside in (binds or {}).items()]
-    mounts += [("--bind", str(folder), str(folder)) for folder in writable or []]
-    made: set[str] = set()
+    made = {Path(folder) for folder in ("/", "/dev", "/dev/shm", "/proc", "/tmp")}  # fresh: empty, or the kernel's
+    mirrored = [Path(folder) for folder in SYSTEM_FOLDERS]  # their insides are the host's
     for how, host, inside in mounts:
-        # A mount point inside the private /tmp needs its parent folders there; bwrap would create them
-        # mode 0700 (root's), which the unprivileged user could not traverse.
         for parent in reversed(Path(inside).parents):
-            if parent.is_relative_to(SANDBOX_WORKDIR) and str(parent) != SANDBOX_WORKDIR and str(parent) not in made:
-                bwrap += ["--perms", "0755", "--dir", str(parent)]
-                made.add(str(parent))
-        bwrap += [how, host, inside]
-    bwrap += [
-        "--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
-        "--die-with-parent", "--new-session", "--chdir", SANDBOX_WORKDIR, "--",
-    ]  # fmt: skip
+            if parent not in made and not any(parent.is_relative_to(folder) for folder in mirrored):
+                argv += ["--perms", "0755", "--dir", str(parent)]
+                made.add(parent)
+        argv += [how, host, inside]
+        mirrored.append(Path(inside))
+    return argv
+
+
+def project_folders() -> list[Path]:
+    """The project's folders a compile reads, bound read-only at their own paths: the driver headers
+    (suite.DATA_ROOT) and the machine's build cache (precompiled headers, driver objects, Kokkos; machine_cache.py),
+    and Kokkos's installation where $PCGBENCH_KOKKOS_PREFIX puts it elsewhere. Programs read none of them."""
+    # Imported here: suite is heavy, and modules that suite imports may come to import this one's verdicts.
+    from workflow_scripts.pcgbench import suite
+
+    folders: list[Path] = []
+    for folder in (Path(suite.DATA_ROOT).resolve(), suite.machine_cache_dir(), suite.kokkos_prefix()):
+        if folder.is_dir() and not any(folder.is_relative_to(known) for known in folders):
+            folders.append(folder)
+    return folders
+
+
+def tool_folders(tool: str) -> list[Path]:
+    """The installation of `tool` (a command's argv[0] found on PATH, e.g. an environment module's compiler
+    under /sw/gcc-13/bin) when it lies outside SYSTEM_FOLDERS: the folder above its bin/, read-only.
+    A path (a program bound into the sandbox) names nothing on the host."""
+    found = shutil.which(tool) if "/" not in tool else None
+    if found is None:
+        return []
+    real = Path(found).resolve()
+    if any(real.is_relative_to(folder) for folder in SYSTEM_FOLDERS):
+        return []
+    return [real.parent.parent if real.parent.name == "bin" else real.parent]
+
+
+def sandbox_argv(argv: list[str], limits: SandboxLimits, binds: dict[Path, str] | None = None,
+                 writable: list[Path] | None = None, nice: int = 0, sentinel_fd: int | None = None) -> list[str]:  # fmt: skip
+    """The full command line: bwrap [namespaces, mounts] [priority] prlimit [rlimits] setpriv [uid drop] unshare
+    [user namespace] [sentinel] argv in root mode; bwrap [user namespace, namespaces, mounts] prlimit [rlimits]
+    [sentinel] argv in rootless mode (the sentinel step when `sentinel_fd` is given: sentinel_argv).
+
+    `binds` maps host paths to read-only paths inside the sandbox (e.g. the executable under /tmp,
+    which the private tmpfs would otherwise hide). `writable` host folders appear at their own path,
+    writable (they must be writable by uid 65534). The mount order matters: the tmpfs first, then the binds
+    inside it.
+    """
+    mounts = [("--ro-bind", str(folder), str(folder)) for folder in tool_folders(argv[0])]
+    mounts += [("--ro-bind", str(host), inside) for host, inside in (binds or {}).items()]
+    mounts += [("--bind", str(folder), str(folder)) for folder in writable or []]
+    bwrap = ["bwrap", *(USER_NAMESPACE if rootless() else ()), *_mount_argv(limits, mounts), *NAMESPACES,
+             "--die-with-parent", "--new-session", "--chdir", SANDBOX_WORKDIR, "--"]  # fmt: skip
     priority = priority_argv(nice) if nice < 0 and can_raise_priority() else []
-    return bwrap + priority + unprivileged_argv(argv, limits)
+    return bwrap + priority + unprivileged_argv(_innermost(argv, sentinel_fd), limits)
+
+
+def _innermost(argv: list[str], sentinel_fd: int | None) -> list[str]:
+    return argv if sentinel_fd is None else sentinel_argv(sentinel_fd) + list(argv)
 
 
 def unprivileged_argv(argv: list[str], limits: SandboxLimits) -> list[str]:
-    """prlimit [rlimits] setpriv [drop to uid/gid 65534, no capabilities] argv in root mode; in rootless mode
-    prlimit [rlimits] argv (the user namespace around it has made it uid 65534 with no capabilities)."""
+    """prlimit [rlimits] setpriv [drop to uid/gid 65534, no capabilities] unshare [a user namespace of its own]
+    argv in root mode; in rootless mode prlimit [rlimits] argv (bwrap's user namespace around it has made it
+    uid 65534 with no capabilities). prlimit comes first in root mode because only root may raise a hard limit."""
     mb = 1 << 20
     rlimits = [
         "prlimit",
@@ -307,19 +407,18 @@ def unprivileged_argv(argv: list[str], limits: SandboxLimits) -> list[str]:
     ]
     if rootless():
         return rlimits + list(argv)
-    drop = ["setpriv", f"--reuid={SANDBOX_UID}", f"--regid={SANDBOX_UID}", "--clear-groups", "--inh-caps=-all", "--"]
-    return rlimits + drop + list(argv)
+    return rlimits + uid_drop_argv() + list(ROOT_USER_NAMESPACE) + list(argv)
 
 
-def confined_argv(argv: list[str], limits: SandboxLimits, workdir: Path) -> list[str]:
-    """run_confined's command line: prlimit [rlimits] setpriv [uid drop] argv in root mode. In rootless mode
-    bwrap [user namespace; / read-only but `workdir`] prlimit [rlimits] argv: the user namespace makes
-    RLIMIT_NPROC count the compiler's own processes (without it, every process of the user would count)."""
-    if not rootless():
-        return unprivileged_argv(argv, limits)
-    bwrap = ["bwrap", *USER_NAMESPACE, "--ro-bind", "/", "/", "--dev", "/dev", "--bind", str(workdir), str(workdir),
+def confined_argv(argv: list[str], limits: SandboxLimits, workdir: Path, sentinel_fd: int | None = None) -> list[str]:
+    """run_confined's command line: the sandbox's (sandbox_argv), with the project's folders (project_folders)
+    and the tool's installation (tool_folders) read-only, `workdir` writable and the working directory, and
+    without a new session (the killable unit is the process group) or a raised priority."""
+    mounts = [("--ro-bind", str(folder), str(folder)) for folder in [*project_folders(), *tool_folders(argv[0])]]
+    mounts.append(("--bind", str(workdir), str(workdir)))
+    bwrap = ["bwrap", *(USER_NAMESPACE if rootless() else ()), *_mount_argv(limits, mounts), *NAMESPACES,
              "--die-with-parent", "--chdir", str(workdir), "--"]  # fmt: skip
-    return bwrap + unprivileged_argv(argv, limits)
+    return bwrap + unprivileged_argv(_innermost(argv, sentinel_fd), limits)
 
 
 def confined_workdir(prefix: str) -> Path:
@@ -370,7 +469,8 @@ def _kill_sandbox(proc: subprocess.Popen) -> None:
 
 
 def _kill_group(proc: subprocess.Popen) -> None:
-    """Kill a confined run's process group (its leader started a new session) and reap the leader.
+    """Kill a confined run's process group (its leader started a new session; the compiler never leaves it,
+    in its PID namespace too) and reap the leader.
 
     Only while the leader is unreaped: until then its PID, which is the group's ID, cannot be reused.
     """
@@ -390,50 +490,53 @@ def run_sandboxed(
     writable: list[Path] | None = None,
     env: dict[str, str] | None = None,
     nice: int = 0,
+    stdin: bytes | None = None,
 ) -> SandboxResult:
     """Run `argv` in the sandbox; returns for anything the program does. Raises SandboxUnavailable when the
     sandbox cannot run here, SandboxFailure when it failed before the program started (module docstring).
-    `nice` < 0 raises the run's priority (timed runs; see the module docstring)."""
+    `nice` < 0 raises the run's priority (timed runs; see the module docstring). `stdin`: bytes the program
+    reads on its standard input, which then ends; None: /dev/null."""
     check_tools()
     check_sandbox()
     check_limits(limits)
-    command = sandbox_argv(argv, limits, binds, writable, nice)
-    return _raise_wrapper_failure(_supervise(command, limits, sandbox_env(env), None, _kill_sandbox), command)
+    result, started, command = _run(lambda fd: sandbox_argv(argv, limits, binds, writable, nice, sentinel_fd=fd),
+                                    limits, sandbox_env(env), None, _kill_sandbox, stdin)  # fmt: skip
+    if not started:
+        raise _sandbox_failure(result, command)
+    return result
 
 
 def run_confined(argv: list[str], *, limits: SandboxLimits, workdir: Path) -> SandboxResult:
-    """Run a trusted tool on untrusted input (the compiler and linker on generated source) with the
-    sandbox's limits and uid drop but without its namespaces: one bubblewrap launch (20-30 ms here, about
-    a tenth of a small compile) saved per compile and per link.
+    """Run a trusted tool on untrusted input (the compiler and linker on generated source) in the sandbox's
+    mount view, namespaces and user namespace, as its uid, with its limits (confined_argv).
 
-    Why that is enough: the compiler runs no code of the sample. What a source file can make it do is read
-    files (`#include`, `.incbin`), use CPU and memory (template and constexpr recursion, `#include
-    </dev/zero>`), and write its output. Reads: as uid 65534 it reads only world-readable files, which the
-    sandbox's read-only bind of / shows too (a secret such as /etc/shadow fails with "Permission denied").
-    CPU, memory, processes, output size: the same rlimits, wall-clock limit and output cap as a sandboxed
-    run. Writes: only its -o file and temporaries, here in `workdir` (TMPDIR); nothing in a source names
-    another path to write. Network, other processes, kill(-1): nothing in the compiler's input makes it
-    connect or signal; the killable unit is its process group, which it never leaves. Programs built from
-    the samples, which do run generated code, keep the full sandbox (run_sandboxed).
-    In rootless mode the compiler does get one bubblewrap launch (about 10 ms here), for a user namespace
-    alone (confined_argv): it makes RLIMIT_NPROC count the compiler's processes, and its view of / is
-    read-only but for `workdir`. Reads are the one weaker guarantee: outside the namespace the compiler is
-    the calling user, so a source that includes one of that user's own files gets it into its build log.
+    Why all of it, although the compiler runs no code of the sample: what a source can make it do is read
+    files (`#include`, `.incbin`) into its log or its output, use CPU and memory (template and constexpr
+    recursion, `#include </dev/zero>`), and write its output. Reads: it sees only the system's software, the
+    project's folders and `workdir`; a world-readable file in the host's /tmp or /var/tmp, which uid 65534
+    could read on the host, is not there (in rootless mode the uid outside is the calling user, whose own
+    files it could otherwise read too). CPU, memory, processes, output size: the same rlimits, wall-clock
+    limit and output cap as a sandboxed run. Writes: only its -o file and temporaries, in `workdir` (TMPDIR).
+    The cost is one bubblewrap launch per compile and per link (module docstring of build.py for the numbers).
     """
     check_tools()
     check_sandbox()
     check_limits(limits)
     env = sandbox_env({"HOME": str(workdir), "TMPDIR": str(workdir)})
-    command = confined_argv(argv, limits, workdir)
-    return _raise_wrapper_failure(_supervise(command, limits, env, workdir, _kill_group), command)
+    result, started, command = _run(lambda fd: confined_argv(argv, limits, workdir, sentinel_fd=fd), limits, env,
+                                    workdir, _kill_group)  # fmt: skip
+    if not started:
+        raise _sandbox_failure(result, command)
+    return result
 
 
 def _self_check() -> None:
     """Run SELF_CHECK_ARGV through the sandbox's and the confinement's exact command lines (as run_sandboxed
-    and run_confined build them) and require SELF_CHECK_OUTPUT from both; raise SandboxUnavailable if not."""
+    and run_confined build them) and require its sentinel and SELF_CHECK_OUTPUT from both; raise
+    SandboxUnavailable if not."""
     check_tools()
+    check_user_namespaces()
     if rootless():
-        check_user_namespaces()
         release = tuple(int(part) for part in re.findall(r"\d+", os.uname().release)[:2])
         if release < (5, 14):
             logger.warning("Linux %s counts RLIMIT_NPROC over all of a user's processes, not per user namespace "
@@ -444,17 +547,20 @@ def _self_check() -> None:
     workdir = confined_workdir("pcgbench-selfcheck-")
     try:
         env = sandbox_env({"HOME": str(workdir), "TMPDIR": str(workdir)})
-        checks = {"sandbox": (sandbox_argv(SELF_CHECK_ARGV, limits), sandbox_env(), None, _kill_sandbox),
-                  "compiler confinement": (confined_argv(SELF_CHECK_ARGV, limits, workdir), env, workdir, _kill_group)}
-        for name, (command, env, cwd, kill) in checks.items():
-            result = _supervise(command, limits, env, cwd, kill)
-            if (result.outcome, result.returncode, result.stdout) != (EXITED, 0, SELF_CHECK_OUTPUT):
+        checks = {"sandbox": (lambda fd: sandbox_argv(SELF_CHECK_ARGV, limits, sentinel_fd=fd), sandbox_env(), None,
+                              _kill_sandbox),
+                  "compiler confinement": (lambda fd: confined_argv(SELF_CHECK_ARGV, limits, workdir, sentinel_fd=fd),
+                                           env, workdir, _kill_group)}  # fmt: skip
+        for name, (command_for, env, cwd, kill) in checks.items():
+            result, started, command = _run(command_for, limits, env, cwd, kill)
+            if not started or (result.outcome, result.returncode, result.stdout) != (EXITED, 0, SELF_CHECK_OUTPUT):
                 how = result.outcome + (f" exit {result.returncode}" if result.returncode is not None else "")
+                how += "" if started else " before the wrappers had started it"
                 raise SandboxUnavailable(
                     f"the {name} does not work here ({'rootless' if rootless() else 'root'} mode): "
                     f"`{' '.join(command)}` ended {how} and printed {result.stdout.strip()[-200:]!r}, "
                     f"stderr {result.stderr.strip()[-600:]!r} (expected {SELF_CHECK_OUTPUT.strip()!r}). "
-                    f"The tool named in the error ({', '.join(WRAPPER_TOOLS[:3])}) needs fixing before any sample "
+                    f"The tool named in the error ({', '.join(WRAPPER_TOOLS)}) needs fixing before any sample "
                     "can be judged; see workflow_scripts/pcgbench/sandbox.py for what each mode needs"
                 )
     finally:
@@ -469,65 +575,109 @@ def check_sandbox() -> None:
     logger.info("sandbox self-check passed (%s mode)", "rootless" if rootless() else "root")
 
 
-def wrapper_failure(result: SandboxResult) -> str | None:
-    """The wrapper's own error line when a run failed in the wrapper (bwrap, prlimit, setpriv, nice) before
-    the program started, else None: the wrapper's exit code, nothing on stdout, and its error line first."""
-    if result.outcome != EXITED or result.returncode not in WRAPPER_EXIT_CODES or result.stdout:
-        return None
-    first = result.stderr.lstrip().partition("\n")[0]
-    if first.startswith(tuple(f"{tool}: " for tool in WRAPPER_TOOLS)) and "cannot set niceness" not in first:
-        return first
-    return None
-
-
-def _raise_wrapper_failure(result: SandboxResult, command: list[str]) -> SandboxResult:
-    """Return `result`, or raise SandboxFailure when its wrapper failed (the module docstring says why)."""
-    line = wrapper_failure(result)
-    if line is None:
-        return result
+def _sandbox_failure(result: SandboxResult, command: list[str]) -> SandboxFailure:
+    """The SandboxFailure of a run whose sentinel never came (the module docstring says why it stops the
+    evaluation), with what the wrappers printed and whether the sandbox still passes its self-check."""
     try:
         _self_check()
-        check = "the self-check still passes, so the program itself may have printed this"
+        check = "the self-check still passes: this run's wrappers failed, e.g. for want of a resource"
     except SandboxUnavailable as err:
         check = f"the self-check fails now too: {err}"
+    how = result.outcome + (f" exit {result.returncode}" if result.returncode is not None else "")
+    how += f" signal {result.signal_number}" if result.signal_number is not None else ""
     raise SandboxFailure(
-        f"the sandbox failed before the program started (exit {result.returncode}: {line!r}); this is the harness "
-        f"or its environment, not the sample, and no verdict was recorded ({check}). Command: `{' '.join(command)}`"
+        f"the sandbox failed before the program started: its wrappers ({', '.join(WRAPPER_TOOLS)}) never started "
+        f"it (the run ended {how}, stderr {result.stderr.strip()[-600:]!r}); this is the harness or its "
+        f"environment, not the sample, and no verdict was recorded ({check}). Command: `{' '.join(command)}`"
     )
 
 
-def _supervise(command: list[str], limits: SandboxLimits, env: dict[str, str], cwd: Path | None,
-               kill) -> SandboxResult:  # fmt: skip
-    """Start `command` in a new session, capture its output up to the cap, enforce the wall-clock limit
-    with `kill` (which must leave nothing of the command alive), and classify how it ended."""
+def _run(command_for, limits: SandboxLimits, env: dict[str, str], cwd: Path | None, kill,
+         stdin: bytes | None = None) -> tuple[SandboxResult, bool, list[str]]:  # fmt: skip
+    """Start command_for(fd) in a new session, `fd` being the write end of the sentinel's pipe, and supervise
+    it (_supervise); returns (result, whether the sentinel came, the command).
+
+    Only the command gets the pipe (pass_fds; subprocess closes every other descriptor in the child, so runs
+    started meanwhile by other threads hold no copy), and the harness closes its own write end at once: the
+    pipe's end of file then comes when the sentinel step has closed it, or when the wrappers have all died.
+    """
+    sentinel_read, sentinel_write = os.pipe()
     started = time.monotonic()
+    try:
+        command = command_for(sentinel_write)
+        # A new session makes the command the leader of its own process group, so one killpg reaches it all.
+        proc = subprocess.Popen(
+            command, stdin=subprocess.DEVNULL if stdin is None else subprocess.PIPE, stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE, env=env, cwd=cwd, start_new_session=True, pass_fds=(sentinel_write,),
+        )  # fmt: skip
+    except BaseException:
+        os.close(sentinel_read)
+        raise
+    finally:
+        os.close(sentinel_write)
+    try:
+        result, sentinel = _supervise(proc, limits, kill, started, stdin or b"", sentinel_read)
+    finally:
+        os.close(sentinel_read)
+    return result, bool(sentinel), command
+
+
+def _supervise(proc: subprocess.Popen, limits: SandboxLimits, kill, started: float, stdin: bytes,
+               sentinel_fd: int) -> tuple[SandboxResult, bytes]:  # fmt: skip
+    """Feed `stdin` to the started command, capture its output up to the cap and the sentinel, enforce the
+    wall-clock limit with `kill` (which must leave nothing of the command alive), and classify how it ended.
+
+    One loop waits on all of it, so nothing blocks the harness: `stdin` is written as the program reads it (a
+    program that never reads leaves it in the pipe; it ends with the program), and the loop ends when the
+    output and the sentinel pipes have all closed, whatever is left to write.
+    """
     deadline = started + limits.wall_s
-    # A new session makes the command the leader of its own process group, so one killpg reaches it all.
-    proc = subprocess.Popen(
-        command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        env=env, cwd=cwd, start_new_session=True,
-    )  # fmt: skip
-    captured = {proc.stdout: bytearray(), proc.stderr: bytearray()}
+    captured = {proc.stdout.fileno(): bytearray(), proc.stderr.fileno(): bytearray()}
+    sentinel = bytearray()
     selector = selectors.DefaultSelector()
-    for stream in captured:
-        os.set_blocking(stream.fileno(), False)
-        selector.register(stream, selectors.EVENT_READ)
+    for fd in (*captured, sentinel_fd):
+        os.set_blocking(fd, False)
+        selector.register(fd, selectors.EVENT_READ)
+    reading = {*captured, sentinel_fd}
+    pending = memoryview(stdin)
+    if proc.stdin is not None:
+        if pending:
+            os.set_blocking(proc.stdin.fileno(), False)
+            selector.register(proc.stdin.fileno(), selectors.EVENT_WRITE)
+        else:
+            proc.stdin.close()
     timed_out = over_cap = False
     try:
-        while selector.get_map():
+        while reading:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 timed_out = True
                 break
             for key, _ in selector.select(timeout=min(remaining, 0.5)):
+                fd = key.fd
+                if fd not in reading:  # the program's stdin has room
+                    try:
+                        pending = pending[os.write(fd, pending):]
+                    except BlockingIOError:
+                        continue
+                    except BrokenPipeError:  # the program has closed it, or gone, unread
+                        pending = pending[:0]
+                    if not pending:
+                        selector.unregister(fd)
+                        proc.stdin.close()
+                    continue
                 try:
-                    chunk = os.read(key.fileobj.fileno(), 65536)
+                    chunk = os.read(fd, 65536)
                 except BlockingIOError:
                     continue
-                if not chunk:  # EOF: every process holding this pipe has gone
-                    selector.unregister(key.fileobj)
+                if not chunk:  # EOF: every process holding this pipe has gone (or closed it: the sentinel)
+                    selector.unregister(fd)
+                    reading.discard(fd)
                     continue
-                buffer = captured[key.fileobj]
+                if fd == sentinel_fd:
+                    sentinel += chunk
+                    continue
+                buffer = captured[fd]
                 buffer += chunk
                 if len(buffer) > limits.output_bytes:
                     over_cap = True
@@ -545,11 +695,16 @@ def _supervise(command: list[str], limits: SandboxLimits, env: dict[str, str], c
         # Whatever happened above (even an exception in this function), nothing may survive.
         kill(proc)
         selector.close()
-        for stream in captured:
-            stream.close()
+        for stream in (proc.stdin, proc.stdout, proc.stderr):
+            if stream is not None:
+                with contextlib.suppress(OSError):
+                    stream.close()
         proc.wait()
+    if not sentinel:  # written before a deadline or the cap ended the loop, and not read yet
+        with contextlib.suppress(BlockingIOError):
+            sentinel += os.read(sentinel_fd, 1)
     wall_s = time.monotonic() - started
-    out, err = (bytes(captured[s][: limits.output_bytes]) for s in (proc.stdout, proc.stderr))
+    out, err = (bytes(captured[fd][: limits.output_bytes]) for fd in captured)
     truncated = any(len(buffer) > limits.output_bytes for buffer in captured.values())
     code = proc.returncode
     if over_cap:
@@ -564,7 +719,7 @@ def _supervise(command: list[str], limits: SandboxLimits, env: dict[str, str], c
     else:
         outcome = EXITED
     signal_number = -code if code < 0 else (code - 128 if outcome == SIGNALED else None)
-    return SandboxResult(
+    result = SandboxResult(
         outcome=outcome,
         returncode=code if outcome == EXITED else None,
         signal_number=signal_number,
@@ -573,6 +728,7 @@ def _supervise(command: list[str], limits: SandboxLimits, env: dict[str, str], c
         wall_s=wall_s,
         output_truncated=truncated,
     )
+    return result, bytes(sentinel)
 
 
 def verdict_for(result: SandboxResult, cpu_limit_s: int | None = None) -> str | None:
