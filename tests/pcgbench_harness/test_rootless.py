@@ -34,6 +34,10 @@ SYSTEM_PYTHON = Path("/usr/bin/python3")
 # they would share its per-user process count and its process listings with the programs here.
 ROOTLESS_UID = 65533
 FAKE_WRAPPER_ERROR = "bwrap: Can't mount proc on /newroot/proc: Operation not permitted"
+# Prints the pipes that every process inside holds, then those of its own stdout and stderr.
+PIPES_SEEN = ("import glob, os\ndef pipes(paths):\n    return sorted({os.readlink(p) for p in paths if os.path.exists(p) "
+              "and os.readlink(p).startswith('pipe:')})\n"
+              "print(pipes(glob.glob('/proc/[0-9]*/fd/*')))\nprint(pipes(['/proc/self/fd/1', '/proc/self/fd/2']))")
 DROP = ["setpriv", f"--reuid={ROOTLESS_UID}", f"--regid={ROOTLESS_UID}", "--clear-groups", "--inh-caps=-all"]
 
 as_unprivileged_user = pytest.mark.skipif(os.geteuid() != 0, reason="drops to an unprivileged uid from root (as a "
@@ -115,6 +119,8 @@ def test_rootless_sandbox_runs_harmless_programs_as_uid_65534_without_raised_pri
         {"name": "host_folders", "argv": ["sh", "-c", "for p in /var /run /home /root /srv /mnt; do [ -e $p ] && "
                                           "echo $p; done; ls -A /tmp"]},  # fmt: skip
         {"name": "uid_map", "argv": ["cat", "/proc/self/uid_map"]},
+        # No process inside (bwrap's PID 1 is readable here: the same uid) holds the sentinel's pipe.
+        {"name": "pipes", "argv": ["/usr/bin/python3", "-c", PIPES_SEEN]},
     ]
     report = probe("sandbox", {"exe": str(programs), "cases": cases}, workdir)
     got = report["results"]
@@ -133,6 +139,8 @@ def test_rootless_sandbox_runs_harmless_programs_as_uid_65534_without_raised_pri
     assert got["host_folders"]["stdout"] == "prog\n"
     # bwrap nests the program's namespace in one of its own, where the calling user is 0: the map names that uid.
     assert got["uid_map"]["stdout"].split() == [str(sandbox.SANDBOX_UID), "0", "1"]
+    every, own = got["pipes"]["stdout"].splitlines()
+    assert every == own and own.count("pipe:") == 2  # only its stdout and stderr
     HARMLESS_PASSED.append(True)
 
 

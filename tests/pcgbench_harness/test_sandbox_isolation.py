@@ -104,6 +104,16 @@ def test_a_wrapper_that_never_starts_the_program_is_a_sandbox_failure(monkeypatc
         run(["sh", "-c", "echo hello"])
 
 
+def test_no_process_inside_holds_the_sentinels_pipe():
+    """The only pipes any process inside holds are the program's stdout and stderr (stdin is /dev/null): the
+    sentinel step closed its pipe before the exec, and bwrap's PID 1 closed its copy (readable in rootless mode)."""
+    code = "import glob, os\ndef pipes(paths):\n    return sorted({os.readlink(p) for p in paths if os.path.exists(p) and " \
+           "os.readlink(p).startswith('pipe:')})\n" \
+           "print(pipes(glob.glob('/proc/[0-9]*/fd/*')), pipes(['/proc/self/fd/1', '/proc/self/fd/2']))"  # fmt: skip
+    every, own = run([SYSTEM_PYTHON, "-c", code]).stdout.strip().split("] [")
+    assert every + "]" == "[" + own and len(own.split(",")) == 2
+
+
 # ---- 2. a user namespace per run, in root mode too
 
 
@@ -146,6 +156,8 @@ def test_the_process_limit_holds_in_the_programs_own_user_namespace(programs):
     result = run(["sh", "-c", f"{INSIDE} fork_bomb & sleep 1.5; set -- /proc/[0-9]*; echo $#"], binds={programs: INSIDE},
                  limits=SandboxLimits(wall_s=5.0, nproc=64))  # fmt: skip
     assert result.outcome == sandbox.EXITED and 32 < int(result.stdout) <= 64, result
+    ps = subprocess.run(["ps", "-u", str(sandbox.SANDBOX_UID), "-o", "stat=,comm="], capture_output=True, text=True)
+    assert not [line for line in ps.stdout.splitlines() if line.split()[-1] == "prog" and line.split()[0][0] != "Z"]
 
 
 # ---- 3. the mount view: the system's software and what is bound in by name, nothing of users' places

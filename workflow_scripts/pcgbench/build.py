@@ -100,9 +100,12 @@ def trim_log(text: str, limit: int) -> str:
 def _run_compiler(argv: list[str], cfg: BuildConfig, workdir: Path) -> tuple[int, str]:
     """Run one compiler command confined; returns (exit code, combined output).
 
-    The compiler reads generated source: it runs as uid 65534 (an `#include "/etc/shadow"` fails instead
-    of landing in the build log), with a wall-clock limit (template recursion, `#include </dev/zero>`), an
-    address-space limit and the other rlimits, writing only to `workdir` (sandbox.run_confined).
+    The compiler reads generated source, so it runs in the sandbox (sandbox.run_confined): it sees only the
+    system's software, the project's folders and `workdir`, as uid 65534 in a user namespace of its own (an
+    `#include` or `.incbin` of /etc/shadow, of a file in the host's /tmp or a home, fails instead of landing in
+    the build log or the object), with a wall-clock limit (template recursion, `#include </dev/zero>`), an
+    address-space limit and the other rlimits, writing only to `workdir`. A compile error is a failed build
+    whatever its text says; only a sandbox whose wrappers failed raises (sandbox.SandboxFailure).
     """
     limits = sandbox.SandboxLimits(wall_s=cfg.compile_timeout_s, cpu_s=int(cfg.compile_timeout_s) + 1,
                                    address_space_mb=cfg.compiler_memory_mb, file_size_mb=512, nproc=256,
