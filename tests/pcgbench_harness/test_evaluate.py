@@ -17,7 +17,7 @@ import pytest
 
 from workflow_scripts.pcgbench import BuildCache, BuildConfig, BuildRequest, evaluate, generators, suite
 from workflow_scripts.pcgbench.evaluate import EvaluateConfig, evaluate_samples, runs_of_sweep
-from workflow_scripts.pcgbench.pareval_format import prompt_record
+from workflow_scripts.pcgbench.pareval_format import numbered_names, prompt_record
 from workflow_scripts.pcgbench.samples import Sample
 from workflow_scripts.pcgbench.timing import ResourceConfig, resource_sweep
 
@@ -289,6 +289,14 @@ def test_missing_toolchain_is_reported_and_skipped(tmp_path, cache_dir, problem,
     assert skipped == {"mpi": "no mpirun: test"} and set(rows["model"]) == {"serial"}
 
 
+def evaluate_cli(generations: Path, out: Path, cache_dir: Path) -> subprocess.CompletedProcess:
+    """`python -m workflow_scripts.pcgbench evaluate` on a generations file, as a user runs it."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])))
+    return subprocess.run([sys.executable, "-m", "workflow_scripts.pcgbench", "evaluate", str(generations), "--out",
+                           str(out), "--cache-dir", str(cache_dir), "--reps", "2", "--run-timeout-s", "10"],
+                          capture_output=True, text=True, env=env, cwd=generations.parent, timeout=120)
+
+
 def test_cli_evaluates_a_generations_file(tmp_path, cache_dir, problem):
     records = [prompt_record(problem, "serial")]
     filled, _ = generators.generate(records, "mutants", samples=1, mutants=["missing_include"])
@@ -302,10 +310,7 @@ def test_cli_evaluates_a_generations_file(tmp_path, cache_dir, problem):
     generations = tmp_path / "gen.json"
     generations.write_text(json.dumps(filled + [mismatched, unknown]))
     out = tmp_path / "out"
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])))
-    proc = subprocess.run([sys.executable, "-m", "workflow_scripts.pcgbench", "evaluate", str(generations), "--out",
-                           str(out), "--cache-dir", str(cache_dir), "--reps", "2", "--run-timeout-s", "10"],
-                          capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120)
+    proc = evaluate_cli(generations, out, cache_dir)
     assert proc.returncode == 0, proc.stderr[-2000:]
     results = pd.read_parquet(out / "results.parquet")
     assert sorted(results.drop_duplicates("sample_id")["verdict"]) == ["build_error", "ok", "prompt_mismatch"]
@@ -318,6 +323,28 @@ def test_cli_evaluates_a_generations_file(tmp_path, cache_dir, problem):
     assert "long extra" in mismatch["reason"] and mismatch["model"] == "serial"
     assert [r["record"] for r in metrics["no_driver"]] == [unknown["name"]]
     assert metrics["verdict_counts"]["gen"]["prompt_mismatch"] == 1
+
+
+def test_cli_scores_the_rest_of_a_generations_file_with_text_utf8_cannot_encode(tmp_path, cache_dir, problem):
+    # JSON's "\ud800" (a generator that split a UTF-16 pair) reads as a str that no file or hash takes: it
+    # stopped the whole evaluation (UnicodeEncodeError hashing the sample id). Now that record is refused by
+    # file, record and field, and the good one is built, run and scored.
+    body = suite.reference_body(problem, "serial")
+    good = dict(prompt_record(problem, "serial", numbered_names().get(problem.name)), outputs=[body])
+    bad = dict(good, outputs=[body + "// \ud800\n"])
+    bad_name = dict(good, name=good["name"] + "\ud800")  # printed, were it reported as no_driver
+    generations = tmp_path / "gen.json"
+    generations.write_text(json.dumps([bad, good, bad_name]))
+    assert '\\ud800' in generations.read_text()
+    proc = evaluate_cli(generations, tmp_path / "out", cache_dir)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    results = pd.read_parquet(tmp_path / "out" / "results.parquet").drop_duplicates("sample_id")
+    assert list(results["verdict"]) == ["ok"]
+    refusal = (f"{generations}: record 0 ({good['name']!r}): field 'outputs' item 0 holds a lone UTF-16 surrogate "
+               "('\\ud800' at offset")  # fmt: skip
+    assert refusal in proc.stderr and f"{generations}: record 2 (" in proc.stderr
+    assert proc.stderr.count("reported as malformed") == 2
+    assert "Traceback" not in proc.stderr
 
 
 def test_time_limit_is_max_of_floor_and_factor_times_reference(tmp_path, cache_dir):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 
@@ -131,3 +132,68 @@ def test_a_struct_with_other_fields_is_prompt_mismatch():
     broken = field_prompt[:start] + f"struct {first} {{\n  int renamed_field;\n" + field_prompt[end:]
     [match] = pf.match_generations([dict(record, prompt=broken)], PROBLEMS)
     assert match.status == pf.PROMPT_MISMATCH and "renamed_field" in match.reason and first in match.reason
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Text that cannot be written: refused by record and field, the rest of the file scored
+
+LONE_SURROGATE = "\ud800"  # what JSON's "\ud800" reads as: a str UTF-8 cannot encode
+
+
+def test_text_utf8_cannot_encode_is_refused_by_record_and_field(caplog):
+    good = _record()
+    body = good["outputs"][0]
+    records = [
+        _record(outputs=[body + "// " + LONE_SURROGATE + "\n", body]),  # one bad output: only it is refused
+        _record(name=PROBLEMS[0].name + LONE_SURROGATE),
+        _record(prompt=good["prompt"].replace("{", LONE_SURROGATE + " {")),
+        good,
+    ]
+    matches = pf.match_generations(records, PROBLEMS, source="gen.json")
+    assert [m.status for m in matches] == ["", pf.MALFORMED, pf.MALFORMED, ""]
+    [(index, why)] = matches[0].refused
+    assert index == 0
+    assert why.startswith(f"gen.json: record 0 ({PROBLEMS[0].name!r}): field 'outputs' item 0 holds a lone UTF-16 "
+                          "surrogate ('\\ud800' at offset")  # fmt: skip
+    assert matches[1].reason.startswith("gen.json: record 1 (") and "field 'name'" in matches[1].reason
+    assert matches[2].reason.startswith("gen.json: record 2 (") and "field 'prompt'" in matches[2].reason
+    assert matches[3].refused == ()
+    for reason in [why, matches[1].reason, matches[2].reason]:  # one line, writable anywhere
+        assert "\n" not in reason and reason.encode("utf-8")
+    assert sum("reported as malformed" in r.getMessage() for r in caplog.records) == 3
+
+
+def test_nul_and_control_characters_are_read_as_text():
+    # They encode: the compiler judges a body that holds them, like any other text.
+    odd = "\x00\x01\x1b[2J\r\x7f"
+    record = _record(outputs=[_record()["outputs"][0] + "// " + odd + "\n"], prompt=odd + "\n" + _record()["prompt"])
+    [match] = pf.match_generations([record], PROBLEMS)
+    assert (match.status, match.refused) == ("", ())
+    assert pf.unencodable(odd) == ""
+
+
+def test_a_refused_output_leaves_the_others_their_indexes(tmp_path):
+    from workflow_scripts.pcgbench.samples import load_samples
+
+    body = _record()["outputs"][0]
+    path = tmp_path / "gen.json"
+    # As a generator that splits a UTF-16 pair writes it: JSON's escape of a lone surrogate.
+    records = [_record(outputs=[body, body + "// " + LONE_SURROGATE + "\n", body + "\n"]),
+               _record(name=PROBLEMS[0].name + LONE_SURROGATE)]
+    path.write_text(json.dumps(records))
+    assert "\\ud800" in path.read_text()
+    samples, unscored = load_samples(path, "gen", suite.DATA_ROOT)
+    assert [s.sample_index for s in samples] == [0, 2]
+    assert all(len(s.sample_id) == 20 and s.program_id for s in samples)
+    assert [(u.record, u.status) for u in unscored] == [
+        (PROBLEMS[0].name, pf.MALFORMED), (PROBLEMS[0].name + "\\ud800", pf.MALFORMED)]  # fmt: skip
+    assert unscored[0].reason.startswith(f"{path}: record 0 ") and "field 'outputs' item 1" in unscored[0].reason
+    assert unscored[1].reason.startswith(f"{path}: record 1 ") and "field 'name'" in unscored[1].reason
+    json.dumps([u.__dict__ for u in unscored], ensure_ascii=False).encode("utf-8")  # printable, writable
+
+
+def test_a_file_that_is_not_utf8_is_named(tmp_path):
+    path = tmp_path / "gen.json"
+    path.write_bytes(b'[{"name": "\xff"}]')
+    with pytest.raises(ValueError, match=re.escape(f"{path}: not UTF-8 text (byte 11)")):
+        pf.load_generations(path)

@@ -13,7 +13,10 @@ suite's problems. A record is not scored when
 - the suite has no problem of its name: `no_driver`;
 - its prompt declares another interface than the suite's problem (function signature or struct definitions):
   `prompt_mismatch`, with both declarations in the reason. A body written for another interface would be
-  judged against the wrong task (or fail to build for a reason that is not its own).
+  judged against the wrong task (or fail to build for a reason that is not its own);
+- its name or prompt holds text that UTF-8 cannot encode (a lone UTF-16 surrogate, JSON's "\\ud800"):
+  `malformed`, the reason naming the file, the record and the field. Such an item of `outputs` is refused
+  alone (`Match.refused`): the record's other outputs are scored, under their indexes in the file.
 
 Names: data/pcgbench/pareval.yaml maps each ParEval problem (its name without the number, e.g.
 "reduce_average" of "27_reduce_average") to one problem folder here, and holds ParEval's number. A record's
@@ -43,6 +46,7 @@ logger = logging.getLogger(__name__)
 LANGUAGE = "cpp"
 FIELDS = {"name": str, "problem_type": str, "parallelism_model": str, "language": str, "prompt": str, "outputs": list}
 NO_DRIVER = "no_driver"
+MALFORMED = "malformed"
 NAMES_FILE = "pareval.yaml"
 NUMBERINGS = ("suite", "pareval")
 _PAREVAL_PREFIX = re.compile(r"^\d+_")
@@ -183,10 +187,32 @@ def load_generations(path: Path) -> list[dict]:
     """Read and validate a ParEval generations (or prompts) file."""
     path = Path(path)
     try:
-        data = json.loads(path.read_text())
+        data = json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as err:
         raise ValueError(f"{path}: not valid JSON (line {err.lineno}, column {err.colno}): {err.msg}") from err
+    except UnicodeDecodeError as err:  # else the error names neither the file nor where in it
+        raise ValueError(f"{path}: not UTF-8 text (byte {err.start}): {err.reason}") from err
     return validate_records(data, source=str(path))
+
+
+def unencodable(text: str) -> str:
+    """"" when `text` can be written as UTF-8, else why not.
+
+    JSON may escape a lone UTF-16 surrogate ("\\ud800"), and Python's json module reads it into a str that no
+    file, hash or parquet column takes: its first write (the sample's id, its source file, samples.jsonl)
+    raised UnicodeEncodeError and stopped the whole evaluation. NUL and other control characters encode, and
+    the compiler judges them like any other text of a body.
+    """
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as err:
+        return f"holds a lone UTF-16 surrogate ({text[err.start]!r} at offset {err.start}), which UTF-8 cannot encode"
+    return ""
+
+
+def record_name(record: dict) -> str:
+    """The record's name as it can be written and printed: a lone surrogate escaped ("\\ud800", as in JSON)."""
+    return record["name"].encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -239,20 +265,33 @@ class Match:
     problem: Problem | None
     model: str
     record: dict
-    status: str         # "" when matched, else NO_DRIVER or PROMPT_MISMATCH
+    status: str         # "" when matched, else NO_DRIVER, PROMPT_MISMATCH or MALFORMED
     reason: str = ""    # why, when not matched
+    refused: tuple[tuple[int, str], ...] = ()  # (index in `outputs`, why) of outputs not scored (MALFORMED)
 
 
-def match_generations(records: list[dict], problems: list[Problem], root: Path = DATA_ROOT) -> list[Match]:
+def match_generations(records: list[dict], problems: list[Problem], root: Path = DATA_ROOT,
+                      source: str = "generations") -> list[Match]:  # fmt: skip
     """Pair each record with its problem. Records for problems the suite lacks get status `no_driver`, records
-    whose prompt declares another interface `prompt_mismatch` (problem set: the one its name names).
+    whose prompt declares another interface `prompt_mismatch` (problem set: the one its name names), records
+    whose name or prompt UTF-8 cannot encode `malformed`; a matched record's outputs that UTF-8 cannot encode
+    are listed in `refused`. Reasons of `malformed` name `source` (the file), the record and the field.
 
-    A record whose problem_type disagrees with the suite's problem of that name is a malformed file (ValueError).
+    A record whose problem_type disagrees with the suite's problem of that name is a malformed file (ValueError):
+    the file is not what it claims to be. A text that cannot be written is one record's or one output's fault
+    (a generator's bug), and the rest of the file is still scored.
     """
     by_name = {p.name: p for p in problems}
     matches = []
     for index, record in enumerate(records):
         model = record["parallelism_model"]
+        where = f"{source}: record {index} ({record['name']!r})"
+        bad = next((f"{where}: field '{field}' {why}" for field in ("name", "prompt")
+                    if (why := unencodable(record[field]))), "")  # fmt: skip
+        if bad:
+            logger.warning("%s; reported as %s", bad, MALFORMED)
+            matches.append(Match(index, None, model, record, MALFORMED, bad))
+            continue
         problem = by_name.get(problem_name(record, root))
         if problem is None:
             logger.warning("record %d: no driver for problem %r (%s); reported as %s", index, record["name"], model,
@@ -266,11 +305,15 @@ def match_generations(records: list[dict], problems: list[Problem], root: Path =
         if why:
             logger.warning("record %d (%s, %s): %s; reported as %s", index, record["name"], model, why,
                            PROMPT_MISMATCH)
-        matches.append(Match(index, problem, model, record, PROMPT_MISMATCH if why else "", why))
+        refused = tuple((j, f"{where}: field 'outputs' item {j} {reason}")
+                        for j, output in enumerate(record["outputs"]) if (reason := unencodable(output)))  # fmt: skip
+        for _, reason in refused:
+            logger.warning("%s; reported as %s", reason, MALFORMED)
+        matches.append(Match(index, problem, model, record, PROMPT_MISMATCH if why else "", why, refused))
     return matches
 
 
-__all__ = ["FIELDS", "LANGUAGE", "NO_DRIVER", "NUMBERINGS", "PROBLEM_TYPES", "PROMPT_MISMATCH", "Match", "ParEvalName",
-           "canonical", "declared_interface", "export_prompts", "interface_mismatch", "load_generations",
-           "match_generations", "pareval_extras", "pareval_names", "problem_name", "prompt_record",
-           "validate_records"]
+__all__ = ["FIELDS", "LANGUAGE", "MALFORMED", "NO_DRIVER", "NUMBERINGS", "PROBLEM_TYPES", "PROMPT_MISMATCH", "Match",
+           "ParEvalName", "canonical", "declared_interface", "export_prompts", "interface_mismatch",
+           "load_generations", "match_generations", "pareval_extras", "pareval_names", "problem_name",
+           "prompt_record", "record_name", "unencodable", "validate_records"]

@@ -13,7 +13,13 @@ import logging
 from pathlib import Path
 
 from workflow_scripts.pcgbench import suite
-from workflow_scripts.pcgbench.pareval_format import NO_DRIVER, load_generations, match_generations
+from workflow_scripts.pcgbench.pareval_format import (
+    MALFORMED,
+    NO_DRIVER,
+    load_generations,
+    match_generations,
+    record_name,
+)
 from workflow_scripts.pcgbench.sandbox import PROMPT_MISMATCH
 
 logger = logging.getLogger(__name__)
@@ -43,9 +49,10 @@ class Sample:
 class Unscored:
     """A record that is reported, not scored: no problem here of its name (NO_DRIVER), or its prompt declares
     another interface than the problem of its name (PROMPT_MISMATCH; `samples` are its outputs, as samples
-    of that problem, so that each gets a row with the verdict)."""
+    of that problem, so that each gets a row with the verdict), or its name, its prompt or one of its outputs
+    holds text that cannot be written (MALFORMED: one Unscored per refused output, `reason` names which)."""
 
-    record: str  # the record's name, as in the file
+    record: str  # the record's name, as in the file (a lone surrogate escaped: pareval_format.record_name)
     model: str
     status: str
     reason: str
@@ -54,17 +61,23 @@ class Unscored:
 
 def load_samples(generations_path: Path, generator: str, suite_root: Path) -> tuple[list[Sample], list[Unscored]]:
     """Every output of every matched record as a sample of its suite problem, and the records that are not
-    scored (a file from another tool may hold problems this suite lacks, or prompts of other interfaces)."""
+    scored (a file from another tool may hold problems this suite lacks, prompts of other interfaces, or text
+    that cannot be written). A refused output leaves a gap: the others keep their indexes in the file."""
     records = load_generations(generations_path)
     samples, unscored = [], []
-    for match in match_generations(records, suite.load_suite(suite_root), suite_root):
-        if match.status == NO_DRIVER:
-            unscored.append(Unscored(match.record["name"], match.model, NO_DRIVER, match.reason))
+    matches = match_generations(records, suite.load_suite(suite_root), suite_root, source=str(generations_path))
+    for match in matches:
+        name = record_name(match.record)
+        if match.status in (NO_DRIVER, MALFORMED):
+            unscored.append(Unscored(name, match.model, match.status, match.reason))
             continue
+        unscored += [Unscored(name, match.model, MALFORMED, why) for _, why in match.refused]
+        refused = {j for j, _ in match.refused}
         outputs = [Sample(generator=generator, problem=match.problem, model=match.model, sample_index=sample_index,
-                          body=body) for sample_index, body in enumerate(match.record["outputs"])]  # fmt: skip
+                          body=body) for sample_index, body in enumerate(match.record["outputs"])
+                   if sample_index not in refused]  # fmt: skip
         if match.status == PROMPT_MISMATCH:
-            unscored.append(Unscored(match.record["name"], match.model, PROMPT_MISMATCH, match.reason, tuple(outputs)))
+            unscored.append(Unscored(name, match.model, PROMPT_MISMATCH, match.reason, tuple(outputs)))
             continue
         samples += outputs
     return samples, unscored
