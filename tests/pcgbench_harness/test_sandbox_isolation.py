@@ -12,11 +12,13 @@ Each test closes one hole an adversarial review found (sandbox.py's docstring sa
 Every program runs through the sandbox (run_sandboxed) or the confinement (run_confined); none on the host.
 """
 
+import ctypes
 import os
 import shutil
 import socket
 import subprocess
 import tempfile
+import threading
 from pathlib import Path
 
 import pytest
@@ -139,6 +141,29 @@ def test_keys_added_in_one_run_are_gone_in_the_next(keyring_probe):
     added = run([INSIDE, "add"], binds=binds).stdout
     assert "user=added" in added and "user_session=added" in added, added
     assert run([INSIDE, "find"], binds=binds).stdout.split() == ["user=absent", "user_session=absent", "session=absent"]
+
+
+def test_a_harness_with_a_session_keyring_shares_it_with_no_run(keyring_probe):
+    """A harness started from a login (pam_keyinit) or a systemd service has a session keyring of its own, which
+    a process keeps across the uid drop and into its user namespace: each run gets a fresh one instead."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    number = sandbox.KEYCTL_SYSCALL.get(os.uname().machine)
+    if number is None:
+        pytest.skip(f"no keyctl number for {os.uname().machine}")
+    binds, keyrings = {keyring_probe: INSIDE}, []
+
+    def in_a_thread_with_a_session_keyring():
+        keyrings.append(libc.syscall(number, sandbox.KEYCTL_JOIN_SESSION_KEYRING, None))  # this thread's alone
+        keyrings.append(run([INSIDE, "add"], binds=binds).stdout)
+        keyrings.append(run([INSIDE, "find"], binds=binds).stdout)
+        keyrings.append(libc.syscall(number, 0, -3, 0))  # KEYCTL_GET_KEYRING_ID of the session keyring
+
+    thread = threading.Thread(target=in_a_thread_with_a_session_keyring)
+    thread.start()
+    thread.join()
+    joined, added, found, still = keyrings
+    assert joined > 0 and "session=added" in added and found.split()[-1] == "session=absent"
+    assert still == joined  # the harness's own keyring is untouched
 
 
 def test_the_program_has_its_own_user_namespace_as_an_unprivileged_uid_outside():

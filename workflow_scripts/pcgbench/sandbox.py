@@ -18,7 +18,8 @@ What the program sees (bubblewrap 0.8+, util-linux 2.38+ prlimit, setpriv and un
   `kill(-1)` and `kill(getppid())` reach nothing outside; `--die-with-parent` and `--new-session`;
 - its own user namespace, in which it is uid/gid 65534 with no capabilities. Kernel state kept per user
   namespace is then the run's own: without one, every run as uid 65534 shared that uid's keyrings, and a key
-  one run added (`add_key()`) was read back by a later run, of the same evaluation or the next;
+  one run added (`add_key()`) was read back by a later run, of the same evaluation or the next. The session
+  keyring, which a process keeps across setuid and into a user namespace, is a fresh one per run (_spawn);
 - rlimits set by `prlimit` (CPU seconds, address space, file size, processes, open files, stack);
 - on standard input the caller's bytes (`stdin`, then end of file: the driver's per-run secret), else /dev/null.
 
@@ -89,6 +90,7 @@ A failure of the sandbox is never a verdict on a sample, and nothing a sample pr
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import dataclasses
 import functools
 import logging
@@ -100,6 +102,7 @@ import shutil
 import signal
 import subprocess
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -148,6 +151,9 @@ SELF_CHECK_ARGV = ["sh", "-c", 'echo "sandbox ok uid=$(id -u)"']
 SELF_CHECK_OUTPUT = f"sandbox ok uid={SANDBOX_UID}\n"
 WRAPPER_TOOLS = ("bwrap", "nice", "prlimit", "setpriv", "unshare")  # what stands between the harness and a program
 CAP_SYS_NICE = 23  # capability bit that lets a process lower its nice value (linux/capability.h)
+# keyctl(2)'s system call number per machine (glibc has no wrapper) and its operation that joins a new keyring.
+KEYCTL_SYSCALL = {"x86_64": 250, "aarch64": 219}
+KEYCTL_JOIN_SESSION_KEYRING = 1
 # Messages that a C++ runtime or libc prints when an allocation is refused under RLIMIT_AS.
 ALLOCATION_FAILURE_MARKERS = ("std::bad_alloc", "Cannot allocate memory", "out of memory", "mmap failed")
 # Signals by which the kernel enforces rlimits: CPU time (soft, then SIGKILL at the hard limit) and file size.
@@ -606,7 +612,7 @@ def _run(command_for, limits: SandboxLimits, env: dict[str, str], cwd: Path | No
     try:
         command = command_for(sentinel_write)
         # A new session makes the command the leader of its own process group, so one killpg reaches it all.
-        proc = subprocess.Popen(
+        proc, release = _spawn(
             command, stdin=subprocess.DEVNULL if stdin is None else subprocess.PIPE, stdout=subprocess.PIPE,
             stderr=subprocess.PIPE, env=env, cwd=cwd, start_new_session=True, pass_fds=(sentinel_write,),
         )  # fmt: skip
@@ -618,8 +624,60 @@ def _run(command_for, limits: SandboxLimits, env: dict[str, str], cwd: Path | No
     try:
         result, sentinel = _supervise(proc, limits, kill, started, stdin or b"", sentinel_read)
     finally:
+        release()
         os.close(sentinel_read)
     return result, bool(sentinel), command
+
+
+def _spawn(command: list[str], **popen_kwargs) -> tuple[subprocess.Popen, object]:
+    """Popen(command) from a thread of its own that has first joined a new, empty session keyring; returns the
+    process and a function to call once it has been reaped, which lets that thread end.
+
+    Why: a process keeps its session keyring across setuid and into a user namespace, and may use the keys in
+    it. Where the harness has one (a login through pam_keyinit, a systemd service), every run would share it,
+    and a key one run added there was read by the next. Joining a keyring changes only the calling thread's
+    credentials, so the harness's own stays its own. The thread outlives the run because bwrap's
+    --die-with-parent kills the sandbox when the thread that started it ends (PR_SET_PDEATHSIG).
+    """
+    spawned: dict[str, object] = {}
+    ready, done = threading.Event(), threading.Event()
+
+    def spawner() -> None:
+        try:
+            _join_new_session_keyring()
+            spawned["proc"] = subprocess.Popen(command, **popen_kwargs)
+        except BaseException as err:  # raised in the caller's thread below
+            spawned["error"] = err
+        ready.set()
+        done.wait()
+
+    threading.Thread(target=spawner, name="sandbox-spawner", daemon=True).start()
+    ready.wait()
+    if "error" in spawned:
+        done.set()
+        raise spawned["error"]
+    return spawned["proc"], done.set
+
+
+def _join_new_session_keyring() -> None:
+    """Give the calling thread a new, empty session keyring (keyctl(KEYCTL_JOIN_SESSION_KEYRING, NULL)); raise
+    SandboxFailure where the kernel refuses (the user's key quota spent: the run would share the old one)."""
+    number = KEYCTL_SYSCALL.get(os.uname().machine)
+    if number is None:
+        _warn_no_keyring(os.uname().machine)
+        return
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.syscall(number, KEYCTL_JOIN_SESSION_KEYRING, None) < 0:
+        error = ctypes.get_errno()
+        raise SandboxFailure(f"could not give a run a session keyring of its own (keyctl: {os.strerror(error)}); "
+                             "without one it would share the harness's with every other run. Check the user's key "
+                             "quota (/proc/key-users, kernel.keys.maxkeys)")
+
+
+@functools.cache
+def _warn_no_keyring(machine: str) -> None:
+    logger.warning("no keyctl system call number known for %s: sandboxed runs share the harness's session "
+                   "keyring, if it has one (add it to sandbox.KEYCTL_SYSCALL)", machine)
 
 
 def _supervise(proc: subprocess.Popen, limits: SandboxLimits, kill, started: float, stdin: bytes,
