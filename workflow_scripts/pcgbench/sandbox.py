@@ -92,6 +92,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import dataclasses
+import errno
 import functools
 import logging
 import os
@@ -104,6 +105,7 @@ import subprocess
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 logger = logging.getLogger(__name__)
@@ -598,7 +600,7 @@ def _sandbox_failure(result: SandboxResult, command: list[str]) -> SandboxFailur
     )
 
 
-def _run(command_for, limits: SandboxLimits, env: dict[str, str], cwd: Path | None, kill,
+def _run(command_for: Callable[[int], list[str]], limits: SandboxLimits, env: dict[str, str], cwd: Path | None, kill,
          stdin: bytes | None = None) -> tuple[SandboxResult, bool, list[str]]:  # fmt: skip
     """Start command_for(fd) in a new session, `fd` being the write end of the sentinel's pipe, and supervise
     it (_supervise); returns (result, whether the sentinel came, the command).
@@ -629,7 +631,7 @@ def _run(command_for, limits: SandboxLimits, env: dict[str, str], cwd: Path | No
     return result, bool(sentinel), command
 
 
-def _spawn(command: list[str], **popen_kwargs) -> tuple[subprocess.Popen, object]:
+def _spawn(command: list[str], **popen_kwargs) -> tuple[subprocess.Popen, Callable[[], None]]:
     """Popen(command) from a thread of its own that has first joined a new, empty session keyring; returns the
     process and a function to call once it has been reaped, which lets that thread end.
 
@@ -660,18 +662,26 @@ def _spawn(command: list[str], **popen_kwargs) -> tuple[subprocess.Popen, object
 
 
 def _join_new_session_keyring() -> None:
-    """Give the calling thread a new, empty session keyring (keyctl(KEYCTL_JOIN_SESSION_KEYRING, NULL)); raise
-    SandboxFailure where the kernel refuses (the user's key quota spent: the run would share the old one)."""
+    """Give the calling thread a new, empty session keyring (keyctl(KEYCTL_JOIN_SESSION_KEYRING, NULL)). Where
+    keyrings are forbidden (Docker's default seccomp profile: EPERM or ENOSYS) the runs cannot use them either,
+    and nothing needs doing; any other refusal (the user's key quota spent) raises SandboxFailure, as the run
+    would share the harness's keyring."""
     number = KEYCTL_SYSCALL.get(os.uname().machine)
     if number is None:
         _warn_no_keyring(os.uname().machine)
         return
-    libc = ctypes.CDLL(None, use_errno=True)
-    if libc.syscall(number, KEYCTL_JOIN_SESSION_KEYRING, None) < 0:
+    if _libc().syscall(number, KEYCTL_JOIN_SESSION_KEYRING, None) < 0:
         error = ctypes.get_errno()
+        if error in (errno.EPERM, errno.ENOSYS):
+            return
         raise SandboxFailure(f"could not give a run a session keyring of its own (keyctl: {os.strerror(error)}); "
                              "without one it would share the harness's with every other run. Check the user's key "
                              "quota (/proc/key-users, kernel.keys.maxkeys)")
+
+
+@functools.cache
+def _libc() -> ctypes.CDLL:
+    return ctypes.CDLL(None, use_errno=True)
 
 
 @functools.cache
