@@ -263,11 +263,12 @@ def test_root_mode_drops_with_setpriv_into_a_user_namespace_and_rootless_mode_us
     inner = [*sandbox.sentinel_argv(9), "prog"]  # the sentinel step, then the program
     monkeypatch.setattr(sandbox, "rootless", lambda: False)
     root = sandbox.sandbox_argv(["prog"], limits, sentinel_fd=9)
-    # prlimit as root (only root may raise a hard limit), then the drop, then uid 65534's own user namespace.
-    assert "--unshare-user" not in root and root.index("prlimit") < root.index("setpriv")
-    assert root[root.index("setpriv"):] == ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
-                                            "--inh-caps=-all", "--", "unshare", "--user", "--map-user=65534",
-                                            "--map-group=65534", "--", *inner]  # fmt: skip
+    # The drop, then uid 65534's own user namespace, then the limits in it (they count its processes only).
+    assert "--unshare-user" not in root and root[root.index("setpriv"):root.index("prlimit")] == [
+        "setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--inh-caps=-all", "--",
+        "unshare", "--user", "--map-user=65534", "--map-group=65534", "--"]  # fmt: skip
+    rlimits = sandbox.unprivileged_argv([], limits)
+    assert root[root.index("prlimit"):] == rlimits[rlimits.index("prlimit"):] + inner
     confined = sandbox.confined_argv(["cc"], limits, tmp_path, sentinel_fd=9)  # the compiler: the same chain
     assert confined[0] == "bwrap" and confined[confined.index("setpriv"):] == [*root[root.index("setpriv"):-1], "cc"]
     monkeypatch.setattr(sandbox, "rootless", lambda: True)

@@ -25,15 +25,17 @@ What the program sees (bubblewrap 0.8+, util-linux 2.38+ prlimit, setpriv and un
 
 Two modes, chosen by who runs the harness (`rootless()`):
 - Root mode (the harness runs as root, as in this project's own machine): bwrap runs as root, without a user
-  namespace; inside it `prlimit` sets the limits, `setpriv` drops to uid/gid 65534 with no capabilities, and
-  then `unshare --user --map-user=65534 --map-group=65534`, run by that unprivileged uid, makes the user
-  namespace (ROOT_USER_NAMESPACE), so the program is uid 65534 outside it as well as inside. The order is what
-  keeps RLIMIT_NPROC: the kernel does not apply it to a process whose uid outside maps to root (a user
-  namespace that root made, as `bwrap --unshare-user` would, maps the program to root), and without the limit
-  a fork bomb fills the machine's PID table (measured: 32768 processes in seconds; with it the bomb stops at the
-  limit). The namespace counts its own processes against the limit, and takes its creator's limit (the same)
-  for uid 65534's count outside it. Making it needs unprivileged user namespaces (Debian's default); where
-  they are forbidden the self-check stops the harness and says what to ask for (check_user_namespaces).
+  namespace; inside it `setpriv` drops to uid/gid 65534 with no capabilities, `unshare --user
+  --map-user=65534 --map-group=65534`, run by that unprivileged uid, makes the user namespace
+  (ROOT_USER_NAMESPACE), so the program is uid 65534 outside it as well as inside, and `prlimit` sets the
+  limits in it. The order is what keeps RLIMIT_NPROC: the kernel does not apply it to a process whose uid
+  outside maps to root (a user namespace that root made, as `bwrap --unshare-user` would, maps the program to
+  root), and without the limit a fork bomb fills the machine's PID table (measured: 32768 processes in
+  seconds; with it the bomb stops at the limit). As in rootless mode, the limit counts the namespace's own
+  processes, so one run's fork bomb leaves a run or compile beside it able to fork (unprivileged_argv says
+  how). Making the namespace needs unprivileged user namespaces (Debian's default); where they are forbidden
+  the self-check stops the harness and says what to ask for (check_user_namespaces). Limits above the
+  harness's hard limits, which prlimit past the drop cannot raise, are refused before the run (check_limits).
 - Rootless mode (a normal user, e.g. on a cluster node, where `setpriv --reuid` is not permitted):
   bubblewrap itself makes the user namespace (`--unshare-user --uid 65534 --gid 65534`), in which the program
   is uid 65534 with no capabilities; outside it is still the calling user, so it can touch nothing that user
@@ -55,7 +57,7 @@ cache), read-only at their own paths wherever the checkout lies, and its work fo
 With `nice` < 0 (timed runs; needs CAP_SYS_NICE, i.e. root mode) the sandboxed process and its session's
 autogroup run at that raised priority. The priority step (priority_argv) is the first inside bwrap, which in
 root mode still runs as root in the initial user namespace, so it holds the CAP_SYS_NICE it needs; the nice
-value and the autogroup's are inherited through prlimit, the uid drop and into the program's user namespace,
+value and the autogroup's are inherited through the uid drop, into the program's user namespace and prlimit,
 where raising them again would take CAP_SYS_NICE in the initial namespace, which nothing there has.
 Why: the timing protocol assumes the cores it times on are the program's alone, as on an exclusive
 cluster node. On a shared machine the scheduler otherwise hands the program's threads one core in
@@ -270,10 +272,9 @@ def check_user_namespaces() -> None:
 
 
 def check_limits(limits: SandboxLimits) -> None:
-    """In rootless mode, refuse limits above this process's hard limits (a normal user cannot raise them, so
-    prlimit would fail inside the sandbox) with the setting's name, rather than fail every run."""
-    if not rootless():
-        return
+    """Refuse limits above this process's hard limits with the setting's name, rather than fail every run: prlimit
+    runs as uid 65534 in root mode (after the drop: unprivileged_argv) and as the user in rootless mode, and
+    neither may raise a hard limit."""
     mb = 1 << 20
     wanted = [("cpu_s", resource.RLIMIT_CPU, limits.cpu_s + 1, 1), ("address_space_mb", resource.RLIMIT_AS,
               (limits.address_space_mb or 0) * mb, mb), ("file_size_mb", resource.RLIMIT_FSIZE, limits.file_size_mb * mb, mb),
@@ -284,8 +285,9 @@ def check_limits(limits: SandboxLimits) -> None:
         if hard != resource.RLIM_INFINITY and value > hard:
             raise SandboxUnavailable(
                 f"SandboxLimits.{name}={getattr(limits, name)} needs a hard limit of {value // unit}, above this "
-                f"process's ({hard // unit}), which a normal user cannot raise: lower the setting in the config, "
-                "or raise the hard limit (`ulimit -H`; on SLURM, the job's limits)"
+                f"process's ({hard // unit}), which {'a normal user' if rootless() else 'the sandbox past its uid drop'} "
+                "cannot raise: lower the setting in the config, or raise the hard limit before starting the harness "
+                "(`ulimit -H`; on SLURM, the job's limits)"
             )
 
 
@@ -375,8 +377,8 @@ def tool_folders(tool: str) -> list[Path]:
 
 def sandbox_argv(argv: list[str], limits: SandboxLimits, binds: dict[Path, str] | None = None,
                  writable: list[Path] | None = None, nice: int = 0, sentinel_fd: int | None = None) -> list[str]:  # fmt: skip
-    """The full command line: bwrap [namespaces, mounts] [priority] prlimit [rlimits] setpriv [uid drop] unshare
-    [user namespace] [sentinel] argv in root mode; bwrap [user namespace, namespaces, mounts] prlimit [rlimits]
+    """The full command line: bwrap [namespaces, mounts] [priority] setpriv [uid drop] unshare [user namespace]
+    prlimit [rlimits] [sentinel] argv in root mode; bwrap [user namespace, namespaces, mounts] prlimit [rlimits]
     [sentinel] argv in rootless mode (the sentinel step when `sentinel_fd` is given: sentinel_argv).
 
     `binds` maps host paths to read-only paths inside the sandbox (e.g. the executable under /tmp,
@@ -398,9 +400,15 @@ def _innermost(argv: list[str], sentinel_fd: int | None) -> list[str]:
 
 
 def unprivileged_argv(argv: list[str], limits: SandboxLimits) -> list[str]:
-    """prlimit [rlimits] setpriv [drop to uid/gid 65534, no capabilities] unshare [a user namespace of its own]
+    """setpriv [drop to uid/gid 65534, no capabilities] unshare [a user namespace of its own] prlimit [rlimits]
     argv in root mode; in rootless mode prlimit [rlimits] argv (bwrap's user namespace around it has made it
-    uid 65534 with no capabilities). prlimit comes first in root mode because only root may raise a hard limit."""
+    uid 65534 with no capabilities).
+
+    prlimit comes after unshare so that RLIMIT_NPROC bounds the namespace's own processes only: the kernel
+    holds uid 65534's count outside a namespace to the limit its creator had, which is then root's own
+    (inherited through the drop). With the limit set before the namespace was made, every run's and compile's
+    processes as uid 65534 counted against it: a fork bomb in one run made a run beside it fail to fork.
+    The cost: past the drop prlimit cannot raise a hard limit (check_limits refuses such settings up front)."""
     mb = 1 << 20
     rlimits = [
         "prlimit",
@@ -415,7 +423,7 @@ def unprivileged_argv(argv: list[str], limits: SandboxLimits) -> list[str]:
     ]
     if rootless():
         return rlimits + list(argv)
-    return rlimits + uid_drop_argv() + list(ROOT_USER_NAMESPACE) + list(argv)
+    return uid_drop_argv() + list(ROOT_USER_NAMESPACE) + rlimits + list(argv)
 
 
 def confined_argv(argv: list[str], limits: SandboxLimits, workdir: Path, sentinel_fd: int | None = None) -> list[str]:
