@@ -533,7 +533,10 @@ def run_confined(argv: list[str], *, limits: SandboxLimits, workdir: Path) -> Sa
     could read on the host, is not there (in rootless mode the uid outside is the calling user, whose own
     files it could otherwise read too). CPU, memory, processes, output size: the same rlimits, wall-clock
     limit and output cap as a sandboxed run. Writes: only its -o file and temporaries, in `workdir` (TMPDIR).
-    The cost is one bubblewrap launch per compile and per link (module docstring of build.py for the numbers).
+    The cost is one bubblewrap launch and three more execs (unshare, prlimit, bash) per compile and per link:
+    measured here (2 cores shared with other jobs, load 10-16; medians of 64, interleaved with the previous
+    confinement, prlimit and setpriv alone) a confined `true` took 16 ms against 4 ms, a small compile 125 ms
+    against 102 ms; a sandboxed run of an empty program 14 ms against 8 ms.
     """
     check_tools()
     check_sandbox()
