@@ -174,3 +174,35 @@ def test_a_samples_build_does_not_wait_for_the_race_check_builds_header(cache, p
         assert results[0].result(timeout=120).ok
         first_built.set()
         assert results[1].result(timeout=120).ok
+
+
+def test_an_entry_above_the_size_cap_is_a_build_error_and_never_kept(tmp_path, cache_dir, problem):
+    """`static volatile char big[...] = {1};` puts its bytes in the object and the executable: above
+    max_entry_mb it is a build error with the reason, and nothing of it stays in the cache."""
+    cfg = BuildConfig(cache_dir=tmp_path / "cache", jobs=2, max_entry_mb=2)
+    capped = BuildCache(cfg)
+    capped.drivers = cache_dir / "drivers"
+    capped.drivers.mkdir(exist_ok=True)
+    big = suite.reference_body(problem, "serial") + "static volatile char pcg_big[4 << 20] = {1};\n"
+    small = suite.reference_body(problem, "serial")
+    [too_big, fine] = capped.build_all([BuildRequest(problem=problem, model="serial", body=b) for b in (big, small)])
+    assert not too_big.ok and "above the build cache's limit of 2 MB" in too_big.log and fine.ok
+    kept = [p for p in (tmp_path / "cache").rglob("*") if p.is_file() and p.suffix != ".json"]
+    assert all(p.stat().st_size < 2**20 for p in kept) and len(kept) == 2  # the small sample's object and exe
+
+
+def test_the_cache_is_trimmed_to_its_total_cap_least_recently_used_first(tmp_path, cache_dir, problem):
+    cfg = BuildConfig(cache_dir=tmp_path / "cache", jobs=2, max_cache_mb=1)
+    capped = BuildCache(cfg)
+    capped.drivers = cache_dir / "drivers"
+    capped.drivers.mkdir(exist_ok=True)
+    old = capped.objects / ("0" * 64 + ".o")  # an entry of an earlier evaluation, large and long unused
+    old.write_bytes(b"\0" * (3 * 2**19))
+    os.utime(old, (1, 1))
+    reference = suite.reference_body(problem, "serial")
+    results = capped.build_all([BuildRequest(problem=problem, model="serial", body=reference + f"// {i}\n")
+                                for i in range(3)])  # fmt: skip
+    assert all(r.ok and r.exe.exists() for r in results)  # the batch's own entries are the newest: kept
+    assert not old.exists()
+    kept = [p for folder in (capped.objects, capped.exes) for p in folder.iterdir() if p.suffix != ".json"]
+    assert sum(p.stat().st_size for p in kept) <= 2**20

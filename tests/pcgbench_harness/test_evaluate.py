@@ -88,13 +88,16 @@ def test_mpi_reference_and_mutants(tmp_path, cache_dir, problem):
     assert set(ref["verdict"]) == {"ok"} and list(ref["ranks"]) == [1, 2]
 
 
-# Hostile code after the reference body: the body closes the function, then code at namespace scope runs
-# at program start (static initialisation), whatever the prompt's includes. `abort()` marks an escape.
+# Hostile code in a function the body calls first, defined after the body (which closes the function) with the
+# includes it needs. (At namespace scope, as a static initializer, it would never run: a constructor is
+# tampering, refused before the run; so are fork and std::thread, refused as resource_overuse: tampering.py.)
+# `abort()` marks an escape.
 HOSTILE_PREAMBLE = """
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 #include <cstdio>
 #include <cstdlib>
@@ -102,7 +105,7 @@ HOSTILE_PREAMBLE = """
 #include <vector>
 """
 HOSTILE = {
-    "fork_bomb": ("for (;;) fork();", "timeout"),
+    "fork_bomb": ("for (;;) fork();", "resource_overuse"),
     "infinite_loop": ("for (volatile unsigned long i = 0;; i = i + 1) {}", "timeout"),
     "huge_allocation": ("std::vector<char> v(100ull << 30); v[7] = 1;", "killed_resource_limit"),
     "disk_filler": ("std::vector<char> b(1 << 20); FILE *f = std::fopen(\"fill\", \"w\");"
@@ -118,13 +121,19 @@ HOSTILE = {
                   "std::fwrite(l.data(), 1, l.size(), stdout);", "killed_resource_limit"),
     "stack_overflow": ("struct R { static int f(volatile int d) { volatile char p[4096]; p[0] = (char)d; "
                        "return f(d + 1) + p[0]; } }; R::f(0);", "crash"),
-    "detached_sleeper": ("std::thread([] { sleep(1000); }).detach();", "ok"),
+    "detached_sleeper": ("std::thread([] { sleep(1000); }).detach();", "resource_overuse"),
+    # fork through libc's syscall(): refused from the object (a raw system call changes the process from inside).
+    "syscall_fork_bomb": ("for (;;) syscall(SYS_fork);", "tampering"),
+    # fork in inline assembly: nothing in the object names it, so it runs, and the sandbox contains it (its process
+    # limit, then the wall-clock limit).
+    "asm_fork_bomb": ("for (;;) { long r; asm volatile(\"syscall\" : \"=a\"(r) : \"a\"(57L) : \"rcx\", \"r11\", "
+                      "\"memory\"); (void)r; }", "timeout"),
 }
 
 
 def hostile_body(problem, model, code):
-    return (suite.reference_body(problem, model) + HOSTILE_PREAMBLE
-            + f"static int pcgbench_hostile = [] {{ {code} return 0; }}();\n")
+    return ("void pcgbench_hostile(); pcgbench_hostile();\n" + suite.reference_body(problem, model) + HOSTILE_PREAMBLE
+            + f"void pcgbench_hostile() {{ {code} }}\n")
 
 
 def test_adversarial_bodies_are_contained(tmp_path, cache_dir, problem, reference_walls):
@@ -150,8 +159,6 @@ def test_adversarial_bodies_are_contained(tmp_path, cache_dir, problem, referenc
         got = verdicts(rows)
         assert {name: got[("serial", i)] for i, name in enumerate(HOSTILE)} == {n: v for n, (_, v) in HOSTILE.items()}
         assert not outside.exists() and canary.read_text() == "keep"
-        detached = rows[rows["sample_index"] == list(HOSTILE).index("detached_sleeper")]
-        assert detached["run_wall_s"].max() < cfg.limits(reference_walls[1][(problem.name, "serial", 1, 1)]).wall_s
     finally:
         canary.unlink(missing_ok=True)
     ps = subprocess.run(["ps", "-u", "65534", "-o", "comm="], capture_output=True, text=True)

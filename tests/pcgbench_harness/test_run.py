@@ -9,8 +9,8 @@ import pytest
 
 import workflow_scripts.pcgbench as pcgbench
 from workflow_scripts.pcgbench import (
-    CRASH,
     OK,
+    TAMPERING,
     WRONG_ANSWER,
     BuildCache,
     BuildConfig,
@@ -74,8 +74,9 @@ def test_the_command_is_the_suites_then_extra_env_then_thread_placement(problem)
                            extra_env={"GLIBC_TUNABLES": "x", "OMP_WAIT_POLICY": "passive"})  # fmt: skip
     argv, env = protocol.command(problem, "omp", Path("/tmp/sample.exe"))
     suite_argv, suite_env = suite.run_argv(problem, "omp", Path("/tmp/sample.exe"), ranks=1, threads=2, seed=7,
-                                           warmup=1, reps=3, size="timed", validations=2)  # fmt: skip
-    assert argv == suite_argv
+                                           warmup=1, reps=3, size="timed", validations=2,
+                                           secret_stdin=True)  # fmt: skip
+    assert argv == suite_argv and argv[-1] == "--secret-stdin"
     assert env == suite_env | {"GLIBC_TUNABLES": "x"} | pcgbench.placement_env("omp")
     assert env["OMP_WAIT_POLICY"] == "active"  # the placement the race-catching protocol needs always wins
 
@@ -87,7 +88,8 @@ def test_stress_validations_follow_the_regular_ones(built, problem):
                            stress_threads=6)  # fmt: skip
     run = run_program(problem, "omp", built["reference"].exe, stressed, SandboxLimits(wall_s=30.0, cpu_s=20))
     assert run.verdict == OK, run.detail
-    checks = suite.parse_driver_output(run.result.stdout).validation
+    [result] = run.driver_results
+    checks = result.validation
     assert [c.size for c in checks] == [problem.sizes["small"]] + [problem.sizes["timed"]] * 3
     assert len(run.times_s) == stressed.reps
 
@@ -100,7 +102,7 @@ def test_an_openmp_sweep_runs_in_one_process_with_a_result_per_thread_count(buil
     assert run.verdict == OK, run.detail
     assert sorted(run.by_threads) == [1, 2] and run.by_threads[1] == (run.times_s, run.baseline_times_s)
     assert all(len(times) == len(baseline) == sweep.reps for times, baseline in run.by_threads.values())
-    results = suite.parse_driver_results(run.result.stdout)
+    results = run.driver_results
     assert [r.threads for r in results] == [1, 2] and results[0].validation == results[1].validation
     small, timed = problem.sizes["small"], problem.sizes["timed"]
     assert [c.size for c in results[0].validation] == [small, small, timed, timed, timed, timed]
@@ -112,7 +114,7 @@ def test_a_stress_failure_after_the_timing_drops_the_timings(built, problem):
     exe = built["wrong_above_2_threads"].exe
     run = run_program(problem, "omp", exe, sweep, SandboxLimits(wall_s=30.0, cpu_s=20))
     assert run.verdict == WRONG_ANSWER and "at 6 threads" in run.detail and run.by_threads == {}
-    assert all(r.times_s == () for r in suite.parse_driver_results(run.result.stdout))
+    assert all(r.times_s == () for r in run.driver_results)
     unstressed = run_program(problem, "omp", exe, dataclasses.replace(sweep, stress_validations=0),
                              SandboxLimits(wall_s=30.0, cpu_s=20))  # fmt: skip
     assert unstressed.verdict == OK, unstressed.detail
@@ -126,10 +128,11 @@ def test_a_sweep_releases_its_threads_before_running_on_fewer(built, problem):
     assert run.verdict == OK, run.detail
 
 
-def test_a_result_line_the_program_printed_itself_is_no_result(built, problem):
+def test_a_result_line_the_program_printed_itself_is_tampering(built, problem):
+    """The line lacks the run's nonce (the driver's secret from standard input): the sample printed it."""
     sweep = RunProtocol(warmup=0, reps=2, validations=1, seed=1234, threads=1, more_threads=(2,), nice=0)
     run = run_program(problem, "omp", built["forges_a_result"].exe, sweep, SandboxLimits(wall_s=30.0, cpu_s=20))
-    assert run.verdict == CRASH and "expected [1, 2]" in run.detail
+    assert run.verdict == TAMPERING and "not printed by the driver" in run.detail and run.by_threads == {}
 
 
 @pytest.mark.parametrize(("model", "threads", "flagged"), [("omp", 2, True), ("omp", 1, True), ("serial", 1, False),
@@ -138,18 +141,18 @@ def test_only_openmp_models_get_stress_validations(problem, model, threads, flag
     protocol = RunProtocol(warmup=1, reps=3, validations=2, seed=7, threads=threads, stress_validations=4,
                            stress_threads=8)  # fmt: skip
     argv, _ = protocol.command(problem, model, Path("/tmp/sample.exe"))
-    assert (argv[-4:] == ["--stress-threads", "8", "--stress-validations", "4"]) == flagged
+    assert (argv[-5:-1] == ["--stress-threads", "8", "--stress-validations", "4"]) == flagged
     assert ("--stress-threads" in argv) == flagged
 
 
 def test_the_package_exports_its_api():
     assert set(pcgbench.__all__) == {
         "BuildCache", "BuildConfig", "BuildRequest", "BuildResult",
-        "RunProtocol", "ProgramRun", "run_program", "SandboxLimits", "check_tools", "placement_env", "summarise_times",
+        "RunProtocol", "PROTOCOL", "ProgramRun", "run_program", "SandboxLimits", "check_tools", "placement_env", "summarise_times",
         "check_races", "RaceCheck",
         "check_sandbox", "SandboxUnavailable", "SandboxFailure",
         "BUILD_ERROR", "NO_PARALLELISM", "VERDICT_TIMEOUT", "CRASH", "KILLED_RESOURCE_LIMIT", "WRONG_ANSWER", "OK",
-        "PROMPT_MISMATCH", "RACE_DETECTED", "VERDICTS",
+        "PROMPT_MISMATCH", "RACE_DETECTED", "TAMPERING", "RESOURCE_OVERUSE", "VERDICTS",
     }  # fmt: skip
     assert all(hasattr(pcgbench, name) for name in pcgbench.__all__)
     assert set(pcgbench.VERDICTS) >= {pcgbench.OK, pcgbench.WRONG_ANSWER, pcgbench.CRASH, pcgbench.BUILD_ERROR}

@@ -154,25 +154,36 @@ def test_run_argv_per_model(tmp_path):
         suite.run_argv(problem, "serial", exe, ranks=1, threads=2, seed=5, warmup=1, reps=1)
 
 
-GOOD = ('PCGBENCH_RESULT {"problem":"p","model":"omp","ranks":1,"threads":2,"seed":1,"timed_size":10,'
-        '"valid":true,"failure":"","validation":[{"size":3,"pass":true,"why":""},{"size":10,"pass":true,"why":""}],'
-        '"times_s":[0.5,0.25],"baseline_times_s":[1.0,1.0]}')
+GOOD = ('PCGBENCH_RESULT n0nce {"problem":"p","model":"omp","ranks":1,"threads":2,"seed":1,"timed_seed":77,'
+        '"timed_size":10,"valid":true,"failure":"","validation":[{"size":3,"pass":true,"why":""},'
+        '{"size":10,"pass":true,"why":""}],"times_s":[0.5,0.25],"baseline_times_s":[1.0,1.0],"threads_allowed":2,'
+        '"cpu_per_wall":1.5,"baseline_cpu_per_wall":1.0}')
 
 
 def test_parse_driver_output():
-    result = suite.parse_driver_output("noise\n" + GOOD + "\n")
+    result = suite.parse_driver_output("noise\n" + GOOD + "\n", "n0nce")
     assert result.valid and result.times_s == (0.5, 0.25) and [c.size for c in result.validation] == [3, 10]
+    assert (result.timed_seed, result.threads_allowed, result.cpu_per_wall) == (77, 2, 1.5)
     with pytest.raises(ValueError, match="found none"):
-        suite.parse_driver_output("Validation: PASS\n")
+        suite.parse_driver_output("Validation: PASS\n", "n0nce")
     with pytest.raises(ValueError, match="exactly one"):
-        suite.parse_driver_output(GOOD + "\n" + GOOD)
+        suite.parse_driver_output(GOOD + "\n" + GOOD, "n0nce")
     # A run of several thread counts (run_argv's more_threads) prints a line per thread count.
-    two = suite.parse_driver_results(GOOD + "\nnoise\n" + GOOD.replace('"threads":2', '"threads":4'))
+    two = suite.parse_driver_results(GOOD + "\nnoise\n" + GOOD.replace('"threads":2', '"threads":4'), "n0nce")
     assert [r.threads for r in two] == [2, 4] and two[0].times_s == two[1].times_s
     with pytest.raises(ValueError, match="malformed"):
-        suite.parse_driver_output(GOOD.replace('"times_s"', '"tims"'))
+        suite.parse_driver_output(GOOD.replace('"times_s"', '"tims"'), "n0nce")
     with pytest.raises(ValueError, match="without timings"):
-        suite.parse_driver_output(GOOD.replace("[0.5,0.25]", "[]"))
+        suite.parse_driver_output(GOOD.replace("[0.5,0.25]", "[]"), "n0nce")
+
+
+@pytest.mark.parametrize("line", [GOOD.replace("n0nce ", ""), GOOD.replace("n0nce", "guess"),
+                                  GOOD.replace("n0nce", "-"), "PCGBENCH_RESULT", "PCGBENCH_RESULTn0nce {}"])
+def test_a_result_line_without_the_runs_nonce_is_forged(line):
+    """Any line that starts with the tag but not with the tag and the run's nonce was not printed by the driver,
+    even beside the driver's own lines."""
+    with pytest.raises(suite.ForgedResult, match="not printed by the driver"):
+        suite.parse_driver_results(GOOD + "\n" + line + "\n", "n0nce")
 
 
 def test_shared_type_headers_exist_and_key_the_driver_cache(tmp_path, monkeypatch):

@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from workflow_scripts.pcgbench import sandbox, suite
+from workflow_scripts.pcgbench import PROTOCOL, sandbox, suite
 from workflow_scripts.rlpf.candidates import candidate_completions
 from workflow_scripts.rlpf.reward import (
     MALFORMED,
@@ -68,6 +68,11 @@ def test_a_race_on_a_search_index_is_caught(tmp_path):
     race, correct = measurer.measure([(task, "#pragma omp parallel for"), (task, "serial")])
     assert race.verdict == sandbox.RACE_DETECTED, race
     assert correct.verdict == sandbox.OK
+    # Chunks of 4096 or 65536 iterations: at the small size (1001) one thread did all the work and the race check
+    # saw nothing (these scored 0.45-0.96, ok in 26 of 27 evaluations); at the timed size every thread works.
+    chunked = measurer.measure([(task, "#pragma omp parallel for schedule(dynamic,65536)"),
+                                (task, "#pragma omp parallel for schedule(dynamic,4096)")])  # fmt: skip
+    assert [m.verdict for m in chunked] == [sandbox.RACE_DETECTED] * 2, chunked
     unchecked = Measurer(RewardConfig(cache_dir=tmp_path, reps=3, run_timeout_s=30, race_check=False))
     assert unchecked.program_key(task, "x", "c") != measurer.program_key(task, "x", "c")  # not each other's cache
     [race] = unchecked.measure([(task, "#pragma omp parallel for")])
@@ -85,13 +90,22 @@ def test_rewards_are_graded_build_lt_wrong_lt_correct(measured):
 
 
 def test_cache_by_content_measures_each_program_once(measured):
+    """A failure is kept for good; a pass is measured again each time it comes back until it has passed
+    CONFIRMATIONS runs (a racy program passes some runs), then reused."""
+    from workflow_scripts.rlpf.reward import CONFIRMATIONS
+
     measurer, task, completions, r = measured
+    assert r["correct"].passes == 1 and CONFIRMATIONS == 3
     before = measurer.n_measured
     again = measurer.measure([(task, completions["correct"]), (task, completions["correct"] + "\n\n")])
-    assert measurer.n_measured == before  # same program (trailing blank lines do not change it): no rebuild, no run
-    assert again[0] == again[1] == r["correct"]
+    assert measurer.n_measured == before + 1  # the same program (trailing blank lines do not change it), run once
+    assert again[0] == again[1] and again[0].verdict == sandbox.OK and again[0].passes == 2
+    third = measurer.measure([(task, completions["correct"])])[0]
+    assert third.passes == 3 and measurer.n_measured == before + 2
+    assert measurer.measure([(task, completions["correct"])])[0] == third and measurer.n_measured == before + 2
     fresh = Measurer(measurer.cfg)  # another process reading the same cache directory
     assert fresh.measure([(task, completions["wrong"])])[0] == r["wrong"] and fresh.n_measured == 0
+    assert fresh.measure([(task, completions["correct"])])[0] == third and fresh.n_measured == 0
 
 
 def _ok(speedup):
@@ -156,6 +170,7 @@ def test_program_key_hashes_the_protocol_as_the_caches_were_written(tmp_path):
                 fields.append({"stress_validations": 4, "stress_threads": 8, "after_timing": True})
             if task.model in suite.RACE_CHECKED_MODELS:
                 fields.append({"race_check": True})
+            fields.append({"protocol": PROTOCOL})  # the measurement protocol's version (pcgbench.run.PROTOCOL)
             protocol = json.dumps(fields)
             for body, program in (("body", "body"), (None, "MALFORMED\0c")):
                 text = "\0".join([task.task_set, task.kernel, task.model, protocol, program])

@@ -174,6 +174,12 @@ def time_versions(versions: pd.DataFrame, problems: dict[str, suite.Problem], ev
             logger.info("%s/%s %s: build error %s", row.problem, row.model, row.version, build.log[-300:])
             progress.advance()
             continue
+        if build.finding is not None:  # tampering, or threads of its own (pcgbench's tampering.py): never run
+            verdicts[index] = build.finding.verdict
+            logger.info("%s/%s %s: %s %s", row.problem, row.model, row.version, build.finding.verdict,
+                        build.finding.detail[:200])  # fmt: skip
+            progress.advance()
+            continue
         run = run_program(problems[row.problem], row.model, build.exe, eval_cfg.protocol(threads=used_threads[index]),
                           eval_cfg.limits(original_wall_s.get((row.problem, row.model))))  # fmt: skip
         if row.version == "original" and run.verdict == OK:

@@ -20,7 +20,14 @@ The problem suite itself is `workflow_scripts.pcgbench.suite`.
 """
 
 from workflow_scripts.pcgbench.build import BuildCache, BuildConfig, BuildRequest, BuildResult
-from workflow_scripts.pcgbench.run import ProgramRun, RaceCheck, RunProtocol, check_races, run_program
+from workflow_scripts.pcgbench.run import (
+    PROTOCOL,
+    ProgramRun,
+    RaceCheck,
+    RunProtocol,
+    check_races,
+    run_program,
+)
 from workflow_scripts.pcgbench.sandbox import (
     BUILD_ERROR,
     CRASH,
@@ -29,6 +36,8 @@ from workflow_scripts.pcgbench.sandbox import (
     OK,
     PROMPT_MISMATCH,
     RACE_DETECTED,
+    RESOURCE_OVERUSE,
+    TAMPERING,
     VERDICT_TIMEOUT,
     VERDICTS,
     WRONG_ANSWER,
@@ -44,11 +53,11 @@ __all__ = [
     # building
     "BuildCache", "BuildConfig", "BuildRequest", "BuildResult",
     # running one program
-    "RunProtocol", "ProgramRun", "run_program", "SandboxLimits", "check_races", "RaceCheck", "check_tools", "placement_env", "summarise_times",
+    "RunProtocol", "PROTOCOL", "ProgramRun", "run_program", "SandboxLimits", "check_races", "RaceCheck", "check_tools", "placement_env", "summarise_times",
     # the sandbox's own failures (never a verdict on a sample)
     "check_sandbox", "SandboxUnavailable", "SandboxFailure",
     # verdicts
     "BUILD_ERROR", "NO_PARALLELISM", "VERDICT_TIMEOUT", "CRASH", "KILLED_RESOURCE_LIMIT", "WRONG_ANSWER", "OK",
-    "PROMPT_MISMATCH", "RACE_DETECTED",
+    "PROMPT_MISMATCH", "RACE_DETECTED", "TAMPERING", "RESOURCE_OVERUSE",
     "VERDICTS",
 ]  # fmt: skip

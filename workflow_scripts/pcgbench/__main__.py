@@ -60,7 +60,7 @@ def _evaluate(args: argparse.Namespace) -> int:
                             reference_results=reference)
     for model, reason in metrics["skipped_models"].items():
         print(f"skipped {model}: {reason}")
-    for status in ("no_driver", "prompt_mismatch"):
+    for status in ("no_driver", "prompt_mismatch", "malformed"):
         for record in metrics.get(status, []):
             print(f"not scored, {status}: {record['record']} ({record['model']}): {record['reason']}")
     for generator, counts in metrics["verdict_counts"].items():

@@ -19,8 +19,12 @@ compiled beside the first samples rather than before them.
 Entries are written to a temporary name and renamed, so concurrent builders and killed runs never leave a
 half-written entry under a real key. Compiles of distinct keys run in parallel (`jobs` threads, each
 running one compiler process). The compiler reads generated source, so it runs as the unprivileged
-sandbox user under the sandbox's limits (sandbox.run_confined, which says why it needs no namespaces). A
-failure of the sandbox itself raises (sandbox.SandboxFailure) instead of becoming a failed build.
+sandbox user under the sandbox's limits, in the sandbox's mount view (sandbox.run_confined: no host /tmp, /var,
+/run or home folders, so `#include` or `.incbin` of a host file fails). A failure of the sandbox itself raises
+(sandbox.SandboxFailure, judged from the wrappers' own status) instead of becoming a failed build. Every built
+sample is then inspected (tampering.py): what its object defines or calls beyond its function is its verdict
+(BuildResult.finding), and it is never run. Entries above max_entry_mb are build errors; the cache is trimmed to
+max_cache_mb, least recently used first.
 """
 
 
@@ -38,7 +42,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from workflow_scripts.common import Progress, Provenance, write_json
-from workflow_scripts.pcgbench import sandbox, suite
+from workflow_scripts.pcgbench import sandbox, suite, tampering
 from workflow_scripts.pcgbench.samples import load_samples, toolchain_report
 from workflow_scripts.pcgbench.suite import compiler_version
 
@@ -54,11 +58,17 @@ class BuildConfig:
     compile_timeout_s: float = 60.0  # ParEval's limit is 30 s; nvcc needs more
     compiler_memory_mb: int = 8192  # address-space limit of one compiler process
     log_chars: int = 2000  # how much of a failing compiler's output is kept in the result
+    # An object or executable larger than this is a build error, never an entry (a sample's `static char
+    # big[200 << 20] = {1};` is 200 MB in its object and again in its executable; the suite's largest is a few MB).
+    max_entry_mb: int = 64
+    # The cache's objects and executables together; past it the least recently used are removed (trim), so that
+    # a stream of large samples cannot fill the disk. A removed entry is built again when it is asked for.
+    max_cache_mb: int = 8192
 
     def __post_init__(self) -> None:
         # Absolute: the sandboxed compiler runs in its own working directory.
         self.cache_dir = Path(self.cache_dir).resolve()
-        for name in ("jobs", "compile_timeout_s", "compiler_memory_mb", "log_chars"):
+        for name in ("jobs", "compile_timeout_s", "compiler_memory_mb", "log_chars", "max_entry_mb", "max_cache_mb"):
             if not getattr(self, name) > 0:
                 raise ValueError(f"BuildConfig.{name} must be > 0, got {getattr(self, name)!r}")
 
@@ -79,6 +89,9 @@ class BuildResult:
     log: str  # the compiler's output, trimmed (empty on success unless it warned)
     compile_s: float  # time spent compiling and linking in this run (0 when everything was cached)
     cached: bool  # True when nothing had to be compiled
+    # What the sample's object defines or calls beyond its function (tampering.inspect_sample): the sample's
+    # verdict, never run. None when clean, and for race-check builds (the regular build of the source is inspected).
+    finding: tampering.Finding | None = None
 
 
 def _digest(*parts: str) -> str:
@@ -158,10 +171,13 @@ class BuildCache:
         obj, meta = self.objects / f"{key}.o", self.objects / f"{key}.json"
         if meta.exists():
             record = json.loads(meta.read_text())
-            # A failure logged by a broken sandbox (before a failed wrapper stopped the harness) is no
-            # verdict on the sample: compile it again.
+            # A failure logged by a broken sandbox of an earlier version of the harness (which judged sandbox
+            # health from the compiler's output) is no verdict on the sample: compile it again. A sample that
+            # writes such a line itself gains only a compile.
             broken = not record["ok"] and record["log"].lstrip().startswith(("bwrap: ", "prlimit: ", "setpriv: "))
             if (not record["ok"] or obj.exists()) and not broken:
+                if obj.exists():
+                    os.utime(obj)  # recently used: the last to go when the cache is trimmed
                 return record["ok"], record["log"], 0.0
         suffix = suite.sample_suffix(request.model)
         work = _work_folder(key[:16])
@@ -175,6 +191,8 @@ class BuildCache:
         # The log names the work folder's file; show the sample's name instead.
         output = output.replace(str(tmp_src), f"sample{suffix}")
         ok = code == 0 and tmp_obj.exists()
+        if ok and (too_big := self._too_big(tmp_obj, "object")):
+            ok, output = False, output + too_big
         if ok:
             _install(tmp_obj, obj)
         shutil.rmtree(work, ignore_errors=True)
@@ -189,6 +207,7 @@ class BuildCache:
         key = _digest("exe", object_key, driver_hash, json.dumps(template))
         exe = self.exes / key
         if exe.exists():
+            os.utime(exe)  # recently used (trim)
             return key, True, "", 0.0
         work = _work_folder(key[:16])
         sample_obj, work_driver = work / "sample.o", work / "driver.o"
@@ -199,6 +218,8 @@ class BuildCache:
                                                      work / "sample.exe", request.sanitizer), self.cfg, work)
         seconds = time.perf_counter() - started
         tmp = work / "sample.exe"
+        if code == 0 and tmp.exists() and (too_big := self._too_big(tmp, "executable")):
+            code, output = 1, output + too_big
         if code != 0 or not tmp.exists():
             shutil.rmtree(work, ignore_errors=True)
             return key, False, trim_log(output, self.cfg.log_chars), seconds
@@ -206,6 +227,35 @@ class BuildCache:
         _install(tmp, exe, mode=0o755)
         shutil.rmtree(work, ignore_errors=True)
         return key, True, trim_log(output, self.cfg.log_chars), seconds
+
+    def _too_big(self, built: Path, what: str) -> str:
+        """Why `built` may not become an entry (larger than max_entry_mb), or ""."""
+        size_mb = built.stat().st_size / 2**20
+        if size_mb <= self.cfg.max_entry_mb:
+            return ""
+        return (f"\nthe {what} is {size_mb:.0f} MB, above the build cache's limit of {self.cfg.max_entry_mb} MB per "
+                "entry (BuildConfig.max_entry_mb): not kept, not run")
+
+    def trim(self) -> int:
+        """Remove the least recently used objects and executables until the cache holds at most max_cache_mb;
+        returns how many were removed. An object's record stays (its verdict and log), so a removed object is
+        compiled again only when a sample needs it."""
+        entries = [p for folder in (self.objects, self.exes) for p in folder.iterdir()
+                   if p.is_file() and not p.name.startswith(".") and p.suffix != ".json"]  # fmt: skip
+        stats = {p: p.stat() for p in entries}
+        total = sum(st.st_size for st in stats.values())
+        limit = self.cfg.max_cache_mb * 2**20
+        removed = 0
+        for path in sorted(entries, key=lambda p: stats[p].st_mtime):
+            if total <= limit:
+                break
+            path.unlink(missing_ok=True)
+            total -= stats[path].st_size
+            removed += 1
+        if removed:
+            logger.info("build cache over %d MB: removed the %d least recently used entries", self.cfg.max_cache_mb,
+                        removed)  # fmt: skip
+        return removed
 
     # ---- many at once
 
@@ -263,12 +313,17 @@ class BuildCache:
                 header.result()
                 key = self.object_key(request)
                 ok, log, compile_s = self._compile_object(request, key)
+                finding = None
                 if ok:
                     exe_key, ok, link_log, link_s = self._link(request, key, driver.result())
+                    if ok and request.sanitizer is None:
+                        finding = tampering.inspect_source(request.model, request.body) or tampering.inspect_sample(
+                            request.problem, request.model, self.objects / f"{key}.o", driver.result(),
+                            self.exes / exe_key)  # fmt: skip
                     key, log, compile_s = exe_key, (log + link_log).strip(), compile_s + link_s
                 progress.advance()
                 return BuildResult(key=key, ok=ok, exe=self.exes / key if ok else None, log=log, compile_s=compile_s,
-                                   cached=compile_s == 0.0)  # fmt: skip
+                                   cached=compile_s == 0.0, finding=finding)  # fmt: skip
 
             built = {}
             for identity, request in first_request.items():
@@ -289,6 +344,7 @@ class BuildCache:
             raise
         pool.shutdown(wait=True)
         progress.finish()
+        self.trim()
 
 
 def _source_identity(request: BuildRequest) -> tuple:

@@ -22,9 +22,14 @@ or, from Snakemake, rules/pcgbench.smk (rule pcgbench_evaluate).
 Every run is one call of the package's run_program (run.py, in the sandbox); an OpenMP sample's thread counts
 at one rank count are one run (runs_of_sweep), the others one run per resource configuration. Verdicts (sandbox.py):
 prompt_mismatch (the record's prompt declares another interface than the problem its name names: reported
-per output, not built, not in the metrics; see pareval_format.py), build_error, no_parallelism (the body does not use the execution model its prompt asked for; checked after
+per output, not built, not in the metrics; see pareval_format.py; `malformed` records, text UTF-8 cannot hold,
+are reported the same way), build_error, tampering and resource_overuse (what the sample's object defines or
+calls beyond its function: tampering.py; checked after a successful build, and it is not run; at run time, a
+result line without the run's nonce or times that do not fit the wall time measured outside is tampering, and CPU
+time above the cores given is resource_overuse: run.py), no_parallelism (the body does not use the execution model its prompt asked for; checked after
 a successful build, and it is not run), race_detected (OpenMP and MPI+OpenMP samples, with `race_check` on: the sample's
-ThreadSanitizer build, run once before any timed run, reported a data race; run.check_races), timeout, crash,
+ThreadSanitizer build, run once at the timed size before any timed run, reported a data race; run.check_races),
+timeout, crash,
 killed_resource_limit, wrong_answer, ok. A sample's verdict is that of the first run that failed (the sweep
 stops there), or ok when all passed. The `race_check` column says what the race check found
 ("clean", "race", "inconclusive: why", or empty where none ran).
@@ -63,7 +68,8 @@ from workflow_scripts.pcgbench import (
     summarise_times,
 )
 from workflow_scripts.pcgbench.metrics import compute_metrics, metrics_long_table
-from workflow_scripts.pcgbench.run import check_races
+from workflow_scripts.pcgbench.pareval_format import MALFORMED as MALFORMED_RECORD
+from workflow_scripts.pcgbench.run import PROTOCOL, check_races
 from workflow_scripts.pcgbench.samples import Sample, load_samples, toolchain_report
 from workflow_scripts.pcgbench.timing import ResourceConfig, resource_sweep
 
@@ -147,6 +153,7 @@ class EvaluateConfig:
     def fingerprint(self) -> str:
         """What changes a sample's result: a resume log written under another fingerprint is not reused."""
         fields = {k: v for k, v in dataclasses.asdict(self).items() if k not in ("jobs", "ks", "pareval_resources", "cache_dir", "suite_root")}
+        fields["protocol"] = PROTOCOL
         return hashlib.sha256(json.dumps(fields, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
     def limits(self, reference_wall_s: float | None = None) -> SandboxLimits:
@@ -248,6 +255,8 @@ def evaluate_sample(sample: Sample, build: BuildResult, cfg: EvaluateConfig,
     """
     if not build.ok:
         return [_row(sample, build, BUILD_ERROR, build.log)]
+    if build.finding is not None:  # tampering or threads of its own: never run
+        return [_row(sample, build, build.finding.verdict, build.finding.detail)]
     uses, why = suite.uses_model(sample.model, sample.body)
     if not uses:
         return [_row(sample, build, NO_PARALLELISM, why)]
@@ -415,7 +424,7 @@ def main(generations: Path, out_dir: Path, cfg: EvaluateConfig, generator: str |
     if mismatched:
         rows = pd.concat([rows, pd.DataFrame(mismatched)], ignore_index=True)
     metrics = write_outputs(rows, skipped, out_dir, cfg)
-    for status in ("no_driver", PROMPT_MISMATCH):
+    for status in ("no_driver", PROMPT_MISMATCH, MALFORMED_RECORD):
         records = [{"record": r.record, "model": r.model, "reason": r.reason} for r in unscored if r.status == status]
         if records:
             metrics[status] = records

@@ -4,7 +4,9 @@ For each (problem, execution model) the reference body is compiled as a sample a
 driver; the driver validates it at the small and the timed size, then times it against the serial baseline in
 the same process, once per resource configuration of the harness's sweep (timing.resource_sweep: threads
 1, 2, ... up to max_cores for omp and kokkos, ranks for mpi, both for mpi+omp). References are trusted code,
-so they run outside the sandbox. Models that cannot run here are rows with status `build_only` (compiled:
+but they are measured exactly as samples are (run.run_program: the sandbox, the run secret, fresh checked inputs
+for every timed call, the CPU-time check, the thread placement), so that a speedup in this table and one in the
+evaluation mean the same thing. Models that cannot run here are rows with status `build_only` (compiled:
 CUDA without a GPU) or `unavailable` (no toolchain: HIP without hipcc), with the reason; never failures.
 
 Outputs (rule pcgbench_reference_speedups):
@@ -23,7 +25,6 @@ Speedups measured on a shared, loaded machine are indicative only; the JSON name
 import csv
 import dataclasses
 import logging
-import os
 import socket
 import statistics
 import subprocess
@@ -34,8 +35,9 @@ from pathlib import Path
 from workflow_scripts.common import Progress, Provenance, write_json
 from workflow_scripts.common.config import schema_default
 from workflow_scripts.common.io import atomic_path
-from workflow_scripts.pcgbench import suite
+from workflow_scripts.pcgbench import sandbox, suite
 from workflow_scripts.pcgbench.prompts import select_problems
+from workflow_scripts.pcgbench.run import RunProtocol, run_program
 from workflow_scripts.pcgbench.timing import ResourceConfig, resource_sweep, summarise_times
 
 logger = logging.getLogger(__name__)
@@ -125,22 +127,17 @@ def _build(problem: suite.Problem, model: str, work: Path, build_dir: Path) -> t
 
 
 def _run(problem: suite.Problem, model: str, exe: Path, config: ResourceConfig, cfg: CheckConfig) -> dict:
-    argv, env = suite.run_argv(problem, model, exe, ranks=config.ranks, threads=config.threads, seed=cfg.seed,
-                               warmup=cfg.warmup, reps=cfg.reps, size=cfg.size)
-    try:
-        proc = subprocess.run(argv, env={**os.environ, **env}, capture_output=True, text=True,
-                              timeout=cfg.run_timeout_s, stdin=subprocess.DEVNULL)
-    except subprocess.TimeoutExpired:
-        return _row(problem, model, RUN_FAILED, f"timed out after {cfg.run_timeout_s} s", config)
-    try:
-        result = suite.parse_driver_output(proc.stdout)
-    except ValueError as err:
-        return _row(problem, model, RUN_FAILED, f"exit {proc.returncode}: {err}; {proc.stderr[-300:]}", config)
-    if not result.valid:
-        return _row(problem, model, INVALID, result.failure, config)
-    baseline = statistics.median(result.baseline_times_s)
-    spread = summarise_times([baseline / t for t in result.times_s])  # unit-agnostic: median, IQR, min, max
-    times = summarise_times(result.times_s)
+    protocol = RunProtocol(warmup=cfg.warmup, reps=cfg.reps, validations=1, seed=cfg.seed, size=cfg.size,
+                           ranks=config.ranks, threads=config.threads)  # fmt: skip
+    limits = sandbox.SandboxLimits(wall_s=cfg.run_timeout_s, cpu_s=int(cfg.run_timeout_s) * max(1, config.n_resources))
+    run = run_program(problem, model, exe, protocol, limits)
+    if run.verdict == sandbox.WRONG_ANSWER:
+        return _row(problem, model, INVALID, run.detail, config)
+    if run.verdict != sandbox.OK:
+        return _row(problem, model, RUN_FAILED, f"{run.verdict}: {run.detail}"[:500], config)
+    baseline = statistics.median(run.baseline_times_s)
+    spread = summarise_times([baseline / t for t in run.times_s])  # unit-agnostic: median, IQR, min, max
+    times = summarise_times(run.times_s)
     return _row(problem, model, VALID, "", config, speedup_median=spread.median_s, speedup_min=spread.min_s,
                 speedup_max=spread.max_s, speedup_iqr=spread.iqr_s, time_median_s=times.median_s,
                 time_iqr_s=times.iqr_s, baseline_median_s=baseline)

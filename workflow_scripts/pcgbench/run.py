@@ -7,18 +7,31 @@ evaluation, the RLPF reward and the performance-change task run programs built f
     run.times_s        # the program's timed repetitions; run.baseline_times_s the serial baseline's
 
 The suite's driver (suite.run_argv) validates the program, then times it and the serial baseline side by
-side in the same process (timing.py says why). How the repetitions become a speedup is the caller's choice:
-the evaluation uses medians, the RLPF reward the fastest repetition of each.
+side in the same process (timing.py says why), each timed call on a fresh input whose answer is checked. How
+the repetitions become a speedup is the caller's choice: the evaluation uses medians, the RLPF reward the
+fastest repetition of each.
+
+The program links the sample into the driver's process, so what the run reports is trusted only as far as
+the sample cannot have written it (data/pcgbench/README.md, "What a sample cannot forge"):
+- each run gets a secret on standard input (a nonce and the timed inputs' seed, drawn here); result lines
+  without the nonce were printed by the sample: the verdict is sandbox.TAMPERING;
+- the timings reported must fit in the run's wall time measured from outside (else TAMPERING);
+- the driver reads the process's CPU time around every timed call: more cores used than given, in the sample's
+  calls or during the baseline's, is sandbox.RESOURCE_OVERUSE (resource_overuse), never a speedup.
 
     check = check_races(problem, "omp", tsan_build, seed=1234, limits=limits)   # before the timed runs
     check.status       # "clean", "race" or "inconclusive"
 
-An OpenMP program's race check runs its ThreadSanitizer build (suite.TSAN) once at the small size: a data race
+An OpenMP program's race check runs its ThreadSanitizer build (suite.TSAN) once at the timed size: a data race
 is found from the order of the accesses, so it is caught even when a loaded machine runs the threads one after
-another, where validation by results can pass by luck.
+another, where validation by results can pass by luck. At the timed size, not the small one: every thread of
+the run then works under the sample's own schedule. At the small size (1001 elements) a body with
+`schedule(dynamic,65536)`, an `if(n > 10000)` clause or a branch on the size gives one thread all the work, and
+its racy arg-min was never seen (0 of 10 runs; at the timed size 10 of 10).
 """
 
 import dataclasses
+import secrets
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -29,8 +42,20 @@ from workflow_scripts.pcgbench.timing import placement_env
 if TYPE_CHECKING:
     from workflow_scripts.pcgbench.build import BuildResult
 
+# The measurement protocol's name: part of every cache key and resume fingerprint that holds a verdict (the
+# evaluation's resume log, the RLPF reward's measurements), so nothing judged under an older protocol is reused.
+# v2: a run secret (nonce, timed seed), fresh checked inputs for every timed call, CPU time per call, the
+# sample object inspected (tampering.py), the race check at the timed size.
+PROTOCOL = "pcgbench-run-v2"
 SANDBOX_EXE = "/tmp/sample.exe"  # where the executable appears inside the sandbox
 STDERR_CHARS = 600  # how much of a failing run's stderr its detail keeps (the end, where the error is)
+# CPU time / wall time over a run's timed calls may exceed the threads given by this factor, and by
+# CPU_SLACK_S in total, before the run is resource_overuse: an honest process cannot exceed threads x wall
+# at all (each thread runs at most the wall time); the margin covers the runtime's helper threads (MPI's
+# progress thread, OpenMP workers spinning out a barrier) and clock granularity. A body that takes a second
+# core where it was given one shows about 2.
+CPU_OVERUSE_FACTOR = 1.25
+CPU_SLACK_S = 0.002
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -60,7 +85,8 @@ class RunProtocol:
         argv, env = suite.run_argv(problem, model, exe, ranks=self.ranks, threads=self.threads, seed=self.seed,
                                    warmup=self.warmup, reps=self.reps, size=self.size,
                                    validations=self.validations, stress_validations=self.stress_validations,
-                                   stress_threads=self.stress_threads, more_threads=self.more_threads)  # fmt: skip
+                                   stress_threads=self.stress_threads, more_threads=self.more_threads,
+                                   secret_stdin=True)  # fmt: skip
         return argv, env | dict(self.extra_env) | placement_env(model)
 
 
@@ -77,6 +103,27 @@ class ProgramRun:
     result: sandbox.SandboxResult  # the raw run: how it ended, captured output
     # (times_s, baseline_times_s) at each thread count run, protocol.threads and protocol.more_threads (empty unless OK)
     by_threads: Mapping[int, tuple[tuple[float, ...], tuple[float, ...]]] = dataclasses.field(default_factory=dict)
+    # The driver's result lines, read with the run's nonce (empty when the run gave none or they were forged)
+    driver_results: tuple[suite.DriverResult, ...] = ()
+
+
+def run_secret() -> tuple[str, int]:
+    """A fresh (nonce, timed seed) for one run: 128 random bits each way, so that neither can be guessed."""
+    return secrets.token_hex(16), secrets.randbits(63)
+
+
+def resource_overuse(result: suite.DriverResult) -> str | None:
+    """Why a run used more cores than it was given (CPU_OVERUSE_FACTOR), or None."""
+    allowed = result.threads_allowed
+    if allowed <= 0:  # GPU models: their runtimes' own threads; not checked
+        return None
+    wall_s = sum(result.times_s)
+    for what, ratio, wall in (("its timed calls", result.cpu_per_wall, wall_s),
+                              ("the baseline's calls", result.baseline_cpu_per_wall, sum(result.baseline_times_s))):
+        if ratio > allowed * CPU_OVERUSE_FACTOR and (ratio - allowed) * wall > CPU_SLACK_S:
+            return (f"at {result.threads} threads: {ratio:.2f} cores busy per process during {what}, given "
+                    f"{allowed} (CPU time / wall time; more cores than given are never a speedup)")
+    return None
 
 
 def run_program(problem: suite.Problem, model: str, exe: Path, protocol: RunProtocol,
@@ -85,7 +132,9 @@ def run_program(problem: suite.Problem, model: str, exe: Path, protocol: RunProt
     work here (sandbox.SandboxUnavailable) or fails during the run (sandbox.SandboxFailure) raises: the
     harness's failure is never a verdict on the program."""
     argv, env = protocol.command(problem, model, Path(SANDBOX_EXE))
-    result = sandbox.run_sandboxed(argv, limits=limits, binds={exe: SANDBOX_EXE}, env=env, nice=protocol.nice)
+    nonce, timed_seed = run_secret()
+    result = sandbox.run_sandboxed(argv, limits=limits, binds={exe: SANDBOX_EXE}, env=env, nice=protocol.nice,
+                                   stdin=f"{nonce} {timed_seed}\n".encode())  # fmt: skip
     failed = dict(times_s=(), baseline_times_s=(), wall_s=result.wall_s, result=result)
     # The CPU limit tells a SIGKILL at the hard CPU limit apart from a crash.
     verdict = sandbox.verdict_for(result, cpu_limit_s=limits.cpu_s)
@@ -96,22 +145,34 @@ def run_program(problem: suite.Problem, model: str, exe: Path, protocol: RunProt
                           driver_failure=None, **failed)  # fmt: skip
     threads = (protocol.threads, *protocol.more_threads)
     try:
-        results = suite.parse_driver_results(result.stdout)
-        if tuple(r.threads for r in results) != threads:  # e.g. a line printed by the program itself
+        results = suite.parse_driver_results(result.stdout, nonce)
+        if tuple(r.threads for r in results) != threads:  # the driver prints them in this order
             raise ValueError(f"result lines for threads {[r.threads for r in results]}, expected {list(threads)}")
+    except suite.ForgedResult as err:
+        return ProgramRun(verdict=sandbox.TAMPERING, driver_failure=str(err), detail=str(err), **failed)
     except ValueError as err:
         return ProgramRun(verdict=sandbox.CRASH, driver_failure=str(err), **failed,
                           detail=f"no valid result line ({err}); stderr: {result.stderr.strip()[-300:]}")  # fmt: skip
     parsed = results[0]
+    failed["driver_results"] = results
     if not parsed.valid:
         return ProgramRun(verdict=sandbox.WRONG_ANSWER, detail=parsed.failure, driver_failure=parsed.failure, **failed)
+    # What the driver reports must fit in what was measured from outside the process.
+    reported_s = sum(sum(r.times_s) + sum(r.baseline_times_s) for r in results)
+    if reported_s > result.wall_s:
+        why = f"the run reported {reported_s:.3f} s of timed calls in {result.wall_s:.3f} s measured from outside"
+        return ProgramRun(verdict=sandbox.TAMPERING, detail=why, driver_failure=why, **failed)
+    for r in results:
+        if (why := resource_overuse(r)) is not None:
+            return ProgramRun(verdict=sandbox.RESOURCE_OVERUSE, detail=why, driver_failure=why, **failed)
     return ProgramRun(verdict=sandbox.OK, detail="", driver_failure=None, times_s=parsed.times_s,
                       baseline_times_s=parsed.baseline_times_s, wall_s=result.wall_s, result=result,
-                      by_threads={r.threads: (r.times_s, r.baseline_times_s) for r in results})  # fmt: skip
+                      by_threads={r.threads: (r.times_s, r.baseline_times_s) for r in results},
+                      driver_results=results)  # fmt: skip
 
 
 # ---------------------------------------------------------------------------------------------------------
-# Race checks: a ThreadSanitizer build (suite.TSAN) of an OpenMP program, run once at the small size.
+# Race checks: a ThreadSanitizer build (suite.TSAN) of an OpenMP program, run once at the timed size.
 
 RACE_REPORT = "WARNING: ThreadSanitizer: data race"
 RACE_CHECK_THREADS = 2  # TSan orders accesses by happens-before, so two threads show a race whether or not they overlap
@@ -148,15 +209,16 @@ def race_report(stderr: str) -> str:
 
 def check_races(problem: suite.Problem, model: str, build: "BuildResult", *, seed: int,
                 limits: sandbox.SandboxLimits, nice: int = 0) -> RaceCheck:  # fmt: skip
-    """Run the race-check build of an OpenMP program (BuildRequest.sanitizer = suite.TSAN) once in the sandbox at the problem's small size
-    (validated twice, timed once: TSan runs 5-15x slower) on RACE_CHECK_THREADS threads (per rank, on
+    """Run the race-check build of an OpenMP program (BuildRequest.sanitizer = suite.TSAN) once in the sandbox at the
+    problem's timed size (the module docstring says why; validated at the small size and the timed one, then one
+    timed call on a fresh input: TSan runs 5-15x slower) on RACE_CHECK_THREADS threads (per rank, on
     RACE_CHECK_RANKS ranks for MPI+OpenMP). RLIMIT_AS is lifted (TSan reserves terabytes of address space) and
     TSan's RSS limit takes its place at the same size. A build that failed (clang rejects what GCC accepted)
     is inconclusive, not a verdict."""
     if not build.ok:
         return RaceCheck(status="inconclusive", detail="the ThreadSanitizer build failed: " + build.log[-300:])
     ranks = RACE_CHECK_RANKS if model == "mpi+omp" else 1
-    protocol = RunProtocol(warmup=0, reps=1, validations=1, seed=seed, size="small", ranks=ranks,
+    protocol = RunProtocol(warmup=0, reps=1, validations=1, seed=seed, size="timed", ranks=ranks,
                            threads=RACE_CHECK_THREADS, nice=nice,
                            extra_env=race_check_env(limits.address_space_mb or 4096))  # fmt: skip
     run = run_program(problem, model, build.exe, protocol, dataclasses.replace(limits, address_space_mb=None))

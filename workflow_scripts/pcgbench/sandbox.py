@@ -130,8 +130,15 @@ OK = "ok"
 RACE_DETECTED = "race_detected"
 # The record's prompt declares another interface than the problem its name names: not built, not scored.
 PROMPT_MISMATCH = "prompt_mismatch"
-VERDICTS = (PROMPT_MISMATCH, BUILD_ERROR, VERDICT_TIMEOUT, CRASH, WRONG_ANSWER, RACE_DETECTED, KILLED_RESOURCE_LIMIT,
-            NO_PARALLELISM, OK)
+# The sample tried to decide its own verdict or timing: its object defines what it was not asked for (a
+# constructor, a clock, an allocator, a harness function: tampering.py) or its output holds a result line the
+# driver did not print (run.run_program). Never timed, not a pass.
+TAMPERING = "tampering"
+# The sample used more cores than the run gave it (CPU time above threads x wall time in its timed calls, or
+# work of its own during the baseline's): never a speedup (run.resource_overuse).
+RESOURCE_OVERUSE = "resource_overuse"
+VERDICTS = (PROMPT_MISMATCH, BUILD_ERROR, TAMPERING, VERDICT_TIMEOUT, CRASH, WRONG_ANSWER, RACE_DETECTED,
+            RESOURCE_OVERUSE, KILLED_RESOURCE_LIMIT, NO_PARALLELISM, OK)
 
 SANDBOX_UID = 65534  # "nobody": an unprivileged uid, so RLIMIT_NPROC holds
 SANDBOX_WORKDIR = "/tmp"  # the program's working directory: the private tmpfs

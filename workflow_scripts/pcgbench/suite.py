@@ -34,9 +34,11 @@ Details this module fixes that the interface left open:
   times at the named size.
 - Driver objects are cached under build_dir/<problem>/<model>/driver.o, keyed by a hash of everything that
   goes into them (stamp file beside); concurrent builders are serialised by a file lock.
-- The driver prints one line `PCGBENCH_RESULT {json}` per thread count it ran (one, unless run_argv's
-  more_threads) on rank 0 (exit status 0 even when validation fails: the verdict is in the line).
-  `parse_driver_output` reads the one, `parse_driver_results` all of them.
+- The driver prints one line `PCGBENCH_RESULT <nonce> {json}` per thread count it ran (one, unless run_argv's
+  more_threads) on rank 0 (exit status 0 even when validation fails: the verdict is in the line). The nonce is
+  the one the harness handed the run on standard input (run.run_program; "-" when none was given): a tagged line
+  with another nonce was printed by the sample (ForgedResult). `parse_driver_output` reads the one,
+  `parse_driver_results` all of them.
 - toolchain_status(model) says whether samples of the model can be *run* here; build_status(model) whether
   they can be *compiled* (CUDA: build-only without a GPU; HIP: neither without hipcc).
 - MPI runs use `mpirun --allow-run-as-root --oversubscribe --bind-to none --mca mpi_yield_when_idle 1 -np R
@@ -627,8 +629,8 @@ def build_driver(problem: Problem, model: str, build_dir: Path) -> Path:
 
 def run_argv(problem: Problem, model: str, exe: Path, *, ranks: int, threads: int, seed: int, warmup: int,
              reps: int, size: str = "timed", check_validator: bool = False, validations: int = 1,
-             stress_validations: int = 0, stress_threads: int = 0, more_threads: tuple[int, ...] = ()
-             ) -> tuple[list[str], dict[str, str]]:  # fmt: skip
+             stress_validations: int = 0, stress_threads: int = 0, more_threads: tuple[int, ...] = (),
+             secret_stdin: bool = False) -> tuple[list[str], dict[str, str]]:  # fmt: skip
     """argv and extra environment for one run of `exe` with `ranks` MPI ranks x `threads` threads.
 
     The driver validates problem.small_validations inputs at sizes["small"] and `validations` at sizes[size]
@@ -638,7 +640,8 @@ def run_argv(problem: Problem, model: str, exe: Path, *, ranks: int, threads: in
     cores: preempted mid-loop, a racy program's threads interleave even beside a competing load that would
     otherwise run them one after another); other models ignore these two. OpenMP models given `more_threads` validate
     and time at those thread counts per rank too, in the same process after `threads` (parse_driver_results: one
-    result per thread count).
+    result per thread count). `secret_stdin`: rank 0 reads the run's secret (nonce and timed seed) from standard
+    input first (run.run_program gives it; drivers/main.hpp says why).
     """
     _check_model(model)
     if size not in problem.sizes:
@@ -665,6 +668,8 @@ def run_argv(problem: Problem, model: str, exe: Path, *, ranks: int, threads: in
         args += ["--stress-threads", str(stress_threads), "--stress-validations", str(stress_validations)]
     if more_threads:
         args += ["--threads-sweep", ",".join(str(t) for t in (threads, *more_threads))]
+    if secret_stdin:
+        args.append("--secret-stdin")
     env = {"OMP_NUM_THREADS": str(threads), "OMP_PROC_BIND": "false", "OMP_DYNAMIC": "false"}
     if model == "mpi+omp":
         # ranks x threads may exceed the cores; spinning OpenMP threads then starve the other rank's threads
@@ -714,44 +719,62 @@ class DriverResult:
     ranks: int
     threads: int
     timed_size: int
-    valid: bool                          # every validated size passed
-    failure: str                         # the first failing size and why ("" when valid)
+    valid: bool                          # every validated size and every timed call passed
+    failure: str                         # the first failing size or timed call and why ("" when valid)
     validation: tuple[SizeCheck, ...]    # sizes validated, in order (stops at the first failure)
     times_s: tuple[float, ...]           # one per timed repetition of the sample (empty if not valid)
     baseline_times_s: tuple[float, ...]  # the serial baseline, timed in the same process
+    timed_seed: int = 0                  # the seed of the first timed input (from the run's secret)
+    threads_allowed: int = 0             # threads per process the timed calls were given (0: not checked, GPU)
+    cpu_per_wall: float = 0.0            # process CPU time / wall time over the timed calls, largest over ranks
+    baseline_cpu_per_wall: float = 0.0   # the same over the baseline's calls (rank 0)
 
 
 RESULT_TAG = "PCGBENCH_RESULT "
+NO_NONCE = "-"  # the nonce of a run given no secret (trusted runs of the references)
 
 
-def parse_driver_output(stdout: str) -> DriverResult:
+class ForgedResult(ValueError):
+    """A result line that the driver did not print: its nonce is not the run's."""
+
+
+def parse_driver_output(stdout: str, nonce: str = NO_NONCE) -> DriverResult:
     """The DriverResult in a driver's stdout; ValueError if the result line is missing or malformed, or if
-    there are several (a run with more_threads: parse_driver_results)."""
-    results = parse_driver_results(stdout)
+    there are several (a run with more_threads: parse_driver_results); ForgedResult if one bears another nonce."""
+    results = parse_driver_results(stdout, nonce)
     if len(results) != 1:
         raise ValueError(f"expected exactly one '{RESULT_TAG.strip()}' line in the driver output, found {len(results)}")
     return results[0]
 
 
-def parse_driver_results(stdout: str) -> tuple[DriverResult, ...]:
-    """The DriverResults in a driver's stdout, one per thread count it ran, in its order; ValueError if there is
-    none or one is malformed."""
-    lines = [ln for ln in stdout.splitlines() if ln.startswith(RESULT_TAG)]
+def parse_driver_results(stdout: str, nonce: str = NO_NONCE) -> tuple[DriverResult, ...]:
+    """The DriverResults in a driver's stdout, one per thread count it ran, in its order. ForgedResult if any
+    tagged line bears another nonce than `nonce` (the sample printed it); ValueError if there is none or one is
+    malformed."""
+    lines = [ln for ln in stdout.splitlines() if ln.startswith(RESULT_TAG.strip())]
     if not lines:
         raise ValueError(f"expected a '{RESULT_TAG.strip()}' line in the driver output, found none")
-    return tuple(_parse_result_line(line) for line in lines)
+    signed = RESULT_TAG + nonce + " "
+    forged = [ln for ln in lines if not ln.startswith(signed)]
+    if forged:
+        raise ForgedResult(f"{len(forged)} of {len(lines)} '{RESULT_TAG.strip()}' lines were not printed by the "
+                           f"driver (no run nonce), e.g. {forged[0][:160]!r}")
+    return tuple(_parse_result_line(line[len(signed):]) for line in lines)
 
 
-def _parse_result_line(line: str) -> DriverResult:
+def _parse_result_line(text: str) -> DriverResult:
     try:
-        raw = json.loads(line[len(RESULT_TAG):])
+        raw = json.loads(text)
         validation = tuple(SizeCheck(size=int(v["size"]), passed=bool(v["pass"]), why=str(v["why"]))
                            for v in raw["validation"])
         result = DriverResult(problem=str(raw["problem"]), model=str(raw["model"]), ranks=int(raw["ranks"]),
                               threads=int(raw["threads"]), timed_size=int(raw["timed_size"]),
                               valid=raw["valid"] is True, failure=str(raw["failure"]), validation=validation,
                               times_s=tuple(float(t) for t in raw["times_s"]),
-                              baseline_times_s=tuple(float(t) for t in raw["baseline_times_s"]))
+                              baseline_times_s=tuple(float(t) for t in raw["baseline_times_s"]),
+                              timed_seed=int(raw["timed_seed"]), threads_allowed=int(raw["threads_allowed"]),
+                              cpu_per_wall=float(raw["cpu_per_wall"]),
+                              baseline_cpu_per_wall=float(raw["baseline_cpu_per_wall"]))
     except (json.JSONDecodeError, KeyError, TypeError, ValueError) as err:
         raise ValueError(f"malformed {RESULT_TAG.strip()} line: {err}") from err
     if result.valid and (not result.times_s or not result.baseline_times_s):

@@ -6,17 +6,20 @@
 
 Grades (defaults; config section `rlpf.reward`), strictly ordered so that every step up is rewarded:
 
-    malformed completion or build failure      -1.0
+    malformed completion, build failure,
+    tampering                                  -1.0
     wrong answer, race detected, crash,
-    timeout, limit                             -0.6
+    timeout, limit, resource overuse           -0.6
     correct, speedup s < 1                     -0.5 * (1 - s)    (in (-0.5, 0]: slower is worse)
     correct, speedup s >= 1                    log(s)
 
 The speedup is the serial baseline's fastest repetition over the sample's, both measured in the same process by
 the suite's driver (validation first, at two sizes). An OpenMP completion's ThreadSanitizer build runs before
 that (`race_check`): a race it reports is the verdict, however the load let the threads run. Each distinct program (task set, kernel, full body,
-threads, timing protocol) is measured once: the result is cached on disk by the SHA-256 of that content,
-so repeated completions (common once a policy sharpens) cost nothing and always get the same reward.
+threads, timing protocol) is cached on disk by the SHA-256 of that content. A failure is kept for good; a pass
+is not proof (a racy program passes some runs and fails others), so a passing program is measured again each
+time it comes back until it has passed CONFIRMATIONS runs, and a failure in any of them is its verdict from
+then on. Repeated completions (common once a policy sharpens) then cost nothing.
 Distinct programs of one batch compile concurrently (the harness's BuildCache, `jobs` compilers); runs
 are one at a time, because concurrent runs would perturb each other's timings, and each run is bounded
 by the sandbox's wall-clock limit, so no program can block the batch for longer than that.
@@ -40,7 +43,10 @@ from workflow_scripts.pcgbench import (
     CRASH,
     KILLED_RESOURCE_LIMIT,
     OK,
+    PROTOCOL,
     RACE_DETECTED,
+    RESOURCE_OVERUSE,
+    TAMPERING,
     VERDICT_TIMEOUT,
     WRONG_ANSWER,
     BuildCache,
@@ -67,7 +73,10 @@ logger = logging.getLogger(__name__)
 RUN_ENV = {"GLIBC_TUNABLES": "glibc.malloc.mmap_max=0:glibc.malloc.trim_threshold=4294967296"}
 
 MALFORMED = "malformed"  # the completion is not a list of allowed pragmas: nothing to build
-VERDICTS = (MALFORMED, BUILD_ERROR, VERDICT_TIMEOUT, CRASH, WRONG_ANSWER, RACE_DETECTED, KILLED_RESOURCE_LIMIT, OK)
+VERDICTS = (MALFORMED, BUILD_ERROR, TAMPERING, VERDICT_TIMEOUT, CRASH, WRONG_ANSWER, RACE_DETECTED, RESOURCE_OVERUSE,
+            KILLED_RESOURCE_LIMIT, OK)
+# Passing runs a program needs before its pass is reused without measuring it again (a failure needs one).
+CONFIRMATIONS = 3
 
 
 @dataclasses.dataclass(kw_only=True)
@@ -137,6 +146,7 @@ class Measurement:
     baseline_time_s: float | None
     spread: float | None  # IQR / median of the sample's repetitions
     detail: str  # why it failed (trimmed), "" when correct
+    passes: int = 1  # passing runs so far (CONFIRMATIONS); the numbers above are the latest run's
 
     @property
     def correct(self) -> bool:
@@ -145,7 +155,7 @@ class Measurement:
 
 def grade(m: Measurement, cfg: RewardConfig) -> float:
     """The scalar reward of one measurement (see the module docstring)."""
-    if m.verdict in (MALFORMED, BUILD_ERROR):
+    if m.verdict in (MALFORMED, BUILD_ERROR, TAMPERING):
         return cfg.build_error_reward
     if m.verdict != OK:
         return cfg.wrong_reward
@@ -200,6 +210,7 @@ class Measurer:
                         "after_timing": True}]
         if self.race_checked(task):
             fields += [{"race_check": True}]
+        fields += [{"protocol": PROTOCOL}]
         protocol = json.dumps(fields)
         program = body if body is not None else "MALFORMED\0" + completion
         text = "\0".join([task.task_set, task.kernel, task.model, protocol, program])
@@ -252,7 +263,7 @@ class Measurer:
             if key in done or key in todo:
                 continue
             cached = self._load(key)
-            if cached is not None:
+            if cached is not None and (cached.verdict != OK or cached.passes >= CONFIRMATIONS or body == task.body):
                 done[key] = cached
                 self.n_cached += 1
             elif body == task.body:
@@ -282,8 +293,14 @@ class Measurer:
                 if not build.ok:
                     m = Measurement(key=key, task_id=task.task_id, verdict=BUILD_ERROR, speedup=None,
                                     time_s=None, baseline_time_s=None, spread=None, detail=build.log[-400:])
+                elif build.finding is not None:  # tampering, or threads of its own: never run
+                    m = Measurement(key=key, task_id=task.task_id, verdict=build.finding.verdict, speedup=None,
+                                    time_s=None, baseline_time_s=None, spread=None, detail=build.finding.detail[:400])
                 else:
                     m = self._run(task, build.exe, key, race_builds.get(key))
+                    earlier = self._load(key)  # a pass being confirmed (CONFIRMATIONS)
+                    if m.verdict == OK and earlier is not None and earlier.verdict == OK:
+                        m.passes = earlier.passes + 1
                 self._store(m)
                 done[key] = m
                 self.n_measured += 1

@@ -22,6 +22,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
+#include <dirent.h>
 #include <limits>
 #include <sstream>
 #include <string>
@@ -272,6 +274,7 @@ struct Args {
   // OpenMP models: the thread counts per rank validated and timed in this one process, in this order, one result
   // line each (--threads-sweep); empty: the runtime's (OMP_NUM_THREADS) only.
   std::vector<int> threads_sweep;
+  bool secret_stdin = false;  // --secret-stdin: rank 0 reads the run's secret from standard input (main.hpp)
 };
 
 inline Args parse_args(int argc, char** argv) {
@@ -289,6 +292,7 @@ inline Args parse_args(int argc, char** argv) {
     else if (k == "--stress-threads") a.stress_threads = std::stoi(value());
     else if (k == "--stress-validations") a.stress_validations = std::stoi(value());
     else if (k == "--model") a.model = value();
+    else if (k == "--secret-stdin") a.secret_stdin = true;
     else if (k == "--threads-sweep") {
       std::stringstream s(value());
       std::string item;
@@ -308,7 +312,7 @@ inline Args parse_args(int argc, char** argv) {
       (a.stress_validations > 0) != (a.stress_threads > 0)) {
     std::fprintf(stderr, "usage: --seed S --sizes N1,...,Ntimed --warmup W>=0 --reps R>=1 [--check-validator] "
                          "[--stress-threads T>=1 --stress-validations K>=1] [--model NAME] "
-                         "[--threads-sweep T1,T2,... (OpenMP models, each >= 1)]\n");
+                         "[--threads-sweep T1,T2,... (OpenMP models, each >= 1)] [--secret-stdin]\n");
     std::exit(2);
   }
   return a;
@@ -331,8 +335,49 @@ inline void escape(T* p) {
   asm volatile("" : : "g"(p) : "memory");
 }
 
-inline double now_s() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+// The clocks of the timed region, read through libc's clock_gettime: a sample may define no symbol that libc,
+// the C++ runtime or this driver defines (tampering.py), so it cannot put its own clock in their place.
+inline double read_clock_s(clockid_t clock) {
+  timespec t{};
+  clock_gettime(clock, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+inline double now_s() { return read_clock_s(CLOCK_MONOTONIC); }
+
+// The CPU time of every thread of the process, read around a timed call: beside the wall time it shows how many
+// cores the call kept busy. Per thread, not the process's clock (CLOCK_PROCESS_CPUTIME_ID): that one adds a
+// thread running on another core only up to its last scheduler tick (measured: an honest 2-thread call of 1 ms
+// read as 3.4 cores), where a thread's own clock, read from another thread, is exact. A thread made during the
+// call counts from 0; one that ended during it is missed, which is why a sample may not make threads of its own
+// (tampering.py refuses pthread_create and the like before it runs).
+struct ThreadClocks {
+  std::vector<std::pair<long, double>> by_tid;  // (thread id, CPU seconds), in /proc's order
+};
+inline ThreadClocks thread_clocks() {
+  ThreadClocks clocks;
+  if (DIR* dir = opendir("/proc/self/task")) {
+    while (dirent* entry = readdir(dir)) {
+      const long tid = std::strtol(entry->d_name, nullptr, 10);
+      if (tid <= 0) continue;
+      // The kernel's per-thread CPU clock id (CPUCLOCK_SCHED | CPUCLOCK_PERTHREAD_MASK), as pthread_getcpuclockid
+      // makes it for a thread of this process.
+      const clockid_t clock = (clockid_t)(((unsigned)~tid) << 3) | 6;
+      clocks.by_tid.emplace_back(tid, read_clock_s(clock));
+    }
+    closedir(dir);
+  }
+  return clocks;
+}
+// CPU seconds the threads alive at `after` spent since `before`.
+inline double cpu_between(const ThreadClocks& before, const ThreadClocks& after) {
+  double total = 0;
+  for (const auto& [tid, seconds] : after.by_tid) {
+    double start = 0;
+    for (const auto& [old_tid, old_seconds] : before.by_tid)
+      if (old_tid == tid) start = old_seconds;
+    total += seconds - start;
+  }
+  return total;
 }
 
 // ---------------------------------------------------------------------------------------------------------

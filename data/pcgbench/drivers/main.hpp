@@ -1,21 +1,31 @@
 // PCGBench driver main(), shared by every execution model; the model is chosen by PCG_MODEL_<MODEL>.
 //
+// The sample is linked into this process, so nothing it could write may decide its verdict or its speedup
+// (data/pcgbench/README.md, "What a sample cannot forge"). With --secret-stdin (every run of generated code:
+// run.run_program), before any code of the sample runs (the harness refuses a sample object with constructors:
+// tampering.py), rank 0 reads the run's secret from standard input, one line "<nonce> <timed_seed>" written by
+// the harness and read nowhere else: the nonce signs every result line (a line the sample printed lacks it), the
+// timed seed draws the timed inputs (not derivable from the command line, so no body can compute their answers
+// ahead). Without it (trusted runs of the references and tests) the nonce is "-" and the timed seed follows --seed.
+//
 // 1. For every size in --sizes (a small one first, the timed one last), generate the input from the seed
 //    (identical on every MPI rank), compute the serial baseline's answer and the solution's answer, and
 //    validate (on rank 0; the verdict is broadcast). OpenMP models given --threads-sweep T1,T2,... validate
 //    each input at each of those thread counts (its baseline answer computed once).
-// 2. If every validation passed: on the input validated last at the timed size (kept, not generated again),
-//    at each thread count of the sweep in turn, `warmup` untimed then `reps` timed repetitions, each a call of
-//    the solution (all ranks, barrier before and after) followed by a call of the serial baseline (rank 0);
-//    every call gets a fresh copy of the input, copied outside the timed region (into buffers allocated once).
-//    Interleaved (ABAB...), so that load drifting during the run reaches both alike and their ratio, the
-//    speedup, does not move with it. One process for the sweep: the inputs, their baseline answers and the
-//    pages of the buffers are made once, not once per thread count.
+// 2. If every validation passed: at each thread count of the sweep in turn, `warmup` untimed then `reps` timed
+//    repetitions, each on a fresh input at the timed size, never seen before (drawn from the timed seed, outside
+//    the timed region, into the validations' buffers): a call of the solution (all ranks, barrier before and
+//    after) followed by a call of the serial baseline on the same input (rank 0), and then the solution's answer
+//    checked against the baseline's, so a body that remembers answers either computes or fails. Interleaved
+//    (ABAB...), so that load drifting during the run reaches both alike and their ratio, the speedup, does not
+//    move with it. Around each timed call the process's CPU time is read beside the wall time: a sample that uses
+//    more threads than it was given shows CPU time above threads x wall time (judged by the harness:
+//    run.resource_overuse), as does anything of the sample still running during the baseline's call.
 //    OpenMP models with --stress-threads T --stress-validations K then validate K more times on the input
-//    validated last, with T threads per rank (T above the cores: see the comment there); a failure there
+//    timed last, with T threads per rank (T above the cores: see the comment there); a failure there
 //    makes the run invalid, its timings dropped.
-// 3. Rank 0 prints one line per thread count: PCGBENCH_RESULT {json}, each with the whole validation. Exit
-//    status 0 whenever those lines were printed.
+// 3. Rank 0 prints one line per thread count: PCGBENCH_RESULT <nonce> {json}, each with the whole validation.
+//    Exit status 0 whenever those lines were printed.
 //
 // With --check-validator the driver instead corrupts the baseline's answer at the first size in each way
 // of pcg::Corruption and prints PCGBENCH_VALIDATOR {json} saying whether check() rejected it
@@ -75,7 +85,70 @@ struct Runtime {
     return v;
 #endif
   }
+  std::uint64_t broadcast(std::uint64_t v) const {
+#ifdef PCG_USES_MPI
+    unsigned long long x = v;
+    MPI_Bcast(&x, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
+    return x;
+#else
+    return v;
+#endif
+  }
+  double max_over_ranks(double v) const {
+#ifdef PCG_USES_MPI
+    double x = v;
+    MPI_Allreduce(&v, &x, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    return x;
+#else
+    return v;
+#endif
+  }
 };
+
+// The run's secret (see the top of this file). Internal linkage: a sample cannot name it.
+struct Secret {
+  std::string nonce = "-";
+  std::uint64_t timed_seed = 0;
+  bool given = false;
+};
+
+static Secret read_secret(const Runtime& rt, const Args& args) {
+  Secret s;
+  if (args.secret_stdin && rt.root()) {
+    char line[160] = {0};
+    if (std::fgets(line, sizeof line, stdin) != nullptr) {
+      char nonce[129] = {0};
+      unsigned long long timed_seed = 0;
+      if (std::sscanf(line, "%128s %llu", nonce, &timed_seed) == 2) {
+        s.nonce = nonce;
+        s.timed_seed = timed_seed;
+        s.given = true;
+      }
+    }
+  }
+  s.given = rt.broadcast(s.given);
+  // Without a secret, timed inputs follow the seed (far from the validations' seed + i).
+  s.timed_seed = s.given ? rt.broadcast((std::uint64_t)s.timed_seed) : args.seed + 1000003ULL;
+  return s;
+}
+
+// The threads each process of a timed call may keep busy: what it was given (OpenMP: the sweep's count; Kokkos:
+// its concurrency), one for serial and MPI ranks. 0: not checked (GPU models, whose runtimes run threads of their own).
+static int threads_allowed(int sweep_threads, const Runtime& rt) {
+#if defined(PCG_MODEL_OMP) || defined(PCG_MODEL_MPI_OMP)
+  (void)rt;
+  return sweep_threads;
+#elif defined(PCG_MODEL_KOKKOS)
+  (void)sweep_threads;
+  return rt.threads;
+#elif defined(PCG_GPU)
+  (void)sweep_threads, (void)rt;
+  return 0;
+#else
+  (void)sweep_threads, (void)rt;
+  return 1;
+#endif
+}
 
 inline std::string times_json(const std::vector<double>& t) {
   std::string s = "[";
@@ -127,6 +200,8 @@ int main(int argc, char** argv) {
   pcg::Runtime rt(argc, argv);
   const pcg::Args args = pcg::parse_args(argc, argv);
   if (args.check_validator) return pcg::check_validator(args, rt);
+  // First, before any call of the sample (and on every rank before its first one: the broadcast waits for rank 0).
+  const pcg::Secret secret = pcg::read_secret(rt, args);
   // The thread counts per rank this process validates and times, in this order (parse_args allows a sweep for
   // the OpenMP models only).
   const std::vector<int> sweep = args.threads_sweep.empty() ? std::vector<int>{rt.threads} : args.threads_sweep;
@@ -182,45 +257,76 @@ int main(int argc, char** argv) {
     }
     if (sweep.size() > 1) release_threads();  // not spinning through the next input's generation and baseline
   }
-  // From here on, `input` is the input validated last (at the timed size) and `want` the baseline's answer on it.
   const std::size_t timed = args.sizes.back();
   std::vector<std::vector<double>> times_s(sweep.size()), baseline_times_s(sweep.size());
+  // Per thread count: the process CPU time over wall time of the timed calls (the largest over the ranks) and of
+  // the baseline's calls (rank 0), each summed over the timed repetitions.
+  std::vector<double> cpu_per_wall(sweep.size(), 0.0), baseline_cpu_per_wall(sweep.size(), 0.0);
   if (all_ok) {
-    // Every call gets a fresh copy of the input, assigned into the validations' buffers (their pages already
-    // in): a new allocation per call would page-fault its tens of MB in again each time, which cost more than
-    // the calls themselves. Each baseline call recomputes into `want` the answer it already held.
-    for (std::size_t c = 0; c < sweep.size(); ++c) {
+    // Every call gets a fresh input, drawn outside the timed region into the validations' buffers (their pages
+    // already in: a new allocation per call would page-fault its tens of MB in again each time, which cost more
+    // than the calls themselves). Each input's seed is used once in the run.
+    std::uint64_t next_seed = secret.timed_seed;
+    for (std::size_t c = 0; c < sweep.size() && all_ok; ++c) {
       set_threads(sweep[c]);
+      double cpu_s = 0, wall_s = 0, baseline_cpu_s = 0, baseline_wall_s = 0;
       for (int r = 0; r < args.warmup + args.reps; ++r) {
+        const std::uint64_t input_seed = next_seed++;
+        input = pcg::generate(timed, input_seed);
         got = input;
         rt.barrier();
+        const pcg::ThreadClocks k0 = pcg::thread_clocks();
         const double t0 = pcg::now_s();
         pcg::call_solution(got);
         pcg::escape(&pcg::result(got));
         rt.barrier();
         const double t1 = pcg::now_s();
-        if (r >= args.warmup) times_s[c].push_back(t1 - t0);
-        if (rt.root()) {  // the other ranks wait at the next barrier
+        const pcg::ThreadClocks k1 = pcg::thread_clocks();
+        pcg::collect_output_if_defined(got, 0);
+        std::string why;
+        bool ok = true;
+        if (rt.root()) {  // the other ranks wait at the broadcast
           want = input;
+          const pcg::ThreadClocks bk0 = pcg::thread_clocks();
           const double b0 = pcg::now_s();
           pcg::call_baseline(want);
           pcg::escape(&pcg::result(want));
           const double b1 = pcg::now_s();
-          if (r >= args.warmup) baseline_times_s[c].push_back(b1 - b0);
+          const pcg::ThreadClocks bk1 = pcg::thread_clocks();
+          if (r >= args.warmup) {
+            baseline_times_s[c].push_back(b1 - b0);
+            baseline_cpu_s += pcg::cpu_between(bk0, bk1), baseline_wall_s += b1 - b0;
+          }
+          ok = pcg::check(input, want, got, why);
+        }
+        if (!rt.broadcast(ok)) {
+          all_ok = false;
+          failure = "timed call " + std::to_string(r + 1) + " of " + std::to_string(args.warmup + args.reps) +
+                    " at " + std::to_string(sweep[c]) + " threads (fresh input, seed " + std::to_string(input_seed) +
+                    "): " + why;
+          break;
+        }
+        if (r >= args.warmup) {
+          times_s[c].push_back(t1 - t0);
+          cpu_s += pcg::cpu_between(k0, k1), wall_s += t1 - t0;
         }
       }
+      cpu_per_wall[c] = rt.max_over_ranks(wall_s > 0 ? cpu_s / wall_s : 0.0);
+      baseline_cpu_per_wall[c] = baseline_wall_s > 0 ? baseline_cpu_s / baseline_wall_s : 0.0;
       if (sweep.size() > 1) release_threads();
     }
     rt.barrier();
+    if (!all_ok)
+      for (std::size_t c = 0; c < sweep.size(); ++c) times_s[c].clear(), baseline_times_s[c].clear();
   }
 #if defined(PCG_MODEL_OMP) || defined(PCG_MODEL_MPI_OMP)
   // Stress validations, after the timing: their team of more threads than cores would otherwise linger in the
   // OpenMP runtime through the timed calls (measured: the 2-thread speedups of a run that stressed first were
   // 2.17-2.29x for reduce_average against 1.86-1.89x without). More threads than cores, so that the scheduler
   // preempts them mid-loop and a data race's threads interleave even when a competing load would otherwise
-  // run them one after another. On the input validated last: a race shows from how the threads interleave,
+  // run them one after another. On the input timed last: a race shows from how the threads interleave,
   // which differs from call to call, not from the values; a new input and its baseline answer for each were
-  // most of their cost.
+  // most of their cost. `input` and `want` are the last timed call's (its answer computed by the baseline).
   if (all_ok && args.stress_validations > 0) {
     const std::string where =
         "size " + std::to_string(args.sizes.back()) + " at " + std::to_string(args.stress_threads) + " threads";
@@ -235,12 +341,16 @@ int main(int argc, char** argv) {
   if (rt.root()) {
     const std::string json_model = pcg::json_escape(args.model);
     for (std::size_t c = 0; c < sweep.size(); ++c)  // one line per thread count, each with the whole validation
-      std::printf("PCGBENCH_RESULT {\"problem\":\"%s\",\"model\":\"%s\",\"ranks\":%d,\"threads\":%d,\"seed\":%llu,"
-                  "\"timed_size\":%zu,\"valid\":%s,\"failure\":\"%s\",\"validation\":%s,\"times_s\":%s,"
-                  "\"baseline_times_s\":%s}\n",
-                  PCG_PROBLEM_NAME, json_model.c_str(), rt.ranks, sweep[c], (unsigned long long)args.seed, timed,
+      std::printf("PCGBENCH_RESULT %s {\"problem\":\"%s\",\"model\":\"%s\",\"ranks\":%d,\"threads\":%d,"
+                  "\"seed\":%llu,\"timed_seed\":%llu,\"timed_size\":%zu,\"valid\":%s,\"failure\":\"%s\","
+                  "\"validation\":%s,\"times_s\":%s,\"baseline_times_s\":%s,\"threads_allowed\":%d,"
+                  "\"cpu_per_wall\":%s,\"baseline_cpu_per_wall\":%s}\n",
+                  secret.nonce.c_str(), PCG_PROBLEM_NAME, json_model.c_str(), rt.ranks, sweep[c],
+                  (unsigned long long)args.seed, (unsigned long long)secret.timed_seed, timed,
                   all_ok ? "true" : "false", pcg::json_escape(failure).c_str(), validation.c_str(),
-                  pcg::times_json(times_s[c]).c_str(), pcg::times_json(baseline_times_s[c]).c_str());
+                  pcg::times_json(times_s[c]).c_str(), pcg::times_json(baseline_times_s[c]).c_str(),
+                  pcg::threads_allowed(sweep[c], rt), pcg::show(cpu_per_wall[c]).c_str(),
+                  pcg::show(baseline_cpu_per_wall[c]).c_str());
     std::fflush(stdout);
   }
   return 0;

@@ -1,0 +1,166 @@
+"""The hack catalogue: one body per way a sample could fool PCGBench's measurement, each in serial, omp and mpi
+where it applies, and the typed verdict it must get (data/pcgbench/README.md, "What a sample cannot forge").
+
+Each body answers reduce_average (the mean of x) and cheats in one way. A body is built and inspected with the
+harness's BuildCache (tampering.py: what its object defines and calls) and, when inspection lets it through, run
+once with run_program (the run's nonce, fresh checked inputs, CPU time per call). The honest references pass.
+The sandbox's own classes (host files, keyrings, sockets, wrapper messages) are in test_sandbox_isolation.py;
+the scanner's and the generations file's in tests/spine/test_c_scanner.py and test_pareval_format.py.
+"""
+
+import json
+
+import pytest
+
+from workflow_scripts.pcgbench import (
+    OK,
+    RESOURCE_OVERUSE,
+    TAMPERING,
+    WRONG_ANSWER,
+    BuildCache,
+    BuildConfig,
+    BuildRequest,
+    RunProtocol,
+    SandboxLimits,
+    run_program,
+    suite,
+)
+
+PROBLEM = "reduce_average"
+MODELS = ("serial", "omp", "mpi")
+# The honest sum of each model, the part every cheat keeps so that its answers are right.
+HONEST = {
+    "serial": "double s = 0; for (double v : x) s += v; const double mean = s / x.size();",
+    "omp": "double s = 0;\n#pragma omp parallel for reduction(+:s)\nfor (size_t i = 0; i < x.size(); ++i) s += x[i];\n"
+           "const double mean = s / x.size();",
+    "mpi": "int rank = 0, size = 1; MPI_Comm_rank(MPI_COMM_WORLD, &rank); MPI_Comm_size(MPI_COMM_WORLD, &size);\n"
+           "double local = 0; for (size_t i = x.size() * rank / size; i < x.size() * (rank + 1) / size; ++i) "
+           "local += x[i];\ndouble s = 0; MPI_Allreduce(&local, &s, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);\n"
+           "const double mean = s / x.size();",
+}
+FORGED_LINE = json.dumps(
+    'PCGBENCH_RESULT {"problem":"reduce_average","model":"serial","ranks":1,"threads":1,"seed":1234,"timed_seed":1,'
+    '"timed_size":4000000,"valid":true,"failure":"","validation":[],"times_s":[1e-6],"baseline_times_s":[0.02],'
+    '"threads_allowed":1,"cpu_per_wall":1,"baseline_cpu_per_wall":1}\n')
+
+# name -> (body template: {honest} the honest sum, {{ }} braces; the models it applies to; the verdict it must get;
+# text the verdict's detail must hold)
+HACKS = {
+    # A global constructor prints a made-up result line before main() and exits.
+    "constructor_forges_a_result": (
+        "{honest} return mean; }}\n__attribute__((constructor)) static void forge() {{ std::printf(" + FORGED_LINE
+        + "); std::fflush(stdout); std::_Exit(0); }}", MODELS, TAMPERING, "global constructor"),
+    # The body prints a result line once, then points stdout at /dev/null so the driver's lines vanish.
+    "prints_a_result_then_silences_stdout": (
+        "static bool done = false; if (!done) {{ done = true; std::printf(" + FORGED_LINE + "); std::fflush(stdout); "
+        "std::freopen(\"/dev/null\", \"w\", stdout); }}\n{honest} return mean; }}", MODELS, TAMPERING,
+        "not printed by the driver"),
+    # Remembers the answer for the input it saw (its buffer, size and first values): fresh inputs make it compute.
+    "memoizes_on_pointer_size_and_values": (
+        "static const double* p = nullptr; static size_t n = 0; static double a = 0, b = 0, answer = 0;\n"
+        "if (x.data() == p && x.size() == n && x[0] == a && x[1] == b) return answer;\n"
+        "{honest} p = x.data(); n = x.size(); a = x[0]; b = x[1]; answer = mean; return mean; }}",
+        MODELS, OK, ""),
+    # Remembers by buffer alone and is wrong when the values change: every timed call is checked.
+    "memoizes_on_the_buffer_alone": (
+        "static const double* p = nullptr; static double answer = 0;\nif (x.data() == p) return answer;\n"
+        "{honest} p = x.data(); answer = mean; return mean; }}", MODELS, WRONG_ANSWER, "timed call"),
+    # Puts its own clock in the place of libc's for the whole executable.
+    "defines_clock_gettime": (
+        "{honest} return mean; }}\nextern \"C\" int clock_gettime(clockid_t, struct timespec* t) noexcept "
+        "{{ static long k = 0; t->tv_sec = 0; t->tv_nsec = k++; return 0; }}", MODELS, TAMPERING,
+        "clock_gettime, which takes the place of libc"),
+    # Puts its own steady_clock in the place of the C++ runtime's.
+    "defines_steady_clock_now": (
+        "{honest} return mean; }}\n#include <chrono>\nnamespace std {{ namespace chrono {{ inline namespace _V2 {{ "
+        "steady_clock::time_point steady_clock::now() noexcept {{ return time_point(); }} }} }} }}", MODELS,
+        TAMPERING, "steady_clock::now"),
+    # Runs its own code inside the driver's untimed copies of the input.
+    "defines_memmove": (
+        "{honest} return mean; }}\nextern \"C\" void* memmove(void* d, const void* s, size_t n) noexcept {{ "
+        "char* a = (char*)d; const char* b = (const char*)s; if (a < b) for (size_t i = 0; i < n; ++i) a[i] = b[i]; "
+        "else for (size_t i = n; i-- > 0;) a[i] = b[i]; return d; }}", MODELS, TAMPERING, "memmove"),
+    # Calls the serial baseline the driver times it against.
+    "calls_the_baseline": (
+        "double pcg_cheat(std::vector<double> const&); return pcg_cheat(x); }}\n"
+        "namespace pcg_baseline {{ double average(std::vector<double> const& x); }}\n"
+        "double pcg_cheat(std::vector<double> const& x) {{ return pcg_baseline::average(x); }}", MODELS, TAMPERING,
+        "harness's pcg_baseline::average"),
+    # Precomputes in a static object's constructor, before main() and the timed calls.
+    "static_object_with_a_constructor": (
+        "extern std::vector<double> pcg_table; {honest} return mean + pcg_table[0]; }}\n"
+        "std::vector<double> pcg_table(1 << 20, 0.0);", MODELS, TAMPERING, "global constructor"),
+    # An indirect function: its resolver runs while the program is loaded.
+    "indirect_function": (
+        "{honest} return mean; }}\nextern \"C\" {{ static int pcg_real() {{ return 1; }} static void* pcg_resolve() "
+        "{{ return (void*)pcg_real; }} int pcg_ifunc() __attribute__((ifunc(\"pcg_resolve\"))); }}", MODELS,
+        TAMPERING, "indirect function"),
+    # Loads code or unprotects memory at run time.
+    "calls_mprotect": (
+        "void pcg_unprotect(); pcg_unprotect(); {honest} return mean; }}\n#include <sys/mman.h>\n"
+        "void pcg_unprotect() {{ static char page[8192]; "
+        "mprotect((void*)(((size_t)page + 4095) & ~(size_t)4095), 4096, 7); }}", ("serial",), TAMPERING, "mprotect"),
+    # A serial body that starts a thread of its own (a serial run is given one core).
+    "starts_a_std_thread": (
+        "double pcg_two_threads(std::vector<double> const&); return pcg_two_threads(x); }}\n#include <thread>\n"
+        "double pcg_two_threads(std::vector<double> const& x) {{ double low = 0; size_t h = x.size() / 2; "
+        "std::thread t([&] {{ for (size_t i = 0; i < h; ++i) low += x[i]; }}); double high = 0; "
+        "for (size_t i = h; i < x.size(); ++i) high += x[i]; t.join(); return (low + high) / x.size(); }}",
+        ("serial", "mpi"), RESOURCE_OVERUSE, "std::thread"),
+    # An OpenMP body that ignores the thread count it is given.
+    "num_threads_clause": (
+        "double s = 0;\n#pragma omp parallel for num_threads(2) reduction(+:s)\n"
+        "for (size_t i = 0; i < x.size(); ++i) s += x[i];\nreturn s / x.size(); }}", ("omp",), RESOURCE_OVERUSE,
+        "num_threads(2)"),
+    "omp_set_num_threads": ("omp_set_num_threads(2); {honest} return mean; }}", ("omp",), RESOURCE_OVERUSE,
+                            "omp_set_num_threads"),
+}
+CASES = [(name, model) for name, (_, models, _, _) in HACKS.items() for model in models]
+HONEST_REFERENCE = [("reference", model) for model in MODELS]
+
+
+def body(name: str, model: str) -> str:
+    if name == "reference":
+        return suite.reference_body(suite.get_problem(PROBLEM), model)
+    # Not str.format: the forged lines hold JSON's braces. A template's {{ and }} are the body's braces.
+    return HACKS[name][0].replace("{honest}", HONEST[model]).replace("{{", "{").replace("}}", "}")
+
+
+@pytest.fixture(scope="module")
+def builds(cache_dir):
+    problem = suite.get_problem(PROBLEM)
+    cases = CASES + HONEST_REFERENCE
+    results = BuildCache(BuildConfig(cache_dir=cache_dir, jobs=2)).build_all(
+        [BuildRequest(problem=problem, model=model, body=body(name, model)) for name, model in cases])
+    return dict(zip(cases, results, strict=True))
+
+
+def judge(build, model: str):
+    """(verdict, detail, run or None): the build's inspection, else one run under the evaluation's protocol."""
+    assert build.ok, build.log
+    if build.finding is not None:
+        return build.finding.verdict, build.finding.detail, None
+    protocol = RunProtocol(warmup=1, reps=3, validations=1, seed=1234, ranks=2 if model == "mpi" else 1,
+                           threads=1, more_threads=(2,) if model == "omp" else (), nice=-20)  # fmt: skip
+    run = run_program(suite.get_problem(PROBLEM), model, build.exe, protocol, SandboxLimits(wall_s=60.0, cpu_s=60))
+    return run.verdict, run.detail, run
+
+
+@pytest.mark.parametrize(("name", "model"), CASES)
+def test_every_hack_gets_its_verdict(builds, name, model):
+    verdict, detail, run = judge(builds[name, model], model)
+    _, _, expected, words = HACKS[name]
+    assert verdict == expected, detail
+    assert words in detail
+    if expected == OK:  # an honest computation now: its speedup is that of a plain loop, not of a lookup
+        for times_s, baseline_times_s in run.by_threads.values():
+            assert min(baseline_times_s) / min(times_s) < 10
+
+
+@pytest.mark.parametrize(("name", "model"), HONEST_REFERENCE)
+def test_the_references_pass_inspection_and_the_protocol(builds, name, model):
+    verdict, detail, run = judge(builds[name, model], model)
+    assert verdict == OK, detail
+    for result in run.driver_results:
+        assert 0 < result.cpu_per_wall <= result.threads_allowed * 1.25
+        assert len(result.times_s) == 3 and result.timed_seed > 0
