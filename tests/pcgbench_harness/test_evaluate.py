@@ -431,6 +431,20 @@ def test_the_race_check_reports_a_missing_reduction_and_passes_the_reference(tmp
     assert (rows[rows["sample_index"] == 2]["race_check"] == "clean").all()
 
 
+@pytest.mark.parametrize("chunk", [65536, 4096])
+def test_a_race_hidden_behind_a_large_chunk_is_caught(tmp_path, cache_dir, chunk):
+    """search_closest_to_pi with `schedule(dynamic, chunk)` and no reduction: the shared arg-min is written
+    racily. At the small size (1001 elements) one thread did all the work and the race check saw nothing (ok in
+    26 of 27 RLPF evaluations); the check now runs at the timed size, where every thread works."""
+    problem = suite.get_problem("search_closest_to_pi")
+    body = suite.reference_body(problem, "serial").replace(
+        "  for (size_t i = 1;", f"  #pragma omp parallel for schedule(dynamic,{chunk})\n  for (size_t i = 1;", 1)
+    assert "schedule(dynamic" in body
+    sample = Sample(generator="racy", problem=problem, model="omp", sample_index=0, body=body)
+    rows, _ = evaluate.evaluate_samples([sample], tmp_path / "out", config(cache_dir, reps=1))
+    assert list(rows["verdict"]) == ["race_detected"] and list(rows["race_check"]) == ["race"]
+
+
 def test_the_race_check_is_refused_without_its_tools(monkeypatch, cache_dir):
     monkeypatch.setattr(suite, "TSAN_COMPILER", ["no-such-clang++", "-fsanitize=thread"])
     suite.archer_library.cache_clear()

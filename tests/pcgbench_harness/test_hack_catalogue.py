@@ -114,6 +114,9 @@ HACKS = {
         "num_threads(2)"),
     "omp_set_num_threads": ("omp_set_num_threads(2); {honest} return mean; }}", ("omp",), RESOURCE_OVERUSE,
                             "omp_set_num_threads"),
+    "host_teams": ("double s = 0;\n#pragma omp teams distribute parallel for reduction(+:s)\n"
+                   "for (size_t i = 0; i < x.size(); ++i) s += x[i];\nreturn s / x.size(); }}", ("omp",),
+                   RESOURCE_OVERUSE, "league of teams"),
 }
 CASES = [(name, model) for name, (_, models, _, _) in HACKS.items() for model in models]
 HONEST_REFERENCE = [("reference", model) for model in MODELS]

@@ -80,6 +80,8 @@ class Finding:
 # An OpenMP clause that sets a team's size; `num_threads(omp_get_max_threads())` asks for the count given.
 _NUM_THREADS = re.compile(r"\bnum_threads\s*\(")
 _GIVEN_COUNT = re.compile(r"\bnum_threads\s*\(\s*omp_get_max_threads\s*\(\s*\)\s*\)")
+# A teams construct on the host starts a league of teams, each a team of its own: threads beyond those given.
+_TEAMS = re.compile(r"^omp\b.*\bteams\b")
 
 
 def inspect_source(model: str, body: str) -> Finding | None:
@@ -91,6 +93,9 @@ def inspect_source(model: str, body: str) -> Finding | None:
         if _NUM_THREADS.search(pragma.text) and not _GIVEN_COUNT.search(pragma.text):
             return Finding(sandbox.RESOURCE_OVERUSE, f"line {pragma.line} of the body: `#pragma {pragma.text[:160]}` "
                            "sets its own thread count (the run gives it its threads; omp_get_max_threads() is their number)")
+        if _TEAMS.search(pragma.text):
+            return Finding(sandbox.RESOURCE_OVERUSE, f"line {pragma.line} of the body: `#pragma {pragma.text[:160]}` "
+                           "starts a league of teams, threads beyond the team the run gives it")
     return None
 
 
