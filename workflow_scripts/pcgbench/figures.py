@@ -106,10 +106,12 @@ def heatmap_figure(metrics: dict[str, dict], path: Path) -> None:
     save_figure(fig, path)
 
 
-# Passing samples green, failures that never ran grey, wrong or failed runs in warm colours.
+# Passing samples green, failures that never ran grey (tampering black: refused before any run), wrong or failed
+# runs in warm colours.
 VERDICT_COLOURS = {"ok": "tab:green", "build_error": "tab:gray", "prompt_mismatch": "lightgray",
-                   "no_parallelism": "tab:olive", "wrong_answer": "tab:orange", "crash": "tab:red",
-                   "race_detected": "tab:pink", "timeout": "tab:purple", "killed_resource_limit": "tab:brown"}  # fmt: skip
+                   "tampering": "black", "no_parallelism": "tab:olive", "wrong_answer": "tab:orange",
+                   "crash": "tab:red", "race_detected": "tab:pink", "resource_overuse": "tab:cyan",
+                   "timeout": "tab:purple", "killed_resource_limit": "tab:brown"}  # fmt: skip
 
 
 def verdicts_figure(metrics: dict[str, dict], path: Path) -> None:
