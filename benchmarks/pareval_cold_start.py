@@ -110,6 +110,8 @@ def evaluate(generations: Path, out: Path, cache: Path, machine_cache: Path, rac
     if proc.returncode != 0:
         raise SystemExit(f"evaluate failed:\n{proc.stderr[-3000:]}")
     rows = pd.read_parquet(out / "results.parquet")
+    for r in rows[rows["verdict"] != "ok"].itertuples():  # every sample is a reference: say why one failed
+        print(f"  not ok: {r.problem}/{r.model}#{r.sample_index} at {r.threads} threads: {r.verdict}: {r.detail[:300]}")
     speedups = {f"{r.problem}/{r.model}#{r.sample_index}@{r.threads}": r.speedup for r in rows.itertuples()}
     rows = rows.drop_duplicates("sample_id")
     return wall, {f"{r.problem}/{r.model}#{r.sample_index}": r.verdict for r in rows.itertuples()}, speedups

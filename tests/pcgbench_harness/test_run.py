@@ -156,3 +156,44 @@ def test_the_package_exports_its_api():
     }  # fmt: skip
     assert all(hasattr(pcgbench, name) for name in pcgbench.__all__)
     assert set(pcgbench.VERDICTS) >= {pcgbench.OK, pcgbench.WRONG_ANSWER, pcgbench.CRASH, pcgbench.BUILD_ERROR}
+
+
+@pytest.mark.parametrize(("body", "size"), [
+    ("  #pragma omp parallel for reduction(+:s)\n  for (size_t i = 0; i < x.size(); ++i) s += x[i];", "small"),
+    ("  #pragma omp parallel for schedule(dynamic,65536)\n  for (size_t i = 0; i < n; ++i) ...", "timed"),
+    ("  #pragma omp parallel for schedule(dynamic, 500)\n", "timed"),  # 2 threads x 4 x 500 > 1001
+    ("  #pragma omp parallel for schedule(dynamic, 100)\n", "small"),  # ten chunks at 1001: both threads work
+    ("  if (x.size() < 5000) return serial(x);\n  #pragma omp parallel for\n", "timed"),
+    ("  #pragma omp parallel for if(n > 1e4)\n", "timed"),
+    ("  const size_t block = 0x4000;\n", "timed"),
+    ("  const size_t chunk = 1 << 12;\n", "timed"),  # a computed number
+    ("  // chunks of 65536 would hide a race; \"65536\" in a string neither\n  int v2 = x2 + int64;\n", "small"),
+    (None, "timed"),
+])  # fmt: skip
+def test_the_race_check_runs_where_the_bodys_numbers_cannot_idle_a_thread(problem, body, size):
+    """A number in the body's code could be a chunk or a threshold that leaves a thread idle at the small size
+    (where a schedule(dynamic,65536) race was never seen): then the race check runs at the timed size."""
+    from workflow_scripts.pcgbench.run import race_check_size
+
+    assert problem.sizes["small"] == 1001
+    assert race_check_size(problem, "omp", body) == size
+
+
+@pytest.mark.parametrize(("threads_allowed", "cpu", "baseline_cpu", "flagged"), [
+    (1, 1.04, 1.02, False), (2, 2.1, 2.05, False),  # the references' worst readings (per-thread clocks)
+    (1, 1.95, 1.0, True),  # a second core taken in every call
+    (2, 3.9, 2.0, True), (1, 1.0, 1.9, True),  # work of its own during the baseline's calls
+    (0, 9.0, 9.0, False),  # GPU models: not checked
+    (1, 1.6, 1.0, False),  # calls so short (5 x 1 ms) that the excess is within the readings' slack
+])  # fmt: skip
+def test_more_cores_than_given_is_resource_overuse(threads_allowed, cpu, baseline_cpu, flagged):
+    from workflow_scripts.pcgbench.run import resource_overuse
+
+    wall = (0.0005,) * 5 if (threads_allowed, cpu) == (1, 1.6) else (0.01,) * 5
+    result = suite.DriverResult(problem="p", model="omp", ranks=1, threads=max(threads_allowed, 1), timed_size=10,
+                                valid=True, failure="", validation=(), times_s=wall, baseline_times_s=wall,
+                                threads_allowed=threads_allowed, cpu_per_wall=cpu, baseline_cpu_per_wall=baseline_cpu)
+    why = resource_overuse(result)
+    assert (why is not None) == flagged
+    if flagged:
+        assert "cores busy" in why and f"given {threads_allowed}" in why

@@ -28,7 +28,8 @@ calls beyond its function: tampering.py; checked after a successful build, and i
 result line without the run's nonce or times that do not fit the wall time measured outside is tampering, and CPU
 time above the cores given is resource_overuse: run.py), no_parallelism (the body does not use the execution model its prompt asked for; checked after
 a successful build, and it is not run), race_detected (OpenMP and MPI+OpenMP samples, with `race_check` on: the sample's
-ThreadSanitizer build, run once at the timed size before any timed run, reported a data race; run.check_races),
+ThreadSanitizer build, run once before any timed run at a size where every thread works, reported a data race;
+run.check_races),
 timeout, crash,
 killed_resource_limit, wrong_answer, ok. A sample's verdict is that of the first run that failed (the sweep
 stops there), or ok when all passed. The `race_check` column says what the race check found
@@ -263,7 +264,7 @@ def evaluate_sample(sample: Sample, build: BuildResult, cfg: EvaluateConfig,
     race_check = None
     if race_build is not None:
         check = check_races(sample.problem, sample.model, race_build, seed=cfg.seed, limits=cfg.limits(),
-                            nice=cfg.run_nice)  # fmt: skip
+                            nice=cfg.run_nice, body=sample.body)  # fmt: skip
         if check.status == "race":
             return [_row(sample, build, RACE_DETECTED, check.detail, race_check=check.column())]
         race_check = check.column()

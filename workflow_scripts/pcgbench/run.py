@@ -22,20 +22,24 @@ the sample cannot have written it (data/pcgbench/README.md, "What a sample canno
     check = check_races(problem, "omp", tsan_build, seed=1234, limits=limits)   # before the timed runs
     check.status       # "clean", "race" or "inconclusive"
 
-An OpenMP program's race check runs its ThreadSanitizer build (suite.TSAN) once at the timed size: a data race
-is found from the order of the accesses, so it is caught even when a loaded machine runs the threads one after
-another, where validation by results can pass by luck. At the timed size, not the small one: every thread of
-the run then works under the sample's own schedule. At the small size (1001 elements) a body with
-`schedule(dynamic,65536)`, an `if(n > 10000)` clause or a branch on the size gives one thread all the work, and
-its racy arg-min was never seen (0 of 10 runs; at the timed size 10 of 10).
+An OpenMP program's race check runs its ThreadSanitizer build (suite.TSAN) once: a data race is found from the
+order of the accesses, so it is caught even when a loaded machine runs the threads one after another, where
+validation by results can pass by luck. It must see every thread work under the sample's own schedule: at the
+small size (1001 elements) a body with `schedule(dynamic,65536)`, an `if(n > 10000)` clause or a branch on
+`x.size() < 5000` gives one thread all the work, and its racy arg-min was never seen (0 of 10 runs; at the
+timed size 10 of 10). So the size is derived from the body (race_check_size): the small size only when no
+number in its code (a chunk, a threshold, a block size) could keep a thread idle there, else the timed size.
+Under ThreadSanitizer the timed size costs about 0.25 s a run against 0.02 s at the small size.
 """
 
 import dataclasses
+import re
 import secrets
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from workflow_scripts.common.c_scanner import strip_comments_and_strings
 from workflow_scripts.pcgbench import sandbox, suite
 from workflow_scripts.pcgbench.timing import placement_env
 
@@ -49,11 +53,12 @@ if TYPE_CHECKING:
 PROTOCOL = "pcgbench-run-v2"
 SANDBOX_EXE = "/tmp/sample.exe"  # where the executable appears inside the sandbox
 STDERR_CHARS = 600  # how much of a failing run's stderr its detail keeps (the end, where the error is)
-# CPU time / wall time over a run's timed calls may exceed the threads given by this factor, and by
-# CPU_SLACK_S in total, before the run is resource_overuse: an honest process cannot exceed threads x wall
-# at all (each thread runs at most the wall time); the margin covers the runtime's helper threads (MPI's
-# progress thread, OpenMP workers spinning out a barrier) and clock granularity. A body that takes a second
-# core where it was given one shows about 2.
+# CPU time / wall time of a run's median timed call may exceed the threads given by this factor, and by
+# CPU_SLACK_S over all its calls, before the run is resource_overuse: an honest process cannot exceed threads x
+# wall at all (each thread runs at most the wall time); the margin covers the runtime's helper threads (MPI's
+# progress thread, OpenMP workers spinning out a barrier) and the readings' own cost (tens of microseconds a
+# call). Measured on the suite's OpenMP and serial references: at most 1.05 x the threads given. A body that
+# takes a second core where it was given one shows about 2.
 CPU_OVERUSE_FACTOR = 1.25
 CPU_SLACK_S = 0.002
 
@@ -63,7 +68,7 @@ class RunProtocol:
     """How one run validates and times a program (the driver's arguments) and where it runs."""
 
     warmup: int  # untimed calls before the timed ones
-    reps: int  # timed calls of the program and of the serial baseline, interleaved in one process
+    reps: int  # timed calls of the program and of the serial baseline, interleaved in one process (0: validate only)
     validations: int  # times the timed size is validated, each on another input (a race shows in some only)
     seed: int  # the driver's input generator seed
     size: str = "timed"  # the problem size validated last and timed ("timed" or "paper")
@@ -145,7 +150,7 @@ def run_program(problem: suite.Problem, model: str, exe: Path, protocol: RunProt
                           driver_failure=None, **failed)  # fmt: skip
     threads = (protocol.threads, *protocol.more_threads)
     try:
-        results = suite.parse_driver_results(result.stdout, nonce)
+        results = suite.parse_driver_results(result.stdout, nonce, timed=protocol.reps > 0)
         if tuple(r.threads for r in results) != threads:  # the driver prints them in this order
             raise ValueError(f"result lines for threads {[r.threads for r in results]}, expected {list(threads)}")
     except suite.ForgedResult as err:
@@ -190,6 +195,26 @@ class RaceCheck:
         return self.status if self.status != "inconclusive" else f"{self.status}: {self.detail}"
 
 
+# A number in code: decimal, hex, binary or floating (1e5), with its suffixes; not part of a name (x2, int64_t).
+_NUMBER = re.compile(r"(?<![\w.])(0[xX][0-9a-fA-F]+|0[bB][01]+|(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)[uUlLfF]*")
+
+
+def race_check_size(problem: suite.Problem, model: str, body: str | None) -> str:
+    """The size at which the race check runs a sample: "small" when every thread of the check works there whatever
+    the body's numbers, else "timed" (the module docstring says why). A number c in the body's code (comments and
+    strings aside) could be a chunk or a threshold: the small size is enough only when the check's threads x ranks
+    x 4 x c stays below it for every c. A shift (`1 << 16`) computes a number: timed. Unknown body: timed."""
+    if body is None:
+        return "timed"
+    code = strip_comments_and_strings(body)
+    if "<<" in code:
+        return "timed"
+    ranks = RACE_CHECK_RANKS if model == "mpi+omp" else 1
+    largest = max((float(int(m, 0)) if m[:2].lower() in ("0x", "0b") else float(m) for m in _NUMBER.findall(code)),
+                  default=0.0)  # fmt: skip
+    return "small" if 4 * RACE_CHECK_THREADS * ranks * largest < problem.sizes["small"] else "timed"
+
+
 def race_check_env(memory_mb: int) -> dict[str, str]:
     """TSan's options: stop at the first race with its own exit code; take LLVM's OpenMP runtime (not
     instrumented) as described by Archer; bound the resident memory, as RLIMIT_AS cannot be used."""
@@ -208,18 +233,18 @@ def race_report(stderr: str) -> str:
 
 
 def check_races(problem: suite.Problem, model: str, build: "BuildResult", *, seed: int,
-                limits: sandbox.SandboxLimits, nice: int = 0) -> RaceCheck:  # fmt: skip
-    """Run the race-check build of an OpenMP program (BuildRequest.sanitizer = suite.TSAN) once in the sandbox at the
-    problem's timed size (the module docstring says why; validated at the small size and the timed one, then one
-    timed call on a fresh input: TSan runs 5-15x slower) on RACE_CHECK_THREADS threads (per rank, on
+                limits: sandbox.SandboxLimits, nice: int = 0, body: str | None = None) -> RaceCheck:  # fmt: skip
+    """Run the race-check build of an OpenMP program (BuildRequest.sanitizer = suite.TSAN) once in the sandbox, at the
+    size race_check_size derives from its `body` (the timed size without one; the module docstring says why;
+    validated, nothing timed: TSan runs 5-15x slower) on RACE_CHECK_THREADS threads (per rank, on
     RACE_CHECK_RANKS ranks for MPI+OpenMP). RLIMIT_AS is lifted (TSan reserves terabytes of address space) and
     TSan's RSS limit takes its place at the same size. A build that failed (clang rejects what GCC accepted)
     is inconclusive, not a verdict."""
     if not build.ok:
         return RaceCheck(status="inconclusive", detail="the ThreadSanitizer build failed: " + build.log[-300:])
     ranks = RACE_CHECK_RANKS if model == "mpi+omp" else 1
-    protocol = RunProtocol(warmup=0, reps=1, validations=1, seed=seed, size="timed", ranks=ranks,
-                           threads=RACE_CHECK_THREADS, nice=nice,
+    protocol = RunProtocol(warmup=0, reps=0, validations=1, seed=seed, size=race_check_size(problem, model, body),
+                           ranks=ranks, threads=RACE_CHECK_THREADS, nice=nice,
                            extra_env=race_check_env(limits.address_space_mb or 4096))  # fmt: skip
     run = run_program(problem, model, build.exe, protocol, dataclasses.replace(limits, address_space_mb=None))
     if RACE_REPORT in run.result.stderr:

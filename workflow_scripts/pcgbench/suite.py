@@ -648,6 +648,8 @@ def run_argv(problem: Problem, model: str, exe: Path, *, ranks: int, threads: in
         raise ValueError(f"{problem.name}: no size {size!r}; it has {sorted(problem.sizes)}")
     if ranks < 1 or threads < 1:
         raise ValueError(f"ranks and threads must be >= 1, got ranks={ranks}, threads={threads}")
+    if reps < 0 or warmup < 0:
+        raise ValueError(f"reps and warmup must be >= 0 (reps 0: validate only), got reps={reps}, warmup={warmup}")
     if ranks != 1 and model not in ("mpi", "mpi+omp"):
         raise ValueError(f"{model} runs on one rank; got ranks={ranks}")
     if threads != 1 and model in ("serial", "mpi"):
@@ -726,8 +728,8 @@ class DriverResult:
     baseline_times_s: tuple[float, ...]  # the serial baseline, timed in the same process
     timed_seed: int = 0                  # the seed of the first timed input (from the run's secret)
     threads_allowed: int = 0             # threads per process the timed calls were given (0: not checked, GPU)
-    cpu_per_wall: float = 0.0            # process CPU time / wall time over the timed calls, largest over ranks
-    baseline_cpu_per_wall: float = 0.0   # the same over the baseline's calls (rank 0)
+    cpu_per_wall: float = 0.0            # CPU time / wall time of a timed call: the median call's, largest over ranks
+    baseline_cpu_per_wall: float = 0.0   # the same of the baseline's calls (rank 0)
 
 
 RESULT_TAG = "PCGBENCH_RESULT "
@@ -738,19 +740,19 @@ class ForgedResult(ValueError):
     """A result line that the driver did not print: its nonce is not the run's."""
 
 
-def parse_driver_output(stdout: str, nonce: str = NO_NONCE) -> DriverResult:
+def parse_driver_output(stdout: str, nonce: str = NO_NONCE, timed: bool = True) -> DriverResult:
     """The DriverResult in a driver's stdout; ValueError if the result line is missing or malformed, or if
     there are several (a run with more_threads: parse_driver_results); ForgedResult if one bears another nonce."""
-    results = parse_driver_results(stdout, nonce)
+    results = parse_driver_results(stdout, nonce, timed)
     if len(results) != 1:
         raise ValueError(f"expected exactly one '{RESULT_TAG.strip()}' line in the driver output, found {len(results)}")
     return results[0]
 
 
-def parse_driver_results(stdout: str, nonce: str = NO_NONCE) -> tuple[DriverResult, ...]:
+def parse_driver_results(stdout: str, nonce: str = NO_NONCE, timed: bool = True) -> tuple[DriverResult, ...]:
     """The DriverResults in a driver's stdout, one per thread count it ran, in its order. ForgedResult if any
     tagged line bears another nonce than `nonce` (the sample printed it); ValueError if there is none or one is
-    malformed."""
+    malformed, or (`timed`: the run had reps > 0) a valid one has no timings."""
     lines = [ln for ln in stdout.splitlines() if ln.startswith(RESULT_TAG.strip())]
     if not lines:
         raise ValueError(f"expected a '{RESULT_TAG.strip()}' line in the driver output, found none")
@@ -759,10 +761,10 @@ def parse_driver_results(stdout: str, nonce: str = NO_NONCE) -> tuple[DriverResu
     if forged:
         raise ForgedResult(f"{len(forged)} of {len(lines)} '{RESULT_TAG.strip()}' lines were not printed by the "
                            f"driver (no run nonce), e.g. {forged[0][:160]!r}")
-    return tuple(_parse_result_line(line[len(signed):]) for line in lines)
+    return tuple(_parse_result_line(line[len(signed):], timed) for line in lines)
 
 
-def _parse_result_line(text: str) -> DriverResult:
+def _parse_result_line(text: str, timed: bool = True) -> DriverResult:
     try:
         raw = json.loads(text)
         validation = tuple(SizeCheck(size=int(v["size"]), passed=bool(v["pass"]), why=str(v["why"]))
@@ -777,7 +779,7 @@ def _parse_result_line(text: str) -> DriverResult:
                               baseline_cpu_per_wall=float(raw["baseline_cpu_per_wall"]))
     except (json.JSONDecodeError, KeyError, TypeError, ValueError) as err:
         raise ValueError(f"malformed {RESULT_TAG.strip()} line: {err}") from err
-    if result.valid and (not result.times_s or not result.baseline_times_s):
+    if timed and result.valid and (not result.times_s or not result.baseline_times_s):
         raise ValueError("driver reported a valid result without timings")
     return result
 

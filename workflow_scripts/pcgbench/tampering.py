@@ -116,10 +116,9 @@ def _readelf(*args: str) -> str:
     return proc.stdout
 
 
-def symbols(path: Path, dynamic: bool = False) -> list[Symbol]:
-    """The symbol table (or the dynamic one) of an ELF file, version suffixes dropped."""
+def _parse_symbols(text: str) -> list[Symbol]:
     found = []
-    for line in _readelf("--dyn-syms" if dynamic else "--syms", str(path)).splitlines():
+    for line in text.splitlines():
         parts = line.split()
         if len(parts) < 8 or not parts[0].rstrip(":").isdigit():
             continue
@@ -129,19 +128,10 @@ def symbols(path: Path, dynamic: bool = False) -> list[Symbol]:
     return found
 
 
-def sections(path: Path) -> dict[str, str]:
-    """{section index: name} of an object file."""
-    table = {}
-    for match in re.finditer(r"^\s*\[\s*(\d+)\]\s+(\S+)", _readelf("--sections", str(path)), re.MULTILINE):
-        table[match.group(1)] = match.group(2)
-    return table
-
-
-def relocations(path: Path) -> dict[str, list[tuple[int, str, int]]]:
-    """{relocated section name: [(offset, target symbol name or section name, addend), ...]}."""
+def _parse_relocations(text: str) -> dict[str, list[tuple[int, str, int]]]:
     table: dict[str, list[tuple[int, str, int]]] = {}
     current = None
-    for line in _readelf("--relocs", str(path)).splitlines():
+    for line in text.splitlines():
         header = re.match(r"Relocation section '\.rela?(\S+)'", line)
         if header:
             current = table.setdefault(header.group(1), [])
@@ -152,6 +142,39 @@ def relocations(path: Path) -> dict[str, list[tuple[int, str, int]]]:
         addend = int(parts[6], 16) * (-1 if parts[5] == "-" else 1) if len(parts) >= 7 else 0
         current.append((int(parts[0], 16), parts[4].split("@")[0], addend))
     return table
+
+
+@dataclasses.dataclass(frozen=True)
+class ObjectFile:
+    """What the checks read of an object file, from one readelf call."""
+
+    sections: dict[str, str]  # section index -> name
+    symbols: list[Symbol]
+    relocations: dict[str, list[tuple[int, str, int]]]  # relocated section name -> (offset, target, addend)
+
+
+def read_object(path: Path) -> ObjectFile:
+    """An object file's sections, symbols and relocations (readelf -S -r -s, one process)."""
+    text = _readelf("--sections", "--relocs", "--syms", str(path))
+    at_relocs = text.find("\nRelocation section")
+    at_symbols = text.find("\nSymbol table")
+    head = text[: min(i for i in (at_relocs, at_symbols, len(text)) if i >= 0)]
+    sections = {m.group(1): m.group(2) for m in re.finditer(r"^\s*\[\s*(\d+)\]\s+(\S+)", head, re.MULTILINE)}
+    relocs_text = text[at_relocs:at_symbols] if at_relocs >= 0 else ""
+    symbols_text = text[at_symbols:] if at_symbols >= 0 else ""
+    return ObjectFile(sections=sections, symbols=_parse_symbols(symbols_text),
+                      relocations=_parse_relocations(relocs_text))  # fmt: skip
+
+
+def symbols(path: Path, dynamic: bool = False) -> list[Symbol]:
+    """The symbol table (or the dynamic one) of an ELF file, version suffixes dropped."""
+    return _parse_symbols(_readelf("--dyn-syms" if dynamic else "--syms", str(path)))
+
+
+@functools.lru_cache(maxsize=256)
+def _defined_names(path: Path, mtime_ns: int) -> frozenset[str]:
+    """The names an object defines for others (the driver's: read once per object and version)."""
+    return frozenset(s.name for s in symbols(path) if s.section != "UND" and s.bind != "LOCAL")
 
 
 def demangle(names: list[str]) -> dict[str, str]:
@@ -191,6 +214,12 @@ def library_exports(exe: Path) -> dict[str, str]:
     needed = re.findall(r"\(NEEDED\)\s+Shared library: \[([^\]]+)\]", dynamic)
     runpath = [d for m in re.findall(r"\((?:RUNPATH|RPATH)\)\s+Library (?:runpath|rpath): \[([^\]]+)\]", dynamic)
                for d in m.split(":")]  # fmt: skip
+    return _exports_of(tuple(needed), tuple(runpath))
+
+
+@functools.cache
+def _exports_of(needed: tuple[str, ...], runpath: tuple[str, ...]) -> dict[str, str]:
+    """library_exports for one set of needed libraries (every sample of a model links the same ones)."""
     exports: dict[str, str] = {}
     for soname in needed:
         path = next((str(Path(d) / soname) for d in runpath if (Path(d) / soname).exists()),
@@ -202,10 +231,10 @@ def library_exports(exe: Path) -> dict[str, str]:
     return exports
 
 
-def constructor_calls(obj: Path) -> dict[str, set[str]]:
+def constructor_calls(elf: ObjectFile) -> dict[str, set[str]]:
     """{constructor/destructor section: what the functions it lists refer to} ("?" for an entry that names no
     function of the object)."""
-    index, table, relocs = sections(obj), symbols(obj), relocations(obj)
+    index, table, relocs = elf.sections, elf.symbols, elf.relocations
     found: dict[str, set[str]] = {}
     for section in (name for name in index.values() if name.startswith(CONSTRUCTOR_SECTIONS)):
         calls = found.setdefault(section, set())
@@ -247,7 +276,7 @@ def prelude_object(model: str) -> Path:
 @functools.cache
 def prelude_constructor_calls(model: str) -> frozenset[str]:
     """What the constructors of the headers' own static objects refer to (prelude_object)."""
-    return frozenset().union(*constructor_calls(prelude_object(model)).values())
+    return frozenset().union(*constructor_calls(read_object(prelude_object(model))).values())
 
 
 @functools.cache
@@ -263,19 +292,19 @@ def _header_section(section: str, model: str) -> bool:
     return name != section and name in prelude_definitions(model)
 
 
-def _referrers(obj: Path, names: set[str]) -> dict[str, set[str]]:
+def _referrers(elf: ObjectFile, names: set[str]) -> dict[str, set[str]]:
     """{name: the sections whose relocations refer to it} for each of `names` the object refers to."""
     found: dict[str, set[str]] = {}
-    for section, entries in relocations(obj).items():
+    for section, entries in elf.relocations.items():
         for _, target, _ in entries:
             if target in names:
                 found.setdefault(target, set()).add(section)
     return found
 
 
-def _constructor_findings(obj: Path, model: str, names: dict[str, str]) -> list[str]:
+def _constructor_findings(elf: ObjectFile, model: str, names: dict[str, str]) -> list[str]:
     """What the object's constructor/destructor sections run beyond what the headers' own static objects do."""
-    calls = constructor_calls(obj)
+    calls = constructor_calls(elf)
     everything = set().union(*calls.values())
     if everything <= IOSTREAM_INIT:
         return []
@@ -290,20 +319,21 @@ def _constructor_findings(obj: Path, model: str, names: dict[str, str]) -> list[
 def inspect_sample(problem: suite.Problem, model: str, sample_obj: Path, driver_obj: Path,
                    exe: Path) -> Finding | None:  # fmt: skip
     """The first thing the sample's object defines or calls beyond its function (module docstring), or None."""
-    table = symbols(sample_obj)
-    driver_defined = {s.name for s in symbols(driver_obj) if s.section != "UND" and s.bind != "LOCAL"}
+    elf = read_object(sample_obj)
+    table = elf.symbols
+    driver_defined = _defined_names(driver_obj, driver_obj.stat().st_mtime_ns)
     exports = library_exports(exe)
     names = demangle(sorted({s.name for s in table if s.bind != "LOCAL" or s.kind == "FUNC"}))
     wanted = function_name(problem, model)
     tampering: list[str] = []
     spawning: list[str] = []
     if model not in ("cuda", "hip"):
-        tampering += _constructor_findings(sample_obj, model, names)
+        tampering += _constructor_findings(elf, model, names)
     # Forbidden calls count where the sample's own code makes them, not where the headers' inline functions do
     # (MPI's C++ bindings refer to MPI_Comm_spawn in every translation unit that includes mpi.h).
     suspicious = {s.name for s in table if s.section == "UND" and (
         s.name in FORBIDDEN_CALLS or s.name in SPAWN_CALLS or s.name.startswith(SPAWN_PREFIXES))}  # fmt: skip
-    own = {name for name, sites in _referrers(sample_obj, suspicious).items()
+    own = {name for name, sites in _referrers(elf, suspicious).items()
            if not all(_header_section(site, model) for site in sites)}  # fmt: skip
     for s in table:
         pretty = names.get(s.name, s.name)

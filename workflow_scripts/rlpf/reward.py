@@ -228,11 +228,11 @@ class Measurer:
     def race_checked(self, task: Task) -> bool:
         return self.cfg.race_check and task.model in suite.RACE_CHECKED_MODELS
 
-    def _run(self, task: Task, exe: Path, key: str, race_build: BuildResult | None = None) -> Measurement:
+    def _run(self, task: Task, exe: Path, key: str, body: str, race_build: BuildResult | None = None) -> Measurement:
         fields = dict(key=key, task_id=task.task_id, speedup=None, time_s=None, baseline_time_s=None, spread=None)
         if race_build is not None:
             check = check_races(suite.get_problem(task.kernel), task.model, race_build, seed=self.cfg.input_seed,
-                                limits=self.cfg.limits(), nice=self.cfg.run_nice)  # fmt: skip
+                                limits=self.cfg.limits(), nice=self.cfg.run_nice, body=body)  # fmt: skip
             if check.status == "race":
                 return Measurement(**fields, verdict=RACE_DETECTED, detail=check.detail[:400])
             if check.status == "inconclusive":
@@ -297,7 +297,7 @@ class Measurer:
                     m = Measurement(key=key, task_id=task.task_id, verdict=build.finding.verdict, speedup=None,
                                     time_s=None, baseline_time_s=None, spread=None, detail=build.finding.detail[:400])
                 else:
-                    m = self._run(task, build.exe, key, race_builds.get(key))
+                    m = self._run(task, build.exe, key, todo[key][1], race_builds.get(key))
                     earlier = self._load(key)  # a pass being confirmed (CONFIRMATIONS)
                     if m.verdict == OK and earlier is not None and earlier.verdict == OK:
                         m.passes = earlier.passes + 1

@@ -308,9 +308,9 @@ inline Args parse_args(int argc, char** argv) {
 #if !defined(PCG_MODEL_OMP) && !defined(PCG_MODEL_MPI_OMP)
   sweep_ok = sweep_ok && a.threads_sweep.empty();  // the thread count of other models is fixed at start-up
 #endif
-  if (a.sizes.empty() || a.reps < 1 || a.warmup < 0 || a.stress_validations < 0 || !sweep_ok ||
+  if (a.sizes.empty() || a.reps < 0 || a.warmup < 0 || a.stress_validations < 0 || !sweep_ok ||
       (a.stress_validations > 0) != (a.stress_threads > 0)) {
-    std::fprintf(stderr, "usage: --seed S --sizes N1,...,Ntimed --warmup W>=0 --reps R>=1 [--check-validator] "
+    std::fprintf(stderr, "usage: --seed S --sizes N1,...,Ntimed --warmup W>=0 --reps R>=0 (0: validate only) [--check-validator] "
                          "[--stress-threads T>=1 --stress-validations K>=1] [--model NAME] "
                          "[--threads-sweep T1,T2,... (OpenMP models, each >= 1)] [--secret-stdin]\n");
     std::exit(2);
@@ -368,6 +368,14 @@ inline ThreadClocks thread_clocks() {
   }
   return clocks;
 }
+// The median of `v` (0 when empty).
+inline double median(std::vector<double> v) {
+  if (v.empty()) return 0.0;
+  std::sort(v.begin(), v.end());
+  const std::size_t h = v.size() / 2;
+  return v.size() % 2 ? v[h] : 0.5 * (v[h - 1] + v[h]);
+}
+
 // CPU seconds the threads alive at `after` spent since `before`.
 inline double cpu_between(const ThreadClocks& before, const ThreadClocks& after) {
   double total = 0;

@@ -12,11 +12,11 @@
 //    (identical on every MPI rank), compute the serial baseline's answer and the solution's answer, and
 //    validate (on rank 0; the verdict is broadcast). OpenMP models given --threads-sweep T1,T2,... validate
 //    each input at each of those thread counts (its baseline answer computed once).
-// 2. If every validation passed: at each thread count of the sweep in turn, `warmup` untimed then `reps` timed
-//    repetitions, each on a fresh input at the timed size, never seen before (drawn from the timed seed, outside
-//    the timed region, into the validations' buffers): a call of the solution (all ranks, barrier before and
+// 2. If every validation passed: at each thread count of the sweep in turn, `warmup` untimed calls (on the input of
+//    the call before) then `reps` timed repetitions, each on a fresh input at the timed size, never seen before
+//    (drawn from the timed seed, outside the timed region): a call of the solution (all ranks, barrier before and
 //    after) followed by a call of the serial baseline on the same input (rank 0), and then the solution's answer
-//    checked against the baseline's, so a body that remembers answers either computes or fails. Interleaved
+//    checked against the baseline's (warm-ups' too), so a body that remembers answers either computes or fails. Interleaved
 //    (ABAB...), so that load drifting during the run reaches both alike and their ratio, the speedup, does not
 //    move with it. Around each timed call the process's CPU time is read beside the wall time: a sample that uses
 //    more threads than it was given shows CPU time above threads x wall time (judged by the harness:
@@ -259,20 +259,24 @@ int main(int argc, char** argv) {
   }
   const std::size_t timed = args.sizes.back();
   std::vector<std::vector<double>> times_s(sweep.size()), baseline_times_s(sweep.size());
-  // Per thread count: the process CPU time over wall time of the timed calls (the largest over the ranks) and of
-  // the baseline's calls (rank 0), each summed over the timed repetitions.
+  // Per thread count: the CPU time over wall time of a timed call (the largest over the ranks) and of a baseline call
+  // (rank 0), each the median over the timed repetitions: a sample that keeps more cores busy does so in every call,
+  // and one odd call (a reading taken as the scheduler moved a thread) does not make the verdict.
   std::vector<double> cpu_per_wall(sweep.size(), 0.0), baseline_cpu_per_wall(sweep.size(), 0.0);
-  if (all_ok) {
-    // Every call gets a fresh input, drawn outside the timed region into the validations' buffers (their pages
-    // already in: a new allocation per call would page-fault its tens of MB in again each time, which cost more
-    // than the calls themselves). Each input's seed is used once in the run.
+  if (all_ok && args.reps > 0) {  // --reps 0: validate only (the race check's ThreadSanitizer run)
+    // Every timed call gets a fresh input, drawn outside the timed region (each seed used once in the run); the
+    // solution's copy goes into the validations' buffers (`got`: their pages already in, so the call does not
+    // page-fault them in).
     std::uint64_t next_seed = secret.timed_seed;
     for (std::size_t c = 0; c < sweep.size() && all_ok; ++c) {
       set_threads(sweep[c]);
-      double cpu_s = 0, wall_s = 0, baseline_cpu_s = 0, baseline_wall_s = 0;
+      std::vector<double> cpu_ratios, baseline_cpu_ratios;  // per timed call: CPU time / wall time
       for (int r = 0; r < args.warmup + args.reps; ++r) {
-        const std::uint64_t input_seed = next_seed++;
-        input = pcg::generate(timed, input_seed);
+        // A warm-up call is not timed: it runs on the input of the call before (validated or timed), whose answer
+        // `want` holds; a generation per call (12 ms for 4M doubles, most of it page faults) is for timed calls only.
+        const bool fresh = r >= args.warmup;
+        const std::uint64_t input_seed = fresh ? next_seed++ : 0;
+        if (fresh) input = pcg::generate(timed, input_seed);
         got = input;
         rt.barrier();
         const pcg::ThreadClocks k0 = pcg::thread_clocks();
@@ -285,7 +289,9 @@ int main(int argc, char** argv) {
         pcg::collect_output_if_defined(got, 0);
         std::string why;
         bool ok = true;
-        if (rt.root()) {  // the other ranks wait at the broadcast
+        if (rt.root() && !fresh) {
+          ok = pcg::check(input, want, got, why);  // `want` already holds this input's answer
+        } else if (rt.root()) {  // the other ranks wait at the broadcast
           want = input;
           const pcg::ThreadClocks bk0 = pcg::thread_clocks();
           const double b0 = pcg::now_s();
@@ -293,26 +299,25 @@ int main(int argc, char** argv) {
           pcg::escape(&pcg::result(want));
           const double b1 = pcg::now_s();
           const pcg::ThreadClocks bk1 = pcg::thread_clocks();
-          if (r >= args.warmup) {
-            baseline_times_s[c].push_back(b1 - b0);
-            baseline_cpu_s += pcg::cpu_between(bk0, bk1), baseline_wall_s += b1 - b0;
-          }
+          baseline_times_s[c].push_back(b1 - b0);
+          if (b1 > b0) baseline_cpu_ratios.push_back(pcg::cpu_between(bk0, bk1) / (b1 - b0));
           ok = pcg::check(input, want, got, why);
         }
         if (!rt.broadcast(ok)) {
           all_ok = false;
-          failure = "timed call " + std::to_string(r + 1) + " of " + std::to_string(args.warmup + args.reps) +
-                    " at " + std::to_string(sweep[c]) + " threads (fresh input, seed " + std::to_string(input_seed) +
-                    "): " + why;
+          failure = (fresh ? "timed call " + std::to_string(r + 1 - args.warmup) + " of " + std::to_string(args.reps)
+                           : "warm-up call " + std::to_string(r + 1) + " of " + std::to_string(args.warmup)) +
+                    " at " + std::to_string(sweep[c]) + " threads" +
+                    (fresh ? " (fresh input, seed " + std::to_string(input_seed) + ")" : "") + ": " + why;
           break;
         }
-        if (r >= args.warmup) {
+        if (fresh) {
           times_s[c].push_back(t1 - t0);
-          cpu_s += pcg::cpu_between(k0, k1), wall_s += t1 - t0;
+          if (t1 > t0) cpu_ratios.push_back(pcg::cpu_between(k0, k1) / (t1 - t0));
         }
       }
-      cpu_per_wall[c] = rt.max_over_ranks(wall_s > 0 ? cpu_s / wall_s : 0.0);
-      baseline_cpu_per_wall[c] = baseline_wall_s > 0 ? baseline_cpu_s / baseline_wall_s : 0.0;
+      cpu_per_wall[c] = rt.max_over_ranks(pcg::median(cpu_ratios));
+      baseline_cpu_per_wall[c] = pcg::median(baseline_cpu_ratios);
       if (sweep.size() > 1) release_threads();
     }
     rt.barrier();
