@@ -33,20 +33,22 @@ ParEval runs the samples outside any sandbox: the bodies here are the suite's re
 Only the serial and omp models, the ones its Makefile builds without MPI or Kokkos, are supported.
 
 Measured side by side on the 2-core machine, two invocations with --pareval-drivers (ParEval's published
-drivers/, serial and OpenMP parts; every run of both harnesses: 24 ok, the same verdicts):
+drivers/, serial and OpenMP parts; every run of both harnesses: 24 ok, the same verdicts), under the run protocol
+a sample cannot forge (data/pcgbench/README.md: a run secret, a fresh checked input for every timed call, the
+sample's object inspected, compiles and runs in bubblewrap with their own user namespace):
 
-    ParEval's harness, cold                      32.7-33.0 s  (55.8 s at its own default sizes)
-    this harness, cold, with the race check      9.8-10.2 s   3.28-3.29x ParEval's (medians)
-    cold, without it (ParEval has none)          9.0-9.5 s    3.47-3.67x
-    warm machine (drivers and headers cached)    7.2-7.3 s
-    speedups' run-to-run spread, (max - min) / median over the four runs: median 0.11-0.12, max 0.23-0.25
+    ParEval's harness, cold                      23.6-24.7 s
+    this harness, cold, with the race check      12.5-13.1 s  1.87-1.90x ParEval's (medians)
+    cold, without it (ParEval has none)          11.1-11.4 s  2.10-2.19x
+    warm machine (drivers and headers cached)    8.6-8.7 s
+    speedups' run-to-run spread, (max - min) / median over the four runs: median 0.12, max 0.62-1.23
 
-So the 3x cold aim is met side by side, with the race check and without. Per OpenMP sample this harness still
-validates 3 inputs at the timed size at each thread count, the timed input 8 more times at 8 threads (stress)
-and runs the race check, where ParEval validates 2. The evaluation is now bound by the two cores' work, not by
-the runs: the standard headers (precompiled for GCC without and with OpenMP, and for clang's race-check builds),
-one driver object per problem, a compile and a link per sample and per race-check build, and the runs; the
-last run starts as soon as the last race-check build is linked.
+Before that protocol: 9.8-10.2 s cold with the race check (3.3x), 9.0-9.5 s without (3.5-3.7x), 7.2-7.3 s warm.
+The cost is in the runs, which run one at a time: every timed call generates a fresh input outside the timed
+region (4.5 ms for 4M doubles) and checks its answer against the baseline's (up to 5 ms for a vector), 10 calls
+per OpenMP sample and 5 per serial one; then every compile and link in bubblewrap (10-20 ms each), every run in a
+user namespace of its own (4-6 ms), one readelf of each object (5 ms). The 2.0x aim with the race check is missed
+by about 0.7 s.
 
 What got it there (each measured by interleaving one evaluation with the version before): the stress
 validations validate the timed input again instead of new inputs; vector answers are compared in one
