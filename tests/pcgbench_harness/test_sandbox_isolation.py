@@ -107,6 +107,18 @@ def test_a_wrapper_that_never_starts_the_program_is_a_sandbox_failure(monkeypatc
         run(["sh", "-c", "echo hello"])
 
 
+def test_a_slow_start_of_the_wrappers_does_not_count_against_the_programs_limit(monkeypatch):
+    """The wall-clock limit is the program's, from the sentinel on: wrappers that take longer to start than a short
+    limit (a loaded machine: seconds under a load of 20) neither time the program out nor fail the sandbox."""
+    real = sandbox.sentinel_argv
+    monkeypatch.setattr(sandbox, "sentinel_argv", lambda fd: ["sh", "-c", 'sleep 1; exec "$@"', "slow", *real(fd)])
+    result = sandbox.run_sandboxed(["sh", "-c", "echo started"], limits=sandbox.SandboxLimits(wall_s=0.5))
+    assert (result.outcome, result.returncode, result.stdout) == (sandbox.EXITED, 0, "started\n")
+    assert result.wall_s >= 1.0
+    timed = sandbox.run_sandboxed(["sleep", "30"], limits=sandbox.SandboxLimits(wall_s=0.5))
+    assert timed.outcome == sandbox.TIMEOUT and timed.wall_s < 10
+
+
 def test_no_process_inside_holds_the_sentinels_pipe():
     """The only pipes any process inside holds are the program's stdout and stderr (stdin is /dev/null): the
     sentinel step closed its pipe before the exec, and bwrap's PID 1 closed its copy (readable in rootless mode)."""

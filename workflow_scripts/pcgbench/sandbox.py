@@ -70,7 +70,8 @@ fork bomb) holds the machine's cores at that priority until its wall-clock limit
 exclusive node. In rootless mode the priority step is skipped, with one warning (can_raise_priority):
 on an exclusive node (a whole SLURM allocation) that changes nothing; on a shared one, races can go
 unseen and timings follow the other load.
-The parent enforces a wall-clock deadline (it kills bwrap's whole process group; bwrap is PID 1 of
+The parent enforces a wall-clock deadline, counted from the program's start (the sentinel below; the wrappers
+have WRAPPER_START_S to get there), and kills bwrap's whole process group at it (bwrap is PID 1 of
 the namespace, so every process inside dies with it) and caps captured output: a program that
 prints past the cap is killed and reported as OUTPUT_LIMIT.
 
@@ -160,6 +161,9 @@ SYSTEM_FOLDERS = ("/usr", "/etc", "/opt", "/sys", "/bin", "/sbin", "/lib", "/lib
 # What check_sandbox's trivial program must print, as the sandbox's user.
 SELF_CHECK_ARGV = ["sh", "-c", 'echo "sandbox ok uid=$(id -u)"']
 SELF_CHECK_OUTPUT = f"sandbox ok uid={SANDBOX_UID}\n"
+# How long the wrappers (bwrap, setpriv, unshare, prlimit, the sentinel's bash) may take to start the program before
+# its own wall-clock limit starts (_supervise); past it the run is a SandboxFailure.
+WRAPPER_START_S = 60.0
 WRAPPER_TOOLS = ("bwrap", "nice", "prlimit", "setpriv", "unshare")  # what stands between the harness and a program
 CAP_SYS_NICE = 23  # capability bit that lets a process lower its nice value (linux/capability.h)
 # keyctl(2)'s system call number per machine (glibc has no wrapper) and its operation that joins a new keyring.
@@ -717,7 +721,10 @@ def _supervise(proc: subprocess.Popen, limits: SandboxLimits, kill, started: flo
     program that never reads leaves it in the pipe; it ends with the program), and the loop ends when the
     output and the sentinel pipes have all closed, whatever is left to write.
     """
-    deadline = started + limits.wall_s
+    # The wall-clock limit is the program's: it runs from the sentinel (the program's start). Until then the
+    # wrappers have WRAPPER_START_S of their own, so that a loaded machine's slow start of bwrap, setpriv,
+    # unshare and prlimit (seconds under a load of 20) never eats a short limit and fails the sandbox.
+    deadline = started + WRAPPER_START_S + limits.wall_s
     captured = {proc.stdout.fileno(): bytearray(), proc.stderr.fileno(): bytearray()}
     sentinel = bytearray()
     selector = selectors.DefaultSelector()
@@ -761,6 +768,8 @@ def _supervise(proc: subprocess.Popen, limits: SandboxLimits, kill, started: flo
                     reading.discard(fd)
                     continue
                 if fd == sentinel_fd:
+                    if not sentinel:
+                        deadline = time.monotonic() + limits.wall_s
                     sentinel += chunk
                     continue
                 buffer = captured[fd]
