@@ -71,6 +71,8 @@ class CheckConfig:
     reps: int = schema_default("pcgbench.evaluate.reps")
     # the size validated last and timed ("timed" or "paper")
     size: str = schema_default("pcgbench.evaluate.size")
+    # < 0 raises the runs' priority as the evaluation's do (needs root; sandbox.py says why timings need it)
+    run_nice: int = schema_default("pcgbench.evaluate.run_nice")
     seed: int = 1               # input generation seed
     jobs: int = 2               # parallel compiles
     run_timeout_s: float = 600  # wall-clock limit of one run, s
@@ -128,7 +130,7 @@ def _build(problem: suite.Problem, model: str, work: Path, build_dir: Path) -> t
 
 def _run(problem: suite.Problem, model: str, exe: Path, config: ResourceConfig, cfg: CheckConfig) -> dict:
     protocol = RunProtocol(warmup=cfg.warmup, reps=cfg.reps, validations=1, seed=cfg.seed, size=cfg.size,
-                           ranks=config.ranks, threads=config.threads)  # fmt: skip
+                           ranks=config.ranks, threads=config.threads, nice=cfg.run_nice)  # fmt: skip
     limits = sandbox.SandboxLimits(wall_s=cfg.run_timeout_s, cpu_s=int(cfg.run_timeout_s) * max(1, config.n_resources))
     run = run_program(problem, model, exe, protocol, limits)
     if run.verdict == sandbox.WRONG_ANSWER:
@@ -245,7 +247,8 @@ def main(table: Path, summary_path: Path, *, selection: str | list[str], models:
          seed: int, jobs: int = 2, suite_root: Path = suite.DATA_ROOT) -> dict:  # fmt: skip
     """The rule's entry point: the configured problems and models, timed with the harness's settings."""
     cfg = CheckConfig(max_cores=evaluate["max_cores"], warmup=evaluate["warmup"], reps=evaluate["reps"],
-                      size=evaluate["size"], seed=seed, jobs=jobs, run_timeout_s=evaluate["run_timeout_s"])
+                      size=evaluate["size"], seed=seed, jobs=jobs, run_timeout_s=evaluate["run_timeout_s"],
+                      run_nice=evaluate["run_nice"])
     prov = Provenance.start(step="pcgbench.reference_speedups", seed=seed,
                             config={"problems": selection, "models": models, **dataclasses.asdict(cfg)})
     problems = select_problems(suite.load_suite(suite_root), selection)
