@@ -66,7 +66,7 @@ def test_no_omp_rows_means_no_verdict_on_the_target():
 def test_main_checks_the_selected_references_and_writes_table_and_summary(tmp_path):
     """A real run: reduce_average's serial and OpenMP references at 1 and 2 threads, and HIP reported as
     unavailable (no hipcc here) rather than failed."""
-    evaluate = {"max_cores": 2, "warmup": 0, "reps": 2, "size": "timed", "run_timeout_s": 120,
+    evaluate = {"max_cores": 2, "warmup": 0, "reps": 2, "size": "timed", "run_timeout_s": 120, "run_nice": 0,
                 "cache_dir": str(tmp_path / "cache")}  # fmt: skip
     models = ["serial", "omp"] + (["hip"] if shutil.which("hipcc") is None else [])
     summary = rs.main(tmp_path / "t.csv", tmp_path / "t.json", selection=["reduce_average"], models=models,
