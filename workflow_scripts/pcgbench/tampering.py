@@ -251,18 +251,14 @@ def constructor_calls(elf: ObjectFile) -> dict[str, set[str]]:
     return found
 
 
-_PRELUDE_DIR: Path | None = None
-
-
 @functools.cache
 def prelude_object(model: str) -> Path:
     """A sample of `model` with an empty body, compiled as samples are: what the standard and the model's headers
     alone put into an object (<iostream>'s and Kokkos's static objects, MPI's C++ bindings). Compiled once per
-    model and process, only when a sample's object needs it to be judged."""
-    global _PRELUDE_DIR
-    if _PRELUDE_DIR is None:
-        _PRELUDE_DIR = Path(tempfile.mkdtemp(prefix="pcgbench-prelude-"))
-    src = _PRELUDE_DIR / f"{model.replace('+', '_')}{suite.sample_suffix(model)}"
+    model and process, only when a sample's object needs it to be judged, in a folder of its own (two build
+    workers may ask at once)."""
+    folder = Path(tempfile.mkdtemp(prefix="pcgbench-prelude-"))
+    src = folder / f"{model.replace('+', '_')}{suite.sample_suffix(model)}"
     obj = src.with_suffix(".o")
     src.write_text(f'#include "{suite.STANDARD_HEADER_FILE}"\n' + "".join(f"#include <{h}>\n"
                    for h in suite.MODEL_INCLUDES[model]) + "int pcgbench_prelude_probe() { return 0; }\n")  # fmt: skip

@@ -297,7 +297,8 @@ class Measurer:
                     m = Measurement(key=key, task_id=task.task_id, verdict=build.finding.verdict, speedup=None,
                                     time_s=None, baseline_time_s=None, spread=None, detail=build.finding.detail[:400])
                 else:
-                    m = self._run(task, build.exe, key, todo[key][1], race_builds.get(key))
+                    body = todo[key][1]  # its numbers choose the race check's size (pcgbench's run.race_check_size)
+                    m = self._run(task, build.exe, key, body, race_builds.get(key))
                     earlier = self._load(key)  # a pass being confirmed (CONFIRMATIONS)
                     if m.verdict == OK and earlier is not None and earlier.verdict == OK:
                         m.passes = earlier.passes + 1
