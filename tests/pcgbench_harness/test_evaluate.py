@@ -154,7 +154,9 @@ def test_adversarial_bodies_are_contained(tmp_path, cache_dir, problem, referenc
         # starve everything else on a shared machine for its whole time limit. A limit of 20 s at least: at normal
         # priority on 2 cores under a load of 30, a 2 s floor timed out the samples that should pass (the fork bomb
         # and the infinite loop, which must time out, cost 20 s each).
-        cfg = config(cache_dir, timeout_floor_s=20.0, timeout_factor=3.0, file_size_mb=8, run_nice=0)
+        # The CPU limit well above the wall-clock limit: the wall-clock limit runs from the program's start, so with
+        # the two equal a lone infinite loop on an idle core reaches either first (timeout or killed_resource_limit).
+        cfg = config(cache_dir, timeout_floor_s=20.0, timeout_factor=3.0, file_size_mb=8, run_nice=0, cpu_limit_s=60)
         rows, _ = evaluate_samples(samples, tmp_path, cfg, reference_walls[1])
         got = verdicts(rows)
         assert {name: got[("serial", i)] for i, name in enumerate(HOSTILE)} == {n: v for n, (_, v) in HOSTILE.items()}
