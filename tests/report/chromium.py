@@ -9,6 +9,7 @@ calls (`Runtime.consoleAPICalled`) and the browser's own error entries for it (`
 error: a resource that failed to load, a refused script).
 """
 
+import base64
 import json
 import os
 import queue
@@ -157,6 +158,16 @@ class HeadlessChromium:
             details = result["exceptionDetails"]
             raise BrowserError(f"script failed: {details.get('exception', {}).get('description') or details}")
         return result["result"].get("value")
+
+    def set_window(self, width: int, height: int) -> None:
+        """Lay the page out as in a browser window of `width` x `height` CSS pixels (a desktop, not a phone)."""
+        self.send("Emulation.setDeviceMetricsOverride", {"width": width, "height": height, "deviceScaleFactor": 1,
+                                                         "mobile": False}, session=self.session)  # fmt: skip
+
+    def screenshot(self, path: Path) -> None:
+        """Save what the window shows now as a PNG."""
+        shot = self.send("Page.captureScreenshot", {"format": "png"}, session=self.session)
+        Path(path).write_bytes(base64.b64decode(shot["data"]))
 
     def _drain_events(self) -> None:
         while not self._events.empty():

@@ -8,6 +8,11 @@ the workflow's own list: the dry run of `all`), with a link to its category when
 command that adds it when not. REPORT_TEST_ALL=1 runs the whole tiny workflow instead and checks every
 study's category the same way.
 
+What a person at a normal window size can reach: at 1440x900 and 1920x1080 the front page's title must be in
+view on load and not under the side bar, and every study's section must come into view by scrolling (a page
+centred in a box smaller than itself has parts that no scrolling reaches). Screenshots of both sizes are kept
+beside the report (`screenshot_<width>x<height>.png` in the test's temporary folder) for a person to look at.
+
 What a category must hold comes from the run, not from the report: every figure the study's rules drew
 (results/<study>/figures/*.png) and its tables (results/<study>/tables/headline_numbers.csv and .html, plus
 PCGBench's metrics and reference-speedup tables), so a report item that goes missing fails the test.
@@ -27,6 +32,7 @@ from tests.report.chromium import HeadlessChromium
 pytestmark = pytest.mark.integration
 
 RUN_ALL = os.environ.get("REPORT_TEST_ALL") == "1"
+WINDOWS = ((1440, 900), (1920, 1080))  # a laptop and a desktop monitor, in CSS pixels
 CHEAP_TARGETS = ("corpus", "monitoring")  # two categories: one alone would show as "Results", unnamed
 HEADLINE_TABLES = ("tables/headline_numbers.csv", "tables/headline_numbers.html")
 EXTRA_TABLES = {"pcgbench": ("tables/metrics.csv", "tables/metrics.html", "reference_speedups.csv",
@@ -94,6 +100,64 @@ def test_report_in_chromium(report_run):
             _check_category(browser, study, expected)
 
         assert browser.errors == [], "script errors in the report:\n" + "\n".join(browser.errors)
+
+
+# Where an element is on screen, and whether a person sees it there: on-screen, and the topmost thing at its
+# top-left corner and its middle (a side bar or another box over it fails). Scrolls it into view first when asked.
+_SEEN_JS = """(async ([selector, index, scroll]) => {
+    const element = document.querySelectorAll(selector)[index];
+    if (!element) return null;
+    if (scroll) {
+        element.scrollIntoView({block: "start", inline: "start"});
+        await new Promise(done => setTimeout(done, 50));
+    }
+    const box = element.getBoundingClientRect();
+    const points = [[box.left + 2, box.top + 2], [box.left + Math.min(box.width, 200) / 2, box.top + box.height / 2]];
+    const onTop = points.every(([x, y]) => {
+        const hit = document.elementFromPoint(x, y);
+        return hit !== null && (hit === element || element.contains(hit));
+    });
+    return {text: element.innerText.trim().slice(0, 80), top: box.top, left: box.left, bottom: box.bottom,
+            right: box.right, onTop, width: window.innerWidth, height: window.innerHeight};
+})"""
+
+
+def check_front_page_reachable(browser: HeadlessChromium, report: Path, width: int, height: int,
+                               screenshot: Path | None = None) -> list[str]:  # fmt: skip
+    """Open `report` in a `width` x `height` window; the problems a person would have reaching the front page's
+    title (on load) and each of its sections (by scrolling), as sentences (none: all reachable)."""
+    browser.set_window(width, height)
+    browser.open(report)
+    browser.evaluate("new Promise(done => setTimeout(done, 300))")  # React renders, the rule graph is laid out
+    if screenshot is not None:
+        browser.screenshot(screenshot)
+
+    def seen(selector: str, index: int, scroll: bool) -> dict | None:
+        return browser.evaluate(f"{_SEEN_JS}({[selector, index, scroll]!r})".replace("True", "true").replace("False", "false"))
+
+    problems = []  # positions are fractional CSS pixels: scrolled into view, a heading may sit at -0.05
+    title = seen("div.prose h1.title", 0, False)
+    if title is None:
+        return [f"{width}x{height}: the front page has no title"]
+    if not (-1 <= title["top"] and title["bottom"] <= height and title["onTop"]):
+        problems.append(f"{width}x{height}: the title is not in view on load: {title}")
+    # docutils makes the first heading the document's title and the next level of sections h1 as well
+    sections = browser.evaluate("document.querySelectorAll('div.prose h1:not(.title)').length")
+    if sections == 0:
+        problems.append(f"{width}x{height}: the front page has no sections")
+    for index in range(sections):
+        section = seen("div.prose h1:not(.title)", index, True)
+        if not (-1 <= section["top"] < height and 0 <= section["left"] < width and section["onTop"]):
+            problems.append(f"{width}x{height}: section {section['text']!r} cannot be scrolled into view: {section}")
+    return problems
+
+
+def test_front_page_is_reachable_at_normal_window_sizes(report_run):
+    _, report, _, _ = report_run
+    with HeadlessChromium() as browser:
+        problems = [problem for width, height in WINDOWS for problem in check_front_page_reachable(
+            browser, report, width, height, report.parent / f"screenshot_{width}x{height}.png")]  # fmt: skip
+    assert problems == [], "\n".join(problems)
 
 
 def _check_category(browser: HeadlessChromium, study: str, expected: list[str]) -> None:
