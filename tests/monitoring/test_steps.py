@@ -60,7 +60,8 @@ def test_summary_without_truth_reports_only_measurements():
                 "control_important_features": {"a": [], "b": []},
                 "change_points": {"pooled": {"n": 18, "drifts": [], "candidate": None,
                                              "steps": [{"time_s": 86400.0, "p_value": 0.01, "effect": 0.1}]}},
-                "split": {"cutoff_s": 0.0, "n_train": 10, "n_test": 8, "app_scale_s": {"a": 1.0, "b": 2.0}}}  # fmt: skip
+                "split": {"cutoff_s": 0.0, "n_train": 10, "n_test": 8, "app_scale_s": {"a": 1.0, "b": 2.0}},
+                "left_out_of_models": {}}  # fmt: skip
     summary = summarise(analysis, {"source": "ldms", "apps": None})
     assert summary["importance_spearman"] is None and summary["checks"] is None
     assert summary["loao_mape"] == {"a": {"gbm": 0.1, "mlp": 0.1}, "b": {"gbm": 0.2, "mlp": 0.2}}
@@ -124,7 +125,8 @@ def test_summary_checks_against_planted_truth():
                                       "steps": [{"time_s": 3 * 86400, "p_value": 0.001, "effect": 0.1},
                                                 {"time_s": 10.5 * 86400, "p_value": 0.01, "effect": 0.2}]}
                                   for k in ("a", "b", "pooled")},
-                "split": {"cutoff_s": 0.0, "n_train": 10, "n_test": 8, "app_scale_s": {"a": 1.0, "b": 2.0}}}  # fmt: skip
+                "split": {"cutoff_s": 0.0, "n_train": 10, "n_test": 8, "app_scale_s": {"a": 1.0, "b": 2.0}},
+                "left_out_of_models": {}}  # fmt: skip
     summary = summarise(analysis, truth)
     checks = {name: check["passed"] for name, check in summary["checks"].items()}
     assert checks == {"drivers_rank_above_distractors": True, "importance_spearman_above_0.7": True,

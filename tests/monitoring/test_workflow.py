@@ -8,7 +8,7 @@ import pytest
 import yaml
 
 from tests.conftest import run_snakemake
-from tests.monitoring.conftest import SMALL_APPS
+from tests.monitoring.conftest import SITE_APPS, SITE_REAL, SMALL_APPS, write_site_runtimes
 
 SMALL = {
     "monitoring": {
@@ -54,52 +54,14 @@ def test_monitoring_target_runs_and_reruns_only_what_a_change_touches(workflow_d
     assert "monitoring_data" not in planned and "monitoring_features" not in planned
 
 
-# A site's run-time table: four apps over 90 days, its own column names, local times in its own format.
-SITE_APPS = {  # app: (base run time s, runs, [(day of the step, relative change)])
-    "AMG": (600, 168, [(None, -0.195)]),  # the step falls after the 25th run (below)
-    "MILC": (900, 220, [(60, 0.11)]),
-    "miniVite": (300, 200, []),
-    "UMT": (1200, 240, [(30, 0.15), (70, -0.10)]),
-}
-SITE_ZONE = "America/Chicago"
 RUNTIMES = {
     "monitoring": {
         "source": "runtimes",
-        "real": {"run_table": "site_runtimes.csv", "time_format": "%Y-%m-%d_%H-%M-%S", "time_zone": SITE_ZONE,
-                 "columns": {"app": "application", "start": "started", "job_id": "jobid", "run_time": "elapsed_s",
-                             "nodes": "nnodes"}},
+        "real": {"run_table": "site_runtimes.csv", **SITE_REAL},
         "models": {"gbm": {"max_iter": 60}, "mlp": {"hidden_layers": [16], "max_iter": 100}},
         "analysis": {"permutation_repeats": 3, "change_point_permutations": 99},
     }
 }  # fmt: skip
-
-
-def write_site_runtimes(path, seed=3) -> dict:
-    """The table, and each app's planted steps as (UTC seconds between the runs either side, relative change)."""
-    import datetime as dt
-    import zoneinfo
-
-    import numpy as np
-
-    rng = np.random.default_rng(seed)
-    zone = zoneinfo.ZoneInfo(SITE_ZONE)
-    start = dt.datetime(2025, 1, 6, tzinfo=dt.UTC).timestamp()
-    lines, planted, job = ["application,started,jobid,elapsed_s,nnodes"], {}, 1000
-    for app, (base_s, n, steps) in SITE_APPS.items():
-        starts = np.sort(start + rng.uniform(0, 90 * 86400, n)).round()
-        level = np.zeros(n)
-        planted[app] = []
-        for day, change in steps:
-            at = 25 if day is None else int(np.searchsorted(starts, start + day * 86400))
-            level[at:] += np.log1p(change)
-            planted[app].append(((starts[at - 1] + starts[at]) / 2, change))
-        run_times = base_s * np.exp(level + 0.03 * rng.standard_normal(n))
-        for when, run_time in zip(starts, run_times, strict=True):
-            local = dt.datetime.fromtimestamp(when, zone).strftime("%Y-%m-%d_%H-%M-%S")
-            job += 1
-            lines.append(f"{app},{local},{job}.batch,{run_time:.1f},{8 if app != 'miniVite' else 4}")
-    path.write_text("\n".join(lines) + "\n")
-    return planted
 
 
 @pytest.mark.integration
@@ -116,7 +78,12 @@ def test_a_run_time_table_alone_runs_through_the_study(workflow_dir):
     assert summary["dropped_features"] == {}
     assert set(summary["mape"]["per_app"]) == {"gbm", "mlp", "linear", "last_run", "rolling_median"}
     assert summary["r2"]["per_app"]["gbm"]["all"] is None  # no R2 of seconds pooled over apps
-    assert set(summary["verdicts"]["per_app/gbm"]) == set(SITE_APPS)
+    # The field case: MILC's 38 runs all precede the cutoff, so it is left out of the models, with the reason,
+    # and its change points are found like the others'.
+    assert set(summary["left_out_of_models"]) == {"MILC"}
+    assert summary["left_out_of_models"]["MILC"]["reason"].startswith("app MILC: 38 training and 0 test runs")
+    assert summary["modelled_apps"] == ["AMG", "UMT", "miniVite"]
+    assert set(summary["verdicts"]["per_app/gbm"]) == set(SITE_APPS) - {"MILC"}
     for app, steps in planted.items():
         found = summary["change_points"][app]["steps"]
         big = sorted(sorted(found, key=lambda s: -abs(s["effect"]))[: len(steps)], key=lambda s: s["time_s"])

@@ -33,6 +33,10 @@
   effect size. The first split tested is kept as the candidate even when it is not significant, so
   "none found" still shows how close it came.
 
+- Apps left out of the models (too few runs on one side of the cutoff, models.py): their reason and run
+  counts, and the two baselines' MAPE over every run of theirs that had an earlier finished run (the
+  baselines fit nothing, so they need no split). Their runs are in the change points like any other's.
+
 Input: features.parquet, feature_meta.json, predictions.parquet, models.pkl. Output: analysis.json.
 No ground truth is read here (the same analysis runs on real data); summary.py compares with it.
 
@@ -156,6 +160,17 @@ def verdicts(predictions: pd.DataFrame) -> dict:
             out.setdefault(f"{family}/{model}", {})[app] = {
                 "mape": model_mape, "best_baseline": best, "baseline_mape": base_mape, "control_mape": control_mape,
                 "p_value": p_value, "better": bool(better), "verdict": verdict, "n": len(rows)}  # fmt: skip
+    return out
+
+
+def left_out_of_models(bundle: dict) -> dict:
+    """{app: {reason, n_runs, n_train, n_test, baselines: {baseline: {mape, n}}}} of the apps left out of the models."""
+    predicted = bundle["left_out_baselines"]
+    out = {}
+    for app, counts in bundle["left_out"].items():
+        rows = predicted[predicted["app"] == app]
+        out[app] = counts | {"baselines": {b: {"mape": mape(rows["run_time_s"].to_numpy(), rows[b].to_numpy()),
+                                               "n": len(rows)} if len(rows) else None for b in BASELINES}}  # fmt: skip
     return out
 
 
@@ -415,6 +430,7 @@ def analyse(features: pd.DataFrame, meta: dict, predictions: pd.DataFrame, bundl
                                for app, imp in importance["per_app"].items()},  # fmt: skip
         "control_important_features": control_important,
         "change_points": found,
+        "left_out_of_models": left_out_of_models(bundle),
         "split": {"cutoff_s": bundle["cutoff_s"], "n_train": len(bundle["train_job_ids"]),
                   "n_test": len(bundle["test_job_ids"]), "app_scale_s": bundle["app_scale_s"]},  # fmt: skip
         "config": asdict(cfg),

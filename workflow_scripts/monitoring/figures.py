@@ -9,7 +9,8 @@
                             holding a true driver marked when there is ground truth), with the control
   loao_error.png            MAPE per held-out app: app-agnostic GBM and MLP trained without it, beside the
                             per-app GBM, the "last run" and "rolling median" baselines, the permuted-label
-                            control and the best achievable error
+                            control and the best achievable error; apps left out of the models (too
+                            few runs) named below it
 
 Run: `snakemake monitoring` (rules monitoring_figure_<name>, one per figure), or
 `main(figure=..., output=..., runs=..., predictions=..., analysis=..., truth=...)`.
@@ -148,6 +149,10 @@ def loao_error(analysis: dict, truth: dict, path):
     ax.set_ylabel("MAPE on test runs")
     ax.set_title("Error per application left out of training")
     ax.legend(fontsize=7)
+    left_out = analysis["left_out_of_models"]
+    if left_out:  # named, so an app missing from the bars is not read as one that was forgotten
+        note = "; ".join(f"{app} ({v['n_train']} training, {v['n_test']} test runs)" for app, v in left_out.items())
+        fig.text(0.01, 0.01, f"not modelled, too few runs: {note}", fontsize=7, color="0.3")
     save_figure(fig, path)
 
 

@@ -18,10 +18,17 @@ Models (targets are log run time, so errors are relative):
   control      per-app gbm fitted on permuted labels: what importance looks like when there is nothing
                to find
 
-Outputs: predictions.parquet (job_id, app, family, model, run_time_s, predicted_s; test runs only),
-models.pkl (the fitted estimators, the split, the features used and those dropped, and the control's
-permuted test labels, for analysis.py). Too few runs of an app, or a single app, stop with the keys that
-fix it (monitoring.models.train_fraction, monitoring.real.apps, or the synthetic history's length).
+Apps with too few runs on either side of the cutoff (fewer than MIN_TRAIN_RUNS training or MIN_TEST_RUNS
+test runs: a site that stopped running an app early has none after the cutoff) are left out of the models,
+with the reason; their runs still go to the baselines (which fit nothing, so they are scored on every run
+that had an earlier finished run of its app) and to the change points (analysis.py reads every run). The
+cutoff is that of the whole table, so leaving an app out moves nothing for the others.
+
+Outputs: predictions.parquet (job_id, app, family, model, run_time_s, predicted_s; test runs of the
+modelled apps only), models.pkl (the fitted estimators, the split, the features used and those dropped,
+the control's permuted test labels, and the apps left out with their reason and baseline predictions,
+for analysis.py). A single app, or fewer than two apps with enough runs, stop with the keys that fix it
+(monitoring.models.train_fraction, monitoring.real.apps, or the synthetic history's length).
 
 Run: `snakemake monitoring` (rule monitoring_models), or `main(features_path=..., ..., cfg=ModelConfig())`.
 """
@@ -185,12 +192,37 @@ def near_constant_features(x: np.ndarray, columns: list[str], max_share: float) 
     return dropped
 
 
-def too_few_runs_message(app: str, n_train: int, n_test: int) -> str:
+def too_few_runs_reason(app: str, n_train: int, n_test: int) -> str:
     return (f"app {app}: {n_train} training and {n_test} test runs; the models need >= {MIN_TRAIN_RUNS} and "
-            f">= {MIN_TEST_RUNS}. Fix: move the time-ordered split (monitoring.models.train_fraction, now the share "
-            "of runs before the cutoff), leave the app out (monitoring.real.apps lists the apps to keep), or give "
-            "more runs of it (a longer run table; synthetic data: monitoring.synthetic.days or "
-            "runs_per_app_per_day)")  # fmt: skip
+            f">= {MIN_TEST_RUNS}")  # fmt: skip
+
+
+# How to give an app enough runs on both sides of the cutoff.
+MORE_RUNS_FIX = ("move the time-ordered split (monitoring.models.train_fraction, now the share of runs before the "
+                 "cutoff), or give more runs (a longer run table; synthetic data: monitoring.synthetic.days or "
+                 "runs_per_app_per_day)")  # fmt: skip
+
+
+def split_counts(runs: pd.DataFrame, train: np.ndarray, test: np.ndarray) -> dict[str, tuple[int, int]]:
+    """{app: (training runs, test runs)}, apps sorted."""
+    counts = {}
+    for app in sorted(runs["app"].unique()):
+        in_app = (runs["app"] == app).to_numpy()
+        counts[app] = (int((train & in_app).sum()), int((test & in_app).sum()))
+    return counts
+
+
+def apps_left_out(counts: dict[str, tuple[int, int]]) -> dict[str, str]:
+    """{app: reason} for the apps with too few training or test runs for the models."""
+    return {app: too_few_runs_reason(app, n_train, n_test) for app, (n_train, n_test) in counts.items()
+            if n_train < MIN_TRAIN_RUNS or n_test < MIN_TEST_RUNS}  # fmt: skip
+
+
+def left_out_baselines(runs: pd.DataFrame, last_run: np.ndarray, rolling_median: np.ndarray, test: np.ndarray,
+                       apps: list[str]) -> pd.DataFrame:  # fmt: skip
+    """The baselines' predictions for the runs of `apps` that had an earlier finished run of their app."""
+    table = runs[["job_id", "app", "run_time_s"]].assign(last_run=last_run, rolling_median=rolling_median, test=test)
+    return table[table["app"].isin(apps) & table["last_run"].notna()].reset_index(drop=True)
 
 
 def fit_models(features: pd.DataFrame, meta: dict, cfg: ModelConfig, seed: int,
@@ -203,6 +235,26 @@ def fit_models(features: pd.DataFrame, meta: dict, cfg: ModelConfig, seed: int,
 def _fit_models(features: pd.DataFrame, meta: dict, cfg: ModelConfig, seed: int) -> tuple[pd.DataFrame, dict]:
     features = features.reset_index(drop=True)
     train, test, cutoff_s = time_ordered_split(features, cfg.train_fraction)
+    if features["app"].nunique() < 2:
+        raise ValueError(f"only one app ({sorted(features['app'].unique())}) in the runs: leave-one-app-out and the "
+                         "app-agnostic models need two or more. Fix: list two or more apps in monitoring.real.apps "
+                         "(empty keeps every app in the table), or give a table with more apps")  # fmt: skip
+    counts = split_counts(features, train, test)
+    left_out = apps_left_out(counts)
+    apps = [app for app in counts if app not in left_out]
+    if len(apps) < 2:
+        raise ValueError(f"{'; '.join(left_out.values())}. Fewer than two apps have enough runs for the models "
+                         f"(leave-one-app-out and the app-agnostic models need two). Fix: {MORE_RUNS_FIX}")  # fmt: skip
+    for reason in left_out.values():
+        logger.warning("%s: left out of the models; its baselines and change points are still computed. To model "
+                       "it: %s", reason, MORE_RUNS_FIX)  # fmt: skip
+    # The baselines fit nothing, so every run with an earlier finished run of its app has a prediction; the
+    # left-out apps keep theirs before their runs leave the split.
+    last_run = last_run_baseline(features)
+    rolling_median = rolling_median_baseline(features, cfg.rolling_median_runs)
+    baselines_left_out = left_out_baselines(features, last_run, rolling_median, test, list(left_out))
+    modelled = features["app"].isin(apps).to_numpy()
+    train, test = train & modelled, test & modelled
     dropped = near_constant_features(features.loc[train, list(meta)].to_numpy(dtype=float), list(meta),
                                      cfg.near_constant_share)  # fmt: skip
     if dropped:
@@ -215,25 +267,20 @@ def _fit_models(features: pd.DataFrame, meta: dict, cfg: ModelConfig, seed: int)
                          "runs at different times or of different sizes, or raise monitoring.models.near_constant_share")  # fmt: skip
     x = features[columns].to_numpy(dtype=float)
     log_y = np.log(features["run_time_s"].to_numpy())
-    apps = sorted(features["app"].unique())
-    logger.info("split at %s: %d train runs, %d test runs, %d straddling runs left out",
-                pd.Timestamp(cutoff_s, unit="s"), train.sum(), test.sum(), (~train & ~test).sum())  # fmt: skip
+    logger.info("split at %s: %d train runs, %d test runs of %d modelled apps, %d straddling runs left out",
+                pd.Timestamp(cutoff_s, unit="s"), train.sum(), test.sum(), len(apps),
+                (~train & ~test & modelled).sum())  # fmt: skip
     app_scale_s = {app: float(features.loc[train & (features["app"] == app), "run_time_s"].median()) for app in apps}
-    if len(apps) < 2:
-        raise ValueError(f"only one app ({apps}) in the runs: leave-one-app-out and the app-agnostic models need two "
-                         "or more. Fix: list two or more apps in monitoring.real.apps (empty keeps every app in the "
-                         "table), or give a table with more apps")  # fmt: skip
-    for app in apps:
-        n_train = int((train & (features["app"] == app)).sum())
-        n_test = int((test & (features["app"] == app)).sum())
-        if n_train < MIN_TRAIN_RUNS or n_test < MIN_TEST_RUNS:
-            raise ValueError(too_few_runs_message(app, n_train, n_test))
     scale = features["app"].map(app_scale_s).to_numpy()
     log_rel = log_y - np.log(scale)
     rows, bundle = [], {"feature_columns": columns, "dropped_features": dropped, "cutoff_s": cutoff_s, "app_scale_s": app_scale_s,
                         "train_job_ids": features.loc[train, "job_id"].tolist(),
                         "test_job_ids": features.loc[test, "job_id"].tolist(),
-                        "per_app": {}, "agnostic": {}, "loao": {}, "control": {}}  # fmt: skip
+                        "per_app": {}, "agnostic": {}, "loao": {}, "control": {},
+                        "left_out": {app: {"reason": reason, "n_runs": int((features["app"] == app).sum()),
+                                           "n_train": counts[app][0], "n_test": counts[app][1]}
+                                     for app, reason in left_out.items()},
+                        "left_out_baselines": baselines_left_out}  # fmt: skip
 
     def record(mask, family, model, predicted_s):
         part = features.loc[mask, ["job_id", "app", "run_time_s"]].assign(family=family, model=model,
@@ -241,8 +288,6 @@ def _fit_models(features: pd.DataFrame, meta: dict, cfg: ModelConfig, seed: int)
         rows.append(part)
 
     rng = np.random.default_rng(seed)
-    last_run = last_run_baseline(features)
-    rolling_median = rolling_median_baseline(features, cfg.rolling_median_runs)
     # Fits: per app, the app-agnostic pair, then leave-one-app-out per app.
     progress = Progress("model fits", total=2 * len(apps) + 1, unit="fit", logger=logger)
     with warnings.catch_warnings():

@@ -13,6 +13,10 @@ summary.json holds:
   change_points            {series: {"steps": [{date, effect, p_value, runs_before, runs_after}],
                            "drifts": [...], "candidate": the first split tested, significant or not}}
   dropped_features         (near-)constant features, dropped before fitting and never ranked
+  modelled_apps            the apps the models were fitted and scored on
+  left_out_of_models       {app: {reason, n_runs, n_train, n_test, baselines}}: apps with too few runs on one
+                           side of the cutoff for the models; their change points are reported like any
+                           other app's, and the last-run and rolling-median baselines' MAPE over their runs
   loao_mape                {held-out app: {gbm, mlp}}: the app-agnostic models on an app left out of training
   best_achievable_mape     {app: MAPE of the noiseless run time} (synthetic only)
   top_counters             {app: up to three counters with the largest positive grouped permutation
@@ -171,6 +175,8 @@ def measured_summary(analysis: dict, source: str) -> dict:
         "verdicts": {model: {app: v["verdict"] for app, v in apps.items()} for model, apps in verdicts.items()},
         "not_better_than_baseline": _not_better(verdicts),
         "dropped_features": analysis.get("dropped_features", {}),
+        "modelled_apps": sorted(importance["per_app"]),
+        "left_out_of_models": analysis["left_out_of_models"],
         "change_points": _change_point_report(analysis["change_points"]),
     }
 
