@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Every GPU path of the workflow, tiny, in a few minutes on one GPU: one line per path, PASS or FAIL with its
-# key numbers. Run it first on a new GPU machine (after installing the CUDA build of torch: README, "On a GPU
+# key numbers. Run it first on a new GPU machine (after installing the CUDA build of torch: docs/gpu.md, "On a GPU
 # machine"); it checks that each stage runs on the GPU its config asks for and records that it did.
 #
 #     benchmarks/gpu_check.sh            # on a GPU machine; exits 1 if a path failed, 2 without a GPU
@@ -28,7 +28,7 @@ if [ "$DEVICE" = cuda ]; then
     read -r torch_version torch_cuda available count <<<"$probe"
     if [ "${available:-}" != True ]; then
         echo "no GPU: nothing checked (torch ${torch_version:-?}, built for CUDA ${torch_cuda:-?}, cuda available: ${available:-?}; CUDA_VISIBLE_DEVICES=${CUDA_VISIBLE_DEVICES-<unset>})"
-        echo "  on a GPU node, install the CUDA build of torch (README: On a GPU machine); without one: $0 --cpu"
+        echo "  on a GPU node, install the CUDA build of torch (docs/gpu.md); without one: $0 --cpu"
         exit 2
     fi
     echo "torch $torch_version (CUDA $torch_cuda), $count GPU(s): $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)"

@@ -4,7 +4,7 @@
 # training and sampling stage takes the GPU (their devices are `auto`); the harness builds and times programs on
 # the CPU cores as always. It prints the headline numbers and the device each stage recorded.
 #
-#     benchmarks/small_gpu.sh              # on a GPU machine (CUDA build of torch: README, "On a GPU machine")
+#     benchmarks/small_gpu.sh              # on a GPU machine (CUDA build of torch: docs/gpu.md)
 #     LIMIT_S=900 benchmarks/small_gpu.sh  # another time limit
 #
 # Exits 2 without a GPU, 1 when the run failed or ran past the limit (the log's tail is printed).
@@ -16,7 +16,7 @@ LIMIT_S=${LIMIT_S:-480}
 
 available=$("$PYTHON" -c 'import torch; print(torch.cuda.is_available())' 2>&1)
 if [ "$available" != True ]; then
-    echo "no GPU visible to torch ($available): run this on a GPU machine; on the CPU the small config takes about an hour (README)"
+    echo "no GPU visible to torch ($available): run this on a GPU machine; on 2 CPU cores the small config took about 30 min (docs/models.md)"
     exit 2
 fi
 echo "GPU: $(nvidia-smi --query-gpu=name,memory.total --format=csv,noheader 2>/dev/null | head -1)"

@@ -1,7 +1,7 @@
-"""The README's "Scoring your own model on PCGBench" recipe, followed literally: its config file and its one
-command, against a real OpenAI-compatible endpoint (the project's local server with the tiny model, serving
-under the README's model name), on one problem; the numbers must land where the README says, and the columns
-of results.parquet must be the ones its table documents."""
+"""The "Scoring your own model on PCGBench" recipe of docs/pcgbench.md (linked from the README), followed
+literally: its config file and its one command, against a real OpenAI-compatible endpoint (the project's local
+server with the tiny model, serving under the recipe's model name), on one problem; the numbers must land where
+the page says, and the columns of results.parquet must be the ones its table documents."""
 
 import json
 import re
@@ -18,10 +18,10 @@ from workflow_scripts.generate.hf_backend import HFBackendConfig, HFEngine
 from workflow_scripts.generate.server import CompletionHandler, serve_in_thread
 from workflow_scripts.pcgbench.pareval_format import load_generations
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+PCGBENCH_DOC = Path(__file__).resolve().parents[2] / "docs" / "pcgbench.md"
 
 # Only what makes the test small (one problem, serial, short samples, quick timing); the recipe itself is the
-# README's text.
+# page's text.
 SMALL = """
 generate:
   sampling: {n: 2, max_new_tokens: 16}
@@ -34,8 +34,8 @@ pcgbench:
 """
 
 
-def readme_section(title: str) -> str:
-    text = README.read_text()
+def doc_section(title: str) -> str:
+    text = PCGBENCH_DOC.read_text()
     start = text.index(f"## {title}\n")
     end = text.find("\n## ", start + 1)
     return text[start:end]
@@ -43,7 +43,7 @@ def readme_section(title: str) -> str:
 
 def recipe() -> tuple[str, list[str], list[str]]:
     """(the config file's text, the command's words, the documented results.parquet columns)."""
-    section = readme_section("Scoring your own model on PCGBench")
+    section = doc_section("Scoring your own model on PCGBench")
     blocks = re.findall(r"```(\w*)\n(.*?)```", section, flags=re.S)
     (config,) = [body for lang, body in blocks if lang == "yaml" and body.startswith("# my-model.yaml")]
     (command,) = [line for _, body in blocks for line in body.splitlines() if line.startswith("snakemake ")]
@@ -64,7 +64,7 @@ class CountingHandler(CompletionHandler):
 
 
 @pytest.mark.integration
-def test_the_readme_recipe_scores_an_openai_compatible_endpoint(tiny_model_dir, workflow_dir):
+def test_the_documented_recipe_scores_an_openai_compatible_endpoint(tiny_model_dir, workflow_dir):
     config_text, command, documented_columns = recipe()
     served = yaml.safe_load(config_text)["generate"]["models"]["my_model"]
     assert served["backend"] == "openai" and command[:2] == ["snakemake", "results/pcgbench/my_model/metrics.json"]
@@ -86,5 +86,5 @@ def test_the_readme_recipe_scores_an_openai_compatible_endpoint(tiny_model_dir, 
     assert (workflow_dir / "results/pcgbench/my_model/metrics.csv").stat().st_size > 0
     results = pd.read_parquet(workflow_dir / "results/pcgbench/my_model/results.parquet")
     assert set(results["generator"]) == {"my_model"} and results["sample_id"].nunique() == 2
-    # the README's table documents exactly the columns the evaluation writes
+    # the page's table documents exactly the columns the evaluation writes
     assert sorted(documented_columns) == sorted(results.columns)

@@ -44,7 +44,7 @@ def resolve_device(requested: str, *, key: str = "device"):
         raise RuntimeError(f"{key} is {requested!r} but torch sees no GPU (torch.cuda.is_available() is False; "
                            f"CUDA_VISIBLE_DEVICES={visible}; torch {torch.__version__}, built for CUDA "
                            f"{torch.version.cuda or 'none'}): run on a GPU node with a CUDA build of torch "
-                           f"(README: On a GPU machine), or set {key}: cpu")  # fmt: skip
+                           f"(docs/gpu.md), or set {key}: cpu")  # fmt: skip
     index = int(requested.partition(":")[2] or 0)
     if index >= torch.cuda.device_count():
         raise RuntimeError(f"{key} is {requested!r} but torch sees {torch.cuda.device_count()} GPU(s) "
