@@ -197,3 +197,11 @@ def test_more_cores_than_given_is_resource_overuse(threads_allowed, cpu, baselin
     assert (why is not None) == flagged
     if flagged:
         assert "cores busy" in why and f"given {threads_allowed}" in why
+
+
+@pytest.mark.parametrize("model, ranks, threads, more, cores", [("serial", 1, 1, (), 1), ("omp", 1, 1, (2, 4), 4),
+                                                               ("mpi+omp", 2, 2, (), 4), ("cuda", 1, 1, (), None)])
+def test_a_run_is_given_its_ranks_times_its_most_threads_in_cores(model, ranks, threads, more, cores):
+    protocol = RunProtocol(warmup=0, reps=1, validations=1, seed=1, ranks=ranks, threads=threads, more_threads=more,
+                           stress_validations=2, stress_threads=8)  # fmt: skip
+    assert protocol.cores(model) == cores

@@ -91,6 +91,15 @@ def test_raised_priority_holds_and_cannot_be_raised_further(programs):
     assert result.stdout == "nice=-7 lowered=0\n"
 
 
+def test_a_run_given_cores_is_pinned_to_that_many_and_the_harness_keeps_its_own():
+    available = os.sched_getaffinity(0)
+    pinned = run_sandboxed(["sh", "-c", "grep Cpus_allowed_list /proc/self/status"], limits=SandboxLimits(wall_s=5.0, cores=1))
+    assert pinned.stdout.split() == ["Cpus_allowed_list:", str(min(available))]
+    assert run_sandboxed(["nproc"], limits=SandboxLimits(wall_s=5.0)).stdout == f"{len(available)}\n"
+    assert run_sandboxed(["nproc"], limits=SandboxLimits(wall_s=5.0, cores=64)).stdout == f"{len(available)}\n"
+    assert os.sched_getaffinity(0) == available
+
+
 def test_wall_timeout_kills(programs):
     result = run(programs, "sleep", "30", wall_s=1.0)
     assert result.outcome == sandbox.TIMEOUT and result.wall_s < 4.0

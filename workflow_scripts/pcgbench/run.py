@@ -84,6 +84,13 @@ class RunProtocol:
     nice: int = 0  # < 0 raises the run's priority (needs root; see sandbox.py); 0 runs at the caller's
     extra_env: Mapping[str, str] = dataclasses.field(default_factory=dict)  # added to the suite's run environment
 
+    def cores(self, model: str) -> int | None:
+        """Cores the run is given (sandbox.SandboxLimits.cores): its ranks x its most threads per rank; None for
+        the GPU models, whose runtimes start host threads of their own."""
+        if model in ("cuda", "hip"):
+            return None
+        return self.ranks * max((self.threads, *self.more_threads))
+
     def command(self, problem: suite.Problem, model: str, exe: Path) -> tuple[list[str], dict[str, str]]:
         """argv and environment of the driver: the suite's, then `extra_env`, then the thread placement
         (timing.placement_env), which therefore always wins."""
@@ -138,6 +145,8 @@ def run_program(problem: suite.Problem, model: str, exe: Path, protocol: RunProt
     harness's failure is never a verdict on the program."""
     argv, env = protocol.command(problem, model, Path(SANDBOX_EXE))
     nonce, timed_seed = run_secret()
+    if limits.cores is None:  # the run gets the cores it is timed at, no more
+        limits = dataclasses.replace(limits, cores=protocol.cores(model))
     result = sandbox.run_sandboxed(argv, limits=limits, binds={exe: SANDBOX_EXE}, env=env, nice=protocol.nice,
                                    stdin=f"{nonce} {timed_seed}\n".encode())  # fmt: skip
     failed = dict(times_s=(), baseline_times_s=(), wall_s=result.wall_s, result=result)

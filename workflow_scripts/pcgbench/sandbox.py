@@ -200,11 +200,13 @@ class SandboxLimits:
     tmp_mb: int = 256  # size of the private /tmp tmpfs (bounds a disk filler that writes many files)
     shm_mb: int = 256  # size of the private /dev/shm tmpfs
     output_bytes: int = 1 << 20  # cap on captured stdout and on stderr, each
+    # CPUs the run may be scheduled on: the first `cores` of the harness's own (pinned_cpus). None: all of them.
+    cores: int | None = None
 
     def __post_init__(self) -> None:
         for field in dataclasses.fields(self):
             value = getattr(self, field.name)
-            if value is None and field.name == "address_space_mb":
+            if value is None and field.name in ("address_space_mb", "cores"):
                 continue
             if not value > 0:
                 raise ValueError(f"SandboxLimits.{field.name} must be > 0, got {value!r}")
@@ -622,6 +624,20 @@ def _sandbox_failure(result: SandboxResult, command: list[str]) -> SandboxFailur
     )
 
 
+def pinned_cpus(cores: int | None) -> set[int] | None:
+    """The CPUs a run given `cores` cores is pinned to: the first `cores` of the harness's affinity mask (all of
+    them when it has fewer: a run is never given a core the harness does not have). None: not pinned.
+
+    Why the first ones: timing runs never overlap (timing.py), so the run has them to itself, and a run at n
+    threads or ranks then cannot take more than n cores however many threads it starts. The mask is inherited
+    by everything the run starts and cannot be widened without sched_setaffinity, which tampering.py refuses
+    in the sample's object; a raw system call in inline assembly could, and run.resource_overuse's comparison
+    of CPU time with wall time catches what that gains."""
+    if cores is None:
+        return None
+    return set(sorted(os.sched_getaffinity(0))[:cores])
+
+
 def _run(command_for: Callable[[int], list[str]], limits: SandboxLimits, env: dict[str, str], cwd: Path | None, kill,
          stdin: bytes | None = None) -> tuple[SandboxResult, bool, list[str]]:  # fmt: skip
     """Start command_for(fd) in a new session, `fd` being the write end of the sentinel's pipe, and supervise
@@ -637,7 +653,7 @@ def _run(command_for: Callable[[int], list[str]], limits: SandboxLimits, env: di
         command = command_for(sentinel_write)
         # A new session makes the command the leader of its own process group, so one killpg reaches it all.
         proc, release = _spawn(
-            command, stdin=subprocess.DEVNULL if stdin is None else subprocess.PIPE, stdout=subprocess.PIPE,
+            command, pinned_cpus(limits.cores), stdin=subprocess.DEVNULL if stdin is None else subprocess.PIPE, stdout=subprocess.PIPE,
             stderr=subprocess.PIPE, env=env, cwd=cwd, start_new_session=True, pass_fds=(sentinel_write,),
         )  # fmt: skip
     except BaseException:
@@ -653,9 +669,10 @@ def _run(command_for: Callable[[int], list[str]], limits: SandboxLimits, env: di
     return result, bool(sentinel), command
 
 
-def _spawn(command: list[str], **popen_kwargs) -> tuple[subprocess.Popen, Callable[[], None]]:
-    """Popen(command) from a thread of its own that has first joined a new, empty session keyring; returns the
-    process and a function to call once it has been reaped, which lets that thread end.
+def _spawn(command: list[str], cpus: set[int] | None = None, **popen_kwargs) -> tuple[subprocess.Popen, Callable[[], None]]:
+    """Popen(command) from a thread of its own that has first joined a new, empty session keyring and, given
+    `cpus`, pinned itself to them (the child inherits the thread's mask; the harness's other threads keep
+    theirs); returns the process and a function to call once it has been reaped, which lets that thread end.
 
     Why: a process keeps its session keyring across setuid and into a user namespace, and may use the keys in
     it. Where the harness has one (a login through pam_keyinit, a systemd service), every run would share it,
@@ -669,6 +686,8 @@ def _spawn(command: list[str], **popen_kwargs) -> tuple[subprocess.Popen, Callab
     def spawner() -> None:
         try:
             _join_new_session_keyring()
+            if cpus is not None:
+                os.sched_setaffinity(0, cpus)  # 0: this thread only
             spawned["proc"] = subprocess.Popen(command, **popen_kwargs)
         except BaseException as err:  # raised in the caller's thread below
             spawned["error"] = err
