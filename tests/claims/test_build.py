@@ -4,6 +4,7 @@ follow the rules in the claims file, bad input stops with the file and key, and 
 import copy
 import csv
 import json
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,9 @@ import yaml
 
 from workflow_scripts.claims import build
 from workflow_scripts.claims.build import NOT, NOT_TESTABLE, PARTLY, REPRODUCED, ClaimsError
+from workflow_scripts.claims.papers import PapersError, load_papers, paper_of
+
+REPO_PAPERS = Path(__file__).resolve().parents[2] / "data/papers.yaml"
 
 RLPF = "results/rlpf/summary.json"
 SPARSE = "results/disttrain/sparse/summary.json"
@@ -184,8 +188,9 @@ def _write_summaries(root: Path, summaries) -> list[str]:
 
 
 def _main(root: Path) -> list[dict[str, str]]:
-    build.main(claims_file=str(root / "claims.yaml"), summaries=sorted(SUMMARIES), output_csv="results/claims.csv",
-               output_html="results/claims.html", history="results/claims_history.csv")  # fmt: skip
+    build.main(claims_file=str(root / "claims.yaml"), papers_file=str(REPO_PAPERS), summaries=sorted(SUMMARIES),
+               output_csv="results/claims.csv", output_html="results/claims.html",
+               output_tally="results/claims_tally.html", history="results/claims_history.csv")  # fmt: skip
     with open(root / "results/claims.csv", newline="") as handle:
         return list(csv.DictReader(handle))
 
@@ -198,7 +203,15 @@ def test_main_writes_table_and_counts_each_set_of_summaries_once(tmp_path, monke
     assert [row["claim_id"] for row in rows] == ["rl_speedup", "sparse_memory", "per_app", "scale"]
     assert rows[0]["measured_from"] == "results/rlpf/summary.json:task_sets/serial/rl/expected_speedup"
     assert rows[0]["history"] == "first recorded run"
-    assert "RL raises expected speedup." in (tmp_path / "results/claims.html").read_text()
+    page = (tmp_path / "results/claims.html").read_text()
+    assert "RL raises expected speedup." in page
+    # Every row cites its study's paper (data/papers.yaml), linked on the page.
+    assert rows[0]["paper_cited"].startswith("D. Nichols, P. Polasam") and "arxiv.org/abs/2404.18864" in rows[0]["paper_cited"]
+    assert 'href="https://arxiv.org/abs/2404.18864"' in page and "Nichols et al. 2024" in page
+    tally = (tmp_path / "results/claims_tally.html").read_text()
+    verdicts = Counter(row["verdict"] for row in rows)
+    assert f"{len(rows)} claims: " in tally and f"{verdicts[NOT_TESTABLE]} not testable here" in tally
+    assert "app.showCategory('Claims')" in tally
 
     _main(tmp_path)  # the same summaries again: no new run in the history
     history = build.read_history("results/claims_history.csv")
@@ -221,16 +234,37 @@ def test_main_refuses_a_summary_the_rule_does_not_take(tmp_path, monkeypatch):
     (tmp_path / "claims.yaml").write_text(yaml.safe_dump(CLAIMS))
     _write_summaries(tmp_path, SUMMARIES)
     with pytest.raises(ClaimsError, match=r"reads \['results/disttrain/sparse/summary.json'\], which the claims rule"):
-        build.main(claims_file="claims.yaml", summaries=[RLPF], output_csv="out.csv", output_html="out.html",
-                   history="history.csv")  # fmt: skip
+        build.main(claims_file="claims.yaml", papers_file=str(REPO_PAPERS), summaries=[RLPF], output_csv="out.csv",
+                   output_html="out.html", output_tally="tally.html", history="history.csv")  # fmt: skip
     assert not Path("out.csv").exists() and not Path("history.csv").exists()
 
 
 def test_the_project_claims_file(repo_root):
-    """data/claims.yaml loads, cites STUDIES.md for every paper number, and covers the ten studies."""
+    """data/claims.yaml loads, says where in its paper every number stands, and covers the ten studies, each of
+    which data/papers.yaml cites."""
     claims = build.load_claims(repo_root / "data/claims.yaml")
-    assert all("STUDIES.md" in claim.paper_source for claim in claims)
+    assert not [claim.id for claim in claims if "STUDIES.md" in claim.paper_source or len(claim.paper_source) < 20]
+    papers = load_papers(repo_root / "data/papers.yaml")
+    assert all(paper_of(papers, claim.study) is not None for claim in claims)
     studies = {claim.study for claim in claims}
     assert {"hpccoder", "pcgbench", "rlpf", "jorge", "monitoring", "disttrain/tensor3d", "disttrain/moe",
             "disttrain/sparse", "disttrain/survey", "disttrain/axonn"} <= studies  # fmt: skip
     assert all(path.startswith("results/") and path.endswith("summary.json") for path in build.summaries_named(claims))
+
+
+def test_papers_file_refuses_an_unknown_paper_and_names_a_missing_study(tmp_path):
+    papers = yaml.safe_load(REPO_PAPERS.read_text())
+    cited = load_papers(REPO_PAPERS)
+    assert paper_of(cited, "disttrain/axonn").short() == "Singh and Bhatele 2022"
+    assert paper_of(cited, "generate") is None  # the project's own plumbing: no paper
+    with pytest.raises(PapersError, match="does not list study 'nosuch'"):
+        paper_of(cited, "nosuch")
+    papers["studies"]["rlpf"] = "rlfp"
+    (tmp_path / "papers.yaml").write_text(yaml.safe_dump(papers))
+    with pytest.raises(PapersError, match=r"studies.rlpf: no paper 'rlfp'"):
+        load_papers(tmp_path / "papers.yaml")
+    papers["studies"]["rlpf"] = "rlpf"
+    del papers["papers"]["jorge"]["url"]
+    (tmp_path / "papers.yaml").write_text(yaml.safe_dump(papers))
+    with pytest.raises(PapersError, match=r"papers.jorge: missing field\(s\) \['url'\]"):
+        load_papers(tmp_path / "papers.yaml")

@@ -1,13 +1,16 @@
 """The claims table: one row per headline claim of the ten studies, `results/claims.csv` and `results/claims.html`.
 
-Inputs: `data/claims.yaml` (where each number is read and how each claim is judged; never a measured number)
-and the studies' `results/<study>/summary.json` files. Each row holds the paper's number (cited from
-STUDIES.md), the number this run measured, the paper-scale projection where a study makes one, a verdict
+Inputs: `data/claims.yaml` (where each number is read and how each claim is judged; never a measured number),
+`data/papers.yaml` (the paper each study reproduces) and the studies' `results/<study>/summary.json` files.
+Each row holds the paper's number (with its paper and where in it the number stands), the number this run measured, the paper-scale projection where a study makes one, a verdict
 (reproduced / partly / not / not testable here) and a one-sentence reason, all computed from the summaries.
 
 History: every run's verdicts are kept in `results/claims_history.csv`, one row per claim and per set of
 summaries (keyed by a hash of the summaries' bytes, so rebuilding the table from the same summaries adds
 nothing). A claim whose verdict varied over the recorded runs says how often it held.
+
+Also written: `results/claims_tally.html`, the tally of verdicts as an HTML fragment that the report's front
+page shows (rules/captions/workflow.rst).
 
     snakemake claims                                       # what rules/claims.smk runs
     python -m workflow_scripts.claims.build --workdir .   # the same by hand, from <workdir>/results/
@@ -32,13 +35,14 @@ from typing import Any
 
 import yaml
 
+from workflow_scripts.claims.papers import Paper, load_papers, paper_of
 from workflow_scripts.common import Provenance, configure_logging, read_json, write_text
 
 logger = logging.getLogger(__name__)
 
 REPRODUCED, PARTLY, NOT, NOT_TESTABLE = "reproduced", "partly", "not", "not testable here"
 HELD = (REPRODUCED, PARTLY)  # a run in which the claim "held": its direction at least
-COLUMNS = ["study", "claim_id", "claim", "paper", "paper_source", "measured", "measured_what", "projection",
+COLUMNS = ["study", "claim_id", "claim", "paper", "paper_cited", "paper_source", "measured", "measured_what", "projection",
            "verdict", "reason", "history", "measured_from", "projection_from"]  # fmt: skip
 HISTORY_COLUMNS = ["summaries_sha256", "recorded_utc", "claim_id", "verdict", "measured", "projection"]
 REDUCERS = {"min", "max", "sum", "mean", "len", "all", "any"}
@@ -331,6 +335,7 @@ class Row:
     verdict: str
     reason: str
     history: str = ""
+    cited: Paper | None = None  # the paper of the claim's study (data/papers.yaml)
 
     def as_csv(self) -> dict[str, str]:
         c = self.claim
@@ -340,6 +345,7 @@ class Row:
             "claim_id": c.id,
             "claim": c.claim,
             "paper": paper,
+            "paper_cited": self.cited.text() if self.cited else "",
             "paper_source": c.paper_source,
             "measured": fmt(self.measured) if c.measured else "",
             "measured_what": c.measured_label,
@@ -477,21 +483,37 @@ def _history_csv(history: list[dict[str, str]]) -> str:
 _COLOURS = {REPRODUCED: "#d4edda", PARTLY: "#fff3cd", NOT: "#f8d7da", NOT_TESTABLE: "#e2e3e5"}
 
 
+def tally(rows: list[Row]) -> str:
+    """'27 claims: 9 reproduced, 10 partly, 6 not, 2 not testable here' (verdicts that occur, in this order)."""
+    counts = Counter(row.verdict for row in rows)
+    named = ", ".join(f"{counts[v]} {v}" for v in (REPRODUCED, PARTLY, NOT, NOT_TESTABLE) if counts[v])
+    return f"{len(rows)} claim{'s' if len(rows) != 1 else ''}: {named}"
+
+
+def tally_html(rows: list[Row]) -> str:
+    """The tally as a fragment of the report's front page, linking the Claims page (a category of the report)."""
+    return (f'<p class="claims-tally"><strong>{html.escape(tally(rows))}</strong>, each judged from this run\'s '
+            "summaries against its paper's number: see the "
+            "<a href=\"javascript:app.showCategory('Claims')\">Claims</a> page (menu on the left).</p>\n")  # fmt: skip
+
+
 def to_html(rows: list[Row]) -> str:
     """The table as a page of the Snakemake report (which shows HTML inline, a CSV only as a download)."""
-    counts = Counter(row.verdict for row in rows)
-    tally = ", ".join(f"{counts[v]} {v}" for v in (REPRODUCED, PARTLY, NOT, NOT_TESTABLE) if counts[v])
     shown = ["study", "claim", "paper", "measured", "projection", "verdict", "reason", "history"]
     head = "".join(f"<th>{name}</th>" for name in shown)
     body = []
     for row in rows:
         cells = row.as_csv()
         # What a number is, under it; where it was read (summary:key), on hover.
-        notes = {"paper": cells["paper_source"], "measured": cells["measured_what"]}
+        # The paper's number: its paper (linked) and where in it, under it.
+        notes = {"paper": (f"{row.cited.short()}, <a href=\"{html.escape(row.cited.url)}\" target=\"_blank\">"
+                           f"{html.escape(row.cited.title)}</a>: " if row.cited else "")
+                          + html.escape(cells["paper_source"]),
+                 "measured": html.escape(cells["measured_what"])}  # fmt: skip
         tips = {"measured": cells["measured_from"], "projection": cells["projection_from"], "claim": cells["claim_id"]}
         tds = "".join(
             f'<td title="{html.escape(tips.get(name, ""))}">{html.escape(cells[name])}'
-            + (f"<br><small>{html.escape(notes[name])}</small>" if notes.get(name) else "") + "</td>"
+            + (f"<br><small>{notes[name]}</small>" if notes.get(name) else "") + "</td>"
             for name in shown
         )
         body.append(f'<tr style="background:{_COLOURS[row.verdict]}">{tds}</tr>')
@@ -499,23 +521,31 @@ def to_html(rows: list[Row]) -> str:
         "<!DOCTYPE html>\n<html><head><meta charset='utf-8'><title>Claims</title><style>"
         "body{font-family:sans-serif;font-size:13px}table{border-collapse:collapse}"
         "td,th{border:1px solid #999;padding:3px 6px;vertical-align:top;text-align:left}</style></head><body>\n"
-        f"<h2>Which of the papers' claims this run reproduces</h2>\n<p>{len(rows)} claims: {html.escape(tally)}. "
+        f"<h2>Which of the papers' claims this run reproduces</h2>\n<p>{html.escape(tally(rows))}. "
         "Every number is read from a study's summary (hover a cell for the key); the verdict rules are in "
-        "data/claims.yaml. <em>partly</em>: the direction holds at this scale, the size does not reach the paper's; "
+        "data/claims.yaml, the papers in data/papers.yaml. <em>partly</em>: the direction holds at this scale, the size does not reach the paper's; "
         "<em>not testable here</em>: this run's configuration cannot test it. <em>history</em>: a claim \"held\" "
         "in a recorded run when it was reproduced or partly reproduced there.</p>\n"
         f"<table><tr>{head}</tr>\n" + "\n".join(body) + "\n</table></body></html>\n"
     )
 
 
-def build_rows(claims: list[Claim], summaries: dict[str, Any]) -> list[Row]:
-    return [judge(claim, summaries) for claim in claims]
+def build_rows(claims: list[Claim], summaries: dict[str, Any],
+               papers: dict[str, Paper | None] | None = None, papers_file: str = "data/papers.yaml") -> list[Row]:  # fmt: skip
+    """One judged row per claim; with `papers` (load_papers), each row cites its study's paper."""
+    rows = [judge(claim, summaries) for claim in claims]
+    for row in rows:
+        row.cited = paper_of(papers, row.claim.study, papers_file) if papers is not None else None
+    return rows
 
 
-def main(*, claims_file: str, summaries: list[str], output_csv: str, output_html: str, history: str) -> list[Row]:
-    """Build the table from the summaries, record this run in the history, write CSV and HTML."""
-    prov = Provenance.start(step="claims", config={"claims_file": claims_file, "summaries": sorted(summaries)})
+def main(*, claims_file: str, papers_file: str, summaries: list[str], output_csv: str, output_html: str,
+         output_tally: str, history: str) -> list[Row]:  # fmt: skip
+    """Build the table from the summaries, record this run in the history, write CSV, HTML and the tally."""
+    prov = Provenance.start(step="claims", config={"claims_file": claims_file, "papers_file": papers_file,
+                                                   "summaries": sorted(summaries)})  # fmt: skip
     claims = load_claims(claims_file)
+    papers = load_papers(papers_file)
     missing = [path for path in summaries_named(claims) if path not in summaries]
     if missing:
         raise ClaimsError(f"{claims_file} reads {missing}, which the claims rule does not take as input; register "
@@ -524,7 +554,7 @@ def main(*, claims_file: str, summaries: list[str], output_csv: str, output_html
         if not Path(path).is_file():
             raise ClaimsError(f"summary {path} does not exist; run the study that writes it (snakemake <study>)")
     loaded = {path: read_json(path) for path in summaries}
-    rows = build_rows(claims, loaded)
+    rows = build_rows(claims, loaded, papers, papers_file)
     run_key = summaries_sha256(summaries)
     past = read_history(history)
     updated = record_history(past, rows, run_key)
@@ -534,7 +564,8 @@ def main(*, claims_file: str, summaries: list[str], output_csv: str, output_html
     write_text(history, _history_csv(updated))
     write_text(output_csv, to_csv(rows))
     write_text(output_html, to_html(rows))
-    prov.finish([output_csv, output_html], summaries_sha256=run_key)
+    write_text(output_tally, tally_html(rows))
+    prov.finish([output_csv, output_html, output_tally], summaries_sha256=run_key)
     return rows
 
 
@@ -542,16 +573,20 @@ if __name__ == "__main__":
     if "snakemake" in globals():
         smk = snakemake  # noqa: F821 -- injected by Snakemake's script: directive
         configure_logging(smk.log[0])
-        main(claims_file=smk.input.claims, summaries=list(smk.input.summaries), output_csv=smk.output.csv,
-             output_html=smk.output.html, history=smk.params.history)  # fmt: skip
+        main(claims_file=smk.input.claims, papers_file=smk.input.papers, summaries=list(smk.input.summaries),
+             output_csv=smk.output.csv, output_html=smk.output.html, output_tally=smk.output.tally,
+             history=smk.params.history)  # fmt: skip
     else:
         parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
         parser.add_argument("--claims", default="data/claims.yaml")
+        parser.add_argument("--papers", default="data/papers.yaml")
         parser.add_argument("--workdir", default=".", help="the workflow folder whose results/ holds the summaries")
         args = parser.parse_args()
         configure_logging()
-        claims_file = str(Path(args.claims).resolve())
+        claims_file, papers_file = str(Path(args.claims).resolve()), str(Path(args.papers).resolve())
         os.chdir(args.workdir)  # summaries are named as the claims file names them: results/<study>/summary.json
-        main(claims_file=claims_file, summaries=sorted(str(p) for p in Path("results").glob("**/summary.json")),
+        main(claims_file=claims_file, papers_file=papers_file,
+             summaries=sorted(str(p) for p in Path("results").glob("**/summary.json")),
              output_csv="results/claims.csv", output_html="results/claims.html",
+             output_tally="results/claims_tally.html",
              history="results/claims_history.csv")  # fmt: skip
