@@ -6,6 +6,8 @@
 # `ldms` (real LDMS CSV + job or run table, paths in monitoring.real) or `runtimes` (a run-time table
 # alone, monitoring.real.run_table: no counters; the same rules model run time from what it holds). Each rule takes only its own config
 # section, so changing a model parameter reruns models, analysis, figures and summary, not data or features.
+# An app with too few runs on one side of the time-ordered split is left out of the models, not the study: the
+# summary names it with the reason (left_out_of_models) and its change points are found like the others'.
 # Logic lives in workflow_scripts/monitoring/.
 
 from workflow_scripts.monitoring.paths import real_input_files
