@@ -248,6 +248,7 @@ def test_pcgbench_command_line_defaults_are_the_schema_defaults(monkeypatch):
     """`python -m workflow_scripts.pcgbench evaluate` without options evaluates with the workflow's defaults."""
     import workflow_scripts.pcgbench.evaluate as evaluate
     from workflow_scripts.pcgbench import __main__ as cli
+    from workflow_scripts.pcgbench.paths import user_cache_dir
 
     built = []
 
@@ -258,4 +259,8 @@ def test_pcgbench_command_line_defaults_are_the_schema_defaults(monkeypatch):
     monkeypatch.setattr(evaluate, "main", capture)
     with pytest.raises(SystemExit):
         cli.main(["evaluate", "generations.json", "--out", "out"])
-    assert dataclasses.asdict(built[0]) == dataclasses.asdict(evaluate.EvaluateConfig())
+    given, defaults = dataclasses.asdict(built[0]), dataclasses.asdict(evaluate.EvaluateConfig())
+    # Where the build cache lives is no setting of the evaluation: the command line keeps it in the user's cache
+    # (it writes nothing into the folder it is run from), the workflow under results/.
+    assert given.pop("cache_dir") == user_cache_dir() / "build_cache" and defaults.pop("cache_dir")
+    assert given == defaults

@@ -16,48 +16,166 @@
 from __future__ import annotations
 
 import argparse
+import difflib
 import logging
+import os
 import sys
+import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 from workflow_scripts.common.config import schema_defaults
-from workflow_scripts.pcgbench.pareval_format import NUMBERINGS, export_prompts
+from workflow_scripts.pcgbench.pareval_format import NUMBERINGS, GenerationsError, export_prompts
+from workflow_scripts.pcgbench.paths import user_cache_dir
 from workflow_scripts.pcgbench.suite import DATA_ROOT, EXECUTION_MODELS, load_suite
+
+logger = logging.getLogger("workflow_scripts.pcgbench")
+
+
+class UsageError(Exception):
+    """A mistake in what the command was given (an argument, a file, a folder, a missing tool), as opposed to a
+    bug: main() prints its message, which names what is wrong and how to fix it, as one line (no traceback)."""
+
+
+# What main() reports as one line: the user's mistakes and what the machine lacks. Any other exception is a bug
+# and keeps its traceback.
+def _user_errors() -> tuple[type[BaseException], ...]:
+    from workflow_scripts.pcgbench.sandbox import SandboxUnavailable  # the sandbox's tools are missing here
+
+    return UsageError, GenerationsError, SandboxUnavailable
+
+
+def _positive(kind: type) -> Callable[[str], int | float]:
+    """An argparse type: a number of `kind` > 0 (argparse names the option in its message)."""
+
+    def parse(text: str) -> int | float:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a {kind.__name__}, got {text!r}") from None
+        if not value > 0:
+            raise argparse.ArgumentTypeError(f"must be > 0, got {text}")
+        return value
+
+    parse.__name__ = kind.__name__
+    return parse
+
+
+def _ks(text: str) -> tuple[int, ...]:
+    """--ks: comma-separated integers >= 1."""
+    try:
+        ks = tuple(int(k) for k in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected comma-separated integers, e.g. 1,5,10; got {text!r}") from None
+    if min(ks) < 1:
+        raise argparse.ArgumentTypeError(f"every k must be >= 1, got {text!r}")
+    return ks
+
+
+def _names(text: str, known: list[str], flag: str, what: str, where: str = "") -> list[str]:
+    """The comma-separated names of `text`, each one of `known`; an unknown one is a UsageError naming the
+    closest known names (and all of them when they are few, else `where` they are listed)."""
+    names = [name for name in text.split(",") if name]
+    unknown = [name for name in names if name not in known]
+    if unknown:
+        hints = [f"{name!r}" + (f" (closest: {', '.join(close)})" if (close := difflib.get_close_matches(name, known))
+                                else "") for name in unknown]  # fmt: skip
+        listed = f"expected among: {', '.join(known)}" if len(known) <= 10 else f"{len(known)} are known ({where})"
+        raise UsageError(f"{flag}: unknown {what} {', '.join(hints)}; {listed}")
+    return names
+
+
+def _suite(data: str) -> list:
+    """The problems under --data, or a UsageError when it holds none."""
+    root = Path(data)
+    if not root.is_dir():
+        raise UsageError(f"--data {data}: no such folder (the problem set's root: a folder of <problem>/problem.yaml)")
+    problems = load_suite(root)
+    if not problems:
+        raise UsageError(f"--data {data}: no problem here (expected folders holding a problem.yaml)")
+    return problems
 
 
 def _selected(args: argparse.Namespace) -> tuple[list, list[str]]:
     """The problems and execution models that --problems and --models name (all of each by default)."""
-    problems = load_suite(Path(args.data))
+    problems = _suite(args.data)
     if args.problems:
-        wanted = args.problems.split(",")
-        missing = sorted(set(wanted) - {p.name for p in problems})
-        if missing:
-            raise SystemExit(f"--problems: unknown problem(s) {missing}")
+        wanted = _names(args.problems, [p.name for p in problems], "--problems", "problem(s)",
+                        where=f"the folders of {args.data}")
         problems = [p for p in problems if p.name in wanted]
-    models = args.models.split(",") if args.models else list(EXECUTION_MODELS)
+    models = (_names(args.models, list(EXECUTION_MODELS), "--models", "execution model(s)") if args.models
+              else list(EXECUTION_MODELS))  # fmt: skip
     return problems, models
+
+
+def _writable_folder(path: Path, flag: str) -> None:
+    """Refuse, before anything is written, a folder that is a file or that cannot be created or written to."""
+    if path.exists() and not path.is_dir():
+        raise UsageError(f"{flag} {path}: exists and is not a folder; give a folder")
+    existing = next(p for p in (path, *path.parents) if p.exists())
+    if not existing.is_dir():
+        raise UsageError(f"{flag} {path}: {existing} is not a folder")
+    # Tried, not judged from the mode bits: root passes os.access everywhere, yet not on a read-only mount or in
+    # /sys. The trial folder is removed at once, so a refused command leaves the folder as it was.
+    try:
+        os.rmdir(tempfile.mkdtemp(prefix=".pcgbench-write-test-", dir=existing))
+    except OSError as err:
+        raise UsageError(f"{flag} {path}: cannot write in {existing} ({err.strerror}); give another folder") from err
+
+
+def _writable_file(path: Path, flag: str) -> None:
+    if path.is_dir():
+        raise UsageError(f"{flag} {path}: is a folder; give a file name")
+    _writable_folder(path.parent, flag)
+
+
+def _machine_cache() -> None:
+    """The machine's build cache (driver objects, precompiled headers, Kokkos: machine_cache.py) is usable, or
+    a UsageError saying why (its checks raise RuntimeError, e.g. a folder the confined compiler cannot enter)."""
+    from workflow_scripts.pcgbench.machine_cache import machine_cache_dir
+
+    try:
+        machine_cache_dir()
+    except RuntimeError as err:
+        raise UsageError(str(err)) from err
 
 
 def _export_prompts(args: argparse.Namespace) -> int:
     problems, models = _selected(args)
+    _writable_file(Path(args.out), "OUT")
     records = export_prompts(problems, models, Path(args.out), numbering=args.numbering)
     print(f"wrote {len(records)} prompts ({len(problems)} problems x {len(models)} models) to {args.out}")
     return 0
 
 
 def _evaluate(args: argparse.Namespace) -> int:
+    from workflow_scripts.pcgbench import suite
     from workflow_scripts.pcgbench.evaluate import EvaluateConfig
     from workflow_scripts.pcgbench.evaluate import main as evaluate_main
 
-    cfg = EvaluateConfig(max_cores=args.max_cores, warmup=args.warmup, reps=args.reps, size=args.size,
-                         seed=args.seed, ks=tuple(int(k) for k in args.ks.split(",")), jobs=args.jobs,
-                         run_timeout_s=args.run_timeout_s, timeout_floor_s=args.timeout_floor_s,
-                         timeout_factor=args.timeout_factor,
-                         compile_timeout_s=args.compile_timeout_s, share_identical_runs=not args.run_every_sample,
-                         race_check=not args.no_race_check, cache_dir=Path(args.cache_dir), suite_root=Path(args.data))
+    # Everything the command was given is checked before anything is written (the generations file itself by
+    # evaluate.main's first step, load_samples, before it creates --out).
+    _suite(args.data)
+    out, cache_dir = Path(args.out), Path(args.cache_dir)
+    _writable_folder(out, "--out")
+    _writable_folder(cache_dir, "--cache-dir")
     reference = Path(args.reference_results) if args.reference_results else None
-    metrics = evaluate_main(Path(args.generations), Path(args.out), cfg, generator=args.generator,
-                            reference_results=reference)
+    if reference is not None and not reference.is_file():
+        raise UsageError(f"--reference-results {reference}: no such file (the reference generator's results.parquet, "
+                         "written by an evaluation of the reference solutions)")
+    if not args.no_race_check and not (status := suite.race_check_status())[0]:
+        raise UsageError(f"the race check cannot run here: {status[1]}; install it, or pass --no-race-check (racy "
+                         "OpenMP samples may then pass validation by luck)")
+    _machine_cache()
+    try:
+        cfg = EvaluateConfig(max_cores=args.max_cores, warmup=args.warmup, reps=args.reps, size=args.size,
+                             seed=args.seed, ks=args.ks, jobs=args.jobs, run_timeout_s=args.run_timeout_s,
+                             timeout_floor_s=args.timeout_floor_s, timeout_factor=args.timeout_factor,
+                             compile_timeout_s=args.compile_timeout_s, share_identical_runs=not args.run_every_sample,
+                             race_check=not args.no_race_check, cache_dir=cache_dir, suite_root=Path(args.data))
+    except ValueError as err:  # EvaluateConfig names the setting (its config key) and the allowed values
+        raise UsageError(str(err)) from err
+    metrics = evaluate_main(Path(args.generations), out, cfg, generator=args.generator, reference_results=reference)
     for model, reason in metrics["skipped_models"].items():
         print(f"skipped {model}: {reason}")
     for status in ("no_driver", "prompt_mismatch", "malformed"):
@@ -65,7 +183,7 @@ def _evaluate(args: argparse.Namespace) -> int:
             print(f"not scored, {status}: {record['record']} ({record['model']}): {record['reason']}")
     for generator, counts in metrics["verdict_counts"].items():
         print(f"{generator}: " + ", ".join(f"{verdict} {count}" for verdict, count in sorted(counts.items())))
-    print(f"wrote {Path(args.out) / 'results.parquet'} and {Path(args.out) / 'metrics.json'}")
+    print(f"wrote {out / 'results.parquet'} and {out / 'metrics.json'}")
     return 0
 
 
@@ -73,9 +191,16 @@ def _check_references(args: argparse.Namespace) -> int:
     from workflow_scripts.pcgbench import reference_speedups
 
     problems, models = _selected(args)
-    cfg = reference_speedups.CheckConfig(max_cores=args.max_cores, warmup=args.warmup, reps=args.reps,
-                                         size=args.size, seed=args.seed, jobs=args.jobs,
-                                         fixed=None if args.sweep else (args.ranks, args.threads))
+    _writable_folder(Path(args.build_dir), "--build-dir")
+    if args.csv:
+        _writable_file(Path(args.csv), "--csv")
+    _machine_cache()
+    try:
+        cfg = reference_speedups.CheckConfig(max_cores=args.max_cores, warmup=args.warmup, reps=args.reps,
+                                             size=args.size, seed=args.seed, jobs=args.jobs,
+                                             fixed=None if args.sweep else (args.ranks, args.threads))
+    except ValueError as err:
+        raise UsageError(str(err)) from err
     rows = reference_speedups.check_references(problems, models, cfg, Path(args.build_dir),
                                                progress=lambda row: print(reference_speedups.format_row(row),
                                                                           flush=True))
@@ -92,12 +217,18 @@ def _check_references(args: argparse.Namespace) -> int:
     return 1 if summary["failed"] else 0
 
 
-def main(argv: list[str] | None = None) -> int:
+def build_parser() -> argparse.ArgumentParser:
     harness = schema_defaults("pcgbench.evaluate")  # the defaults of the workflow's evaluation (config schema)
+    cache = user_cache_dir()
+    positive_int, positive_float = _positive(int), _positive(float)
+    # Options every subcommand takes (after its name, where users type them).
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--debug", action="store_true",
+                        help="show the traceback of an error in the input too (a bug's is always shown)")
     parser = argparse.ArgumentParser(prog="python -m workflow_scripts.pcgbench", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
-    export = sub.add_parser("export-prompts", help="write all prompts in ParEval's JSON format")
+    export = sub.add_parser("export-prompts", parents=[common], help="write all prompts in ParEval's JSON format")
     export.add_argument("out", help="output JSON file")
     export.add_argument("--models", default="", help="comma-separated execution models (default: all 7)")
     export.add_argument("--problems", default="", help="comma-separated problem names (default: all)")
@@ -105,53 +236,64 @@ def main(argv: list[str] | None = None) -> int:
     export.add_argument("--numbering", default="suite", choices=NUMBERINGS,
                         help="record names: the suite's folders, or ParEval's numbered names (default: %(default)s)")
     export.set_defaults(func=_export_prompts)
-    check = sub.add_parser("check-references", help="build and run every reference; print speedups")
+    check = sub.add_parser("check-references", parents=[common],
+                           help="build and run every reference; print speedups")
     check.add_argument("--models", default="", help="comma-separated execution models (default: all 7)")
     check.add_argument("--problems", default="", help="comma-separated problem names (default: all)")
     check.add_argument("--data", default=str(DATA_ROOT), help="problem set root (default: data/pcgbench)")
-    check.add_argument("--build-dir", default=str(DATA_ROOT.parents[1] / ".cache" / "pcgbench_drivers"),
-                       help="driver object cache")
-    check.add_argument("--jobs", type=int, default=2, help="parallel compiles")
-    check.add_argument("--threads", type=int, default=2, help="threads for omp, mpi+omp, kokkos (without --sweep)")
-    check.add_argument("--ranks", type=int, default=2, help="ranks for mpi, mpi+omp (without --sweep)")
+    check.add_argument("--build-dir", default=str(cache / "drivers"),
+                       help="driver object cache (default: %(default)s: $XDG_CACHE_HOME/pcgbench, else "
+                            "~/.cache/pcgbench)")
+    check.add_argument("--jobs", type=positive_int, default=2, help="parallel compiles (default: %(default)s)")
+    check.add_argument("--threads", type=positive_int, default=2,
+                       help="threads for omp, mpi+omp, kokkos (without --sweep; default: %(default)s)")
+    check.add_argument("--ranks", type=positive_int, default=2,
+                       help="ranks for mpi, mpi+omp (without --sweep; default: %(default)s)")
     check.add_argument("--sweep", action="store_true",
                        help="time every configuration of the harness's sweep up to --max-cores instead")
-    check.add_argument("--max-cores", type=int, default=harness["max_cores"],
+    check.add_argument("--max-cores", type=positive_int, default=harness["max_cores"],
                        help="largest resource count of --sweep (default: %(default)s)")
     check.add_argument("--size", default=harness["size"], choices=["timed", "paper"],
                        help="problem size to time (default: %(default)s)")
-    check.add_argument("--seed", type=int, default=1)
+    check.add_argument("--seed", type=int, default=1, help="(default: %(default)s)")
     check.add_argument("--warmup", type=int, default=harness["warmup"], help="(default: %(default)s)")
-    check.add_argument("--reps", type=int, default=harness["reps"], help="(default: %(default)s)")
+    check.add_argument("--reps", type=positive_int, default=harness["reps"], help="(default: %(default)s)")
     check.add_argument("--csv", default="", help="also write the table (reference_speedups.csv columns) here")
     check.set_defaults(func=_check_references)
-    evaluate = sub.add_parser("evaluate", help="evaluate a ParEval generations file (sandboxed build, run, time)")
+    evaluate = sub.add_parser("evaluate", parents=[common],
+                              help="evaluate a ParEval generations file (sandboxed build, run, time)")
     evaluate.add_argument("generations", help="generations JSON (ParEval format)")
-    evaluate.add_argument("--out", required=True, help="output folder (results.parquet, metrics.json)")
+    evaluate.add_argument("--out", required=True,
+                          help="output folder (results.parquet, metrics.json); the command writes nothing else but "
+                               "the caches (--cache-dir, and the machine's build cache: $PCGBENCH_MACHINE_CACHE)")
     evaluate.add_argument("--generator", default=None, help="name in the results (default: the file's stem)")
-    evaluate.add_argument("--max-cores", type=int, default=harness["max_cores"],
+    evaluate.add_argument("--max-cores", type=positive_int, default=harness["max_cores"],
                           help="resource sweep up to this many cores (default: %(default)s)")
     evaluate.add_argument("--warmup", type=int, default=harness["warmup"],
                           help="untimed calls per run (default: %(default)s)")
-    evaluate.add_argument("--reps", type=int, default=harness["reps"], help="timed calls per run (default: %(default)s)")
+    evaluate.add_argument("--reps", type=positive_int, default=harness["reps"],
+                          help="timed calls per run (default: %(default)s)")
     evaluate.add_argument("--size", default=harness["size"], choices=["timed", "paper"],
                           help="problem size to time (default: %(default)s)")
     evaluate.add_argument("--seed", type=int, default=schema_defaults("")["seed"],
                           help="input generation seed (default: %(default)s)")
-    evaluate.add_argument("--ks", default=",".join(map(str, harness["ks"])),
-                          help="comma-separated k of the @k metrics (default: %(default)s)")
-    evaluate.add_argument("--jobs", type=int, default=2, help="parallel compiles")
-    evaluate.add_argument("--run-timeout-s", type=float, default=harness["run_timeout_s"],
+    evaluate.add_argument("--ks", type=_ks, default=tuple(harness["ks"]),
+                          help="comma-separated k of the @k metrics (default: "
+                               f"{','.join(map(str, harness['ks']))})")
+    evaluate.add_argument("--jobs", type=positive_int, default=2, help="parallel compiles (default: %(default)s)")
+    evaluate.add_argument("--run-timeout-s", type=positive_float, default=harness["run_timeout_s"],
                           help="wall-clock limit of one run (without --reference-results; default: %(default)s)")
-    evaluate.add_argument("--timeout-floor-s", type=float, default=harness["timeout_floor_s"],
+    evaluate.add_argument("--timeout-floor-s", type=positive_float, default=harness["timeout_floor_s"],
                           help="see --timeout-factor (default: %(default)s)")
-    evaluate.add_argument("--timeout-factor", type=float, default=harness["timeout_factor"],
+    evaluate.add_argument("--timeout-factor", type=positive_float, default=harness["timeout_factor"],
                           help="with --reference-results: limit = max(floor, factor x the reference's run time) "
                                "(default: %(default)s)")
     evaluate.add_argument("--reference-results", default=None, help="the reference generator's results.parquet")
-    evaluate.add_argument("--compile-timeout-s", type=float, default=harness["compile_timeout_s"],
+    evaluate.add_argument("--compile-timeout-s", type=positive_float, default=harness["compile_timeout_s"],
                           help="wall-clock limit of one compile (default: %(default)s)")
-    evaluate.add_argument("--cache-dir", default=harness["cache_dir"], help="build cache folder (default: %(default)s)")
+    evaluate.add_argument("--cache-dir", default=str(cache / "build_cache"),
+                          help="build cache of the samples' objects and executables, kept between runs (default: "
+                               "%(default)s: $XDG_CACHE_HOME/pcgbench, else ~/.cache/pcgbench)")
     evaluate.add_argument("--data", default=str(DATA_ROOT), help="problem set root (default: data/pcgbench)")
     evaluate.add_argument("--run-every-sample", action="store_true",
                           help="run identical samples separately (default: run each distinct program once)")
@@ -159,9 +301,21 @@ def main(argv: list[str] | None = None) -> int:
                           help="do not run OpenMP samples' ThreadSanitizer builds (default: a race found there is "
                                "the verdict race_detected)")
     evaluate.set_defaults(func=_evaluate)
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run one subcommand; its exit status. A mistake in the input (UsageError, GenerationsError, a sandbox
+    that cannot run here) prints one line, `error: ...`, and returns 2 (with --debug: raises, traceback and all)."""
+    args = build_parser().parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
-    return args.func(args)
+    try:
+        return args.func(args)
+    except _user_errors() as err:
+        if args.debug:
+            raise
+        print(f"error: {err}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

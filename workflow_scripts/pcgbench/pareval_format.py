@@ -29,6 +29,7 @@ Run: python -m workflow_scripts.pcgbench export-prompts OUT.json [--numbering pa
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import functools
 import json
 import logging
@@ -50,6 +51,12 @@ MALFORMED = "malformed"
 NAMES_FILE = "pareval.yaml"
 NUMBERINGS = ("suite", "pareval")
 _PAREVAL_PREFIX = re.compile(r"^\d+_")
+
+
+class GenerationsError(ValueError):
+    """A generations (or prompt) file that cannot be evaluated as it is: the message names the file, the record
+    and the field at fault, and what to do. A mistake in the user's input, not a bug of the harness: the
+    command line prints it as one line (no traceback)."""
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -117,6 +124,23 @@ def problem_name(record: dict, root: Path = DATA_ROOT) -> str:
     return entry.problem if entry else name
 
 
+def closest_names(name: str, problems: list[Problem], root: Path = DATA_ROOT, n: int = 3) -> list[str]:
+    """The names of the suite most like `name` (a record's name that matched no problem), closest first: the
+    suite's folders and ParEval's names (numbered when `name` is), by difflib's ratio; [] when none is close."""
+    bare = _PAREVAL_PREFIX.sub("", name)
+    entries = pareval_names(Path(root))
+    candidates = {p.name: p.name for p in problems}
+    candidates.update({e.name: e.numbered if bare != name else e.name for e in entries.values()})
+    close = difflib.get_close_matches(bare, candidates, n=n, cutoff=0.6)
+    return list(dict.fromkeys(candidates[c] for c in close))
+
+
+def unknown_name_reason(name: str, problems: list[Problem], root: Path = DATA_ROOT) -> str:
+    """Why a record of this name is not scored, with the closest names of the suite."""
+    close = closest_names(name, problems, root)
+    return f"no problem {name!r} here" + (f" (closest: {', '.join(close)})" if close else "")
+
+
 # ---------------------------------------------------------------------------------------------------------
 # Export
 
@@ -153,33 +177,50 @@ def export_prompts(problems: list[Problem], models: list[str] | tuple[str, ...],
 # Import
 
 
+# What each field holds, for the messages that refuse a record (the fix to make).
+FIELD_HINTS = {
+    "name": 'the problem, e.g. "27_reduce_average" or "reduce_average"',
+    "problem_type": 'the problem\'s type, e.g. "reduce"',
+    "parallelism_model": f"one of {list(EXECUTION_MODELS)}",
+    "language": f'"{LANGUAGE}"',
+    "prompt": "the prompt text (may be empty)",
+    "outputs": 'a list of generated function bodies, e.g. "outputs": ["return 0;\\n}"]',
+}
+FORMAT_HINT = ("a generations file is a JSON list of records {" + ", ".join(FIELDS) + "}, one per problem and "
+               "execution model (ParEval's format; `export-prompts` writes one with empty outputs)")
+
+
 def validate_records(data: object, source: str = "generations") -> list[dict]:
-    """Check the structure of a ParEval list; ValueError names the record index and field at fault."""
+    """Check the structure of a ParEval list; GenerationsError names the record index, the field at fault and
+    what it should hold."""
     if not isinstance(data, list):
-        raise ValueError(f"{source}: expected a JSON list of records, got {type(data).__name__}")
+        raise GenerationsError(f"{source}: expected a JSON list of records, got {type(data).__name__}: "
+                               f"{FORMAT_HINT}")
     if data and all(isinstance(r, dict) and "prompt" in r and "outputs" not in r for r in data):
-        raise ValueError(f"{source}: this is a prompt file (no record has 'outputs'), not generations. Generate "
-                         "completions for its prompts first (ParEval's generate scripts, or this workflow's "
-                         "generation step), then evaluate the file they write: python -m workflow_scripts.pcgbench "
-                         "evaluate GENERATIONS.json --out DIR")
+        raise GenerationsError(f"{source}: this is a prompt file (no record has 'outputs'), not generations. Generate "
+                               "completions for its prompts first (ParEval's generate scripts, or this workflow's "
+                               "generation step), then evaluate the file they write: python -m "
+                               "workflow_scripts.pcgbench evaluate GENERATIONS.json --out DIR")
     for index, record in enumerate(data):
         where = f"{source}: record {index}"
         if not isinstance(record, dict):
-            raise ValueError(f"{where}: expected an object, got {type(record).__name__}")
+            raise GenerationsError(f"{where}: expected an object, got {type(record).__name__}: {FORMAT_HINT}")
         for field, kind in FIELDS.items():
             if field not in record:
-                raise ValueError(f"{where}: field '{field}' is missing")
+                raise GenerationsError(f"{where}: field '{field}' is missing; it holds {FIELD_HINTS[field]}")
             if not isinstance(record[field], kind):
-                raise ValueError(f"{where}: field '{field}' must be a {kind.__name__}, "
-                                 f"got {type(record[field]).__name__}")
+                raise GenerationsError(f"{where}: field '{field}' must be a {kind.__name__}, got "
+                                       f"{type(record[field]).__name__}; it holds {FIELD_HINTS[field]}")
         for j, output in enumerate(record["outputs"]):
             if not isinstance(output, str):
-                raise ValueError(f"{where}: field 'outputs' item {j} must be a string, got {type(output).__name__}")
+                raise GenerationsError(f"{where}: field 'outputs' item {j} must be a string, got "
+                                       f"{type(output).__name__}; 'outputs' holds {FIELD_HINTS['outputs']}")
         if record["parallelism_model"] not in EXECUTION_MODELS:
-            raise ValueError(f"{where}: field 'parallelism_model' is {record['parallelism_model']!r}; "
-                             f"expected one of {list(EXECUTION_MODELS)}")
+            raise GenerationsError(f"{where}: field 'parallelism_model' is {record['parallelism_model']!r}; "
+                                   f"expected one of {list(EXECUTION_MODELS)}")
         if record["language"] != LANGUAGE:
-            raise ValueError(f"{where}: field 'language' is {record['language']!r}; only {LANGUAGE!r} is supported")
+            raise GenerationsError(f"{where}: field 'language' is {record['language']!r}; only {LANGUAGE!r} is "
+                                   "supported")
     return data
 
 
@@ -189,9 +230,14 @@ def load_generations(path: Path) -> list[dict]:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as err:
-        raise ValueError(f"{path}: not valid JSON (line {err.lineno}, column {err.colno}): {err.msg}") from err
+        raise GenerationsError(f"{path}: not valid JSON (line {err.lineno}, column {err.colno}): {err.msg}; "
+                               f"{FORMAT_HINT}") from err
     except UnicodeDecodeError as err:  # else the error names neither the file nor where in it
-        raise ValueError(f"{path}: not UTF-8 text (byte {err.start}): {err.reason}") from err
+        raise GenerationsError(f"{path}: not UTF-8 text (byte {err.start}): {err.reason}; save it as UTF-8") from err
+    except FileNotFoundError as err:
+        raise GenerationsError(f"{path}: no such file") from err
+    except OSError as err:  # a folder, a file one may not read, ...
+        raise GenerationsError(f"{path}: cannot be read ({err.strerror or err})") from err
     return validate_records(data, source=str(path))
 
 
@@ -296,11 +342,13 @@ def match_generations(records: list[dict], problems: list[Problem], root: Path =
         if problem is None:
             logger.warning("record %d: no driver for problem %r (%s); reported as %s", index, record["name"], model,
                            NO_DRIVER)
-            matches.append(Match(index, None, model, record, NO_DRIVER, f"no problem {record['name']!r} here"))
+            why = unknown_name_reason(record["name"], problems, root)
+            matches.append(Match(index, None, model, record, NO_DRIVER, why))
             continue
         if record["problem_type"] != problem.problem_type:
-            raise ValueError(f"record {index}: field 'problem_type' is {record['problem_type']!r} but problem "
-                             f"{problem.name!r} is of type {problem.problem_type!r}")
+            raise GenerationsError(f"{source}: record {index}: field 'problem_type' is {record['problem_type']!r} but problem "
+                             f"{problem.name!r} is of type {problem.problem_type!r}: the record names another problem than its type "
+                f"says; correct its 'name' or its 'problem_type'")
         why = interface_mismatch(record["prompt"], problem, model)
         if why:
             logger.warning("record %d (%s, %s): %s; reported as %s", index, record["name"], model, why,
@@ -313,7 +361,8 @@ def match_generations(records: list[dict], problems: list[Problem], root: Path =
     return matches
 
 
-__all__ = ["FIELDS", "LANGUAGE", "MALFORMED", "NO_DRIVER", "NUMBERINGS", "PROBLEM_TYPES", "PROMPT_MISMATCH", "Match",
-           "ParEvalName", "canonical", "declared_interface", "export_prompts", "interface_mismatch",
-           "load_generations", "match_generations", "pareval_extras", "pareval_names", "problem_name",
-           "prompt_record", "record_name", "unencodable", "validate_records"]
+__all__ = ["FIELDS", "FIELD_HINTS", "FORMAT_HINT", "LANGUAGE", "MALFORMED", "NO_DRIVER", "NUMBERINGS", "PROBLEM_TYPES",
+           "PROMPT_MISMATCH", "GenerationsError", "Match", "ParEvalName", "canonical", "closest_names",
+           "declared_interface", "export_prompts", "interface_mismatch", "load_generations", "match_generations",
+           "pareval_extras", "pareval_names", "problem_name", "prompt_record", "record_name", "unencodable",
+           "unknown_name_reason", "validate_records"]

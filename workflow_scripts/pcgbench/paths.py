@@ -1,8 +1,12 @@
-"""Where PCGBench's Snakemake rules find their inputs (rules/pcgbench.smk calls these; no logic in .smk).
+"""Where PCGBench's files are: the inputs its Snakemake rules find (rules/pcgbench.smk calls these; no logic in
+.smk), and the per-user cache of its command line.
 
 Generators are the self-test ones (reference, serial, mutants; made by rule pcgbench_self_test_generations)
 or language models whose generations rules/generate.smk writes to results/generate/pcgbench/<name>.json.
 """
+
+import os
+from pathlib import Path
 
 SELF_TEST_GENERATORS = ("reference", "serial", "mutants")
 
@@ -24,3 +28,13 @@ def reference_results_input(generator: str, pcgbench_config: dict) -> dict[str, 
     if generator == "reference" or "reference" not in pcgbench_config["generators"]:
         return {}
     return {"reference": "results/pcgbench/reference/results.parquet"}
+
+
+def user_cache_dir() -> Path:
+    """The command line's per-user cache (python -m workflow_scripts.pcgbench): $XDG_CACHE_HOME/pcgbench, else
+    ~/.cache/pcgbench, as the XDG base directory specification says (which also says to ignore a relative
+    $XDG_CACHE_HOME). A command writes only under its --out and here (and in the machine's build cache,
+    machine_cache.py), never into the folder it is run from; the workflow keeps its own cache under results/
+    (pcgbench.evaluate.cache_dir)."""
+    base = os.environ.get("XDG_CACHE_HOME", "")
+    return (Path(base) if os.path.isabs(base) else Path.home() / ".cache") / "pcgbench"

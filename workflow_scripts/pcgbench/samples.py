@@ -16,6 +16,7 @@ from workflow_scripts.pcgbench import suite
 from workflow_scripts.pcgbench.pareval_format import (
     MALFORMED,
     NO_DRIVER,
+    GenerationsError,
     load_generations,
     match_generations,
     record_name,
@@ -62,7 +63,10 @@ class Unscored:
 def load_samples(generations_path: Path, generator: str, suite_root: Path) -> tuple[list[Sample], list[Unscored]]:
     """Every output of every matched record as a sample of its suite problem, and the records that are not
     scored (a file from another tool may hold problems this suite lacks, prompts of other interfaces, or text
-    that cannot be written). A refused output leaves a gap: the others keep their indexes in the file."""
+    that cannot be written). A refused output leaves a gap: the others keep their indexes in the file.
+
+    A file of which nothing can be scored raises GenerationsError (check_something_to_score), before a
+    caller has built, run or written anything."""
     records = load_generations(generations_path)
     samples, unscored = [], []
     matches = match_generations(records, suite.load_suite(suite_root), suite_root, source=str(generations_path))
@@ -80,7 +84,35 @@ def load_samples(generations_path: Path, generator: str, suite_root: Path) -> tu
             unscored.append(Unscored(name, match.model, PROMPT_MISMATCH, match.reason, tuple(outputs)))
             continue
         samples += outputs
+    check_something_to_score(records, samples, unscored, str(generations_path))
     return samples, unscored
+
+
+def check_something_to_score(records: list[dict], samples: list[Sample], unscored: list[Unscored],
+                             source: str) -> None:  # fmt: skip
+    """Raise GenerationsError when not one output of the file is a sample (or a prompt_mismatch row): every
+    record names a problem the suite lacks (a typo such as "reduce_averag": the reason gives the closest names),
+    has no outputs (a prompt file not yet filled in), or holds text that cannot be written. Evaluating such a
+    file would build nothing and end in an empty result; the message says why, per cause, and what to do."""
+    if samples or any(u.samples for u in unscored):
+        return
+    if not records:
+        raise GenerationsError(f"{source}: the file holds no records; nothing to evaluate")
+    causes = []
+    unknown = {u.record: u.reason for u in unscored if u.status == NO_DRIVER}  # one per name, not per model
+    if unknown:
+        shown = "; ".join(list(unknown.values())[:5]) + (f"; and {len(unknown) - 5} more" if len(unknown) > 5 else "")
+        causes.append(f"{len(unknown)} problem name(s) unknown ({shown}); rename the records (the suite's folder "
+                      "names or ParEval's names; `export-prompts` writes every one)")
+    empty = sum(1 for r in records if not r["outputs"])
+    if empty:
+        causes.append(f"{empty} record(s) have empty 'outputs' (a prompt file not yet filled in?); put the generated "
+                      "function bodies in each record's 'outputs' first")
+    malformed = [u for u in unscored if u.status == MALFORMED]
+    if malformed:
+        causes.append(f"{len(malformed)} record(s) or output(s) hold text UTF-8 cannot encode (first: "
+                      f"{malformed[0].reason})")
+    raise GenerationsError(f"{source}: nothing to evaluate: " + "; ".join(causes))
 
 
 def toolchain_report(models: set[str]) -> dict[str, str]:
