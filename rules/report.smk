@@ -1,27 +1,60 @@
 # The report's tables (included after every study's rules file, so every study is registered):
-#   results/<study>/tables/headline_numbers.csv, .html    every study's summary.json, flattened
+#   results/<study>/tables/headline_numbers.csv, .html    the study's few headline numbers (data/headlines.yaml),
+#                                                         the paper's number beside each (data/claims.yaml)
+#   results/<study>/tables/front_page.html                the same with the study's finding and paper: its part
+#                                                         of the report's front page (rules/captions/workflow.rst)
+#   results/<study>/tables/summary_flat.csv               every study's summary.json, flattened (a download)
 #   results/pcgbench/tables/metrics.csv, .html             PCGBench metrics per model and execution model
 #   results/pcgbench/tables/reference_speedups.html        PCGBench reference speedups (beside its CSV)
-# Each is a report item in its study's category (Snakemake shows HTML inline, offers CSV as a download), and
-# a final output of its study, so `rule all` and the study's target make it. The report's front page is
-# rules/captions/workflow.rst (the Snakefile's `report:`).
-# Logic lives in workflow_scripts/common/tables.py and workflow_scripts/pcgbench/tables.py.
+# Each is a report item in its study's category (Snakemake shows HTML inline, offers CSV as a download), except
+# the front-page fragment and the flattened summary's HTML page, and a final output of its study, so `rule all`
+# and the study's target make it. The report's front page is rules/captions/workflow.rst (the Snakefile's
+# `report:`). Logic lives in workflow_scripts/claims/headline.py, workflow_scripts/common/tables.py and
+# workflow_scripts/pcgbench/tables.py.
 
 from pathlib import Path
 
 for _study, _summary in list(STUDY_SUMMARIES.items()):
-    _table = f"results/{_study}/tables/headline_numbers"
+    _tables = f"results/{_study}/tables"
+    _name = "_".join(Path(_study).parts)
 
     rule:
         name:
-            "_".join(Path(_study).parts) + "_headline_table"
+            f"{_name}_headline_table"
+        input:
+            summary=_summary,
+            headlines="data/headlines.yaml",
+            claims="data/claims.yaml",
+            papers="data/papers.yaml",
+        output:
+            csv=report(
+                f"{_tables}/headline_numbers.csv", category=_study, caption="captions/headline_numbers.rst"
+            ),
+            html=report(
+                f"{_tables}/headline_numbers.html", category=_study, caption="captions/headline_numbers.rst"
+            ),
+            front=f"{_tables}/front_page.html",
+        log:
+            study_log(_study, "headline_table"),
+        threads: 1
+        resources:
+            mem_mb=300,
+        params:
+            study=_study,
+            software_env=software_env("../workflow_scripts/claims/headline.py"),
+        script:
+            "../workflow_scripts/claims/headline.py"
+
+    rule:
+        name:
+            f"{_name}_summary_table"
         input:
             summary=_summary,
         output:
-            csv=report(f"{_table}.csv", category=_study, caption="captions/headline_numbers.rst"),
-            html=report(f"{_table}.html", category=_study, caption="captions/headline_numbers.rst"),
+            csv=report(f"{_tables}/summary_flat.csv", category=_study, caption="captions/summary_flat.rst"),
+            html=f"{_tables}/summary_flat.html",
         log:
-            study_log(_study, "headline_table"),
+            study_log(_study, "summary_table"),
         threads: 1
         resources:
             mem_mb=300,
@@ -31,7 +64,16 @@ for _study, _summary in list(STUDY_SUMMARIES.items()):
         script:
             "../workflow_scripts/common/tables.py"
 
-    register_study_tables(_study, [f"{_table}.csv", f"{_table}.html"])
+    register_study_tables(
+        _study,
+        [
+            f"{_tables}/headline_numbers.csv",
+            f"{_tables}/headline_numbers.html",
+            f"{_tables}/front_page.html",
+            f"{_tables}/summary_flat.csv",
+            f"{_tables}/summary_flat.html",
+        ],
+    )
 
 
 rule pcgbench_metrics_table:

@@ -132,7 +132,7 @@ def _fields(entry: Any, allowed: set[str], required: set[str], where: str) -> di
     return entry
 
 
-def _value_spec(entry: Any, default_summary: str | None, where: str) -> ValueSpec:
+def value_spec(entry: Any, default_summary: str | None, where: str) -> ValueSpec:
     entry = _fields(entry, {"summary", "key", "reduce", "divide_by", "complement"}, {"key"}, where)
     summary = entry.get("summary", default_summary)
     if not summary:
@@ -141,12 +141,12 @@ def _value_spec(entry: Any, default_summary: str | None, where: str) -> ValueSpe
         raise ClaimsError(f"{where}.reduce: {entry['reduce']!r} is not one of {sorted(REDUCERS)}")
     divide_by = entry.get("divide_by")
     return ValueSpec(summary=str(summary), key=str(entry["key"]), reduce=entry.get("reduce"),
-                     divide_by=_value_spec(divide_by, summary, f"{where}.divide_by") if divide_by else None,
+                     divide_by=value_spec(divide_by, summary, f"{where}.divide_by") if divide_by else None,
                      complement=bool(entry.get("complement", False)))  # fmt: skip
 
 
 def _operand(entry: Any, default_summary: str, where: str) -> ValueSpec | float | str | None:
-    return _value_spec(entry, default_summary, where) if isinstance(entry, dict) else entry
+    return value_spec(entry, default_summary, where) if isinstance(entry, dict) else entry
 
 
 def _claim(entry: Any, index: int) -> Claim:
@@ -170,7 +170,7 @@ def _claim(entry: Any, index: int) -> Claim:
             if check["op"] != "true" and "than" not in check:
                 raise ClaimsError(f"{check_where}: op {check['op']!r} needs `than` (a constant or a value)")
             checks.append(Check(label=check["label"], op=check["op"],
-                                value=_value_spec(check["value"], summary, f"{check_where}.value"),
+                                value=value_spec(check["value"], summary, f"{check_where}.value"),
                                 than=_operand(check.get("than"), summary, f"{check_where}.than")))  # fmt: skip
         return tuple(checks)
 
@@ -204,11 +204,11 @@ def _claim(entry: Any, index: int) -> Claim:
         id=str(entry["id"]), study=str(entry["study"]), claim=" ".join(str(entry["claim"]).split()),
         paper_value=_operand(paper.get("value"), summary, f"{where}.paper.value"),
         paper_formula=paper.get("formula"), paper_source=str(paper["source"]),
-        measured=_value_spec(entry["measured"], summary, f"{where}.measured") if entry.get("measured") else None,
+        measured=value_spec(entry["measured"], summary, f"{where}.measured") if entry.get("measured") else None,
         measured_label=str(entry.get("measured_label", "")),
-        projection=_value_spec(entry["projection"], summary, f"{where}.projection") if entry.get("projection") else None,
+        projection=value_spec(entry["projection"], summary, f"{where}.projection") if entry.get("projection") else None,
         basis=basis,
-        extra={name: _value_spec(spec, summary, f"{where}.extra.{name}") for name, spec in (entry.get("extra") or {}).items()},
+        extra={name: value_spec(spec, summary, f"{where}.extra.{name}") for name, spec in (entry.get("extra") or {}).items()},
         checks=checks, testable_if=testable_if, some_checks=some_checks, paper_ratio=ratio,
         not_testable=" ".join(verdict["not_testable"].split()) if verdict.get("not_testable") else None,
         context=verdict.get("context"),
