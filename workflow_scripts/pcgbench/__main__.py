@@ -264,8 +264,11 @@ def build_parser() -> argparse.ArgumentParser:
                               help="evaluate a ParEval generations file (sandboxed build, run, time)")
     evaluate.add_argument("generations", help="generations JSON (ParEval format)")
     evaluate.add_argument("--out", required=True,
-                          help="output folder (results.parquet, metrics.json); the command writes nothing else but "
-                               "the caches (--cache-dir, and the machine's build cache: $PCGBENCH_MACHINE_CACHE)")
+                          help="output folder (results.parquet, metrics.json, and samples.jsonl, from which an "
+                               "interrupted evaluation resumes). Besides it the command writes only to --cache-dir "
+                               "and to the machine's build cache of driver objects, precompiled headers and Kokkos "
+                               "($PCGBENCH_MACHINE_CACHE, default: pcgbench-cache-<uid> in the system's temporary "
+                               "folder, which the confined compiler can enter)")
     evaluate.add_argument("--generator", default=None, help="name in the results (default: the file's stem)")
     evaluate.add_argument("--max-cores", type=positive_int, default=harness["max_cores"],
                           help="resource sweep up to this many cores (default: %(default)s)")
