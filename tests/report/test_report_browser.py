@@ -34,7 +34,7 @@ pytestmark = pytest.mark.integration
 RUN_ALL = os.environ.get("REPORT_TEST_ALL") == "1"
 WINDOWS = ((1440, 900), (1920, 1080))  # a laptop and a desktop monitor, in CSS pixels
 CHEAP_TARGETS = ("corpus", "monitoring")  # two categories: one alone would show as "Results", unnamed
-HEADLINE_TABLES = ("tables/headline_numbers.csv", "tables/headline_numbers.html")
+HEADLINE_TABLES = ("tables/headline_numbers.csv", "tables/headline_numbers.html", "tables/summary_flat.csv")
 EXTRA_TABLES = {"pcgbench": ("tables/metrics.csv", "tables/metrics.html", "reference_speedups.csv",
                              "tables/reference_speedups.html")}  # fmt: skip
 
@@ -89,6 +89,15 @@ def test_report_in_chromium(report_run):
             linked = any(f"app.showCategory('{study}')" in href for href in links)
             assert linked == (study in reported), f"{study}: linked={linked}, in report={study in reported}"
         assert "Docutils System Messages" not in front and "System Message" not in front
+        # Per study in the report, its finding, its paper and its headline numbers (data/headlines.yaml) on the
+        # front page; the claims tally is there only when the Claims page is.
+        shown = browser.evaluate("""[...document.querySelectorAll('div.prose p.finding')].map(p => ({
+            finding: p.innerText, rows: p.nextElementSibling.nextElementSibling.querySelectorAll('tbody tr').length,
+            paper: p.nextElementSibling.innerText}))""")  # fmt: skip
+        assert len(shown) == len(reported), shown
+        for entry in shown:
+            assert 3 <= entry["rows"] <= 6 and entry["paper"].startswith(("Paper: ", "Reproduces no paper")), entry
+        assert ("claims:" in front and "Claims page" in front) == ("Claims" in reported)
 
         assert sorted(browser.evaluate("Object.keys(categories)")) == reported
         for study in reported:

@@ -1,0 +1,76 @@
+"""The headline numbers of a study (workflow_scripts/claims/headline.py): the project's headlines file names
+3-6 numbers per registered study, each found in that study's claims or summary; a study's rows put the paper's
+number beside this run's and fill the one-line finding from the numbers."""
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+
+from workflow_scripts.claims import build, headline
+from workflow_scripts.claims.build import ClaimsError
+
+REPO = Path(__file__).resolve().parents[2]
+HEADLINES = {"studies": {"rlpf": {
+    "finding": "RL {rl_speedup} against base {base}.",
+    "numbers": [{"claim": "rl_speedup", "label": "RL expected speedup"},
+                {"name": "base", "label": "base expected speedup", "key": "task_sets/serial/base/expected_speedup"},
+                {"name": "tasks", "label": "tasks", "key": "task_sets/*/base/tasks", "reduce": "sum"}]}}}  # fmt: skip
+CLAIMS = {"claims": [{
+    "id": "rl_speedup", "study": "rlpf", "claim": "RL raises expected speedup.",
+    "paper": {"value": 1.6, "source": "'0.9 -> 1.6 serial' (notes)"}, "summary": "results/rlpf/summary.json",
+    "measured": {"key": "task_sets/serial/rl/expected_speedup"},
+    "verdict": {"paper_ratio": {"direction": "higher", "reproduced": 0.9, "partly": 0.5}}}]}  # fmt: skip
+SUMMARY = {"task_sets": {"serial": {"rl": {"expected_speedup": 1.2}, "base": {"expected_speedup": 0.5, "tasks": 5}},
+                         "openmp": {"base": {"tasks": 4}}}}  # fmt: skip
+
+
+def _run(tmp_path: Path, headlines: dict, summary: dict = SUMMARY) -> list[dict]:
+    (tmp_path / "headlines.yaml").write_text(yaml.safe_dump(headlines))
+    (tmp_path / "claims.yaml").write_text(yaml.safe_dump(CLAIMS))
+    (tmp_path / "results/rlpf").mkdir(parents=True, exist_ok=True)
+    (tmp_path / "results/rlpf/summary.json").write_text(json.dumps(summary))
+    return headline.main(study="rlpf", summary="results/rlpf/summary.json", headlines_file="headlines.yaml",
+                         claims_file="claims.yaml", papers_file=str(REPO / "data/papers.yaml"), output_csv="h.csv",
+                         output_html="h.html", output_front="front.html")  # fmt: skip
+
+
+def test_rows_finding_and_paper(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    rows = _run(tmp_path, HEADLINES)
+    assert [(row["number"], row["this_run"], row["paper"], row["verdict"]) for row in rows] == [
+        ("RL expected speedup", 1.2, "1.6", build.PARTLY), ("base expected speedup", 0.5, "", ""), ("tasks", 9, "", "")]
+    front = (tmp_path / "front.html").read_text()
+    assert "RL 1.2 against base 0.5." in front and "Performance-Aligned LLMs for Generating Fast Code" in front
+    assert "Its 1 claim: 1 partly." in front and front.count("<tr>") == 4
+    assert "RL expected speedup" in (tmp_path / "h.html").read_text()
+    # Another run's numbers, another finding: nothing is typed into the page.
+    summary = json.loads(json.dumps(SUMMARY))
+    summary["task_sets"]["serial"]["rl"]["expected_speedup"] = 1.7
+    _run(tmp_path, HEADLINES, summary)
+    assert "RL 1.7 against base 0.5." in (tmp_path / "front.html").read_text()
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda h: h["studies"]["rlpf"].update(finding="RL {nothing}."), "finding names 'nothing'"),
+    (lambda h: h["studies"]["rlpf"]["numbers"][0].update(claim="no_such_claim"), "no claim 'no_such_claim'"),
+    (lambda h: h["studies"]["rlpf"]["numbers"].pop(), "2 numbers; a headline has 3-6"),
+    (lambda h: h["studies"].pop("rlpf"), "studies.rlpf: expected `finding`"),
+])  # fmt: skip
+def test_bad_headlines_name_study_and_field(tmp_path, monkeypatch, change, message):
+    monkeypatch.chdir(tmp_path)
+    headlines = json.loads(json.dumps(HEADLINES))
+    change(headlines)
+    with pytest.raises(ClaimsError, match=message):
+        _run(tmp_path, headlines)
+
+
+def test_the_project_headlines_cover_every_study_with_three_to_six_numbers():
+    claims = build.load_claims(REPO / "data/claims.yaml")
+    studies = yaml.safe_load((REPO / "data/papers.yaml").read_text())["studies"]
+    for study in studies:
+        loaded = headline.load_headlines(REPO / "data/headlines.yaml", study, claims, f"results/{study}/summary.json")
+        assert 3 <= len(loaded.numbers) <= 6, study
+        # every claim of the study is among its headline numbers: the front page shows what the tally counts
+        assert {c.id for c in claims if c.study == study} <= {n.name for n in loaded.numbers if n.claim}, study
