@@ -68,11 +68,20 @@ def speedup_by_type_figure(metrics: dict[str, dict], path: Path) -> None:
     types_sorted = sorted(types)
     fig, axes = plt.subplots(2, 1, figsize=(2 + 1.2 * len(types_sorted), 6.4), sharex=True)
     width = 0.8 / max(1, len(bars))
+    # One colour per bar series (tab10 repeats after ten); a score of 0 (ran, no speedup) gets a dash at zero,
+    # a problem type a series did not run an "x", so neither looks like the other or like a missing bar.
+    colours = plt.get_cmap("tab10" if len(bars) <= 10 else "tab20")(np.arange(len(bars)) % 20)
     for i, (label, speedups, efficiencies) in enumerate(bars):
         x = np.arange(len(types_sorted)) + i * width
         for ax, values in ((axes[0], speedups), (axes[1], efficiencies)):
-            heights = [values[t][1] if values.get(t) else np.nan for t in types_sorted]
-            ax.bar(x, heights, width, label=label, color=f"C{i % 10}")
+            heights = np.array([values[t][1] if values.get(t) else np.nan for t in types_sorted], dtype=float)
+            ax.bar(x, heights, width, label=label, color=colours[i])
+            ax.scatter(x[heights == 0], np.zeros(int((heights == 0).sum())), marker="_", s=120, color=colours[i],
+                       linewidths=2.5, zorder=3)  # fmt: skip
+            ax.scatter(x[np.isnan(heights)], np.zeros(int(np.isnan(heights).sum())), marker="x", s=14,
+                       color="0.55", linewidths=0.8, zorder=3)  # fmt: skip
+    axes[0].scatter([], [], marker="_", s=120, color="k", linewidths=2.5, label="score 0 (ran)")
+    axes[0].scatter([], [], marker="x", s=14, color="0.55", label="not run")
     axes[0].axhline(1.0, color="k", lw=0.6, ls=":")
     axes[0].set_ylabel("speedup_n@1")
     axes[1].set_ylabel("efficiency_n@1")

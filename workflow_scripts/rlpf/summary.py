@@ -137,10 +137,15 @@ def plot_expected_speedup(metrics: dict[str, dict], path) -> None:
     for ax, ts in zip(axes[0], task_sets, strict=True):
         scores = [metrics[name]["task_sets"].get(ts) or {} for name in MODELS]
         vals = [s.get("expected_speedup", float("nan")) for s in scores]
-        cond = [s.get("expected_speedup_given_correct") or 0.0 for s in scores]
+        # "given correct" is null where a model had no correct sample: written "none", not drawn as a zero bar
+        cond = [s.get("expected_speedup_given_correct") for s in scores]
         x = range(len(MODELS))
         ax.bar([i - 0.2 for i in x], vals, width=0.4, label="expected speedup (fail = 0)")
-        ax.bar([i + 0.2 for i in x], cond, width=0.4, label="given correct")
+        ax.bar([i + 0.2 for i in x], [float("nan") if c is None else c for c in cond], width=0.4, label="given correct")
+        for i, (score, value) in enumerate(zip(scores, cond, strict=True)):
+            if score and value is None:
+                ax.text(i + 0.2, 0.02, "none\n(no correct\nsample)", transform=ax.get_xaxis_transform(), ha="center",
+                        va="bottom", fontsize=6, color="C1")  # fmt: skip
         ax.axhline(1.0, color="grey", lw=0.8, ls="--")
         ax.set_xticks(list(x), MODELS)
         ax.set_title(f"{ts}: held-out kernels")
