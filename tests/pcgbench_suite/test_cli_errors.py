@@ -205,3 +205,31 @@ def test_the_command_prints_no_traceback(tmp_path):
         f"error: {gen}: record 0: field 'outputs' must be a list, got str; it holds a list of generated function "
         'bodies, e.g. "outputs": ["return 0;\\n}"]']
     assert sorted(p.name for p in tmp_path.iterdir()) == ["gen.json"]
+
+
+def test_says_what_a_cold_machine_cache_builds_before_the_wait(tmp_path, monkeypatch, caplog):
+    from workflow_scripts.pcgbench import machine_cache
+
+    cache = tmp_path / "machine"
+    monkeypatch.setattr(machine_cache, "machine_cache_dir", lambda: cache)
+    monkeypatch.setenv("PCGBENCH_KOKKOS_PREFIX", str(tmp_path / "no-kokkos"))
+    monkeypatch.setattr(suite, "toolchain_status", lambda model: (True, ""))
+    gen = write(tmp_path / "gen.json", [record(model=m) for m in ("serial", "omp", "mpi", "kokkos")])
+    with caplog.at_level("INFO"):
+        cli._announce_first_builds(gen, suite.DATA_ROOT)
+    [line] = [r.getMessage() for r in caplog.records if "machine build cache" in r.getMessage()]
+    assert str(cache) in line and "precompile the standard headers" in line
+    assert "compile 3 driver object(s)" in line  # serial shares omp's driver
+    assert f"build Kokkos 3.4.1 into {tmp_path / 'no-kokkos'}" in line
+    # Once built, nothing is announced.
+    (cache / "std_headers" / "k").mkdir(parents=True)
+    (cache / "std_headers" / "k" / "done").write_text("")
+    for model in ("omp", "mpi", "kokkos"):
+        (cache / "drivers" / "reduce_average" / model).mkdir(parents=True)
+        (cache / "drivers" / "reduce_average" / model / "driver.o").write_text("")
+    (tmp_path / "no-kokkos").mkdir()
+    (tmp_path / "no-kokkos" / "pcgbench-kokkos.stamp").write_text("")
+    caplog.clear()
+    with caplog.at_level("INFO"):
+        cli._announce_first_builds(gen, suite.DATA_ROOT)
+    assert not [r for r in caplog.records if "machine build cache" in r.getMessage()]
