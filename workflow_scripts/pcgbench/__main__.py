@@ -11,6 +11,14 @@
     python -m workflow_scripts.pcgbench check-references [--models omp] [--problems a,b] [--sweep] [--csv T.csv]
         build every reference, validate it and time it against the serial baseline (reference_speedups.py);
         exit status 1 if any reference fails
+
+A mistake in the input (a malformed generations file, an unknown problem or model, a folder one cannot write
+to, a missing tool) prints one line, "error: ...", naming the file, record and field or the option, and what
+to do, and exits with status 2 before anything is written; --debug adds its traceback. A bug's traceback is
+always shown. A command writes only its outputs (--out, OUT, --csv) and caches: the per-user cache
+($XDG_CACHE_HOME/pcgbench, else ~/.cache/pcgbench; --cache-dir, --build-dir) and the machine's build cache of
+precompiled headers, driver objects and Kokkos ($PCGBENCH_MACHINE_CACHE; machine_cache.py), never the folder it
+is run from.
 """
 
 from __future__ import annotations
