@@ -170,7 +170,8 @@ def test_front_page_is_reachable_at_normal_window_sizes(report_run):
 
 
 def _check_category(browser: HeadlessChromium, study: str, expected: list[str]) -> None:
-    """Open the study from the menu as a reader would; its list, captions, images and tables must be whole."""
+    """Open the study from the menu as a reader would; its list, captions, images and tables must be whole.
+    (The menu's list of results is Snakemake's `table.table-auto`; the front page beside it has tables too.)"""
     listed = browser.evaluate(f"""(async () => {{
         app.setView({{navbarMode: "menu"}});
         await new Promise(done => setTimeout(done, 50));
@@ -178,7 +179,7 @@ def _check_category(browser: HeadlessChromium, study: str, expected: list[str]) 
         if (!item) return null;
         item.click();
         await new Promise(done => setTimeout(done, 100));
-        return [...document.querySelectorAll("table tbody tr td:first-child")].map(cell => cell.innerText.trim());
+        return [...document.querySelectorAll("table.table-auto tbody tr td:first-child")].map(cell => cell.innerText.trim());
     }})()""")  # fmt: skip
     assert listed is not None, f"no menu entry for {study}"
     assert sorted(listed) == expected, f"{study}: the report lists {sorted(listed)}, the run made {expected}"
@@ -216,7 +217,7 @@ def _check_category(browser: HeadlessChromium, study: str, expected: list[str]) 
     table = f"results/{study}/tables/headline_numbers.html"
     shown = browser.evaluate(f"""(async () => {{
         const view = async path => {{
-            const row = [...document.querySelectorAll("table tbody tr")].find(
+            const row = [...document.querySelectorAll("table.table-auto tbody tr")].find(
                 r => r.querySelector("td").innerText.trim() === path);
             row.querySelector("a[iconname=eye]").click();
             await new Promise(done => setTimeout(done, 200));
