@@ -226,7 +226,7 @@ def test_says_what_a_cold_machine_cache_builds_before_the_wait(tmp_path, monkeyp
     (cache / "std_headers" / "k" / "done").write_text("")
     for model in ("omp", "mpi", "kokkos"):
         (cache / "drivers" / "reduce_average" / model).mkdir(parents=True)
-        (cache / "drivers" / "reduce_average" / model / "driver.o").write_text("")
+        (cache / "drivers" / "reduce_average" / model / "driver-0123.o").write_text("")
     (tmp_path / "no-kokkos").mkdir()
     (tmp_path / "no-kokkos" / "pcgbench-kokkos.stamp").write_text("")
     caplog.clear()

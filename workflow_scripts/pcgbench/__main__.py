@@ -163,9 +163,10 @@ def _announce_first_builds(generations: Path, data: Path) -> None:
     models = {r["parallelism_model"] for r in records if suite.toolchain_status(r["parallelism_model"])[0]}
     drivers = {(problem_name(r, data), suite.driver_model(r["parallelism_model"])) for r in records
                if r["parallelism_model"] in models and r["outputs"]}  # fmt: skip
-    # A driver is missing when its folder holds no object; one built from another checkout is rebuilt too (its
-    # key names the problem set's path), which this count cannot see.
-    missing = sum(not (cache / "drivers" / name / model.replace("+", "_") / "driver.o").exists()
+    # A driver is missing when its folder holds no object; one built for other driver sources or another checkout
+    # (its name is a hash of its sources and flags, which name the problem set's path) is compiled beside it too,
+    # which this count cannot see without precompiling the headers first.
+    missing = sum(not any((cache / "drivers" / name / model.replace("+", "_")).glob("driver-*.o"))
                   for name, model in drivers)  # fmt: skip
     first = []
     if models and not any((cache / "std_headers").glob("*/done")):

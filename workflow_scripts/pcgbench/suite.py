@@ -32,8 +32,9 @@ Details this module fixes that the interface left open:
 - Problem.sizes is a dict: "small" (validated first), "timed" (validated, then timed) and optionally
   "paper" (the papers' scale). run_argv(..., size="timed") validates at small and at the named size and
   times at the named size.
-- Driver objects are cached under build_dir/<problem>/<model>/driver.o, keyed by a hash of everything that
-  goes into them (stamp file beside); concurrent builders are serialised by a file lock.
+- Driver objects are cached under build_dir/<problem>/<model>/driver-<key>.o, named by a hash of everything that
+  goes into them (so checkouts at other paths, whose flags differ, keep theirs side by side instead of rebuilding
+  each other's); concurrent builders are serialised by a file lock.
 - The driver prints one line `PCGBENCH_RESULT <nonce> {json}` per thread count it ran (one, unless run_argv's
   more_threads) on rank 0 (exit status 0 even when validation fails: the verdict is in the line). The nonce is
   the one the harness handed the run on standard input (run.run_program; "-" when none was given): a tagged line
@@ -595,7 +596,7 @@ def driver_model(model: str) -> str:
 
 def build_driver(problem: Problem, model: str, build_dir: Path) -> Path:
     """Compile (once; cached) the driver object for (problem, driver_model(model)) under
-    build_dir/<problem>/<model>/. A race-check build links the same object (link_argv).
+    build_dir/<problem>/<model>/driver-<key>.o. A race-check build links the same object (link_argv).
 
     Raises RuntimeError with the compiler's output if the driver does not compile (a suite bug, not the sample's).
     """
@@ -606,13 +607,13 @@ def build_driver(problem: Problem, model: str, build_dir: Path) -> Path:
     out_dir = Path(build_dir) / problem.name / model.replace("+", "_")
     out_dir.mkdir(parents=True, exist_ok=True)
     suffix = sample_suffix(model)
-    src, obj, stamp = out_dir / f"driver{suffix}", out_dir / "driver.o", out_dir / "driver.key"
     source = driver_source(problem, model)
     flags = [*_compiler(model), *_compile_flags(model), f"-I{DATA_ROOT}", *standard_header_flags(model)]
-    key = _driver_key(problem, model, flags, source)
+    key = _driver_key(problem, model, flags, source)[:20]
+    src, obj = out_dir / f"driver-{key}{suffix}", out_dir / f"driver-{key}.o"
     with open(out_dir / ".lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        if obj.exists() and stamp.exists() and stamp.read_text() == key:
+        if obj.exists():
             return obj
         src.write_text(source)
         tmp = out_dir / f"driver.{os.getpid()}.tmp.o"
@@ -623,7 +624,6 @@ def build_driver(problem: Problem, model: str, build_dir: Path) -> Path:
             raise RuntimeError(f"driver for {problem.name}/{model} failed to compile:\n{' '.join(argv)}\n"
                                f"{proc.stderr[-4000:]}")
         os.replace(tmp, obj)
-        stamp.write_text(key)
     return obj
 
 

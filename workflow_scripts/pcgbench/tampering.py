@@ -252,40 +252,33 @@ def constructor_calls(elf: ObjectFile) -> dict[str, set[str]]:
 
 
 @functools.cache
-def prelude_object(model: str) -> Path:
-    """A sample of `model` with an empty body, compiled as samples are: what the standard and the model's headers
-    alone put into an object (<iostream>'s and Kokkos's static objects, MPI's C++ bindings). Compiled once per
-    model and process, only when a sample's object needs it to be judged, in a folder of its own (two build
-    workers may ask at once)."""
-    folder = Path(tempfile.mkdtemp(prefix="pcgbench-prelude-"))
-    src = folder / f"{model.replace('+', '_')}{suite.sample_suffix(model)}"
-    obj = src.with_suffix(".o")
-    src.write_text(f'#include "{suite.STANDARD_HEADER_FILE}"\n' + "".join(f"#include <{h}>\n"
-                   for h in suite.MODEL_INCLUDES[model]) + "int pcgbench_prelude_probe() { return 0; }\n")  # fmt: skip
-    argv = suite.compile_sample_argv(None, model, src, obj)
-    proc = subprocess.run(argv, capture_output=True, text=True, timeout=600)
-    if proc.returncode != 0:
-        raise RuntimeError(f"the {model} prelude does not compile: {' '.join(argv)}\n{proc.stderr[-2000:]}")
-    return obj
-
-
 @functools.cache
-def prelude_constructor_calls(model: str) -> frozenset[str]:
-    """What the constructors of the headers' own static objects refer to (prelude_object)."""
-    return frozenset().union(*constructor_calls(read_object(prelude_object(model))).values())
-
-
-@functools.cache
-def prelude_definitions(model: str) -> frozenset[str]:
-    """The names the headers alone define (prelude_object): their inline functions, vtables and data."""
-    return frozenset(s.name for s in symbols(prelude_object(model)) if s.section != "UND" and s.bind != "LOCAL")
+def prelude(model: str) -> tuple[frozenset[str], frozenset[str]]:
+    """(what the constructors of the headers' own static objects refer to, the names the headers alone define:
+    their inline functions, vtables and data), read from a sample of `model` with an empty body compiled as samples
+    are: what the standard and the model's headers alone put into an object (<iostream>'s and Kokkos's static
+    objects, MPI's C++ bindings). Compiled once per model and process, only when a sample's object needs it to be
+    judged, in a temporary folder of its own (two build workers may ask at once), removed once read."""
+    with tempfile.TemporaryDirectory(prefix="pcgbench-prelude-") as folder:
+        src = Path(folder) / f"{model.replace('+', '_')}{suite.sample_suffix(model)}"
+        obj = src.with_suffix(".o")
+        src.write_text(f'#include "{suite.STANDARD_HEADER_FILE}"\n' + "".join(f"#include <{h}>\n"
+                       for h in suite.MODEL_INCLUDES[model]) + "int pcgbench_prelude_probe() { return 0; }\n")  # fmt: skip
+        argv = suite.compile_sample_argv(None, model, src, obj)
+        proc = subprocess.run(argv, capture_output=True, text=True, timeout=600)
+        if proc.returncode != 0:
+            raise RuntimeError(f"the {model} prelude does not compile: {' '.join(argv)}\n{proc.stderr[-2000:]}")
+        elf = read_object(obj)
+    calls = frozenset().union(*constructor_calls(elf).values())
+    defined = frozenset(s.name for s in elf.symbols if s.section != "UND" and s.bind != "LOCAL")
+    return calls, defined
 
 
 def _header_section(section: str, model: str) -> bool:
     """Whether a section holds one of the headers' own definitions (`.text.<name>`, `.data.rel.ro.<name>`, ...
     for a name the prelude defines): a reference from there is the headers', not the sample's."""
     name = re.sub(r"^\.(?:text|data\.rel\.ro\.local|data\.rel\.ro|data|rodata|bss)\.", "", section)
-    return name != section and name in prelude_definitions(model)
+    return name != section and name in prelude(model)[1]
 
 
 def _referrers(elf: ObjectFile, names: set[str]) -> dict[str, set[str]]:
@@ -304,7 +297,7 @@ def _constructor_findings(elf: ObjectFile, model: str, names: dict[str, str]) ->
     everything = set().union(*calls.values())
     if everything <= IOSTREAM_INIT:
         return []
-    extra = everything - prelude_constructor_calls(model)
+    extra = everything - prelude(model)[0]
     if not extra:
         return []
     shown = ", ".join(sorted(names.get(c, c) for c in extra)[:4])
