@@ -134,17 +134,19 @@ DISTTRAIN_FIGURE_INPUTS = {
 }
 for _study, _figures in DISTTRAIN_FIGURE_INPUTS.items():
     for _figure, _inputs in _figures.items():
+        _caption = f"captions/disttrain_{_figure}.rst"
 
         rule:
             name:
                 f"disttrain_figure_{_figure}"
             input:
                 **_inputs,
+                caption=f"rules/{_caption}",  # drawn under the figure (workflow_scripts/common/figures.py)
             output:
                 figure=report(
                     f"results/disttrain/{_study}/figures/{_figure}.png",
                     category=f"disttrain/{_study}",
-                    caption=f"captions/disttrain_{_figure}.rst",
+                    caption=_caption,
                 ),
             log:
                 study_log(f"disttrain/{_study}", f"figure_{_figure}"),

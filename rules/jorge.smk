@@ -154,18 +154,16 @@ JORGE_FIGURE_INPUTS = {
     },
 }
 for _figure, _inputs in JORGE_FIGURE_INPUTS.items():
+    _caption = f"captions/jorge_{_figure}.rst"
 
     rule:
         name:
             f"jorge_figure_{_figure}"
         input:
             **_inputs,
+            caption=f"rules/{_caption}",  # drawn under the figure (workflow_scripts/common/figures.py)
         output:
-            figure=report(
-                f"results/jorge/figures/{_figure}.png",
-                category="jorge",
-                caption=f"captions/jorge_{_figure}.rst",
-            ),
+            figure=report(f"results/jorge/figures/{_figure}.png", category="jorge", caption=_caption),
         log:
             study_log("jorge", f"figure_{_figure}"),
         benchmark:

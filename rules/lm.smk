@@ -171,18 +171,16 @@ if "from_scratch" in HPCCODER_ARMS:  # both arms' headline numbers, from the sum
 HPCCODER_FIGURES = [f"results/hpccoder/figures/{name}.png" for name in HPCCODER_FIGURE_INPUTS]
 
 for _figure, _metrics in HPCCODER_FIGURE_INPUTS.items():
+    _caption = f"captions/hpccoder_{_figure}.rst"
 
     rule:
         name:
             f"hpccoder_figure_{_figure}"
         input:
             metrics=_metrics,
+            caption=f"rules/{_caption}",  # drawn under the figure (workflow_scripts/common/figures.py)
         output:
-            figure=report(
-                f"results/hpccoder/figures/{_figure}.png",
-                category="hpccoder",
-                caption=f"captions/hpccoder_{_figure}.rst",
-            ),
+            figure=report(f"results/hpccoder/figures/{_figure}.png", category="hpccoder", caption=_caption),
         log:
             study_log("hpccoder", f"figure_{_figure}"),
         benchmark:

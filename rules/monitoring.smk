@@ -106,6 +106,7 @@ rule monitoring_analysis:
 
 # One rule per figure, so that deleting one figure redraws only that figure.
 for _figure in MONITORING_FIGURES:
+    _caption = f"captions/monitoring_{_figure}.rst"
 
     rule:
         name:
@@ -115,11 +116,10 @@ for _figure in MONITORING_FIGURES:
             truth="results/monitoring/data/truth.json",
             predictions="results/monitoring/predictions.parquet",
             analysis="results/monitoring/analysis.json",
+            caption=f"rules/{_caption}",  # drawn under the figure (workflow_scripts/common/figures.py)
         output:
             figure=report(
-                f"results/monitoring/figures/{_figure}.png",
-                category="monitoring",
-                caption=f"captions/monitoring_{_figure}.rst",
+                f"results/monitoring/figures/{_figure}.png", category="monitoring", caption=_caption
             ),
         log:
             study_log("monitoring", f"figure_{_figure}"),

@@ -185,6 +185,7 @@ for _figure, _caption in PCGBENCH_FIGURE_CAPTIONS.items():
             metrics=lambda wildcards: expand(
                 "results/pcgbench/{g}/metrics.json", g=evaluated_generators(config["pcgbench"])
             ),
+            caption=f"rules/{_caption}",  # drawn under the figure (workflow_scripts/common/figures.py)
         output:
             figure=report(f"results/pcgbench/figures/{_figure}.png", category="pcgbench", caption=_caption),
         log:

@@ -237,18 +237,16 @@ RLPF_FIGURE_INPUTS = {
 RLPF_FIGURES = [f"results/rlpf/figures/{name}.png" for name in RLPF_FIGURE_INPUTS]
 
 for _figure, _inputs in RLPF_FIGURE_INPUTS.items():
+    _caption = f"captions/rlpf_{_figure}.rst"
 
     rule:
         name:
             f"rlpf_figure_{_figure}"
         input:
             **_inputs,
+            caption=f"rules/{_caption}",  # drawn under the figure (workflow_scripts/common/figures.py)
         output:
-            figure=report(
-                f"results/rlpf/figures/{_figure}.png",
-                category="rlpf",
-                caption=f"captions/rlpf_{_figure}.rst",
-            ),
+            figure=report(f"results/rlpf/figures/{_figure}.png", category="rlpf", caption=_caption),
         log:
             study_log("rlpf", f"figure_{_figure}"),
         benchmark:

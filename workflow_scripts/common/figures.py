@@ -5,12 +5,19 @@ is drawn from, in order, and the function that draws it from those inputs' conte
 `main` calls `draw_figure`. One Snakemake rule per figure runs the study's module, so deleting one figure redraws
 only it, never the step that made its data.
 
+Every figure carries its one-line caption in a band drawn under the plot: Snakemake's HTML report shows a figure's
+caption (rules/captions/*.rst, attached by `report(..., caption=...)`) only behind an "i" icon, and a copied PNG has
+none. The figure rule gives its caption file as the input `caption`; `caption_text` takes the file's first sentence
+(the text lives in the caption file only) and `add_caption` draws it under the saved image and into the PNG's
+Description field.
+
 Kept out of `workflow_scripts.common`'s package namespace so that scripts that draw nothing do not import
 matplotlib at start-up.
 """
 
 import logging
 import os
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -19,6 +26,9 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402
+from matplotlib.figure import Figure  # noqa: E402
+from matplotlib.font_manager import FontProperties  # noqa: E402
 
 from workflow_scripts.common.io import atomic_path, read_json  # noqa: E402
 from workflow_scripts.common.provenance import Provenance  # noqa: E402
@@ -29,12 +39,89 @@ Registry = dict[str, tuple[tuple[str, ...], Callable[..., None]]]
 # An input is one file, a list of files (read to a list) or a dict of files (read to a dict with the same keys).
 Input = str | os.PathLike | list | tuple | dict | None
 
+DPI = 120  # pixels per inch of every saved figure; the caption band is drawn at the same resolution
+CAPTION_MAX_CHARS = 180  # a caption's first sentence: about two lines under a figure of common width
+CAPTION_FONT_PT = 9
+CAPTION_PAD_PX = 8  # white space around the caption inside its band
+
+# Jinja comments, statements and expressions, which Snakemake renders in a caption before reStructuredText.
+_JINJA = re.compile(r"\{#.*?#\}|\{%.*?%\}|\{\{.*?\}\}", re.DOTALL)
+# Inline reStructuredText, replaced by its text: :role:`text <target>`, `text <url>`_, ``literal``, `interpreted`,
+# **strong**, *emphasis*.
+_RST_INLINE = [
+    (re.compile(r":[\w.:+-]+:`([^`]*?)(?:\s*<[^`>]*>)?`"), r"\1"),
+    (re.compile(r"`([^`<]*?)\s*<[^`>]*>`__?"), r"\1"),
+    (re.compile(r"``(.*?)``"), r"\1"),
+    (re.compile(r"`([^`]*)`_{0,2}"), r"\1"),
+    (re.compile(r"\*\*(.+?)\*\*"), r"\1"),
+    (re.compile(r"\*(.+?)\*"), r"\1"),
+]
+# A sentence ends at . ! or ? followed by the end of the paragraph or by a space and what starts a sentence (a capital,
+# a quote, a parenthesis or markup), so "e.g. a" and "1.5" do not end one.
+_SENTENCE_END = re.compile(r"[.!?](?=$|\s+[A-Z\"'(*`])")
+
 
 def save_figure(fig, path: str | os.PathLike) -> None:
     """Write `fig` as a PNG atomically (a killed job leaves no half-written figure) and close it."""
     with atomic_path(path, suffix=".png") as tmp:
-        fig.savefig(tmp, dpi=120, bbox_inches="tight")
+        fig.savefig(tmp, dpi=DPI, bbox_inches="tight")
     plt.close(fig)
+
+
+def caption_text(caption_file: str | os.PathLike) -> str:
+    """The one-line caption of a figure: the first sentence of its reStructuredText caption file, with Jinja
+    templating and inline markup removed and whitespace collapsed."""
+    text = _JINJA.sub("", Path(caption_file).read_text(encoding="utf-8"))
+    paragraph = next((p for p in re.split(r"\n\s*\n", text) if p.strip()), "")
+    paragraph = " ".join(paragraph.split())
+    end = _SENTENCE_END.search(paragraph)
+    sentence = paragraph[: end.end()] if end else paragraph
+    for pattern, replacement in _RST_INLINE:
+        sentence = pattern.sub(replacement, sentence)
+    sentence = " ".join(sentence.split())
+    if not sentence:
+        raise ValueError(f"caption file {caption_file} has no text: write a one-line sentence that says what the "
+                         "figure shows at its top")  # fmt: skip
+    if len(sentence) > CAPTION_MAX_CHARS:
+        raise ValueError(f"caption file {caption_file}: its first sentence has {len(sentence)} characters, more than "
+                         f"the {CAPTION_MAX_CHARS} drawn under the figure; start the file with a shorter sentence that "
+                         f"says what the figure shows (it begins: {sentence[:80]!r})")  # fmt: skip
+    return sentence
+
+
+def _wrap(caption: str, width_px: float, renderer, font: FontProperties) -> list[str]:
+    """Break `caption` at spaces into lines no wider than `width_px` as `renderer` draws them in `font` (a word wider
+    than the line stands alone)."""
+    lines, line = [], ""
+    for word in caption.split():
+        candidate = f"{line} {word}" if line else word
+        if line and renderer.get_text_width_height_descent(candidate, font, ismath=False)[0] > width_px:
+            lines.append(line)
+            candidate = word
+        line = candidate
+    return [*lines, line]
+
+
+def add_caption(path: str | os.PathLike, caption: str) -> list[str]:
+    """Redraw the PNG at `path` with `caption` wrapped in a white band under it, and in its Description field.
+
+    The figure's pixels are copied unchanged (placed 1:1, no resampling). Written atomically; returns the lines
+    drawn."""
+    image = plt.imread(path)  # (H, W, 3 or 4) floats in [0, 1]
+    height_px, width_px = image.shape[:2]
+    font = FontProperties(size=CAPTION_FONT_PT)
+    fig = Figure(dpi=DPI)  # not pyplot's: nothing global to close
+    lines = _wrap(caption, width_px - 2 * CAPTION_PAD_PX, FigureCanvasAgg(fig).get_renderer(), font)
+    line_px = 1.3 * CAPTION_FONT_PT * DPI / 72  # matplotlib's default line spacing is 1.2 of the font size
+    band_px = round(len(lines) * line_px + 2 * CAPTION_PAD_PX)
+    # Half a pixel more than the exact size, so that the float division never rounds a pixel away.
+    fig.set_size_inches((width_px + 0.5) / DPI, (height_px + band_px + 0.5) / DPI)
+    fig.figimage(image, xo=0, yo=band_px, origin="upper")
+    fig.text(CAPTION_PAD_PX / fig.bbox.width, (band_px - CAPTION_PAD_PX) / fig.bbox.height, "\n".join(lines),
+             fontproperties=font, ha="left", va="top", linespacing=1.3, parse_math=False)  # fmt: skip
+    with atomic_path(path, suffix=".png") as tmp:
+        fig.savefig(tmp, dpi=DPI, facecolor="white", metadata={"Description": caption})
+    return lines
 
 
 def _read(source: Input) -> Any:
@@ -60,17 +147,25 @@ def _describe(source: Input) -> Any:
 
 
 def draw_figure(study: str, figures: Registry, figure: str, output: str | os.PathLike,
-                inputs: dict[str, Input]) -> None:  # fmt: skip
+                inputs: dict[str, Input], caption: str | os.PathLike | None = None) -> None:  # fmt: skip
     """Draw `figure` of `study` (e.g. "pcgbench", "disttrain/survey") into `output` from the named inputs it
-    needs (each read once), and write its provenance beside it (step `<study with dots>.figure.<figure>`)."""
+    needs (each read once), with the first sentence of the `caption` file (the figure rule's reStructuredText
+    caption) under it, and write its provenance beside it (step `<study with dots>.figure.<figure>`)."""
     if figure not in figures:
         raise ValueError(f"{study} figure {figure!r}: unknown (known: {', '.join(figures)})")
     sources, draw = figures[figure]
     missing = [source for source in sources if inputs.get(source) is None or inputs[source] in ([], {})]
     if missing:
         raise ValueError(f"{study} figure {figure!r} is drawn from {', '.join(missing)}, which was not given")
-    prov = Provenance.start(step=f"{study.replace('/', '.')}.figure.{figure}",
-                            config={source: _describe(inputs[source]) for source in sources})  # fmt: skip
-    draw(*(_read(inputs[source]) for source in sources), output)
+    caption_line = caption_text(caption) if caption is not None else None  # a bad caption file stops before drawing
+    config = {source: _describe(inputs[source]) for source in sources}
+    if caption is not None:
+        config["caption"] = str(caption)
+    prov = Provenance.start(step=f"{study.replace('/', '.')}.figure.{figure}", config=config)
+    # Drawn and captioned under a temporary name: the figure appears under `output` whole, caption included.
+    with atomic_path(output, suffix=".png") as tmp:
+        draw(*(_read(inputs[source]) for source in sources), tmp)
+        if caption_line is not None:
+            add_caption(tmp, caption_line)
     prov.finish([output])
     logger.info("%s: drew %s from %s", study, output, ", ".join(str(_describe(inputs[s])) for s in sources))

@@ -213,9 +213,10 @@ FIGURES: Registry = {
 
 
 def main(*, figure: str, output: str, runs: list[str] | None = None, numerics: str | None = None,
-         step_cost: str | None = None, cost_projection: str | None = None) -> None:  # fmt: skip
+         step_cost: str | None = None, cost_projection: str | None = None,
+         caption: str | None = None) -> None:  # fmt: skip
     draw_figure("jorge", FIGURES, figure, output, {"runs": runs, "numerics": numerics, "step_cost": step_cost,
-                                                   "cost_projection": cost_projection})  # fmt: skip
+                                                   "cost_projection": cost_projection}, caption=caption)  # fmt: skip
 
 
 if __name__ == "__main__":
@@ -223,4 +224,4 @@ if __name__ == "__main__":
     configure_logging(smk.log[0])
     main(figure=smk.params.figure, output=smk.output.figure, runs=list(smk.input.get("runs", [])) or None,
          numerics=smk.input.get("numerics"), step_cost=smk.input.get("step_cost"),
-         cost_projection=smk.input.get("cost_projection"))  # fmt: skip
+         cost_projection=smk.input.get("cost_projection"), caption=smk.input.caption)  # fmt: skip

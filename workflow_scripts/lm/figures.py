@@ -16,11 +16,11 @@ from workflow_scripts.common.figures import draw_figure
 from workflow_scripts.lm.summary import FIGURES
 
 
-def main(*, figure: str, output, metrics_path) -> None:
-    draw_figure("hpccoder", FIGURES, figure, output, {"metrics": metrics_path})
+def main(*, figure: str, output, metrics_path, caption=None) -> None:
+    draw_figure("hpccoder", FIGURES, figure, output, {"metrics": metrics_path}, caption=caption)
 
 
 if __name__ == "__main__":
     smk = snakemake  # noqa: F821 -- injected by Snakemake's script: directive
     configure_logging(smk.log[0])
-    main(figure=smk.params.figure, output=smk.output.figure, metrics_path=smk.input.metrics)
+    main(figure=smk.params.figure, output=smk.output.figure, metrics_path=smk.input.metrics, caption=smk.input.caption)

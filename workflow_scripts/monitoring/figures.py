@@ -166,14 +166,15 @@ FIGURES: Registry = {
 }
 
 
-def main(*, figure: str, output, runs=None, predictions=None, analysis=None, truth=None) -> None:
-    """Draw `figure` into `output`; `runs` and `predictions` are Parquet tables, `analysis` and `truth` JSON."""
+def main(*, figure: str, output, runs=None, predictions=None, analysis=None, truth=None, caption=None) -> None:
+    """Draw `figure` into `output`; `runs` and `predictions` are Parquet tables, `analysis` and `truth` JSON,
+    `caption` the figure's caption file (its first sentence is drawn under the figure)."""
     draw_figure("monitoring", FIGURES, figure, output,
-                {"runs": runs, "predictions": predictions, "analysis": analysis, "truth": truth})
+                {"runs": runs, "predictions": predictions, "analysis": analysis, "truth": truth}, caption=caption)
 
 
 if __name__ == "__main__":
     smk = snakemake  # noqa: F821 -- injected by Snakemake's script: directive
     configure_logging(smk.log[0])
     main(figure=smk.params.figure, output=smk.output.figure, runs=smk.input.runs, predictions=smk.input.predictions,
-         analysis=smk.input.analysis, truth=smk.input.truth)  # fmt: skip
+         analysis=smk.input.analysis, truth=smk.input.truth, caption=smk.input.caption)  # fmt: skip

@@ -156,9 +156,10 @@ FIGURES: Registry = {
 }
 
 
-def main(*, figure: str, output: str | Path, metrics_paths: list[str | Path]) -> None:
+def main(*, figure: str, output: str | Path, metrics_paths: list[str | Path],
+         caption: str | Path | None = None) -> None:  # fmt: skip
     metrics = {Path(p).parent.name: p for p in metrics_paths}  # generator name = its folder
-    draw_figure("pcgbench", FIGURES, figure, Path(output), {"metrics": metrics})
+    draw_figure("pcgbench", FIGURES, figure, Path(output), {"metrics": metrics}, caption=caption)
 
 
 if __name__ == "__main__":
@@ -166,4 +167,5 @@ if __name__ == "__main__":
 
     smk = snakemake  # noqa: F821 -- injected by Snakemake's script: directive
     configure_logging(smk.log[0])
-    main(figure=smk.params.figure, output=smk.output.figure, metrics_paths=list(smk.input.metrics))
+    main(figure=smk.params.figure, output=smk.output.figure, metrics_paths=list(smk.input.metrics),
+         caption=smk.input.caption)

@@ -14,9 +14,11 @@ from workflow_scripts.common.figures import draw_figure
 from workflow_scripts.rlpf.summary import FIGURES
 
 
-def main(*, figure: str, output, metrics_paths: dict | None = None, curve_paths: dict | None = None) -> None:
-    """`metrics_paths` and `curve_paths` map a model name (base, sft, rl, dpo) to its file."""
-    draw_figure("rlpf", FIGURES, figure, output, {"metrics": metrics_paths, "curves": curve_paths})
+def main(*, figure: str, output, metrics_paths: dict | None = None, curve_paths: dict | None = None,
+         caption=None) -> None:  # fmt: skip
+    """`metrics_paths` and `curve_paths` map a model name (base, sft, rl, dpo) to its file; `caption` is the
+    figure's caption file."""
+    draw_figure("rlpf", FIGURES, figure, output, {"metrics": metrics_paths, "curves": curve_paths}, caption=caption)
 
 
 if __name__ == "__main__":
@@ -25,4 +27,5 @@ if __name__ == "__main__":
     inputs = dict(smk.input.items())  # named inputs: metrics_<model> or curve_<model>
     main(figure=smk.params.figure, output=smk.output.figure,
          metrics_paths={k.removeprefix("metrics_"): v for k, v in inputs.items() if k.startswith("metrics_")} or None,
-         curve_paths={k.removeprefix("curve_"): v for k, v in inputs.items() if k.startswith("curve_")} or None)  # fmt: skip
+         curve_paths={k.removeprefix("curve_"): v for k, v in inputs.items() if k.startswith("curve_")} or None,
+         caption=smk.input.caption)  # fmt: skip

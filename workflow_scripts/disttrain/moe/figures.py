@@ -100,13 +100,14 @@ FIGURES: Registry = {
 
 
 def main(*, figure: str, output: str, validation: str | None = None, projection: str | None = None,
-         sensitivity: str | None = None) -> None:  # fmt: skip
+         sensitivity: str | None = None, caption: str | None = None) -> None:  # fmt: skip
     draw_figure("disttrain/moe", FIGURES, figure, output,
-                {"validation": validation, "projection": projection, "sensitivity": sensitivity})
+                {"validation": validation, "projection": projection, "sensitivity": sensitivity}, caption=caption)
 
 
 if __name__ == "__main__":
     smk = snakemake  # noqa: F821 -- injected by Snakemake's script: directive
     configure_logging(smk.log[0])
     main(figure=smk.params.figure, output=smk.output.figure, validation=smk.input.get("validation"),
-         projection=smk.input.get("projection"), sensitivity=smk.input.get("sensitivity"))  # fmt: skip
+         projection=smk.input.get("projection"), sensitivity=smk.input.get("sensitivity"),
+         caption=smk.input.caption)  # fmt: skip

@@ -60,12 +60,13 @@ FIGURES: Registry = {
 }
 
 
-def main(*, figure: str, output: str, runs: str | None = None, summary: str | None = None) -> None:
-    draw_figure("disttrain/sparse", FIGURES, figure, output, {"runs": runs, "summary": summary})
+def main(*, figure: str, output: str, runs: str | None = None, summary: str | None = None,
+         caption: str | None = None) -> None:  # fmt: skip
+    draw_figure("disttrain/sparse", FIGURES, figure, output, {"runs": runs, "summary": summary}, caption=caption)
 
 
 if __name__ == "__main__":
     smk = snakemake  # noqa: F821 -- injected by Snakemake's script: directive
     configure_logging(smk.log[0])
     main(figure=smk.params.figure, output=smk.output.figure, runs=smk.input.get("runs"),
-         summary=smk.input.get("summary"))  # fmt: skip
+         summary=smk.input.get("summary"), caption=smk.input.caption)  # fmt: skip

@@ -57,11 +57,11 @@ FIGURES: Registry = {
 }
 
 
-def main(*, figure: str, output: str, runs: str | None = None) -> None:
-    draw_figure("disttrain/survey", FIGURES, figure, output, {"runs": runs})
+def main(*, figure: str, output: str, runs: str | None = None, caption: str | None = None) -> None:
+    draw_figure("disttrain/survey", FIGURES, figure, output, {"runs": runs}, caption=caption)
 
 
 if __name__ == "__main__":
     smk = snakemake  # noqa: F821 -- injected by Snakemake's script: directive
     configure_logging(smk.log[0])
-    main(figure=smk.params.figure, output=smk.output.figure, runs=smk.input.runs)
+    main(figure=smk.params.figure, output=smk.output.figure, runs=smk.input.runs, caption=smk.input.caption)

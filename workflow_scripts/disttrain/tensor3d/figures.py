@@ -100,10 +100,10 @@ FIGURES: Registry = {
 
 
 def main(*, figure: str, output: str, validation: str | None = None, projection: str | None = None,
-         summary: str | None = None, sensitivity: str | None = None) -> None:  # fmt: skip
+         summary: str | None = None, sensitivity: str | None = None, caption: str | None = None) -> None:  # fmt: skip
     draw_figure("disttrain/tensor3d", FIGURES, figure, output,
                 {"validation": validation, "projection": projection, "summary": summary,
-                 "sensitivity": sensitivity})  # fmt: skip
+                 "sensitivity": sensitivity}, caption=caption)  # fmt: skip
 
 
 if __name__ == "__main__":
@@ -111,4 +111,4 @@ if __name__ == "__main__":
     configure_logging(smk.log[0])
     main(figure=smk.params.figure, output=smk.output.figure, validation=smk.input.get("validation"),
          projection=smk.input.get("projection"), summary=smk.input.get("summary"),
-         sensitivity=smk.input.get("sensitivity"))  # fmt: skip
+         sensitivity=smk.input.get("sensitivity"), caption=smk.input.caption)  # fmt: skip
