@@ -52,6 +52,22 @@ def test_rows_finding_and_paper(tmp_path, monkeypatch):
     assert "RL 1.7 against base 0.5." in (tmp_path / "front.html").read_text()
 
 
+def test_a_config_that_left_a_number_out_shows_it_as_not_measured(tmp_path, monkeypatch):
+    # A run of the RL part alone (the base task sets left out by its config): the headline is still written.
+    monkeypatch.chdir(tmp_path)
+    rows = _run(tmp_path, HEADLINES, {"task_sets": {"serial": {"rl": {"expected_speedup": 1.2}}}})
+    assert [(row["this_run"], row["verdict"]) for row in rows] == [
+        (1.2, build.PARTLY), (None, headline.NOT_MEASURED), (None, headline.NOT_MEASURED)]
+    assert "RL 1.2 against base none." in (tmp_path / "front.html").read_text()
+    # Nor does the claim's own number stop it.
+    rows = _run(tmp_path, HEADLINES, {"task_sets": {"serial": {"base": {"expected_speedup": 0.5, "tasks": 5}}}})
+    assert [(row["this_run"], row["verdict"]) for row in rows][0] == (None, headline.NOT_MEASURED)
+    assert "no key" in rows[0]["read_from"]
+    # The claims table itself still stops on a key its summary lacks (a typo in the claims file).
+    with pytest.raises(build.MissingKey, match="has no key"):
+        build.build_rows(build.load_claims("claims.yaml"), {"results/rlpf/summary.json": {}})
+
+
 @pytest.mark.parametrize("change, message", [
     (lambda h: h["studies"]["rlpf"].update(finding="RL {nothing}."), "finding names 'nothing'"),
     (lambda h: h["studies"]["rlpf"]["numbers"][0].update(claim="no_such_claim"), "no claim 'no_such_claim'"),

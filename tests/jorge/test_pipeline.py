@@ -175,7 +175,7 @@ def test_snakemake_runs_jorge_and_reruns_only_the_changed_optimizer(workflow_dir
     assert dry.returncode == 0, dry.stderr[-3000:]
     scheduled = {line.split()[0] for line in dry.stdout.splitlines() if line.startswith("jorge") and len(line.split()) == 2}
     assert scheduled == {"jorge", "jorge_train", "jorge_figure_convergence_epochs", "jorge_figure_convergence_time",
-                         "jorge_summary", "jorge_headline_table"}, dry.stdout  # fmt: skip
+                         "jorge_summary", "jorge_headline_table", "jorge_summary_table"}, dry.stdout  # fmt: skip
     assert "output: results/jorge/lm/jorge.json" in dry.stdout
     assert "output: results/jorge/lm/sgd.json" not in dry.stdout
 

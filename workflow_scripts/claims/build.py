@@ -55,6 +55,11 @@ class ClaimsError(ValueError):
     """A claims file that does not say what it must, or a summary that lacks what a claim reads."""
 
 
+class MissingKey(ClaimsError):
+    """A summary lacks the key a claim reads: a typo in the claims file, or a run whose config left that part out
+    (the claims table stops on it; a study's headline shows the number as not measured by this run)."""
+
+
 # ---- the claims file ------------------------------------------------------------------------------------------
 
 
@@ -257,7 +262,7 @@ def _walk(node: Any, parts: list[str], done: list[str], spec: ValueSpec, claim_i
         return _walk(node[int(part)], rest, [*done, part], spec, claim_id)
     at = "/".join(done) or "the top level"
     has = sorted(map(str, node))[:20] if isinstance(node, dict) else (f"a list of {len(node)}" if isinstance(node, list) else repr(node))
-    raise ClaimsError(f"{spec.summary} has no key {spec.key!r} (claim {claim_id!r}): nothing at {part!r} under "
+    raise MissingKey(f"{spec.summary} has no key {spec.key!r} (claim {claim_id!r}): nothing at {part!r} under "
                       f"{at}, which holds {has}; fix the key in data/claims.yaml or rerun the study that writes it")  # fmt: skip
 
 

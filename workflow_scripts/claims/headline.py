@@ -85,10 +85,29 @@ def _claim_value(row: Row) -> Any:
     return row.projection if row.claim.basis == "projection" else row.measured
 
 
-def headline_rows(headline: Headline, summaries: dict[str, Any], claim_rows: dict[str, Row]) -> list[dict[str, Any]]:
+NOT_MEASURED = "not measured by this run"
+
+
+def judge_present(claims: list[Claim], summaries: dict[str, Any]) -> tuple[list[Row], dict[str, str]]:
+    """(the rows of the claims this run's summary has the numbers for, {claim id: why not} for the others): a
+    config that leaves part of a study out (one task of two) still gets its headline, the rest marked."""
+    rows, absent = [], {}
+    for claim in claims:
+        try:
+            rows += build.build_rows([claim], summaries)
+        except build.MissingKey as err:
+            absent[claim.id] = str(err)
+    return rows, absent
+
+
+def headline_rows(headline: Headline, summaries: dict[str, Any], claim_rows: dict[str, Row],
+                  absent: dict[str, str] | None = None) -> list[dict[str, Any]]:  # fmt: skip
     rows = []
     for number in headline.numbers:
-        if number.claim is not None:
+        if number.claim is not None and number.claim.id in (absent or {}):
+            rows.append({"number": number.label, "this_run": None, "paper": "", "paper_source": number.claim.paper_source,
+                         "verdict": NOT_MEASURED, "read_from": absent[number.claim.id], "name": number.name})  # fmt: skip
+        elif number.claim is not None:
             row = claim_rows[number.claim.id]
             cells = row.as_csv()
             basis = "projection to the paper's scale: " if number.claim.basis == "projection" else ""
@@ -96,8 +115,11 @@ def headline_rows(headline: Headline, summaries: dict[str, Any], claim_rows: dic
                          "paper_source": cells["paper_source"], "verdict": row.verdict,
                          "read_from": cells["projection_from" if basis else "measured_from"], "name": number.name})  # fmt: skip
         else:
-            value = build.read_value(number.value, summaries, f"headline {headline.study}")
-            rows.append({"number": number.label, "this_run": value, "paper": "", "paper_source": "", "verdict": "",
+            try:
+                value, verdict = build.read_value(number.value, summaries, f"headline {headline.study}"), ""
+            except build.MissingKey:
+                value, verdict = None, NOT_MEASURED
+            rows.append({"number": number.label, "this_run": value, "paper": "", "paper_source": "", "verdict": verdict,
                          "read_from": number.value.describe(), "name": number.name})  # fmt: skip
     return rows
 
@@ -130,8 +152,10 @@ def main(*, study: str, summary: str, headlines_file: str, claims_file: str, pap
     headline = load_headlines(headlines_file, study, claims, summary)
     summaries = {summary: read_json(summary)}
     study_claims = [claim for claim in claims if claim.study == study]
-    claim_rows = build.build_rows(study_claims, summaries)
-    rows = headline_rows(headline, summaries, {row.claim.id: row for row in claim_rows})
+    claim_rows, absent = judge_present(study_claims, summaries)
+    for claim_id, why in absent.items():
+        logger.warning("claim %s: %s by this run (%s)", claim_id, NOT_MEASURED, why)
+    rows = headline_rows(headline, summaries, {row.claim.id: row for row in claim_rows}, absent)
     paper = paper_of(load_papers(papers_file), study, papers_file)
 
     buffer = io.StringIO()
