@@ -149,7 +149,8 @@ def loao_error(analysis: dict, truth: dict, path):
     ax.set_ylabel("MAPE on test runs")
     ax.set_title("Error per application left out of training")
     ax.legend(fontsize=7)
-    left_out = analysis["left_out_of_models"]
+    # An analysis written before apps could be left out has no such field: it modelled every app (or stopped).
+    left_out = analysis.get("left_out_of_models", {})
     if left_out:  # named, so an app missing from the bars is not read as one that was forgotten
         note = "; ".join(f"{app} ({v['n_train']} training, {v['n_test']} test runs)" for app, v in left_out.items())
         fig.text(0.01, 0.01, f"not modelled, too few runs: {note}", fontsize=7, color="0.3")

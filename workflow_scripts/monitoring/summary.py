@@ -176,7 +176,7 @@ def measured_summary(analysis: dict, source: str) -> dict:
         "not_better_than_baseline": _not_better(verdicts),
         "dropped_features": analysis.get("dropped_features", {}),
         "modelled_apps": sorted(importance["per_app"]),
-        "left_out_of_models": analysis["left_out_of_models"],
+        "left_out_of_models": analysis.get("left_out_of_models", {}),  # {}: an analysis from before it (all modelled)
         "change_points": _change_point_report(analysis["change_points"]),
     }
 
