@@ -335,3 +335,18 @@ def test_the_vector_comparisons_fast_pass_agrees_with_the_element_wise_definitio
     agree, disagree, failed = map(int, subprocess.run([str(exe)], capture_output=True, text=True, check=True).stdout.split())
     assert disagree == 0 and agree == 66 * 13
     assert 0 < failed < agree  # both verdicts occur
+
+
+def test_a_harness_whose_check_reads_its_input_says_so():
+    # The driver hands a timed call's input itself to the baseline unless CheckReadsInput<Data> says the check reads
+    # it (drivers/common.hpp): a check that named its input without saying so would read a moved-from input.
+    named, declared = set(), set()
+    for harness in sorted(suite.DATA_ROOT.glob("*/harness.hpp")):
+        text = harness.read_text()
+        check = re.search(r"inline bool check\(const Data&\s*(\w*)\s*,", text)
+        assert check, f"{harness}: no check(const Data&, ...)"
+        if check.group(1):
+            named.add(harness.parent.name)
+        if "struct CheckReadsInput<Data> : std::true_type" in text:
+            declared.add(harness.parent.name)
+    assert named == declared and named, (named, declared)

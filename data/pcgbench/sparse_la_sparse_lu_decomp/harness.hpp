@@ -60,6 +60,8 @@ inline bool same_factor(const char* name, const std::vector<COOElement>& want, c
     }
   return true;
 }
+template <>
+struct CheckReadsInput<Data> : std::true_type {};  // its check reads the input (common.hpp)
 inline bool check(const Data& input, const Data& want, const Data& got, std::string& why) {
   return same_factor("L", want.L, got.L, input.n, true, why) && same_factor("U", want.U, got.U, input.n, false, why);
 }
