@@ -48,6 +48,7 @@ rule corpus_build:
 rule corpus_summary:
     input:
         stats="results/corpus/stats.json",
+        caption="rules/captions/corpus_composition.rst",  # drawn under the figure
     output:
         summary="results/corpus/summary.json",
         figure=report(

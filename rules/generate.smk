@@ -72,6 +72,7 @@ rule generate_samples:
 
 rule generate_summary:
     input:
+        caption="rules/captions/generate_generation.rst",  # drawn under the figure
         stats=expand(
             "results/generate/{prompt_set}/{model}.stats.json",
             prompt_set=config["generate"]["prompt_sets"],

@@ -139,9 +139,6 @@ with SnakemakeApi(OutputSettings(quiet={"all"})) as api:
                              "caption_input": rule.input.get("caption")})
 print(json.dumps(rows))
 """
-# Figures drawn by a study's summary step rather than through draw_figure: their report() captions are checked, the
-# caption under the image is still missing (the summary scripts save them themselves).
-NOT_DRAWN_THROUGH_DRAW_FIGURE = {"corpus_summary", "generate_summary"}
 
 
 def test_every_figure_rule_draws_the_caption_its_report_entry_shows():
@@ -152,8 +149,6 @@ def test_every_figure_rule_draws_the_caption_its_report_entry_shows():
     assert len(rows) >= 30 and "hpccoder_figure_from_scratch_vs_pretrained" in {row["rule"] for row in rows}
     for row in rows:
         assert row["report_caption"] and Path(row["report_caption"]).is_file(), f"{row['rule']}: no caption file"
-        if row["rule"] in NOT_DRAWN_THROUGH_DRAW_FIGURE:
-            continue
-        assert row["caption_input"], f"{row['rule']} does not give draw_figure its caption file"
+        assert row["caption_input"], f"{row['rule']} does not give its figure its caption file"
         assert (REPO / row["caption_input"]).resolve() == Path(row["report_caption"]).resolve(), row
         assert caption_text(REPO / row["caption_input"])  # short enough to draw (raises otherwise)

@@ -43,10 +43,15 @@ def plot_composition(stats: dict[str, Any], figure_path: str | Path) -> None:
     plt.close(fig)
 
 
-def main(stats_path: str | Path, summary_path: str | Path, figure_path: str | Path, seed: int) -> dict[str, Any]:
+def main(stats_path: str | Path, summary_path: str | Path, figure_path: str | Path, seed: int,
+         caption: str | Path | None = None) -> dict[str, Any]:  # fmt: skip
     prov = Provenance.start(step="corpus.summary", config={"stats": str(stats_path)}, seed=seed)
     stats = read_json(stats_path)
     plot_composition(stats, figure_path)
+    if caption:  # the report's caption file: its first sentence drawn under the figure
+        from workflow_scripts.common.figures import add_caption, caption_text
+
+        add_caption(figure_path, caption_text(caption))
     summary = {
         "sources_ok": [s["name"] for s in stats["sources"] if s["status"] == "ok"],
         "sources_failed": {s["name"]: s["error"] for s in stats["sources"] if s["status"] != "ok"},
@@ -70,4 +75,4 @@ if __name__ == "__main__":
 
     smk = snakemake  # noqa: F821 -- injected by Snakemake's script: directive
     configure_logging(smk.log[0])
-    main(smk.input.stats, smk.output.summary, smk.output.figure, smk.params.seed)
+    main(smk.input.stats, smk.output.summary, smk.output.figure, smk.params.seed, smk.input.caption)

@@ -55,7 +55,8 @@ def plot(rows: list[dict], figure_path: str | os.PathLike) -> None:
 
 
 def main(stats_paths: list[str | os.PathLike], generation_paths: list[str | os.PathLike],
-         out_path: str | os.PathLike, figure_path: str | os.PathLike | None = None) -> dict:  # fmt: skip
+         out_path: str | os.PathLike, figure_path: str | os.PathLike | None = None,
+         caption: str | os.PathLike | None = None) -> dict:  # fmt: skip
     provenance = Provenance.start(step="generate.summary")
     rows = []
     for stats_path, generations_path in zip(stats_paths, generation_paths, strict=True):
@@ -72,6 +73,10 @@ def main(stats_paths: list[str | os.PathLike], generation_paths: list[str | os.P
     write_json(out_path, summary)
     if figure_path:
         plot(summary["runs"], figure_path)
+        if caption:  # the report's caption file: its first sentence drawn under the figure
+            from workflow_scripts.common.figures import add_caption, caption_text
+
+            add_caption(figure_path, caption_text(caption))
     provenance.finish([out_path, *([figure_path] if figure_path else [])])
     return summary
 
@@ -79,4 +84,5 @@ def main(stats_paths: list[str | os.PathLike], generation_paths: list[str | os.P
 if __name__ == "__main__":
     smk = snakemake  # noqa: F821 -- injected by Snakemake's script: directive
     configure_logging(smk.log[0])
-    main(list(smk.input.stats), list(smk.input.generations), smk.output.summary, smk.output.figure)
+    main(list(smk.input.stats), list(smk.input.generations), smk.output.summary, smk.output.figure,
+         smk.input.caption)  # fmt: skip
