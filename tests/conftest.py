@@ -58,6 +58,23 @@ def run_snakemake(workdir: str | os.PathLike, *args: str, cores: int | None = 2,
     return result
 
 
+# Tests (a file, or one test of it) that need the machine to themselves: `make test` runs every other test on two
+# workers at once (pytest-xdist, a test file per worker), then these one at a time. They count the sandbox user's
+# processes after their hostile programs, and a program another worker's test runs meanwhile would be counted as a
+# survivor (the rootless tests count a uid of their own, and the SLURM test owns the machine's only cluster).
+EXCLUSIVE = {
+    "tests/pcgbench_harness/test_evaluate.py::test_adversarial_bodies_are_contained",
+    "tests/pcgbench_harness/test_sandbox_isolation.py",
+}
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        path = Path(item.fspath).resolve().relative_to(REPO_ROOT).as_posix()
+        if path in EXCLUSIVE or f"{path}::{item.originalname}" in EXCLUSIVE:
+            item.add_marker(pytest.mark.exclusive)
+
+
 @pytest.fixture(scope="session")
 def repo_root() -> Path:
     return REPO_ROOT

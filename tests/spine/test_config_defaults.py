@@ -6,6 +6,7 @@ import dataclasses
 import importlib
 import importlib.util
 import inspect
+import json
 import textwrap
 import typing
 from pathlib import Path
@@ -244,11 +245,18 @@ def _get(tree: dict, path: tuple):
     return tree
 
 
-def test_pcgbench_command_line_defaults_are_the_schema_defaults(monkeypatch):
+def test_pcgbench_command_line_defaults_are_the_schema_defaults(monkeypatch, tmp_path):
     """`python -m workflow_scripts.pcgbench evaluate` without options evaluates with the workflow's defaults."""
     import workflow_scripts.pcgbench.evaluate as evaluate
     from workflow_scripts.pcgbench import __main__ as cli
+    from workflow_scripts.pcgbench import suite
+    from workflow_scripts.pcgbench.pareval_format import prompt_record
     from workflow_scripts.pcgbench.paths import user_cache_dir
+
+    # A generations file the command accepts (it checks its input before evaluating), in a folder of the test's own.
+    monkeypatch.chdir(tmp_path)
+    record = dict(prompt_record(suite.get_problem("reduce_average"), "serial"), outputs=["return 0.0;\n}"])
+    (tmp_path / "generations.json").write_text(json.dumps([record]))
 
     built = []
 

@@ -63,7 +63,7 @@ def test_pins_have_one_home_and_tools_are_an_extra():
     assert dynamic["dependencies"] == {"file": ["requirements.txt"]}
     assert dynamic["optional-dependencies"] == {"dev": {"file": ["requirements-dev.txt"]}}
     runtime, dev = read_pins(RUNTIME), read_pins(DEV)
-    assert {"pytest", "pytest-timeout", "ruff", "snakefmt", "black"} == set(dev)
+    assert {"pytest", "pytest-timeout", "pytest-xdist", "ruff", "snakefmt", "black"} == set(dev)
     assert not set(runtime) & set(dev)
     assert {"threadpoolctl", "referencing", "torch", "snakemake"} <= set(runtime)
     # `make setup` installs both files, so the test suite and the linters have their tools
