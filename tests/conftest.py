@@ -64,7 +64,9 @@ def run_snakemake(workdir: str | os.PathLike, *args: str, cores: int | None = 2,
 # survivor (the rootless tests count a uid of their own, and the SLURM test owns the machine's only cluster).
 EXCLUSIVE = {
     "tests/pcgbench_harness/test_evaluate.py::test_adversarial_bodies_are_contained",
-    "tests/pcgbench_harness/test_sandbox_isolation.py",
+    "tests/pcgbench_harness/test_sandbox.py::test_fork_bomb_is_contained",
+    "tests/pcgbench_harness/test_sandbox.py::test_detached_sleepers_do_not_hold_the_harness",
+    "tests/pcgbench_harness/test_sandbox_isolation.py::test_the_process_limit_holds_in_the_programs_own_user_namespace",
 }
 
 
