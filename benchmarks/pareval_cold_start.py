@@ -43,6 +43,13 @@ sample's object inspected, compiles and runs in bubblewrap with their own user n
     warm machine (drivers and headers cached)    8.6-8.7 s
     speedups' run-to-run spread, (max - min) / median over the four runs: median 0.12, max 0.62-1.23
 
+Then, with runs pinned to their cores and the timed call's input handed to the baseline without a copy (one
+invocation): ParEval 24.2-24.5 s; this harness 12.6-13.0 s with the race check (1.91x), 10.4 s without (2.34x),
+8.5 s warm; spread median 0.144, max 1.16. An OpenMP run of reduce_average (305 ms) spends 14 ms starting, 64 ms
+validating the timed size (40 ms of it system time: page faults), 193 ms in 12 timed calls (each about 11 ms:
+5.5 ms generating its fresh input, 3 ms copying it for the solution, 2.6 ms in the two calls) and 34 ms in the
+stress validations; the first run starts 3.4 s in (the precompiled header 1.8 s, then a driver 1.3 s).
+
 Before that protocol: 9.8-10.2 s cold with the race check (3.3x), 9.0-9.5 s without (3.5-3.7x), 7.2-7.3 s warm.
 The cost is in the runs, which run one at a time: every timed call generates a fresh input outside the timed
 region (4.5 ms for 4M doubles) and checks its answer against the baseline's (up to 5 ms for a vector), 10 calls
