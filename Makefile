@@ -18,7 +18,7 @@ run: setup
 # per worker, so a file's fixtures are built once), then the exclusive ones alone (tests/conftest.py EXCLUSIVE says
 # which and why). Both phases always run; either failing fails the target. A phase that PYTEST_ARGS leaves without
 # tests (pytest's exit status 5) is not a failure. One worker by default: TEST_WORKERS=2 takes about 12 min instead
-# of 19 on 2 cores, but two tests that launch torch.distributed at once can collide (seen once in six runs: a
+# of 17 on 2 cores, but two tests that launch torch.distributed at once can collide (seen once in six runs: a
 # torchrun worker aborted), so it is for a developer's quick pass, not for CI.
 TEST_WORKERS ?= 1
 test: setup
