@@ -99,15 +99,13 @@ SLOW_FIRST = [
 
 
 def pytest_collection_modifyitems(config, items):
-    def path_of(item) -> str:
-        return Path(item.fspath).resolve().relative_to(REPO_ROOT).as_posix()
-
+    paths = {item.nodeid: Path(item.fspath).resolve().relative_to(REPO_ROOT).as_posix() for item in items}
     for item in items:
-        path = path_of(item)
+        path = paths[item.nodeid]
         if path in EXCLUSIVE or f"{path}::{item.originalname}" in EXCLUSIVE:
             item.add_marker(pytest.mark.exclusive)
     rank = {path: i for i, path in enumerate(SLOW_FIRST)}
-    items.sort(key=lambda item: rank.get(path_of(item), len(rank)))  # stable: a file's own order is kept
+    items.sort(key=lambda item: rank.get(paths[item.nodeid], len(rank)))  # stable: a file's own order is kept
 
 
 @pytest.fixture(scope="session")
