@@ -14,16 +14,16 @@ SNAKEMAKE_ARGS ?=
 run: setup
 	$(VENV)/bin/snakemake --profile profiles/default --report-after-run --report results/report.html $(SNAKEMAKE_ARGS)
 
-# The tests in two phases: every test but the `exclusive` ones on TEST_WORKERS workers (pytest-xdist, one test file
-# per worker, so a file's fixtures are built once), then the exclusive ones alone (tests/conftest.py EXCLUSIVE says
-# which and why). Both phases always run; either failing fails the target. A phase that PYTEST_ARGS leaves without
-# tests (pytest's exit status 5) is not a failure. One worker by default: TEST_WORKERS=2 takes about 12 min instead
-# of 17 on 2 cores, but two tests that launch torch.distributed at once can collide (seen once in six runs: a
-# torchrun worker aborted), so it is for a developer's quick pass, not for CI.
-TEST_WORKERS ?= 1
+# The tests in two phases: every test but the `exclusive` ones on TEST_WORKERS workers (pytest-xdist: a test file
+# runs on one worker, so its fixtures are built once, and every file that starts torch.distributed processes runs on
+# one worker too, one after another: tests/conftest.py TORCH_DISTRIBUTED), then the exclusive ones alone
+# (tests/conftest.py EXCLUSIVE says which and why). Both phases always run; either failing fails the target. A phase
+# that PYTEST_ARGS leaves without tests (pytest's exit status 5) is not a failure. The files start slowest first
+# (tests/conftest.py SLOW_FIRST; --no-loadscope-reorder keeps that order).
+TEST_WORKERS ?= 2
 test: setup
 	@status=0; \
-	$(PYTHON) -m pytest -n $(TEST_WORKERS) --dist loadfile -m "not exclusive" $(PYTEST_ARGS) || { s=$$?; [ $$s -eq 5 ] || status=$$s; }; \
+	$(PYTHON) -m pytest -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder -m "not exclusive" $(PYTEST_ARGS) || { s=$$?; [ $$s -eq 5 ] || status=$$s; }; \
 	$(PYTHON) -m pytest -p no:xdist -m exclusive $(PYTEST_ARGS) || { s=$$?; [ $$s -eq 5 ] || status=$$s; }; \
 	exit $$status
 

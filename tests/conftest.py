@@ -75,35 +75,54 @@ EXCLUSIVE = {
 }
 
 
-# The slowest test files, slowest first (seconds of a serial run on 2 cores, measured): the workers take files in
-# the order of the collection, so these start first and no worker is left alone with a long file at the end
-# (collected alphabetically, the parallel phase took 11.5 min; the whole suite is about 19 min of work). A file
-# not listed only starts later.
+# The test files that start torch.distributed processes (torchrun, a gloo group, or a Snakemake target or SLURM job
+# that launches them): `make test` runs them all on one worker, one after another (pytest-xdist's group
+# TORCH_DISTRIBUTED_GROUP). Two such launches at once, one on each worker, aborted a torchrun worker of
+# tests/lm/test_training.py once in six runs; DeepSpeed's CPU collectives op is also compiled on first use into one
+# cache folder per user.
+TORCH_DISTRIBUTED = [
+    "tests/cluster/test_slurm_e2e.py",  # 102 s (seconds of a serial run on 2 cores, measured)
+    "tests/lm/test_training.py",  # 75
+    "tests/spine/test_regeneration.py",  # 33: the tensor3d projection's validation runs
+    "tests/disttrain_layers/test_multiprocess.py",  # 29
+    "tests/disttrain/test_survey.py",  # 24
+    "tests/disttrain/test_axonn.py",
+    "tests/disttrain/test_sparse.py",
+    "tests/disttrain/test_target.py",
+    "tests/disttrain/test_shared_ground.py",
+    "tests/disttrain_layers/test_targets.py",
+    "tests/jorge/test_distributed.py",
+]
+TORCH_DISTRIBUTED_GROUP = "torch_distributed"
+
+# The other slow test files, slowest first: the workers take files (and the torch.distributed group, which is
+# first) in the order of the collection, so these start early and no worker is left alone with a long file at
+# the end. A file not listed only starts later.
 SLOW_FIRST = [
-    "tests/cluster/test_slurm_e2e.py",  # 102
+    *TORCH_DISTRIBUTED,
     "tests/pcgbench_suite/test_references.py",  # 95
     "tests/pcgbench_harness/test_evaluate.py",  # 93
     "tests/lm/test_from_scratch.py",  # 78
-    "tests/lm/test_training.py",  # 75
     "tests/rlpf/test_real_base.py",  # 69
     "tests/report/test_report_browser.py",  # 44
-    "tests/spine/test_regeneration.py",  # 33
     "tests/jorge/test_pipeline.py",  # 30
-    "tests/disttrain_layers/test_multiprocess.py",  # 29
     "tests/pcgbench_suite/test_pareval_compat.py",  # 28
     "tests/monitoring/test_workflow.py",  # 25
     "tests/rlpf/test_renaming.py",  # 24
-    "tests/disttrain/test_survey.py",  # 24
     "tests/generate/test_model_source.py",  # 22
 ]
 
 
 def pytest_collection_modifyitems(config, items):
+    """Mark the EXCLUSIVE tests, put each test in its pytest-xdist group (its file, or the torch.distributed group:
+    `make test` runs `--dist loadgroup`, so a file's module fixtures are built once), and order the files."""
     paths = {item.nodeid: Path(item.fspath).resolve().relative_to(REPO_ROOT).as_posix() for item in items}
+    distributed = set(TORCH_DISTRIBUTED)
     for item in items:
         path = paths[item.nodeid]
         if path in EXCLUSIVE or f"{path}::{item.originalname}" in EXCLUSIVE:
             item.add_marker(pytest.mark.exclusive)
+        item.add_marker(pytest.mark.xdist_group(TORCH_DISTRIBUTED_GROUP if path in distributed else path))
     rank = {path: i for i, path in enumerate(SLOW_FIRST)}
     items.sort(key=lambda item: rank.get(paths[item.nodeid], len(rank)))  # stable: a file's own order is kept
 
