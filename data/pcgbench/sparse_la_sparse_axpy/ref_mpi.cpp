@@ -1,31 +1,25 @@
-  // Split the index space evenly among the ranks; each rank merges its part, rank 0 gathers the parts in order.
+  // Split the index space evenly among the ranks; each rank writes its slice of its own z, and rank 0 gathers
+  // the slices in place.
   int rank = 0, size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  const size_t nx = x.size(), ny = y.size();
-  const size_t span = 1 + std::max(nx ? x[nx - 1].index : 0, ny ? y[ny - 1].index : 0);
+  const size_t n = z.size();
   auto lower = [](std::vector<Element> const& v, size_t index) {
     return (size_t)(std::lower_bound(v.begin(), v.end(), index,
                                      [](const Element& e, size_t k) { return e.index < k; }) - v.begin());
   };
-  const size_t lo = span * rank / size, hi = span * (rank + 1) / size;
-  size_t i = lower(x, lo), j = lower(y, lo);
-  const size_t iend = lower(x, hi), jend = lower(y, hi);
-  std::vector<Element> part;
-  part.reserve((iend - i) + (jend - j));
-  while (i < iend && j < jend) {
-    if (x[i].index < y[j].index) { part.push_back(Element{x[i].index, alpha * x[i].value}); ++i; }
-    else if (y[j].index < x[i].index) { part.push_back(y[j]); ++j; }
-    else { part.push_back(Element{x[i].index, alpha * x[i].value + y[j].value}); ++i; ++j; }
+  auto slice = [&](int r) { return n * (size_t)r / (size_t)size; };
+  const size_t lo = slice(rank), hi = slice(rank + 1);
+  for (size_t i = lower(x, lo), iend = lower(x, hi); i < iend; ++i) z[x[i].index] += alpha * x[i].value;
+  for (size_t j = lower(y, lo), jend = lower(y, hi); j < jend; ++j) z[y[j].index] += y[j].value;
+  std::vector<int> counts(size), displs(size);
+  for (int r = 0; r < size; ++r) {
+    displs[r] = (int)slice(r);
+    counts[r] = (int)(slice(r + 1) - slice(r));
   }
-  for (; i < iend; ++i) part.push_back(Element{x[i].index, alpha * x[i].value});
-  for (; j < jend; ++j) part.push_back(y[j]);
-  int bytes = static_cast<int>(part.size() * sizeof(Element));
-  std::vector<int> counts(size), displs(size, 0);
-  MPI_Gather(&bytes, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
-  if (rank == 0) {
-    for (int r = 1; r < size; ++r) displs[r] = displs[r - 1] + counts[r - 1];
-    z.resize((displs[size - 1] + counts[size - 1]) / sizeof(Element));
-  }
-  MPI_Gatherv(part.data(), bytes, MPI_BYTE, z.data(), counts.data(), displs.data(), MPI_BYTE, 0, MPI_COMM_WORLD);
+  if (rank == 0)
+    MPI_Gatherv(MPI_IN_PLACE, counts[0], MPI_DOUBLE, z.data(), counts.data(), displs.data(), MPI_DOUBLE, 0,
+                MPI_COMM_WORLD);
+  else
+    MPI_Gatherv(z.data() + lo, counts[rank], MPI_DOUBLE, nullptr, nullptr, nullptr, MPI_DOUBLE, 0, MPI_COMM_WORLD);
 }
