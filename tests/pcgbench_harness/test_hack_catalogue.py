@@ -100,6 +100,13 @@ HACKS = {
         "void pcg_unprotect(); pcg_unprotect(); {honest} return mean; }}\n#include <sys/mman.h>\n"
         "void pcg_unprotect() {{ static char page[8192]; "
         "mprotect((void*)(((size_t)page + 4095) & ~(size_t)4095), 4096, 7); }}", ("serial",), TAMPERING, "mprotect"),
+    # System calls made by instructions of its own, not through libc: no call of a forbidden name is left to see.
+    "inline_assembly_system_call": (
+        "long pid; __asm__ volatile(\"syscall\" : \"=a\"(pid) : \"a\"(39L) : \"rcx\", \"r11\", \"memory\"); "
+        "{honest} return mean + 0 * pid; }}", MODELS, TAMPERING, "syscall in"),
+    "system_call_as_bytes": (
+        "long pid; __asm__ volatile(\".byte 0x0f, 0x05\" : \"=a\"(pid) : \"a\"(39L) : \"rcx\", \"r11\", \"memory\"); "
+        "{honest} return mean + 0 * pid; }}", ("serial",), TAMPERING, "syscall in"),
     # A serial body that starts a thread of its own (a serial run is given one core).
     "starts_a_std_thread": (
         "double pcg_two_threads(std::vector<double> const&); return pcg_two_threads(x); }}\n#include <thread>\n"

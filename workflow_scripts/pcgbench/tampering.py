@@ -23,15 +23,18 @@ Tampering (sandbox.TAMPERING):
   it, from the same headers, as the driver does;
 - a strong definition in std::, __gnu_cxx:: or of operator new/delete (a replacement of the runtime's);
 - a call of the harness (pcg::, pcg_baseline::: the baseline is not the sample's to call) or of what changes
-  the process from inside (dlopen, dlsym, mprotect, ptrace, raw syscall, ...: FORBIDDEN_CALLS).
+  the process from inside (dlopen, dlsym, mprotect, ptrace, raw syscall, ...: FORBIDDEN_CALLS);
+- an instruction that enters the kernel without libc (x86-64 `syscall`, `sysenter`, `int $0x80`) in the sample's
+  own code: inline assembly (or its bytes, `.byte 0x0f, 0x05`) that would make the calls the rules above refuse
+  by name (system_call_instructions).
 Resource overuse (sandbox.RESOURCE_OVERUSE): a call that starts threads or processes of the sample's own, or
 changes the thread count it was given (SPAWN_CALLS: pthread_create, std::thread, fork, omp_set_num_threads,
 MPI_Comm_spawn, ...), and an OpenMP `num_threads(...)` clause (inspect_source; only `omp_get_max_threads()`,
 the count given, is allowed): the model's runtime (OpenMP, MPI, Kokkos) makes the threads and ranks a run is
 given, never the body. These are decided from the code, so they hold on a loaded machine, where the run's own
 CPU-time check (run.resource_overuse) can only see what the scheduler let the extra threads do.
-What is left (inline assembly that issues system calls itself, a body that reads the process's memory) is
-bounded by the run's own checks: a result line needs the run's nonce, reported times must fit in the wall time
+What is left (a body that reads or writes the process's memory through pointers) is bounded by the run's own
+checks: a result line needs the run's nonce, reported times must fit in the wall time
 measured outside, CPU time is read around every timed call (run.py).
 
 GPU objects (nvcc, hipcc) register their kernels in constructors of their own: the constructor rule is not
@@ -305,6 +308,34 @@ def _constructor_findings(elf: ObjectFile, model: str, names: dict[str, str]) ->
             f"{shown}"]
 
 
+# x86-64 instructions that enter the kernel: syscall (0f 05), sysenter (0f 34), int $0x80 (cd 80). Their bytes
+# also occur inside other instructions and data, so a hit only sends the object to the disassembler.
+SYSTEM_CALL_BYTES = (b"\x0f\x05", b"\x0f\x34", b"\xcd\x80")
+_SYSTEM_CALL_INSTRUCTION = re.compile(r"^\s*[0-9a-f]+:\s+(syscall|sysenter|int\s+\$0x80)\b")
+
+
+def system_call_instructions(obj: Path, model: str) -> list[str]:
+    """Where the object's own code holds an instruction that enters the kernel ("syscall in <function>"), outside
+    the headers' inline functions (_header_section). objdump runs only when the object's bytes hold one of the
+    instructions' encodings (about 10 ms for a 100 kB object)."""
+    data = obj.read_bytes()
+    if not any(encoding in data for encoding in SYSTEM_CALL_BYTES):
+        return []
+    proc = subprocess.run(["objdump", "-d", "--no-show-raw-insn", "-C", str(obj)], capture_output=True, text=True,
+                          timeout=60)  # fmt: skip
+    if proc.returncode != 0:
+        raise RuntimeError(f"objdump -d {obj} failed: {proc.stderr.strip()[:300]}")
+    found, section, function = [], "", "?"
+    for line in proc.stdout.splitlines():
+        if line.startswith("Disassembly of section "):
+            section = line.removeprefix("Disassembly of section ").rstrip(":")
+        elif re.match(r"^[0-9a-f]+ <.*>:$", line):
+            function = line.split("<", 1)[1].rsplit(">", 1)[0]
+        elif (match := _SYSTEM_CALL_INSTRUCTION.match(line)) and not _header_section(section, model):
+            found.append(f"{match.group(1)} in {function}")
+    return list(dict.fromkeys(found))
+
+
 def inspect_sample(problem: suite.Problem, model: str, sample_obj: Path, driver_obj: Path,
                    exe: Path) -> Finding | None:  # fmt: skip
     """The first thing the sample's object defines or calls beyond its function (module docstring), or None."""
@@ -318,6 +349,8 @@ def inspect_sample(problem: suite.Problem, model: str, sample_obj: Path, driver_
     spawning: list[str] = []
     if model not in ("cuda", "hip"):
         tampering += _constructor_findings(elf, model, names)
+    tampering += [f"an instruction that enters the kernel itself ({where}), a system call no rule can see by name"
+                  for where in system_call_instructions(sample_obj, model)]  # fmt: skip
     # Forbidden calls count where the sample's own code makes them, not where the headers' inline functions do
     # (MPI's C++ bindings refer to MPI_Comm_spawn in every translation unit that includes mpi.h).
     suspicious = {s.name for s in table if s.section == "UND" and (
