@@ -1,27 +1,18 @@
-  // Right-looking LU without pivoting (A is diagonally dominant) on a dense row-major copy; rows with a 0 below
-  // the pivot are skipped, which saves most of the work while the matrix is still sparse. L's multipliers
-  // overwrite the eliminated entries.
-  std::vector<double> M(N * N, 0.0);
-  for (const COOElement& e : A) M[e.row * N + e.column] = e.value;
+  // Right-looking LU without pivoting (A is diagonally dominant) in place in U (all 0 on entry, then A's entries):
+  // each entry below a pivot is eliminated (its multiplier goes to L, the entry in U becomes 0); rows with a 0
+  // below the pivot are skipped, which saves most of the work while the matrix is still sparse.
+  for (const COOElement& e : A) U[e.row * N + e.column] = e.value;
   for (size_t k = 0; k < N; ++k) {
-    const double* pivot_row = &M[k * N];
+    const double* pivot_row = &U[k * N];
     const double pivot = pivot_row[k];
+    L[k * N + k] = 1.0;
     for (size_t i = k + 1; i < N; ++i) {
-      double* row = &M[i * N];
+      double* row = &U[i * N];
       if (row[k] == 0.0) continue;
       const double f = row[k] / pivot;
-      row[k] = f;
+      L[i * N + k] = f;
+      row[k] = 0.0;
       for (size_t j = k + 1; j < N; ++j) row[j] -= f * pivot_row[j];
     }
-  }
-  L.clear();
-  U.clear();
-  for (size_t i = 0; i < N; ++i) {
-    const double* row = &M[i * N];
-    for (size_t j = 0; j < i; ++j)
-      if (row[j] != 0.0) L.push_back(COOElement{i, j, row[j]});
-    L.push_back(COOElement{i, i, 1.0});
-    for (size_t j = i; j < N; ++j)
-      if (row[j] != 0.0) U.push_back(COOElement{i, j, row[j]});
   }
 }
