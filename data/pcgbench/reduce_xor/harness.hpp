@@ -1,6 +1,7 @@
 // reduce_xor: n random bools (each true with probability 1/2) -> their logical XOR (the parity of the count of
 // true values). std::vector<bool> packs its values into bits and has no data(), so the Kokkos view and the
-// device copy are made from `bytes`, the same values one byte (0 or 1) each.
+// device copy are made from `bytes`, the same values one byte (0 or 1) each. The GPU kernel's output is one bool,
+// read back as a byte (any value but 0 counts as true).
 namespace pcg {
 struct Data {
   std::vector<bool> x;
@@ -28,11 +29,11 @@ inline void call_solution(Data& d) {
   d.out = ::reduceLogicalXOR(x);
 #elif defined(PCG_GPU)
   DeviceArray<unsigned char> x(d.bytes);
-  DeviceArray<double> output(1, 0.0);
+  DeviceArray<unsigned char> output(1, 0);  // false
   ::reduceLogicalXOR<<<blocks_for(d.bytes.size()), kBlock>>>(reinterpret_cast<const bool*>(x.ptr), d.bytes.size(),
-                                                             output.ptr);
+                                                             reinterpret_cast<bool*>(output.ptr));
   PCG_GPU_SYNC();
-  d.out = output.first() != 0.0;
+  d.out = output.first() != 0;
 #endif
 }
 inline bool& result(Data& d) { return d.out; }

@@ -1,14 +1,12 @@
-  // Each block counts its true values with __syncthreads_count; a block with an odd count flips *output
-  // between 0.0 and 1.0 (a compare-and-swap on the double's bits, so concurrent flips are not lost).
+  // Each block counts its true values with __syncthreads_count; a block with an odd count flips *output with an
+  // atomic XOR on the aligned 32-bit word that holds it (no atomic works on a single byte; device allocations
+  // are aligned far beyond 4 bytes, so the word lies within *output's allocation, and the other bytes are XORed
+  // with 0). The GPUs this runs on are little-endian: the byte at offset k of the word is its bits 8k..8k+7.
   const size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
   const int count = __syncthreads_count(i < N && x[i]);
   if (threadIdx.x == 0 && (count & 1)) {
-    unsigned long long *bits = reinterpret_cast<unsigned long long *>(output);
-    unsigned long long old = *bits, assumed;
-    do {
-      assumed = old;
-      const double flipped = __longlong_as_double((long long)assumed) != 0.0 ? 0.0 : 1.0;
-      old = atomicCAS(bits, assumed, (unsigned long long)__double_as_longlong(flipped));
-    } while (assumed != old);
+    const size_t address = reinterpret_cast<size_t>(output);
+    unsigned int* word = reinterpret_cast<unsigned int*>(address & ~(size_t)3);
+    atomicXor(word, 1u << (8 * (address & 3)));
   }
 }
