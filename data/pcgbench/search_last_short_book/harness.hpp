@@ -10,13 +10,7 @@ struct Data {
 inline Book make_book(std::size_t i, int pages) {
   static const char* const kTitles[] = {"Atlas", "Haiku", "Primer", "Saga", "Almanac", "Codex", "Digest", "Epic"};
   Book b{};
-#if defined(PCG_VECTOR_API)
   b.title = kTitles[i % 8];
-#elif defined(PCG_MODEL_KOKKOS)
-  b.title = kTitles[i % 8];
-#else
-  b.title = const_cast<char*>(kTitles[i % 8]);
-#endif
   b.pages = pages;
   return b;
 }
