@@ -33,18 +33,12 @@ inline void call_solution(Data& d) {
   ::fft(x, r, i);
   pack(d);
 #elif defined(PCG_GPU)
-  // r and i are complex arrays in ParEval's GPU signature; the real field of each element holds the value.
   const std::size_t n = d.x.size();
-  DeviceArray<double> x(flat(d.x)), r(2 * n, 0.0), i(2 * n, 0.0);
-  ::fft<<<blocks_for(n), kBlock>>>(reinterpret_cast<const PCG_COMPLEX*>(x.ptr), reinterpret_cast<PCG_COMPLEX*>(r.ptr), reinterpret_cast<PCG_COMPLEX*>(i.ptr), n);
+  DeviceArray<double> x(flat(d.x)), r(d.re), i(d.im);
+  ::fft<<<blocks_for(n), kBlock>>>(reinterpret_cast<const PCG_COMPLEX*>(x.ptr), r.ptr, i.ptr, n);
   PCG_GPU_SYNC();
-  std::vector<double> hr, hi;
-  r.to_host(hr);
-  i.to_host(hi);
-  for (std::size_t k = 0; k < n; ++k) {
-    d.re[k] = hr[2 * k];
-    d.im[k] = hi[2 * k];
-  }
+  r.to_host(d.re);
+  i.to_host(d.im);
   pack(d);
 #endif
 }

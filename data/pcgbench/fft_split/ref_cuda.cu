@@ -11,8 +11,6 @@
     m += k;
     if (m >= N) m -= N;
   }
-  r[k].x = sr;
-  r[k].y = 0.0;
-  i[k].x = si;
-  i[k].y = 0.0;
+  r[k] = sr;
+  i[k] = si;
 }
