@@ -9,6 +9,8 @@ the scanner's and the generations file's in tests/spine/test_c_scanner.py and te
 """
 
 import json
+import shutil
+import subprocess
 
 import pytest
 
@@ -24,6 +26,7 @@ from workflow_scripts.pcgbench import (
     SandboxLimits,
     run_program,
     suite,
+    tampering,
 )
 
 PROBLEM = "reduce_average"
@@ -50,6 +53,26 @@ HACKS = {
     "constructor_forges_a_result": (
         "{honest} return mean; }}\n__attribute__((constructor)) static void forge() {{ std::printf(" + FORGED_LINE
         + "); std::fflush(stdout); std::_Exit(0); }}", MODELS, TAMPERING, "global constructor"),
+    # The constructor's work hidden from a reading of the constructor alone: in a helper it calls directly (no
+    # relocation: the assembler resolves a call within one section), under the name of the compiler's own
+    # initializer, behind a table of function pointers, or handed to atexit to run after main.
+    "constructor_calls_a_helper": (
+        "{honest} return mean; }}\n__attribute__((noinline)) static void pcg_forge() {{ std::printf(" + FORGED_LINE
+        + "); std::fflush(stdout); std::_Exit(0); }}\n__attribute__((constructor)) static void pcg_start() "
+        "{{ pcg_forge(); }}", MODELS, TAMPERING, "global constructor"),
+    "constructor_named_like_the_compilers": (
+        "{honest} return mean; }}\n__attribute__((noinline)) static void pcg_forge() {{ std::printf(" + FORGED_LINE
+        + "); std::fflush(stdout); std::_Exit(0); }}\nextern \"C\" __attribute__((constructor)) void "
+        "_GLOBAL__sub_I_pcg() {{ pcg_forge(); }}", ("serial",), TAMPERING, "global constructor"),
+    "constructor_through_a_function_table": (
+        "{honest} return mean; }}\nstatic void pcg_forge() {{ std::printf(" + FORGED_LINE + "); std::fflush(stdout); "
+        "std::_Exit(0); }}\nstatic void (*const volatile pcg_table[1])() = {{pcg_forge}};\n"
+        "__attribute__((constructor)) static void pcg_start() {{ pcg_table[0](); }}", ("serial",), TAMPERING,
+        "global constructor"),
+    "constructor_registers_an_exit_handler": (
+        "{honest} return mean; }}\nstatic void pcg_forge() {{ std::printf(" + FORGED_LINE + "); }}\n"
+        "__attribute__((constructor)) static void pcg_start() {{ std::atexit(pcg_forge); }}", ("serial",), TAMPERING,
+        "global constructor"),
     # The body prints a result line once, then points stdout at /dev/null so the driver's lines vanish.
     "prints_a_result_then_silences_stdout": (
         "static bool done = false; if (!done) {{ done = true; std::printf(" + FORGED_LINE + "); std::fflush(stdout); "
@@ -174,3 +197,25 @@ def test_the_references_pass_inspection_and_the_protocol(builds, name, model):
     for result in run.driver_results:
         assert 0 < result.cpu_per_wall <= result.threads_allowed * 1.25
         assert len(result.times_s) == 3 and result.timed_seed > 0
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="no nvcc")
+def test_a_cuda_objects_constructors_may_only_register_its_kernels(tmp_path):
+    """nvcc registers a CUDA object's kernels in a constructor of its own: that is let through, and a constructor
+    of the sample's beside it (its work in a helper) is refused. Compiled only: no GPU runs here."""
+    problem = suite.get_problem(PROBLEM)
+    reference = suite.reference_body(problem, "cuda")
+    forged = ("\n__attribute__((noinline)) static void pcg_forge() { std::printf(" + FORGED_LINE + "); }\n"
+              "__attribute__((constructor)) static void pcg_start() { pcg_forge(); }\n")  # fmt: skip
+    findings = {}
+    for name, body in (("reference", reference), ("forged", reference + forged)):
+        src = tmp_path / f"{name}{suite.sample_suffix('cuda')}"
+        src.write_text(suite.sample_source(problem, "cuda", body))
+        proc = subprocess.run(suite.compile_sample_argv(problem, "cuda", src, src.with_suffix(".o")),
+                              capture_output=True, text=True, timeout=300)  # fmt: skip
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        elf = tampering.read_object(src.with_suffix(".o"))
+        findings[name] = tampering.constructor_findings(elf, tampering.disassemble(src.with_suffix(".o")), "cuda", {})
+    assert findings["reference"] == []
+    [forged] = findings["forged"]
+    assert "reaching" in forged and ("printf" in forged or "puts" in forged), forged  # GCC makes puts of printf

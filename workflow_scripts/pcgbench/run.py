@@ -49,8 +49,9 @@ if TYPE_CHECKING:
 # The measurement protocol's name: part of every cache key and resume fingerprint that holds a verdict (the
 # evaluation's resume log, the RLPF reward's measurements), so nothing judged under an older protocol is reused.
 # v2: a run secret (nonce, timed seed), fresh checked inputs for every timed call, CPU time per call, the
-# sample object inspected (tampering.py), the race check at the timed size.
-PROTOCOL = "pcgbench-run-v2"
+# sample object inspected (tampering.py), the race check at the timed size. v3: the inspection follows the code
+# a constructor can reach and refuses instructions that enter the kernel.
+PROTOCOL = "pcgbench-run-v3"
 SANDBOX_EXE = "/tmp/sample.exe"  # where the executable appears inside the sandbox
 STDERR_CHARS = 600  # how much of a failing run's stderr its detail keeps (the end, where the error is)
 # CPU time / wall time of a run's median timed call may exceed the threads given by this factor, and by

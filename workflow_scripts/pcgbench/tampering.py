@@ -12,9 +12,12 @@ and names what else it defines or calls:
     why.verdict, why.detail     # sandbox.TAMPERING or sandbox.RESOURCE_OVERUSE, and the symbol; None if clean
 
 Tampering (sandbox.TAMPERING):
-- a constructor or destructor section (.init_array, .ctors, .fini_array, .dtors, .preinit_array), except the one
-  <iostream> adds to every translation unit that includes it under GCC 12 (the standard headers do), recognised
-  by what it calls (IOSTREAM_INIT);
+- a constructor or destructor section (.init_array, .ctors, .fini_array, .dtors, .preinit_array) whose code refers
+  to anything beyond what the headers' own static objects refer to (<iostream>'s under GCC 12, IOSTREAM_INIT;
+  Kokkos's registries; for CUDA and HIP, the registration of the object's kernels and their launch stubs,
+  GPU_REGISTRATION). Its code is followed wherever it can go (constructor_reach): through direct calls within a
+  section (which need no relocation), functions whose address is taken (an atexit handler) and data it refers to
+  (a table of function pointers), so the name of a function decides nothing;
 - an indirect function (STT_GNU_IFUNC): its resolver runs before main;
 - a definition (strong or weak) of a name the driver object defines (the baseline, the harness's helpers,
   their clock) or in its namespaces (pcg::, pcg_baseline::), or of a name the executable's shared libraries
@@ -36,9 +39,8 @@ CPU-time check (run.resource_overuse) can only see what the scheduler let the ex
 What is left (a body that reads or writes the process's memory through pointers) is bounded by the run's own
 checks: a result line needs the run's nonce, reported times must fit in the wall time
 measured outside, CPU time is read around every timed call (run.py).
-
-GPU objects (nvcc, hipcc) register their kernels in constructors of their own: the constructor rule is not
-applied to them (no GPU runs here to prove a narrower rule against).
+CUDA objects are read as compiled by nvcc here (no GPU runs them); HIP's registration names are clang's, not read
+here (no hipcc).
 """
 
 from __future__ import annotations
@@ -72,6 +74,13 @@ SPAWN_CALLS = {"pthread_create", "fork", "vfork", "clone", "clone3", "execve", "
                "omp_set_dynamic", "omp_set_max_active_levels", "omp_set_nested", "MPI_Comm_spawn",
                "MPI_Comm_spawn_multiple"}  # fmt: skip
 SPAWN_PREFIXES = ("_ZNSt6thread15_M_start_thread",)  # std::thread and std::async (libstdc++)
+# What the code that registers a CUDA or HIP object's kernels at load time reaches besides the prelude's: each
+# kernel's host stub (registered by address) and what a stub calls to launch it (nvcc 12's names, read here from
+# compiled objects; HIP's from clang's stubs, not read here: no hipcc).
+GPU_REGISTRATION = {"__cudaRegisterFunction", "__cudaRegisterVar", "__cudaPopCallConfiguration", "__cudaLaunchKernel",
+                    "cudaLaunchKernel", "__cudaGetKernel", "__cxa_guard_acquire", "__cxa_guard_release",
+                    "__cxa_guard_abort", "_Unwind_Resume", "__hipRegisterFunction", "__hipRegisterVar",
+                    "__hipPopCallConfiguration", "hipLaunchKernel"}  # fmt: skip
 
 
 @dataclasses.dataclass(frozen=True)
@@ -234,30 +243,115 @@ def _exports_of(needed: tuple[str, ...], runpath: tuple[str, ...]) -> dict[str, 
     return exports
 
 
-def constructor_calls(elf: ObjectFile) -> dict[str, set[str]]:
-    """{constructor/destructor section: what the functions it lists refer to} ("?" for an entry that names no
-    function of the object)."""
-    index, table, relocs = elf.sections, elf.symbols, elf.relocations
-    found: dict[str, set[str]] = {}
-    for section in (name for name in index.values() if name.startswith(CONSTRUCTOR_SECTIONS)):
-        calls = found.setdefault(section, set())
-        for _, target, addend in relocs.get(section, []):
-            # The entry names a function, or its section with the function's offset as the addend.
-            functions = [s for s in table if s.kind == "FUNC" and (s.name == target or (
-                index.get(s.section) == target and s.value == addend))]  # fmt: skip
-            if not functions:
-                calls.add("?")
-            for function in functions[:1]:
-                where = index.get(function.section, "")
-                calls |= {name for off, name, _ in relocs.get(where, [])
-                          if function.value <= off < function.value + function.size}  # fmt: skip
-    return found
+@dataclasses.dataclass(frozen=True)
+class Code:
+    """One function of an object as the disassembler reads it."""
+
+    section: str
+    branches: frozenset[str]  # functions of the object it calls or jumps to directly (no relocation needed)
+    references: tuple[tuple[str, int], ...]  # relocations in its code: (symbol or section, the offset meant)
+    system_calls: tuple[str, ...]  # instructions that enter the kernel (SYSTEM_CALL_INSTRUCTION)
 
 
-@functools.cache
+# x86-64 instructions that enter the kernel: syscall, sysenter, int $0x80.
+_SYSTEM_CALL_INSTRUCTION = re.compile(r"^\s*[0-9a-f]+:\s+(syscall|sysenter|int\s+\$0x80)\b")
+_BRANCH = re.compile(r"^\s*[0-9a-f]+:\s+(?:call|jmp|j[a-z]+)\w*\s+[0-9a-f]+ <([^>+]+)(?:\+0x[0-9a-f]+)?>")
+_RELOCATION = re.compile(r"^\s*[0-9a-f]+: (R_X86_64_\w+)\s+(\S+?)(?:([+-])0x([0-9a-f]+))?$")
+
+
+def disassemble(obj: Path) -> dict[str, Code]:
+    """{function: Code} of every function in the object's code sections (objdump -d -r, one process, about 10 ms
+    for a 100 kB object). A PC-relative relocation's addend counts from the end of its 4-byte field: the offset
+    it means is the addend + 4."""
+    proc = subprocess.run(["objdump", "-d", "-r", "--no-show-raw-insn", str(obj)], capture_output=True, text=True,
+                          timeout=60)  # fmt: skip
+    if proc.returncode != 0:
+        raise RuntimeError(f"objdump -d {obj} failed: {proc.stderr.strip()[:300]}")
+    functions: dict[str, Code] = {}
+    section, name, branches, references, system_calls = "", None, [], [], []
+    branch_before = False  # the line before was a branch: a relocation now is its real target
+
+    def close():
+        if name is not None:
+            functions[name] = Code(section, frozenset(branches) - {name}, tuple(references), tuple(system_calls))
+
+    for line in proc.stdout.splitlines():
+        if line.startswith("Disassembly of section "):
+            close()
+            section, name = line.removeprefix("Disassembly of section ").rstrip(":"), None
+        elif header := re.match(r"^[0-9a-f]+ <(.+)>:$", line):
+            close()
+            name, branches, references, system_calls = header.group(1), [], [], []
+        elif name is None:
+            continue
+        elif reloc := _RELOCATION.match(line):
+            kind, target, sign, addend = reloc.groups()
+            offset = (int(addend, 16) if addend else 0) * (-1 if sign == "-" else 1)
+            references.append((target, offset + 4 if "PC" in kind or "PLT" in kind else offset))
+            if branch_before:  # the branch's own address field was a placeholder (0), not a target
+                branches.pop()
+        elif branch := _BRANCH.match(line):
+            branches.append(branch.group(1))
+        elif call := _SYSTEM_CALL_INSTRUCTION.match(line):
+            system_calls.append(call.group(1))
+        branch_before = bool(name is not None and _BRANCH.match(line))
+    close()
+    return functions
+
+
+def constructor_reach(elf: ObjectFile, code: dict[str, Code]) -> tuple[set[str], set[str]]:
+    """(the object's functions that its constructor/destructor sections can run, the names outside the object they
+    refer to), followed through every direct call and jump, every function whose address is taken, and every data
+    section referred to (a table of function pointers): all the code a load or an exit runs before or after main,
+    whatever its functions are called. An entry or reference that names no function of the object reaches "?"."""
+    index, table = elf.sections, elf.symbols
+    by_name = {s.name: s for s in table}
+    code_sections = {c.section for c in code.values()}
+
+    def function_at(section: str, offset: int) -> str:
+        hits = [s.name for s in table if s.kind == "FUNC" and index.get(s.section) == section
+                and s.value <= offset < s.value + max(s.size, 1)]  # fmt: skip
+        return hits[0] if hits else "?"
+
+    functions: set[str] = set()
+    outside: set[str] = set()
+    seen_sections: set[str] = set()
+    pending = [("section", name) for name in index.values() if name.startswith(CONSTRUCTOR_SECTIONS)]
+    while pending:
+        kind, item = pending.pop()
+        if kind == "function":
+            if item in functions:
+                continue
+            functions.add(item)
+            if item in code:
+                pending += [("function", f) for f in code[item].branches]
+                pending += [("target", ref) for ref in code[item].references]
+            elif item != "?":
+                outside.add(item)
+        elif kind == "section":
+            if item in seen_sections:
+                continue
+            seen_sections.add(item)
+            # A data section's relocations hold absolute addresses: the addend is the offset meant.
+            pending += [("target", (target, addend)) for _, target, addend in elf.relocations.get(item, [])]
+        else:
+            target, offset = item
+            symbol = by_name.get(target)
+            if target in code_sections or (symbol is None and target in index.values()):
+                pending.append(("function", function_at(target, offset)) if target in code_sections
+                               else ("section", target))  # fmt: skip
+            elif symbol is None or symbol.section == "UND":
+                outside.add(target)
+            elif symbol.kind == "FUNC":
+                pending.append(("function", target))
+            else:  # an object of the sample's: whatever its section's relocations point at is reachable
+                pending.append(("section", index.get(symbol.section, "?")))
+    return functions - outside, outside
+
+
 @functools.cache
 def prelude(model: str) -> tuple[frozenset[str], frozenset[str]]:
-    """(what the constructors of the headers' own static objects refer to, the names the headers alone define:
+    """(what the constructors of the headers' own static objects can reach outside the object, the names the headers alone define:
     their inline functions, vtables and data), read from a sample of `model` with an empty body compiled as samples
     are: what the standard and the model's headers alone put into an object (<iostream>'s and Kokkos's static
     objects, MPI's C++ bindings). Compiled once per model and process, only when a sample's object needs it to be
@@ -272,9 +366,9 @@ def prelude(model: str) -> tuple[frozenset[str], frozenset[str]]:
         if proc.returncode != 0:
             raise RuntimeError(f"the {model} prelude does not compile: {' '.join(argv)}\n{proc.stderr[-2000:]}")
         elf = read_object(obj)
-    calls = frozenset().union(*constructor_calls(elf).values())
+        _, outside = constructor_reach(elf, disassemble(obj))
     defined = frozenset(s.name for s in elf.symbols if s.section != "UND" and s.bind != "LOCAL")
-    return calls, defined
+    return frozenset(outside), defined
 
 
 def _header_section(section: str, model: str) -> bool:
@@ -294,46 +388,27 @@ def _referrers(elf: ObjectFile, names: set[str]) -> dict[str, set[str]]:
     return found
 
 
-def _constructor_findings(elf: ObjectFile, model: str, names: dict[str, str]) -> list[str]:
-    """What the object's constructor/destructor sections run beyond what the headers' own static objects do."""
-    calls = constructor_calls(elf)
-    everything = set().union(*calls.values())
-    if everything <= IOSTREAM_INIT:
-        return []
-    extra = everything - prelude(model)[0]
+def constructor_findings(elf: ObjectFile, code: dict[str, Code], model: str, names: dict[str, str]) -> list[str]:
+    """What the object's constructor/destructor sections can run beyond what the headers' own static objects do
+    (and, for CUDA and HIP, their kernels' registration and launch stubs): names outside the object that the
+    code they reach refers to."""
+    reached, outside = constructor_reach(elf, code)
+    extra = outside - prelude(model)[0] - IOSTREAM_INIT - (GPU_REGISTRATION if model in ("cuda", "hip") else set())
+    if "?" in reached:
+        extra.add("an address that names no function of the object")
     if not extra:
         return []
+    sections = sorted(name for name in elf.sections.values() if name.startswith(CONSTRUCTOR_SECTIONS))
     shown = ", ".join(sorted(names.get(c, c) for c in extra)[:4])
-    return [f"a global constructor/destructor ({', '.join(calls)}) that runs outside the timed call, referring to "
+    return [f"a global constructor/destructor ({', '.join(sections)}) that runs outside the timed call, reaching "
             f"{shown}"]
 
 
-# x86-64 instructions that enter the kernel: syscall (0f 05), sysenter (0f 34), int $0x80 (cd 80). Their bytes
-# also occur inside other instructions and data, so a hit only sends the object to the disassembler.
-SYSTEM_CALL_BYTES = (b"\x0f\x05", b"\x0f\x34", b"\xcd\x80")
-_SYSTEM_CALL_INSTRUCTION = re.compile(r"^\s*[0-9a-f]+:\s+(syscall|sysenter|int\s+\$0x80)\b")
-
-
-def system_call_instructions(obj: Path, model: str) -> list[str]:
+def system_call_instructions(code: dict[str, Code], model: str) -> list[str]:
     """Where the object's own code holds an instruction that enters the kernel ("syscall in <function>"), outside
-    the headers' inline functions (_header_section). objdump runs only when the object's bytes hold one of the
-    instructions' encodings (about 10 ms for a 100 kB object)."""
-    data = obj.read_bytes()
-    if not any(encoding in data for encoding in SYSTEM_CALL_BYTES):
-        return []
-    proc = subprocess.run(["objdump", "-d", "--no-show-raw-insn", "-C", str(obj)], capture_output=True, text=True,
-                          timeout=60)  # fmt: skip
-    if proc.returncode != 0:
-        raise RuntimeError(f"objdump -d {obj} failed: {proc.stderr.strip()[:300]}")
-    found, section, function = [], "", "?"
-    for line in proc.stdout.splitlines():
-        if line.startswith("Disassembly of section "):
-            section = line.removeprefix("Disassembly of section ").rstrip(":")
-        elif re.match(r"^[0-9a-f]+ <.*>:$", line):
-            function = line.split("<", 1)[1].rsplit(">", 1)[0]
-        elif (match := _SYSTEM_CALL_INSTRUCTION.match(line)) and not _header_section(section, model):
-            found.append(f"{match.group(1)} in {function}")
-    return list(dict.fromkeys(found))
+    the headers' inline functions (_header_section)."""
+    return [f"{instruction} in {function}" for function, c in code.items() if not _header_section(c.section, model)
+            for instruction in dict.fromkeys(c.system_calls)]  # fmt: skip
 
 
 def inspect_sample(problem: suite.Problem, model: str, sample_obj: Path, driver_obj: Path,
@@ -347,10 +422,10 @@ def inspect_sample(problem: suite.Problem, model: str, sample_obj: Path, driver_
     wanted = function_name(problem, model)
     tampering: list[str] = []
     spawning: list[str] = []
-    if model not in ("cuda", "hip"):
-        tampering += _constructor_findings(elf, model, names)
+    code = disassemble(sample_obj)
+    tampering += constructor_findings(elf, code, model, names)
     tampering += [f"an instruction that enters the kernel itself ({where}), a system call no rule can see by name"
-                  for where in system_call_instructions(sample_obj, model)]  # fmt: skip
+                  for where in system_call_instructions(code, model)]  # fmt: skip
     # Forbidden calls count where the sample's own code makes them, not where the headers' inline functions do
     # (MPI's C++ bindings refer to MPI_Comm_spawn in every translation unit that includes mpi.h).
     suspicious = {s.name for s in table if s.section == "UND" and (
