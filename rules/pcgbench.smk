@@ -7,13 +7,20 @@
 # Generators: the self-test ones (reference, serial, mutants: results/pcgbench/generations/) and language
 # models from rules/generate.smk (results/generate/pcgbench/<model>.json), picked by name. Building runs
 # beside other jobs; evaluation times programs, so it holds the single `timing_slot`.
+# Translation, ParEval's second task family (`snakemake pcgbench_translation`; in `pcgbench` with
+# pcgbench.translation.enabled): the same steps under results/pcgbench/translation/.
 # Logic lives in workflow_scripts/pcgbench/.
 
 from workflow_scripts.pcgbench.paths import (
     SELF_TEST_GENERATORS,
+    TRANSLATION_FIGURE,
+    TRANSLATION_PROMPTS,
     evaluated_generators,
     generations_path,
     reference_results_input,
+    translation_generations_path,
+    translation_metrics,
+    translation_summary_inputs,
 )
 
 
@@ -141,6 +148,7 @@ rule pcgbench_evaluate:
 
 rule pcgbench_summary:
     input:
+        unpack(lambda wildcards: translation_summary_inputs(config["pcgbench"])),
         metrics=lambda wildcards: expand(
             "results/pcgbench/{g}/metrics.json", g=evaluated_generators(config["pcgbench"])
         ),
@@ -202,10 +210,134 @@ for _figure, _caption in PCGBENCH_FIGURE_CAPTIONS.items():
             "../workflow_scripts/pcgbench/figures.py"
 
 
+# Translation (workflow_scripts/pcgbench/translation.py): the configured pairs of the selected problems that
+# ParEval has, answered by the self-test generators and the language models (rules/generate.smk's prompt set
+# pcgbench_translation), each output scored as a sample of its target model. A self-test output that is a program
+# the generator's generation evaluation ran takes that run's rows (share_runs) instead of being run again.
+
+
+rule pcgbench_translation_prompts:
+    output:
+        prompts=TRANSLATION_PROMPTS,
+    log:
+        study_log("pcgbench", "translation_prompts"),
+    benchmark:
+        study_benchmark("pcgbench", "translation_prompts")
+    threads: 1
+    resources:
+        mem_mb=500,
+    params:
+        problems=lookup(dpath="pcgbench/problems", within=config),
+        pairs=lookup(dpath="pcgbench/translation/pairs", within=config),
+        seed=config["seed"],
+        software_env=software_env("../workflow_scripts/pcgbench/prompts.py"),
+    script:
+        "../workflow_scripts/pcgbench/prompts.py"
+
+
+rule pcgbench_translation_self_test_generations:
+    input:
+        prompts=TRANSLATION_PROMPTS,
+    output:
+        generations="results/pcgbench/translation/generations/{generator}.json",
+        expected="results/pcgbench/translation/generations/{generator}.expected.json",
+    log:
+        study_log("pcgbench", "translation_generations_{generator}"),
+    benchmark:
+        study_benchmark("pcgbench", "translation_generations_{generator}")
+    wildcard_constraints:
+        generator="|".join(SELF_TEST_GENERATORS),
+    threads: 1
+    resources:
+        mem_mb=500,
+    params:
+        samples=lookup(dpath="pcgbench/samples", within=config),
+        mutants=lookup(dpath="pcgbench/translation/mutants", within=config),
+        mutant_problems=lookup(dpath="pcgbench/translation/mutant_problems", within=config),
+        race_check=lookup(dpath="pcgbench/evaluate/race_check", within=config),
+        seed=config["seed"],
+        software_env=software_env("../workflow_scripts/pcgbench/generators.py"),
+    script:
+        "../workflow_scripts/pcgbench/generators.py"
+
+
+rule pcgbench_translation_build:
+    input:
+        generations=lambda wildcards: translation_generations_path(wildcards.generator),
+    output:
+        manifest="results/pcgbench/translation/{generator}/builds.json",
+    log:
+        study_log("pcgbench", "translation_build_{generator}"),
+    benchmark:
+        study_benchmark("pcgbench", "translation_build_{generator}")
+    threads: 2
+    resources:
+        mem_mb=2000,
+    params:
+        evaluate=lookup(dpath="pcgbench/evaluate", within=config),
+        seed=config["seed"],
+        software_env=software_env("../workflow_scripts/pcgbench/build.py"),
+    script:
+        "../workflow_scripts/pcgbench/build.py"
+
+
+rule pcgbench_translation_evaluate:
+    input:
+        unpack(lambda wildcards: reference_results_input(wildcards.generator, config["pcgbench"])),
+        generations=lambda wildcards: translation_generations_path(wildcards.generator),
+        manifest="results/pcgbench/translation/{generator}/builds.json",
+        share_runs="results/pcgbench/{generator}/results.parquet",  # its generation evaluation (same programs)
+    output:
+        results="results/pcgbench/translation/{generator}/results.parquet",
+        metrics="results/pcgbench/translation/{generator}/metrics.json",
+        metrics_csv="results/pcgbench/translation/{generator}/metrics.csv",
+    log:
+        study_log("pcgbench", "translation_evaluate_{generator}"),
+    benchmark:
+        study_benchmark("pcgbench", "translation_evaluate_{generator}")
+    threads: 2
+    resources:
+        mem_mb=4000,
+        timing_slot=1,
+    params:
+        evaluate=lookup(dpath="pcgbench/evaluate", within=config),
+        seed=config["seed"],
+        software_env=software_env("../workflow_scripts/pcgbench/evaluate.py"),
+    script:
+        "../workflow_scripts/pcgbench/evaluate.py"
+
+
+rule pcgbench_figure_translation:
+    input:
+        metrics=lambda wildcards: expand(
+            "results/pcgbench/{g}/metrics.json", g=evaluated_generators(config["pcgbench"])
+        ),
+        translation_metrics=lambda wildcards: translation_metrics(config["pcgbench"]),
+        caption="rules/captions/pcgbench_translation.rst",  # drawn under the figure
+    output:
+        figure=report(
+            TRANSLATION_FIGURE,
+            category="pcgbench",
+            caption="captions/pcgbench_translation.rst",
+        ),
+    log:
+        study_log("pcgbench", "figure_translation"),
+    benchmark:
+        study_benchmark("pcgbench", "figure_translation")
+    threads: 1
+    resources:
+        mem_mb=1000,
+    params:
+        figure="translation_vs_generation",
+        software_env=software_env("../workflow_scripts/pcgbench/figures.py"),
+    script:
+        "../workflow_scripts/pcgbench/figures.py"
+
+
 register_study(
     "pcgbench",
     summary="results/pcgbench/summary.json",
-    figures=PCGBENCH_FIGURES,
+    figures=PCGBENCH_FIGURES + ([TRANSLATION_FIGURE] if config["pcgbench"]["translation"]["enabled"] else []),
 )
 
 
@@ -213,3 +345,10 @@ rule pcgbench:
     input:
         lambda wildcards: study_outputs("pcgbench"),
         "results/pcgbench/reference_speedups.csv",
+
+
+# Runs the translation task whether or not pcgbench.translation.enabled adds it to `pcgbench`.
+rule pcgbench_translation:
+    input:
+        lambda wildcards: translation_metrics(config["pcgbench"]),
+        TRANSLATION_FIGURE,

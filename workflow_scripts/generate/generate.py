@@ -1,8 +1,10 @@
 """The `generate` stage: sample N completions per prompt from one model, extract the bodies, write ParEval JSON.
 
 Inputs: a prompt set in ParEval's JSON format (a list of records with name, problem_type,
-parallelism_model, language, prompt, outputs), one model's entry of `generate.models` (its backend and
-settings), the sampling settings (`generate.sampling`) and the workflow seed.
+parallelism_model, language, prompt, outputs; a translation record, ParEval's second task family, adds
+translation_prompt and its source and target models: the model is given its translation_prompt, as ParEval's
+translate.py does, workflow_scripts/pcgbench/translation.py), one model's entry of `generate.models` (its backend
+and settings), the sampling settings (`generate.sampling`) and the workflow seed.
 Outputs, for results/generate/{prompt_set}/{model}:
 - `.json`: the prompt records with `outputs` = N extracted function bodies each, and a `sampling`
   record (temperature, top_p, n, max_new_tokens, seed);
@@ -46,6 +48,7 @@ from workflow_scripts.generate.extract import extract_body
 from workflow_scripts.generate.journal import SampleJournal
 from workflow_scripts.pcgbench.pareval_format import load_generations, validate_records
 from workflow_scripts.pcgbench.paths import SELF_TEST_GENERATORS
+from workflow_scripts.pcgbench.translation import is_translation, model_prompt
 
 logger = logging.getLogger(__name__)
 
@@ -156,10 +159,10 @@ def _run_hf(cfg, records, tasks, journal: SampleJournal, sampling: SamplingConfi
         if number not in pending:
             continue
         start = time.perf_counter()
-        completions = engine.generate([records[p]["prompt"] for p, _ in batch], max_new_tokens=sampling.max_new_tokens,
+        completions = engine.generate([model_prompt(records[p]) for p, _ in batch], max_new_tokens=sampling.max_new_tokens,
                                       temperature=sampling.temperature, top_p=sampling.top_p, stop=cfg.stop,
                                       seed=derived_seed(seed, "batch", number))  # fmt: skip
-        journal.append([_sample_record(p, s, records[p]["prompt"], c, cfg.stop)
+        journal.append([_sample_record(p, s, model_prompt(records[p]), c, cfg.stop)
                         for (p, s), c in zip(batch, completions, strict=True)])  # fmt: skip
         tokens = sum(c.new_tokens for c in completions)
         logger.info("batch %d/%d: %d samples, %d new tokens in %.2f s; %d/%d samples done", number + 1, len(batches),
@@ -198,7 +201,7 @@ def _run_openai(cfg, records, tasks, journal: SampleJournal, sampling: SamplingC
         started = time.perf_counter()
         pool = stack.enter_context(concurrent.futures.ThreadPoolExecutor(max_workers=cfg.max_concurrency))
         futures = {
-            pool.submit(client.complete, records[p]["prompt"], max_new_tokens=sampling.max_new_tokens,
+            pool.submit(client.complete, model_prompt(records[p]), max_new_tokens=sampling.max_new_tokens,
                         temperature=sampling.temperature, top_p=sampling.top_p, n=len(group),
                         seed=derived_seed(seed, "sample", p, group[0])): (p, group)
             for p, group in pending
@@ -208,7 +211,7 @@ def _run_openai(cfg, records, tasks, journal: SampleJournal, sampling: SamplingC
             for future in concurrent.futures.as_completed(futures):
                 p, group = futures[future]
                 # Only this thread writes the journal; requests finish in any order.
-                journal.append([_sample_record(p, s, records[p]["prompt"], c, cfg.stop)
+                journal.append([_sample_record(p, s, model_prompt(records[p]), c, cfg.stop)
                                 for s, c in zip(group, future.result(), strict=True)])  # fmt: skip
                 progress.advance(note=f"{len(journal.samples)} samples in the journal")
             progress.finish(note=f"{len(journal.samples)} samples in the journal")
@@ -251,7 +254,9 @@ def main(prompts_path: str | os.PathLike, out_path: str | os.PathLike, *, model_
         "model": model_name, "model_config": model_config, "sampling": asdict(sampling_cfg), "prompts": str(prompts_path),
         "execution_models": execution_models})  # fmt: skip
 
-    prompts_digest = hashlib.sha256(json.dumps([[r[k] for k in RECORD_FIELDS] for r in records]).encode()).hexdigest()
+    # A translation record's text is its translation_prompt: a changed source example makes another prompt.
+    texts = [[r[k] for k in RECORD_FIELDS] + ([r["translation_prompt"]] if is_translation(r) else []) for r in records]
+    prompts_digest = hashlib.sha256(json.dumps(texts).encode()).hexdigest()
     header = {"model": model_name, "backend": model_config.get("backend"), "model_config": asdict(cfg),
               "sampling": asdict(sampling_cfg), "seed": seed, "prompts_sha256": prompts_digest}  # fmt: skip
     journal = SampleJournal.open(out_path.with_name(out_path.name + ".journal.jsonl"), header)
@@ -267,7 +272,7 @@ def main(prompts_path: str | os.PathLike, out_path: str | os.PathLike, *, model_
     missing = [task for task in tasks if task not in journal.samples]
     assert not missing, f"samples missing after generation: {missing[:5]}"  # the loops cover every task
     # Bodies are extracted again from the raw text, so a resumed run applies one extraction to every sample.
-    all_samples = [journal.samples[(p, s)] | {"body": extract_body(records[p]["prompt"], journal.samples[(p, s)]["raw"])}
+    all_samples = [journal.samples[(p, s)] | {"body": extract_body(model_prompt(records[p]), journal.samples[(p, s)]["raw"])}
                    for p, s in tasks]  # fmt: skip
     bodies = {(r["prompt_index"], r["sample_index"]): r["body"] for r in all_samples}
     generated_here = len(tasks) - resumed

@@ -4,6 +4,12 @@
                                                         [--numbering pareval]
         write the suite's prompts in ParEval's format (all problems x all 7 execution models by default;
         --numbering pareval: under ParEval's numbered names, e.g. 27_reduce_average)
+    python -m workflow_scripts.pcgbench export-prompts OUT.json --task translation [--pairs serial->omp,...]
+                                                        [--problems a,b] [--numbering pareval]
+        write the suite's translation prompts in ParEval's translation format (translation-prompts.json): every
+        (problem, source, target) pair ParEval has (serial->omp, serial->mpi, cuda->kokkos: 143 tasks), the source
+        implementation being the suite's reference body (translation.py). `evaluate` scores a file of them (or
+        ParEval's own) like any other: each output as a sample of the target model, metrics per pair
     python -m workflow_scripts.pcgbench evaluate GENERATIONS.json --out DIR [--max-cores N] [--reps N] ...
         build, run (sandboxed), validate and time every output; writes DIR/results.parquet, DIR/metrics.json
         (and metrics.csv); an interrupted evaluation resumes from DIR/samples.jsonl. GENERATIONS.json may be
@@ -184,6 +190,21 @@ def _announce_first_builds(generations: Path, data: Path) -> None:
 def _export_prompts(args: argparse.Namespace) -> int:
     problems, models = _selected(args)
     _writable_file(Path(args.out), "OUT")
+    if args.task == "translation":
+        from workflow_scripts.pcgbench import translation
+
+        if args.models:
+            raise UsageError("--models: a translation task is named by its pair; give --pairs instead (e.g. "
+                             f"--pairs serial->omp; ParEval's: {','.join(translation.PAIR_NAMES)})")
+        pairs = (_names(args.pairs, list(translation.PAIR_NAMES), "--pairs", "translation pair(s)") if args.pairs
+                 else list(translation.PAIR_NAMES))  # fmt: skip
+        records = translation.export_translation_prompts(problems, Path(args.out), pairs=pairs,
+                                                         numbering=args.numbering, root=Path(args.data))  # fmt: skip
+        print(f"wrote {len(records)} translation prompts ({', '.join(pairs)}; {len(problems)} problems, those "
+              f"ParEval has each pair for) to {args.out}")
+        return 0
+    if args.pairs:
+        raise UsageError("--pairs names translation pairs: add --task translation")
     records = export_prompts(problems, models, Path(args.out), numbering=args.numbering)
     print(f"wrote {len(records)} prompts ({len(problems)} problems x {len(models)} models) to {args.out}")
     return 0
@@ -270,13 +291,22 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m workflow_scripts.pcgbench", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
-    export = sub.add_parser("export-prompts", parents=[common], help="write all prompts in ParEval's JSON format")
+    export = sub.add_parser("export-prompts", parents=[common],
+                            help="write all prompts (or, with --task translation, the translation prompts) in "
+                                 "ParEval's JSON format")
     export.add_argument("out", help="output JSON file")
     export.add_argument("--models", default="", help="comma-separated execution models (default: all 7)")
     export.add_argument("--problems", default="", help="comma-separated problem names (default: all)")
     export.add_argument("--data", default=str(DATA_ROOT), help="problem set root (default: data/pcgbench)")
     export.add_argument("--numbering", default="suite", choices=NUMBERINGS,
                         help="record names: the suite's folders, or ParEval's numbered names (default: %(default)s)")
+    export.add_argument("--task", default="generation", choices=("generation", "translation"),
+                        help="generation prompts, or translation prompts in ParEval's translation format "
+                             "(translation-prompts.json: the source model's working code, then the target's prompt; "
+                             "default: %(default)s)")
+    export.add_argument("--pairs", default="",
+                        help="with --task translation: comma-separated pairs among serial->omp, serial->mpi, "
+                             "cuda->kokkos (default: all three)")
     export.set_defaults(func=_export_prompts)
     check = sub.add_parser("check-references", parents=[common],
                            help="build and run every reference; print speedups")

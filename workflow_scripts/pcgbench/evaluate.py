@@ -190,6 +190,8 @@ def _row(sample: Sample, build: BuildResult | None, verdict: str, detail: str, c
         "run_shared_from": None,
         "generator": sample.generator,
         "model": sample.model,
+        "task": sample.task,  # generation or translation (translation.py)
+        "source_model": sample.source_model,  # a translation's source model (its pair: source_model->model)
         "problem": sample.problem.name,
         "problem_type": sample.problem.problem_type,
         "sample_index": sample.sample_index,
@@ -318,8 +320,28 @@ def reference_run_times(results_path: Path | None) -> dict[tuple, float]:
 def shared_rows(sample: Sample, rows: list[dict]) -> list[dict]:
     """The rows of an identical program's runs, given to `sample` (nothing of it was built or run again)."""
     return [dict(row, sample_id=sample.sample_id, generator=sample.generator, sample_index=sample.sample_index,
-                 build_cached=True, compile_s=0.0, run_shared_from=row["run_shared_from"] or row["sample_id"])
+                 task=sample.task, source_model=sample.source_model, build_cached=True, compile_s=0.0,
+                 run_shared_from=row.get("run_shared_from") or row["sample_id"])
             for row in rows]  # fmt: skip
+
+
+def runs_of_another_evaluation(results_path: Path | None, fingerprint: str) -> dict[str, list[dict]]:
+    """{program_id: rows} of the programs another evaluation ran under the same settings: its resume log (samples.jsonl
+    beside its results.parquet) read with this evaluation's fingerprint, so rows measured under other settings are
+    not taken. A sample here of the same program (problem, execution model, body) takes those rows, marked in
+    run_shared_from, instead of being built and run again, as identical samples within one evaluation do: the
+    translation evaluation of a generator whose outputs are programs its generation evaluation ran (the self-test
+    generators: a reference body is the same program whatever the prompt asked)."""
+    if results_path is None:
+        return {}
+    log = Path(results_path).parent / RESUME_LOG
+    done = read_resume_log(log, fingerprint)
+    if not done:
+        logger.info("%s holds no sample evaluated under these settings: no runs to share", log)
+    measured: dict[str, list[dict]] = {}
+    for rows in done.values():
+        measured.setdefault(rows[0]["program_id"], rows)
+    return measured
 
 
 def overlap_builds_and_runs(cfg: EvaluateConfig) -> bool:
@@ -332,8 +354,10 @@ def overlap_builds_and_runs(cfg: EvaluateConfig) -> bool:
 
 
 def evaluate_samples(samples: list[Sample], out_dir: Path, cfg: EvaluateConfig,
-                     reference_walls: dict[tuple, float] | None = None) -> tuple[pd.DataFrame, dict[str, str]]:
-    """Evaluate `samples` (resuming from out_dir/samples.jsonl); returns the rows and the skipped models."""
+                     reference_walls: dict[tuple, float] | None = None,
+                     measured_elsewhere: dict[str, list[dict]] | None = None) -> tuple[pd.DataFrame, dict[str, str]]:  # fmt: skip
+    """Evaluate `samples` (resuming from out_dir/samples.jsonl); returns the rows and the skipped models. With
+    share_identical_runs, a sample of a program in `measured_elsewhere` (runs_of_another_evaluation) takes its rows."""
     out_dir.mkdir(parents=True, exist_ok=True)
     skipped = toolchain_report({s.model for s in samples})
     runnable = [s for s in samples if s.model not in skipped]
@@ -344,6 +368,11 @@ def evaluate_samples(samples: list[Sample], out_dir: Path, cfg: EvaluateConfig,
     run_key = (lambda s: s.program_id) if cfg.share_identical_runs else (lambda s: s.sample_id)
     # Rows by key of the programs already run (here or before an interruption), for identical samples to take.
     measured = {rows[0]["program_id"]: rows for rows in done.values()} if cfg.share_identical_runs else {}
+    if cfg.share_identical_runs and measured_elsewhere:
+        measured = {**measured_elsewhere, **measured}
+        taken = sum(1 for s in pending if s.program_id in measured_elsewhere)
+        logger.info("%d of the %d samples to do are programs another evaluation ran under these settings: they take "
+                    "its rows", taken, len(pending))  # fmt: skip
     to_run: dict[str, Sample] = {}  # key -> the first pending sample of a program not run yet
     for sample in pending:
         if run_key(sample) not in measured:
@@ -412,14 +441,17 @@ def write_outputs(rows: pd.DataFrame, skipped: dict[str, str], out_dir: Path, cf
 
 
 def main(generations: Path, out_dir: Path, cfg: EvaluateConfig, generator: str | None = None,
-         reference_results: Path | None = None) -> dict:  # fmt: skip
+         reference_results: Path | None = None, share_runs_from: Path | None = None) -> dict:  # fmt: skip
     """Evaluate one generations file into out_dir (see the module docstring). With `reference_results`
-    (the reference generator's results.parquet) each run's time limit scales with the reference's."""
+    (the reference generator's results.parquet) each run's time limit scales with the reference's. With
+    `share_runs_from` (another evaluation's results.parquet) its programs are not run again
+    (runs_of_another_evaluation)."""
     prov = Provenance.start(step="pcgbench.evaluate", config=dataclasses.asdict(cfg), seed=cfg.seed)
     out_dir = Path(out_dir)
     generator = generator or Path(generations).stem
     samples, unscored = load_samples(Path(generations), generator, cfg.suite_root)
-    rows, skipped = evaluate_samples(samples, out_dir, cfg, reference_run_times(reference_results))
+    rows, skipped = evaluate_samples(samples, out_dir, cfg, reference_run_times(reference_results),
+                                     runs_of_another_evaluation(share_runs_from, cfg.fingerprint()))  # fmt: skip
     mismatched = [_row(sample, None, PROMPT_MISMATCH, record.reason)
                   for record in unscored if record.status == PROMPT_MISMATCH for sample in record.samples]
     if mismatched:
@@ -432,7 +464,7 @@ def main(generations: Path, out_dir: Path, cfg: EvaluateConfig, generator: str |
     if unscored:
         write_json(out_dir / "metrics.json", metrics)
     prov.finish([out_dir / "results.parquet", out_dir / "metrics.json", out_dir / "metrics.csv"],
-                generations=str(generations))
+                generations=str(generations), share_runs_from=str(share_runs_from) if share_runs_from else None)
     return metrics
 
 
@@ -444,4 +476,5 @@ if __name__ == "__main__":
     main(Path(smk.input.generations), Path(smk.output.results).parent,
          EvaluateConfig(**smk.params.evaluate, seed=smk.params.seed, jobs=smk.threads),
          generator=smk.wildcards.generator,
-         reference_results=Path(smk.input.reference) if smk.input.get("reference") else None)
+         reference_results=Path(smk.input.reference) if smk.input.get("reference") else None,
+         share_runs_from=Path(smk.input.share_runs) if smk.input.get("share_runs") else None)

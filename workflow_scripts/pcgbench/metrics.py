@@ -24,6 +24,12 @@ expectation over k draws is undefined there; ParEval's C(n, r) = 1 for n < r giv
 Rows with verdict prompt_mismatch (outputs of a record whose prompt declares another interface) are in
 neither: they were not judged.
 
+Translation samples (rows with a `source_model`, translation.py) are scored by the same estimators, grouped by
+translation pair instead of execution model: `by_translation` {generator: {"serial->omp": {...}}} beside
+`by_model` (generation samples only), and ParEval's definitions under `pareval` {generator: {"serial->omp": ...}}
+beside the models, n fixed by the target model. Rows without the column (written before translation was scored)
+are generation samples.
+
     metrics = compute_metrics(results_dataframe, ks=[1, 5], pareval_resources={"omp": 2, ...})
 """
 
@@ -37,6 +43,7 @@ import numpy as np
 import pandas as pd
 
 from workflow_scripts.pcgbench.sandbox import BUILD_ERROR, OK, PROMPT_MISMATCH
+from workflow_scripts.pcgbench.translation import pair_name
 
 logger = logging.getLogger(__name__)
 
@@ -74,14 +81,31 @@ def expected_max_at_k(values: Sequence[float], k: int) -> float:
     return sum(math.comb(j - 1, k - 1) * v for j, v in enumerate(ordered, start=1) if j >= k) / total
 
 
+def with_source_model(results: pd.DataFrame) -> pd.DataFrame:
+    """`results` with its `source_model` column filled: "" for a generation sample (also where the column is
+    missing, rows written before translation was scored), the source model for a translation sample."""
+    source = results["source_model"].fillna("") if "source_model" in results.columns else ""
+    return results.assign(source_model=source)
+
+
+def by_task_cell(frame: pd.DataFrame, translation: bool):
+    """(generator, cell, rows) of the generation samples (cell: the execution model) or of the translation samples
+    (cell: the pair, "serial->omp"), sorted. `frame` has a filled source_model column (with_source_model)."""
+    part = frame[(frame["source_model"] != "") == translation]
+    for (generator, source, model), group in part.groupby(["generator", "source_model", "model"], sort=True):
+        yield generator, pair_name(source, model) if source else model, group
+
+
 def sample_table(results: pd.DataFrame) -> pd.DataFrame:
     """One row per sample: built, correct, speedup and efficiency per resource count n, and the maxima.
 
     `results` has one row per sample x resource configuration with columns: generator, model,
-    problem, problem_type, sample_index, verdict, n_resources, speedup. For MPI+OpenMP several
-    configurations share n = ranks x threads; the sample's value at n is the best of them.
+    problem, problem_type, sample_index, verdict, n_resources, speedup (and source_model for translation
+    samples). For MPI+OpenMP several configurations share n = ranks x threads; the sample's value at n is the
+    best of them.
     """
-    keys = ["generator", "model", "problem", "problem_type", "sample_index"]
+    results = with_source_model(results)
+    keys = ["generator", "source_model", "model", "problem", "problem_type", "sample_index"]
     rows = []
     for key, group in results.groupby(keys, sort=True):
         verdict = group["verdict"].iloc[0]
@@ -195,21 +219,27 @@ def _pareval_group(rows: pd.DataFrame, ks: Sequence[int], n: int) -> dict:
 
 
 def pareval_metrics(results: pd.DataFrame, ks: Sequence[int], resources: dict[str, int]) -> dict:
-    """ParEval's definitions of the metrics, per generator x execution model (module docstring)."""
+    """ParEval's definitions of the metrics, per generator x execution model, then per generator x translation
+    pair (n: the target model's; module docstring)."""
+    results = with_source_model(results)
     out: dict[str, dict] = {}
-    for (generator, model), rows in results.groupby(["generator", "model"], sort=True):
-        n = PAREVAL_N_FIXED.get(model) or int(resources[model])
-        out.setdefault(generator, {})[model] = _pareval_group(rows, ks, n)
+    for translation in (False, True):
+        for generator, cell, rows in by_task_cell(results, translation):
+            model = rows["model"].iloc[0]
+            n = PAREVAL_N_FIXED.get(model) or int(resources[model])
+            out.setdefault(generator, {})[cell] = _pareval_group(rows, ks, n)
     return out
 
 
-def verdicts_by_model(results: pd.DataFrame) -> dict[str, dict[str, dict[str, int]]]:
-    """{generator: {execution model: {verdict: samples}}}: how the samples ended (a sample counts once, not
-    once per resource count it ran at)."""
-    samples = results.drop_duplicates(["generator", "model", "problem", "sample_index"])
+def verdicts_by_model(results: pd.DataFrame, translation: bool = False) -> dict[str, dict[str, dict[str, int]]]:
+    """{generator: {execution model: {verdict: samples}}} of the generation samples (with `translation`: {generator:
+    {pair: ...}} of the translation samples): how the samples ended (a sample counts once, not once per resource
+    count it ran at)."""
     counts: dict[str, dict[str, dict[str, int]]] = {}
-    for (generator, model, verdict), count in samples.groupby(["generator", "model", "verdict"]).size().items():
-        counts.setdefault(generator, {}).setdefault(model, {})[verdict] = int(count)
+    samples = with_source_model(results).drop_duplicates(["generator", "source_model", "model", "problem",
+                                                          "sample_index"])  # fmt: skip
+    for generator, cell, rows in by_task_cell(samples, translation):
+        counts.setdefault(generator, {})[cell] = {str(v): int(n) for v, n in rows["verdict"].value_counts().sort_index().items()}
     return counts
 
 
@@ -218,18 +248,23 @@ def compute_metrics(results: pd.DataFrame, ks: Sequence[int], pareval_resources:
     with `pareval_resources` ParEval's definitions per generator x execution model."""
     if results.empty:
         raise ValueError("compute_metrics: no results to summarise")
-    results = results[results["verdict"] != PROMPT_MISMATCH]
+    results = with_source_model(results[results["verdict"] != PROMPT_MISMATCH])
     by_model: dict[str, dict] = {}
     by_type: dict[str, dict] = {}
+    by_translation: dict[str, dict] = {}
     if results.empty:  # every record's prompt declared another interface: nothing was judged
-        return {"ks": list(ks), "labels": LABELS, "by_model": by_model, "by_model_and_type": by_type}
+        return {"ks": list(ks), "labels": LABELS, "by_model": by_model, "by_model_and_type": by_type,
+                "by_translation": by_translation}  # fmt: skip
     samples = sample_table(results)
-    for (generator, model), group in samples.groupby(["generator", "model"], sort=True):
+    for generator, model, group in by_task_cell(samples, translation=False):
         by_model.setdefault(generator, {})[model] = _group_metrics(group, ks)
         for problem_type, typed in group.groupby("problem_type", sort=True):
             by_type.setdefault(generator, {}).setdefault(model, {})[problem_type] = _group_metrics(typed, ks)
+    for generator, pair, group in by_task_cell(samples, translation=True):
+        by_translation.setdefault(generator, {})[pair] = _group_metrics(group, ks)
     metrics = {"ks": list(ks), "labels": LABELS, "by_model": by_model, "by_model_and_type": by_type,
-               "verdicts_by_model": verdicts_by_model(results)}  # fmt: skip
+               "verdicts_by_model": verdicts_by_model(results), "by_translation": by_translation,
+               "verdicts_by_translation": verdicts_by_model(results, translation=True)}  # fmt: skip
     if pareval_resources is not None:
         metrics["pareval"] = pareval_metrics(results, ks, pareval_resources)
         metrics["pareval_labels"] = PAREVAL_LABELS
@@ -237,9 +272,10 @@ def compute_metrics(results: pd.DataFrame, ks: Sequence[int], pareval_resources:
 
 
 def metrics_long_table(metrics: dict) -> pd.DataFrame:
-    """The metrics as a long table (generator, model, problem_type, metric, value) for CSV output."""
+    """The metrics as a long table (generator, model, problem_type, metric, value) for CSV output; a translation
+    pair's rows have the pair ("serial->omp") as their model."""
     rows = []
-    for generator, models in metrics["by_model"].items():
+    for generator, models in (*metrics["by_model"].items(), *metrics.get("by_translation", {}).items()):
         for model, values in models.items():
             rows += [(generator, model, "all", name, value) for name, value in values.items()]
     for generator, models in metrics["by_model_and_type"].items():

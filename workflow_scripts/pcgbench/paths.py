@@ -2,13 +2,18 @@
 .smk), and the per-user cache of its command line.
 
 Generators are the self-test ones (reference, serial, mutants; made by rule pcgbench_self_test_generations)
-or language models whose generations rules/generate.smk writes to results/generate/pcgbench/<name>.json.
+or language models whose generations rules/generate.smk writes to results/generate/pcgbench/<name>.json. The
+translation task (translation.py) has its own prompts, generations and evaluations under
+results/pcgbench/translation/ (a language model's under results/generate/pcgbench_translation/<name>.json).
 """
 
 import os
 from pathlib import Path
 
 SELF_TEST_GENERATORS = ("reference", "serial", "mutants")
+TRANSLATION_PROMPT_SET = "pcgbench_translation"  # rules/generate.smk's prompt set of the translation prompts
+TRANSLATION_PROMPTS = "results/pcgbench/translation/prompts.json"
+TRANSLATION_FIGURE = "results/pcgbench/figures/translation_vs_generation.png"
 
 
 def evaluated_generators(pcgbench_config: dict) -> list[str]:
@@ -20,6 +25,40 @@ def generations_path(generator: str) -> str:
     if generator in SELF_TEST_GENERATORS:
         return f"results/pcgbench/generations/{generator}.json"
     return f"results/generate/pcgbench/{generator}.json"
+
+
+def translation_generations_path(generator: str) -> str:
+    if generator in SELF_TEST_GENERATORS:
+        return f"results/pcgbench/translation/generations/{generator}.json"
+    return f"results/generate/{TRANSLATION_PROMPT_SET}/{generator}.json"
+
+
+def translation_metrics(pcgbench_config: dict) -> list[str]:
+    """Every evaluated generator's translation metrics.json."""
+    return [f"results/pcgbench/translation/{g}/metrics.json" for g in evaluated_generators(pcgbench_config)]
+
+
+def translation_summary_inputs(pcgbench_config: dict) -> dict[str, list[str]]:
+    """The PCGBench summary's translation inputs: none unless pcgbench.translation.enabled."""
+    if not pcgbench_config["translation"]["enabled"]:
+        return {}
+    generators = evaluated_generators(pcgbench_config)
+    return {"translation_metrics": translation_metrics(pcgbench_config),
+            "translation_results": [f"results/pcgbench/translation/{g}/results.parquet" for g in generators],
+            "translation_expected": [f"results/pcgbench/translation/generations/{g}.expected.json"
+                                     for g in pcgbench_config["generators"]]}  # fmt: skip
+
+
+def prompt_set_file(config: dict, prompt_set: str) -> str:
+    """The prompts file of a prompt set of rules/generate.smk: one of generate.prompt_sets, or PCGBench's translation
+    prompts (TRANSLATION_PROMPT_SET; generated only for pcgbench.language_models, not by `snakemake generate`)."""
+    sets = config["generate"]["prompt_sets"]
+    if prompt_set in sets:
+        return sets[prompt_set]
+    if prompt_set == TRANSLATION_PROMPT_SET:
+        return TRANSLATION_PROMPTS
+    raise ValueError(f"no prompt set {prompt_set!r}: generate.prompt_sets has {sorted(sets)}, and PCGBench's "
+                     f"translation prompts are {TRANSLATION_PROMPT_SET!r}")
 
 
 def reference_results_input(generator: str, pcgbench_config: dict) -> dict[str, str]:

@@ -1,11 +1,13 @@
 """Select the configured subset of the suite and write its prompts (ParEval format, empty outputs).
 
 Input: the problem set (data/pcgbench). Output: results/pcgbench/prompts.json, one record per
-(problem, execution model). The selection is `all`, `one_per_type` (the first problem by name of each
-problem type present) or an explicit list of problem names.
+(problem, execution model); or, given translation pairs, results/pcgbench/translation/prompts.json, one
+translation record per (problem, pair) that ParEval has (translation.py). The selection is `all`, `one_per_type`
+(the first problem by name of each problem type present) or an explicit list of problem names.
 
-Run from Snakemake (rule pcgbench_prompts) or:
+Run from Snakemake (rules pcgbench_prompts, pcgbench_translation_prompts) or:
     python -m workflow_scripts.pcgbench export-prompts OUT.json --models serial,omp --problems reduce_average
+    python -m workflow_scripts.pcgbench export-prompts OUT.json --task translation --pairs serial->omp
 """
 
 
@@ -13,7 +15,7 @@ import logging
 from pathlib import Path
 
 from workflow_scripts.common import Provenance
-from workflow_scripts.pcgbench import suite
+from workflow_scripts.pcgbench import suite, translation
 from workflow_scripts.pcgbench.pareval_format import export_prompts
 
 logger = logging.getLogger(__name__)
@@ -37,12 +39,25 @@ def select_problems(problems: list[suite.Problem], selection: str | list[str]) -
     return [by_name[name] for name in sorted(set(selection))]
 
 
-def main(out: Path, selection: str | list[str], models: list[str], suite_root: Path, seed: int) -> list[dict]:
-    prov = Provenance.start(step="pcgbench.prompts", config={"problems": selection, "models": models}, seed=seed)
+def main(out: Path, selection: str | list[str], models: list[str], suite_root: Path, seed: int,
+         pairs: list[str] | None = None) -> list[dict]:  # fmt: skip
+    """The generation prompts of the selected problems x `models`; with `pairs` ("serial->omp", ...), their
+    translation prompts instead (`models` unused)."""
+    config = {"problems": selection, "models": models} if pairs is None else {"problems": selection, "pairs": pairs}
+    prov = Provenance.start(step="pcgbench.prompts" if pairs is None else "pcgbench.translation_prompts",
+                            config=config, seed=seed)  # fmt: skip
     problems = select_problems(suite.load_suite(suite_root), selection)
-    records = export_prompts(problems, models, out)
-    logger.info("selected %d problems (%s) x %d models", len(problems), ", ".join(p.name for p in problems),
-                len(models))
+    if pairs is None:
+        records = export_prompts(problems, models, out)
+    else:
+        if not any(translation.parse_pair(pair) in translation.pareval_pairs(p, suite_root) for p in problems
+                   for pair in pairs):  # fmt: skip
+            raise ValueError(f"pcgbench.translation.pairs {pairs}: ParEval has no translation task of these pairs for "
+                             f"any of the selected problems ({', '.join(p.name for p in problems)}); select problems "
+                             "ParEval has (data/pcgbench/pareval.yaml) or set pcgbench.translation.enabled: false")
+        records = translation.export_translation_prompts(problems, out, pairs=pairs, root=suite_root)
+    logger.info("selected %d problems (%s) x %s", len(problems), ", ".join(p.name for p in problems),
+                f"{len(models)} models" if pairs is None else f"translation pairs {', '.join(pairs)}")
     prov.finish([out])
     return records
 
@@ -52,4 +67,6 @@ if __name__ == "__main__":
 
     smk = snakemake  # noqa: F821 -- injected by Snakemake's script: directive
     configure_logging(smk.log[0])
-    main(Path(smk.output.prompts), smk.params.problems, list(smk.params.models), suite.DATA_ROOT, smk.params.seed)
+    pairs = smk.params.get("pairs")
+    main(Path(smk.output.prompts), smk.params.problems, list(smk.params.get("models") or []), suite.DATA_ROOT,
+         smk.params.seed, pairs=list(pairs) if pairs is not None else None)

@@ -12,7 +12,7 @@ import hashlib
 import logging
 from pathlib import Path
 
-from workflow_scripts.pcgbench import suite
+from workflow_scripts.pcgbench import suite, translation
 from workflow_scripts.pcgbench.pareval_format import (
     MALFORMED,
     NO_DRIVER,
@@ -33,12 +33,19 @@ class Sample:
     model: str
     sample_index: int
     body: str
+    source_model: str | None = None  # a translation task's source model; None for a generation task
+
+    @property
+    def task(self) -> str:
+        return translation.GENERATION if self.source_model is None else translation.TRANSLATION
 
     @property
     def sample_id(self) -> str:
-        """Stable across runs: what the resume log is keyed by."""
-        text = "\0".join([self.generator, self.problem.name, self.model, str(self.sample_index), self.body])
-        return hashlib.sha256(text.encode()).hexdigest()[:20]
+        """Stable across runs: what the resume log is keyed by (a translation sample's names its source model)."""
+        parts = [self.generator, self.problem.name, self.model, str(self.sample_index), self.body]
+        if self.source_model is not None:
+            parts.append(self.source_model)
+        return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:20]
 
     @property
     def program_id(self) -> str:
@@ -63,13 +70,16 @@ class Unscored:
 def load_samples(generations_path: Path, generator: str, suite_root: Path) -> tuple[list[Sample], list[Unscored]]:
     """Every output of every matched record as a sample of its suite problem, and the records that are not
     scored (a file from another tool may hold problems this suite lacks, prompts of other interfaces, or text
-    that cannot be written). A refused output leaves a gap: the others keep their indexes in the file.
+    that cannot be written). A refused output leaves a gap: the others keep their indexes in the file. A
+    translation record's outputs are samples of its target model that carry its source model (translation.py).
 
     A file of which nothing can be scored raises GenerationsError (check_something_to_score), before a
     caller has built, run or written anything."""
     records = load_generations(generations_path)
+    translation.check_translation_fields(records, source=str(generations_path))
     samples, unscored = [], []
     matches = match_generations(records, suite.load_suite(suite_root), suite_root, source=str(generations_path))
+    matches = translation.mark_translation_mismatches(matches)
     for match in matches:
         name = record_name(match.record)
         if match.status in (NO_DRIVER, MALFORMED):
@@ -77,8 +87,9 @@ def load_samples(generations_path: Path, generator: str, suite_root: Path) -> tu
             continue
         unscored += [Unscored(name, match.model, MALFORMED, why) for _, why in match.refused]
         refused = {j for j, _ in match.refused}
+        source = translation.source_model(match.record)
         outputs = [Sample(generator=generator, problem=match.problem, model=match.model, sample_index=sample_index,
-                          body=body) for sample_index, body in enumerate(match.record["outputs"])
+                          body=body, source_model=source) for sample_index, body in enumerate(match.record["outputs"])
                    if sample_index not in refused]  # fmt: skip
         if match.status == PROMPT_MISMATCH:
             unscored.append(Unscored(name, match.model, PROMPT_MISMATCH, match.reason, tuple(outputs)))

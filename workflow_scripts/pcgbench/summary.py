@@ -8,6 +8,10 @@ efficiency_max@1, the expected speedups and the verdict counts; per execution mo
 pass@1, build@1, speedup_max@1 and the verdict mix; the self-test: how many samples got
 their expected verdict (the harness's acceptance test), with each disagreement listed; and the suite's
 own check: reference counts per model and the median OpenMP reference speedup on 2 threads vs its target.
+With the translation task (pcgbench.translation.enabled: the translation evaluations' metrics, results and
+expected verdicts, results/pcgbench/translation/), `translation`: the same numbers per generator and translation
+pair, its self-test, and per generator and pair the generation pass@1 of the target model beside the translation
+pass@1 (`versus_generation`), with the language models' mean gain (translation minus generation pass@1).
 Timings on a shared 2-core machine are indicative only; the summary says which machine measured them.
 
 Run from Snakemake (rule pcgbench_summary).
@@ -21,6 +25,8 @@ from pathlib import Path
 import pandas as pd
 
 from workflow_scripts.common import Provenance, read_json, write_json
+from workflow_scripts.pcgbench.paths import SELF_TEST_GENERATORS
+from workflow_scripts.pcgbench.translation import parse_pair
 
 logger = logging.getLogger(__name__)
 
@@ -59,8 +65,47 @@ def verdict_mix(results: pd.DataFrame) -> dict[str, dict[str, dict[str, int]]]:
     return mix
 
 
+def translation_section(metrics_paths: list[Path], results_paths: list[Path], expected_paths: dict[str, Path],
+                        generation: dict[str, dict]) -> dict:  # fmt: skip
+    """The summary's `translation` part (module docstring); `generation` is the summary's `generators`."""
+    section: dict = {"generators": {}, "versus_generation": {}, "self_test": {}}
+    gains = []
+    for metrics_path, results_path in zip(metrics_paths, results_paths, strict=True):
+        generator = Path(metrics_path).parent.name
+        metrics = read_json(metrics_path)
+        by_pair = metrics.get("by_translation", {}).get(generator, {})
+        section["generators"][generator] = {
+            "by_pair": {pair: {key: values.get(key) for key in HEADLINE} for pair, values in by_pair.items()},
+            "verdict_counts": metrics.get("verdicts_by_translation", {}).get(generator, {}),
+            "skipped_models": metrics.get("skipped_models", {}),
+        }
+        for pair, values in by_pair.items():
+            target = parse_pair(pair)[1]
+            written = generation.get(generator, {}).get("by_model", {}).get(target, {}).get("pass@1")
+            translated = values.get("pass@1")
+            gain = translated - written if written is not None and translated is not None else None
+            section["versus_generation"].setdefault(generator, {})[pair] = {
+                "target_model": target, "generation_pass@1": written, "translation_pass@1": translated,
+                "translation_minus_generation": gain}  # fmt: skip
+            if generator not in SELF_TEST_GENERATORS and gain is not None:
+                gains.append(gain)
+        if generator in expected_paths:
+            section["self_test"][generator] = self_test(pd.read_parquet(results_path), read_json(expected_paths[generator]))
+            st = section["self_test"][generator]
+            logger.info("translation self-test %s: %d/%d samples got their expected verdict", generator, st["agree"],
+                        st["samples"])  # fmt: skip
+    checked = [st for st in section["self_test"].values() if st["samples"]]
+    section["self_test_agreement"] = (sum(st["agree"] for st in checked) / sum(st["samples"] for st in checked)
+                                      if checked else None)  # fmt: skip
+    # Mean over the language models' (pair, target) cells measured in both tasks; None when there is none.
+    section["language_models_translation_minus_generation_pass@1"] = sum(gains) / len(gains) if gains else None
+    return section
+
+
 def main(metrics_paths: list[Path], results_paths: list[Path], expected_paths: dict[str, Path], out: Path,
-         *, config: dict, seed: int, reference_speedups: Path | None = None) -> dict:  # fmt: skip
+         *, config: dict, seed: int, reference_speedups: Path | None = None,
+         translation: tuple[list[Path], list[Path], dict[str, Path]] | None = None) -> dict:  # fmt: skip
+    """`translation`: the translation evaluations' (metrics paths, results paths, expected verdicts by generator)."""
     prov = Provenance.start(step="pcgbench.summary", config=config, seed=seed)
     summary: dict = {"generators": {}, "self_test": {}, "config": config, "measured_on": socket.gethostname(),
                      "note": "times and speedups from the default config on a shared small CPU are indicative "
@@ -90,6 +135,8 @@ def main(metrics_paths: list[Path], results_paths: list[Path], expected_paths: d
     if reference_speedups is not None:
         check = read_json(reference_speedups)
         summary["references"] = {key: check[key] for key in ("counts", "all_references_pass", "failed", "target")}
+    if translation is not None:
+        summary["translation"] = translation_section(*translation, generation=summary["generators"])
     write_json(out, summary)
     prov.finish([out])
     return summary
@@ -100,7 +147,13 @@ if __name__ == "__main__":
 
     smk = snakemake  # noqa: F821 -- injected by Snakemake's script: directive
     configure_logging(smk.log[0])
-    expected = {Path(p).name.removesuffix(".expected.json"): Path(p) for p in smk.input.expected}
-    main([Path(p) for p in smk.input.metrics], [Path(p) for p in smk.input.results], expected,
+    def by_generator(paths):
+        return {Path(p).name.removesuffix(".expected.json"): Path(p) for p in paths}
+
+    translation = None
+    if smk.input.get("translation_metrics"):
+        translation = ([Path(p) for p in smk.input.translation_metrics], [Path(p) for p in smk.input.translation_results],
+                       by_generator(smk.input.translation_expected))  # fmt: skip
+    main([Path(p) for p in smk.input.metrics], [Path(p) for p in smk.input.results], by_generator(smk.input.expected),
          Path(smk.output.summary), config=dict(smk.params.config), seed=smk.params.seed,
-         reference_speedups=Path(smk.input.reference_speedups))
+         reference_speedups=Path(smk.input.reference_speedups), translation=translation)
