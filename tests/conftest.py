@@ -110,6 +110,7 @@ SLOW_FIRST = [
     "tests/monitoring/test_workflow.py",  # 25
     "tests/rlpf/test_renaming.py",  # 24
     "tests/generate/test_model_source.py",  # 22
+    "tests/pcgbench_suite/test_pareval_files.py",  # 21
 ]
 
 
