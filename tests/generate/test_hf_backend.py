@@ -103,3 +103,28 @@ def test_main_writes_pareval_generations_with_sampling_record(tiny_model_dir, pr
     assert [(s["prompt_index"], s["sample_index"]) for s in samples] == [(p, s) for p in range(2) for s in range(3)]
     assert (out.parent / "tiny.json.prov.json").exists()
     assert not (out.parent / "tiny.json.journal.jsonl").exists()  # removed once the outputs are written
+
+
+def test_main_gives_a_translation_record_its_translation_prompt(tiny_model_dir, tmp_path, monkeypatch):
+    """ParEval's translation task: the model is given translation_prompt (the source implementation, then the target's
+    prompt), and the body is cut after the target's signature; the records keep their translation fields."""
+    from workflow_scripts.pcgbench import suite, translation
+
+    prompts = tmp_path / "translation.json"
+    translation.export_translation_prompts([suite.get_problem("reduce_average")], prompts, pairs=["serial->omp"])
+    given = []
+    generate = HFEngine.generate
+
+    def recording(self, texts, **kwargs):
+        given.extend(texts)
+        return generate(self, texts, **kwargs)
+
+    monkeypatch.setattr(HFEngine, "generate", recording)
+    out = tmp_path / "gen" / "tiny.json"
+    main(prompts, out, model_name="tiny", seed=3, model_config={"backend": "hf", "path": str(tiny_model_dir)},
+         sampling={"n": 2, "max_new_tokens": 4})  # fmt: skip
+    (record,) = load_generations(prompts)
+    assert given == [record["translation_prompt"]] * 2
+    (written,) = load_generations(out)
+    assert {k: written[k] for k in translation.FIELDS} == {k: record[k] for k in translation.FIELDS}
+    assert len(written["outputs"]) == 2

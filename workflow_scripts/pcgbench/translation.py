@@ -126,16 +126,17 @@ def source_example(problem: Problem, source: str) -> str:
 
 
 def translation_record(problem: Problem, source: str, target: str, name: str | None = None) -> dict:
-    """The translation task (problem, source -> target) as ParEval writes it, with empty `outputs`."""
-    record = prompt_record(problem, target, name)
-    outputs = record.pop("outputs")
+    """The translation task (problem, source -> target) as ParEval writes it (its fields in its order), with empty
+    `outputs`."""
+    generation = prompt_record(problem, target, name)
     example = source_example(problem, source)
     function = function_name(problem.signature(target))
+    record = {field: generation[field] for field in ("problem_type", "language", "name", "parallelism_model", "prompt")}
     record["translation_prompt"] = PROMPT_FORMAT.format(
         src_model=MODEL_NAMES[source], src_model_example=_commented(example), dst_model=MODEL_NAMES[target],
         function_name=function, dst_model_prompt=record["prompt"])  # fmt: skip
     record.update(translation_src_model=source, translation_dst_model=target, translation_src_example=example,
-                  translation_function_name=function, outputs=outputs)  # fmt: skip
+                  translation_function_name=function, outputs=[])  # fmt: skip
     return record
 
 
