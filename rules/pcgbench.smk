@@ -309,10 +309,13 @@ rule pcgbench_translation_evaluate:
 
 rule pcgbench_figure_translation:
     input:
-        metrics=lambda wildcards: expand(
-            "results/pcgbench/{g}/metrics.json", g=evaluated_generators(config["pcgbench"])
+        results=lambda wildcards: expand(
+            "results/pcgbench/{g}/results.parquet", g=evaluated_generators(config["pcgbench"])
         ),
-        translation_metrics=lambda wildcards: translation_metrics(config["pcgbench"]),
+        translation_results=lambda wildcards: expand(
+            "results/pcgbench/translation/{g}/results.parquet",
+            g=evaluated_generators(config["pcgbench"]),
+        ),
         caption="rules/captions/pcgbench_translation.rst",  # drawn under the figure
     output:
         figure=report(

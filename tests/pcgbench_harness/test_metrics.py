@@ -8,7 +8,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from workflow_scripts.pcgbench.metrics import compute_metrics, expected_max_at_k, pass_at_k, sample_table
+from workflow_scripts.pcgbench.metrics import (
+    compute_metrics,
+    expected_max_at_k,
+    metrics_long_table,
+    pass_at_k,
+    sample_table,
+    translation_versus_generation,
+)
 
 
 def brute_force_max(values, k):
@@ -142,3 +149,20 @@ def test_prompt_mismatch_rows_are_in_no_metric():
     metrics = compute_metrics(rows, ks=[1], pareval_resources={"omp": 1})
     assert metrics["by_model"]["g"]["omp"]["prompts"] == 1 and metrics["by_model"]["g"]["omp"]["pass@1"] == 1.0
     assert compute_metrics(rows[rows["verdict"] == "prompt_mismatch"], ks=[1])["by_model"] == {}
+
+
+def test_translation_samples_are_scored_per_pair_and_read_beside_generation_on_the_same_problems():
+    generation = pd.DataFrame([_row("p0", 0, "ok", 1, 1.0, 1.0), _row("p1", 0, "wrong_answer", 1)])
+    translated = pd.DataFrame([dict(_row("p0", 0, "wrong_answer", 1), source_model="serial"),
+                               dict(_row("p2", 0, "ok", 1, 1.0, 1.0), source_model="serial")])  # fmt: skip
+    # One file of both tasks: generation samples by model, translation samples by pair, never mixed.
+    metrics = compute_metrics(pd.concat([generation, translated]), ks=[1], pareval_resources={"omp": 1})
+    assert metrics["by_model"]["g"]["omp"]["pass@1"] == 0.5 and metrics["by_model"]["g"]["omp"]["prompts"] == 2
+    assert metrics["by_translation"]["g"]["serial->omp"]["pass@1"] == 0.5
+    assert list(metrics["pareval"]["g"]) == ["omp", "serial->omp"]
+    assert metrics["verdicts_by_translation"] == {"g": {"serial->omp": {"ok": 1, "wrong_answer": 1}}}
+    assert set(metrics_long_table(metrics)["model"]) == {"omp", "serial->omp"}
+    # Beside each other only on p0, the one problem with samples of both tasks.
+    assert translation_versus_generation(generation, translated) == {"g": {"serial->omp": {
+        "target_model": "omp", "problems": 1, "generation_pass@1": 1.0, "translation_pass@1": 0.0,
+        "translation_minus_generation": -1.0}}}  # fmt: skip

@@ -41,7 +41,8 @@ def test_snakemake_pcgbench_target(workflow_dir):
     translation = summary["translation"]
     assert translation["self_test_agreement"] == 1.0, json.dumps(translation["self_test"], indent=1)[:3000]
     assert translation["versus_generation"]["reference"]["serial->omp"] == {
-        "target_model": "omp", "generation_pass@1": 1.0, "translation_pass@1": 1.0, "translation_minus_generation": 0.0}
+        "target_model": "omp", "problems": 1, "generation_pass@1": 1.0, "translation_pass@1": 1.0,
+        "translation_minus_generation": 0.0}  # fmt: skip
     assert translation["generators"]["serial"]["verdict_counts"] == {"serial->omp": {"no_parallelism": 1}}
     for generator in ("reference", "mutants"):  # the generation evaluation's programs: not run again
         shared = pd.read_parquet(work / f"results/pcgbench/translation/{generator}/results.parquet")["run_shared_from"]

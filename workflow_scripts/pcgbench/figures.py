@@ -4,11 +4,13 @@ efficiency_n@1 per problem type (n = the largest resource count evaluated); a he
 translation task, generation pass@1 beside translation pass@1 per target model (is translating working code
 easier than writing it from a description?).
 
-Inputs: each generator's metrics.json (and its translation evaluation's, results/pcgbench/translation/<generator>/).
+Inputs: each generator's metrics.json (the translation figure: its generation and translation results.parquet,
+results/pcgbench/<generator>/ and results/pcgbench/translation/<generator>/).
 Outputs: one PNG per entry of FIGURES under results/pcgbench/figures/ (`pass_at_1.png`, `speedup_by_type.png`,
 `pass_at_1_heatmap.png`, `verdicts.png`, `translation_vs_generation.png`). Every number drawn is read from the metrics
 files. Run by the `pcgbench_figure_<name>` rules, one per figure (deleting one figure redraws only it), or call
-`main(figure=..., output=..., metrics_paths=[...], translation_metrics_paths=[...])` from Python.
+`main(figure=..., output=..., metrics_paths=[...])` (the translation figure: `results_paths=[...],
+translation_results_paths=[...]`) from Python.
 """
 
 
@@ -20,8 +22,10 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
 
 from workflow_scripts.common.figures import Registry, draw_figure, save_figure  # noqa: E402
+from workflow_scripts.pcgbench.metrics import translation_versus_generation  # noqa: E402
 from workflow_scripts.pcgbench.sandbox import VERDICTS  # noqa: E402
 from workflow_scripts.pcgbench.translation import PAIR_NAMES, parse_pair  # noqa: E402
 
@@ -150,21 +154,23 @@ def verdicts_figure(metrics: dict[str, dict], path: Path) -> None:
     save_figure(fig, path)
 
 
-def translation_figure(metrics: dict[str, dict], translation_metrics: dict[str, dict], path: Path) -> None:
-    """Per translation pair (its target model), each generator's generation pass@1 on the target's prompts
-    (hatched) beside its translation pass@1 (filled). A score of 0 gets a dash at zero, a cell not evaluated an x."""
-    pairs = [p for p in PAIR_NAMES if any(p in data["by_translation"].get(g, {}) for g, data in translation_metrics.items())]
-    generators = [g for g, data in translation_metrics.items() if data["by_translation"].get(g)]
+def translation_figure(results: dict[str, pd.DataFrame], translation_results: dict[str, pd.DataFrame],
+                       path: Path) -> None:  # fmt: skip
+    """Per translation pair (its target model), each generator's pass@1 writing the target model from the description
+    (hatched) beside its translation pass@1 (filled), both over the problems with samples of both tasks
+    (metrics.translation_versus_generation). A score of 0 gets a dash at zero, a cell not evaluated an x."""
+    cells = {g: translation_versus_generation(results.get(g, frame.iloc[:0]), frame).get(g, {})
+             for g, frame in translation_results.items()}  # fmt: skip
+    generators = [g for g, by_pair in cells.items() if by_pair]
+    pairs = [p for p in PAIR_NAMES if any(p in by_pair for by_pair in cells.values())]
     fig, ax = plt.subplots(figsize=(2.4 + 1.1 * len(pairs) * max(1, len(generators)) / 2, 3.8))
     width = 0.8 / max(1, 2 * len(generators))
     for i, generator in enumerate(generators):
-        translated = translation_metrics[generator]["by_translation"][generator]
-        generated = metrics.get(generator, {}).get("by_model", {}).get(generator, {})
-        for offset, values, style in ((0, [generated.get(parse_pair(p)[1], {}).get("pass@1") for p in pairs],
-                                       dict(color="none", edgecolor=f"C{i}", hatch="//", label=f"{generator} generation")),
-                                      (1, [translated.get(p, {}).get("pass@1") for p in pairs],
-                                       dict(color=f"C{i}", label=f"{generator} translation"))):  # fmt: skip
+        for offset, column, style in ((0, "generation_pass@1", dict(color="none", edgecolor=f"C{i}", hatch="//",
+                                                                     label=f"{generator} generation")),
+                                      (1, "translation_pass@1", dict(color=f"C{i}", label=f"{generator} translation"))):  # fmt: skip
             x = np.arange(len(pairs)) + (2 * i + offset) * width
+            values = [cells[generator].get(p, {}).get(column) for p in pairs]
             heights = np.array([np.nan if v is None else v for v in values], dtype=float)
             ax.bar(x, heights, width, **style)
             ax.scatter(x[heights == 0], np.zeros(int((heights == 0).sum())), marker="_", s=90, color=f"C{i}",
@@ -176,7 +182,7 @@ def translation_figure(metrics: dict[str, dict], translation_metrics: dict[str, 
     labels = [f"{parse_pair(p)[1]}\n(from {parse_pair(p)[0]})" for p in pairs]
     ax.set_xticks(np.arange(len(pairs)) + width * (2 * len(generators) - 1) / 2, labels)
     ax.set_ylim(0, 1.05)
-    ax.set_ylabel("pass@1")
+    ax.set_ylabel("pass@1 (same problems in both tasks)")
     ax.set_title("pass@1 per target model: written from its description (hatched) or translated (filled)")
     ax.legend(fontsize=7, ncol=1, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     save_figure(fig, path)
@@ -189,15 +195,19 @@ FIGURES: Registry = {
     "speedup_by_type": (("metrics",), speedup_by_type_figure),
     "pass_at_1_heatmap": (("metrics",), heatmap_figure),
     "verdicts": (("metrics",), verdicts_figure),
-    "translation_vs_generation": (("metrics", "translation_metrics"), translation_figure),
+    "translation_vs_generation": (("results", "translation_results"), translation_figure),
 }
 
 
-def main(*, figure: str, output: str | Path, metrics_paths: list[str | Path], caption: str | Path | None = None,
-         translation_metrics_paths: list[str | Path] | None = None) -> None:  # fmt: skip
-    inputs = {"metrics": {Path(p).parent.name: p for p in metrics_paths}}  # generator name = its folder
-    if translation_metrics_paths:
-        inputs["translation_metrics"] = {Path(p).parent.name: p for p in translation_metrics_paths}
+def main(*, figure: str, output: str | Path, metrics_paths: list[str | Path] = (), caption: str | Path | None = None,
+         results_paths: list[str | Path] = (), translation_results_paths: list[str | Path] = ()) -> None:  # fmt: skip
+    """Draw one figure from the generators' metrics.json files (or, for the translation figure, their generation and
+    translation results.parquet files)."""
+    def by_generator(paths):  # generator name = its folder
+        return {Path(p).parent.name: p for p in paths}
+
+    inputs = {"metrics": by_generator(metrics_paths), "results": by_generator(results_paths),
+              "translation_results": by_generator(translation_results_paths)}  # fmt: skip
     draw_figure("pcgbench", FIGURES, figure, Path(output), inputs, caption=caption)
 
 
@@ -206,5 +216,6 @@ if __name__ == "__main__":
 
     smk = snakemake  # noqa: F821 -- injected by Snakemake's script: directive
     configure_logging(smk.log[0])
-    main(figure=smk.params.figure, output=smk.output.figure, metrics_paths=list(smk.input.metrics),
-         caption=smk.input.caption, translation_metrics_paths=list(smk.input.get("translation_metrics") or []))
+    main(figure=smk.params.figure, output=smk.output.figure, metrics_paths=list(smk.input.get("metrics") or []),
+         caption=smk.input.caption, results_paths=list(smk.input.get("results") or []),
+         translation_results_paths=list(smk.input.get("translation_results") or []))

@@ -271,6 +271,31 @@ def compute_metrics(results: pd.DataFrame, ks: Sequence[int], pareval_resources:
     return metrics
 
 
+def translation_versus_generation(generation: pd.DataFrame, translation: pd.DataFrame) -> dict[str, dict[str, dict]]:
+    """{generator: {pair: {target_model, problems, generation_pass@1, translation_pass@1, translation_minus_generation}}}:
+    per translation pair of `translation`'s samples, its pass@1 beside the same generator's pass@1 writing the target
+    model from the description (`generation`'s samples), both over the problems that have samples in both, so that
+    the two are read on the same tasks (the pass@1 values are None where no problem has both)."""
+    judged = [sample_table(with_source_model(frame[frame["verdict"] != PROMPT_MISMATCH])) if len(frame) else None
+              for frame in (generation, translation)]  # fmt: skip
+    written, translated = judged
+    out: dict[str, dict[str, dict]] = {}
+    if translated is None:
+        return out
+    for generator, pair, group in by_task_cell(translated, translation=True):
+        target = group["model"].iloc[0]
+        own = (written[(written["generator"] == generator) & (written["source_model"] == "")
+                       & (written["model"] == target)] if written is not None else group.iloc[:0])  # fmt: skip
+        problems = sorted(set(group["problem"]) & set(own["problem"]))
+        values = [_group_metrics(frame[frame["problem"].isin(problems)], [1])["pass@1"] if problems else None
+                  for frame in (own, group)]  # fmt: skip
+        out.setdefault(generator, {})[pair] = {
+            "target_model": target, "problems": len(problems), "generation_pass@1": values[0],
+            "translation_pass@1": values[1],
+            "translation_minus_generation": values[1] - values[0] if problems else None}  # fmt: skip
+    return out
+
+
 def metrics_long_table(metrics: dict) -> pd.DataFrame:
     """The metrics as a long table (generator, model, problem_type, metric, value) for CSV output; a translation
     pair's rows have the pair ("serial->omp") as their model."""

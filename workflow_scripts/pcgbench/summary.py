@@ -11,7 +11,8 @@ own check: reference counts per model and the median OpenMP reference speedup on
 With the translation task (pcgbench.translation.enabled: the translation evaluations' metrics, results and
 expected verdicts, results/pcgbench/translation/), `translation`: the same numbers per generator and translation
 pair, its self-test, and per generator and pair the generation pass@1 of the target model beside the translation
-pass@1 (`versus_generation`), with the language models' mean gain (translation minus generation pass@1).
+pass@1 on the same problems (`versus_generation`, metrics.translation_versus_generation), with the language models'
+mean gain (translation minus generation pass@1).
 Timings on a shared 2-core machine are indicative only; the summary says which machine measured them.
 
 Run from Snakemake (rule pcgbench_summary).
@@ -25,8 +26,8 @@ from pathlib import Path
 import pandas as pd
 
 from workflow_scripts.common import Provenance, read_json, write_json
+from workflow_scripts.pcgbench.metrics import translation_versus_generation
 from workflow_scripts.pcgbench.paths import SELF_TEST_GENERATORS
-from workflow_scripts.pcgbench.translation import parse_pair
 
 logger = logging.getLogger(__name__)
 
@@ -66,38 +67,34 @@ def verdict_mix(results: pd.DataFrame) -> dict[str, dict[str, dict[str, int]]]:
 
 
 def translation_section(metrics_paths: list[Path], results_paths: list[Path], expected_paths: dict[str, Path],
-                        generation: dict[str, dict]) -> dict:  # fmt: skip
-    """The summary's `translation` part (module docstring); `generation` is the summary's `generators`."""
+                        generation: dict[str, pd.DataFrame]) -> dict:  # fmt: skip
+    """The summary's `translation` part (module docstring); `generation` holds each generator's generation results."""
     section: dict = {"generators": {}, "versus_generation": {}, "self_test": {}}
     gains = []
     for metrics_path, results_path in zip(metrics_paths, results_paths, strict=True):
         generator = Path(metrics_path).parent.name
         metrics = read_json(metrics_path)
+        results = pd.read_parquet(results_path)
         by_pair = metrics.get("by_translation", {}).get(generator, {})
         section["generators"][generator] = {
             "by_pair": {pair: {key: values.get(key) for key in HEADLINE} for pair, values in by_pair.items()},
             "verdict_counts": metrics.get("verdicts_by_translation", {}).get(generator, {}),
             "skipped_models": metrics.get("skipped_models", {}),
         }
-        for pair, values in by_pair.items():
-            target = parse_pair(pair)[1]
-            written = generation.get(generator, {}).get("by_model", {}).get(target, {}).get("pass@1")
-            translated = values.get("pass@1")
-            gain = translated - written if written is not None and translated is not None else None
-            section["versus_generation"].setdefault(generator, {})[pair] = {
-                "target_model": target, "generation_pass@1": written, "translation_pass@1": translated,
-                "translation_minus_generation": gain}  # fmt: skip
-            if generator not in SELF_TEST_GENERATORS and gain is not None:
-                gains.append(gain)
+        versus = translation_versus_generation(generation.get(generator, results.iloc[:0]), results).get(generator, {})
+        section["versus_generation"][generator] = versus
+        if generator not in SELF_TEST_GENERATORS:
+            gains += [cell["translation_minus_generation"] for cell in versus.values()
+                      if cell["translation_minus_generation"] is not None]  # fmt: skip
         if generator in expected_paths:
-            section["self_test"][generator] = self_test(pd.read_parquet(results_path), read_json(expected_paths[generator]))
+            section["self_test"][generator] = self_test(results, read_json(expected_paths[generator]))
             st = section["self_test"][generator]
             logger.info("translation self-test %s: %d/%d samples got their expected verdict", generator, st["agree"],
                         st["samples"])  # fmt: skip
     checked = [st for st in section["self_test"].values() if st["samples"]]
     section["self_test_agreement"] = (sum(st["agree"] for st in checked) / sum(st["samples"] for st in checked)
                                       if checked else None)  # fmt: skip
-    # Mean over the language models' (pair, target) cells measured in both tasks; None when there is none.
+    # Mean over the language models' pairs measured in both tasks (on the same problems); None when there is none.
     section["language_models_translation_minus_generation_pass@1"] = sum(gains) / len(gains) if gains else None
     return section
 
@@ -107,6 +104,7 @@ def main(metrics_paths: list[Path], results_paths: list[Path], expected_paths: d
          translation: tuple[list[Path], list[Path], dict[str, Path]] | None = None) -> dict:  # fmt: skip
     """`translation`: the translation evaluations' (metrics paths, results paths, expected verdicts by generator)."""
     prov = Provenance.start(step="pcgbench.summary", config=config, seed=seed)
+    generation_results: dict[str, pd.DataFrame] = {}
     summary: dict = {"generators": {}, "self_test": {}, "config": config, "measured_on": socket.gethostname(),
                      "note": "times and speedups from the default config on a shared small CPU are indicative "
                              "only; verdicts and pass@k are not timing-dependent"}  # fmt: skip
@@ -115,7 +113,7 @@ def main(metrics_paths: list[Path], results_paths: list[Path], expected_paths: d
         metrics = read_json(metrics_path)
         by_model = metrics["by_model"].get(generator, {})
         by_type = metrics.get("by_model_and_type", {}).get(generator, {})
-        results = pd.read_parquet(results_path)
+        results = generation_results[generator] = pd.read_parquet(results_path)
         summary["generators"][generator] = {
             "by_model": {model: {key: values.get(key) for key in HEADLINE} for model, values in by_model.items()},
             "by_model_and_type": {model: {problem_type: {key: values.get(key) for key in BY_TYPE}
@@ -136,7 +134,7 @@ def main(metrics_paths: list[Path], results_paths: list[Path], expected_paths: d
         check = read_json(reference_speedups)
         summary["references"] = {key: check[key] for key in ("counts", "all_references_pass", "failed", "target")}
     if translation is not None:
-        summary["translation"] = translation_section(*translation, generation=summary["generators"])
+        summary["translation"] = translation_section(*translation, generation=generation_results)
     write_json(out, summary)
     prov.finish([out])
     return summary
