@@ -1,6 +1,9 @@
 """Evaluate generations: build (cached, parallel), sandboxed runs, validation, timing sweeps, metrics.
 
-Input: a generations file in ParEval's format (records with name, parallelism_model, outputs, ...).
+Input: a generations file in ParEval's format (records with name, parallelism_model, outputs, ...), or a
+translation file (ParEval's translation task: the same records with translation_src_model and the other
+translation fields, translation.py; each output a sample of its target model, its rows carrying `task` and
+`source_model`, its metrics per pair under `by_translation`).
 Outputs, in DIR:
     samples.jsonl       the per-sample rows, appended as each sample finishes (the resume log)
     results.parquet     one row per sample x resource configuration: verdict, times, spread, build log excerpt
@@ -9,7 +12,9 @@ Outputs, in DIR:
 An interrupted evaluation resumes: samples already in samples.jsonl are not built or run again.
 Identical programs (same problem, execution model and body: common when a model samples at low temperature)
 are built and run once; the other samples get copies of that program's rows, marked in `run_shared_from`
-(the sample whose runs they are). pass@k is unchanged for a program whose verdict does not vary from run to
+(the sample whose runs they are); so are programs another evaluation ran under the same settings, given as
+`share_runs_from` (runs_of_another_evaluation: the self-test generators' translations, which are the programs
+their generation evaluation ran). pass@k is unchanged for a program whose verdict does not vary from run to
 run; for a racy one the copies count as one trial, not several (`share_identical_runs: false` runs each).
 Samples run in the file's order, each as soon as its builds are done, while later ones still build (only where
 the runs are raised above the compilers: overlap_builds_and_runs). Execution models whose toolchain is missing
