@@ -4,7 +4,7 @@
                                                         [--numbering pareval]
         write the suite's prompts in ParEval's format (all problems x all 7 execution models by default;
         --numbering pareval: under ParEval's numbered names, e.g. 27_reduce_average)
-    python -m workflow_scripts.pcgbench export-prompts OUT.json --task translation [--pairs serial->omp,...]
+    python -m workflow_scripts.pcgbench export-prompts OUT.json --task translation [--pairs 'serial->omp,...']
                                                         [--problems a,b] [--numbering pareval]
         write the suite's translation prompts in ParEval's translation format (translation-prompts.json): every
         (problem, source, target) pair ParEval has (serial->omp, serial->mpi, cuda->kokkos: 143 tasks), the source
@@ -195,7 +195,7 @@ def _export_prompts(args: argparse.Namespace) -> int:
 
         if args.models:
             raise UsageError("--models: a translation task is named by its pair; give --pairs instead (e.g. "
-                             f"--pairs serial->omp; ParEval's: {','.join(translation.PAIR_NAMES)})")
+                             f"--pairs 'serial->omp'; ParEval's: {','.join(translation.PAIR_NAMES)})")
         pairs = (_names(args.pairs, list(translation.PAIR_NAMES), "--pairs", "translation pair(s)") if args.pairs
                  else list(translation.PAIR_NAMES))  # fmt: skip
         records = translation.export_translation_prompts(problems, Path(args.out), pairs=pairs,
@@ -306,7 +306,7 @@ def build_parser() -> argparse.ArgumentParser:
                              "default: %(default)s)")
     export.add_argument("--pairs", default="",
                         help="with --task translation: comma-separated pairs among serial->omp, serial->mpi, "
-                             "cuda->kokkos (default: all three)")
+                             "cuda->kokkos, quoted for the shell (--pairs 'serial->omp'; default: all three)")
     export.set_defaults(func=_export_prompts)
     check = sub.add_parser("check-references", parents=[common],
                            help="build and run every reference; print speedups")

@@ -7,7 +7,7 @@ translation record per (problem, pair) that ParEval has (translation.py). The se
 
 Run from Snakemake (rules pcgbench_prompts, pcgbench_translation_prompts) or:
     python -m workflow_scripts.pcgbench export-prompts OUT.json --models serial,omp --problems reduce_average
-    python -m workflow_scripts.pcgbench export-prompts OUT.json --task translation --pairs serial->omp
+    python -m workflow_scripts.pcgbench export-prompts OUT.json --task translation --pairs 'serial->omp'
 """
 
 

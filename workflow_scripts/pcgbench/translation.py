@@ -28,7 +28,7 @@ where one of its models had written a correct source implementation, so some pro
   Each output is scored as a sample of the target model; its results carry the task and the source model
   (metrics.py reports the metrics per pair, "serial->omp").
 
-Run: python -m workflow_scripts.pcgbench export-prompts OUT.json --task translation [--pairs serial->omp]
+Run: python -m workflow_scripts.pcgbench export-prompts OUT.json --task translation [--pairs 'serial->omp']
      [--problems a,b] [--numbering pareval]
 """
 
