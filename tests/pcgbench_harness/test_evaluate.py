@@ -124,10 +124,10 @@ HOSTILE = {
     "detached_sleeper": ("std::thread([] { sleep(1000); }).detach();", "resource_overuse"),
     # fork through libc's syscall(): refused from the object (a raw system call changes the process from inside).
     "syscall_fork_bomb": ("for (;;) syscall(SYS_fork);", "tampering"),
-    # fork in inline assembly: nothing in the object names it, so it runs, and the sandbox contains it (its process
-    # limit, then the wall-clock limit).
+    # fork in inline assembly: no call names it, but the object's code holds the syscall instruction (a bomb that
+    # does run is contained by the sandbox's process limit: test_sandbox.py::test_fork_bomb_is_contained).
     "asm_fork_bomb": ("for (;;) { long r; asm volatile(\"syscall\" : \"=a\"(r) : \"a\"(57L) : \"rcx\", \"r11\", "
-                      "\"memory\"); (void)r; }", "timeout"),
+                      "\"memory\"); (void)r; }", "tampering"),
 }
 
 
