@@ -8,6 +8,7 @@
 # workflow_scripts/lm/.
 
 from workflow_scripts.common.model_source import input_paths
+from workflow_scripts.pcgbench.paths import suite_files
 from workflow_scripts.lm.arms import arm_config, arm_dir, arm_metrics, arm_step, arms, check_generator
 
 # One definition per step, generated for each arm (workflow_scripts/lm/arms.py): the main arm ("") writes
@@ -131,6 +132,7 @@ for _arm, _cfg in HPCCODER_ARMS.items():
             # Another arm scores the same programs: it reuses the main arm's timings (same pairs and labels).
             **({"timed_versions": f"{arm_dir('')}/perfchange/versions.parquet"} if _arm else {}),
             model=f"{_dir}/model",
+            suite=suite_files(_cfg["perfchange"]["problems"]),  # the code versions are these problems' references
         output:
             versions=f"{_dir}/perfchange/versions.parquet",
             pairs=f"{_dir}/perfchange/pairs.parquet",

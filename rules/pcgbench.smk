@@ -18,6 +18,7 @@ from workflow_scripts.pcgbench.paths import (
     evaluated_generators,
     generations_path,
     reference_results_input,
+    suite_files,
     translation_generations_path,
     translation_metrics,
     translation_summary_inputs,
@@ -29,6 +30,8 @@ wildcard_constraints:
 
 
 rule pcgbench_prompts:
+    input:
+        suite=suite_files(config["pcgbench"]["problems"]),  # a changed problem, harness or reference reruns it
     output:
         prompts="results/pcgbench/prompts.json",
     log:
@@ -50,6 +53,8 @@ rule pcgbench_prompts:
 rule pcgbench_reference_speedups:
     # The suite's own check: every selected reference builds, validates and is timed against the serial
     # baseline (sweep and size from pcgbench.evaluate); the JSON holds the median OpenMP speedup on 2 threads.
+    input:
+        suite=suite_files(config["pcgbench"]["problems"]),  # a changed problem, harness or reference reruns it
     output:
         table=report(
             "results/pcgbench/reference_speedups.csv",
@@ -77,6 +82,7 @@ rule pcgbench_reference_speedups:
 
 rule pcgbench_self_test_generations:
     input:
+        suite=suite_files(config["pcgbench"]["problems"]),  # a changed problem, harness or reference reruns it
         prompts="results/pcgbench/prompts.json",
     output:
         generations="results/pcgbench/generations/{generator}.json",
@@ -103,6 +109,7 @@ rule pcgbench_self_test_generations:
 
 rule pcgbench_build:
     input:
+        suite=suite_files(config["pcgbench"]["problems"]),  # a changed problem, harness or reference reruns it
         generations=lambda wildcards: generations_path(wildcards.generator),
     output:
         manifest="results/pcgbench/{generator}/builds.json",
@@ -124,6 +131,7 @@ rule pcgbench_build:
 rule pcgbench_evaluate:
     input:
         unpack(lambda wildcards: reference_results_input(wildcards.generator, config["pcgbench"])),
+        suite=suite_files(config["pcgbench"]["problems"]),  # a changed problem, harness or reference reruns it
         generations=lambda wildcards: generations_path(wildcards.generator),
         manifest="results/pcgbench/{generator}/builds.json",
     output:
@@ -217,6 +225,8 @@ for _figure, _caption in PCGBENCH_FIGURE_CAPTIONS.items():
 
 
 rule pcgbench_translation_prompts:
+    input:
+        suite=suite_files(config["pcgbench"]["problems"]),  # a changed problem, harness or reference reruns it
     output:
         prompts=TRANSLATION_PROMPTS,
     log:
@@ -237,6 +247,7 @@ rule pcgbench_translation_prompts:
 
 rule pcgbench_translation_self_test_generations:
     input:
+        suite=suite_files(config["pcgbench"]["problems"]),  # a changed problem, harness or reference reruns it
         prompts=TRANSLATION_PROMPTS,
     output:
         generations="results/pcgbench/translation/generations/{generator}.json",
@@ -263,6 +274,7 @@ rule pcgbench_translation_self_test_generations:
 
 rule pcgbench_translation_build:
     input:
+        suite=suite_files(config["pcgbench"]["problems"]),  # a changed problem, harness or reference reruns it
         generations=lambda wildcards: translation_generations_path(wildcards.generator),
     output:
         manifest="results/pcgbench/translation/{generator}/builds.json",
@@ -284,6 +296,7 @@ rule pcgbench_translation_build:
 rule pcgbench_translation_evaluate:
     input:
         unpack(lambda wildcards: reference_results_input(wildcards.generator, config["pcgbench"])),
+        suite=suite_files(config["pcgbench"]["problems"]),  # a changed problem, harness or reference reruns it
         generations=lambda wildcards: translation_generations_path(wildcards.generator),
         manifest="results/pcgbench/translation/{generator}/builds.json",
         share_runs="results/pcgbench/{generator}/results.parquet",  # its generation evaluation (same programs)

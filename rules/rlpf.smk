@@ -11,6 +11,7 @@
 # training data shows reductions over many accumulator names, not only `acc`/`best`; held-out kernels get none.
 
 from workflow_scripts.common.model_source import input_paths
+from workflow_scripts.pcgbench.paths import suite_files
 
 # Where each evaluated model comes from: a model source (workflow_scripts/common/model_source.py). The base is
 # the HPC-Coder model unless rlpf.base_model names another (a folder, a .gguf file, a PyPI-shipped GGUF).
@@ -25,6 +26,7 @@ RLPF_MODEL = {
 rule rlpf_tasks:
     input:
         model=input_paths(RLPF_MODEL["base"], key="rlpf.base_model"),
+        suite=suite_files(config["rlpf"]["tasks"]["kernels"]),  # the kernels are PCGBench problems' references
     output:
         tasks="results/rlpf/tasks.json",
     log:

@@ -350,3 +350,19 @@ def test_a_harness_whose_check_reads_its_input_says_so():
         if "struct CheckReadsInput<Data> : std::true_type" in text:
             declared.add(harness.parent.name)
     assert named == declared and named, (named, declared)
+
+
+def test_the_rules_depend_on_the_selected_problems_files(monkeypatch, repo_root):
+    """The PCGBench rules' `suite` input (paths.suite_files): the selected problems' folders, whole, and the shared
+    drivers and name map; a selection by rule ("all", "one_per_type") depends on every folder."""
+    from workflow_scripts.pcgbench.paths import suite_files
+
+    monkeypatch.chdir(repo_root)  # the rules' paths are relative to the workflow's folder
+    chosen = suite_files(["reduce_average", "fft_conjugate"])
+    assert "data/pcgbench/reduce_average/harness.hpp" in chosen and "data/pcgbench/fft_conjugate/problem.yaml" in chosen
+    assert "data/pcgbench/reduce_average/ref_omp.cpp" in chosen and "data/pcgbench/drivers/main.hpp" in chosen
+    assert "data/pcgbench/pareval.yaml" in chosen and not any("dense_la_axpy" in path for path in chosen)
+    everything = suite_files("one_per_type")
+    assert set(chosen) < set(everything) and all((repo_root / path).is_file() for path in everything)
+    folders = {path.split("/")[2] for path in everything if path.count("/") == 3} - {"drivers"}
+    assert folders == {problem.name for problem in suite.load_suite()}

@@ -16,6 +16,23 @@ TRANSLATION_PROMPTS = "results/pcgbench/translation/prompts.json"
 TRANSLATION_FIGURE = "results/pcgbench/figures/translation_vs_generation.png"
 
 
+SUITE_DIR = Path("data/pcgbench")
+
+
+def suite_files(selection: str | list[str]) -> list[str]:
+    """The problem set's files that the PCGBench rules judge by: every file of the selected problems' folders
+    (problem.yaml, harness, references; "all" and "one_per_type": every folder), the shared drivers and ParEval's
+    name map. A rule lists them as its input `suite`, so that a changed prompt field, harness or reference reruns
+    what was judged by the old one (Snakemake's mtime trigger); a name that is no folder is left to the rule's
+    script to report."""
+    if isinstance(selection, str):
+        folders = sorted(path.parent for path in SUITE_DIR.glob("*/problem.yaml"))
+    else:
+        folders = [SUITE_DIR / name for name in sorted(set(selection)) if (SUITE_DIR / name).is_dir()]
+    shared = [SUITE_DIR / "pareval.yaml", *sorted((SUITE_DIR / "drivers").glob("*.hpp"))]
+    return [str(path) for path in shared + [f for folder in folders for f in sorted(folder.iterdir()) if f.is_file()]]
+
+
 def evaluated_generators(pcgbench_config: dict) -> list[str]:
     """Every generator whose generations are evaluated: the self-test ones, then the language models."""
     return list(pcgbench_config["generators"]) + list(pcgbench_config["language_models"])
