@@ -76,8 +76,8 @@ EXCLUSIVE = {
 
 
 # The test files that start torch.distributed processes (torchrun, a gloo group, or a Snakemake target or SLURM job
-# that launches them): `make test` runs them all on one worker, one after another (pytest-xdist's group
-# TORCH_DISTRIBUTED_GROUP). Two such launches at once, one on each worker, aborted a torchrun worker of
+# that launches them): `make test` runs them all on one worker, one after another, as if they were one file
+# (pytest_xdist_make_scheduler below). Two such launches at once, one on each worker, aborted a torchrun worker of
 # tests/lm/test_training.py once in six runs; DeepSpeed's CPU collectives op is also compiled on first use into one
 # cache folder per user.
 TORCH_DISTRIBUTED = [
@@ -115,17 +115,32 @@ SLOW_FIRST = [
 
 
 def pytest_collection_modifyitems(config, items):
-    """Mark the EXCLUSIVE tests, put each test in its pytest-xdist group (its file, or the torch.distributed group:
-    `make test` runs `--dist loadgroup`, so a file's module fixtures are built once), and order the files."""
+    """Mark the EXCLUSIVE tests and order the files (SLOW_FIRST)."""
     paths = {item.nodeid: Path(item.fspath).resolve().relative_to(REPO_ROOT).as_posix() for item in items}
-    distributed = set(TORCH_DISTRIBUTED)
     for item in items:
         path = paths[item.nodeid]
         if path in EXCLUSIVE or f"{path}::{item.originalname}" in EXCLUSIVE:
             item.add_marker(pytest.mark.exclusive)
-        item.add_marker(pytest.mark.xdist_group(TORCH_DISTRIBUTED_GROUP if path in distributed else path))
     rank = {path: i for i, path in enumerate(SLOW_FIRST)}
     items.sort(key=lambda item: rank.get(paths[item.nodeid], len(rank)))  # stable: a file's own order is kept
+
+
+def pytest_xdist_make_scheduler(config, log):
+    """Under `--dist loadfile` (make test): pytest-xdist's file scheduling, with the TORCH_DISTRIBUTED files as one
+    unit of work, so that they run on one worker one after another. (Its own `--dist loadgroup` reads groups from
+    the test ids, which pytest 9 no longer lets a plugin change: every test was scheduled alone.)"""
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    distributed = set(TORCH_DISTRIBUTED)
+
+    class FilesAndTorchDistributedGroup(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            path = nodeid.split("::", 1)[0]
+            return TORCH_DISTRIBUTED_GROUP if path in distributed else path
+
+    return FilesAndTorchDistributedGroup(config, log)
 
 
 @pytest.fixture(scope="session")
