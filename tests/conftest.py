@@ -125,22 +125,31 @@ def pytest_collection_modifyitems(config, items):
     items.sort(key=lambda item: rank.get(paths[item.nodeid], len(rank)))  # stable: a file's own order is kept
 
 
-def pytest_xdist_make_scheduler(config, log):
+class FileScheduling:
     """Under `--dist loadfile` (make test): pytest-xdist's file scheduling, with the TORCH_DISTRIBUTED files as one
     unit of work, so that they run on one worker one after another. (Its own `--dist loadgroup` reads groups from
-    the test ids, which pytest 9 no longer lets a plugin change: every test was scheduled alone.)"""
-    if config.getvalue("dist") != "loadfile":
-        return None
-    from xdist.scheduler import LoadScopeScheduling
+    the test ids, which pytest 9 no longer lets a plugin change: every test was scheduled alone.) A plugin of its
+    own, registered only where pytest-xdist is loaded: `-p no:xdist` knows no such hook."""
 
-    distributed = set(TORCH_DISTRIBUTED)
+    @staticmethod
+    def pytest_xdist_make_scheduler(config, log):
+        if config.getvalue("dist") != "loadfile":
+            return None
+        from xdist.scheduler import LoadScopeScheduling
 
-    class FilesAndTorchDistributedGroup(LoadScopeScheduling):
-        def _split_scope(self, nodeid: str) -> str:
-            path = nodeid.split("::", 1)[0]
-            return TORCH_DISTRIBUTED_GROUP if path in distributed else path
+        distributed = set(TORCH_DISTRIBUTED)
 
-    return FilesAndTorchDistributedGroup(config, log)
+        class FilesAndTorchDistributedGroup(LoadScopeScheduling):
+            def _split_scope(self, nodeid: str) -> str:
+                path = nodeid.split("::", 1)[0]
+                return TORCH_DISTRIBUTED_GROUP if path in distributed else path
+
+        return FilesAndTorchDistributedGroup(config, log)
+
+
+def pytest_configure(config):
+    if config.pluginmanager.hasplugin("xdist"):
+        config.pluginmanager.register(FileScheduling(), "file-scheduling")
 
 
 @pytest.fixture(scope="session")
