@@ -28,8 +28,8 @@ from .conftest import rotation_seed
 from .test_pareval_compat import NAMES, PROBLEMS, RUN_MODELS
 
 PAREVAL_PROMPTS = Path(__file__).parent / "pareval_files" / "generation-prompts.json"
-# The problems whose interface (per model) was changed to ParEval's so that its records match (issue 34): the
-# ones a body written for ParEval's prompt would not have fitted before.
+# The problems whose interface (per model) was changed to ParEval's so that its records match: the ones a body
+# written for ParEval's prompt did not fit before (its fftConjugate, dense sparse-axpy output, dense L and U, ...).
 INTERFACE_CHANGED = {
     "fft_conjugate": suite.EXECUTION_MODELS,
     "sparse_la_sparse_axpy": suite.EXECUTION_MODELS,

@@ -269,13 +269,16 @@ def disassemble(obj: Path) -> dict[str, Code]:
         raise RuntimeError(f"objdump -d {obj} failed: {proc.stderr.strip()[:300]}")
     functions: dict[str, Code] = {}
     section, name, branches, references, system_calls = "", None, [], [], []
-    branch_before = False  # the line before was a branch: a relocation now is its real target
+    # Whether the line before was a branch: before linking, a branch to another object's code jumps to address 0
+    # (objdump names whatever function lies there) and the relocation on the next line names the real target.
+    branch_before = False
 
     def close():
         if name is not None:
             functions[name] = Code(section, frozenset(branches) - {name}, tuple(references), tuple(system_calls))
 
     for line in proc.stdout.splitlines():
+        after_branch, branch_before = branch_before, False
         if line.startswith("Disassembly of section "):
             close()
             section, name = line.removeprefix("Disassembly of section ").rstrip(":"), None
@@ -288,13 +291,13 @@ def disassemble(obj: Path) -> dict[str, Code]:
             kind, target, sign, addend = reloc.groups()
             offset = (int(addend, 16) if addend else 0) * (-1 if sign == "-" else 1)
             references.append((target, offset + 4 if "PC" in kind or "PLT" in kind else offset))
-            if branch_before:  # the branch's own address field was a placeholder (0), not a target
+            if after_branch:  # not the address objdump showed
                 branches.pop()
         elif branch := _BRANCH.match(line):
             branches.append(branch.group(1))
+            branch_before = True
         elif call := _SYSTEM_CALL_INSTRUCTION.match(line):
             system_calls.append(call.group(1))
-        branch_before = bool(name is not None and _BRANCH.match(line))
     close()
     return functions
 
