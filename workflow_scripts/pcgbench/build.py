@@ -44,6 +44,7 @@ from pathlib import Path
 from workflow_scripts.common import Progress, Provenance, write_json
 from workflow_scripts.pcgbench import sandbox, suite, tampering
 from workflow_scripts.pcgbench.samples import load_samples, toolchain_report
+from workflow_scripts.pcgbench.shards import Shard
 from workflow_scripts.pcgbench.suite import compiler_version
 
 logger = logging.getLogger(__name__)
@@ -367,12 +368,15 @@ def _as_duplicate(first: concurrent.futures.Future) -> concurrent.futures.Future
 
 
 def main(generations: Path, manifest: Path, cache_dir: Path, *, jobs: int, compile_timeout_s: float, generator: str,
-         seed: int) -> list[dict]:  # fmt: skip
-    """Build every sample of a generations file into the cache (no timing: runs beside other jobs) and
-    write a manifest: per sample its key, whether it built, the compile time spent and the trimmed log."""
+         seed: int, shard: Shard | None = None) -> list[dict]:  # fmt: skip
+    """Build every sample of a generations file (of one shard's models and problems, shards.py) into the cache (no
+    timing: runs beside other jobs) and write a manifest: per sample its key, whether it built, the compile time
+    spent and the trimmed log."""
     prov = Provenance.start(step="pcgbench.build", config={"jobs": jobs, "compile_timeout_s": compile_timeout_s},
                             seed=seed)  # fmt: skip
     samples, _ = load_samples(generations, generator, suite.DATA_ROOT)
+    if shard is not None:
+        samples = [s for s in samples if shard.holds(s.model, s.problem.name)]
     # Models that cannot be built here are skipped (and reported) as the evaluation will skip them.
     skipped = toolchain_report({s.model for s in samples})
     samples = [s for s in samples if s.model not in skipped]
@@ -397,4 +401,4 @@ if __name__ == "__main__":
     configure_logging(smk.log[0])
     main(Path(smk.input.generations), Path(smk.output.manifest), Path(smk.params.evaluate["cache_dir"]),
          jobs=smk.threads, compile_timeout_s=smk.params.evaluate["compile_timeout_s"],
-         generator=smk.wildcards.generator, seed=smk.params.seed)
+         generator=smk.wildcards.generator, seed=smk.params.seed, shard=Shard(**smk.params.shard) if smk.params.get("shard") else None)

@@ -77,6 +77,7 @@ from workflow_scripts.pcgbench.metrics import compute_metrics, metrics_long_tabl
 from workflow_scripts.pcgbench.pareval_format import MALFORMED as MALFORMED_RECORD
 from workflow_scripts.pcgbench.run import PROTOCOL, check_races
 from workflow_scripts.pcgbench.samples import Sample, load_samples, toolchain_report
+from workflow_scripts.pcgbench.shards import Shard
 from workflow_scripts.pcgbench.timing import ResourceConfig, resource_sweep
 
 logger = logging.getLogger(__name__)
@@ -445,6 +446,24 @@ def write_outputs(rows: pd.DataFrame, skipped: dict[str, str], out_dir: Path, cf
     return metrics
 
 
+def finish(rows: pd.DataFrame, skipped: dict[str, str], unscored: list, out_dir: Path, cfg: EvaluateConfig) -> dict:
+    """The evaluation's outputs from its rows: results.parquet, metrics.json and metrics.csv, with the records that
+    were not scored (a prompt_mismatch output gets a row of its own; no_driver and malformed records are listed in
+    metrics.json). Returns the metrics."""
+    mismatched = [_row(sample, None, PROMPT_MISMATCH, record.reason)
+                  for record in unscored if record.status == PROMPT_MISMATCH for sample in record.samples]
+    if mismatched:
+        rows = pd.concat([rows, pd.DataFrame(mismatched)], ignore_index=True)
+    metrics = write_outputs(rows, skipped, out_dir, cfg)
+    for status in ("no_driver", PROMPT_MISMATCH, MALFORMED_RECORD):
+        records = [{"record": r.record, "model": r.model, "reason": r.reason} for r in unscored if r.status == status]
+        if records:
+            metrics[status] = records
+    if unscored:
+        write_json(out_dir / "metrics.json", metrics)
+    return metrics
+
+
 def main(generations: Path, out_dir: Path, cfg: EvaluateConfig, generator: str | None = None,
          reference_results: Path | None = None, share_runs_from: Path | None = None) -> dict:  # fmt: skip
     """Evaluate one generations file into out_dir (see the module docstring). With `reference_results`
@@ -457,19 +476,64 @@ def main(generations: Path, out_dir: Path, cfg: EvaluateConfig, generator: str |
     samples, unscored = load_samples(Path(generations), generator, cfg.suite_root)
     rows, skipped = evaluate_samples(samples, out_dir, cfg, reference_run_times(reference_results),
                                      runs_of_another_evaluation(share_runs_from, cfg.fingerprint()))  # fmt: skip
-    mismatched = [_row(sample, None, PROMPT_MISMATCH, record.reason)
-                  for record in unscored if record.status == PROMPT_MISMATCH for sample in record.samples]
-    if mismatched:
-        rows = pd.concat([rows, pd.DataFrame(mismatched)], ignore_index=True)
-    metrics = write_outputs(rows, skipped, out_dir, cfg)
-    for status in ("no_driver", PROMPT_MISMATCH, MALFORMED_RECORD):
-        records = [{"record": r.record, "model": r.model, "reason": r.reason} for r in unscored if r.status == status]
-        if records:
-            metrics[status] = records
-    if unscored:
-        write_json(out_dir / "metrics.json", metrics)
+    metrics = finish(rows, skipped, unscored, out_dir, cfg)
     prov.finish([out_dir / "results.parquet", out_dir / "metrics.json", out_dir / "metrics.csv"],
                 generations=str(generations), share_runs_from=str(share_runs_from) if share_runs_from else None)
+    return metrics
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Shards of one evaluation (shards.py): each evaluated on its own, then merged
+
+
+SHARD_SKIPPED = "skipped.json"  # a shard's models skipped here, with the reason (its node's toolchain)
+
+
+def evaluate_shard(generations: Path, out_dir: Path, cfg: EvaluateConfig, generator: str, shard: Shard,
+                   reference_results: Path | None = None, share_runs_from: Path | None = None) -> pd.DataFrame:  # fmt: skip
+    """Evaluate the samples of one shard (its models and problems) into out_dir: results.parquet (its rows; none
+    when the generator has no sample there) and skipped.json, for merge. Resumes as main does (samples.jsonl)."""
+    prov = Provenance.start(step="pcgbench.evaluate_shard", config=dataclasses.asdict(cfg), seed=cfg.seed)
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    samples, _ = load_samples(Path(generations), generator, cfg.suite_root)
+    mine = [s for s in samples if shard.holds(s.model, s.problem.name)]
+    logger.info("shard %s of %s: %d of the %d samples", shard.name, generator, len(mine), len(samples))
+    rows, skipped = evaluate_samples(mine, out_dir, cfg, reference_run_times(reference_results),
+                                     runs_of_another_evaluation(share_runs_from, cfg.fingerprint()))  # fmt: skip
+    with atomic_path(out_dir / "results.parquet") as tmp:
+        rows.to_parquet(tmp, index=False)
+    write_json(out_dir / SHARD_SKIPPED, skipped)
+    prov.finish([out_dir / "results.parquet", out_dir / SHARD_SKIPPED], generations=str(generations),
+                shard=dataclasses.asdict(shard))  # fmt: skip
+    return rows
+
+
+def merge(generations: Path, shard_dirs: list[Path], out_dir: Path, cfg: EvaluateConfig, generator: str) -> dict:
+    """The generator's results.parquet, metrics.json and metrics.csv from its shards' (evaluate_shard), as one
+    unsharded evaluation writes them. Every sample of a model not skipped must be in exactly one shard: a shard
+    evaluated under another plan (pcgbench.shards changed since) is named, not merged."""
+    prov = Provenance.start(step="pcgbench.merge", config=dataclasses.asdict(cfg), seed=cfg.seed)
+    out_dir = Path(out_dir)
+    samples, unscored = load_samples(Path(generations), generator, cfg.suite_root)
+    frames, skipped, owner = [], {}, {}
+    for folder in map(Path, shard_dirs):
+        frame = pd.read_parquet(folder / "results.parquet")
+        skipped |= json.loads((folder / SHARD_SKIPPED).read_text())
+        for sample_id in frame["sample_id"].unique() if len(frame) else []:
+            if sample_id in owner:
+                raise ValueError(f"sample {sample_id} was evaluated in two shards, {owner[sample_id]} and {folder}: "
+                                 "the shards were planned differently; remove them and run again")
+            owner[sample_id] = folder
+        frames.append(frame)
+    missing = [s.sample_id for s in samples if s.model not in skipped and s.sample_id not in owner]
+    if missing:
+        raise ValueError(f"{len(missing)} samples of {generations} are in no shard (first: {missing[0]}): the shards "
+                         "were planned for other models or problems; remove them and run again")
+    rows = pd.concat([f for f in frames if len(f)], ignore_index=True) if any(len(f) for f in frames) else pd.DataFrame()
+    metrics = finish(rows, skipped, unscored, out_dir, cfg)
+    prov.finish([out_dir / "results.parquet", out_dir / "metrics.json", out_dir / "metrics.csv"],
+                generations=str(generations), shards=[str(d) for d in shard_dirs])
     return metrics
 
 
@@ -478,8 +542,15 @@ if __name__ == "__main__":
 
     smk = snakemake  # noqa: F821 -- injected by Snakemake's script: directive
     configure_logging(smk.log[0])
-    main(Path(smk.input.generations), Path(smk.output.results).parent,
-         EvaluateConfig(**smk.params.evaluate, seed=smk.params.seed, jobs=smk.threads),
-         generator=smk.wildcards.generator,
-         reference_results=Path(smk.input.reference) if smk.input.get("reference") else None,
-         share_runs_from=Path(smk.input.share_runs) if smk.input.get("share_runs") else None)
+    config = EvaluateConfig(**smk.params.evaluate, seed=smk.params.seed, jobs=smk.threads)
+    reference = Path(smk.input.reference) if smk.input.get("reference") else None
+    share_runs = Path(smk.input.share_runs) if smk.input.get("share_runs") else None
+    if smk.params.get("shard"):  # rule pcgbench_evaluate (one shard)
+        evaluate_shard(Path(smk.input.generations), Path(smk.output.results).parent, config, smk.wildcards.generator,
+                       Shard(**smk.params.shard), reference_results=reference, share_runs_from=share_runs)  # fmt: skip
+    elif smk.input.get("shards"):  # rule pcgbench_merge
+        merge(Path(smk.input.generations), [Path(p).parent for p in smk.input.shards], Path(smk.output.results).parent,
+              config, smk.wildcards.generator)  # fmt: skip
+    else:
+        main(Path(smk.input.generations), Path(smk.output.results).parent, config, generator=smk.wildcards.generator,
+             reference_results=reference, share_runs_from=share_runs)  # fmt: skip

@@ -1,0 +1,113 @@
+"""How one generator's PCGBench evaluation is split into jobs (shards), and what each job asks a cluster for.
+
+At the paper's scale a generator has 420 prompts x 20 samples, each timed over a sweep of thread and rank
+counts, and two of its seven execution models need a GPU: one job cannot hold it. `pcgbench.shards` splits the
+samples by execution model (`by_model`: a shard's model decides its node: a GPU for CUDA and HIP, an exclusive
+CPU node for the others, `pcgbench.cluster`) and, past `problems_per_shard`, by problem within a model:
+
+    shards = plan(["serial", "omp", "cuda"], ["fft_dft", "reduce_average", "sort_ascending"], by_model=True,
+                  problems_per_shard=2)
+    [s.name for s in shards]   # ['serial.0', 'serial.1', 'omp.0', 'omp.1', 'cuda.0', 'cuda.1']
+
+Each shard is built and evaluated on its own (rules pcgbench_build and pcgbench_evaluate, wildcard `shard`), into
+a folder of its own: a retried or resumed shard redoes nothing of the others. The merge (evaluate.merge) writes
+the generator's results.parquet, metrics.json and metrics.csv as one unsharded evaluation does. Where sharding
+does not pay (the tiny config), `by_model: false` and `problems_per_shard: 0` give one shard, "all".
+
+A shard's name is its model (or "all") and, when problems are split, the index of its problem group: the plan
+depends only on the config's models and problems, so every generator (and the reference, whose run times set
+the others' time limits shard by shard) has the same shards.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+
+from workflow_scripts.pcgbench import suite
+
+ALL = "all"
+
+
+@dataclasses.dataclass(frozen=True)
+class Shard:
+    name: str
+    models: tuple[str, ...]
+    problems: tuple[str, ...]
+
+    def __post_init__(self) -> None:  # lists from a rule's params become tuples
+        object.__setattr__(self, "models", tuple(self.models))
+        object.__setattr__(self, "problems", tuple(self.problems))
+
+    def holds(self, model: str, problem: str) -> bool:
+        return model in self.models and problem in self.problems
+
+
+def plan(models: list[str], problems: list[str], *, by_model: bool, problems_per_shard: int) -> list[Shard]:
+    """The shards of an evaluation of `models` x `problems` (names; problems in the order given)."""
+    if problems_per_shard < 0:
+        raise ValueError(f"pcgbench.shards.problems_per_shard must be >= 0 (0: no split by problem), got "
+                         f"{problems_per_shard}")  # fmt: skip
+    for model in models:
+        suite._check_model(model)
+    size = problems_per_shard or max(len(problems), 1)
+    groups = [tuple(problems[i : i + size]) for i in range(0, len(problems), size)] or [()]
+    split = len(groups) > 1
+    by = [(model, (model,)) for model in models] if by_model else [(ALL, tuple(models))]
+    return [Shard(f"{name}.{i}" if split else name, shard_models, group)
+            for name, shard_models in by for i, group in enumerate(groups)]  # fmt: skip
+
+
+def find(shards: list[Shard], name: str) -> Shard:
+    """The shard named `name` (a wildcard value), or a ValueError listing the plan's names."""
+    for shard in shards:
+        if shard.name == name:
+            return shard
+    raise ValueError(f"no PCGBench shard {name!r}: pcgbench.shards gives {[s.name for s in shards]}")
+
+
+def node_kind(shard: Shard, gpu_models: list[str]) -> str:
+    """The kind of node a shard needs: gpu when any of its models runs on a GPU (pcgbench.cluster.gpu_models)."""
+    return "gpu" if set(shard.models) & set(gpu_models) else "cpu"
+
+
+@functools.cache
+def _problem_names(selection: str | tuple[str, ...]) -> tuple[str, ...]:
+    from workflow_scripts.pcgbench.prompts import select_problems  # prompts imports the suite's generators
+
+    return tuple(p.name for p in select_problems(suite.load_suite(), selection))
+
+
+def plan_for(pcgbench_config: dict) -> list[Shard]:
+    """The shards of every generator's evaluation under config section `pcgbench` (its models, problems and
+    `shards`)."""
+    selection = pcgbench_config["problems"]
+    problems = _problem_names(selection if isinstance(selection, str) else tuple(selection))
+    return plan(list(pcgbench_config["models"]), list(problems), **pcgbench_config["shards"])
+
+
+# Resources that grow with a retried job's attempt, as in profiles/slurm's default-resources.
+_PER_ATTEMPT = ("mem_mb", "runtime")
+
+
+def cluster_resources(pcgbench_config: dict, local: dict[str, int]) -> dict:
+    """A shard rule's resources: `local` (what it needs on one machine: mem_mb, timing_slot) and, for a cluster, the
+    requests of its node kind in `pcgbench.cluster` (partition, GPUs, cores, run time...), each a function of the
+    job's wildcards and attempt. Both kinds name the same requests, except `gpu` (0 where the CPU kind omits it)."""
+    cluster = pcgbench_config["cluster"]
+    kinds = {"cpu": {"gpu": 0, **cluster["cpu"]}, "gpu": cluster["gpu"]}
+    for kind, other in (("cpu", "gpu"), ("gpu", "cpu")):
+        lacking = sorted(set(kinds[other]) - set(kinds[kind]))
+        if lacking:
+            raise ValueError(f"pcgbench.cluster.{kind} lacks {lacking}, which pcgbench.cluster.{other} gives: a "
+                             "shard's request must not depend on which kind was read first; give them in both")
+
+    def request(key: str):
+        def value(wildcards, attempt: int):
+            kind = kinds[node_kind(find(plan_for(pcgbench_config), wildcards.shard), cluster["gpu_models"])]
+            found = kind.get(key, local.get(key))
+            return found * attempt if key in _PER_ATTEMPT else found
+
+        return value
+
+    return {key: request(key) for key in sorted(set(kinds["cpu"]) | set(local))}
