@@ -20,7 +20,7 @@ sys.path.insert(0, workflow.basedir)
 
 from snakemake.logging import logger
 
-from workflow_scripts.common.config import explain_config_errors, fill_defaults
+from workflow_scripts.common.config import explain_config_errors, fill_defaults, place_results
 from workflow_scripts.common.external_inputs import missing_external_inputs, warning_text
 
 
@@ -40,6 +40,9 @@ except WorkflowError:
 # Every key a study's schema gives a default is filled in here (Snakemake's validate fills only the top level),
 # so the config files set only what differs from the defaults and every rule sees its whole section.
 fill_defaults(config)
+# Every output goes under the config's `results` folder (rules/common.smk `results`), and so does every config path
+# that names one of them as `results/...` (the HPC-Coder model a generate.models entry loads, the build caches).
+place_results(config)
 # Checkpoints, data sets and clones the config names but no rule makes are named while planning
 # (`snakemake -n`), not hours later when the job that reads one starts on a cluster node.
 if workflow.is_main_process and (missing_inputs := warning_text(missing_external_inputs(config))):

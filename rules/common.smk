@@ -5,6 +5,10 @@
 
 from workflow_scripts.common.software_env import software_fingerprint
 
+# The folder every output goes to: the config's `results` (config/config.yaml: results; config/paper.yaml:
+# results-paper), so that a run of one config never plans over another's files.
+RESULTS = config["results"]
+
 STUDY_OUTPUTS = {}  # study name -> list of final output paths (summary + figures)
 STUDY_FIGURES = {}  # study name -> list of figure paths
 STUDY_SUMMARIES = {}  # study name -> its summary.json (rules/report.smk makes its headline-numbers table)
@@ -33,12 +37,17 @@ def all_figures():
     return [path for paths in STUDY_FIGURES.values() for path in paths]
 
 
+def results(path):
+    """`path` in the results folder: results("pcgbench/{generator}/results.parquet") (wildcards stay as written)."""
+    return f"{RESULTS}/{path}"
+
+
 def study_log(study, name):
-    return f"results/{study}/logs/{name}.log"
+    return results(f"{study}/logs/{name}.log")
 
 
 def study_benchmark(study, name):
-    return f"results/{study}/benchmarks/{name}.tsv"
+    return results(f"{study}/benchmarks/{name}.tsv")
 
 
 def study_outputs(prefix):

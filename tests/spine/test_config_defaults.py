@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from workflow_scripts.common.config import fill_defaults, schema_section
+from workflow_scripts.common.config import fill_defaults, place_results, schema_section
 
 # (module, dataclass, config section, {field: schema key where the names differ}, fields that are not in the section)
 PAIRS = [
@@ -181,8 +181,8 @@ def test_load_config_resolves_as_the_snakefile(files):
     expected = {}
     for path in paths:
         update_config(expected, load_configfile(str(path)))
-    validate(expected, str(SCHEMA_PATH))  # the Snakefile's two steps: validate, then fill every depth
-    fill_defaults(expected)
+    validate(expected, str(SCHEMA_PATH))  # the Snakefile's three steps: validate, fill every depth, place results
+    place_results(fill_defaults(expected))
     assert load_config(*paths) == expected
 
 
@@ -227,8 +227,8 @@ def test_config_files_set_only_what_differs_from_the_defaults(files):
     full = resolved(raw[-1])
     repeated = []
     for path in _leaf_paths(raw[-1]):
-        if path == ("seed",):
-            continue  # required: the seed is always written out
+        if path in {("seed",), ("results",)}:
+            continue  # the seed is required, and where a config's outputs go is written out in every config file
         trimmed = copy.deepcopy(raw[-1])
         parent = trimmed
         for key in path[:-1]:

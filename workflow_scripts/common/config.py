@@ -10,8 +10,11 @@ A default is written once, in config/schema/*.schema.yaml. Python reads it from 
 - `schema_default("section.key")` is a dataclass field whose default is the schema's (for code called
   outside the workflow, e.g. from a test or the command line);
 - `schema_defaults("section")` maps a section's keys to their defaults (for argparse);
+- `place_results(config)` reads every config path that starts with `results/` in the config's results folder
+  (the top-level `results`); the Snakefile calls it after `fill_defaults`;
 - `load_config(*files)` merges config files the way Snakemake does (later files update earlier ones),
-  validates them and fills the defaults as the Snakefile does: what a rule sees, for tests and command lines.
+  validates them, fills the defaults and places the results paths as the Snakefile does: what a rule sees, for
+  tests and command lines.
 
 Snakemake's own `validate(..., set_default=True)` fills in only the defaults of config.schema.yaml's own keys
 (the study sections): a study's schema file declares its own `$schema`, and jsonschema validates a `$ref`
@@ -24,6 +27,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import functools
+import os
 from pathlib import Path
 from typing import Any
 
@@ -188,9 +192,40 @@ def fill_defaults(config: dict[str, Any], schema: dict[str, Any] | None = None,
     return config
 
 
+RESULTS_PREFIX = "results/"  # how a config path names a file of the workflow's results folder
+
+
+def place_results(config: dict[str, Any]) -> dict[str, Any]:
+    """Read, in place, every config path that starts with `results/` in the config's results folder; return `config`.
+
+    The top-level `results` is where every output goes (config/paper.yaml: results-paper). A config path under
+    `results/` names a file the workflow makes (the HPC-Coder model a generate.models entry loads, PCGBench's
+    prompts, the build and measurement caches), so it follows the folder: with `results: results-paper`,
+    `path: results/hpccoder/model` is results-paper/hpccoder/model, the model that config's rules train. The
+    folder itself is normalised (`results-paper/` is results-paper). Under the default (`results`) nothing changes.
+    A path written `./results/...` or absolute is taken as written.
+    """
+    folder = config["results"] = os.path.normpath(config["results"])
+
+    def place(value: Any) -> Any:
+        if isinstance(value, str) and value.startswith(RESULTS_PREFIX):
+            return f"{folder}/{value.removeprefix(RESULTS_PREFIX)}"
+        if isinstance(value, dict):
+            return {key: place(item) for key, item in value.items()}
+        if isinstance(value, list):
+            return [place(item) for item in value]
+        return value
+
+    if folder != RESULTS_PREFIX.rstrip("/"):
+        for key, value in config.items():
+            if key != "results":
+                config[key] = place(value)
+    return config
+
+
 def load_config(*files: str | Path, overrides: dict[str, Any] | None = None) -> dict[str, Any]:
-    """The config a rule sees: the files merged in order (then `overrides`), validated, and the defaults
-    filled in as the Snakefile fills them (`fill_defaults`).
+    """The config a rule sees: the files merged in order (then `overrides`), validated, the defaults filled
+    in as the Snakefile fills them (`fill_defaults`) and the results paths placed (`place_results`).
 
     `load_config("config/config.yaml", "config/paper.yaml")` is what
     `snakemake --configfile config/paper.yaml` resolves (the Snakefile's configfile comes first).
@@ -203,4 +238,4 @@ def load_config(*files: str | Path, overrides: dict[str, Any] | None = None) -> 
     problems = explain_config_errors(config, SCHEMA_PATH)
     if problems:
         raise ValueError("invalid configuration:\n  " + "\n  ".join(problems))
-    return fill_defaults(config)
+    return place_results(fill_defaults(config))
