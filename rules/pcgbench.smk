@@ -33,7 +33,7 @@ rule pcgbench_prompts:
     input:
         suite=suite_files(config["pcgbench"]["problems"]),  # a changed problem, harness or reference reruns it
     output:
-        prompts="results/pcgbench/prompts.json",
+        prompts=results("pcgbench/prompts.json"),
     log:
         study_log("pcgbench", "prompts"),
     benchmark:
@@ -57,11 +57,11 @@ rule pcgbench_reference_speedups:
         suite=suite_files(config["pcgbench"]["problems"]),  # a changed problem, harness or reference reruns it
     output:
         table=report(
-            "results/pcgbench/reference_speedups.csv",
+            results("pcgbench/reference_speedups.csv"),
             category="pcgbench",
             caption="captions/pcgbench_reference_speedups.rst",
         ),
-        summary="results/pcgbench/reference_speedups.json",
+        summary=results("pcgbench/reference_speedups.json"),
     log:
         study_log("pcgbench", "reference_speedups"),
     benchmark:
@@ -83,10 +83,10 @@ rule pcgbench_reference_speedups:
 rule pcgbench_self_test_generations:
     input:
         suite=suite_files(config["pcgbench"]["problems"]),  # a changed problem, harness or reference reruns it
-        prompts="results/pcgbench/prompts.json",
+        prompts=results("pcgbench/prompts.json"),
     output:
-        generations="results/pcgbench/generations/{generator}.json",
-        expected="results/pcgbench/generations/{generator}.expected.json",
+        generations=results("pcgbench/generations/{generator}.json"),
+        expected=results("pcgbench/generations/{generator}.expected.json"),
     log:
         study_log("pcgbench", "generations_{generator}"),
     benchmark:
@@ -110,9 +110,9 @@ rule pcgbench_self_test_generations:
 rule pcgbench_build:
     input:
         suite=suite_files(config["pcgbench"]["problems"]),  # a changed problem, harness or reference reruns it
-        generations=lambda wildcards: generations_path(wildcards.generator),
+        generations=lambda wildcards: generations_path(wildcards.generator, RESULTS),
     output:
-        manifest="results/pcgbench/{generator}/builds.json",
+        manifest=results("pcgbench/{generator}/builds.json"),
     log:
         study_log("pcgbench", "build_{generator}"),
     benchmark:
@@ -130,14 +130,14 @@ rule pcgbench_build:
 
 rule pcgbench_evaluate:
     input:
-        unpack(lambda wildcards: reference_results_input(wildcards.generator, config["pcgbench"])),
+        unpack(lambda wildcards: reference_results_input(wildcards.generator, config["pcgbench"], RESULTS)),
         suite=suite_files(config["pcgbench"]["problems"]),  # a changed problem, harness or reference reruns it
-        generations=lambda wildcards: generations_path(wildcards.generator),
-        manifest="results/pcgbench/{generator}/builds.json",
+        generations=lambda wildcards: generations_path(wildcards.generator, RESULTS),
+        manifest=results("pcgbench/{generator}/builds.json"),
     output:
-        results="results/pcgbench/{generator}/results.parquet",
-        metrics="results/pcgbench/{generator}/metrics.json",
-        metrics_csv="results/pcgbench/{generator}/metrics.csv",
+        results=results("pcgbench/{generator}/results.parquet"),
+        metrics=results("pcgbench/{generator}/metrics.json"),
+        metrics_csv=results("pcgbench/{generator}/metrics.csv"),
     log:
         study_log("pcgbench", "evaluate_{generator}"),
     benchmark:
@@ -156,19 +156,19 @@ rule pcgbench_evaluate:
 
 rule pcgbench_summary:
     input:
-        unpack(lambda wildcards: translation_summary_inputs(config["pcgbench"])),
+        unpack(lambda wildcards: translation_summary_inputs(config["pcgbench"], RESULTS)),
         metrics=lambda wildcards: expand(
-            "results/pcgbench/{g}/metrics.json", g=evaluated_generators(config["pcgbench"])
+            results("pcgbench/{g}/metrics.json"), g=evaluated_generators(config["pcgbench"])
         ),
         results=lambda wildcards: expand(
-            "results/pcgbench/{g}/results.parquet", g=evaluated_generators(config["pcgbench"])
+            results("pcgbench/{g}/results.parquet"), g=evaluated_generators(config["pcgbench"])
         ),
         expected=lambda wildcards: expand(
-            "results/pcgbench/generations/{g}.expected.json", g=config["pcgbench"]["generators"]
+            results("pcgbench/generations/{g}.expected.json"), g=config["pcgbench"]["generators"]
         ),
-        reference_speedups="results/pcgbench/reference_speedups.json",
+        reference_speedups=results("pcgbench/reference_speedups.json"),
     output:
-        summary="results/pcgbench/summary.json",
+        summary=results("pcgbench/summary.json"),
     log:
         study_log("pcgbench", "summary"),
     benchmark:
@@ -191,7 +191,7 @@ PCGBENCH_FIGURE_CAPTIONS = {
     "pass_at_1_heatmap": "captions/pcgbench_heatmap.rst",
     "verdicts": "captions/pcgbench_verdicts.rst",
 }
-PCGBENCH_FIGURES = [f"results/pcgbench/figures/{name}.png" for name in PCGBENCH_FIGURE_CAPTIONS]
+PCGBENCH_FIGURES = [results(f"pcgbench/figures/{name}.png") for name in PCGBENCH_FIGURE_CAPTIONS]
 for _figure, _caption in PCGBENCH_FIGURE_CAPTIONS.items():
 
     rule:
@@ -199,11 +199,11 @@ for _figure, _caption in PCGBENCH_FIGURE_CAPTIONS.items():
             f"pcgbench_figure_{_figure}"
         input:
             metrics=lambda wildcards: expand(
-                "results/pcgbench/{g}/metrics.json", g=evaluated_generators(config["pcgbench"])
+                results("pcgbench/{g}/metrics.json"), g=evaluated_generators(config["pcgbench"])
             ),
             caption=f"rules/{_caption}",  # drawn under the figure (workflow_scripts/common/figures.py)
         output:
-            figure=report(f"results/pcgbench/figures/{_figure}.png", category="pcgbench", caption=_caption),
+            figure=report(results(f"pcgbench/figures/{_figure}.png"), category="pcgbench", caption=_caption),
         log:
             study_log("pcgbench", f"figure_{_figure}"),
         benchmark:
@@ -228,7 +228,7 @@ rule pcgbench_translation_prompts:
     input:
         suite=suite_files(config["pcgbench"]["problems"]),  # a changed problem, harness or reference reruns it
     output:
-        prompts=TRANSLATION_PROMPTS,
+        prompts=results(TRANSLATION_PROMPTS),
     log:
         study_log("pcgbench", "translation_prompts"),
     benchmark:
@@ -248,10 +248,10 @@ rule pcgbench_translation_prompts:
 rule pcgbench_translation_self_test_generations:
     input:
         suite=suite_files(config["pcgbench"]["problems"]),  # a changed problem, harness or reference reruns it
-        prompts=TRANSLATION_PROMPTS,
+        prompts=results(TRANSLATION_PROMPTS),
     output:
-        generations="results/pcgbench/translation/generations/{generator}.json",
-        expected="results/pcgbench/translation/generations/{generator}.expected.json",
+        generations=results("pcgbench/translation/generations/{generator}.json"),
+        expected=results("pcgbench/translation/generations/{generator}.expected.json"),
     log:
         study_log("pcgbench", "translation_generations_{generator}"),
     benchmark:
@@ -275,9 +275,9 @@ rule pcgbench_translation_self_test_generations:
 rule pcgbench_translation_build:
     input:
         suite=suite_files(config["pcgbench"]["problems"]),  # a changed problem, harness or reference reruns it
-        generations=lambda wildcards: translation_generations_path(wildcards.generator),
+        generations=lambda wildcards: translation_generations_path(wildcards.generator, RESULTS),
     output:
-        manifest="results/pcgbench/translation/{generator}/builds.json",
+        manifest=results("pcgbench/translation/{generator}/builds.json"),
     log:
         study_log("pcgbench", "translation_build_{generator}"),
     benchmark:
@@ -295,15 +295,15 @@ rule pcgbench_translation_build:
 
 rule pcgbench_translation_evaluate:
     input:
-        unpack(lambda wildcards: reference_results_input(wildcards.generator, config["pcgbench"])),
+        unpack(lambda wildcards: reference_results_input(wildcards.generator, config["pcgbench"], RESULTS)),
         suite=suite_files(config["pcgbench"]["problems"]),  # a changed problem, harness or reference reruns it
-        generations=lambda wildcards: translation_generations_path(wildcards.generator),
-        manifest="results/pcgbench/translation/{generator}/builds.json",
-        share_runs="results/pcgbench/{generator}/results.parquet",  # its generation evaluation (same programs)
+        generations=lambda wildcards: translation_generations_path(wildcards.generator, RESULTS),
+        manifest=results("pcgbench/translation/{generator}/builds.json"),
+        share_runs=results("pcgbench/{generator}/results.parquet"),  # its generation evaluation (same programs)
     output:
-        results="results/pcgbench/translation/{generator}/results.parquet",
-        metrics="results/pcgbench/translation/{generator}/metrics.json",
-        metrics_csv="results/pcgbench/translation/{generator}/metrics.csv",
+        results=results("pcgbench/translation/{generator}/results.parquet"),
+        metrics=results("pcgbench/translation/{generator}/metrics.json"),
+        metrics_csv=results("pcgbench/translation/{generator}/metrics.csv"),
     log:
         study_log("pcgbench", "translation_evaluate_{generator}"),
     benchmark:
@@ -323,16 +323,16 @@ rule pcgbench_translation_evaluate:
 rule pcgbench_figure_translation:
     input:
         results=lambda wildcards: expand(
-            "results/pcgbench/{g}/results.parquet", g=evaluated_generators(config["pcgbench"])
+            results("pcgbench/{g}/results.parquet"), g=evaluated_generators(config["pcgbench"])
         ),
         translation_results=lambda wildcards: expand(
-            "results/pcgbench/translation/{g}/results.parquet",
+            results("pcgbench/translation/{g}/results.parquet"),
             g=evaluated_generators(config["pcgbench"]),
         ),
         caption="rules/captions/pcgbench_translation.rst",  # drawn under the figure
     output:
         figure=report(
-            TRANSLATION_FIGURE,
+            results(TRANSLATION_FIGURE),
             category="pcgbench",
             caption="captions/pcgbench_translation.rst",
         ),
@@ -352,19 +352,20 @@ rule pcgbench_figure_translation:
 
 register_study(
     "pcgbench",
-    summary="results/pcgbench/summary.json",
-    figures=PCGBENCH_FIGURES + ([TRANSLATION_FIGURE] if config["pcgbench"]["translation"]["enabled"] else []),
+    summary=results("pcgbench/summary.json"),
+    figures=PCGBENCH_FIGURES
+    + ([results(TRANSLATION_FIGURE)] if config["pcgbench"]["translation"]["enabled"] else []),
 )
 
 
 rule pcgbench:
     input:
         lambda wildcards: study_outputs("pcgbench"),
-        "results/pcgbench/reference_speedups.csv",
+        results("pcgbench/reference_speedups.csv"),
 
 
 # Runs the translation task whether or not pcgbench.translation.enabled adds it to `pcgbench`.
 rule pcgbench_translation:
     input:
-        lambda wildcards: translation_metrics(config["pcgbench"]),
-        TRANSLATION_FIGURE,
+        lambda wildcards: translation_metrics(config["pcgbench"], RESULTS),
+        results(TRANSLATION_FIGURE),

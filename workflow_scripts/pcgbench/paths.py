@@ -1,10 +1,11 @@
 """Where PCGBench's files are: the inputs its Snakemake rules find (rules/pcgbench.smk calls these; no logic in
 .smk), and the per-user cache of its command line.
 
+Paths are in `results`, the config's results folder (rules/common.smk RESULTS; `results` by default).
 Generators are the self-test ones (reference, serial, mutants; made by rule pcgbench_self_test_generations)
-or language models whose generations rules/generate.smk writes to results/generate/pcgbench/<name>.json. The
+or language models whose generations rules/generate.smk writes to <results>/generate/pcgbench/<name>.json. The
 translation task (translation.py) has its own prompts, generations and evaluations under
-results/pcgbench/translation/ (a language model's under results/generate/pcgbench_translation/<name>.json).
+<results>/pcgbench/translation/ (a language model's under <results>/generate/pcgbench_translation/<name>.json).
 """
 
 import os
@@ -12,8 +13,9 @@ from pathlib import Path
 
 SELF_TEST_GENERATORS = ("reference", "serial", "mutants")
 TRANSLATION_PROMPT_SET = "pcgbench_translation"  # rules/generate.smk's prompt set of the translation prompts
-TRANSLATION_PROMPTS = "results/pcgbench/translation/prompts.json"
-TRANSLATION_FIGURE = "results/pcgbench/figures/translation_vs_generation.png"
+# In the results folder (the rules name them results(TRANSLATION_PROMPTS), results(TRANSLATION_FIGURE)):
+TRANSLATION_PROMPTS = "pcgbench/translation/prompts.json"
+TRANSLATION_FIGURE = "pcgbench/figures/translation_vs_generation.png"
 
 
 SUITE_DIR = Path("data/pcgbench")
@@ -38,31 +40,31 @@ def evaluated_generators(pcgbench_config: dict) -> list[str]:
     return list(pcgbench_config["generators"]) + list(pcgbench_config["language_models"])
 
 
-def generations_path(generator: str) -> str:
+def generations_path(generator: str, results: str) -> str:
     if generator in SELF_TEST_GENERATORS:
-        return f"results/pcgbench/generations/{generator}.json"
-    return f"results/generate/pcgbench/{generator}.json"
+        return f"{results}/pcgbench/generations/{generator}.json"
+    return f"{results}/generate/pcgbench/{generator}.json"
 
 
-def translation_generations_path(generator: str) -> str:
+def translation_generations_path(generator: str, results: str) -> str:
     if generator in SELF_TEST_GENERATORS:
-        return f"results/pcgbench/translation/generations/{generator}.json"
-    return f"results/generate/{TRANSLATION_PROMPT_SET}/{generator}.json"
+        return f"{results}/pcgbench/translation/generations/{generator}.json"
+    return f"{results}/generate/{TRANSLATION_PROMPT_SET}/{generator}.json"
 
 
-def translation_metrics(pcgbench_config: dict) -> list[str]:
+def translation_metrics(pcgbench_config: dict, results: str) -> list[str]:
     """Every evaluated generator's translation metrics.json."""
-    return [f"results/pcgbench/translation/{g}/metrics.json" for g in evaluated_generators(pcgbench_config)]
+    return [f"{results}/pcgbench/translation/{g}/metrics.json" for g in evaluated_generators(pcgbench_config)]
 
 
-def translation_summary_inputs(pcgbench_config: dict) -> dict[str, list[str]]:
+def translation_summary_inputs(pcgbench_config: dict, results: str) -> dict[str, list[str]]:
     """The PCGBench summary's translation inputs: none unless pcgbench.translation.enabled."""
     if not pcgbench_config["translation"]["enabled"]:
         return {}
     generators = evaluated_generators(pcgbench_config)
-    return {"translation_metrics": translation_metrics(pcgbench_config),
-            "translation_results": [f"results/pcgbench/translation/{g}/results.parquet" for g in generators],
-            "translation_expected": [f"results/pcgbench/translation/generations/{g}.expected.json"
+    return {"translation_metrics": translation_metrics(pcgbench_config, results),
+            "translation_results": [f"{results}/pcgbench/translation/{g}/results.parquet" for g in generators],
+            "translation_expected": [f"{results}/pcgbench/translation/generations/{g}.expected.json"
                                      for g in pcgbench_config["generators"]]}  # fmt: skip
 
 
@@ -73,24 +75,24 @@ def prompt_set_file(config: dict, prompt_set: str) -> str:
     if prompt_set in sets:
         return sets[prompt_set]
     if prompt_set == TRANSLATION_PROMPT_SET:
-        return TRANSLATION_PROMPTS
+        return f"{config['results']}/{TRANSLATION_PROMPTS}"
     raise ValueError(f"no prompt set {prompt_set!r}: generate.prompt_sets has {sorted(sets)}, and PCGBench's "
                      f"translation prompts are {TRANSLATION_PROMPT_SET!r}")
 
 
-def reference_results_input(generator: str, pcgbench_config: dict) -> dict[str, str]:
+def reference_results_input(generator: str, pcgbench_config: dict, results: str) -> dict[str, str]:
     """{"reference": its results.parquet} when the reference is evaluated and `generator` is another one:
     the other generators' run time limits scale with the reference's run times."""
     if generator == "reference" or "reference" not in pcgbench_config["generators"]:
         return {}
-    return {"reference": "results/pcgbench/reference/results.parquet"}
+    return {"reference": f"{results}/pcgbench/reference/results.parquet"}
 
 
 def user_cache_dir() -> Path:
     """The command line's per-user cache (python -m workflow_scripts.pcgbench): $XDG_CACHE_HOME/pcgbench, else
     ~/.cache/pcgbench, as the XDG base directory specification says (which also says to ignore a relative
     $XDG_CACHE_HOME). A command writes only under its --out and here (and in the machine's build cache,
-    machine_cache.py), never into the folder it is run from; the workflow keeps its own cache under results/
+    machine_cache.py), never into the folder it is run from; the workflow keeps its own cache in its results folder
     (pcgbench.evaluate.cache_dir)."""
     base = os.environ.get("XDG_CACHE_HOME", "")
     return (Path(base) if os.path.isabs(base) else Path.home() / ".cache") / "pcgbench"
