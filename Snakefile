@@ -2,7 +2,7 @@
 #
 #   snakemake --cores all                      # everything, tiny default config
 #   snakemake jorge                            # one study
-#   snakemake --profile profiles/slurm --configfile config/paper.yaml   # paper scale on a cluster
+#   snakemake --profile profiles/slurm --configfile config/paper.yaml   # paper scale on a cluster, into results-paper/
 #
 # Layout: rules/<study>.smk hold declarations only; logic lives in workflow_scripts/.
 

@@ -8,7 +8,7 @@
 # whenever one changes. results/claims_history.csv keeps each run's verdicts (keyed by the summaries' hash);
 # it is not an output, so Snakemake never deletes it before a rerun.
 
-CLAIMS_OUTPUTS = ["results/claims.csv", "results/claims.html", "results/claims_tally.html"]
+CLAIMS_OUTPUTS = [results("claims.csv"), results("claims.html"), results("claims_tally.html")]
 
 
 rule claims:
@@ -19,17 +19,17 @@ rule claims:
         summaries=lambda wildcards: sorted(paths[0] for paths in STUDY_OUTPUTS.values()),
     output:
         csv=report(
-            "results/claims.csv",
+            results("claims.csv"),
             category="Claims",
             caption="captions/claims_table.rst",
         ),
         html=report(
-            "results/claims.html",
+            results("claims.html"),
             category="Claims",
             caption="captions/claims_page.rst",
         ),
         # The tally of verdicts, a fragment of the report's front page (rules/captions/workflow.rst).
-        tally="results/claims_tally.html",
+        tally=results("claims_tally.html"),
     log:
         study_log("claims", "build"),
     benchmark:
@@ -38,7 +38,7 @@ rule claims:
     resources:
         mem_mb=500,
     params:
-        history="results/claims_history.csv",
+        history=results("claims_history.csv"),
         software_env=software_env("../workflow_scripts/claims/build.py"),
     script:
         "../workflow_scripts/claims/build.py"

@@ -38,7 +38,7 @@ def all_figures():
 
 
 def results(path):
-    """`path` in the results folder: results("pcgbench/{generator}/results.parquet") (wildcards stay as written)."""
+    """`path` in the results folder: results("pcgbench/{generator}/results.parquet"), wildcards kept."""
     return f"{RESULTS}/{path}"
 
 

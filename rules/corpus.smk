@@ -7,7 +7,7 @@
 
 rule corpus_sources:
     output:
-        manifest="results/corpus/sources.json",
+        manifest=results("corpus/sources.json"),
     log:
         study_log("corpus", "sources"),
     benchmark:
@@ -25,11 +25,11 @@ rule corpus_sources:
 
 rule corpus_build:
     input:
-        manifest="results/corpus/sources.json",
+        manifest=results("corpus/sources.json"),
     output:
-        train="results/corpus/dataset/train.parquet",
-        validation="results/corpus/dataset/validation.parquet",
-        stats="results/corpus/stats.json",
+        train=results("corpus/dataset/train.parquet"),
+        validation=results("corpus/dataset/validation.parquet"),
+        stats=results("corpus/stats.json"),
     log:
         study_log("corpus", "build"),
     benchmark:
@@ -47,12 +47,12 @@ rule corpus_build:
 
 rule corpus_summary:
     input:
-        stats="results/corpus/stats.json",
+        stats=results("corpus/stats.json"),
         caption="rules/captions/corpus_composition.rst",  # drawn under the figure
     output:
-        summary="results/corpus/summary.json",
+        summary=results("corpus/summary.json"),
         figure=report(
-            "results/corpus/figures/corpus_composition.png",
+            results("corpus/figures/corpus_composition.png"),
             category="corpus",
             caption="captions/corpus_composition.rst",
         ),
@@ -72,8 +72,8 @@ rule corpus_summary:
 
 register_study(
     "corpus",
-    summary="results/corpus/summary.json",
-    figures=["results/corpus/figures/corpus_composition.png"],
+    summary=results("corpus/summary.json"),
+    figures=[results("corpus/figures/corpus_composition.png")],
 )
 
 

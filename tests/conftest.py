@@ -24,7 +24,8 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 os.environ.setdefault("MPLBACKEND", "Agg")
 
 # What a run writes or installs; never copied into a test's workflow.
-_NOT_SOURCES = (".git", ".venv", ".snakemake", "results", "logs", "benchmarks_out", "__pycache__", ".pytest_cache")
+_NOT_SOURCES = (".git", ".venv", ".snakemake", "results", "results-paper", "results-small", "logs", "benchmarks_out",
+                "__pycache__", ".pytest_cache")
 
 
 def copy_workflow(dest: Path) -> Path:

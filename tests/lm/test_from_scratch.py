@@ -54,13 +54,16 @@ def test_from_scratch_arm_merges_its_overrides_into_the_main_sections(repo_root,
     assert scratch["tokenizer"]["vocab_size"] == 1000 and scratch["pragma"] == section["pragma"]
     assert scratch["perfchange"] == section["perfchange"]
     # no generator: completion is not scored for this arm
-    assert scratch["completion"]["enabled"] is False and "completion" not in arm_metrics("from_scratch", scratch)
-    assert arm_metrics("from_scratch", scratch)["pragma"] == "results/hpccoder/from_scratch/pragma/metrics.json"
+    assert scratch["completion"]["enabled"] is False and "completion" not in arm_metrics("from_scratch", scratch, "results")
+    assert arm_metrics("from_scratch", scratch, "results")["pragma"] == "results/hpccoder/from_scratch/pragma/metrics.json"
+    assert arm_metrics("from_scratch", scratch, "results-paper")["pragma"] == (
+        "results-paper/hpccoder/from_scratch/pragma/metrics.json")
     assert section == before  # the config is not changed in place
     with_generator = hpccoder({"model": {"init_from": "models/base"}, "from_scratch": {"generator": "scratch_model"}})
     scratch = arm_config(with_generator, "from_scratch")
     assert scratch["completion"]["enabled"] is True and scratch["completion"]["generator"] == "scratch_model"
-    assert arm_metrics("from_scratch", scratch)["completion"] == "results/hpccoder/from_scratch/completion/metrics.json"
+    assert arm_metrics("from_scratch", scratch, "results")["completion"] == (
+        "results/hpccoder/from_scratch/completion/metrics.json")
 
 
 @pytest.mark.parametrize(("overrides", "message"), [

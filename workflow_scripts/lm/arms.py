@@ -4,8 +4,10 @@ The paper fine-tuned pretrained bases and compared them. With `hpccoder.model.in
 `hpccoder.from_scratch` a mapping, rules/lm.smk generates its tokenizer, pretrain, pragma, perfchange and
 completion rules once per arm:
 
-  arm ""              results/hpccoder/...               rules hpccoder_<step>
-  arm "from_scratch"  results/hpccoder/from_scratch/...  rules hpccoder_from_scratch_<step>
+  arm ""              <results>/hpccoder/...               rules hpccoder_<step>
+  arm "from_scratch"  <results>/hpccoder/from_scratch/...  rules hpccoder_from_scratch_<step>
+
+(<results>: the config's results folder, rules/common.smk RESULTS.)
 
 `arm_config(config["hpccoder"], arm)` is the one place an arm's effective sections are made: the from-scratch
 arm takes the main `tokenizer`, `model`, `training` and `pragma` sections updated key by key with its own, has
@@ -18,7 +20,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from workflow_scripts.common.config import section_errors
+from workflow_scripts.common.config import CONFIG_RESULTS, section_errors
 
 MAIN = ""
 FROM_SCRATCH = "from_scratch"
@@ -31,9 +33,10 @@ def arms(hpccoder: dict[str, Any]) -> list[str]:
     return [MAIN, FROM_SCRATCH] if hpccoder.get("from_scratch") is not None else [MAIN]
 
 
-def arm_dir(arm: str) -> str:
-    """Where an arm's outputs go: results/hpccoder for the main arm, results/hpccoder/<arm> for another."""
-    return f"results/hpccoder/{arm}" if arm else "results/hpccoder"
+def arm_dir(arm: str, results: str) -> str:
+    """Where an arm's outputs go in the results folder `results`: <results>/hpccoder for the main arm,
+    <results>/hpccoder/<arm> for another."""
+    return f"{results}/hpccoder/{arm}" if arm else f"{results}/hpccoder"
 
 
 def arm_step(arm: str, step: str) -> str:
@@ -41,10 +44,10 @@ def arm_step(arm: str, step: str) -> str:
     return f"{arm}_{step}" if arm else step
 
 
-def arm_metrics(arm: str, effective: dict[str, Any]) -> dict[str, str]:
-    """The metrics files of an arm's evaluations that run (`effective`: its `arm_config`), keyed as the
-    summary takes them: pretrain, pragma, completion, perfchange."""
-    folder = arm_dir(arm)
+def arm_metrics(arm: str, effective: dict[str, Any], results: str) -> dict[str, str]:
+    """The metrics files of an arm's evaluations that run (`effective`: its `arm_config`) in the results folder
+    `results`, keyed as the summary takes them: pretrain, pragma, completion, perfchange."""
+    folder = arm_dir(arm, results)
     metrics = {"pretrain": f"{folder}/pretrain_metrics.json", "pragma": f"{folder}/pragma/metrics.json"}
     if effective["completion"]["enabled"]:
         metrics["completion"] = f"{folder}/completion/metrics.json"
@@ -101,7 +104,8 @@ def arm_config(hpccoder: dict[str, Any], arm: str) -> dict[str, Any]:
         raise ValueError(f"hpccoder.from_scratch.generator: a generate.models entry name, got {generator!r}")
     if generator and generator == main["completion"]["generator"]:
         raise ValueError(f"hpccoder.from_scratch.generator: {generator!r} is hpccoder.completion.generator, the main "
-                         f"model's generations; name a generate.models entry whose path is {arm_dir(FROM_SCRATCH)}/model")  # fmt: skip
+                         f"model's generations; name a generate.models entry whose path is "
+                         f"{arm_dir(FROM_SCRATCH, CONFIG_RESULTS)}/model")  # fmt: skip
     effective["completion"] = {**main["completion"], "generator": generator,
                                "enabled": bool(main["completion"]["enabled"] and generator)}  # fmt: skip
     return effective
@@ -109,11 +113,12 @@ def arm_config(hpccoder: dict[str, Any], arm: str) -> dict[str, Any]:
 
 def check_generator(arm: str, effective: dict[str, Any], generate_models: dict[str, Any]) -> None:
     """Stop, naming the key, when an arm's code completion is scored from a generator the config does not define
-    (Snakemake would only say that results/pcgbench/<name>/results.parquet has no rule)."""
+    (Snakemake would only say that <results>/pcgbench/<name>/results.parquet has no rule). The messages name the
+    model's folder as a config path names it (results/..., config.place_results)."""
     name = effective["completion"]["generator"]
     if not effective["completion"]["enabled"] or name in generate_models:
         return
     key = "hpccoder.completion.generator" if arm == MAIN else f"hpccoder.{FROM_SCRATCH}.generator"
     raise ValueError(f"{key}: {name!r} is not a generate.models entry (entries: {', '.join(sorted(generate_models))}); "
-                     f"add one that generates from {arm_dir(arm)}/model, e.g. {{backend: hf, path: "
-                     f"{arm_dir(arm)}/model}}, or turn hpccoder.completion.enabled off")  # fmt: skip
+                     f"add one that generates from {arm_dir(arm, CONFIG_RESULTS)}/model, e.g. {{backend: hf, path: "
+                     f"{arm_dir(arm, CONFIG_RESULTS)}/model}}, or turn hpccoder.completion.enabled off")  # fmt: skip

