@@ -37,4 +37,4 @@ if [ $rc -ne 0 ]; then
     tail -30 run.log
     exit 1
 fi
-"$PYTHON" "$REPO/benchmarks/small_report.py" results
+"$PYTHON" "$REPO/benchmarks/small_report.py" results-small   # config/small.yaml's results folder

@@ -1,6 +1,6 @@
 """The headline numbers of a small-config run (config/small.yaml), and the device each stage recorded.
 
-    .venv/bin/python benchmarks/small_report.py [RESULTS_DIR]      # default: results
+    .venv/bin/python benchmarks/small_report.py [RESULTS_DIR]      # default: results-small (config/small.yaml's)
 
 Prints HPC-Coder's comparison of the fine-tuned and from-scratch models, RLPF's held-out metrics per task set and
 model (expected speedup, fraction of samples faster than the baseline, pass@1), and, from every provenance record
@@ -41,4 +41,4 @@ def main(results: Path) -> None:
 
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1] if len(sys.argv) > 1 else "results"))
+    main(Path(sys.argv[1] if len(sys.argv) > 1 else "results-small"))
