@@ -11,6 +11,7 @@
 # pcgbench.translation.enabled): the same steps under results/pcgbench/translation/.
 # Logic lives in workflow_scripts/pcgbench/.
 
+from workflow_scripts.pcgbench.shards import cluster_resources
 from workflow_scripts.pcgbench.paths import (
     SELF_TEST_GENERATORS,
     TRANSLATION_FIGURE,
@@ -18,6 +19,8 @@ from workflow_scripts.pcgbench.paths import (
     evaluated_generators,
     generations_path,
     reference_results_input,
+    shard_names,
+    shard_params,
     suite_files,
     translation_generations_path,
     translation_metrics,
@@ -27,6 +30,7 @@ from workflow_scripts.pcgbench.paths import (
 
 wildcard_constraints:
     generator=r"[A-Za-z0-9_+-]+",
+    shard=r"[a-z+]+(\.[0-9]+)?",
 
 
 rule pcgbench_prompts:
@@ -50,11 +54,35 @@ rule pcgbench_prompts:
         "../workflow_scripts/pcgbench/prompts.py"
 
 
-rule pcgbench_reference_speedups:
-    # The suite's own check: every selected reference builds, validates and is timed against the serial
-    # baseline (sweep and size from pcgbench.evaluate); the JSON holds the median OpenMP speedup on 2 threads.
+rule pcgbench_reference_speedups_shard:
+    # The suite's own check, one shard (shards.py) on the node its models need: every selected reference of the
+    # shard builds, validates and is timed against the serial baseline (sweep and size from pcgbench.evaluate).
     input:
         suite=suite_files(config["pcgbench"]["problems"]),  # a changed problem, harness or reference reruns it
+    output:
+        rows=results("pcgbench/reference_speedups/{shard}.json"),
+    log:
+        study_log("pcgbench", "reference_speedups_{shard}"),
+    benchmark:
+        study_benchmark("pcgbench", "reference_speedups_{shard}")
+    threads: 2
+    resources:
+        **cluster_resources(config["pcgbench"], {"mem_mb": 2000, "timing_slot": 1}),
+    params:
+        shard=lambda wildcards: shard_params(config["pcgbench"], wildcards.shard),
+        evaluate=lookup(dpath="pcgbench/evaluate", within=config),
+        seed=config["seed"],
+        software_env=software_env("../workflow_scripts/pcgbench/reference_speedups.py"),
+    script:
+        "../workflow_scripts/pcgbench/reference_speedups.py"
+
+
+rule pcgbench_reference_speedups:
+    # The shards' rows in one table; the JSON holds the median OpenMP speedup on 2 threads.
+    input:
+        shards=lambda wildcards: expand(
+            results("pcgbench/reference_speedups/{shard}.json"), shard=shard_names(config["pcgbench"])
+        ),
     output:
         table=report(
             results("pcgbench/reference_speedups.csv"),
@@ -66,10 +94,9 @@ rule pcgbench_reference_speedups:
         study_log("pcgbench", "reference_speedups"),
     benchmark:
         study_benchmark("pcgbench", "reference_speedups")
-    threads: 2
+    threads: 1
     resources:
-        mem_mb=2000,
-        timing_slot=1,
+        mem_mb=1000,
     params:
         problems=lookup(dpath="pcgbench/problems", within=config),
         models=lookup(dpath="pcgbench/models", within=config),
@@ -112,15 +139,16 @@ rule pcgbench_build:
         suite=suite_files(config["pcgbench"]["problems"]),  # a changed problem, harness or reference reruns it
         generations=lambda wildcards: generations_path(wildcards.generator, RESULTS),
     output:
-        manifest=results("pcgbench/{generator}/builds.json"),
+        manifest=results("pcgbench/{generator}/shards/{shard}/builds.json"),
     log:
-        study_log("pcgbench", "build_{generator}"),
+        study_log("pcgbench", "build_{generator}_{shard}"),
     benchmark:
-        study_benchmark("pcgbench", "build_{generator}")
+        study_benchmark("pcgbench", "build_{generator}_{shard}")
     threads: 2
     resources:
-        mem_mb=2000,
+        **cluster_resources(config["pcgbench"], {"mem_mb": 2000}),
     params:
+        shard=lambda wildcards: shard_params(config["pcgbench"], wildcards.shard),
         evaluate=lookup(dpath="pcgbench/evaluate", within=config),
         seed=config["seed"],
         software_env=software_env("../workflow_scripts/pcgbench/build.py"),
@@ -130,22 +158,53 @@ rule pcgbench_build:
 
 rule pcgbench_evaluate:
     input:
-        unpack(lambda wildcards: reference_results_input(wildcards.generator, config["pcgbench"], RESULTS)),
+        unpack(
+            lambda wildcards: reference_results_input(
+                wildcards.generator, config["pcgbench"], wildcards.shard, RESULTS
+            )
+        ),
         suite=suite_files(config["pcgbench"]["problems"]),  # a changed problem, harness or reference reruns it
         generations=lambda wildcards: generations_path(wildcards.generator, RESULTS),
-        manifest=results("pcgbench/{generator}/builds.json"),
+        manifest=results("pcgbench/{generator}/shards/{shard}/builds.json"),
+    output:
+        results=results("pcgbench/{generator}/shards/{shard}/results.parquet"),
+    log:
+        study_log("pcgbench", "evaluate_{generator}_{shard}"),
+    benchmark:
+        study_benchmark("pcgbench", "evaluate_{generator}_{shard}")
+    threads: 2
+    resources:
+        **cluster_resources(config["pcgbench"], {"mem_mb": 4000, "timing_slot": 1}),
+    params:
+        shard=lambda wildcards: shard_params(config["pcgbench"], wildcards.shard),
+        evaluate=lookup(dpath="pcgbench/evaluate", within=config),
+        seed=config["seed"],
+        software_env=software_env("../workflow_scripts/pcgbench/evaluate.py"),
+    script:
+        "../workflow_scripts/pcgbench/evaluate.py"
+
+
+rule pcgbench_merge:
+    # The shards' rows as one evaluation's results and metrics (evaluate.merge).
+    input:
+        suite=suite_files(config["pcgbench"]["problems"]),
+        generations=lambda wildcards: generations_path(wildcards.generator, RESULTS),
+        shards=lambda wildcards: expand(
+            results("pcgbench/{generator}/shards/{shard}/results.parquet"),
+            generator=wildcards.generator,
+            shard=shard_names(config["pcgbench"]),
+        ),
     output:
         results=results("pcgbench/{generator}/results.parquet"),
         metrics=results("pcgbench/{generator}/metrics.json"),
         metrics_csv=results("pcgbench/{generator}/metrics.csv"),
     log:
-        study_log("pcgbench", "evaluate_{generator}"),
+        study_log("pcgbench", "merge_{generator}"),
     benchmark:
-        study_benchmark("pcgbench", "evaluate_{generator}")
-    threads: 2
+        study_benchmark("pcgbench", "merge_{generator}")
+    threads: 1
     resources:
-        mem_mb=4000,
-        timing_slot=1,
+        mem_mb=2000,
     params:
         evaluate=lookup(dpath="pcgbench/evaluate", within=config),
         seed=config["seed"],
@@ -277,15 +336,16 @@ rule pcgbench_translation_build:
         suite=suite_files(config["pcgbench"]["problems"]),  # a changed problem, harness or reference reruns it
         generations=lambda wildcards: translation_generations_path(wildcards.generator, RESULTS),
     output:
-        manifest=results("pcgbench/translation/{generator}/builds.json"),
+        manifest=results("pcgbench/translation/{generator}/shards/{shard}/builds.json"),
     log:
-        study_log("pcgbench", "translation_build_{generator}"),
+        study_log("pcgbench", "translation_build_{generator}_{shard}"),
     benchmark:
-        study_benchmark("pcgbench", "translation_build_{generator}")
+        study_benchmark("pcgbench", "translation_build_{generator}_{shard}")
     threads: 2
     resources:
-        mem_mb=2000,
+        **cluster_resources(config["pcgbench"], {"mem_mb": 2000}),
     params:
+        shard=lambda wildcards: shard_params(config["pcgbench"], wildcards.shard, "translation"),
         evaluate=lookup(dpath="pcgbench/evaluate", within=config),
         seed=config["seed"],
         software_env=software_env("../workflow_scripts/pcgbench/build.py"),
@@ -295,23 +355,55 @@ rule pcgbench_translation_build:
 
 rule pcgbench_translation_evaluate:
     input:
-        unpack(lambda wildcards: reference_results_input(wildcards.generator, config["pcgbench"], RESULTS)),
+        unpack(
+            lambda wildcards: reference_results_input(
+                wildcards.generator, config["pcgbench"], wildcards.shard, RESULTS
+            )
+        ),
         suite=suite_files(config["pcgbench"]["problems"]),  # a changed problem, harness or reference reruns it
         generations=lambda wildcards: translation_generations_path(wildcards.generator, RESULTS),
-        manifest=results("pcgbench/translation/{generator}/builds.json"),
-        share_runs=results("pcgbench/{generator}/results.parquet"),  # its generation evaluation (same programs)
+        manifest=results("pcgbench/translation/{generator}/shards/{shard}/builds.json"),
+        # its generation evaluation's same shard (the same programs: their runs are taken, not run again)
+        share_runs=results("pcgbench/{generator}/shards/{shard}/results.parquet"),
+    output:
+        results=results("pcgbench/translation/{generator}/shards/{shard}/results.parquet"),
+    log:
+        study_log("pcgbench", "translation_evaluate_{generator}_{shard}"),
+    benchmark:
+        study_benchmark("pcgbench", "translation_evaluate_{generator}_{shard}")
+    threads: 2
+    resources:
+        **cluster_resources(config["pcgbench"], {"mem_mb": 4000, "timing_slot": 1}),
+    params:
+        shard=lambda wildcards: shard_params(config["pcgbench"], wildcards.shard, "translation"),
+        evaluate=lookup(dpath="pcgbench/evaluate", within=config),
+        seed=config["seed"],
+        software_env=software_env("../workflow_scripts/pcgbench/evaluate.py"),
+    script:
+        "../workflow_scripts/pcgbench/evaluate.py"
+
+
+rule pcgbench_translation_merge:
+    # The shards' rows as one evaluation's results and metrics (evaluate.merge).
+    input:
+        suite=suite_files(config["pcgbench"]["problems"]),
+        generations=lambda wildcards: translation_generations_path(wildcards.generator, RESULTS),
+        shards=lambda wildcards: expand(
+            results("pcgbench/translation/{generator}/shards/{shard}/results.parquet"),
+            generator=wildcards.generator,
+            shard=shard_names(config["pcgbench"], "translation"),
+        ),
     output:
         results=results("pcgbench/translation/{generator}/results.parquet"),
         metrics=results("pcgbench/translation/{generator}/metrics.json"),
         metrics_csv=results("pcgbench/translation/{generator}/metrics.csv"),
     log:
-        study_log("pcgbench", "translation_evaluate_{generator}"),
+        study_log("pcgbench", "translation_merge_{generator}"),
     benchmark:
-        study_benchmark("pcgbench", "translation_evaluate_{generator}")
-    threads: 2
+        study_benchmark("pcgbench", "translation_merge_{generator}")
+    threads: 1
     resources:
-        mem_mb=4000,
-        timing_slot=1,
+        mem_mb=2000,
     params:
         evaluate=lookup(dpath="pcgbench/evaluate", within=config),
         seed=config["seed"],

@@ -105,7 +105,9 @@ def test_snakemake_rule_writes_the_reference_speedups(tmp_path):
     for name in ("Snakefile", "rules", "workflow_scripts", "config", "data", "profiles", "requirements.txt"):
         source = REPO / name
         (shutil.copytree if source.is_dir() else shutil.copy)(source, tmp_path / name)
+    # One shard per model (pcgbench.shards), merged into the one table.
     (tmp_path / "tiny.yaml").write_text("pcgbench:\n  problems: [reduce_average]\n  models: [serial, omp]\n"
+                                        "  shards: {by_model: true}\n"
                                         "  evaluate: {max_cores: 2, warmup: 0, reps: 2, run_timeout_s: 60}\n")
     target = "results/pcgbench/reference_speedups.csv"
     proc = run_snakemake(tmp_path, "--configfile=tiny.yaml", target, timeout=240)
@@ -114,5 +116,8 @@ def test_snakemake_rule_writes_the_reference_speedups(tmp_path):
     assert summary["problems"] == ["reduce_average"] and summary["counts"] == {"serial": {"valid": 1},
                                                                                "omp": {"valid": 1}}
     assert summary["target"]["problems_timed"] == 1 and summary["target"]["speedup"] == rs.TARGET_SPEEDUP
+    for shard in ("serial", "omp"):
+        rows = json.loads((tmp_path / f"results/pcgbench/reference_speedups/{shard}.json").read_text())["rows"]
+        assert {row["model"] for row in rows} == {shard}
     for name in ("logs/reference_speedups.log", "benchmarks/reference_speedups.tsv"):
         assert (tmp_path / "results/pcgbench" / name).exists()

@@ -1,6 +1,7 @@
 """The config is validated before any job runs; a bad config is rejected with the key named."""
 
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -87,4 +88,29 @@ def test_slurm_profile_sizes_only_rules_that_exist():
     assert result.returncode == 0, result.stderr[-3000:]
     rules = set(result.stdout.split())
     assert set(profile["set-resources"]) - rules == set()
-    assert {"pcgbench_evaluate", "pcgbench_reference_speedups", "rlpf_rl"} <= set(profile["set-resources"])
+    assert {"hpccoder_pretrain", "rlpf_rl", "jorge_train"} <= set(profile["set-resources"])
+    # PCGBench's shards take their requests from config pcgbench.cluster, by execution model: a profile entry
+    # would give every shard the same node.
+    shard_rules = {"pcgbench_build", "pcgbench_evaluate", "pcgbench_reference_speedups_shard",
+                   "pcgbench_translation_build", "pcgbench_translation_evaluate"}  # fmt: skip
+    assert shard_rules <= rules and shard_rules & set(profile["set-resources"]) == set()
+
+
+def test_paper_config_routes_gpu_shards_to_the_gpu_partition_and_the_others_to_cpu_nodes():
+    """PCGBench's shards ask for what their execution model needs (config pcgbench.cluster), as the plan says."""
+    shards = ("cuda.0", "hip.6", "omp.0", "mpi+omp.3", "serial.6")
+    targets = [f"results-paper/pcgbench/reference/shards/{s}/results.parquet" for s in shards]
+    result = run_snakemake(REPO, "-n", "-F", *targets, "--configfile=config/paper.yaml", cores=1, timeout=180)
+    assert result.returncode == 0, result.stderr[-3000:]
+    requests = {}
+    for block in result.stdout.split("\nrule ")[1:]:
+        if not block.startswith("pcgbench_evaluate:"):
+            continue
+        shard = re.search(r"shard=(\S+)", block).group(1)
+        requests[shard] = dict(re.findall(r"(\w+)=('[^']*'|[^,\s]+)", re.search(r"resources: (.*)", block).group(1)))
+    assert sorted(requests) == sorted(shards)
+    for shard, request in requests.items():
+        gpu = shard.split(".")[0] in ("cuda", "hip")
+        assert request["gpu"] == ("1" if gpu else "0"), (shard, request)
+        assert request["slurm_partition"] == ("SET_YOUR_GPU_PARTITION" if gpu else "SET_YOUR_CPU_PARTITION")
+        assert request["timing_slot"] == "1" and request["slurm_extra"] == "'--exclusive'"

@@ -401,4 +401,4 @@ if __name__ == "__main__":
     configure_logging(smk.log[0])
     main(Path(smk.input.generations), Path(smk.output.manifest), Path(smk.params.evaluate["cache_dir"]),
          jobs=smk.threads, compile_timeout_s=smk.params.evaluate["compile_timeout_s"],
-         generator=smk.wildcards.generator, seed=smk.params.seed, shard=Shard(**smk.params.shard) if smk.params.get("shard") else None)
+         generator=smk.wildcards.generator, seed=smk.params.seed, shard=Shard(**smk.params.shard))

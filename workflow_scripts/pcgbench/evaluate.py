@@ -22,7 +22,9 @@ here (no mpirun, no GPU for CUDA/HIP, ...) are reported before any work starts a
 them with the reason.
 
     python -m workflow_scripts.pcgbench evaluate GENERATIONS.json --out DIR
-or, from Snakemake, rules/pcgbench.smk (rule pcgbench_evaluate).
+or, from Snakemake, rules/pcgbench.smk: rule pcgbench_evaluate evaluates one shard of a generator's samples
+(evaluate_shard; shards.py: by execution model and problem, each on the node its model needs), rule pcgbench_merge
+writes the generator's outputs from its shards (merge), as main writes them.
 
 Every run is one call of the package's run_program (run.py, in the sandbox); an OpenMP sample's thread counts
 at one rank count are one run (runs_of_sweep), the others one run per resource configuration. Verdicts (sandbox.py):
@@ -548,9 +550,6 @@ if __name__ == "__main__":
     if smk.params.get("shard"):  # rule pcgbench_evaluate (one shard)
         evaluate_shard(Path(smk.input.generations), Path(smk.output.results).parent, config, smk.wildcards.generator,
                        Shard(**smk.params.shard), reference_results=reference, share_runs_from=share_runs)  # fmt: skip
-    elif smk.input.get("shards"):  # rule pcgbench_merge
+    else:  # rule pcgbench_merge
         merge(Path(smk.input.generations), [Path(p).parent for p in smk.input.shards], Path(smk.output.results).parent,
               config, smk.wildcards.generator)  # fmt: skip
-    else:
-        main(Path(smk.input.generations), Path(smk.output.results).parent, config, generator=smk.wildcards.generator,
-             reference_results=reference, share_runs_from=share_runs)  # fmt: skip

@@ -8,8 +8,11 @@ translation task (translation.py) has its own prompts, generations and evaluatio
 <results>/pcgbench/translation/ (a language model's under <results>/generate/pcgbench_translation/<name>.json).
 """
 
+import dataclasses
 import os
 from pathlib import Path
+
+from workflow_scripts.pcgbench import shards
 
 SELF_TEST_GENERATORS = ("reference", "serial", "mutants")
 TRANSLATION_PROMPT_SET = "pcgbench_translation"  # rules/generate.smk's prompt set of the translation prompts
@@ -80,12 +83,24 @@ def prompt_set_file(config: dict, prompt_set: str) -> str:
                      f"translation prompts are {TRANSLATION_PROMPT_SET!r}")
 
 
-def reference_results_input(generator: str, pcgbench_config: dict, results: str) -> dict[str, str]:
-    """{"reference": its results.parquet} when the reference is evaluated and `generator` is another one:
-    the other generators' run time limits scale with the reference's run times."""
+def reference_results_input(generator: str, pcgbench_config: dict, shard: str, results: str) -> dict[str, str]:
+    """{"reference": the results.parquet of the reference's shard `shard`} when the reference is evaluated and
+    `generator` is another one: the other generators' run time limits scale with the reference's run times, which
+    the same shard of the reference holds (every generator has the same shards, shards.plan_for)."""
     if generator == "reference" or "reference" not in pcgbench_config["generators"]:
         return {}
-    return {"reference": f"{results}/pcgbench/reference/results.parquet"}
+    return {"reference": f"{results}/pcgbench/reference/shards/{shard}/results.parquet"}
+
+
+def shard_names(pcgbench_config: dict, task: str = "generation") -> list[str]:
+    """The names of every generator's evaluation shards of `task` (the `shard` wildcard of the build and evaluate
+    rules; shards.plan_for)."""
+    return [shard.name for shard in shards.plan_for(pcgbench_config, task)]
+
+
+def shard_params(pcgbench_config: dict, name: str, task: str = "generation") -> dict:
+    """A shard's models and problems, as the rule's `shard` parameter (shards.Shard's fields)."""
+    return dataclasses.asdict(shards.find(shards.plan_for(pcgbench_config, task), name))
 
 
 def user_cache_dir() -> Path:

@@ -24,6 +24,7 @@ Speedups measured on a shared, loaded machine are indicative only; the JSON name
 
 import csv
 import dataclasses
+import json
 import logging
 import socket
 import statistics
@@ -38,6 +39,7 @@ from workflow_scripts.common.io import atomic_path
 from workflow_scripts.pcgbench import sandbox, suite
 from workflow_scripts.pcgbench.prompts import select_problems
 from workflow_scripts.pcgbench.run import RunProtocol, run_program
+from workflow_scripts.pcgbench.shards import Shard
 from workflow_scripts.pcgbench.timing import ResourceConfig, resource_sweep, summarise_times
 
 logger = logging.getLogger(__name__)
@@ -243,23 +245,25 @@ def format_row(row: dict) -> str:
             f"{row['threads']})")  # fmt: skip
 
 
-def main(table: Path, summary_path: Path, *, selection: str | list[str], models: list[str], evaluate: dict,
-         seed: int, jobs: int = 2, suite_root: Path = suite.DATA_ROOT) -> dict:  # fmt: skip
-    """The rule's entry point: the configured problems and models, timed with the harness's settings."""
-    cfg = CheckConfig(max_cores=evaluate["max_cores"], warmup=evaluate["warmup"], reps=evaluate["reps"],
-                      size=evaluate["size"], seed=seed, jobs=jobs, run_timeout_s=evaluate["run_timeout_s"],
-                      run_nice=evaluate["run_nice"])
-    prov = Provenance.start(step="pcgbench.reference_speedups", seed=seed,
-                            config={"problems": selection, "models": models, **dataclasses.asdict(cfg)})
-    problems = select_problems(suite.load_suite(suite_root), selection)
+def _check_config(evaluate: dict, seed: int, jobs: int) -> CheckConfig:
+    return CheckConfig(max_cores=evaluate["max_cores"], warmup=evaluate["warmup"], reps=evaluate["reps"],
+                       size=evaluate["size"], seed=seed, jobs=jobs, run_timeout_s=evaluate["run_timeout_s"],
+                       run_nice=evaluate["run_nice"])  # fmt: skip
+
+
+def _check(problems: list[suite.Problem], models: list[str], cfg: CheckConfig, evaluate: dict) -> list[dict]:
     # The harness's driver cache: the evaluation that follows reuses these driver objects.
     build_dir = Path(evaluate["cache_dir"]) / "drivers"
     logger.info("checking the references of %d problems x %s (sweep up to %d cores, size %s, %d reps)",
-                len(problems), models, cfg.max_cores, cfg.size, cfg.reps)
-    rows = check_references(problems, models, cfg, build_dir, progress=lambda row: logger.info(format_row(row)))
+                len(problems), models, cfg.max_cores, cfg.size, cfg.reps)  # fmt: skip
+    return check_references(problems, models, cfg, build_dir, progress=lambda row: logger.info(format_row(row)))
+
+
+def _write(rows: list[dict], problems: list[str], models: list[str], cfg: CheckConfig, hosts: list[str],
+           table: Path, summary_path: Path) -> dict:  # fmt: skip
     summary = summarise(rows) | {
-        "problems": [p.name for p in problems], "models": models, "size": cfg.size, "reps": cfg.reps,
-        "seed": seed, "measured_on": socket.gethostname(),
+        "problems": problems, "models": models, "size": cfg.size, "reps": cfg.reps, "seed": cfg.seed,
+        "measured_on": hosts[0] if len(set(hosts)) == 1 else sorted(set(hosts)),
         "note": "speedup = median serial-baseline time / reference time, measured in the same process; on a "
                 "shared small CPU these are indicative only",
     }  # fmt: skip
@@ -269,7 +273,46 @@ def main(table: Path, summary_path: Path, *, selection: str | list[str], models:
                 len(summary["failed"]))
     write_table(rows, table)
     write_json(summary_path, summary)
+    return summary
+
+
+def main(table: Path, summary_path: Path, *, selection: str | list[str], models: list[str], evaluate: dict,
+         seed: int, jobs: int = 2, suite_root: Path = suite.DATA_ROOT) -> dict:  # fmt: skip
+    """The configured problems and models, timed with the harness's settings, in one process."""
+    cfg = _check_config(evaluate, seed, jobs)
+    prov = Provenance.start(step="pcgbench.reference_speedups", seed=seed,
+                            config={"problems": selection, "models": models, **dataclasses.asdict(cfg)})
+    problems = select_problems(suite.load_suite(suite_root), selection)
+    rows = _check(problems, models, cfg, evaluate)
+    summary = _write(rows, [p.name for p in problems], models, cfg, [socket.gethostname()], table, summary_path)
     prov.finish([table, summary_path])
+    return summary
+
+
+def check_shard(rows_path: Path, shard: Shard, *, evaluate: dict, seed: int, jobs: int = 2) -> list[dict]:
+    """One shard's references (its problems x models, shards.py), on the node its models need: their rows and
+    the host that timed them, for merge."""
+    cfg = _check_config(evaluate, seed, jobs)
+    prov = Provenance.start(step="pcgbench.reference_speedups_shard", seed=seed,
+                            config={"shard": dataclasses.asdict(shard), **dataclasses.asdict(cfg)})  # fmt: skip
+    rows = _check([suite.get_problem(name) for name in shard.problems], list(shard.models), cfg, evaluate)
+    write_json(rows_path, {"shard": shard.name, "measured_on": socket.gethostname(), "rows": rows})
+    prov.finish([rows_path])
+    return rows
+
+
+def merge(table: Path, summary_path: Path, shard_rows: list[Path], *, selection: str | list[str],
+          models: list[str], evaluate: dict, seed: int) -> dict:  # fmt: skip
+    """The table and summary of main from the shards' rows (check_shard), in main's order: problem, then model."""
+    cfg = _check_config(evaluate, seed, 1)
+    prov = Provenance.start(step="pcgbench.reference_speedups_merge", seed=seed,
+                            config={"problems": selection, "models": models, **dataclasses.asdict(cfg)})
+    problems = [p.name for p in select_problems(suite.load_suite(), selection)]
+    parts = [json.loads(Path(path).read_text()) for path in shard_rows]
+    rows = [row for part in parts for row in part["rows"]]
+    rows.sort(key=lambda r: (problems.index(r["problem"]), models.index(r["model"])))  # stable: sweep order kept
+    summary = _write(rows, problems, models, cfg, [part["measured_on"] for part in parts], table, summary_path)
+    prov.finish([table, summary_path], shards=[str(p) for p in shard_rows])
     return summary
 
 
@@ -278,6 +321,10 @@ if __name__ == "__main__":
 
     smk = snakemake  # noqa: F821 -- injected by Snakemake's script: directive
     configure_logging(smk.log[0])
-    main(Path(smk.output.table), Path(smk.output.summary), selection=smk.params.problems,
-         models=list(smk.params.models), evaluate=dict(smk.params.evaluate), seed=smk.params.seed,
-         jobs=smk.threads)
+    if smk.params.get("shard"):  # rule pcgbench_reference_speedups_shard
+        check_shard(Path(smk.output.rows), Shard(**smk.params.shard), evaluate=dict(smk.params.evaluate),
+                    seed=smk.params.seed, jobs=smk.threads)  # fmt: skip
+    else:  # rule pcgbench_reference_speedups
+        merge(Path(smk.output.table), Path(smk.output.summary), list(map(Path, smk.input.shards)),
+              selection=smk.params.problems, models=list(smk.params.models), evaluate=dict(smk.params.evaluate),
+              seed=smk.params.seed)  # fmt: skip

@@ -78,12 +78,22 @@ def _problem_names(selection: str | tuple[str, ...]) -> tuple[str, ...]:
     return tuple(p.name for p in select_problems(suite.load_suite(), selection))
 
 
-def plan_for(pcgbench_config: dict) -> list[Shard]:
+def plan_for(pcgbench_config: dict, task: str = "generation") -> list[Shard]:
     """The shards of every generator's evaluation under config section `pcgbench` (its models, problems and
-    `shards`)."""
+    `shards`). The translation task's outputs are samples of its pairs' target models only (pcgbench.translation
+    .pairs): its plan has their shards, named as the generation task's (the same shard holds the programs the
+    generation evaluation ran, which its translations may share)."""
     selection = pcgbench_config["problems"]
     problems = _problem_names(selection if isinstance(selection, str) else tuple(selection))
-    return plan(list(pcgbench_config["models"]), list(problems), **pcgbench_config["shards"])
+    models = list(pcgbench_config["models"])
+    if task == "translation":
+        from workflow_scripts.pcgbench.translation import parse_pair
+
+        targets = {parse_pair(pair)[1] for pair in pcgbench_config["translation"]["pairs"]}
+        models = [m for m in models if m in targets]
+    elif task != "generation":
+        raise ValueError(f"no PCGBench task {task!r}: generation or translation")
+    return plan(models, list(problems), **pcgbench_config["shards"])
 
 
 # Resources that grow with a retried job's attempt, as in profiles/slurm's default-resources.
