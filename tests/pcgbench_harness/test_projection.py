@@ -2,6 +2,8 @@
 costs by how it ends, the per-shard sums, the fit check, the suggested shard size, and how measured costs at the
 timed size become costs at the paper's size. Nothing is timed here."""
 
+import math
+
 import pytest
 
 from workflow_scripts.pcgbench import projection as pj
@@ -137,3 +139,43 @@ def test_paper_costs_from_measurements_at_the_timed_size():
     assert costs[("b", "hip")].build_s == 5.0 and costs[("b", "hip")].runs_s == pytest.approx((16.0,))
     assert not costs[("b", "hip")].runs_measured
     assert pj.config_seconds(16.5, 1.6, 4, calls=7, efficiency=1.0) < 16.5
+
+
+def scan_entry(n_paper, timed, second, exponents, **extra):
+    """A serial scan entry measured at 100 and 200 (`timed`, `second`: (wall, sample call, baseline call) s)."""
+    return {"n_timed": 100, "n_second": 200, "n_paper": n_paper, "wall_timed_s": timed[0], "sample_timed_s": timed[1],
+            "baseline_timed_s": timed[2], "wall_second_s": second[0], "sample_second_s": second[1],
+            "baseline_second_s": second[2], "exponents": exponents, "predicted_paper_s": 1.0, "wall_paper_s": 1.0,
+            "scale": 1.0, "method": "from 200", **extra}  # fmt: skip
+
+
+@pytest.mark.parametrize("n_paper,expected_s", [
+    (400, 2 * 1.6 * 8 + 1.2 * 2),     # above both: from 200, calls cubic, the rest linear
+    (50, 2 * 0.2 / 8 + 0.6 / 2),      # below both: from 100
+    (150, 2 * 0.2 * 1.5**3 + 0.6 * 1.5),  # between: the exponents join the two runs, either gives it
+])  # fmt: skip
+def test_a_stored_scan_is_extrapolated_again_to_a_changed_paper_size(n_paper, expected_s):
+    # 2 calls each: at 100 the sample's and baseline's calls 0.2 s each and the rest 0.6 s; at 200 8x and 2x that.
+    cubic = scan_entry(1600, (1.0, 0.1, 0.1), (4.4, 0.8, 0.8), {"sample": 3.0, "baseline": 3.0, "rest": 1.0})
+    entry = pj.rescale_scan({"a": cubic}, {"a": n_paper}, calls=2)["a"]
+    assert entry["n_paper"] == n_paper and entry["old_paper"]["n_paper"] == 1600
+    assert entry["wall_paper_s"] == entry["predicted_paper_s"] == pytest.approx(expected_s)
+    assert entry["scale"] == pytest.approx(expected_s / 1.0)
+    assert entry["exponent"] == pytest.approx(math.log(expected_s) / math.log(n_paper / 100))
+
+
+def test_rescaling_starts_from_the_nearer_run_and_leaves_unchanged_sizes_alone():
+    # The rest grew 0.6 -> 0.9 s (n^0.58, clamped to n^1): the runs at 100 and 200 do not join; 110 is reached from 100.
+    flat = scan_entry(1600, (0.6, 0.0, 0.0), (0.9, 0.0, 0.0), {"sample": 1.0, "baseline": 1.0, "rest": 1.0})
+    measured = scan_entry(1600, (1.0, 0.1, 0.1), (2.0, 0.2, 0.2), {"sample": 1.0, "baseline": 1.0, "rest": 1.0},
+                          method=pj.PAPER_MEASURED, wall_paper_s=20.0, predicted_paper_s=10.0, scale=20.0)  # fmt: skip
+    scan = {"flat": flat, "measured": measured, "other": dict(measured)}
+    assert pj.extrapolation_calibration(scan) == 2.0
+    rescaled = pj.rescale_scan(scan, {"flat": 110, "measured": 1600}, calls=2)
+    assert rescaled["flat"]["wall_paper_s"] == pytest.approx(0.6 * 1.1)
+    assert rescaled["flat"]["method"].startswith("rescaled from 100")
+    assert rescaled["measured"] is measured and rescaled["other"] is scan["other"]  # same size, or not named: as is
+    # A run measured at the old paper size no longer calibrates anything once its size changes.
+    moved = pj.rescale_scan(scan, {"measured": 800, "other": 800}, calls=2)
+    assert moved["measured"]["old_paper"] == {"n_paper": 1600, "wall_paper_s": 20.0, "method": pj.PAPER_MEASURED}
+    assert pj.extrapolation_calibration(moved) == 1.0

@@ -260,7 +260,43 @@ def extrapolate_run(large: dict[str, float], small: dict[str, float], *, size_ra
     so that a part too short to time well (a 1 ms call) weighs as little as it costs. Returns (seconds, exponents)."""
     big, little = run_parts(large, calls), run_parts(small, calls)
     exponents = {part: exponent(little[part], big[part], size_ratio) for part in big}
-    return sum(big[part] * paper_ratio ** exponents[part] for part in big), exponents
+    return grow_parts(big, exponents, paper_ratio), exponents
+
+
+def grow_parts(parts: dict[str, float], exponents: dict[str, float], ratio: float) -> float:
+    """A run's wall at `ratio` x its size, each of its parts (run_parts) grown as n^(its exponent)."""
+    return sum(parts[part] * ratio ** exponents[part] for part in parts)
+
+
+def rescale_scan(scan: dict, paper_sizes: dict[str, int], *, calls: int) -> dict:
+    """The serial scan (benchmarks/pcgbench_projection.py) at the paper sizes `paper_sizes` where they differ from the
+    sizes it was measured for (a scan stored before the suite's paper sizes changed): such an entry's run at its new
+    paper size is extrapolated again from its stored runs, each part with its stored exponent, from the measured size
+    nearer the new one in log size (the new size may lie below both, between them or above both, and an exponent
+    clamped to MIN_EXPONENT does not join the two runs). A run measured at the old paper size is no longer one at the
+    paper size: it is kept as `old_paper` and calibrates nothing (extrapolation_calibration). Other entries come
+    back as they are."""
+    rescaled = {}
+    for name, entry in scan.items():
+        n_paper = paper_sizes.get(name, entry["n_paper"])
+        if n_paper == entry["n_paper"]:
+            rescaled[name] = entry
+            continue
+        runs = {entry["n_timed"]: {"wall_s": entry["wall_timed_s"], "sample_s": entry["sample_timed_s"],
+                                   "baseline_s": entry["baseline_timed_s"]},
+                entry["n_second"]: {"wall_s": entry["wall_second_s"], "sample_s": entry["sample_second_s"],
+                                    "baseline_s": entry["baseline_second_s"]}}  # fmt: skip
+        n_from = min(runs, key=lambda n: (abs(math.log(n_paper / n)), -n))  # the nearer; a tie: the larger
+        predicted = grow_parts(run_parts(runs[n_from], calls), entry["exponents"], n_paper / n_from)
+        from_timed = n_paper / entry["n_timed"]  # the whole run's exponent from the timed size, as scan_problem has it
+        whole = math.log(predicted / entry["wall_timed_s"]) / math.log(from_timed) if from_timed != 1 else 1.0
+        rescaled[name] = {
+            **entry, "n_paper": n_paper, "predicted_paper_s": predicted, "wall_paper_s": predicted, "exponent": whole,
+            "scale": predicted / entry["wall_timed_s"],
+            "method": f"rescaled from {n_from}: " + ", ".join(f"{k} n^{e:.2f}" for k, e in entry["exponents"].items()),
+            "old_paper": {"n_paper": entry["n_paper"], "wall_paper_s": entry["wall_paper_s"], "method": entry["method"]},
+        }  # fmt: skip
+    return rescaled
 
 
 def config_seconds(wall_1_s: float, sample_1_s: float, n_resources: int, *, calls: int, efficiency: float) -> float:
