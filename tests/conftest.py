@@ -82,7 +82,7 @@ EXCLUSIVE = {
 # tests/lm/test_training.py once in six runs; DeepSpeed's CPU collectives op is also compiled on first use into one
 # cache folder per user.
 TORCH_DISTRIBUTED = [
-    "tests/cluster/test_slurm_e2e.py",  # 102 s (seconds of a serial run on 2 cores, measured)
+    "tests/cluster/test_slurm_e2e.py",  # 102 s before its PCGBench shards (seconds of a serial run on 2 cores, measured)
     "tests/lm/test_training.py",  # 75
     "tests/spine/test_regeneration.py",  # 33: the tensor3d projection's validation runs
     "tests/disttrain_layers/test_multiprocess.py",  # 29

@@ -10,7 +10,11 @@
 #      the controller's log has an allocation for that id;
 #   2. a job cancelled with scancel mid-run leaves no output behind, and rerunning the workflow
 #      finishes it;
-#   3. the deterministic outputs equal those of a local run of the same slice, byte for byte.
+#   3. the deterministic outputs equal those of a local run of the same slice, byte for byte;
+#   4. PCGBench's shards are routed by execution model (config pcgbench.cluster): the CUDA shards' jobs asked the
+#      scheduler for a GPU on the GPU partition (the test node has one generic GPU, without device files), the
+#      serial shards' jobs for none on the CPU partition, as the scheduler's own records (scontrol, and its job
+#      completion log) say; without a real GPU the CUDA shard's result says why it was skipped (build-only).
 # It stops the daemons it started, also on failure.
 set -euo pipefail
 
@@ -42,6 +46,8 @@ deterministic=(
   results/disttrain/tensor3d/projection.json
 )
 cancel_rule=disttrain_network
+# PCGBench's reference generator on one problem, sharded by execution model: a serial shard and a CUDA one.
+pcgbench_targets=(results/pcgbench/reference/results.parquet results/pcgbench/reference_speedups.json)
 
 copy_repo() {  # the files git would check out, without results or caches
   mkdir -p "$1"
@@ -49,6 +55,17 @@ copy_repo() {  # the files git would check out, without results or caches
   cat > "$1/e2e_config.yaml" <<'CONF'
 monitoring:
   synthetic: {days: 10, change_point_day: 5}
+pcgbench:
+  problems: [reduce_average]
+  models: [serial, cuda]
+  generators: [reference]
+  language_models: []
+  translation: {enabled: false}
+  shards: {by_model: true}
+  cluster:
+    cpu: {slurm_partition: e2e, gpu: 0}
+    gpu: {slurm_partition: gpu, gpu: 1}
+  evaluate: {max_cores: 1, warmup: 0, reps: 2}
 CONF
 }
 
@@ -90,8 +107,8 @@ echo "cancelled SLURM job $cancelled ($cancel_rule)"
 if wait "$smk"; then echo "FAIL: the run with a cancelled job reported success"; exit 1; fi
 [ ! -e results/disttrain/network/calibration.json ] || { echo "FAIL: the cancelled job left its output"; exit 1; }
 
-echo "== cluster rerun"
-cluster_snakemake >"$work/cluster2.log" 2>&1 || { tail -n 60 "$work/cluster2.log"; exit 1; }
+echo "== cluster rerun, with PCGBench's shards"
+cluster_snakemake "${pcgbench_targets[@]}" >"$work/cluster2.log" 2>&1 || { tail -n 60 "$work/cluster2.log"; exit 1; }
 
 echo "== checks"
 status=0
@@ -113,6 +130,40 @@ echo "job logs with a SLURM job id: $jobs_seen; jobs submitted with sbatch: $sub
 for output in "${deterministic[@]}"; do
   cmp -s "$work/local/$output" "$work/cluster/$output" || { echo "FAIL: $output differs from the local run"; status=1; }
 done
+# The GPU routing, from the scheduler's records of the jobs the PCGBench shard rules submitted.
+routed=0
+for rule in pcgbench_build pcgbench_evaluate pcgbench_reference_speedups_shard; do
+  for shard in serial cuda; do
+    log=$(find ".snakemake/slurm_logs/rule_$rule" -path "*${shard}*" -name '*.log' 2>/dev/null | head -n 1)
+    [ -n "$log" ] || { echo "FAIL: no SLURM log of $rule for shard $shard"; status=1; continue; }
+    id=$(basename "$log" .log)
+    record=$(scontrol show job "$id" 2>/dev/null || true)
+    completion=$(grep "JobId=$id " "$state/log/jobcomp.log" || true)
+    [ -n "$completion" ] || { echo "FAIL: job $id ($rule, $shard) is not in the job completion log"; status=1; }
+    if [ "$shard" = cuda ]; then
+      partition=gpu; gpus_wanted=yes
+    else
+      partition=e2e; gpus_wanted=no
+    fi
+    grep -q "Partition=$partition " <<<"$completion" \
+      || { echo "FAIL: job $id ($rule, $shard) ran outside partition $partition: $completion"; status=1; }
+    if grep -q "gpu" <<<"$(grep -o 'TresPer[A-Za-z]*=[^ ]*' <<<"$record")"; then gpus=yes; else gpus=no; fi
+    [ -n "$record" ] || { echo "FAIL: scontrol no longer knows job $id"; status=1; }
+    [ "$gpus" = "$gpus_wanted" ] || { echo "FAIL: job $id ($rule, $shard): GPU requested: $gpus"; status=1; }
+    echo "routed: $rule shard $shard -> job $id, partition $partition, GPU requested: $gpus"
+    routed=$((routed + 1))
+  done
+done
+[ "$routed" = 6 ] || { echo "FAIL: $routed of 6 PCGBench shard jobs checked"; status=1; }
+python3 - <<'PY' || status=1
+import json
+metrics = json.load(open("results/pcgbench/reference/metrics.json"))
+why = metrics["skipped_models"].get("cuda", "")
+counts = metrics["verdict_counts"]["reference"]
+print(f"PCGBench reference: verdicts {counts}; cuda: {why or 'ran'}")
+assert counts.get("ok", 0) >= 1, "the serial shard's reference did not pass"
+assert why or counts.get("ok", 0) == 2, "the CUDA shard neither ran nor said why not"
+PY
 leftovers=$(find results -name '.tmp-*' | head -n 5)
 [ -z "$leftovers" ] || { echo "FAIL: half-written files left: $leftovers"; status=1; }
 [ "$status" = 0 ] && echo "slurm e2e: PASS"

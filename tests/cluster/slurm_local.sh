@@ -62,7 +62,11 @@ SelectType=select/cons_tres
 SelectTypeParameters=CR_Core_Memory
 AccountingStorageType=accounting_storage/none
 JobAcctGatherType=jobacct_gather/none
-JobCompType=jobcomp/none
+# The scheduler's own record of every finished job (its partition): the routing is read there, and from scontrol.
+JobCompType=jobcomp/filetxt
+JobCompLoc=$state/log/jobcomp.log
+# One generic GPU (a stand-in device, below): enough for the scheduler to route and count GPU requests.
+GresTypes=gpu
 SlurmUser=root
 SlurmdUser=root
 StateSaveLocation=$state/state
@@ -75,8 +79,16 @@ SlurmctldPort=6917
 SlurmdPort=6918
 ReturnToService=2
 MpiDefault=none
-NodeName=$host CPUs=$cpus RealMemory=$mem_mb State=UNKNOWN
+NodeName=$host CPUs=$cpus RealMemory=$mem_mb Gres=gpu:1 State=UNKNOWN
 PartitionName=e2e Nodes=$host Default=YES MaxTime=INFINITE State=UP
+PartitionName=gpu Nodes=$host MaxTime=INFINITE State=UP
+CONF
+# slurmd drops a GPU without a device file ("Removing file-less GPU"): the node's one GPU is a character device
+# of its own with /dev/null's numbers (no job opens it; nothing constrains devices here: TaskPlugin=task/none).
+mkdir -p "$state/dev"
+[ -e "$state/dev/gpu0" ] || mknod "$state/dev/gpu0" c 1 3
+cat > "$state/gres.conf" <<CONF
+NodeName=$host Name=gpu File=$state/dev/gpu0
 CONF
 
 if ! pgrep -x munged >/dev/null; then
