@@ -48,14 +48,17 @@ Measured on the 2-core shared machine (load 1.3 -> 1.7; 330 s of measurement), c
   (transform_negate_odds, measured) to 1615 s (dense_la_lu, extrapolated n^3.2); exponents 1.0 (reductions,
   transforms) to 3.0 (gemm, solve) and 3.6-4.0 (sparse LU, solve). At ParEval's sizes (its 60 problems;
   --from-json, extrapolated again) 0.001 s (scan_max_subarray, 122x below its timed size: the start-up shrinks
-  with it, an underestimate) to 2.9 s (dense_la_axpy); the suite's own 8 problems keep theirs: 4.6 s
-  (histogram_last_digit) to 985 s (sort_points_by_angle);
-- projected at those earlier sizes: 644 CPU shards (1253 jobs), 7733 node-hours (6935 / 10128 with 0% / 20%
-  time-outs; 6926 at efficiency 0.5), longest job 51 h (mpi+omp), 243 shards over the 12 h runtime; 182 GPU
-  shards, 646 node-hours (runs assumed);
-  on 16 CPU and 4 GPU nodes about 483 h and 161 h; the largest problems_per_shard that fits is 1 (longest job 11.9
-  h: no margin); 47 (problem, model) references run longer than run_timeout_s (600 s) at the paper size
-  (dense_la_lu's OpenMP sweep: 203 min), so every sample's run there would be cut at 600 s.
+  with it, an underestimate) to 2.9 s (dense_la_axpy); the suite's own 8 problems, now at the sizes of ParEval's
+  problems of their type, are as short;
+- projected for config/paper.yaml (problems_per_shard 10, 12 h runtime, run_timeout_s 600), --from-json: 644 CPU
+  shards (1253 jobs), 620 node-hours (196 / 1893 with 0% / 20% of the language models' samples timing out; 607 at
+  efficiency 0.5), longest job 3.4 h (mpi+omp; 9.3 h with 20% time-outs); 182 GPU shards (350 jobs), 59 node-hours
+  (runs assumed: no GPU); on 16 CPU and 4 GPU nodes about 39 h and 15 h of wall time; no reference runs past
+  run_timeout_s. Per model, CPU node-hours: serial 25, omp 264, mpi 81, mpi+omp 195, kokkos 56. The time-outs
+  dominate: a sample that times out costs max(120 s, 10 x the reference's run) per run, and an OpenMP one also
+  run_timeout_s in its race check.
+- at the earlier paper sizes (2-8000x ParEval's): 7733 CPU node-hours, longest job 51 h, 243 shards over 12 h,
+  and 47 references past 600 s (dense_la_lu's OpenMP sweep: 203 min).
 One run; the least certain numbers are the extrapolations of single problems (two sizes, a loaded machine).
 """
 

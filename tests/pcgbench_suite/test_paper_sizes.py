@@ -60,7 +60,8 @@ def test_conversions_keep_parevals_work():
 
 
 def test_the_suites_own_problems_are_the_rest():
-    """The problems ParEval lacks (pareval.yaml's extras) keep paper sizes of their own."""
+    """The problems ParEval lacks (pareval.yaml's extras) have paper sizes of their own (those of ParEval's problems
+    of their kind)."""
     mapped = {entry["problem"] for entry in PAREVAL["problems"].values()}
     own = {p.name for p in suite.load_suite()} - mapped
     assert own == set(PAREVAL["extras"]) and len(own) == 8
