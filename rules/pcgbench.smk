@@ -21,6 +21,7 @@ from workflow_scripts.pcgbench.paths import (
     reference_results_input,
     shard_names,
     shard_params,
+    shard_suite_files,
     suite_files,
     translation_generations_path,
     translation_metrics,
@@ -58,7 +59,8 @@ rule pcgbench_reference_speedups_shard:
     # The suite's own check, one shard (shards.py) on the node its models need: every selected reference of the
     # shard builds, validates and is timed against the serial baseline (sweep and size from pcgbench.evaluate).
     input:
-        suite=suite_files(config["pcgbench"]["problems"]),  # a changed problem, harness or reference reruns it
+        # a changed problem, harness or reference reruns its shards
+        suite=lambda wildcards: shard_suite_files(config["pcgbench"], wildcards.shard),
     output:
         rows=results("pcgbench/reference_speedups/{shard}.json"),
     log:
@@ -136,7 +138,8 @@ rule pcgbench_self_test_generations:
 
 rule pcgbench_build:
     input:
-        suite=suite_files(config["pcgbench"]["problems"]),  # a changed problem, harness or reference reruns it
+        # a changed problem, harness or reference reruns its shards
+        suite=lambda wildcards: shard_suite_files(config["pcgbench"], wildcards.shard),
         generations=lambda wildcards: generations_path(wildcards.generator, RESULTS),
     output:
         manifest=results("pcgbench/{generator}/shards/{shard}/builds.json"),
@@ -163,7 +166,8 @@ rule pcgbench_evaluate:
                 wildcards.generator, config["pcgbench"], wildcards.shard, RESULTS
             )
         ),
-        suite=suite_files(config["pcgbench"]["problems"]),  # a changed problem, harness or reference reruns it
+        # a changed problem, harness or reference reruns its shards
+        suite=lambda wildcards: shard_suite_files(config["pcgbench"], wildcards.shard),
         generations=lambda wildcards: generations_path(wildcards.generator, RESULTS),
         manifest=results("pcgbench/{generator}/shards/{shard}/builds.json"),
     output:
@@ -333,7 +337,8 @@ rule pcgbench_translation_self_test_generations:
 
 rule pcgbench_translation_build:
     input:
-        suite=suite_files(config["pcgbench"]["problems"]),  # a changed problem, harness or reference reruns it
+        # a changed problem, harness or reference reruns its shards
+        suite=lambda wildcards: shard_suite_files(config["pcgbench"], wildcards.shard, "translation"),
         generations=lambda wildcards: translation_generations_path(wildcards.generator, RESULTS),
     output:
         manifest=results("pcgbench/translation/{generator}/shards/{shard}/builds.json"),
@@ -360,7 +365,8 @@ rule pcgbench_translation_evaluate:
                 wildcards.generator, config["pcgbench"], wildcards.shard, RESULTS
             )
         ),
-        suite=suite_files(config["pcgbench"]["problems"]),  # a changed problem, harness or reference reruns it
+        # a changed problem, harness or reference reruns its shards
+        suite=lambda wildcards: shard_suite_files(config["pcgbench"], wildcards.shard, "translation"),
         generations=lambda wildcards: translation_generations_path(wildcards.generator, RESULTS),
         manifest=results("pcgbench/translation/{generator}/shards/{shard}/builds.json"),
         # its generation evaluation's same shard (the same programs: their runs are taken, not run again)

@@ -37,7 +37,7 @@ def test_shard_names_say_model_and_problem_group():
 
 def pcgbench_config(**cluster):
     return {"problems": ["reduce_average", "transform_relu"], "models": ["serial", "omp", "cuda", "hip"],
-            "shards": {"by_model": True, "problems_per_shard": 1},
+            "shards": {"by_model": True, "problems_per_shard": 1}, "translation": {"pairs": ["serial->omp"]},
             "cluster": {"gpu_models": ["cuda", "hip"], **cluster}}  # fmt: skip
 
 
@@ -59,6 +59,14 @@ def test_gpu_shards_ask_for_a_gpu_on_the_gpu_partition_and_the_others_do_not():
         assert request[name] == {"slurm_partition": "cpus", "gpu": 0, "cpus_per_task": 64, "runtime": 600,
                                  "mem_mb": 4000, "timing_slot": 1}  # fmt: skip
     assert resources["runtime"](Wildcards("cuda.1"), 3) == 900  # a retry asks for more time, as the profile's rules
+
+
+def test_the_translation_tasks_shards_are_its_target_models_named_as_the_generation_tasks():
+    config = pcgbench_config(cpu={}, gpu={"gpu": 1})
+    generation = {s.name: s for s in shards.plan_for(config)}
+    translation = shards.plan_for(config, "translation")
+    assert [s.name for s in translation] == ["omp.0", "omp.1"]
+    assert all(generation[s.name] == s for s in translation)
 
 
 def test_kinds_that_name_different_requests_are_refused():

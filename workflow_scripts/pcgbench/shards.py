@@ -84,16 +84,22 @@ def plan_for(pcgbench_config: dict, task: str = "generation") -> list[Shard]:
     .pairs): its plan has their shards, named as the generation task's (the same shard holds the programs the
     generation evaluation ran, which its translations may share)."""
     selection = pcgbench_config["problems"]
-    problems = _problem_names(selection if isinstance(selection, str) else tuple(selection))
-    models = list(pcgbench_config["models"])
+    return _plan_for(selection if isinstance(selection, str) else tuple(selection), tuple(pcgbench_config["models"]),
+                     tuple(pcgbench_config["translation"]["pairs"]), tuple(sorted(pcgbench_config["shards"].items())),
+                     task)  # fmt: skip
+
+
+@functools.cache  # a plan's resources and inputs ask for it once per job (thousands at the paper's scale)
+def _plan_for(selection: str | tuple[str, ...], models: tuple[str, ...], pairs: tuple[str, ...],
+              sharding: tuple[tuple[str, object], ...], task: str) -> list[Shard]:  # fmt: skip
     if task == "translation":
         from workflow_scripts.pcgbench.translation import parse_pair
 
-        targets = {parse_pair(pair)[1] for pair in pcgbench_config["translation"]["pairs"]}
-        models = [m for m in models if m in targets]
+        targets = {parse_pair(pair)[1] for pair in pairs}
+        models = tuple(m for m in models if m in targets)
     elif task != "generation":
         raise ValueError(f"no PCGBench task {task!r}: generation or translation")
-    return plan(models, list(problems), **pcgbench_config["shards"])
+    return plan(list(models), list(_problem_names(selection)), **dict(sharding))
 
 
 # Resources that grow with a retried job's attempt, as in profiles/slurm's default-resources.
