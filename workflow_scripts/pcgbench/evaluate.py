@@ -522,7 +522,9 @@ def merge(generations: Path, shard_dirs: list[Path], out_dir: Path, cfg: Evaluat
     for folder in map(Path, shard_dirs):
         frame = pd.read_parquet(folder / "results.parquet")
         skipped |= json.loads((folder / SHARD_SKIPPED).read_text())
-        for sample_id in frame["sample_id"].unique() if len(frame) else []:
+        if frame.empty:  # no sample of the generator in this shard (an empty frame has no columns either)
+            continue
+        for sample_id in frame["sample_id"].unique():
             if sample_id in owner:
                 raise ValueError(f"sample {sample_id} was evaluated in two shards, {owner[sample_id]} and {folder}: "
                                  "the shards were planned differently; remove them and run again")
@@ -532,7 +534,7 @@ def merge(generations: Path, shard_dirs: list[Path], out_dir: Path, cfg: Evaluat
     if missing:
         raise ValueError(f"{len(missing)} samples of {generations} are in no shard (first: {missing[0]}): the shards "
                          "were planned for other models or problems; remove them and run again")
-    rows = pd.concat([f for f in frames if len(f)], ignore_index=True) if any(len(f) for f in frames) else pd.DataFrame()
+    rows = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
     metrics = finish(rows, skipped, unscored, out_dir, cfg)
     prov.finish([out_dir / "results.parquet", out_dir / "metrics.json", out_dir / "metrics.csv"],
                 generations=str(generations), shards=[str(d) for d in shard_dirs])

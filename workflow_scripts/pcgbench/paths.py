@@ -101,12 +101,12 @@ def shard_names(pcgbench_config: dict, task: str = "generation") -> list[str]:
 def shard_suite_files(pcgbench_config: dict, name: str, task: str = "generation") -> list[str]:
     """suite_files of a shard's problems only: a changed problem reruns its shards, and a plan of thousands of shard
     jobs does not check every problem's files for each (the paper config's plan took twice as long)."""
-    return suite_files(list(shards.find(shards.plan_for(pcgbench_config, task), name).problems))
+    return suite_files(list(shards.named(pcgbench_config, name, task).problems))
 
 
 def shard_params(pcgbench_config: dict, name: str, task: str = "generation") -> dict:
     """A shard's models and problems, as the rule's `shard` parameter (shards.Shard's fields)."""
-    return dataclasses.asdict(shards.find(shards.plan_for(pcgbench_config, task), name))
+    return dataclasses.asdict(shards.named(pcgbench_config, name, task))
 
 
 def user_cache_dir() -> Path:

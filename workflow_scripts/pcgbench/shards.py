@@ -102,6 +102,12 @@ def _plan_for(selection: str | tuple[str, ...], models: tuple[str, ...], pairs: 
     return plan(list(models), list(_problem_names(selection)), **dict(sharding))
 
 
+def named(pcgbench_config: dict, name: str, task: str = "generation") -> Shard:
+    """The shard `name` (a wildcard value) of the config's plan for `task`: what a shard rule's inputs, parameters
+    and resources read."""
+    return find(plan_for(pcgbench_config, task), name)
+
+
 # Resources that grow with a retried job's attempt, as in profiles/slurm's default-resources.
 _PER_ATTEMPT = ("mem_mb", "runtime")
 
@@ -120,7 +126,7 @@ def cluster_resources(pcgbench_config: dict, local: dict[str, int]) -> dict:
 
     def request(key: str):
         def value(wildcards, attempt: int):
-            kind = kinds[node_kind(find(plan_for(pcgbench_config), wildcards.shard), cluster["gpu_models"])]
+            kind = kinds[node_kind(named(pcgbench_config, wildcards.shard), cluster["gpu_models"])]
             found = kind.get(key, local.get(key))
             return found * attempt if key in _PER_ATTEMPT else found
 
