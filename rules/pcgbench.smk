@@ -11,15 +11,15 @@
 # pcgbench.translation.enabled): the same steps under results/pcgbench/translation/.
 # Logic lives in workflow_scripts/pcgbench/.
 
-from workflow_scripts.pcgbench.shards import cluster_resources
+from workflow_scripts.pcgbench.shards import cluster_resources, layout
 from workflow_scripts.pcgbench.paths import (
     SELF_TEST_GENERATORS,
     TRANSLATION_FIGURE,
     TRANSLATION_PROMPTS,
     evaluated_generators,
+    evaluation_outputs,
     generations_path,
     reference_results_input,
-    shard_names,
     shard_params,
     shard_suite_files,
     suite_files,
@@ -32,6 +32,12 @@ from workflow_scripts.pcgbench.paths import (
 wildcard_constraints:
     generator=r"[A-Za-z0-9_+-]+",
     shard=r"[a-z+]+(\.[0-9]+)?",
+
+
+# Where each task's shard jobs write (paths.ShardLayout): with one shard (the tiny config) the shard jobs write the
+# generator's outputs themselves and no merge rule is defined.
+SHARDS = layout(config["pcgbench"])
+TRANSLATION_SHARDS = layout(config["pcgbench"], "translation")
 
 
 rule pcgbench_prompts:
@@ -55,23 +61,35 @@ rule pcgbench_prompts:
         "../workflow_scripts/pcgbench/prompts.py"
 
 
+REFERENCE_SPEEDUPS = {
+    "table": report(
+        results("pcgbench/reference_speedups.csv"),
+        category="pcgbench",
+        caption="captions/pcgbench_reference_speedups.rst",
+    ),
+    "summary": results("pcgbench/reference_speedups.json"),
+}
+
+
 rule pcgbench_reference_speedups_shard:
     # The suite's own check, one shard (shards.py) on the node its models need: every selected reference of the
     # shard builds, validates and is timed against the serial baseline (sweep and size from pcgbench.evaluate).
     input:
         # a changed problem, harness or reference reruns its shards
-        suite=lambda wildcards: shard_suite_files(config["pcgbench"], wildcards.shard),
+        suite=lambda wildcards: shard_suite_files(config["pcgbench"], SHARDS.of(wildcards)),
     output:
-        rows=results("pcgbench/reference_speedups/{shard}.json"),
+        **SHARDS.outputs(
+            shard={"rows": results("pcgbench/reference_speedups/{shard}.json")}, whole=REFERENCE_SPEEDUPS
+        ),
     log:
-        study_log("pcgbench", "reference_speedups_{shard}"),
+        study_log("pcgbench", SHARDS.tag("reference_speedups")),
     benchmark:
-        study_benchmark("pcgbench", "reference_speedups_{shard}")
+        study_benchmark("pcgbench", SHARDS.tag("reference_speedups"))
     threads: 2
     resources:
         **cluster_resources(config["pcgbench"], {"mem_mb": 2000, "timing_slot": 1}),
     params:
-        shard=lambda wildcards: shard_params(config["pcgbench"], wildcards.shard),
+        shard=lambda wildcards: shard_params(config["pcgbench"], SHARDS.of(wildcards)),
         evaluate=lookup(dpath="pcgbench/evaluate", within=config),
         seed=config["seed"],
         software_env=software_env("../workflow_scripts/pcgbench/reference_speedups.py"),
@@ -79,34 +97,31 @@ rule pcgbench_reference_speedups_shard:
         "../workflow_scripts/pcgbench/reference_speedups.py"
 
 
-rule pcgbench_reference_speedups:
-    # The shards' rows in one table; the JSON holds the median OpenMP speedup on 2 threads.
-    input:
-        shards=lambda wildcards: expand(
-            results("pcgbench/reference_speedups/{shard}.json"), shard=shard_names(config["pcgbench"])
-        ),
-    output:
-        table=report(
-            results("pcgbench/reference_speedups.csv"),
-            category="pcgbench",
-            caption="captions/pcgbench_reference_speedups.rst",
-        ),
-        summary=results("pcgbench/reference_speedups.json"),
-    log:
-        study_log("pcgbench", "reference_speedups"),
-    benchmark:
-        study_benchmark("pcgbench", "reference_speedups")
-    threads: 1
-    resources:
-        mem_mb=1000,
-    params:
-        problems=lookup(dpath="pcgbench/problems", within=config),
-        models=lookup(dpath="pcgbench/models", within=config),
-        evaluate=lookup(dpath="pcgbench/evaluate", within=config),
-        seed=config["seed"],
-        software_env=software_env("../workflow_scripts/pcgbench/reference_speedups.py"),
-    script:
-        "../workflow_scripts/pcgbench/reference_speedups.py"
+if not SHARDS.one:
+
+    rule pcgbench_reference_speedups:
+        # The shards' rows in one table; the JSON holds the median OpenMP speedup on 2 threads.
+        input:
+            shards=lambda wildcards: expand(
+                results("pcgbench/reference_speedups/{shard}.json"), shard=SHARDS.names
+            ),
+        output:
+            **REFERENCE_SPEEDUPS,
+        log:
+            study_log("pcgbench", "reference_speedups"),
+        benchmark:
+            study_benchmark("pcgbench", "reference_speedups")
+        threads: 1
+        resources:
+            mem_mb=1000,
+        params:
+            problems=lookup(dpath="pcgbench/problems", within=config),
+            models=lookup(dpath="pcgbench/models", within=config),
+            evaluate=lookup(dpath="pcgbench/evaluate", within=config),
+            seed=config["seed"],
+            software_env=software_env("../workflow_scripts/pcgbench/reference_speedups.py"),
+        script:
+            "../workflow_scripts/pcgbench/reference_speedups.py"
 
 
 rule pcgbench_self_test_generations:
@@ -139,19 +154,19 @@ rule pcgbench_self_test_generations:
 rule pcgbench_build:
     input:
         # a changed problem, harness or reference reruns its shards
-        suite=lambda wildcards: shard_suite_files(config["pcgbench"], wildcards.shard),
+        suite=lambda wildcards: shard_suite_files(config["pcgbench"], SHARDS.of(wildcards)),
         generations=lambda wildcards: generations_path(wildcards.generator, RESULTS),
     output:
-        manifest=results("pcgbench/{generator}/shards/{shard}/builds.json"),
+        manifest=results(SHARDS.path("pcgbench/{generator}", "builds.json")),
     log:
-        study_log("pcgbench", "build_{generator}_{shard}"),
+        study_log("pcgbench", SHARDS.tag("build_{generator}")),
     benchmark:
-        study_benchmark("pcgbench", "build_{generator}_{shard}")
+        study_benchmark("pcgbench", SHARDS.tag("build_{generator}"))
     threads: 2
     resources:
         **cluster_resources(config["pcgbench"], {"mem_mb": 2000}),
     params:
-        shard=lambda wildcards: shard_params(config["pcgbench"], wildcards.shard),
+        shard=lambda wildcards: shard_params(config["pcgbench"], SHARDS.of(wildcards)),
         evaluate=lookup(dpath="pcgbench/evaluate", within=config),
         seed=config["seed"],
         software_env=software_env("../workflow_scripts/pcgbench/build.py"),
@@ -163,24 +178,27 @@ rule pcgbench_evaluate:
     input:
         unpack(
             lambda wildcards: reference_results_input(
-                wildcards.generator, config["pcgbench"], wildcards.shard, RESULTS
+                wildcards.generator, config["pcgbench"], SHARDS.of(wildcards), RESULTS
             )
         ),
         # a changed problem, harness or reference reruns its shards
-        suite=lambda wildcards: shard_suite_files(config["pcgbench"], wildcards.shard),
+        suite=lambda wildcards: shard_suite_files(config["pcgbench"], SHARDS.of(wildcards)),
         generations=lambda wildcards: generations_path(wildcards.generator, RESULTS),
-        manifest=results("pcgbench/{generator}/shards/{shard}/builds.json"),
+        manifest=results(SHARDS.path("pcgbench/{generator}", "builds.json")),
     output:
-        results=results("pcgbench/{generator}/shards/{shard}/results.parquet"),
+        **SHARDS.outputs(
+            shard={"results": results("pcgbench/{generator}/shards/{shard}/results.parquet")},
+            whole=evaluation_outputs(results("pcgbench/{generator}")),
+        ),
     log:
-        study_log("pcgbench", "evaluate_{generator}_{shard}"),
+        study_log("pcgbench", SHARDS.tag("evaluate_{generator}")),
     benchmark:
-        study_benchmark("pcgbench", "evaluate_{generator}_{shard}")
+        study_benchmark("pcgbench", SHARDS.tag("evaluate_{generator}"))
     threads: 2
     resources:
         **cluster_resources(config["pcgbench"], {"mem_mb": 4000, "timing_slot": 1}),
     params:
-        shard=lambda wildcards: shard_params(config["pcgbench"], wildcards.shard),
+        shard=lambda wildcards: shard_params(config["pcgbench"], SHARDS.of(wildcards)),
         evaluate=lookup(dpath="pcgbench/evaluate", within=config),
         seed=config["seed"],
         software_env=software_env("../workflow_scripts/pcgbench/evaluate.py"),
@@ -188,33 +206,33 @@ rule pcgbench_evaluate:
         "../workflow_scripts/pcgbench/evaluate.py"
 
 
-rule pcgbench_merge:
-    # The shards' rows as one evaluation's results and metrics (evaluate.merge).
-    input:
-        suite=suite_files(config["pcgbench"]["problems"]),
-        generations=lambda wildcards: generations_path(wildcards.generator, RESULTS),
-        shards=lambda wildcards: expand(
-            results("pcgbench/{generator}/shards/{shard}/results.parquet"),
-            generator=wildcards.generator,
-            shard=shard_names(config["pcgbench"]),
-        ),
-    output:
-        results=results("pcgbench/{generator}/results.parquet"),
-        metrics=results("pcgbench/{generator}/metrics.json"),
-        metrics_csv=results("pcgbench/{generator}/metrics.csv"),
-    log:
-        study_log("pcgbench", "merge_{generator}"),
-    benchmark:
-        study_benchmark("pcgbench", "merge_{generator}")
-    threads: 1
-    resources:
-        mem_mb=2000,
-    params:
-        evaluate=lookup(dpath="pcgbench/evaluate", within=config),
-        seed=config["seed"],
-        software_env=software_env("../workflow_scripts/pcgbench/evaluate.py"),
-    script:
-        "../workflow_scripts/pcgbench/evaluate.py"
+if not SHARDS.one:
+
+    rule pcgbench_merge:
+        # The shards' rows as one evaluation's results and metrics (evaluate.merge).
+        input:
+            suite=suite_files(config["pcgbench"]["problems"]),
+            generations=lambda wildcards: generations_path(wildcards.generator, RESULTS),
+            shards=lambda wildcards: expand(
+                results("pcgbench/{generator}/shards/{shard}/results.parquet"),
+                generator=wildcards.generator,
+                shard=SHARDS.names,
+            ),
+        output:
+            **evaluation_outputs(results("pcgbench/{generator}")),
+        log:
+            study_log("pcgbench", "merge_{generator}"),
+        benchmark:
+            study_benchmark("pcgbench", "merge_{generator}")
+        threads: 1
+        resources:
+            mem_mb=2000,
+        params:
+            evaluate=lookup(dpath="pcgbench/evaluate", within=config),
+            seed=config["seed"],
+            software_env=software_env("../workflow_scripts/pcgbench/evaluate.py"),
+        script:
+            "../workflow_scripts/pcgbench/evaluate.py"
 
 
 rule pcgbench_summary:
@@ -338,19 +356,23 @@ rule pcgbench_translation_self_test_generations:
 rule pcgbench_translation_build:
     input:
         # a changed problem, harness or reference reruns its shards
-        suite=lambda wildcards: shard_suite_files(config["pcgbench"], wildcards.shard, "translation"),
+        suite=lambda wildcards: shard_suite_files(
+            config["pcgbench"], TRANSLATION_SHARDS.of(wildcards), "translation"
+        ),
         generations=lambda wildcards: translation_generations_path(wildcards.generator, RESULTS),
     output:
-        manifest=results("pcgbench/translation/{generator}/shards/{shard}/builds.json"),
+        manifest=results(TRANSLATION_SHARDS.path("pcgbench/translation/{generator}", "builds.json")),
     log:
-        study_log("pcgbench", "translation_build_{generator}_{shard}"),
+        study_log("pcgbench", TRANSLATION_SHARDS.tag("translation_build_{generator}")),
     benchmark:
-        study_benchmark("pcgbench", "translation_build_{generator}_{shard}")
+        study_benchmark("pcgbench", TRANSLATION_SHARDS.tag("translation_build_{generator}"))
     threads: 2
     resources:
-        **cluster_resources(config["pcgbench"], {"mem_mb": 2000}),
+        **cluster_resources(config["pcgbench"], {"mem_mb": 2000}, "translation"),
     params:
-        shard=lambda wildcards: shard_params(config["pcgbench"], wildcards.shard, "translation"),
+        shard=lambda wildcards: shard_params(
+            config["pcgbench"], TRANSLATION_SHARDS.of(wildcards), "translation"
+        ),
         evaluate=lookup(dpath="pcgbench/evaluate", within=config),
         seed=config["seed"],
         software_env=software_env("../workflow_scripts/pcgbench/build.py"),
@@ -362,60 +384,69 @@ rule pcgbench_translation_evaluate:
     input:
         unpack(
             lambda wildcards: reference_results_input(
-                wildcards.generator, config["pcgbench"], wildcards.shard, RESULTS
+                wildcards.generator, config["pcgbench"], TRANSLATION_SHARDS.of(wildcards), RESULTS
             )
         ),
         # a changed problem, harness or reference reruns its shards
-        suite=lambda wildcards: shard_suite_files(config["pcgbench"], wildcards.shard, "translation"),
+        suite=lambda wildcards: shard_suite_files(
+            config["pcgbench"], TRANSLATION_SHARDS.of(wildcards), "translation"
+        ),
         generations=lambda wildcards: translation_generations_path(wildcards.generator, RESULTS),
-        manifest=results("pcgbench/translation/{generator}/shards/{shard}/builds.json"),
+        manifest=results(TRANSLATION_SHARDS.path("pcgbench/translation/{generator}", "builds.json")),
         # its generation evaluation's same shard (the same programs: their runs are taken, not run again)
-        share_runs=results("pcgbench/{generator}/shards/{shard}/results.parquet"),
-    output:
-        results=results("pcgbench/translation/{generator}/shards/{shard}/results.parquet"),
-    log:
-        study_log("pcgbench", "translation_evaluate_{generator}_{shard}"),
-    benchmark:
-        study_benchmark("pcgbench", "translation_evaluate_{generator}_{shard}")
-    threads: 2
-    resources:
-        **cluster_resources(config["pcgbench"], {"mem_mb": 4000, "timing_slot": 1}),
-    params:
-        shard=lambda wildcards: shard_params(config["pcgbench"], wildcards.shard, "translation"),
-        evaluate=lookup(dpath="pcgbench/evaluate", within=config),
-        seed=config["seed"],
-        software_env=software_env("../workflow_scripts/pcgbench/evaluate.py"),
-    script:
-        "../workflow_scripts/pcgbench/evaluate.py"
-
-
-rule pcgbench_translation_merge:
-    # The shards' rows as one evaluation's results and metrics (evaluate.merge).
-    input:
-        suite=suite_files(config["pcgbench"]["problems"]),
-        generations=lambda wildcards: translation_generations_path(wildcards.generator, RESULTS),
-        shards=lambda wildcards: expand(
-            results("pcgbench/translation/{generator}/shards/{shard}/results.parquet"),
-            generator=wildcards.generator,
-            shard=shard_names(config["pcgbench"], "translation"),
+        share_runs=lambda wildcards: SHARDS.file(
+            results(f"pcgbench/{wildcards.generator}"), TRANSLATION_SHARDS.of(wildcards), "results.parquet"
         ),
     output:
-        results=results("pcgbench/translation/{generator}/results.parquet"),
-        metrics=results("pcgbench/translation/{generator}/metrics.json"),
-        metrics_csv=results("pcgbench/translation/{generator}/metrics.csv"),
+        **TRANSLATION_SHARDS.outputs(
+            shard={"results": results("pcgbench/translation/{generator}/shards/{shard}/results.parquet")},
+            whole=evaluation_outputs(results("pcgbench/translation/{generator}")),
+        ),
     log:
-        study_log("pcgbench", "translation_merge_{generator}"),
+        study_log("pcgbench", TRANSLATION_SHARDS.tag("translation_evaluate_{generator}")),
     benchmark:
-        study_benchmark("pcgbench", "translation_merge_{generator}")
-    threads: 1
+        study_benchmark("pcgbench", TRANSLATION_SHARDS.tag("translation_evaluate_{generator}"))
+    threads: 2
     resources:
-        mem_mb=2000,
+        **cluster_resources(config["pcgbench"], {"mem_mb": 4000, "timing_slot": 1}, "translation"),
     params:
+        shard=lambda wildcards: shard_params(
+            config["pcgbench"], TRANSLATION_SHARDS.of(wildcards), "translation"
+        ),
         evaluate=lookup(dpath="pcgbench/evaluate", within=config),
         seed=config["seed"],
         software_env=software_env("../workflow_scripts/pcgbench/evaluate.py"),
     script:
         "../workflow_scripts/pcgbench/evaluate.py"
+
+
+if not TRANSLATION_SHARDS.one:
+
+    rule pcgbench_translation_merge:
+        # The shards' rows as one evaluation's results and metrics (evaluate.merge).
+        input:
+            suite=suite_files(config["pcgbench"]["problems"]),
+            generations=lambda wildcards: translation_generations_path(wildcards.generator, RESULTS),
+            shards=lambda wildcards: expand(
+                results("pcgbench/translation/{generator}/shards/{shard}/results.parquet"),
+                generator=wildcards.generator,
+                shard=TRANSLATION_SHARDS.names,
+            ),
+        output:
+            **evaluation_outputs(results("pcgbench/translation/{generator}")),
+        log:
+            study_log("pcgbench", "translation_merge_{generator}"),
+        benchmark:
+            study_benchmark("pcgbench", "translation_merge_{generator}")
+        threads: 1
+        resources:
+            mem_mb=2000,
+        params:
+            evaluate=lookup(dpath="pcgbench/evaluate", within=config),
+            seed=config["seed"],
+            software_env=software_env("../workflow_scripts/pcgbench/evaluate.py"),
+        script:
+            "../workflow_scripts/pcgbench/evaluate.py"
 
 
 rule pcgbench_figure_translation:

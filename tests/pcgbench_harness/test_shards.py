@@ -6,6 +6,7 @@ import json
 import pandas as pd
 import pytest
 
+from tests.conftest import REPO_ROOT, run_snakemake
 from workflow_scripts.pcgbench import evaluate, shards, suite
 from workflow_scripts.pcgbench.evaluate import EvaluateConfig
 from workflow_scripts.pcgbench.pareval_format import prompt_record
@@ -67,6 +68,37 @@ def test_the_translation_tasks_shards_are_its_target_models_named_as_the_generat
     translation = shards.plan_for(config, "translation")
     assert [s.name for s in translation] == ["omp.0", "omp.1"]
     assert all(generation[s.name] == s for s in translation)
+
+
+def test_one_shard_writes_the_generators_outputs_and_several_write_a_folder_each():
+    """Where the plan is one shard (the tiny config) its jobs write in the generator's folder and its evaluation
+    writes the generator's outputs (no merge job); with several, each job writes a folder of its own."""
+    several = shards.layout(pcgbench_config(cpu={}, gpu={"gpu": 1}))
+    one = shards.layout(pcgbench_config(cpu={}, gpu={"gpu": 1}) | {"shards": {"by_model": False,
+                                                                             "problems_per_shard": 0}})  # fmt: skip
+    assert one.one and one.names == ("all",) and not several.one and len(several.names) == 8
+    assert one.folder("pcgbench/{generator}") == "pcgbench/{generator}"
+    assert several.folder("pcgbench/{generator}") == "pcgbench/{generator}/shards/{shard}"
+    assert (one.tag("evaluate_{generator}"), several.tag("evaluate_{generator}")) == (
+        "evaluate_{generator}", "evaluate_{generator}_{shard}")  # fmt: skip
+    assert one.of(object()) == "all" and several.of(Wildcards("hip.1")) == "hip.1"
+    assert one.outputs(shard={"results": "s"}, whole={"results": "w", "metrics": "m"}) == {"results": "w",
+                                                                                           "metrics": "m"}
+    assert several.outputs(shard={"results": "s"}, whole={"results": "w"}) == {"results": "s"}
+    assert one.file("r/pcgbench/reference", "all", "results.parquet") == "r/pcgbench/reference/results.parquet"
+    assert several.file("r/pcgbench/reference", "cuda.0", "x") == "r/pcgbench/reference/shards/cuda.0/x"
+    # On one machine the whole translation runs on one node: its resources are those of the plan's only shard.
+    resources = shards.cluster_resources(pcgbench_config(cpu={"runtime": 60}, gpu={"gpu": 1, "runtime": 30}) | {
+        "shards": {"by_model": False, "problems_per_shard": 0}}, {}, "translation")  # fmt: skip
+    assert resources["runtime"](object(), 1) == 60
+
+
+def test_the_tiny_config_has_no_merge_jobs_and_the_paper_config_has():
+    merges = {"pcgbench_merge", "pcgbench_translation_merge", "pcgbench_reference_speedups"}
+    for configfile, expected in (("config/config.yaml", set()), ("config/paper.yaml", merges)):
+        listed = run_snakemake(REPO_ROOT, "--list-rules", f"--configfile={configfile}", cores=1, timeout=120,
+                               check=True)  # fmt: skip
+        assert merges & set(listed.stdout.split()) == expected, configfile
 
 
 def test_kinds_that_name_different_requests_are_refused():

@@ -24,7 +24,8 @@ them with the reason.
     python -m workflow_scripts.pcgbench evaluate GENERATIONS.json --out DIR
 or, from Snakemake, rules/pcgbench.smk: rule pcgbench_evaluate evaluates one shard of a generator's samples
 (evaluate_shard; shards.py: by execution model and problem, each on the node its model needs), rule pcgbench_merge
-writes the generator's outputs from its shards (merge), as main writes them.
+writes the generator's outputs from its shards (merge), as main writes them. Where the plan is one shard (the tiny
+config) rule pcgbench_evaluate runs main on it, and there is no merge.
 
 Every run is one call of the package's run_program (run.py, in the sandbox); an OpenMP sample's thread counts
 at one rank count are one run (runs_of_sweep), the others one run per resource configuration. Verdicts (sandbox.py):
@@ -467,15 +468,18 @@ def finish(rows: pd.DataFrame, skipped: dict[str, str], unscored: list, out_dir:
 
 
 def main(generations: Path, out_dir: Path, cfg: EvaluateConfig, generator: str | None = None,
-         reference_results: Path | None = None, share_runs_from: Path | None = None) -> dict:  # fmt: skip
+         reference_results: Path | None = None, share_runs_from: Path | None = None,
+         shard: Shard | None = None) -> dict:  # fmt: skip
     """Evaluate one generations file into out_dir (see the module docstring). With `reference_results`
     (the reference generator's results.parquet) each run's time limit scales with the reference's. With
     `share_runs_from` (another evaluation's results.parquet) its programs are not run again
-    (runs_of_another_evaluation)."""
+    (runs_of_another_evaluation). With `shard` (a plan's only shard) its models and problems only."""
     prov = Provenance.start(step="pcgbench.evaluate", config=dataclasses.asdict(cfg), seed=cfg.seed)
     out_dir = Path(out_dir)
     generator = generator or Path(generations).stem
     samples, unscored = load_samples(Path(generations), generator, cfg.suite_root)
+    if shard is not None:
+        samples = [s for s in samples if shard.holds(s.model, s.problem.name)]
     rows, skipped = evaluate_samples(samples, out_dir, cfg, reference_run_times(reference_results),
                                      runs_of_another_evaluation(share_runs_from, cfg.fingerprint()))  # fmt: skip
     metrics = finish(rows, skipped, unscored, out_dir, cfg)
@@ -549,7 +553,10 @@ if __name__ == "__main__":
     config = EvaluateConfig(**smk.params.evaluate, seed=smk.params.seed, jobs=smk.threads)
     reference = Path(smk.input.reference) if smk.input.get("reference") else None
     share_runs = Path(smk.input.share_runs) if smk.input.get("share_runs") else None
-    if smk.params.get("shard"):  # rule pcgbench_evaluate (one shard)
+    if smk.output.get("metrics") and smk.params.get("shard"):  # rule pcgbench_evaluate, the plan's only shard
+        main(Path(smk.input.generations), Path(smk.output.results).parent, config, smk.wildcards.generator,
+             reference_results=reference, share_runs_from=share_runs, shard=Shard(**smk.params.shard))  # fmt: skip
+    elif smk.params.get("shard"):  # rule pcgbench_evaluate, one shard of several
         evaluate_shard(Path(smk.input.generations), Path(smk.output.results).parent, config, smk.wildcards.generator,
                        Shard(**smk.params.shard), reference_results=reference, share_runs_from=share_runs)  # fmt: skip
     else:  # rule pcgbench_merge

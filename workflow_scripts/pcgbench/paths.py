@@ -84,18 +84,18 @@ def prompt_set_file(config: dict, prompt_set: str) -> str:
 
 
 def reference_results_input(generator: str, pcgbench_config: dict, shard: str, results: str) -> dict[str, str]:
-    """{"reference": the results.parquet of the reference's shard `shard`} when the reference is evaluated and
-    `generator` is another one: the other generators' run time limits scale with the reference's run times, which
-    the same shard of the reference holds (every generator has the same shards, shards.plan_for)."""
+    """{"reference": the results.parquet of the reference's generation shard `shard`} when the reference is
+    evaluated and `generator` is another one: the other generators' run time limits scale with the reference's run
+    times, which the same shard of the reference holds (every generator has the same shards, shards.plan_for)."""
     if generator == "reference" or "reference" not in pcgbench_config["generators"]:
         return {}
-    return {"reference": f"{results}/pcgbench/reference/shards/{shard}/results.parquet"}
+    return {"reference": shards.layout(pcgbench_config).file(f"{results}/pcgbench/reference", shard, "results.parquet")}
 
 
-def shard_names(pcgbench_config: dict, task: str = "generation") -> list[str]:
-    """The names of every generator's evaluation shards of `task` (the `shard` wildcard of the build and evaluate
-    rules; shards.plan_for)."""
-    return [shard.name for shard in shards.plan_for(pcgbench_config, task)]
+def evaluation_outputs(folder: str) -> dict[str, str]:
+    """An evaluation's outputs in `folder` (a generator's), by the names its rules give them."""
+    return {"results": f"{folder}/results.parquet", "metrics": f"{folder}/metrics.json",
+            "metrics_csv": f"{folder}/metrics.csv"}  # fmt: skip
 
 
 def shard_suite_files(pcgbench_config: dict, name: str, task: str = "generation") -> list[str]:

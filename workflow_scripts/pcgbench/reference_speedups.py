@@ -321,7 +321,11 @@ if __name__ == "__main__":
 
     smk = snakemake  # noqa: F821 -- injected by Snakemake's script: directive
     configure_logging(smk.log[0])
-    if smk.params.get("shard"):  # rule pcgbench_reference_speedups_shard
+    if smk.output.get("table") and smk.params.get("shard"):  # rule pcgbench_reference_speedups_shard, the only one
+        shard = Shard(**smk.params.shard)
+        main(Path(smk.output.table), Path(smk.output.summary), selection=list(shard.problems), models=list(shard.models),
+             evaluate=dict(smk.params.evaluate), seed=smk.params.seed, jobs=smk.threads)  # fmt: skip
+    elif smk.params.get("shard"):  # rule pcgbench_reference_speedups_shard, one of several
         check_shard(Path(smk.output.rows), Shard(**smk.params.shard), evaluate=dict(smk.params.evaluate),
                     seed=smk.params.seed, jobs=smk.threads)  # fmt: skip
     else:  # rule pcgbench_reference_speedups

@@ -12,7 +12,8 @@ CPU node for the others, `pcgbench.cluster`) and, past `problems_per_shard`, by 
 Each shard is built and evaluated on its own (rules pcgbench_build and pcgbench_evaluate, wildcard `shard`), into
 a folder of its own: a retried or resumed shard redoes nothing of the others. The merge (evaluate.merge) writes
 the generator's results.parquet, metrics.json and metrics.csv as one unsharded evaluation does. Where sharding
-does not pay (the tiny config), `by_model: false` and `problems_per_shard: 0` give one shard, "all".
+does not pay (the tiny config), `by_model: false` and `problems_per_shard: 0` give one shard, "all": its jobs then
+write the generator's outputs themselves, with no merge job (Layout: where each job writes).
 
 A shard's name is its model (or "all") and, when problems are split, the index of its problem group: the plan
 depends only on the config's models and problems, so every generator (and the reference, whose run times set
@@ -108,11 +109,54 @@ def named(pcgbench_config: dict, name: str, task: str = "generation") -> Shard:
     return find(plan_for(pcgbench_config, task), name)
 
 
+@dataclasses.dataclass(frozen=True)
+class Layout:
+    """Where the shard jobs of a task write, as the rules' patterns. With several shards each job writes in a
+    folder of its own, <folder>/shards/{shard}/, and a merge job writes the generator's outputs in <folder>. With
+    one (the tiny config, where sharding does not pay) its jobs write in <folder> and the evaluation writes the
+    generator's outputs itself: no merge job runs, and the patterns have no `shard` wildcard."""
+
+    names: tuple[str, ...]  # the plan's shards (plan_for)
+
+    @property
+    def one(self) -> bool:
+        return len(self.names) == 1
+
+    def folder(self, folder: str) -> str:
+        """A shard job's folder, as a pattern: `folder` itself when the plan is one shard."""
+        return folder if self.one else f"{folder}/shards/{{shard}}"
+
+    def tag(self, name: str) -> str:
+        """A shard job's log and benchmark name: `name`, with the shard where there are several."""
+        return name if self.one else f"{name}_{{shard}}"
+
+    def of(self, wildcards) -> str:
+        """The shard of a shard job (its `shard` wildcard, where the patterns have one)."""
+        return self.names[0] if self.one else wildcards.shard
+
+    def outputs(self, *, shard: dict, whole: dict) -> dict:
+        """A shard job's outputs: `shard` (its own files, merged later), or `whole` (the generator's) for one shard."""
+        return whole if self.one else shard
+
+    def path(self, folder: str, name: str) -> str:
+        """A shard job's file `name`, as a pattern."""
+        return f"{self.folder(folder)}/{name}"
+
+    def file(self, folder: str, shard: str, name: str) -> str:
+        """The file `name` of shard `shard`'s job in `folder`."""
+        return self.path(folder, name).replace("{shard}", shard)
+
+
+def layout(pcgbench_config: dict, task: str = "generation") -> Layout:
+    """The Layout of `task`'s plan under config section `pcgbench`."""
+    return Layout(tuple(shard.name for shard in plan_for(pcgbench_config, task)))
+
+
 # Resources that grow with a retried job's attempt, as in profiles/slurm's default-resources.
 _PER_ATTEMPT = ("mem_mb", "runtime")
 
 
-def cluster_resources(pcgbench_config: dict, local: dict[str, int]) -> dict:
+def cluster_resources(pcgbench_config: dict, local: dict[str, int], task: str = "generation") -> dict:
     """A shard rule's resources: `local` (what it needs on one machine: mem_mb, timing_slot) and, for a cluster, the
     requests of its node kind in `pcgbench.cluster` (partition, GPUs, cores, run time...), each a function of the
     job's wildcards and attempt. Both kinds name the same requests, except `gpu` (0 where the CPU kind omits it)."""
@@ -126,7 +170,8 @@ def cluster_resources(pcgbench_config: dict, local: dict[str, int]) -> dict:
 
     def request(key: str):
         def value(wildcards, attempt: int):
-            kind = kinds[node_kind(named(pcgbench_config, wildcards.shard), cluster["gpu_models"])]
+            shard = named(pcgbench_config, layout(pcgbench_config, task).of(wildcards), task)
+            kind = kinds[node_kind(shard, cluster["gpu_models"])]
             found = kind.get(key, local.get(key))
             return found * attempt if key in _PER_ATTEMPT else found
 
