@@ -1,0 +1,123 @@
+"""Do a sharded and an unsharded PCGBench evaluation give the same speedups? Within the run-to-run spread?
+
+    .venv/bin/python benchmarks/pcgbench_shard_agreement.py [--config config/config.yaml] [--problems a,b,...]
+                                                            [--models serial,omp,mpi] [--rounds 3]
+
+The test (tests/pcgbench_harness/test_shards.py) holds the verdicts, details and counts of merged shards equal to
+one unsharded evaluation's; speedups are timings, which a test on a loaded machine cannot compare. This script
+does: it evaluates the references of the problems (by default the config's; one sample per problem and model)
+`rounds` times each way, alternating, with the config's pcgbench.evaluate settings and one warm build cache: unsharded (evaluate.main) and sharded by model and problem
+(evaluate.evaluate_shard per shard, then evaluate.merge). For every timed row (sample and resource count) it
+takes each way's median speedup over its rounds and the run-to-run spread of all 2 x rounds speedups,
+(max - min) / median, and prints:
+- the verdicts of every round (which must agree: the script exits 1 otherwise);
+- per row, the two medians and whether the sharded median lies within the unsharded rounds' range;
+- the medians of |sharded - unsharded| / unsharded and of the spread over the rows.
+Writes results/pcgbench/benchmarks/shard_agreement.json.
+"""
+
+import argparse
+import json
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+import pandas as pd  # noqa: E402
+
+from workflow_scripts.common import write_json  # noqa: E402
+from workflow_scripts.common.config import load_config  # noqa: E402
+from workflow_scripts.pcgbench import evaluate, shards, suite  # noqa: E402
+from workflow_scripts.pcgbench.pareval_format import prompt_record  # noqa: E402
+
+def write_generations(path: Path, problems: list[str], models: list[str]) -> None:
+    records = []
+    for name in problems:
+        for model in models:
+            problem = suite.get_problem(name)
+            records.append(dict(prompt_record(problem, model), outputs=[suite.reference_body(problem, model)]))
+    path.write_text(json.dumps(records))
+
+
+def unsharded(generations: Path, out: Path, cfg: evaluate.EvaluateConfig) -> pd.DataFrame:
+    evaluate.main(generations, out, cfg, generator="gen")
+    return pd.read_parquet(out / "results.parquet")
+
+
+def sharded(generations: Path, out: Path, cfg: evaluate.EvaluateConfig, plan: list[shards.Shard]) -> pd.DataFrame:
+    for shard in plan:
+        evaluate.evaluate_shard(generations, out / "shards" / shard.name, cfg, "gen", shard)
+    evaluate.merge(generations, [out / "shards" / s.name for s in plan], out, cfg, "gen")
+    return pd.read_parquet(out / "results.parquet")
+
+
+def row_key(row) -> str:
+    return f"{row.problem}/{row.model} ranks={row.ranks} threads={row.threads}"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--config", default="config/config.yaml")
+    parser.add_argument("--problems", help="comma-separated names (default: the config's pcgbench.problems)")
+    parser.add_argument("--models", default="serial,omp,mpi")
+    parser.add_argument("--rounds", type=int, default=3)
+    args = parser.parse_args()
+    config = load_config(REPO / "config" / "config.yaml", REPO / args.config)
+    problems = args.problems.split(",") if args.problems else list(config["pcgbench"]["problems"])
+    models = args.models.split(",")
+    plan = shards.plan(models, problems, by_model=True, problems_per_shard=1)
+    verdicts, speedups = {}, {"unsharded": {}, "sharded": {}}
+    with tempfile.TemporaryDirectory(prefix="shard-agreement-") as tmp:
+        work = Path(tmp)
+        generations = work / "gen.json"
+        write_generations(generations, problems, models)
+        cfg = evaluate.EvaluateConfig(**dict(config["pcgbench"]["evaluate"], cache_dir=work / "cache"),
+                                      seed=config["seed"], jobs=2)  # fmt: skip
+        evaluate.main(generations, work / "warm-up", cfg, generator="gen")  # the builds, cached for every round
+        for round_ in range(args.rounds):
+            for way in ("unsharded", "sharded"):
+                started = time.perf_counter()
+                out = work / f"{way}-{round_}"
+                rows = unsharded(generations, out, cfg) if way == "unsharded" else sharded(generations, out, cfg, plan)
+                print(f"round {round_ + 1} {way}: {time.perf_counter() - started:.1f} s, "
+                      f"{rows.drop_duplicates('sample_id')['verdict'].value_counts().to_dict()}")  # fmt: skip
+                verdicts[(way, round_)] = {r.sample_id: r.verdict for r in rows.itertuples()}
+                for r in rows[rows["verdict"] == "ok"].itertuples():
+                    speedups[way].setdefault(row_key(r), []).append(float(r.speedup))
+    agree = len({tuple(sorted(v.items())) for v in verdicts.values()}) == 1
+    print(f"verdicts agree across all {len(verdicts)} evaluations: {agree}")
+
+    table = []
+    for key in sorted(speedups["unsharded"]):
+        whole, parts = speedups["unsharded"][key], speedups["sharded"].get(key, [])
+        if len(parts) != len(whole):
+            agree = False
+            print(f"  {key}: timed {len(whole)} times unsharded, {len(parts)} sharded")
+            continue
+        both = whole + parts
+        median_whole, median_parts = statistics.median(whole), statistics.median(parts)
+        table.append({"row": key, "unsharded": median_whole, "sharded": median_parts,
+                      "difference": abs(median_parts - median_whole) / median_whole,
+                      "spread": (max(both) - min(both)) / statistics.median(both),
+                      "within_unsharded_range": min(whole) <= median_parts <= max(whole)})  # fmt: skip
+    print(f"{'row':48s} {'unsharded':>9s} {'sharded':>8s} {'|diff|':>7s} {'spread':>7s} within")
+    for row in table:
+        print(f"{row['row']:48s} {row['unsharded']:9.3f} {row['sharded']:8.3f} {row['difference']:7.3f} "
+              f"{row['spread']:7.3f} {row['within_unsharded_range']}")  # fmt: skip
+    summary = {"problems": problems, "models": models, "rounds": args.rounds, "verdicts_agree": agree,
+               "rows": table, "median_difference": statistics.median(r["difference"] for r in table),
+               "median_spread": statistics.median(r["spread"] for r in table),
+               "within_unsharded_range": sum(r["within_unsharded_range"] for r in table)}  # fmt: skip
+    print(f"median |sharded - unsharded| / unsharded {summary['median_difference']:.3f}; median run-to-run spread "
+          f"{summary['median_spread']:.3f}; sharded median within the unsharded rounds' range in "
+          f"{summary['within_unsharded_range']} of {len(table)} rows")  # fmt: skip
+    write_json(REPO / "results" / "pcgbench" / "benchmarks" / "shard_agreement.json", summary)
+    sys.exit(0 if agree else 1)
+
+
+if __name__ == "__main__":
+    main()
