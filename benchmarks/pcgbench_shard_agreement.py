@@ -34,6 +34,7 @@ from workflow_scripts.common.config import load_config  # noqa: E402
 from workflow_scripts.pcgbench import evaluate, shards, suite  # noqa: E402
 from workflow_scripts.pcgbench.pareval_format import prompt_record  # noqa: E402
 
+
 def write_generations(path: Path, problems: list[str], models: list[str]) -> None:
     records = []
     for name in problems:
