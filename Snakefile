@@ -49,6 +49,14 @@ if workflow.is_main_process and (missing_inputs := warning_text(missing_external
     logger.warning(missing_inputs)
 
 
+# Timing jobs hold a `timing_slot` (profiles/default: one per machine, so no two timings share its cores). On a
+# cluster every timing job has a node to itself (--exclusive, profiles/slurm and pcgbench.cluster): the slot is
+# then counted within each submitted job, not across the cluster, or the cluster's timing jobs would run one at a
+# time (profiles/default is read beside --profile).
+resource_scopes:
+    timing_slot="local",
+
+
 include: "rules/common.smk"
 include: "rules/rlpf.smk"
 include: "rules/disttrain.smk"

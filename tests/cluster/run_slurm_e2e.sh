@@ -86,7 +86,7 @@ cluster_snakemake() {
   "$snakemake" --profile profiles/slurm --configfile=e2e_config.yaml \
     --slurm-no-account --slurm-status-command squeue --slurm-init-seconds-before-status-checks 2 \
     --default-resources "slurm_partition=$partition" mem_mb=2000 runtime=30 cpus_per_task=1 \
-    --latency-wait 10 "$@" "${targets[@]}"
+    --seconds-between-status-checks 1 --latency-wait 10 "$@" "${targets[@]}"
 }
 
 echo "== cluster run, cancelling $cancel_rule mid-run"
@@ -132,11 +132,13 @@ for output in "${deterministic[@]}"; do
 done
 # The GPU routing, from the scheduler's records of the jobs the PCGBench shard rules submitted.
 routed=0
+declare -A job_of
 for rule in pcgbench_build pcgbench_evaluate pcgbench_reference_speedups_shard; do
   for shard in serial cuda; do
     log=$(find ".snakemake/slurm_logs/rule_$rule" -path "*${shard}*" -name '*.log' 2>/dev/null | head -n 1)
     [ -n "$log" ] || { echo "FAIL: no SLURM log of $rule for shard $shard"; status=1; continue; }
     id=$(basename "$log" .log)
+    job_of[$rule.$shard]=$id
     record=$(scontrol show job "$id" 2>/dev/null || true)
     completion=$(grep "JobId=$id " "$state/log/jobcomp.log" || true)
     [ -n "$completion" ] || { echo "FAIL: job $id ($rule, $shard) is not in the job completion log"; status=1; }
@@ -155,6 +157,20 @@ for rule in pcgbench_build pcgbench_evaluate pcgbench_reference_speedups_shard; 
   done
 done
 [ "$routed" = 6 ] || { echo "FAIL: $routed of 6 PCGBench shard jobs checked"; status=1; }
+# Timing jobs on nodes of their own do not wait for each other (the workflow's timing_slot is counted per job on a
+# cluster): the two reference shards, ready from the start, were in the scheduler together, each submitted before
+# the other ended.
+times() { scontrol show job "$1" | grep -o "$2=[^ ]*" | cut -d= -f2; }
+serial_job=${job_of[pcgbench_reference_speedups_shard.serial]:-} cuda_job=${job_of[pcgbench_reference_speedups_shard.cuda]:-}
+if [ -n "$serial_job" ] && [ -n "$cuda_job" ]; then
+  if [[ "$(times "$serial_job" SubmitTime)" < "$(times "$cuda_job" EndTime)" \
+        && "$(times "$cuda_job" SubmitTime)" < "$(times "$serial_job" EndTime)" ]]; then
+    echo "timing jobs overlapped: reference shards $serial_job and $cuda_job were queued together"
+  else
+    echo "FAIL: reference shard jobs $serial_job and $cuda_job ran one after the other (a global timing_slot?)"
+    status=1
+  fi
+fi
 python3 - <<'PY' || status=1
 import json
 metrics = json.load(open("results/pcgbench/reference/metrics.json"))
