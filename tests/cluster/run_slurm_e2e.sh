@@ -86,7 +86,7 @@ cluster_snakemake() {
   "$snakemake" --profile profiles/slurm --configfile=e2e_config.yaml \
     --slurm-no-account --slurm-status-command squeue --slurm-init-seconds-before-status-checks 2 \
     --default-resources "slurm_partition=$partition" mem_mb=2000 runtime=30 cpus_per_task=1 \
-    --seconds-between-status-checks 1 --latency-wait 10 "$@" "${targets[@]}"
+    --latency-wait 10 "$@" "${targets[@]}"
 }
 
 echo "== cluster run, cancelling $cancel_rule mid-run"
