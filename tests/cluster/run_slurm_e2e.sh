@@ -120,7 +120,9 @@ jobs_seen=0
 while IFS= read -r log; do
   id=$(grep -o 'SLURM job [0-9]*' "$log" | tail -n 1 | awk '{print $3}' || true)
   if [ -z "$id" ]; then echo "FAIL: $log does not name a SLURM job"; status=1; continue; fi
-  grep -q "Allocate JobId=$id " "$state/log/slurmctld.log" || { echo "FAIL: job $id ($log) unknown to slurmctld"; status=1; }
+  # started by the main scheduler ("Allocate") or, for jobs queued together, by the backfill one ("Started")
+  grep -qE "(Allocate|Started) JobId=$id " "$state/log/slurmctld.log" \
+    || { echo "FAIL: job $id ($log) unknown to slurmctld"; status=1; }
   jobs_seen=$((jobs_seen + 1))
 done < <(find results -path '*/logs/*.log' -newer "$work/local.log")
 [ "$jobs_seen" -ge "${#targets[@]}" ] || { echo "FAIL: only $jobs_seen job logs"; status=1; }

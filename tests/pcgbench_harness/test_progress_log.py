@@ -35,9 +35,9 @@ def test_build_and_evaluate_rule_logs_show_progress_with_time_left(workflow_dir)
     (work / "tiny.yaml").write_text(TINY)
     proc = run_snakemake(work, "results/pcgbench/mutants/metrics.json", "--configfile=tiny.yaml", timeout=300)
     assert proc.returncode == 0, proc.stderr[-3000:]
-    # One shard ("all": the default pcgbench.shards), so each step's log has all three samples.
-    for name, what, unit in (("build_mutants_all", "builds", "build"),
-                             ("evaluate_mutants_all", "evaluated samples", "sample")):  # fmt: skip
+    # One shard (the default pcgbench.shards), so each step's log has all three samples, under the step's name.
+    for name, what, unit in (("build_mutants", "builds", "build"),
+                             ("evaluate_mutants", "evaluated samples", "sample")):  # fmt: skip
         log = (work / f"results/pcgbench/logs/{name}.log").read_text()
         assert f"{what} [0/3] started" in log, log
         done = estimates(log, what, unit)
