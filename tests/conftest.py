@@ -82,48 +82,47 @@ EXCLUSIVE = {
 # tests/lm/test_training.py once in six runs; DeepSpeed's CPU collectives op is also compiled on first use into one
 # cache folder per user.
 TORCH_DISTRIBUTED = [
-    "tests/cluster/test_slurm_e2e.py",  # 102 s before its PCGBench shards (seconds of a serial run on 2 cores, measured)
-    "tests/lm/test_training.py",  # 75
-    "tests/spine/test_regeneration.py",  # 33: the tensor3d projection's validation runs
-    "tests/disttrain_layers/test_multiprocess.py",  # 29
-    "tests/disttrain/test_survey.py",  # 24
+    "tests/cluster/test_slurm_e2e.py",  # 142 s (seconds of a `make test` after `make run`, 2 workers, 2 cores)
+    "tests/disttrain_layers/test_multiprocess.py",  # 45
+    "tests/spine/test_regeneration.py",  # 44: the tensor3d projection's validation runs
+    "tests/disttrain/test_survey.py",  # 29
+    "tests/lm/test_training.py",  # 25
+    "tests/disttrain/test_target.py",  # 25
     "tests/disttrain/test_axonn.py",
     "tests/disttrain/test_sparse.py",
-    "tests/disttrain/test_target.py",
     "tests/disttrain/test_shared_ground.py",
     "tests/disttrain_layers/test_targets.py",
     "tests/jorge/test_distributed.py",
 ]
 TORCH_DISTRIBUTED_GROUP = "torch_distributed"
 
-# The other slow test files, slowest first (seconds of a `make test` on 2 workers, 2 cores, measured): the workers
-# take files (and the torch.distributed group, which is first) in the order of the collection, so these start
-# early and no worker is left alone with a long file at the end. A file not listed only starts later.
+# The other slow test files, slowest first (seconds, measured as above): the workers take files (and the
+# torch.distributed group, which is first: about 350 s) in the order of the collection, so these start early and
+# no worker is left alone with a long file at the end. A file not listed only starts later.
 SLOW_FIRST = [
     *TORCH_DISTRIBUTED,
-    "tests/lm/test_from_scratch.py",  # 104
-    "tests/pcgbench_harness/test_evaluate.py",  # 75
-    "tests/report/test_report_browser.py",  # 73 (36 once its workflow run is built once)
-    "tests/pcgbench_suite/test_references.py",  # 72
-    "tests/pcgbench_harness/test_snakemake_pcgbench.py",  # 70 with the translation task
-    "tests/rlpf/test_real_base.py",  # 53
-    "tests/monitoring/test_workflow.py",  # 40
-    "tests/jorge/test_pipeline.py",  # 40
-    "tests/pcgbench_harness/test_hack_catalogue.py",  # 36
-    "tests/rlpf/test_renaming.py",  # 28
-    "tests/generate/test_model_source.py",  # 28
-    "tests/pcgbench_suite/test_pareval_compat.py",  # 17
-    "tests/spine/test_config.py",  # 16
-    "tests/claims/test_rule.py",  # 15
-    "tests/pcgbench_suite/test_pareval_files.py",  # 14
-    "tests/pcgbench_harness/test_build.py",  # 14
-    "tests/pcgbench_suite/test_reference_speedups.py",  # 12
-    "tests/generate/test_readme_recipe.py",  # 12
-    "tests/rlpf/test_config.py",  # 11
-    "tests/generate/test_resume.py",  # 10
-    "tests/pcgbench_suite/test_suite_data.py",  # 9
-    "tests/pcgbench_harness/test_sandbox_isolation.py",  # 9
-    "tests/generate/test_workflow.py",  # 9
+    "tests/pcgbench_suite/test_references.py",  # 137 (its fixture builds every selected reference)
+    "tests/lm/test_from_scratch.py",  # 101
+    "tests/pcgbench_harness/test_evaluate.py",  # 57
+    "tests/rlpf/test_real_base.py",  # 52
+    "tests/monitoring/test_workflow.py",  # 41
+    "tests/report/test_report_browser.py",  # 40
+    "tests/pcgbench_harness/test_snakemake_pcgbench.py",  # 36
+    "tests/jorge/test_pipeline.py",  # 34
+    "tests/spine/test_config.py",  # 27
+    "tests/generate/test_model_source.py",  # 25
+    "tests/rlpf/test_renaming.py",  # 24
+    "tests/pcgbench_harness/test_rootless.py",  # 20
+    "tests/spine/test_results_folder.py",  # 18
+    "tests/pcgbench_harness/test_hack_catalogue.py",  # 18
+    "tests/pcgbench_suite/test_pareval_compat.py",  # 15
+    "tests/claims/test_rule.py",  # 14
+    "tests/generate/test_readme_recipe.py",  # 11
+    "tests/pcgbench_suite/test_reference_speedups.py",  # 11
+    "tests/pcgbench_suite/test_pareval_files.py",  # 10
+    "tests/pcgbench_harness/test_sandbox_isolation.py",  # 10
+    "tests/generate/test_resume.py",  # 9
+    "tests/generate/test_workflow.py",  # 8
 ]
 
 
