@@ -12,7 +12,12 @@ takes each way's median speedup over its rounds and the run-to-run spread of all
 (max - min) / median, and prints:
 - the verdicts of every round (which must agree: the script exits 1 otherwise);
 - per row, the two medians and whether the sharded median lies within the unsharded rounds' range;
-- the medians of |sharded - unsharded| / unsharded and of the spread over the rows.
+- the medians of |sharded - unsharded| / unsharded and of the spread over the rows, and in how many rows the
+  difference is within the row's spread.
+Measured on the 2-core machine (config/config.yaml's 12 problems x serial, omp, mpi: 36 references, 60 timed rows,
+3 rounds each way, 6 min 49 s): 36 ok in all six evaluations; median |difference| 0.020 against a median spread of
+0.075; the difference within the row's spread in 59 of 60 rows (the other: histogram_bins_by_10 omp at 2 threads,
+1.68x unsharded and 1.98x sharded, difference 0.180 against a spread of 0.178).
 Writes results/pcgbench/benchmarks/shard_agreement.json.
 """
 
@@ -112,10 +117,12 @@ def main() -> None:
     summary = {"problems": problems, "models": models, "rounds": args.rounds, "verdicts_agree": agree,
                "rows": table, "median_difference": statistics.median(r["difference"] for r in table),
                "median_spread": statistics.median(r["spread"] for r in table),
+               "within_spread": sum(r["difference"] <= r["spread"] for r in table),
                "within_unsharded_range": sum(r["within_unsharded_range"] for r in table)}  # fmt: skip
     print(f"median |sharded - unsharded| / unsharded {summary['median_difference']:.3f}; median run-to-run spread "
-          f"{summary['median_spread']:.3f}; sharded median within the unsharded rounds' range in "
-          f"{summary['within_unsharded_range']} of {len(table)} rows")  # fmt: skip
+          f"{summary['median_spread']:.3f}; |difference| within the row's spread in {summary['within_spread']} of "
+          f"{len(table)} rows; sharded median within the unsharded rounds' range in "
+          f"{summary['within_unsharded_range']}")  # fmt: skip
     write_json(REPO / "results" / "pcgbench" / "benchmarks" / "shard_agreement.json", summary)
     sys.exit(0 if agree else 1)
 
