@@ -43,6 +43,12 @@ sample's object inspected, compiles and runs in bubblewrap with their own user n
     warm machine (drivers and headers cached)    8.6-8.7 s
     speedups' run-to-run spread, (max - min) / median over the four runs: median 0.12, max 0.62-1.23
 
+On 2026-12-06, two invocations on another machine of this kind (no harness change since the figures below):
+ParEval's harness 29.5-31.3 s cold, this one 10.6-11.7 s with the race check (2.79x and 2.73x, medians), 9.7-9.8 s
+without it (3.10x, 3.21x), 7.3 s warm; spread median 0.122 and 0.128, max 0.385 and 0.403. The same benchmark gave
+1.78-1.95x the session before (ParEval 23.5-29.7 s, this harness 13.1-15.9 s): the ratio moves with the machine,
+ParEval's side most.
+
 Then, with runs pinned to their cores and the timed call's input handed to the baseline without a copy (one
 invocation): ParEval 24.2-24.5 s; this harness 12.6-13.0 s with the race check (1.91x), 10.4 s without (2.34x),
 8.5 s warm; spread median 0.144, max 1.16. An OpenMP run of reduce_average (305 ms) spends 14 ms starting, 64 ms
