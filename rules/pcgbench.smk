@@ -34,7 +34,7 @@ wildcard_constraints:
     shard=r"[a-z+]+(\.[0-9]+)?",
 
 
-# Where each task's shard jobs write (paths.ShardLayout): with one shard (the tiny config) the shard jobs write the
+# Where each task's shard jobs write (shards.Layout): with one shard (the tiny config) the shard jobs write the
 # generator's outputs themselves and no merge rule is defined.
 SHARDS = layout(config["pcgbench"])
 TRANSLATION_SHARDS = layout(config["pcgbench"], "translation")
@@ -187,7 +187,7 @@ rule pcgbench_evaluate:
         manifest=results(SHARDS.path("pcgbench/{generator}", "builds.json")),
     output:
         **SHARDS.outputs(
-            shard={"results": results("pcgbench/{generator}/shards/{shard}/results.parquet")},
+            shard={"results": results(SHARDS.path("pcgbench/{generator}", "results.parquet"))},
             whole=evaluation_outputs(results("pcgbench/{generator}")),
         ),
     log:
@@ -214,7 +214,7 @@ if not SHARDS.one:
             suite=suite_files(config["pcgbench"]["problems"]),
             generations=lambda wildcards: generations_path(wildcards.generator, RESULTS),
             shards=lambda wildcards: expand(
-                results("pcgbench/{generator}/shards/{shard}/results.parquet"),
+                results(SHARDS.path("pcgbench/{generator}", "results.parquet")),
                 generator=wildcards.generator,
                 shard=SHARDS.names,
             ),
@@ -399,7 +399,11 @@ rule pcgbench_translation_evaluate:
         ),
     output:
         **TRANSLATION_SHARDS.outputs(
-            shard={"results": results("pcgbench/translation/{generator}/shards/{shard}/results.parquet")},
+            shard={
+                "results": results(
+                    TRANSLATION_SHARDS.path("pcgbench/translation/{generator}", "results.parquet")
+                )
+            },
             whole=evaluation_outputs(results("pcgbench/translation/{generator}")),
         ),
     log:
@@ -428,7 +432,7 @@ if not TRANSLATION_SHARDS.one:
             suite=suite_files(config["pcgbench"]["problems"]),
             generations=lambda wildcards: translation_generations_path(wildcards.generator, RESULTS),
             shards=lambda wildcards: expand(
-                results("pcgbench/translation/{generator}/shards/{shard}/results.parquet"),
+                results(TRANSLATION_SHARDS.path("pcgbench/translation/{generator}", "results.parquet")),
                 generator=wildcards.generator,
                 shard=TRANSLATION_SHARDS.names,
             ),

@@ -168,9 +168,11 @@ def cluster_resources(pcgbench_config: dict, local: dict[str, int], task: str = 
             raise ValueError(f"pcgbench.cluster.{kind} lacks {lacking}, which pcgbench.cluster.{other} gives: a "
                              "shard's request must not depend on which kind was read first; give them in both")
 
+    shard_of = layout(pcgbench_config, task).of
+
     def request(key: str):
         def value(wildcards, attempt: int):
-            shard = named(pcgbench_config, layout(pcgbench_config, task).of(wildcards), task)
+            shard = named(pcgbench_config, shard_of(wildcards), task)
             kind = kinds[node_kind(shard, cluster["gpu_models"])]
             found = kind.get(key, local.get(key))
             return found * attempt if key in _PER_ATTEMPT else found
