@@ -65,6 +65,42 @@ def row_key(row) -> str:
     return f"{row.problem}/{row.model} ranks={row.ranks} threads={row.threads}"
 
 
+def compare_speedups(verdicts: dict, speedups: dict[str, dict[str, list[float]]], first: str, second: str) -> dict:
+    """Print and return how two ways of evaluating agree: `verdicts` {(way, round): {sample_id: verdict}} must be the
+    same in every evaluation; per timed row of `speedups` {way: {row: [speedup per round]}}, each way's median, the
+    difference of `second`'s from `first`'s (relative) and the spread of all the row's speedups,
+    (max - min) / median."""
+    agree = len({tuple(sorted(v.items())) for v in verdicts.values()}) == 1
+    print(f"verdicts agree across all {len(verdicts)} evaluations: {agree}")
+    table = []
+    for key in sorted(speedups[first]):
+        base, other = speedups[first][key], speedups[second].get(key, [])
+        if len(other) != len(base):
+            agree = False
+            print(f"  {key}: timed {len(base)} times {first}, {len(other)} {second}")
+            continue
+        both = base + other
+        median_base, median_other = statistics.median(base), statistics.median(other)
+        table.append({"row": key, first: median_base, second: median_other,
+                      "difference": abs(median_other - median_base) / median_base,
+                      "spread": (max(both) - min(both)) / statistics.median(both),
+                      f"within_{first}_range": min(base) <= median_other <= max(base)})  # fmt: skip
+    print(f"{'row':48s} {first:>10s} {second:>10s} {'|diff|':>7s} {'spread':>7s} within")
+    for row in table:
+        print(f"{row['row']:48s} {row[first]:10.3f} {row[second]:10.3f} {row['difference']:7.3f} "
+              f"{row['spread']:7.3f} {row[f'within_{first}_range']}")  # fmt: skip
+    summary = {"verdicts_agree": agree, "rows": table,
+               "median_difference": statistics.median(r["difference"] for r in table),
+               "median_spread": statistics.median(r["spread"] for r in table),
+               "within_spread": sum(r["difference"] <= r["spread"] for r in table),
+               f"within_{first}_range": sum(r[f"within_{first}_range"] for r in table)}  # fmt: skip
+    print(f"median |{second} - {first}| / {first} {summary['median_difference']:.3f}; median run-to-run spread "
+          f"{summary['median_spread']:.3f}; |difference| within the row's spread in {summary['within_spread']} of "
+          f"{len(table)} rows; {second} median within the {first} rounds' range in "
+          f"{summary[f'within_{first}_range']}")  # fmt: skip
+    return summary
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--config", default="config/config.yaml")
@@ -94,37 +130,10 @@ def main() -> None:
                 verdicts[(way, round_)] = {r.sample_id: r.verdict for r in rows.itertuples()}
                 for r in rows[rows["verdict"] == "ok"].itertuples():
                     speedups[way].setdefault(row_key(r), []).append(float(r.speedup))
-    agree = len({tuple(sorted(v.items())) for v in verdicts.values()}) == 1
-    print(f"verdicts agree across all {len(verdicts)} evaluations: {agree}")
-
-    table = []
-    for key in sorted(speedups["unsharded"]):
-        whole, parts = speedups["unsharded"][key], speedups["sharded"].get(key, [])
-        if len(parts) != len(whole):
-            agree = False
-            print(f"  {key}: timed {len(whole)} times unsharded, {len(parts)} sharded")
-            continue
-        both = whole + parts
-        median_whole, median_parts = statistics.median(whole), statistics.median(parts)
-        table.append({"row": key, "unsharded": median_whole, "sharded": median_parts,
-                      "difference": abs(median_parts - median_whole) / median_whole,
-                      "spread": (max(both) - min(both)) / statistics.median(both),
-                      "within_unsharded_range": min(whole) <= median_parts <= max(whole)})  # fmt: skip
-    print(f"{'row':48s} {'unsharded':>9s} {'sharded':>8s} {'|diff|':>7s} {'spread':>7s} within")
-    for row in table:
-        print(f"{row['row']:48s} {row['unsharded']:9.3f} {row['sharded']:8.3f} {row['difference']:7.3f} "
-              f"{row['spread']:7.3f} {row['within_unsharded_range']}")  # fmt: skip
-    summary = {"problems": problems, "models": models, "rounds": args.rounds, "verdicts_agree": agree,
-               "rows": table, "median_difference": statistics.median(r["difference"] for r in table),
-               "median_spread": statistics.median(r["spread"] for r in table),
-               "within_spread": sum(r["difference"] <= r["spread"] for r in table),
-               "within_unsharded_range": sum(r["within_unsharded_range"] for r in table)}  # fmt: skip
-    print(f"median |sharded - unsharded| / unsharded {summary['median_difference']:.3f}; median run-to-run spread "
-          f"{summary['median_spread']:.3f}; |difference| within the row's spread in {summary['within_spread']} of "
-          f"{len(table)} rows; sharded median within the unsharded rounds' range in "
-          f"{summary['within_unsharded_range']}")  # fmt: skip
+    summary = compare_speedups(verdicts, speedups, "unsharded", "sharded")
+    summary = {"problems": problems, "models": models, "rounds": args.rounds, **summary}
     write_json(REPO / "results" / "pcgbench" / "benchmarks" / "shard_agreement.json", summary)
-    sys.exit(0 if agree else 1)
+    sys.exit(0 if summary["verdicts_agree"] else 1)
 
 
 if __name__ == "__main__":

@@ -1,9 +1,11 @@
 """The hack catalogue: one body per way a sample could fool PCGBench's measurement, each in serial, omp and mpi
 where it applies, and the typed verdict it must get (data/pcgbench/README.md, "What a sample cannot forge").
 
-Each body answers reduce_average (the mean of x) and cheats in one way. A body is built and inspected with the
-harness's BuildCache (tampering.py: what its object defines and calls) and, when inspection lets it through, run
-once with run_program (the run's nonce, fresh checked inputs, CPU time per call). The honest references pass.
+Each body answers reduce_average (the mean of x) and cheats in one way; MEMORY_HACKS read or write the driver's
+memory through pointers (its secret, its copy of the input, its clocks, its table of library addresses). A body
+is built and inspected with the harness's BuildCache (tampering.py: what its code and object hold) and, when
+inspection lets it through, run once with run_program (the run's nonce, fresh checked inputs, CPU time per call,
+the driver's vault). The honest references pass.
 The sandbox's own classes (host files, keyrings, sockets, wrapper messages) are in test_sandbox_isolation.py;
 the scanner's and the generations file's in tests/spine/test_c_scanner.py and test_pareval_format.py.
 """
@@ -15,6 +17,7 @@ import subprocess
 import pytest
 
 from workflow_scripts.pcgbench import (
+    CRASH,
     OK,
     RESOURCE_OVERUSE,
     TAMPERING,
@@ -73,11 +76,15 @@ HACKS = {
         "{honest} return mean; }}\nstatic void pcg_forge() {{ std::printf(" + FORGED_LINE + "); }}\n"
         "__attribute__((constructor)) static void pcg_start() {{ std::atexit(pcg_forge); }}", ("serial",), TAMPERING,
         "global constructor"),
-    # The body prints a result line once, then points stdout at /dev/null so the driver's lines vanish.
+    # The body prints a result line once, then points stdout at stderr so the driver's lines leave the channel read.
     "prints_a_result_then_silences_stdout": (
-        "static bool done = false; if (!done) {{ done = true; std::printf(" + FORGED_LINE + "); std::fflush(stdout); "
-        "std::freopen(\"/dev/null\", \"w\", stdout); }}\n{honest} return mean; }}", MODELS, TAMPERING,
-        "not printed by the driver"),
+        "void pcg_silence(); static bool done = false; if (!done) {{ done = true; std::printf(" + FORGED_LINE + "); "
+        "std::fflush(stdout); pcg_silence(); }}\n{honest} return mean; }}\n#include <unistd.h>\n"
+        "void pcg_silence() {{ dup2(2, 1); }}", MODELS, TAMPERING, "not printed by the driver"),
+    # Points stdout at /dev/null: opening a file is refused, whatever it opens.
+    "reopens_stdout": (
+        "std::freopen(\"/dev/null\", \"w\", stdout); {honest} return mean; }}", ("serial",), TAMPERING,
+        "freopen, which reaches files"),
     # Remembers the answer for the input it saw (its buffer, size and first values): fresh inputs make it compute.
     "memoizes_on_pointer_size_and_values": (
         "static const double* p = nullptr; static size_t n = 0; static double a = 0, b = 0, answer = 0;\n"
@@ -148,6 +155,167 @@ HACKS = {
                    "for (size_t i = 0; i < x.size(); ++i) s += x[i];\nreturn s / x.size(); }}", ("omp",),
                    RESOURCE_OVERUSE, "league of teams"),
 }
+def _template(cxx: str) -> str:
+    """A body written with plain braces, as HACKS' templates have it ({{ }} braces, {honest} kept)."""
+    return cxx.replace("{", "{{").replace("}", "}}").replace("{{honest}}", "{honest}")
+
+
+# Bodies that read or write the driver's memory through pointers: no call or instruction names what they do.
+MEMORY_HACKS = {
+    # Finds the run's nonce in the driver's memory (a std::string of 32 hex digits below the stack's top) and
+    # signs a made-up result line with it.
+    "steals_the_nonce_from_memory": (_template(r"""
+double pcg_steal(std::vector<double> const&); return pcg_steal(x); }
+extern "C" void* __libc_stack_end;
+double pcg_steal(std::vector<double> const& x) {
+  const char* nonce = "00000000000000000000000000000000";
+  for (const size_t* w = (const size_t*)((size_t)&x & ~(size_t)7); w + 3 <= (const size_t*)__libc_stack_end; ++w) {
+    if (w[1] != 32 || w[2] < 32 || w[2] > 4096 || w[0] < 65536 || (w[0] & 15) != 0) continue;
+    const char* p = (const char*)w[0];
+    bool hex = true;
+    for (int i = 0; i < 32 && hex; ++i) hex = (p[i] >= '0' && p[i] <= '9') || (p[i] >= 'a' && p[i] <= 'f');
+    if (hex) { nonce = p; break; }
+  }
+#ifdef _OPENMP
+  const char* model = "omp"; const int counts[] = {1, 2}; const int k = 2;
+#else
+  const char* model = "serial"; const int counts[] = {1}; const int k = 1;
+#endif
+  for (int i = 0; i < k; ++i)
+    std::printf("PCGBENCH_RESULT %.32s {\"problem\":\"reduce_average\",\"model\":\"%s\",\"ranks\":1,\"threads\":%d,"
+                "\"seed\":1234,\"timed_seed\":1,\"timed_size\":%zu,\"valid\":true,\"failure\":\"\",\"validation\":[],"
+                "\"times_s\":[1e-6,1e-6,1e-6],\"baseline_times_s\":[0.002,0.002,0.002],\"threads_allowed\":%d,"
+                "\"cpu_per_wall\":1,\"baseline_cpu_per_wall\":1}\n", nonce, model, counts[i], x.size(), counts[i]);
+  std::fflush(stdout);
+  std::_Exit(0);
+}"""), ("serial", "omp"), TAMPERING, "not printed by the driver"),
+    # Computes nothing: where the driver keeps its own copy of the input beside the solution's (a std::vector header
+    # in main's frame, the same values), it cuts that copy to one zero, so the baseline's answer is the 0 returned.
+    "rewrites_the_drivers_input": (_template(r"""
+double pcg_cheat(std::vector<double> const&); return pcg_cheat(x); }
+double pcg_cheat(std::vector<double> const& x) {
+  size_t* found = nullptr;
+  int copies = 0;
+  size_t* w = (size_t*)(((size_t)&x - 1024) & ~(size_t)7);
+  for (int i = 0; i < 1024; ++i, ++w) {
+    if ((const void*)w == (const void*)&x || w[0] < 65536 || (w[0] & 7) != 0 || w[2] < w[1]) continue;
+    const double* b = (const double*)w[0];
+    const double* e = (const double*)w[1];
+    if (b == x.data() || e - b != (std::ptrdiff_t)x.size()) continue;
+    if (std::memcmp(b, x.data(), 8 * std::min<size_t>(x.size(), 8)) == 0) { found = w; ++copies; }
+  }
+  if (copies == 1) { double* b = (double*)found[0]; b[0] = 0; found[1] = (size_t)(b + 1); return 0.0; }
+  if (copies == 0) return 0.0;  // no copy to cut: a wrong answer
+  {honest}
+  return mean;
+}"""), ("serial", "omp"), WRONG_ANSWER, "timed call 1 of 3"),
+    # Computes honestly, then moves the driver's start time (a timespec of the monotonic clock just before now in
+    # main's frame, read within 1 ms before the call began) and its threads' CPU clocks read before the call (a vector of (thread id, seconds) holding this
+    # thread's id, its pages checked with mincore before they are read) forward, so the call reads as 1% of its time.
+    "rewrites_its_own_timing": (_template(r"""
+double pcg_fast(std::vector<double> const&); return pcg_fast(x); }
+#include <sys/mman.h>
+#include <unistd.h>
+static double pcg_clock(clockid_t c) { timespec t{}; clock_gettime(c, &t); return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec; }
+static bool pcg_mapped(size_t address) {
+  unsigned char in = 0;
+  return mincore((void*)(address & ~(size_t)4095), 1, &in) == 0;
+}
+double pcg_fast(std::vector<double> const& x) {
+  const double begin = pcg_clock(CLOCK_MONOTONIC);
+  {honest}
+  timespec now{};
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  const double took = (double)now.tv_sec + 1e-9 * (double)now.tv_nsec - begin;
+  const long me = gettid();
+  char* lo = (char*)(((size_t)&x - 2048) & ~(size_t)7);
+  for (char* p = lo; p < lo + 8192; p += 8) {
+    long w[2];
+    std::memcpy(w, p, 16);
+    const double ago = (double)(now.tv_sec - w[0]) + 1e-9 * (double)(now.tv_nsec - w[1]);
+    if (w[1] >= 0 && w[1] < 1000000000L && ago >= took && ago < took + 0.001) {  // read just before this call
+      const long shifted = (long)(1e9 * (double)w[0] + (double)w[1] + 0.99e9 * ago);
+      w[0] = shifted / 1000000000L;
+      w[1] = shifted % 1000000000L;
+      std::memcpy(p, w, 16);
+      continue;
+    }
+    const size_t b = (size_t)w[0], e = (size_t)w[1];
+    if (b < 65536 || (b & 7) != 0 || e <= b || (e - b) % 16 != 0 || (e - b) / 16 > 64 || !pcg_mapped(b)) continue;
+    if (*(long*)b != me) continue;
+    for (size_t k = 0; k < (e - b) / 16; ++k) {
+      const long tid = *(long*)(b + 16 * k);
+      double* seconds = (double*)(b + 16 * k + 8);
+      const double cpu = pcg_clock((clockid_t)((((unsigned)~tid) << 3) | 6));
+      *seconds = cpu - 0.01 * (cpu - *seconds);
+    }
+  }
+  return mean;
+}"""), ("serial", "omp"), OK, ""),
+    # Puts its own clock in the driver's table of library addresses (its global offset table), so that the driver's
+    # clock reads go through it: every clock runs back by 99% of each of its calls.
+    "rewrites_the_drivers_clock_address": (_template(r"""
+double pcg_fast(std::vector<double> const&); return pcg_fast(x); }
+extern "C" char _GLOBAL_OFFSET_TABLE_[];
+static int (*pcg_real)(clockid_t, timespec*) = nullptr;
+static long pcg_back_ns = 0;
+static int pcg_fake(clockid_t c, timespec* t) {
+  const int r = pcg_real(c, t);
+  long ns = (long)t->tv_sec * 1000000000L + t->tv_nsec - pcg_back_ns;
+  t->tv_sec = ns / 1000000000L;
+  t->tv_nsec = ns % 1000000000L;
+  return r;
+}
+double pcg_fast(std::vector<double> const& x) {
+  if (pcg_real == nullptr) pcg_real = &clock_gettime;  // once: its own table entry is rewritten too
+  void** table = (void**)_GLOBAL_OFFSET_TABLE_;
+  for (int i = 0; i < 64; ++i)
+    if (table[i] == (void*)pcg_real) table[i] = (void*)&pcg_fake;
+  timespec a{}, b{};
+  pcg_real(CLOCK_MONOTONIC, &a);
+  {honest}
+  pcg_real(CLOCK_MONOTONIC, &b);
+  pcg_back_ns += (long)(0.99 * (1e9 * (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec)));
+  return mean;
+}"""), ("serial", "omp"), CRASH, "signal 11"),
+    # Opens the process's own memory file, whose writes go through page protections.
+    "opens_its_own_memory_file": (_template(r"""
+int pcg_open(); const int fd = pcg_open();
+{honest}
+return mean + 0 * fd; }
+#include <fcntl.h>
+#include <unistd.h>
+int pcg_open() { const int fd = open("/proc/self/mem", O_RDWR); if (fd >= 0) close(fd); return fd; }"""),
+        ("serial", "omp", "mpi"), TAMPERING, "open, which reaches files"),
+    # Reads the environment, where the race check's run differs from a timed one (TSAN_OPTIONS), and races only
+    # where no race check looks.
+    "asks_the_environment_whether_it_is_checked": (_template(r"""
+double s = 0;
+if (std::getenv("TSAN_OPTIONS") != nullptr) {
+  for (size_t i = 0; i < x.size(); ++i) s += x[i];
+} else {
+#pragma omp parallel for
+  for (size_t i = 0; i < x.size(); ++i) s += x[i];
+}
+return s / x.size(); }"""), ("omp",), TAMPERING, "getenv, which reaches files (the process's own memory in "
+                              "/proc/self/mem) or the environment"),
+    # Asks the compiler: the race check's build is clang's with ThreadSanitizer, the timed one GCC's.
+    "asks_the_compiler_whether_it_is_checked": (_template(r"""
+double s = 0;
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define PCG_CHECKED 1
+#endif
+#endif
+#if defined(PCG_CHECKED) || defined(__SANITIZE_THREAD__)
+for (size_t i = 0; i < x.size(); ++i) s += x[i];
+#else
+#pragma omp parallel for
+for (size_t i = 0; i < x.size(); ++i) s += x[i];
+#endif
+return s / x.size(); }"""), ("omp",), TAMPERING, "can tell the race check's build"),
+}
+HACKS.update(MEMORY_HACKS)
 CASES = [(name, model) for name, (_, models, _, _) in HACKS.items() for model in models]
 HONEST_REFERENCE = [("reference", model) for model in MODELS]
 
@@ -197,6 +365,17 @@ def test_the_references_pass_inspection_and_the_protocol(builds, name, model):
     for result in run.driver_results:
         assert 0 < result.cpu_per_wall <= result.threads_allowed * 1.25
         assert len(result.times_s) == 3 and result.timed_seed > 0
+
+
+@pytest.mark.parametrize("model", MODELS)
+def test_executables_bind_library_addresses_before_main_and_seal_the_table(builds, model):
+    """Full RELRO: without it the table of library addresses stays writable, and rewrites_the_drivers_clock_address
+    puts its own clock in it."""
+    exe = builds["reference", model].exe
+    dynamic = subprocess.run(["readelf", "-d", str(exe)], capture_output=True, text=True, check=True).stdout
+    segments = subprocess.run(["readelf", "-lW", str(exe)], capture_output=True, text=True, check=True).stdout
+    assert "BIND_NOW" in dynamic or "Flags: NOW" in dynamic, dynamic
+    assert "GNU_RELRO" in segments
 
 
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="no nvcc")

@@ -23,13 +23,18 @@ from workflow_scripts.pcgbench import (
 
 FORGED = ('PCGBENCH_RESULT {"problem":"x","model":"omp","ranks":1,"threads":1,"seed":1,"timed_size":2,"valid":true,'
           '"failure":"","validation":[],"times_s":[1e-9],"baseline_times_s":[1.0]}\n')
-THREADS_OF_PROCESS = """  int threads = 0;
-  char line[256];
-  if (std::FILE* status = std::fopen("/proc/self/status", "r")) {
-    while (std::fgets(line, sizeof line, status))
-      if (std::sscanf(line, "Threads: %d", &threads) == 1) break;
-    std::fclose(status);
+# The threads of the process, counted in /proc/self/task (a directory listing: a body may open no file).
+THREADS_OF_PROCESS = "  int pcg_threads(); const int threads = pcg_threads();\n"
+COUNT_THREADS = """
+#include <dirent.h>
+int pcg_threads() {
+  int threads = 0;
+  if (DIR* task = opendir("/proc/self/task")) {
+    while (dirent* entry = readdir(task)) threads += entry->d_name[0] != '.';
+    closedir(task);
   }
+  return threads;
+}
 """
 PROTOCOL = RunProtocol(warmup=0, reps=2, validations=1, seed=1234, threads=2, nice=0)
 
@@ -44,7 +49,7 @@ def built(cache_dir, problem):
               "wrong_above_2_threads": reference.replace("return acc;", "return omp_get_max_threads() > 2 ? 2 * acc + 1 : acc;"),
               # wrong when it runs on one thread while another thread of the process exists (e.g. a spinning worker)
               "wrong_beside_an_idle_worker": THREADS_OF_PROCESS + reference.replace(
-                  "return acc;", "return omp_get_max_threads() == 1 && threads > 1 ? 2 * acc + 1 : acc;"),
+                  "return acc;", "return omp_get_max_threads() == 1 && threads > 1 ? 2 * acc + 1 : acc;") + COUNT_THREADS,
               # prints a well-formed result line of its own at every call, as a hostile program could
               "forges_a_result": reference.replace("return", f"std::printf({json.dumps(FORGED)}); return", 1)}
     assert "omp_get_max_threads" in bodies["wrong_above_2_threads"]

@@ -15,7 +15,10 @@ The program links the sample into the driver's process, so what the run reports 
 the sample cannot have written it (data/pcgbench/README.md, "What a sample cannot forge"):
 - each run gets a secret on standard input (a nonce and the timed inputs' seed, drawn here); result lines
   without the nonce were printed by the sample: the verdict is sandbox.TAMPERING;
-- the timings reported must fit in the run's wall time measured from outside (else TAMPERING);
+- the timings reported must be as many as asked for, each above 0, and fit in the run's wall time measured from
+  outside (impossible_report; else TAMPERING); the driver keeps the secret, its clocks and its records in a region
+  the sample cannot read or write while it runs, and generates a timed call's input again before the baseline
+  answers it (drivers/main.hpp);
 - the driver reads the process's CPU time around every timed call: more cores used than given, in the sample's
   calls or during the baseline's, is sandbox.RESOURCE_OVERUSE (resource_overuse), never a speedup.
 
@@ -50,8 +53,10 @@ if TYPE_CHECKING:
 # evaluation's resume log, the RLPF reward's measurements), so nothing judged under an older protocol is reused.
 # v2: a run secret (nonce, timed seed), fresh checked inputs for every timed call, CPU time per call, the
 # sample object inspected (tampering.py), the race check at the timed size. v3: the inspection follows the code
-# a constructor can reach and refuses instructions that enter the kernel.
-PROTOCOL = "pcgbench-run-v3"
+# a constructor can reach and refuses instructions that enter the kernel. v4: the driver's vault (the secret,
+# clocks and records out of the sample's reach while it runs), the baseline's input generated again after each
+# timed call, full RELRO, no file opening or environment reading by the sample.
+PROTOCOL = "pcgbench-run-v4"
 SANDBOX_EXE = "/tmp/sample.exe"  # where the executable appears inside the sandbox
 STDERR_CHARS = 600  # how much of a failing run's stderr its detail keeps (the end, where the error is)
 # CPU time / wall time of a run's median timed call may exceed the threads given by this factor, and by
@@ -139,6 +144,21 @@ def resource_overuse(result: suite.DriverResult) -> str | None:
     return None
 
 
+def impossible_report(results: tuple[suite.DriverResult, ...], reps: int, wall_s: float) -> str | None:
+    """Why a valid run's report cannot be the driver's own (a sample rewrote its memory), or None: every thread count
+    has `reps` timings of the sample and of the baseline, each above 0, and they fit in the run's `wall_s`,
+    measured from outside the process."""
+    for r in results:
+        for what, times in (("its", r.times_s), ("the baseline's", r.baseline_times_s)):
+            if len(times) != reps or min(times, default=1.0) <= 0:
+                return (f"at {r.threads} threads the run reported {what} timings {list(times)[:8]}, asked for "
+                        f"{reps} timed calls (each a time above 0)")
+    reported_s = sum(sum(r.times_s) + sum(r.baseline_times_s) for r in results)
+    if reported_s > wall_s:
+        return f"the run reported {reported_s:.3f} s of timed calls in {wall_s:.3f} s measured from outside"
+    return None
+
+
 def run_program(problem: suite.Problem, model: str, exe: Path, protocol: RunProtocol,
                 limits: sandbox.SandboxLimits) -> ProgramRun:  # fmt: skip
     """Run `exe` (built for `problem` in `model`) once in the sandbox and judge it. A sandbox that does not
@@ -172,10 +192,8 @@ def run_program(problem: suite.Problem, model: str, exe: Path, protocol: RunProt
     failed["driver_results"] = results
     if not parsed.valid:
         return ProgramRun(verdict=sandbox.WRONG_ANSWER, detail=parsed.failure, driver_failure=parsed.failure, **failed)
-    # What the driver reports must fit in what was measured from outside the process.
-    reported_s = sum(sum(r.times_s) + sum(r.baseline_times_s) for r in results)
-    if reported_s > result.wall_s:
-        why = f"the run reported {reported_s:.3f} s of timed calls in {result.wall_s:.3f} s measured from outside"
+    # What the driver reports must be what it was asked to run, and fit in what was measured from outside.
+    if (why := impossible_report(results, protocol.reps, result.wall_s)) is not None:
         return ProgramRun(verdict=sandbox.TAMPERING, detail=why, driver_failure=why, **failed)
     for r in results:
         if (why := resource_overuse(r)) is not None:

@@ -29,16 +29,22 @@ Tampering (sandbox.TAMPERING):
   the process from inside (dlopen, dlsym, mprotect, ptrace, raw syscall, ...: FORBIDDEN_CALLS);
 - an instruction that enters the kernel without libc (x86-64 `syscall`, `sysenter`, `int $0x80`) in the sample's
   own code: inline assembly (or its bytes, `.byte 0x0f, 0x05`) that would make the calls the rules above refuse
-  by name (system_call_instructions).
+  by name (system_call_instructions);
+- a reference to what is outside its arguments (OUTSIDE_CALLS): opening a file (/proc/self/mem writes through page
+  protections) and reading the environment (where the race check's run differs from a timed one);
+- in an OpenMP body's code, before it is built (inspect_source, build_probe): a test that could tell the race
+  check's build (clang, ThreadSanitizer) from the timed one (GCC): their macros, feature tests, token pasting.
 Resource overuse (sandbox.RESOURCE_OVERUSE): a call that starts threads or processes of the sample's own, or
 changes the thread count it was given (SPAWN_CALLS: pthread_create, std::thread, fork, omp_set_num_threads,
 MPI_Comm_spawn, ...), and an OpenMP `num_threads(...)` clause (inspect_source; only `omp_get_max_threads()`,
 the count given, is allowed): the model's runtime (OpenMP, MPI, Kokkos) makes the threads and ranks a run is
 given, never the body. These are decided from the code, so they hold on a loaded machine, where the run's own
 CPU-time check (run.resource_overuse) can only see what the scheduler let the extra threads do.
-What is left (a body that reads or writes the process's memory through pointers) is bounded by the run's own
-checks: a result line needs the run's nonce, reported times must fit in the wall time
-measured outside, CPU time is read around every timed call (run.py).
+A body that reads or writes the process's memory through pointers names nothing this module could refuse: the
+driver keeps what the verdict rests on out of its reach while it runs (drivers/main.hpp's vault) and executables
+are linked with full RELRO (suite.FULL_RELRO). What is left, code that calls libc through an address it computes
+(mprotect on the vault), is bounded by the run's own checks: reported times must fit in the wall time measured
+outside, CPU time is read around every timed call, every timed call's answer is checked (run.py).
 CUDA objects are read as compiled by nvcc here (no GPU runs them); HIP's registration names are clang's, not read
 here (no hipcc).
 """
@@ -53,7 +59,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from workflow_scripts.common.c_scanner import pragmas
+from workflow_scripts.common.c_scanner import pragmas, strip_comments_and_strings
 from workflow_scripts.pcgbench import sandbox, suite
 
 CONSTRUCTOR_SECTIONS = (".init_array", ".ctors", ".fini_array", ".dtors", ".preinit_array")
@@ -69,6 +75,14 @@ PROTECTED_CXX = ("operator new", "operator delete", "std::chrono::")
 FORBIDDEN_CALLS = {"dlopen", "dlmopen", "dlsym", "dlvsym", "mprotect", "pkey_mprotect", "ptrace", "process_vm_writev",
                    "process_vm_readv", "syscall", "prctl", "personality", "__libc_dlopen_mode", "__libc_dlsym",
                    "dl_iterate_phdr", "sched_setaffinity", "pthread_setaffinity_np", "setrlimit", "prlimit"}  # fmt: skip
+# Calls that reach what is outside the sample's arguments: files (the process's own /proc/self/mem, whose writes pass
+# page protections, is one) and the environment (it tells the race check's run from a timed one: TSAN_OPTIONS).
+OUTSIDE_CALLS = {"open", "open64", "openat", "openat64", "__open_2", "__open64_2", "__openat_2", "__openat64_2",
+                 "creat", "creat64", "fopen", "fopen64", "freopen", "freopen64", "name_to_handle_at",
+                 "open_by_handle_at", "MPI_File_open", "getenv", "secure_getenv", "__secure_getenv", "environ",
+                 "__environ", "_environ"}  # fmt: skip
+# The C++ streams on files (their constructors and open() are the runtime's, instantiated there: a reference).
+OUTSIDE_PREFIXES = ("std::basic_ifstream", "std::basic_ofstream", "std::basic_fstream", "std::basic_filebuf")
 # Calls that start threads or processes, or change the thread count the run gave.
 SPAWN_CALLS = {"pthread_create", "fork", "vfork", "clone", "clone3", "execve", "execv", "execvp", "execvpe", "execl",
                "execlp", "execle", "fexecve", "posix_spawn", "posix_spawnp", "system", "popen", "omp_set_num_threads",
@@ -97,11 +111,34 @@ _GIVEN_COUNT = re.compile(r"\bnum_threads\s*\(\s*omp_get_max_threads\s*\(\s*\)\s
 _TEAMS = re.compile(r"^omp\b.*\bteams\b")
 
 
+# What tells the race check's build (clang, ThreadSanitizer: run.check_races) from the timed one (GCC) in a body's
+# code: the sanitizer's and the compilers' own macros, feature tests whose answers differ between the two, an
+# OpenMP version compared (GCC 12 and clang differ), and token pasting, which could build any of these names.
+_BUILD_PROBE = re.compile(r"\b(__SANITIZE_\w+__|__has_feature|__has_extension|__has_builtin|__has_attribute|"
+                          r"__has_cpp_attribute|__has_declspec_attribute|__is_identifier|__clang\w*|__llvm__|"
+                          r"__GNUC\w*|__GNUG__|__VERSION__|__tsan\w*|__sanitizer\w*)\b|\b_OPENMP\s*[<>=!]|##")
+
+
+def build_probe(body: str) -> str | None:
+    """The first thing in an OpenMP body's code (comments and strings aside) that could tell its race-check build
+    from its timed build (_BUILD_PROBE), with its line, or None: a body that takes another path under the race check
+    hides a race from it."""
+    code = strip_comments_and_strings(body)
+    if (match := _BUILD_PROBE.search(code)) is None:
+        return None
+    line = code.count("\n", 0, match.start()) + 1
+    return f"line {line} of the body: `{match.group(0).strip()}`"
+
+
 def inspect_source(model: str, body: str) -> Finding | None:
-    """An OpenMP directive of the body that sets its own thread count (RESOURCE_OVERUSE), or None. Only for the
-    models compiled with OpenMP: elsewhere the pragma does nothing."""
+    """What the code of a body compiled with OpenMP says before it is built, or None: a directive that sets its own
+    thread count (RESOURCE_OVERUSE; elsewhere the pragma does nothing); for the models the race check runs, a test
+    of which build it is in (TAMPERING: build_probe)."""
     if model not in (*suite.OPENMP_MODELS, "kokkos"):
         return None
+    if model in suite.OPENMP_MODELS and (where := build_probe(body)) is not None:
+        return Finding(sandbox.TAMPERING, f"{where} can tell the race check's build (clang, ThreadSanitizer) from "
+                       "the timed one (GCC), so that the race check runs other code")
     for pragma in pragmas(body):
         if _NUM_THREADS.search(pragma.text) and not _GIVEN_COUNT.search(pragma.text):
             return Finding(sandbox.RESOURCE_OVERUSE, f"line {pragma.line} of the body: `#pragma {pragma.text[:160]}` "
@@ -454,7 +491,8 @@ def inspect_sample(problem: suite.Problem, model: str, sample_obj: Path, driver_
     # Forbidden calls count where the sample's own code makes them, not where the headers' inline functions do
     # (MPI's C++ bindings refer to MPI_Comm_spawn in every translation unit that includes mpi.h).
     suspicious = {s.name for s in table if s.section == "UND" and (
-        s.name in FORBIDDEN_CALLS or s.name in SPAWN_CALLS or s.name.startswith(SPAWN_PREFIXES))}  # fmt: skip
+        s.name in FORBIDDEN_CALLS or s.name in OUTSIDE_CALLS or s.name in SPAWN_CALLS
+        or s.name.startswith(SPAWN_PREFIXES) or names.get(s.name, s.name).startswith(OUTSIDE_PREFIXES))}  # fmt: skip
     own = {name for name, sites in _referrers(elf, suspicious).items()
            if not all(_header_section(site, model) for site in sites)}  # fmt: skip
     for s in table:
@@ -466,6 +504,9 @@ def inspect_sample(problem: suite.Problem, model: str, sample_obj: Path, driver_
                 tampering.append(f"a call of the harness's {pretty}")
             elif s.name in FORBIDDEN_CALLS and s.name in own:
                 tampering.append(f"a call of {s.name}, which changes the process from inside")
+            elif (s.name in OUTSIDE_CALLS or pretty.startswith(OUTSIDE_PREFIXES)) and s.name in own:
+                tampering.append(f"a reference to {pretty.split('(')[0]}, which reaches files (the process's own "
+                                 "memory in /proc/self/mem) or the environment")
             elif s.name in own:
                 spawning.append(f"a call of {pretty}: threads, processes or a thread count of the sample's own "
                                 "(the run gives it its threads and ranks)")

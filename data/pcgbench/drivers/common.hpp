@@ -24,6 +24,8 @@
 #include <cstring>
 #include <ctime>
 #include <dirent.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include <limits>
 #include <sstream>
 #include <string>
@@ -360,24 +362,28 @@ inline double now_s() { return read_clock_s(CLOCK_MONOTONIC); }
 // thread running on another core only up to its last scheduler tick (measured: an honest 2-thread call of 1 ms
 // read as 3.4 cores), where a thread's own clock, read from another thread, is exact. A thread made during the
 // call counts from 0; one that ended during it is missed, which is why a sample may not make threads of its own
-// (tampering.py refuses pthread_create and the like before it runs).
+// (tampering.py refuses pthread_create and the like before it runs). Fixed arrays, not a vector: the reading
+// taken before a call is kept in the driver's vault (main.hpp), where the sample cannot rewrite it.
 struct ThreadClocks {
-  std::vector<std::pair<long, double>> by_tid;  // (thread id, CPU seconds), in /proc's order
+  static constexpr int kMax = 512;  // threads read; more are not counted (a run is given at most its node's cores)
+  int n = 0;
+  long tid[kMax];
+  double seconds[kMax];
 };
-inline ThreadClocks thread_clocks() {
-  ThreadClocks clocks;
+inline void thread_clocks(ThreadClocks& clocks) {
+  clocks.n = 0;
   if (DIR* dir = opendir("/proc/self/task")) {
     while (dirent* entry = readdir(dir)) {
       const long tid = std::strtol(entry->d_name, nullptr, 10);
-      if (tid <= 0) continue;
+      if (tid <= 0 || clocks.n == ThreadClocks::kMax) continue;
       // The kernel's per-thread CPU clock id (CPUCLOCK_SCHED | CPUCLOCK_PERTHREAD_MASK), as pthread_getcpuclockid
       // makes it for a thread of this process.
       const clockid_t clock = (clockid_t)(((unsigned)~tid) << 3) | 6;
-      clocks.by_tid.emplace_back(tid, read_clock_s(clock));
+      clocks.tid[clocks.n] = tid;
+      clocks.seconds[clocks.n++] = read_clock_s(clock);
     }
     closedir(dir);
   }
-  return clocks;
 }
 // The median of `v` (0 when empty).
 inline double median(std::vector<double> v) {
@@ -390,11 +396,11 @@ inline double median(std::vector<double> v) {
 // CPU seconds the threads alive at `after` spent since `before`.
 inline double cpu_between(const ThreadClocks& before, const ThreadClocks& after) {
   double total = 0;
-  for (const auto& [tid, seconds] : after.by_tid) {
+  for (int i = 0; i < after.n; ++i) {
     double start = 0;
-    for (const auto& [old_tid, old_seconds] : before.by_tid)
-      if (old_tid == tid) start = old_seconds;
-    total += seconds - start;
+    for (int j = 0; j < before.n; ++j)
+      if (before.tid[j] == after.tid[i]) start = before.seconds[j];
+    total += after.seconds[i] - start;
   }
   return total;
 }

@@ -7,7 +7,11 @@
 // the harness and read nowhere else: the nonce signs every result line (a line the sample printed lacks it), the
 // timed seed draws the timed inputs (not derivable from the command line, so no body can compute their answers
 // ahead). Without it (trusted runs of the references and tests) the nonce is "-" and the timed seed follows --seed.
-//
+// The secret, the clocks read before a timed call and every timing recorded live in the vault (Vault below), a
+// region of this process that no code of the sample can read or write: it is mapped without access (PROT_NONE)
+// while any call of the sample runs, and the sample may not call mprotect (tampering.py). A body that reads the
+// process's memory through pointers finds no nonce, no seed and no start time there, and the input the baseline
+// answers and the check reads is generated again from its seed after the call, never a copy the body could reach.
 // 1. For every size in --sizes (a small one first, the timed one last), generate the input from the seed
 //    (identical on every MPI rank), compute the serial baseline's answer and the solution's answer, and
 //    validate (on rank 0; the verdict is broadcast). OpenMP models given --threads-sweep T1,T2,... validate
@@ -15,8 +19,9 @@
 // 2. If every validation passed: at each thread count of the sweep in turn, `warmup` untimed calls (on the input of
 //    the call before) then `reps` timed repetitions, each on a fresh input at the timed size, never seen before
 //    (drawn from the timed seed, outside the timed region): a call of the solution (all ranks, barrier before and
-//    after) followed by a call of the serial baseline on the same input (rank 0), and then the solution's answer
-//    checked against the baseline's (warm-ups' too), so a body that remembers answers either computes or fails. Interleaved
+//    after) followed by a call of the serial baseline on the same input, generated again (rank 0), and then the
+//    solution's answer checked against the baseline's (warm-ups' too), so a body that remembers answers either
+//    computes or fails. Interleaved
 //    (ABAB...), so that load drifting during the run reaches both alike and their ratio, the speedup, does not
 //    move with it. Around each timed call the process's CPU time is read beside the wall time: a sample that uses
 //    more threads than it was given shows CPU time above threads x wall time (judged by the harness:
@@ -105,31 +110,77 @@ struct Runtime {
   }
 };
 
-// The run's secret (see the top of this file). Internal linkage: a sample cannot name it.
-struct Secret {
-  std::string nonce = "-";
-  std::uint64_t timed_seed = 0;
-  bool given = false;
-};
+// At most this many thread counts in a sweep and timed repetitions per thread count (the vault's records).
+constexpr int kMaxSweep = 16;
+constexpr int kMaxReps = 256;
 
-static Secret read_secret(const Runtime& rt, const Args& args) {
-  Secret s;
+// What the verdict and the timings rest on, kept where the sample cannot reach it (see the top of this file).
+struct Vault {
+  char nonce[129];            // the run's nonce ("-" without a secret)
+  std::uint64_t timed_seed;   // the first timed input's seed
+  std::uint64_t next_seed;    // the next timed input's seed (each used once in the run)
+  std::uint64_t input_seed;   // the seed of the timed call under way: its input is generated again after it
+  std::size_t timed_size;     // the size timed
+  double t0;                  // the monotonic clock when the call under way began
+  ThreadClocks k0;            // the threads' CPU clocks then
+  int sweep_size;
+  int sweep[kMaxSweep];       // the thread counts validated and timed, in order
+  int counts[kMaxSweep];      // the timed calls recorded per thread count
+  double times_s[kMaxSweep][kMaxReps], baseline_times_s[kMaxSweep][kMaxReps];
+  double cpu_ratios[kMaxSweep][kMaxReps], baseline_cpu_ratios[kMaxSweep][kMaxReps];
+  // Per thread count: the CPU time over wall time of a timed call (the largest over the ranks) and of a baseline
+  // call (rank 0), each the median over the timed repetitions: a sample that keeps more cores busy does so in every
+  // call, and one odd call (a reading taken as the scheduler moved a thread) does not make the verdict.
+  double cpu_per_wall[kMaxSweep], baseline_cpu_per_wall[kMaxSweep];
+};
+constexpr std::size_t kVaultBytes = (sizeof(Vault) + 4095) / 4096 * 4096;
+// Static storage, so that its address is in the code (never in a register or a stack slot the sample could
+// rewrite), page-aligned, so that locking it leaves nothing else without access.
+alignas(4096) static unsigned char vault_storage[kVaultBytes];
+
+// The vault, through a call the compiler cannot fold: its address is computed again after every call of the sample.
+__attribute__((noinline)) static Vault& vault() { return *reinterpret_cast<Vault*>(vault_storage); }
+
+// Lock before a call of the sample, unlock after it (also around the baseline's timed calls, so that both timings
+// hold one mprotect, about a microsecond). A failure stops the run: without the lock nothing it measures is trusted.
+static void set_vault_access(int protection) {
+  if (mprotect(vault_storage, kVaultBytes, protection) != 0) {
+    std::fprintf(stderr, "pcgbench driver: mprotect of its vault failed\n");
+    std::_Exit(3);
+  }
+}
+static void lock_vault() { set_vault_access(PROT_NONE); }
+static void unlock_vault() { set_vault_access(PROT_READ | PROT_WRITE); }
+
+// Reads the run's secret into the vault with read(2), not through stdin's buffer (which would keep a copy in the
+// heap), and clears the line it read.
+static void read_secret(const Runtime& rt, const Args& args) {
+  Vault& v = vault();
+  std::strcpy(v.nonce, "-");
+  bool given = false;
+  unsigned long long timed_seed = 0;
   if (args.secret_stdin && rt.root()) {
     char line[160] = {0};
-    if (std::fgets(line, sizeof line, stdin) != nullptr) {
-      char nonce[129] = {0};
-      unsigned long long timed_seed = 0;
-      if (std::sscanf(line, "%128s %llu", nonce, &timed_seed) == 2) {
-        s.nonce = nonce;
-        s.timed_seed = timed_seed;
-        s.given = true;
-      }
+    std::size_t used = 0;
+    while (used + 1 < sizeof line && (used == 0 || line[used - 1] != '\n')) {
+      const ssize_t got = read(0, line + used, sizeof line - 1 - used);
+      if (got <= 0) break;
+      used += (std::size_t)got;
     }
+    char nonce[129] = {0};
+    if (std::sscanf(line, "%128s %llu", nonce, &timed_seed) == 2) {
+      std::memcpy(v.nonce, nonce, sizeof nonce);
+      given = true;
+    }
+    volatile char* wipe_line = line;
+    volatile char* wipe_nonce = nonce;
+    for (std::size_t i = 0; i < sizeof line; ++i) wipe_line[i] = 0;
+    for (std::size_t i = 0; i < sizeof nonce; ++i) wipe_nonce[i] = 0;
   }
-  s.given = rt.broadcast(s.given);
+  given = rt.broadcast(given);
   // Without a secret, timed inputs follow the seed (far from the validations' seed + i).
-  s.timed_seed = s.given ? rt.broadcast((std::uint64_t)s.timed_seed) : args.seed + 1000003ULL;
-  return s;
+  v.timed_seed = given ? rt.broadcast((std::uint64_t)timed_seed) : args.seed + 1000003ULL;
+  timed_seed = 0;
 }
 
 // The threads each process of a timed call may keep busy: what it was given (OpenMP: the sweep's count; Kokkos:
@@ -150,9 +201,9 @@ static int threads_allowed(int sweep_threads, const Runtime& rt) {
 #endif
 }
 
-inline std::string times_json(const std::vector<double>& t) {
+inline std::string times_json(const double* t, int n) {
   std::string s = "[";
-  for (std::size_t i = 0; i < t.size(); ++i) s += (i ? "," : "") + show(t[i]);
+  for (int i = 0; i < n; ++i) s += (i ? "," : "") + show(t[i]);
   return s + "]";
 }
 
@@ -201,10 +252,20 @@ int main(int argc, char** argv) {
   const pcg::Args args = pcg::parse_args(argc, argv);
   if (args.check_validator) return pcg::check_validator(args, rt);
   // First, before any call of the sample (and on every rank before its first one: the broadcast waits for rank 0).
-  const pcg::Secret secret = pcg::read_secret(rt, args);
+  pcg::read_secret(rt, args);
+  pcg::Vault& v = pcg::vault();  // before the sample's first call: after one, only pcg::vault() is trusted
   // The thread counts per rank this process validates and times, in this order (parse_args allows a sweep for
-  // the OpenMP models only).
+  // the OpenMP models only), kept in the vault: what the run reports is what it ran.
   const std::vector<int> sweep = args.threads_sweep.empty() ? std::vector<int>{rt.threads} : args.threads_sweep;
+  if (sweep.size() > (std::size_t)pcg::kMaxSweep || args.reps > pcg::kMaxReps) {
+    std::fprintf(stderr, "pcgbench driver: at most %d thread counts and %d timed repetitions\n", pcg::kMaxSweep,
+                 pcg::kMaxReps);
+    return 2;
+  }
+  v.sweep_size = (int)sweep.size();
+  for (int c = 0; c < v.sweep_size; ++c) v.sweep[c] = sweep[(std::size_t)c], v.counts[c] = 0;
+  v.next_seed = v.timed_seed;
+  v.timed_size = args.sizes.back();
   auto set_threads = [](int threads) {
 #if defined(PCG_MODEL_OMP) || defined(PCG_MODEL_MPI_OMP)
     omp_set_num_threads(threads);
@@ -231,7 +292,9 @@ int main(int argc, char** argv) {
   // One validation: the solution's answer on `input` against the serial baseline's (`want`).
   auto validate = [&](std::size_t n, const std::string& where) {
     got = input;
+    pcg::lock_vault();
     pcg::call_solution(got);
+    pcg::unlock_vault();
     pcg::collect_output_if_defined(got, 0);
     std::string why;
     bool ok = rt.root() ? pcg::check(input, want, got, why) : true;
@@ -257,38 +320,43 @@ int main(int argc, char** argv) {
     }
     if (sweep.size() > 1) release_threads();  // not spinning through the next input's generation and baseline
   }
-  const std::size_t timed = args.sizes.back();
-  std::vector<std::vector<double>> times_s(sweep.size()), baseline_times_s(sweep.size());
-  // Per thread count: the CPU time over wall time of a timed call (the largest over the ranks) and of a baseline call
-  // (rank 0), each the median over the timed repetitions: a sample that keeps more cores busy does so in every call,
-  // and one odd call (a reading taken as the scheduler moved a thread) does not make the verdict.
-  std::vector<double> cpu_per_wall(sweep.size(), 0.0), baseline_cpu_per_wall(sweep.size(), 0.0);
   if (all_ok && args.reps > 0) {  // --reps 0: validate only (the race check's ThreadSanitizer run)
     // Every timed call gets a fresh input, drawn outside the timed region (each seed used once in the run); the
     // solution's copy goes into the validations' buffers (`got`: their pages already in, so the call does not
-    // page-fault them in).
-    std::uint64_t next_seed = secret.timed_seed;
-    for (std::size_t c = 0; c < sweep.size() && all_ok; ++c) {
-      set_threads(sweep[c]);
-      std::vector<double> cpu_ratios, baseline_cpu_ratios;  // per timed call: CPU time / wall time
+    // page-fault them in). After the call the input is generated again for the baseline and the check: the copy
+    // the driver held during the call is the sample's to rewrite.
+    pcg::ThreadClocks k1;
+    for (int c = 0; c < pcg::vault().sweep_size && all_ok; ++c) {
+      set_threads(pcg::vault().sweep[c]);
       for (int r = 0; r < args.warmup + args.reps; ++r) {
         // A warm-up call is not timed: it runs on the input of the call before (validated or timed), whose answer
         // `want` holds; a generation per call (12 ms for 4M doubles, most of it page faults) is for timed calls only.
         const bool fresh = r >= args.warmup;
-        const std::uint64_t input_seed = fresh ? next_seed++ : 0;
-        if (fresh) input = pcg::generate(timed, input_seed);
+        if (fresh) {
+          pcg::Vault& w = pcg::vault();
+          w.input_seed = w.next_seed++;
+          input = pcg::generate(w.timed_size, w.input_seed);
+        }
         got = input;
         rt.barrier();
-        const pcg::ThreadClocks k0 = pcg::thread_clocks();
-        const double t0 = pcg::now_s();
+        pcg::thread_clocks(pcg::vault().k0);
+        pcg::vault().t0 = pcg::now_s();
+        pcg::lock_vault();
         pcg::call_solution(got);
         pcg::escape(&pcg::result(got));
         rt.barrier();
         const double t1 = pcg::now_s();
-        const pcg::ThreadClocks k1 = pcg::thread_clocks();
+        pcg::thread_clocks(k1);  // next to the clock, before the unlock: a system call there could wait under load,
+        pcg::unlock_vault();     // while a spinning worker's CPU time, read after it, grew beyond the wall time
+        // From here on nothing of the sample runs until the next call: what it may have rewritten is the driver's
+        // ordinary memory (this frame, the heap), so the records are read from the vault again, through vault().
+        pcg::Vault& w = pcg::vault();
+        const int slot = w.counts[c];
+        const double call_s = t1 - w.t0, call_cpu_s = pcg::cpu_between(w.k0, k1);
         pcg::collect_output_if_defined(got, 0);
         std::string why;
         bool ok = true;
+        if (fresh) input = pcg::generate(w.timed_size, w.input_seed);  // on every rank: a warm-up may follow
         if (rt.root() && !fresh) {
           ok = pcg::check(input, want, got, why);  // `want` already holds this input's answer
         } else if (rt.root()) {  // the other ranks wait at the broadcast
@@ -297,39 +365,45 @@ int main(int argc, char** argv) {
           // warm-up, or by the stress validations after the last timed call.
           const bool last = r + 1 == args.warmup + args.reps;
           const bool read_again = pcg::CheckReadsInput<pcg::Data>::value ||
-                                  (last && ((c + 1 < sweep.size() && args.warmup > 0) || args.stress_validations > 0));
+                                  (last && ((c + 1 < w.sweep_size && args.warmup > 0) || args.stress_validations > 0));
           if (read_again) want = input;
           else want = std::move(input);
-          const pcg::ThreadClocks bk0 = pcg::thread_clocks();
+          pcg::thread_clocks(w.k0);  // the baseline is the driver's own code: the vault's slot is free now
           const double b0 = pcg::now_s();
+          pcg::lock_vault();  // as for the solution's call, so that both timings hold the same mprotect
           pcg::call_baseline(want);
           pcg::escape(&pcg::result(want));
           const double b1 = pcg::now_s();
-          const pcg::ThreadClocks bk1 = pcg::thread_clocks();
-          baseline_times_s[c].push_back(b1 - b0);
-          if (b1 > b0) baseline_cpu_ratios.push_back(pcg::cpu_between(bk0, bk1) / (b1 - b0));
+          pcg::thread_clocks(k1);
+          pcg::unlock_vault();
+          if (slot < pcg::kMaxReps && fresh) {
+            w.baseline_times_s[c][slot] = b1 - b0;
+            w.baseline_cpu_ratios[c][slot] = b1 > b0 ? pcg::cpu_between(w.k0, k1) / (b1 - b0) : 0.0;
+          }
           ok = pcg::check(input, want, got, why);
         }
         if (!rt.broadcast(ok)) {
           all_ok = false;
           failure = (fresh ? "timed call " + std::to_string(r + 1 - args.warmup) + " of " + std::to_string(args.reps)
                            : "warm-up call " + std::to_string(r + 1) + " of " + std::to_string(args.warmup)) +
-                    " at " + std::to_string(sweep[c]) + " threads" +
-                    (fresh ? " (fresh input, seed " + std::to_string(input_seed) + ")" : "") + ": " + why;
+                    " at " + std::to_string(w.sweep[c]) + " threads" +
+                    (fresh ? " (fresh input, seed " + std::to_string(w.input_seed) + ")" : "") + ": " + why;
           break;
         }
-        if (fresh) {
-          times_s[c].push_back(t1 - t0);
-          if (t1 > t0) cpu_ratios.push_back(pcg::cpu_between(k0, k1) / (t1 - t0));
+        if (fresh && slot < pcg::kMaxReps) {
+          w.times_s[c][slot] = call_s;
+          w.cpu_ratios[c][slot] = call_s > 0 ? call_cpu_s / call_s : 0.0;
+          w.counts[c] = slot + 1;
         }
       }
-      cpu_per_wall[c] = rt.max_over_ranks(pcg::median(cpu_ratios));
-      baseline_cpu_per_wall[c] = pcg::median(baseline_cpu_ratios);
+      pcg::Vault& w = pcg::vault();
+      const int n = w.counts[c];
+      w.cpu_per_wall[c] = rt.max_over_ranks(pcg::median(std::vector<double>(w.cpu_ratios[c], w.cpu_ratios[c] + n)));
+      w.baseline_cpu_per_wall[c] =
+          pcg::median(std::vector<double>(w.baseline_cpu_ratios[c], w.baseline_cpu_ratios[c] + n));
       if (sweep.size() > 1) release_threads();
     }
     rt.barrier();
-    if (!all_ok)
-      for (std::size_t c = 0; c < sweep.size(); ++c) times_s[c].clear(), baseline_times_s[c].clear();
   }
 #if defined(PCG_MODEL_OMP) || defined(PCG_MODEL_MPI_OMP)
   // Stress validations, after the timing: their team of more threads than cores would otherwise linger in the
@@ -345,24 +419,25 @@ int main(int argc, char** argv) {
     set_threads(args.stress_threads);
     for (int j = 0; j < args.stress_validations; ++j)
       if (!validate(args.sizes.back(), where)) break;
-    if (!all_ok)
-      for (std::size_t c = 0; c < sweep.size(); ++c) times_s[c].clear(), baseline_times_s[c].clear();
   }
 #endif
   validation += "]";
   if (rt.root()) {
+    const pcg::Vault& w = pcg::vault();
     const std::string json_model = pcg::json_escape(args.model);
-    for (std::size_t c = 0; c < sweep.size(); ++c)  // one line per thread count, each with the whole validation
+    for (int c = 0; c < w.sweep_size; ++c) {  // one line per thread count, each with the whole validation
+      const int n = all_ok ? w.counts[c] : 0;  // an invalid run's timings are dropped
       std::printf("PCGBENCH_RESULT %s {\"problem\":\"%s\",\"model\":\"%s\",\"ranks\":%d,\"threads\":%d,"
                   "\"seed\":%llu,\"timed_seed\":%llu,\"timed_size\":%zu,\"valid\":%s,\"failure\":\"%s\","
                   "\"validation\":%s,\"times_s\":%s,\"baseline_times_s\":%s,\"threads_allowed\":%d,"
                   "\"cpu_per_wall\":%s,\"baseline_cpu_per_wall\":%s}\n",
-                  secret.nonce.c_str(), PCG_PROBLEM_NAME, json_model.c_str(), rt.ranks, sweep[c],
-                  (unsigned long long)args.seed, (unsigned long long)secret.timed_seed, timed,
+                  w.nonce, PCG_PROBLEM_NAME, json_model.c_str(), rt.ranks, w.sweep[c],
+                  (unsigned long long)args.seed, (unsigned long long)w.timed_seed, w.timed_size,
                   all_ok ? "true" : "false", pcg::json_escape(failure).c_str(), validation.c_str(),
-                  pcg::times_json(times_s[c]).c_str(), pcg::times_json(baseline_times_s[c]).c_str(),
-                  pcg::threads_allowed(sweep[c], rt), pcg::show(cpu_per_wall[c]).c_str(),
-                  pcg::show(baseline_cpu_per_wall[c]).c_str());
+                  pcg::times_json(w.times_s[c], n).c_str(), pcg::times_json(w.baseline_times_s[c], n).c_str(),
+                  pcg::threads_allowed(w.sweep[c], rt), pcg::show(w.cpu_per_wall[c]).c_str(),
+                  pcg::show(w.baseline_cpu_per_wall[c]).c_str());
+    }
     std::fflush(stdout);
   }
   return 0;

@@ -1,0 +1,101 @@
+"""Do two revisions of PCGBench's harness give honest samples the same verdicts and speedups?
+
+    .venv/bin/python benchmarks/pcgbench_protocol_agreement.py --against REV [--config config/config.yaml]
+                                                               [--problems a,b,...] [--models serial,omp,mpi]
+                                                               [--rounds 3]
+
+A change of the run protocol (drivers/main.hpp, run.py) must leave honest samples their verdicts and their
+speedups within the run-to-run spread. This script evaluates the references of the problems (by default the
+config's; one sample per problem and model) `rounds` times with the code of revision REV (extracted with `git
+archive`) and with the working tree's, alternating, each in a process of its own with its own warm build cache
+and the config's pcgbench.evaluate settings, and compares them as pcgbench_shard_agreement.compare_speedups does:
+the verdicts of every evaluation (which must agree: exit 1 otherwise), per timed row the two medians, and how
+many rows differ by less than their spread. Writes results/pcgbench/benchmarks/protocol_agreement.json.
+"""
+
+import argparse
+import os
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "benchmarks"))
+
+import pandas as pd  # noqa: E402
+from pcgbench_shard_agreement import compare_speedups, row_key, write_generations  # noqa: E402
+
+from workflow_scripts.common import write_json  # noqa: E402
+from workflow_scripts.common.config import load_config  # noqa: E402
+
+# One evaluation, run inside the tree under test (its own workflow_scripts), with the settings of the config given.
+EVALUATE = """
+import sys
+from pathlib import Path
+from workflow_scripts.common.config import load_config
+from workflow_scripts.pcgbench import evaluate
+defaults, config_path, generations, out, cache = map(Path, sys.argv[1:])
+config = load_config(defaults, config_path)
+cfg = evaluate.EvaluateConfig(**dict(config["pcgbench"]["evaluate"], cache_dir=cache), seed=config["seed"], jobs=2)
+evaluate.main(generations, out, cfg, generator="gen")
+"""
+
+
+def evaluate_in(tree: Path, config: Path, generations: Path, out: Path, cache: Path) -> pd.DataFrame:
+    argv = [sys.executable, "-c", EVALUATE, str(REPO / "config" / "config.yaml"), str(config), str(generations),
+            str(out), str(cache)]  # fmt: skip
+    subprocess.run(argv, cwd=tree, env=os.environ | {"PYTHONPATH": str(tree)}, check=True, stdout=subprocess.DEVNULL)
+    return pd.read_parquet(out / "results.parquet")
+
+
+def extract(revision: str, into: Path) -> Path:
+    archive = into / "tree.tar"
+    with archive.open("wb") as f:
+        subprocess.run(["git", "-C", str(REPO), "archive", revision], stdout=f, check=True)
+    with tarfile.open(archive) as tar:
+        tar.extractall(into / "tree", filter="data")
+    return into / "tree"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--against", required=True, help="the git revision to compare the working tree with")
+    parser.add_argument("--config", default="config/config.yaml")
+    parser.add_argument("--problems", help="comma-separated names (default: the config's pcgbench.problems)")
+    parser.add_argument("--models", default="serial,omp,mpi")
+    parser.add_argument("--rounds", type=int, default=3)
+    args = parser.parse_args()
+    config_path = REPO / args.config
+    config = load_config(REPO / "config" / "config.yaml", config_path)
+    problems = args.problems.split(",") if args.problems else list(config["pcgbench"]["problems"])
+    models = args.models.split(",")
+    ways = {args.against: None, "working tree": REPO}
+    verdicts, speedups = {}, {way: {} for way in ways}
+    with tempfile.TemporaryDirectory(prefix="protocol-agreement-") as tmp:
+        work = Path(tmp)
+        ways[args.against] = extract(args.against, work)
+        generations = work / "gen.json"
+        write_generations(generations, problems, models)
+        for i, tree in enumerate(ways.values()):  # the builds, cached for every round
+            evaluate_in(tree, config_path, generations, work / f"warm-up-{i}", work / f"cache-{i}")
+        for round_ in range(args.rounds):
+            for i, (way, tree) in enumerate(ways.items()):
+                started = time.perf_counter()
+                rows = evaluate_in(tree, config_path, generations, work / f"{i}-{round_}", work / f"cache-{i}")
+                print(f"round {round_ + 1} {way}: {time.perf_counter() - started:.1f} s, "
+                      f"{rows.drop_duplicates('sample_id')['verdict'].value_counts().to_dict()}")  # fmt: skip
+                verdicts[(way, round_)] = {r.sample_id: r.verdict for r in rows.itertuples()}
+                for r in rows[rows["verdict"] == "ok"].itertuples():
+                    speedups[way].setdefault(row_key(r), []).append(float(r.speedup))
+    summary = compare_speedups(verdicts, speedups, args.against, "working tree")
+    summary = {"against": args.against, "problems": problems, "models": models, "rounds": args.rounds, **summary}
+    write_json(REPO / "results" / "pcgbench" / "benchmarks" / "protocol_agreement.json", summary)
+    sys.exit(0 if summary["verdicts_agree"] else 1)
+
+
+if __name__ == "__main__":
+    main()
