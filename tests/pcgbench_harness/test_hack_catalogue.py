@@ -91,10 +91,11 @@ HACKS = {
         "if (x.data() == p && x.size() == n && x[0] == a && x[1] == b) return answer;\n"
         "{honest} p = x.data(); n = x.size(); a = x[0]; b = x[1]; answer = mean; return mean; }}",
         MODELS, OK, ""),
-    # Remembers by buffer alone and is wrong when the values change: every timed call is checked.
-    "memoizes_on_the_buffer_alone": (
-        "static const double* p = nullptr; static double answer = 0;\nif (x.data() == p) return answer;\n"
-        "{honest} p = x.data(); answer = mean; return mean; }}", MODELS, WRONG_ANSWER, "timed call"),
+    # Remembers by buffer or size alone and is wrong when the values change: every timed call is checked.
+    "memoizes_on_the_buffer_or_size_alone": (
+        "static const double* p = nullptr; static size_t n = 0; static double answer = 0;\n"
+        "if (x.data() == p || x.size() == n) return answer;\n"
+        "{honest} p = x.data(); n = x.size(); answer = mean; return mean; }}", MODELS, WRONG_ANSWER, "timed call"),
     # Puts its own clock in the place of libc's for the whole executable.
     "defines_clock_gettime": (
         "{honest} return mean; }}\nextern \"C\" int clock_gettime(clockid_t, struct timespec* t) noexcept "

@@ -3,6 +3,7 @@ and times; the command a protocol runs; the names the package exports."""
 
 import dataclasses
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -210,3 +211,14 @@ def test_a_run_is_given_its_ranks_times_its_most_threads_in_cores(model, ranks, 
     protocol = RunProtocol(warmup=0, reps=1, validations=1, seed=1, ranks=ranks, threads=threads, more_threads=more,
                            stress_validations=2, stress_threads=8)  # fmt: skip
     assert protocol.cores(model) == cores
+
+
+def test_the_schema_allows_no_more_timed_calls_than_the_driver_records():
+    """The driver's vault holds kMaxReps timings per thread count (drivers/main.hpp); a config asking for more is
+    refused by the schema, naming the key, not by every run."""
+    from workflow_scripts.common.config import schema_section
+
+    driver = (suite.DATA_ROOT / "drivers" / "main.hpp").read_text()
+    [most] = re.findall(r"constexpr int kMaxReps = (\d+);", driver)
+    for section in ("pcgbench.evaluate", "rlpf.reward"):
+        assert schema_section(section)["properties"]["reps"]["maximum"] == int(most), section
