@@ -89,15 +89,20 @@ def compare_speedups(verdicts: dict, speedups: dict[str, dict[str, list[float]]]
     for row in table:
         print(f"{row['row']:48s} {row[first]:10.3f} {row[second]:10.3f} {row['difference']:7.3f} "
               f"{row['spread']:7.3f} {row[f'within_{first}_range']}")  # fmt: skip
+    # Each way's own run-to-run spread per row: whether one of them measures more steadily than the other.
+    own_spread = {way: statistics.median((max(v) - min(v)) / statistics.median(v) for v in speedups[way].values())
+                  for way in (first, second)}  # fmt: skip
     summary = {"verdicts_agree": agree, "rows": table,
                "median_difference": statistics.median(r["difference"] for r in table),
                "median_spread": statistics.median(r["spread"] for r in table),
+               "median_spread_within": own_spread,
                "within_spread": sum(r["difference"] <= r["spread"] for r in table),
                f"within_{first}_range": sum(r[f"within_{first}_range"] for r in table)}  # fmt: skip
     print(f"median |{second} - {first}| / {first} {summary['median_difference']:.3f}; median run-to-run spread "
           f"{summary['median_spread']:.3f}; |difference| within the row's spread in {summary['within_spread']} of "
           f"{len(table)} rows; {second} median within the {first} rounds' range in "
           f"{summary[f'within_{first}_range']}")  # fmt: skip
+    print("median run-to-run spread within each way: " + ", ".join(f"{w} {v:.3f}" for w, v in own_spread.items()))
     return summary
 
 
