@@ -288,6 +288,14 @@ return mean + 0 * fd; }
 #include <unistd.h>
 int pcg_open() { const int fd = open("/proc/self/mem", O_RDWR); if (fd >= 0) close(fd); return fd; }"""),
         ("serial", "omp", "mpi"), TAMPERING, "open, which reaches files"),
+    # The same through a C++ stream, whose constructor is the runtime's.
+    "reads_a_file_with_a_stream": (_template(r"""
+double pcg_first(); const double first = pcg_first();
+{honest}
+return mean + 0 * first; }
+#include <fstream>
+double pcg_first() { std::ifstream in("/proc/self/environ"); double v = 0; in >> v; return v; }"""),
+        ("serial",), TAMPERING, "std::basic_filebuf"),
     # Reads the environment, where the race check's run differs from a timed one (TSAN_OPTIONS), and races only
     # where no race check looks.
     "asks_the_environment_whether_it_is_checked": (_template(r"""

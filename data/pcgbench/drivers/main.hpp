@@ -21,11 +21,10 @@
 //    (drawn from the timed seed, outside the timed region): a call of the solution (all ranks, barrier before and
 //    after) followed by a call of the serial baseline on the same input, generated again (rank 0), and then the
 //    solution's answer checked against the baseline's (warm-ups' too), so a body that remembers answers either
-//    computes or fails. Interleaved
-//    (ABAB...), so that load drifting during the run reaches both alike and their ratio, the speedup, does not
-//    move with it. Around each timed call the process's CPU time is read beside the wall time: a sample that uses
-//    more threads than it was given shows CPU time above threads x wall time (judged by the harness:
-//    run.resource_overuse), as does anything of the sample still running during the baseline's call.
+//    computes or fails. Interleaved (ABAB...), so that load drifting during the run reaches both alike and their
+//    ratio, the speedup, does not move with it. Around each timed call the process's CPU time is read beside the
+//    wall time: a sample that uses more threads than it was given shows CPU time above threads x wall time (judged
+//    by the harness: run.resource_overuse), as does anything of the sample still running during the baseline's call.
 //    OpenMP models with --stress-threads T --stress-validations K then validate K more times on the input
 //    timed last, with T threads per rank (T above the cores: see the comment there); a failure there
 //    makes the run invalid, its timings dropped.
@@ -180,7 +179,6 @@ static void read_secret(const Runtime& rt, const Args& args) {
   given = rt.broadcast(given);
   // Without a secret, timed inputs follow the seed (far from the validations' seed + i).
   v.timed_seed = given ? rt.broadcast((std::uint64_t)timed_seed) : args.seed + 1000003ULL;
-  timed_seed = 0;
 }
 
 // The threads each process of a timed call may keep busy: what it was given (OpenMP: the sweep's count; Kokkos:
