@@ -48,7 +48,7 @@ six invocations on 2026-12-06, nothing else running: ParEval's harness 30.3-33.7
 with the race check (2.68x, 2.71x, 2.49x, 2.45x, 2.71x, 2.48x, medians), 9.7-10.7 s without it (2.93-3.30x),
 7.9-8.1 s warm; spread median 0.158, 0.109, 0.156, 0.134, 0.133 and 0.108 (the aim is at most 0.14), max
 0.40-0.77. The same day and machine under v3 (c6174da), three invocations, the last two interleaved with v4's last
-two: ParEval 30.6-35.1 s, this harness 11.2-12.7 s (2.81x, 2.53x, 2.54x), spread median 0.101, 0.116, 0.142.
+two: ParEval 30.6-35.1 s, this harness 11.2-13.4 s (2.81x, 2.53x, 2.54x), spread median 0.101, 0.116, 0.142.
 
 On 2026-12-06, two invocations on another machine of this kind (v3, no harness change since the figures below):
 ParEval's harness 29.5-31.3 s cold, this one 10.6-11.7 s with the race check (2.79x and 2.73x, medians), 9.7-9.8 s
