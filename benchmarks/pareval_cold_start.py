@@ -46,7 +46,7 @@ sample's object inspected, compiles and runs in bubblewrap with their own user n
 Under protocol v4 (the driver's vault, the baseline's input generated again after each timed call, full RELRO),
 six invocations on 2026-12-06, nothing else running: ParEval's harness 30.3-33.7 s cold, this one 11.2-13.9 s
 with the race check (2.68x, 2.71x, 2.49x, 2.45x, 2.71x, 2.48x, medians), 9.7-10.7 s without it (2.93-3.30x),
-7.9-8.1 s warm; spread median 0.158, 0.109, 0.156, 0.134, 0.133 and 0.108 (the aim is at most 0.14), max
+7.9-8.6 s warm; spread median 0.158, 0.109, 0.156, 0.134, 0.133 and 0.108 (the aim is at most 0.14), max
 0.40-0.77. The same day and machine under v3 (c6174da), three invocations, the last two interleaved with v4's last
 two: ParEval 30.6-35.1 s, this harness 11.2-13.4 s (2.81x, 2.53x, 2.54x), spread median 0.101, 0.116, 0.142.
 
