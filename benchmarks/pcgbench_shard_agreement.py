@@ -13,7 +13,7 @@ takes each way's median speedup over its rounds and the run-to-run spread of all
 - the verdicts of every round (which must agree: the script exits 1 otherwise);
 - per row, the two medians and whether the sharded median lies within the unsharded rounds' range;
 - the medians of |sharded - unsharded| / unsharded and of the spread over the rows, and in how many rows the
-  difference is within the row's spread.
+  difference is within the row's spread; each way's own median spread.
 Measured on the 2-core machine (config/config.yaml's 12 problems x serial, omp, mpi: 36 references, 60 timed rows,
 3 rounds each way, 6 min 49 s): 36 ok in all six evaluations; median |difference| 0.020 against a median spread of
 0.075; the difference within the row's spread in 59 of 60 rows (the other: histogram_bins_by_10 omp at 2 threads,
@@ -65,6 +65,11 @@ def row_key(row) -> str:
     return f"{row.problem}/{row.model} ranks={row.ranks} threads={row.threads}"
 
 
+def spread(values: list[float]) -> float:
+    """Run-to-run spread of a row's speedups: (max - min) / median."""
+    return (max(values) - min(values)) / statistics.median(values)
+
+
 def compare_speedups(verdicts: dict, speedups: dict[str, dict[str, list[float]]], first: str, second: str) -> dict:
     """Print and return how two ways of evaluating agree: `verdicts` {(way, round): {sample_id: verdict}} must be the
     same in every evaluation; per timed row of `speedups` {way: {row: [speedup per round]}}, each way's median, the
@@ -83,15 +88,14 @@ def compare_speedups(verdicts: dict, speedups: dict[str, dict[str, list[float]]]
         median_base, median_other = statistics.median(base), statistics.median(other)
         table.append({"row": key, first: median_base, second: median_other,
                       "difference": abs(median_other - median_base) / median_base,
-                      "spread": (max(both) - min(both)) / statistics.median(both),
+                      "spread": spread(both),
                       f"within_{first}_range": min(base) <= median_other <= max(base)})  # fmt: skip
     print(f"{'row':48s} {first:>10s} {second:>10s} {'|diff|':>7s} {'spread':>7s} within")
     for row in table:
         print(f"{row['row']:48s} {row[first]:10.3f} {row[second]:10.3f} {row['difference']:7.3f} "
               f"{row['spread']:7.3f} {row[f'within_{first}_range']}")  # fmt: skip
     # Each way's own run-to-run spread per row: whether one of them measures more steadily than the other.
-    own_spread = {way: statistics.median((max(v) - min(v)) / statistics.median(v) for v in speedups[way].values())
-                  for way in (first, second)}  # fmt: skip
+    own_spread = {way: statistics.median(spread(v) for v in speedups[way].values()) for way in (first, second)}
     summary = {"verdicts_agree": agree, "rows": table,
                "median_difference": statistics.median(r["difference"] for r in table),
                "median_spread": statistics.median(r["spread"] for r in table),
