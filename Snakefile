@@ -66,7 +66,7 @@ include: "rules/disttrain_layers.smk"
 include: "rules/pcgbench.smk"
 include: "rules/generate.smk"
 include: "rules/corpus.smk"
-include: "rules/lm.smk"
+include: "rules/hpccoder.smk"
 include: "rules/claims.smk"
 # After every study: it makes the report's tables of what the studies registered.
 include: "rules/report.smk"

@@ -1,5 +1,5 @@
 """Build hook: a wheel carries the project files its package reads, config/ (the schema with every default)
-and data/ (the PCGBench problems), as workflow_scripts/_project/ (workflow_scripts/common/project.py finds
+and data/ (the PCGBench problems), as workflow_scripts/_project/ (workflow_scripts/common/project_files.py finds
 them). The metadata and pins are in pyproject.toml."""
 
 import shutil

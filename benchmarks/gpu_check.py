@@ -70,7 +70,7 @@ def pcgbench_cuda(device: str, work: Path) -> str:
 def _tiny_corpus(work: Path):
     import pandas as pd
 
-    from workflow_scripts.lm import tokenizer
+    from workflow_scripts.hpccoder import tokenizer
 
     texts = [KERNEL.replace("saxpy", f"saxpy{i}").replace("a *", f"{i}.0 * a *") for i in range(40)]
     pd.DataFrame({"repo": "r", "path": [f"f{i}.c" for i in range(36)], "text": texts[:36]}).to_parquet(work / "train.parquet")
@@ -104,7 +104,7 @@ def pretrain_zero2(device: str, work: Path) -> str:
                                  "deepspeed": str(work / "zero2.json"), "device": device, "bf16": device == "cuda"},
             "seed": 5}  # fmt: skip
     (work / "args.json").write_text(json.dumps(args))
-    launch("workflow_scripts.lm.pretrain", ["--args", str(work / "args.json")], nproc=nproc,
+    launch("workflow_scripts.hpccoder.pretrain", ["--args", str(work / "args.json")], nproc=nproc,
            log_path=work / "pretrain.log", cwd=REPO, timeout_s=400)  # fmt: skip
     metrics = read_json(work / "metrics.json")
     recorded = expect_device(metrics["device"], device, "pretraining")

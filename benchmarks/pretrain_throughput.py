@@ -23,7 +23,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from workflow_scripts.common.config import load_config  # noqa: E402
-from workflow_scripts.lm.pretrain import ModelConfig, build_model  # noqa: E402
+from workflow_scripts.hpccoder.pretrain import ModelConfig, build_model  # noqa: E402
 
 
 def matmul_peak_flops(size: int = 2048, repeats: int = 10) -> float:

@@ -79,14 +79,14 @@ EXCLUSIVE = {
 # The test files that start torch.distributed processes (torchrun, a gloo group, or a Snakemake target or SLURM job
 # that launches them): `make test` runs them all on one worker, one after another, as if they were one file
 # (pytest_xdist_make_scheduler below). Two such launches at once, one on each worker, aborted a torchrun worker of
-# tests/lm/test_training.py once in six runs; DeepSpeed's CPU collectives op is also compiled on first use into one
+# tests/hpccoder/test_training.py once in six runs; DeepSpeed's CPU collectives op is also compiled on first use into one
 # cache folder per user.
 TORCH_DISTRIBUTED = [
     "tests/cluster/test_slurm_e2e.py",  # 142 s (seconds of a `make test` after `make run`, 2 workers, 2 cores)
     "tests/disttrain_layers/test_multiprocess.py",  # 45
     "tests/spine/test_regeneration.py",  # 44: the tensor3d projection's validation runs
     "tests/disttrain/test_survey.py",  # 29
-    "tests/lm/test_training.py",  # 25
+    "tests/hpccoder/test_training.py",  # 25
     "tests/disttrain/test_target.py",  # 25
     "tests/disttrain/test_axonn.py",
     "tests/disttrain/test_sparse.py",
@@ -102,7 +102,7 @@ TORCH_DISTRIBUTED_GROUP = "torch_distributed"
 SLOW_FIRST = [
     *TORCH_DISTRIBUTED,
     "tests/pcgbench_suite/test_references.py",  # 137 (its fixture builds every selected reference)
-    "tests/lm/test_from_scratch.py",  # 101
+    "tests/hpccoder/test_from_scratch.py",  # 101
     "tests/pcgbench_harness/test_evaluate.py",  # 57
     "tests/rlpf/test_real_base.py",  # 52
     "tests/monitoring/test_workflow.py",  # 41

@@ -3,7 +3,7 @@
 import pytest
 
 from workflow_scripts.common.c_scanner import matching_brace_end
-from workflow_scripts.generate.completion import Completion
+from workflow_scripts.generate.backend_result import Completion
 from workflow_scripts.generate.extract import extract_body
 from workflow_scripts.generate.generate import completed_text
 

@@ -195,8 +195,8 @@ def test_default_config_scores_the_package_model_on_pcgbench():
 
 
 def test_fine_tuning_starts_from_a_package_model_through_the_same_loader(smollm2_gguf, tmp_path):
-    from workflow_scripts.lm.pretrain import ModelConfig
-    from workflow_scripts.lm.tokenizer import TokenizerConfig, load_or_train
+    from workflow_scripts.hpccoder.pretrain import ModelConfig
+    from workflow_scripts.hpccoder.tokenizer import TokenizerConfig, load_or_train
 
     gguf = {"gguf": str(smollm2_gguf), "sha256": SMOLLM2["sha256"]}
     tokenizer = load_or_train(tmp_path / "not_read.parquet", TokenizerConfig(init_from=gguf))  # the model's own

@@ -15,7 +15,7 @@ from workflow_scripts.monitoring.loaders import (
     load_runtimes,
     parse_nodes,
 )
-from workflow_scripts.monitoring.tables import check_tables
+from workflow_scripts.monitoring.dataset_schema import check_tables
 
 HEADER = "#Time,Time_usec,ProducerName,component_id,job_id,app_id,rx_bytes,mem_used_mb\n"
 T0 = 1_704_067_200  # 2024-01-01T00:00:00Z

@@ -10,7 +10,7 @@ import pytest
 from workflow_scripts.common.c_scanner import top_level_loops
 from workflow_scripts.pcgbench import sandbox, suite
 from workflow_scripts.rlpf.candidates import candidate_completions, measure_candidates, reduction_clauses
-from workflow_scripts.rlpf.completion import program_body
+from workflow_scripts.rlpf.program_body import program_body
 from workflow_scripts.rlpf.renaming import local_names, rename_completion, rename_identifiers
 from workflow_scripts.rlpf.reward import Measurer, RewardConfig
 from workflow_scripts.rlpf.tasks import (

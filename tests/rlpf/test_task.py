@@ -9,7 +9,7 @@ import pytest
 
 from workflow_scripts.common.c_scanner import top_level_loops
 from workflow_scripts.rlpf.candidates import candidate_completions, reduction_clauses
-from workflow_scripts.rlpf.completion import apply_pragmas, parse_completion
+from workflow_scripts.rlpf.program_body import apply_pragmas, parse_completion
 from workflow_scripts.rlpf.reward_model import pairs_for
 from workflow_scripts.rlpf.tasks import TaskConfig, build_tasks, split_kernels, strip_comments, training_tasks
 from workflow_scripts.rlpf.train import dpo_rows, sft_rows

@@ -34,11 +34,11 @@ PAIRS = [
     ("jorge.cost_model", "ProjectionConfig", "jorge.projection", {}, set()),
     ("jorge.cost_model", "GPUAssumedConfig", "jorge.projection.gpu_assumed", {}, set()),
     ("jorge.cost_model", "ProjectionModelConfig", "jorge.projection.models.*", {}, {"name"}),
-    ("lm.perfchange", "PerfChangeConfig", "hpccoder.perfchange", {}, set()),
-    ("lm.pragma", "PragmaConfig", "hpccoder.pragma", {}, set()),
-    ("lm.pretrain", "ModelConfig", "hpccoder.model", {}, set()),
-    ("lm.pretrain", "TrainingConfig", "hpccoder.training", {}, {"torch_threads"}),
-    ("lm.tokenizer", "TokenizerConfig", "hpccoder.tokenizer", {}, {"init_from"}),
+    ("hpccoder.perfchange", "PerfChangeConfig", "hpccoder.perfchange", {}, set()),
+    ("hpccoder.pragma", "PragmaConfig", "hpccoder.pragma", {}, set()),
+    ("hpccoder.pretrain", "ModelConfig", "hpccoder.model", {}, set()),
+    ("hpccoder.pretrain", "TrainingConfig", "hpccoder.training", {}, {"torch_threads"}),
+    ("hpccoder.tokenizer", "TokenizerConfig", "hpccoder.tokenizer", {}, {"init_from"}),
     ("monitoring.synthetic", "SyntheticConfig", "monitoring.synthetic", {}, set()),
     ("monitoring.loaders", "RealDataConfig", "monitoring.real", {}, set()),
     ("monitoring.features", "FeatureConfig", "monitoring.features", {}, set()),
@@ -58,7 +58,7 @@ PAIRS = [
 # Section keys that a rule or a caller reads itself, not a dataclass.
 READ_ELSEWHERE = {
     "generate.models.*": {"backend", "sampling", "execution_models"},  # the backend's dataclass; generate.main
-    "hpccoder.perfchange": {"enabled"},  # rules/lm.smk
+    "hpccoder.perfchange": {"enabled"},  # rules/hpccoder.smk
     "disttrain.survey": {"projection"},  # the projection step reads it
 }
 

@@ -145,7 +145,7 @@ def test_rlpf_reward_model_stops_without_the_gpu_it_asks_for(no_gpu, tmp_path):
 
 
 def test_pretraining_device_per_process(fake_gpus, monkeypatch):
-    from workflow_scripts.lm.pretrain import TrainingConfig, training_device
+    from workflow_scripts.hpccoder.pretrain import TrainingConfig, training_device
 
     assert training_device(TrainingConfig(device="cpu")) == torch.device("cpu")
     assert training_device(TrainingConfig(device="auto")) == torch.device("cuda", 0)
@@ -156,7 +156,7 @@ def test_pretraining_device_per_process(fake_gpus, monkeypatch):
 
 
 def test_pretraining_refuses_cuda_without_a_gpu_before_relaunching(no_gpu, monkeypatch, tmp_path):
-    from workflow_scripts.lm import pretrain
+    from workflow_scripts.hpccoder import pretrain
 
     monkeypatch.setattr(pretrain, "launch", lambda *a, **k: pytest.fail("relaunched under torchrun"))
     with pytest.raises(RuntimeError, match="hpccoder.training.device is 'cuda'"):
@@ -204,7 +204,7 @@ def test_hf_generation_on_cuda_without_a_gpu_names_the_key(no_gpu, tmp_path):
 
 
 def test_pragma_config_takes_the_resolver_values():
-    from workflow_scripts.lm.pragma import PragmaConfig
+    from workflow_scripts.hpccoder.pragma import PragmaConfig
 
     for value in ("auto", "cpu", "cuda", "cuda:1"):
         assert PragmaConfig(device=value).device == value

@@ -35,7 +35,7 @@ import yaml
 from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 
-from workflow_scripts.common.project import PROJECT_ROOT
+from workflow_scripts.common.project_files import PROJECT_ROOT
 
 SCHEMA_PATH = PROJECT_ROOT / "config" / "schema" / "config.schema.yaml"
 

@@ -2,7 +2,7 @@
 
     launch("workflow_scripts.disttrain.survey.worker", ["--spec", spec_json], nproc=2, log_path=log)
 
-Used by the disttrain studies and by HPC-Coder pretraining (workflow_scripts/lm/pretrain.py), which relaunches
+Used by the disttrain studies and by HPC-Coder pretraining (workflow_scripts/hpccoder/pretrain.py), which relaunches
 itself through it when it asks for more than one process.
 
 Locally this runs `python -m torch.distributed.run --standalone --nproc-per-node N -m <module> <args>`

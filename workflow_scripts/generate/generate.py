@@ -43,7 +43,7 @@ from workflow_scripts.common import Progress, Provenance, configure_logging, wri
 from workflow_scripts.common.c_scanner import matching_brace_end
 from workflow_scripts.common.config import schema_default, schema_defaults
 from workflow_scripts.common.model_source import FETCH_ROOT, fetch_root_in, input_paths
-from workflow_scripts.generate.completion import Completion
+from workflow_scripts.generate.backend_result import Completion
 from workflow_scripts.generate.extract import extract_body
 from workflow_scripts.generate.journal import SampleJournal
 from workflow_scripts.pcgbench.pareval_format import load_generations, validate_records

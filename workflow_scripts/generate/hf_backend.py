@@ -38,7 +38,7 @@ from workflow_scripts.common.model_source import (
     parse_source,
     resolve,
 )
-from workflow_scripts.generate.completion import (
+from workflow_scripts.generate.backend_result import (
     DEFAULT_CHAT_INSTRUCTION,
     Completion,
     chat_answer_prefix,

@@ -35,7 +35,7 @@ import urllib.error
 import urllib.request
 from dataclasses import dataclass, field
 
-from workflow_scripts.generate.completion import DEFAULT_CHAT_INSTRUCTION, Completion, chat_message
+from workflow_scripts.generate.backend_result import DEFAULT_CHAT_INSTRUCTION, Completion, chat_message
 
 logger = logging.getLogger(__name__)
 

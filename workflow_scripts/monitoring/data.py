@@ -8,7 +8,7 @@ config monitoring.source picks the path:
              time; column names, time format and zone in monitoring.real); samples, topology and
              placement are written empty, and the later steps model run time without counters
 
-Outputs: samples.parquet, topology.parquet, runs.parquet, placement.parquet, truth.json (tables.py
+Outputs: samples.parquet, topology.parquet, runs.parquet, placement.parquet, truth.json (dataset_schema.py
 describes them). The tables are checked (tables.check_tables) before anything is written.
 
 Run: `snakemake monitoring` (rule monitoring_data), or `main(source="synthetic", ..., seed=1)`.
@@ -22,7 +22,7 @@ import pandas as pd
 from workflow_scripts.common import Provenance, atomic_path, configure_logging, seed_everything, write_json
 from workflow_scripts.monitoring.loaders import RealDataConfig, load_real, load_runtimes
 from workflow_scripts.monitoring.synthetic import SyntheticConfig, generate
-from workflow_scripts.monitoring.tables import check_tables
+from workflow_scripts.monitoring.dataset_schema import check_tables
 
 logger = logging.getLogger(__name__)
 

@@ -32,7 +32,7 @@ import pandas as pd
 
 from workflow_scripts.common import Provenance, atomic_path, configure_logging, write_json
 from workflow_scripts.common.config import schema_default
-from workflow_scripts.monitoring.tables import counter_columns
+from workflow_scripts.monitoring.dataset_schema import counter_columns
 
 logger = logging.getLogger(__name__)
 

@@ -1,4 +1,4 @@
-"""Loaders for real monitoring data, into the canonical tables of tables.py.
+"""Loaders for real monitoring data, into the canonical tables of dataset_schema.py.
 
 Inputs (paths in config monitoring.real):
 

@@ -30,7 +30,7 @@ from workflow_scripts.common import Provenance, read_json
 from workflow_scripts.common.c_scanner import for_loops, top_level_loops
 from workflow_scripts.common.io import atomic_path
 from workflow_scripts.pcgbench import suite
-from workflow_scripts.rlpf.completion import SERIAL_LINE, completion_text, program_body
+from workflow_scripts.rlpf.program_body import SERIAL_LINE, completion_text, program_body
 from workflow_scripts.rlpf.renaming import SCALAR_DECLARATION, rename_completion
 from workflow_scripts.rlpf.reward import Measurer, RewardConfig, grade
 from workflow_scripts.rlpf.tasks import Task, original_tasks, task_from_dict, training_tasks

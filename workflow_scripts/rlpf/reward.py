@@ -60,7 +60,7 @@ from workflow_scripts.pcgbench import (
     run_program,
     suite,
 )
-from workflow_scripts.rlpf.completion import program_body
+from workflow_scripts.rlpf.program_body import program_body
 from workflow_scripts.rlpf.tasks import Task
 
 logger = logging.getLogger(__name__)

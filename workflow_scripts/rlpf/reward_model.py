@@ -48,7 +48,7 @@ from workflow_scripts.common.model_source import (
 )
 from workflow_scripts.common.progress import step_callback
 from workflow_scripts.rlpf.candidates import reduction_clauses
-from workflow_scripts.rlpf.completion import SERIAL_LINE, parse_completion
+from workflow_scripts.rlpf.program_body import SERIAL_LINE, parse_completion
 from workflow_scripts.rlpf.tasks import Task, task_from_dict
 from workflow_scripts.rlpf.train import dpo_rows
 

@@ -37,7 +37,7 @@ among them).
 Renamed variants of training tasks (`renamings` per training kernel and task set; see rlpf/renaming.py) are
 tasks too: the same kernel with its locals renamed; held-out kernels get none.
 
-Modules: this one builds the task list; rlpf/completion.py reads a completion into the program the harness
+Modules: this one builds the task list; rlpf/program_body.py reads a completion into the program the harness
 builds; rlpf/renaming.py renames a kernel's locals; rlpf/candidates.py lists and measures candidate completions.
 
 Input: the config section `rlpf.tasks`, the PCGBench suite (data/pcgbench), the tokenizer of the model

@@ -9,7 +9,7 @@ and computes build@k and pass@k with the harness's estimators (workflow_scripts/
 Input: the harness's per-sample results table (`results.parquet`).
 Output: a metrics JSON: per execution model, prompts, samples, build@k, pass@k, and verdict counts.
 
-Run: `snakemake results/hpccoder/completion/metrics.json` (rules/lm.smk), or call `main(...)`.
+Run: `snakemake results/hpccoder/completion/metrics.json` (rules/hpccoder.smk), or call `main(...)`.
 """
 
 import logging

@@ -5,13 +5,13 @@
 # The final model and tokenizer are saved with save_pretrained in results/hpccoder/model/ (generation
 # and RL load them from there). With hpccoder.from_scratch (and model.init_from), the same corpus's model trained
 # from scratch goes to results/hpccoder/from_scratch/ and the summary compares the two. Logic lives in
-# workflow_scripts/lm/.
+# workflow_scripts/hpccoder/.
 
 from workflow_scripts.common.model_source import input_paths
 from workflow_scripts.pcgbench.paths import suite_files
-from workflow_scripts.lm.arms import arm_config, arm_dir, arm_metrics, arm_step, arms, check_generator
+from workflow_scripts.hpccoder.arms import arm_config, arm_dir, arm_metrics, arm_step, arms, check_generator
 
-# One definition per step, generated for each arm (workflow_scripts/lm/arms.py): the main arm ("") writes
+# One definition per step, generated for each arm (workflow_scripts/hpccoder/arms.py): the main arm ("") writes
 # results/hpccoder/... with rules hpccoder_<step>; with hpccoder.from_scratch set, the arm "from_scratch" writes
 # results/hpccoder/from_scratch/... with rules hpccoder_from_scratch_<step>, the same-corpus model trained from
 # scratch beside the fine-tuned one.
@@ -44,9 +44,9 @@ for _arm, _cfg in HPCCODER_ARMS.items():
             tokenizer=_cfg["tokenizer"],
             init_from=_cfg["model"]["init_from"],
             seed=config["seed"],
-            software_env=software_env("../workflow_scripts/lm/tokenizer.py"),
+            software_env=software_env("../workflow_scripts/hpccoder/tokenizer.py"),
         script:
-            "../workflow_scripts/lm/tokenizer.py"
+            "../workflow_scripts/hpccoder/tokenizer.py"
 
     rule:
         name:
@@ -73,9 +73,9 @@ for _arm, _cfg in HPCCODER_ARMS.items():
             model=_cfg["model"],
             training=_cfg["training"],
             seed=config["seed"],
-            software_env=software_env("../workflow_scripts/lm/pretrain.py"),
+            software_env=software_env("../workflow_scripts/hpccoder/pretrain.py"),
         script:
-            "../workflow_scripts/lm/pretrain.py"
+            "../workflow_scripts/hpccoder/pretrain.py"
 
     rule:
         name:
@@ -98,9 +98,9 @@ for _arm, _cfg in HPCCODER_ARMS.items():
         params:
             pragma=_cfg["pragma"],
             seed=config["seed"],
-            software_env=software_env("../workflow_scripts/lm/pragma.py"),
+            software_env=software_env("../workflow_scripts/hpccoder/pragma.py"),
         script:
-            "../workflow_scripts/lm/pragma.py"
+            "../workflow_scripts/hpccoder/pragma.py"
 
     # Defined whenever the arm has a generator (the main arm always has one), so the file can be asked for even
     # with completion.enabled false; the summary reads it only when enabled.
@@ -125,9 +125,9 @@ for _arm, _cfg in HPCCODER_ARMS.items():
                 models=_cfg["completion"]["models"],
                 ks=_cfg["completion"]["ks"],
                 seed=config["seed"],
-                software_env=software_env("../workflow_scripts/lm/completion.py"),
+                software_env=software_env("../workflow_scripts/hpccoder/code_completion.py"),
             script:
-                "../workflow_scripts/lm/completion.py"
+                "../workflow_scripts/hpccoder/code_completion.py"
 
     rule:
         name:
@@ -153,9 +153,9 @@ for _arm, _cfg in HPCCODER_ARMS.items():
             perfchange={k: v for k, v in _cfg["perfchange"].items() if k != "enabled"},
             evaluate=lookup(dpath="pcgbench/evaluate", within=config),
             seed=config["seed"],
-            software_env=software_env("../workflow_scripts/lm/perfchange.py"),
+            software_env=software_env("../workflow_scripts/hpccoder/perfchange.py"),
         script:
-            "../workflow_scripts/lm/perfchange.py"
+            "../workflow_scripts/hpccoder/perfchange.py"
 
 
 HPCCODER_COMPLETION = config["hpccoder"]["completion"]["enabled"]
@@ -196,9 +196,9 @@ for _figure, _metrics in HPCCODER_FIGURE_INPUTS.items():
             mem_mb=1000,
         params:
             figure=_figure,
-            software_env=software_env("../workflow_scripts/lm/figures.py"),
+            software_env=software_env("../workflow_scripts/hpccoder/figures.py"),
         script:
-            "../workflow_scripts/lm/figures.py"
+            "../workflow_scripts/hpccoder/figures.py"
 
 
 rule hpccoder_summary:
@@ -222,9 +222,9 @@ rule hpccoder_summary:
         mem_mb=1000,
     params:
         seed=config["seed"],
-        software_env=software_env("../workflow_scripts/lm/summary.py"),
+        software_env=software_env("../workflow_scripts/hpccoder/summary.py"),
     script:
-        "../workflow_scripts/lm/summary.py"
+        "../workflow_scripts/hpccoder/summary.py"
 
 
 register_study("hpccoder", summary=results("hpccoder/summary.json"), figures=HPCCODER_FIGURES)

@@ -15,8 +15,8 @@ validation loss and perplexity (per token) and loss per character (which compare
 seen and throughput. Intermediate checkpoints (paper scale)
 go to `<model_dir>.checkpoints/`, from which a killed run resumes.
 
-Run: `snakemake results/hpccoder/model` (rules/lm.smk), or
-`python -m workflow_scripts.lm.pretrain --args ARGS.json` (what the torchrun relaunch does).
+Run: `snakemake results/hpccoder/model` (rules/hpccoder.smk), or
+`python -m workflow_scripts.hpccoder.pretrain --args ARGS.json` (what the torchrun relaunch does).
 """
 
 import argparse
@@ -343,7 +343,7 @@ def main(train_path, validation_path, tokenizer_dir, model_dir, metrics_path, mo
         args_path = Path(f"{metrics_path}.args.json")
         args_path.parent.mkdir(parents=True, exist_ok=True)
         args_path.write_text(json.dumps(args), encoding="utf-8")
-        launch("workflow_scripts.lm.pretrain", ["--args", str(args_path)], nproc=train_cfg.nproc_per_node,
+        launch("workflow_scripts.hpccoder.pretrain", ["--args", str(args_path)], nproc=train_cfg.nproc_per_node,
                log_path=log_path, cwd=Path.cwd())  # fmt: skip
         args_path.unlink()
         return None

@@ -2,13 +2,13 @@
 
 Inputs: the pretraining metrics (loss curves, perplexity), the pragma-prediction metrics, and, when
 those evaluations ran, the code-completion and performance-change metrics.
-With `hpccoder.from_scratch` (workflow_scripts/lm/arms.py), the same metrics of the from-scratch model too.
+With `hpccoder.from_scratch` (workflow_scripts/hpccoder/arms.py), the same metrics of the from-scratch model too.
 Outputs: `results/hpccoder/summary.json` with the headline numbers (`main`, rule hpccoder_summary) and, with the
 from-scratch model, its block (`from_scratch`) and a `comparison` table of the two (`comparison`). The
-`plot_*` functions draw one figure each from one metrics file; `workflow_scripts/lm/figures.py` runs them,
+`plot_*` functions draw one figure each from one metrics file; `workflow_scripts/hpccoder/figures.py` runs them,
 one rule per figure (`hpccoder_figure_<name>`), so deleting one figure redraws only it.
 
-Run: `snakemake hpccoder` (rules/lm.smk), or call `main(...)` from Python.
+Run: `snakemake hpccoder` (rules/hpccoder.smk), or call `main(...)` from Python.
 """
 
 import logging
@@ -146,7 +146,7 @@ FIGURES: Registry = {
     "pragma_prediction": (("metrics",), plot_pragma),
     "code_completion": (("metrics",), plot_completion),
     "performance_change": (("metrics",), plot_perfchange),
-    # drawn from summary.json (rules/lm.smk hands it as the figure's metrics), only with hpccoder.from_scratch
+    # drawn from summary.json (rules/hpccoder.smk hands it as the figure's metrics), only with hpccoder.from_scratch
     "from_scratch_vs_pretrained": (("metrics",), plot_from_scratch_vs_pretrained),
 }
 
@@ -247,7 +247,7 @@ if __name__ == "__main__":
 
     smk = snakemake  # noqa: F821 -- injected by Snakemake's script: directive
     configure_logging(smk.log[0])
-    prefix = "from_scratch_"  # the from-scratch model's inputs (rules/lm.smk)
+    prefix = "from_scratch_"  # the from-scratch model's inputs (rules/hpccoder.smk)
     scratch_inputs = {name[len(prefix):]: path for name, path in smk.input.items() if name.startswith(prefix)}
     main(smk.input.pretrain, smk.input.pragma, smk.output.summary, smk.params.seed,
          completion_metrics_path=smk.input.get("completion"), perfchange_metrics_path=smk.input.get("perfchange"),

@@ -27,7 +27,7 @@ Inputs: the model folder; the harness config (`pcgbench.evaluate`); for a second
 (the from-scratch HPC-Coder), the first one's versions table, whose timings it reuses. Outputs: the versions table with
 times (parquet), the pairs with labels and predictions (parquet), a metrics JSON.
 
-Run: `snakemake results/hpccoder/perfchange/metrics.json` (rules/lm.smk), or call `main(...)`.
+Run: `snakemake results/hpccoder/perfchange/metrics.json` (rules/hpccoder.smk), or call `main(...)`.
 """
 
 import dataclasses
@@ -44,7 +44,7 @@ from workflow_scripts.common.c_scanner import pragmas
 from workflow_scripts.common.config import schema_default
 from workflow_scripts.common.device import resolve_device
 from workflow_scripts.common.model_source import context_tokens, load_causal_lm, load_tokenizer, resolve
-from workflow_scripts.lm.kernel_edits import EDIT_FUNCTIONS, SOURCE_EDITS
+from workflow_scripts.hpccoder.kernel_edits import EDIT_FUNCTIONS, SOURCE_EDITS
 from workflow_scripts.pcgbench import (
     BUILD_ERROR,
     OK,

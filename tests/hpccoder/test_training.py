@@ -10,9 +10,9 @@ import pandas as pd
 import pytest
 
 from workflow_scripts.common import read_json, write_json
-from workflow_scripts.lm import completion, figures, pragma, pretrain, tokenizer
-from workflow_scripts.lm import summary as lm_summary
-from workflow_scripts.lm.pretrain import ModelConfig, TrainingConfig
+from workflow_scripts.hpccoder import code_completion, figures, pragma, pretrain, tokenizer
+from workflow_scripts.hpccoder import summary as hpccoder_summary
+from workflow_scripts.hpccoder.pretrain import ModelConfig, TrainingConfig
 
 from .test_perfchange import COMPLETION_ROWS
 from .test_pragma import FASTTREE, NESTED_AND_REDUCTION, SUNDIALS
@@ -107,7 +107,7 @@ def metrics_files(trained, pragma_run, tmp_path):
     from harness rows, performance change in the shape perfchange.main writes (that step times real programs)."""
     root, _ = trained
     pragma_dir, _ = pragma_run
-    write_json(tmp_path / "completion.json", completion.completion_metrics(COMPLETION_ROWS, ["serial", "omp"], ks=[1, 2]))
+    write_json(tmp_path / "completion.json", code_completion.completion_metrics(COMPLETION_ROWS, ["serial", "omp"], ks=[1, 2]))
     edits = {"pragma_removed": 1.0, "schedule_static": 0.5}
     write_json(tmp_path / "perfchange.json", {
         "pairs": 8, "kernels": 2, "problems": ["reduce_average", "stencil_xor_kernel"], "slower_fraction": 0.25,
@@ -118,7 +118,7 @@ def metrics_files(trained, pragma_run, tmp_path):
     # The comparison figure is drawn from a summary with a from-scratch block (here the same metrics twice).
     scratch = {"pretrain": root / "metrics.json", "pragma": pragma_dir / "metrics.json",
                "completion": tmp_path / "completion.json", "perfchange": tmp_path / "perfchange.json"}
-    lm_summary.main(root / "metrics.json", pragma_dir / "metrics.json", tmp_path / "summary.json", seed=5,
+    hpccoder_summary.main(root / "metrics.json", pragma_dir / "metrics.json", tmp_path / "summary.json", seed=5,
                     completion_metrics_path=tmp_path / "completion.json", perfchange_metrics_path=tmp_path / "perfchange.json",
                     from_scratch=scratch)  # fmt: skip
     return {"pretraining_loss": root / "metrics.json", "pragma_prediction": pragma_dir / "metrics.json",
@@ -126,7 +126,7 @@ def metrics_files(trained, pragma_run, tmp_path):
             "from_scratch_vs_pretrained": tmp_path / "summary.json"}
 
 
-@pytest.mark.parametrize("figure", sorted(lm_summary.FIGURES))
+@pytest.mark.parametrize("figure", sorted(hpccoder_summary.FIGURES))
 def test_each_figure_is_drawn_from_its_metrics_alone(figure, metrics_files, tmp_path):
     output = tmp_path / "figures" / f"{figure}.png"
     figures.main(figure=figure, output=output, metrics_path=metrics_files[figure])
@@ -139,7 +139,7 @@ def test_each_figure_is_drawn_from_its_metrics_alone(figure, metrics_files, tmp_
 def test_summary_carries_the_headline_numbers(trained, pragma_run, metrics_files, tmp_path):
     _, pretrain_metrics = trained
     _, pragma_metrics = pragma_run
-    summary = lm_summary.main(metrics_files["pretraining_loss"], metrics_files["pragma_prediction"],
+    summary = hpccoder_summary.main(metrics_files["pretraining_loss"], metrics_files["pragma_prediction"],
                               tmp_path / "summary.json", seed=5,
                               completion_metrics_path=metrics_files["code_completion"])  # fmt: skip
     assert read_json(tmp_path / "summary.json") == summary

@@ -4,7 +4,7 @@ Inputs: `results/hpccoder/pretrain_metrics.json` (pretraining_loss), `results/hp
 (pragma_prediction), `results/hpccoder/completion/metrics.json` (code_completion),
 `results/hpccoder/perfchange/metrics.json` (performance_change), `results/hpccoder/summary.json`
 (from_scratch_vs_pretrained, with `hpccoder.from_scratch`). Output: `results/hpccoder/figures/<name>.png`.
-The drawing is in `workflow_scripts/lm/summary.py` (`FIGURES`); this is the entry point of the
+The drawing is in `workflow_scripts/hpccoder/summary.py` (`FIGURES`); this is the entry point of the
 `hpccoder_figure_<name>` rules, one per figure, so deleting one figure redraws only it.
 
 Run: `snakemake results/hpccoder/figures/pragma_prediction.png`, or
@@ -13,7 +13,7 @@ Run: `snakemake results/hpccoder/figures/pragma_prediction.png`, or
 
 from workflow_scripts.common import configure_logging
 from workflow_scripts.common.figures import draw_figure
-from workflow_scripts.lm.summary import FIGURES
+from workflow_scripts.hpccoder.summary import FIGURES
 
 
 def main(*, figure: str, output, metrics_path, caption=None) -> None:

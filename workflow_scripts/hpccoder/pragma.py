@@ -17,7 +17,7 @@ frequent training pragma and the bare `#pragma omp parallel for`.
 Inputs: corpus train/validation parquet, the trained model folder.
 Outputs: the dataset (parquet, with split), the predictions (parquet) and a metrics JSON.
 
-Run: `snakemake results/hpccoder/pragma/metrics.json` (rules/lm.smk), or call `main(...)`.
+Run: `snakemake results/hpccoder/pragma/metrics.json` (rules/hpccoder.smk), or call `main(...)`.
 """
 
 import dataclasses

@@ -8,7 +8,7 @@ line is neither `serial` nor a pragma the task set allows (a malformed completio
 Input: a task (rlpf/tasks.py) and a completion (text). Output: the function body (text after the signature's
 "{", closing "}" included) or None. No command of its own: the reward, candidates and evaluation steps call it.
 
-    from workflow_scripts.rlpf.completion import program_body
+    from workflow_scripts.rlpf.program_body import program_body
     body = program_body(task, "#pragma omp parallel for reduction(+:acc)\n")
 """
 

@@ -10,8 +10,8 @@ import pytest
 from tests.conftest import copy_workflow, run_snakemake
 from workflow_scripts.common import read_json, write_json
 from workflow_scripts.common.config import load_config
-from workflow_scripts.lm import summary as lm_summary
-from workflow_scripts.lm.arms import arm_config, arm_metrics, arms, check_generator
+from workflow_scripts.hpccoder import summary as hpccoder_summary
+from workflow_scripts.hpccoder.arms import arm_config, arm_metrics, arms, check_generator
 
 
 def hpccoder(overrides):
@@ -117,7 +117,7 @@ def test_summary_compares_the_two_models(tmp_path):
                                    serial_pass=0.25, with_omp=True)  # fmt: skip
     scratch = arm_metrics_files(tmp_path / "scratch", loss=0.9, loss_per_char=0.7, exact=0.3, head_accuracy=0.8,
                                 serial_pass=0.5, with_omp=False)  # fmt: skip
-    summary = lm_summary.main(pretrained["pretrain"], pretrained["pragma"], tmp_path / "summary.json", seed=1,
+    summary = hpccoder_summary.main(pretrained["pretrain"], pretrained["pragma"], tmp_path / "summary.json", seed=1,
                               completion_metrics_path=pretrained["completion"],
                               perfchange_metrics_path=pretrained["perfchange"], from_scratch=scratch)  # fmt: skip
     assert read_json(tmp_path / "summary.json") == summary
@@ -135,11 +135,11 @@ def test_summary_compares_the_two_models(tmp_path):
     assert table["code_completion"]["serial.pass@1"]["higher"] == "from_scratch"
 
     # Without the arm the summary is as before: no from_scratch block, no comparison.
-    alone = lm_summary.main(pretrained["pretrain"], pretrained["pragma"], tmp_path / "alone.json", seed=1)
+    alone = hpccoder_summary.main(pretrained["pretrain"], pretrained["pragma"], tmp_path / "alone.json", seed=1)
     assert "from_scratch" not in alone and "comparison" not in alone
     # An evaluation run for one model only is left out of the comparison.
     no_perfchange = {k: v for k, v in scratch.items() if k != "perfchange"}
-    partial = lm_summary.main(pretrained["pretrain"], pretrained["pragma"], tmp_path / "partial.json", seed=1,
+    partial = hpccoder_summary.main(pretrained["pretrain"], pretrained["pragma"], tmp_path / "partial.json", seed=1,
                               perfchange_metrics_path=pretrained["perfchange"], from_scratch=no_perfchange)  # fmt: skip
     assert "performance_change" not in partial["comparison"] and "code_completion" not in partial["comparison"]
 
@@ -188,7 +188,7 @@ def test_summary_reports_the_fine_tuned_and_the_from_scratch_model(tmp_path):
     from-scratch model trained beside it, both evaluated on pragma prediction, and the summary compares them."""
     from transformers import GPT2Config, GPT2LMHeadModel
 
-    from workflow_scripts.lm.tokenizer import TokenizerConfig, train_bpe
+    from workflow_scripts.hpccoder.tokenizer import TokenizerConfig, train_bpe
 
     from .test_pragma import FASTTREE, NESTED_AND_REDUCTION, SUNDIALS
 
@@ -233,7 +233,7 @@ def test_summary_reports_the_fine_tuned_and_the_from_scratch_model(tmp_path):
 
 
 def test_perfchange_reuses_another_models_timings_only_for_the_same_versions(tmp_path):
-    from workflow_scripts.lm.perfchange import make_versions, reuse_timed_versions
+    from workflow_scripts.hpccoder.perfchange import make_versions, reuse_timed_versions
     from workflow_scripts.pcgbench import suite
 
     problems = [p for p in suite.load_suite() if p.name in ("reduce_average", "transform_relu")]

@@ -6,7 +6,7 @@ Output: a folder saved with `PreTrainedTokenizerFast.save_pretrained` (load it w
 (`hpccoder.model.init_from`), the base model's own tokenizer is copied instead: its embeddings were
 trained with it.
 
-Run: `snakemake results/hpccoder/tokenizer` (rules/lm.smk), or call `main(...)` from Python.
+Run: `snakemake results/hpccoder/tokenizer` (rules/hpccoder.smk), or call `main(...)` from Python.
 """
 
 import dataclasses

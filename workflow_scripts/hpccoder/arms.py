@@ -1,7 +1,7 @@
 """The HPC-Coder "arms": the model the config describes, and optionally the same-corpus model trained from scratch.
 
 The paper fine-tuned pretrained bases and compared them. With `hpccoder.model.init_from` set (fine-tuning) and
-`hpccoder.from_scratch` a mapping, rules/lm.smk generates its tokenizer, pretrain, pragma, perfchange and
+`hpccoder.from_scratch` a mapping, rules/hpccoder.smk generates its tokenizer, pretrain, pragma, perfchange and
 completion rules once per arm:
 
   arm ""              <results>/hpccoder/...               rules hpccoder_<step>

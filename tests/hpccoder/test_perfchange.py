@@ -8,8 +8,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from workflow_scripts.lm import completion, kernel_edits, perfchange
-from workflow_scripts.lm.perfchange import apply_edit, leave_one_problem_out, make_pairs, make_versions
+from workflow_scripts.hpccoder import code_completion, kernel_edits, perfchange
+from workflow_scripts.hpccoder.perfchange import apply_edit, leave_one_problem_out, make_pairs, make_versions
 from workflow_scripts.pcgbench import sandbox, suite
 from workflow_scripts.pcgbench.evaluate import EvaluateConfig
 
@@ -173,16 +173,16 @@ COMPLETION_ROWS = pd.DataFrame([
 
 def test_completion_metrics_from_harness_rows():
     rows = COMPLETION_ROWS
-    metrics = completion.completion_metrics(rows, ["serial", "omp"], ks=[1, 2])
+    metrics = code_completion.completion_metrics(rows, ["serial", "omp"], ks=[1, 2])
     assert set(metrics["models"]) == {"serial", "omp"}
     serial, omp = metrics["models"]["serial"], metrics["models"]["omp"]
     assert serial["pass@1"] == pytest.approx(0.5) and serial["pass@2"] == pytest.approx(1.0) and serial["build@1"] == pytest.approx(0.5)
     assert omp["build@2"] == 0.0 and omp["verdicts"] == {"build_error": 2}
     with pytest.raises(ValueError, match="no sample of the models"):
-        completion.completion_metrics(rows, ["cuda"], ks=[1])
+        code_completion.completion_metrics(rows, ["cuda"], ks=[1])
 
 
-@pytest.mark.parametrize("script", sorted(p.name for p in (Path(__file__).resolve().parents[2] / "workflow_scripts" / "lm").glob("*.py")))
+@pytest.mark.parametrize("script", sorted(p.name for p in (Path(__file__).resolve().parents[2] / "workflow_scripts" / "hpccoder").glob("*.py")))
 def test_scripts_load_the_way_snakemake_runs_them(script):
     """Snakemake's `script:` runs the file itself, not the package module: a relative import fails only there."""
-    runpy.run_path(str(Path(__file__).resolve().parents[2] / "workflow_scripts" / "lm" / script), run_name="snakemake_script")
+    runpy.run_path(str(Path(__file__).resolve().parents[2] / "workflow_scripts" / "hpccoder" / script), run_name="snakemake_script")
