@@ -4,7 +4,12 @@ import pandas as pd
 import pytest
 
 from workflow_scripts.hpccoder import pragma
-from workflow_scripts.hpccoder.pragma import compare_pragmas, extract_pragma_loops, normalize_pragma, parse_pragma
+from workflow_scripts.hpccoder.pragma import (
+    compare_pragmas,
+    extract_pragma_loops,
+    normalize_pragma,
+    parse_pragma,
+)
 
 # Loops as they appear in real codes: SUNDIALS nvector_openmp.c (continued pragma, single-statement
 # body), FastTree (pragma inside #ifdef OPENMP, braces and comments in the body), a collapsed nest,

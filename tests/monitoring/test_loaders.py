@@ -4,6 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from workflow_scripts.monitoring.dataset_schema import check_tables
 from workflow_scripts.monitoring.features import FeatureConfig, build_features
 from workflow_scripts.monitoring.loaders import (
     LoaderError,
@@ -15,7 +16,6 @@ from workflow_scripts.monitoring.loaders import (
     load_runtimes,
     parse_nodes,
 )
-from workflow_scripts.monitoring.dataset_schema import check_tables
 
 HEADER = "#Time,Time_usec,ProducerName,component_id,job_id,app_id,rx_bytes,mem_used_mb\n"
 T0 = 1_704_067_200  # 2024-01-01T00:00:00Z

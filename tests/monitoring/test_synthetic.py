@@ -5,8 +5,8 @@ import pandas as pd
 import pytest
 
 from tests.monitoring.conftest import small_config
-from workflow_scripts.monitoring.synthetic import COUNTER_ROLES, generate
 from workflow_scripts.monitoring.dataset_schema import check_tables, counter_columns
+from workflow_scripts.monitoring.synthetic import COUNTER_ROLES, generate
 
 
 def test_tables_fit_the_canonical_schema(small_data):

@@ -39,7 +39,7 @@ from typing import Any
 import yaml
 
 from workflow_scripts.claims.papers import Paper, load_papers, paper_of
-from workflow_scripts.common import Provenance, configure_logging, read_json, write_text
+from workflow_scripts.common import Provenance, configure_logging, read_json, snakemake_step, write_text
 from workflow_scripts.common.config import CONFIG_RESULTS, schema_defaults
 
 logger = logging.getLogger(__name__)
@@ -588,8 +588,7 @@ def main(*, claims_file: str, papers_file: str, summaries: list[str], output_csv
 
 if __name__ == "__main__":
     if "snakemake" in globals():
-        smk = snakemake  # noqa: F821 -- injected by Snakemake's script: directive
-        configure_logging(smk.log[0])
+        smk = snakemake_step(snakemake)  # noqa: F821 -- injected by Snakemake's script: directive
         main(claims_file=smk.input.claims, papers_file=smk.input.papers, summaries=list(smk.input.summaries),
              output_csv=smk.output.csv, output_html=smk.output.html, output_tally=smk.output.tally,
              history=smk.params.history, results=smk.config["results"])  # fmt: skip

@@ -26,7 +26,7 @@ import yaml
 from workflow_scripts.claims import build
 from workflow_scripts.claims.build import Claim, ClaimsError, Row, ValueSpec, fmt, tally
 from workflow_scripts.claims.papers import Paper, load_papers, paper_of
-from workflow_scripts.common import Provenance, configure_logging, read_json, write_text
+from workflow_scripts.common import Provenance, configure_logging, read_json, snakemake_step, write_text
 from workflow_scripts.common.config import schema_defaults
 
 logger = logging.getLogger(__name__)
@@ -184,8 +184,7 @@ def main(*, study: str, summary: str, headlines_file: str, claims_file: str, pap
 
 if __name__ == "__main__":
     if "snakemake" in globals():
-        smk = snakemake  # noqa: F821 -- injected by Snakemake's script: directive
-        configure_logging(smk.log[0])
+        smk = snakemake_step(snakemake)  # noqa: F821 -- injected by Snakemake's script: directive
         main(study=smk.params.study, summary=smk.input.summary, headlines_file=smk.input.headlines,
              claims_file=smk.input.claims, papers_file=smk.input.papers, output_csv=smk.output.csv,
              output_html=smk.output.html, output_front=smk.output.front, results=smk.config["results"])  # fmt: skip

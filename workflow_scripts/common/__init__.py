@@ -4,7 +4,7 @@
 """
 
 from workflow_scripts.common.io import atomic_path, read_json, write_json, write_text
-from workflow_scripts.common.logs import configure_logging
+from workflow_scripts.common.logs import configure_logging, snakemake_step
 from workflow_scripts.common.progress import Progress
 from workflow_scripts.common.provenance import Provenance, code_version, package_versions
 from workflow_scripts.common.seeding import seed_everything
@@ -18,6 +18,7 @@ __all__ = [
     "package_versions",
     "read_json",
     "seed_everything",
+    "snakemake_step",
     "write_json",
     "write_text",
 ]

@@ -33,3 +33,9 @@ def configure_logging(log_path: str | os.PathLike | None = None, level: str = "I
     if "SLURM_JOB_ID" in os.environ:
         where += f", SLURM job {os.environ['SLURM_JOB_ID']}"
     logging.getLogger("workflow_scripts").info("running on %s", where)
+
+
+def snakemake_step(smk):
+    """Start a step script run by Snakemake's `script:` directive: its log set up; returns the `snakemake` object."""
+    configure_logging(smk.log[0])
+    return smk

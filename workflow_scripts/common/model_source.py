@@ -381,10 +381,9 @@ def pypi_source_for(sources: dict[str, Any], package: str, version: str, file_na
 
 
 if __name__ == "__main__" and "snakemake" in globals():
-    from workflow_scripts.common import configure_logging
+    from workflow_scripts.common import snakemake_step
 
-    smk = snakemake  # noqa: F821 -- injected by Snakemake's script: directive
-    configure_logging(smk.log[0])
+    smk = snakemake_step(snakemake)  # noqa: F821 -- injected by Snakemake's script: directive
     main(smk.output.model, dict(smk.params.found["source"]), key=smk.params.found["key"])
 elif __name__ == "__main__":
     from workflow_scripts.common import configure_logging

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from workflow_scripts.common.io import read_json, write_text
-from workflow_scripts.common.logs import configure_logging
+from workflow_scripts.common.logs import configure_logging, snakemake_step
 from workflow_scripts.common.provenance import Provenance
 
 logger = logging.getLogger(__name__)
@@ -134,8 +134,7 @@ def main(*, summary: str | os.PathLike, csv_path: str | os.PathLike, html_path: 
 
 if __name__ == "__main__":
     if "snakemake" in globals():
-        smk = snakemake  # noqa: F821 -- injected by Snakemake's script: directive
-        configure_logging(smk.log[0])
+        smk = snakemake_step(snakemake)  # noqa: F821 -- injected by Snakemake's script: directive
         main(summary=smk.input.summary, csv_path=smk.output.csv, html_path=smk.output.html, study=smk.params.study)
     else:
         parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)

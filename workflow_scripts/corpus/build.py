@@ -319,8 +319,7 @@ def main(manifest_path: str | Path, train_path: str | Path, validation_path: str
 
 
 if __name__ == "__main__":
-    from workflow_scripts.common import configure_logging
+    from workflow_scripts.common import snakemake_step
 
-    smk = snakemake  # noqa: F821 -- injected by Snakemake's script: directive
-    configure_logging(smk.log[0])
+    smk = snakemake_step(snakemake)  # noqa: F821 -- injected by Snakemake's script: directive
     main(smk.input.manifest, smk.output.train, smk.output.validation, smk.output.stats, smk.params.corpus, smk.params.seed)

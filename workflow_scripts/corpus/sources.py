@@ -484,8 +484,7 @@ def main(manifest_path: str | Path, section: dict[str, Any], seed: int) -> list[
 
 
 if __name__ == "__main__":
-    from workflow_scripts.common import configure_logging
+    from workflow_scripts.common import snakemake_step
 
-    smk = snakemake  # noqa: F821 -- injected by Snakemake's script: directive
-    configure_logging(smk.log[0])
+    smk = snakemake_step(snakemake)  # noqa: F821 -- injected by Snakemake's script: directive
     main(smk.output.manifest, smk.params.corpus, smk.params.seed)

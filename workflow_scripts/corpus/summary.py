@@ -71,8 +71,7 @@ def main(stats_path: str | Path, summary_path: str | Path, figure_path: str | Pa
 
 
 if __name__ == "__main__":
-    from workflow_scripts.common import configure_logging
+    from workflow_scripts.common import snakemake_step
 
-    smk = snakemake  # noqa: F821 -- injected by Snakemake's script: directive
-    configure_logging(smk.log[0])
+    smk = snakemake_step(snakemake)  # noqa: F821 -- injected by Snakemake's script: directive
     main(smk.input.stats, smk.output.summary, smk.output.figure, smk.params.seed, smk.input.caption)

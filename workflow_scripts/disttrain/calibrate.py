@@ -73,9 +73,8 @@ if __name__ == "__main__":
     if len(sys.argv) > 1 and sys.argv[1] == "--worker":
         worker(sys.argv[2], sys.argv[3])
     else:
-        from workflow_scripts.common import configure_logging
+        from workflow_scripts.common import snakemake_step
 
-        smk = snakemake  # noqa: F821 -- injected by Snakemake's script: directive
-        configure_logging(smk.log[0])
+        smk = snakemake_step(snakemake)  # noqa: F821 -- injected by Snakemake's script: directive
         main(smk.output.calibration, smk.params.network["calibration_message_bytes"],
              smk.params.network["calibration_repeats"], smk.params.nproc, smk.log[0], smk.params.seed)

@@ -39,7 +39,14 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from workflow_scripts.common import Progress, Provenance, configure_logging, write_json, write_text
+from workflow_scripts.common import (
+    Progress,
+    Provenance,
+    configure_logging,
+    snakemake_step,
+    write_json,
+    write_text,
+)
 from workflow_scripts.common.c_scanner import matching_brace_end
 from workflow_scripts.common.config import schema_default, schema_defaults
 from workflow_scripts.common.model_source import FETCH_ROOT, fetch_root_in, input_paths
@@ -307,8 +314,7 @@ def main(prompts_path: str | os.PathLike, out_path: str | os.PathLike, *, model_
 
 
 if __name__ == "__main__" and "snakemake" in globals():
-    smk = snakemake  # noqa: F821 -- injected by Snakemake's script: directive
-    configure_logging(smk.log[0])
+    smk = snakemake_step(snakemake)  # noqa: F821 -- injected by Snakemake's script: directive
     main(smk.input.prompts, smk.output.generations, samples_path=smk.output.samples, stats_path=smk.output.stats,
          model_name=smk.wildcards.model, model_config=dict(smk.params.model_config), sampling=dict(smk.params.sampling),
          seed=int(smk.params.seed), cpu_threads=smk.threads, fetch_root=fetch_root_in(smk.config["results"]))  # fmt: skip

@@ -14,7 +14,7 @@ import logging
 import os
 from pathlib import Path
 
-from workflow_scripts.common import Provenance, configure_logging, read_json, write_json
+from workflow_scripts.common import Provenance, read_json, snakemake_step, write_json
 from workflow_scripts.common.c_scanner import matching_brace_end
 
 logger = logging.getLogger(__name__)
@@ -82,7 +82,6 @@ def main(stats_paths: list[str | os.PathLike], generation_paths: list[str | os.P
 
 
 if __name__ == "__main__":
-    smk = snakemake  # noqa: F821 -- injected by Snakemake's script: directive
-    configure_logging(smk.log[0])
+    smk = snakemake_step(snakemake)  # noqa: F821 -- injected by Snakemake's script: directive
     main(list(smk.input.stats), list(smk.input.generations), smk.output.summary, smk.output.figure,
          smk.input.caption)  # fmt: skip

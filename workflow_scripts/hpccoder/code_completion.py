@@ -55,8 +55,7 @@ def main(results_path: str | Path, metrics_path: str | Path, models: list[str], 
 
 
 if __name__ == "__main__":
-    from workflow_scripts.common import configure_logging
+    from workflow_scripts.common import snakemake_step
 
-    smk = snakemake  # noqa: F821 -- injected by Snakemake's script: directive
-    configure_logging(smk.log[0])
+    smk = snakemake_step(snakemake)  # noqa: F821 -- injected by Snakemake's script: directive
     main(smk.input.results, smk.output.metrics, smk.params.models, smk.params.ks, smk.params.seed)

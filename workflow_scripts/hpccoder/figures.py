@@ -11,7 +11,7 @@ Run: `snakemake results/hpccoder/figures/pragma_prediction.png`, or
 `main(figure="pragma_prediction", output=..., metrics_path=...)` from Python.
 """
 
-from workflow_scripts.common import configure_logging
+from workflow_scripts.common import snakemake_step
 from workflow_scripts.common.figures import draw_figure
 from workflow_scripts.hpccoder.summary import FIGURES
 
@@ -21,6 +21,5 @@ def main(*, figure: str, output, metrics_path, caption=None) -> None:
 
 
 if __name__ == "__main__":
-    smk = snakemake  # noqa: F821 -- injected by Snakemake's script: directive
-    configure_logging(smk.log[0])
+    smk = snakemake_step(snakemake)  # noqa: F821 -- injected by Snakemake's script: directive
     main(figure=smk.params.figure, output=smk.output.figure, metrics_path=smk.input.metrics, caption=smk.input.caption)

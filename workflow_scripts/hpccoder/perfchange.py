@@ -368,10 +368,9 @@ def main(model_dir, versions_path, pairs_path, metrics_path, section: dict[str, 
 
 
 if __name__ == "__main__":
-    from workflow_scripts.common import configure_logging
+    from workflow_scripts.common import snakemake_step
 
-    smk = snakemake  # noqa: F821 -- injected by Snakemake's script: directive
-    configure_logging(smk.log[0])
+    smk = snakemake_step(snakemake)  # noqa: F821 -- injected by Snakemake's script: directive
     main(smk.input.model, smk.output.versions, smk.output.pairs, smk.output.metrics, smk.params.perfchange,
          smk.params.evaluate, smk.params.seed, threads=smk.threads,
          timed_versions_path=smk.input.get("timed_versions"))  # fmt: skip

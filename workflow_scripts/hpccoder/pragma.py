@@ -313,9 +313,8 @@ def main(train_path, validation_path, model_dir, dataset_path, predictions_path,
 
 
 if __name__ == "__main__":
-    from workflow_scripts.common import configure_logging
+    from workflow_scripts.common import snakemake_step
 
-    smk = snakemake  # noqa: F821 -- injected by Snakemake's script: directive
-    configure_logging(smk.log[0])
+    smk = snakemake_step(snakemake)  # noqa: F821 -- injected by Snakemake's script: directive
     main(smk.input.train, smk.input.validation, smk.input.model, smk.output.dataset, smk.output.predictions,
          smk.output.metrics, smk.params.pragma, smk.params.seed, threads=smk.threads)  # fmt: skip

@@ -352,11 +352,10 @@ def main(train_path, validation_path, tokenizer_dir, model_dir, metrics_path, mo
 
 
 if __name__ == "__main__":
-    from workflow_scripts.common import configure_logging
+    from workflow_scripts.common import configure_logging, snakemake_step
 
     if "snakemake" in globals():
-        smk = snakemake  # noqa: F821 -- injected by Snakemake's script: directive
-        configure_logging(smk.log[0])
+        smk = snakemake_step(snakemake)  # noqa: F821 -- injected by Snakemake's script: directive
         os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
         main(smk.input.train, smk.input.validation, smk.input.tokenizer, smk.output.model, smk.output.metrics,
              smk.params.model, smk.params.training, smk.params.seed, threads=smk.threads, log_path=smk.log[0],

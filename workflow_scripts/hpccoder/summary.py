@@ -243,10 +243,9 @@ def main(pretrain_metrics_path, pragma_metrics_path, summary_path, seed: int, co
 
 
 if __name__ == "__main__":
-    from workflow_scripts.common import configure_logging
+    from workflow_scripts.common import snakemake_step
 
-    smk = snakemake  # noqa: F821 -- injected by Snakemake's script: directive
-    configure_logging(smk.log[0])
+    smk = snakemake_step(snakemake)  # noqa: F821 -- injected by Snakemake's script: directive
     prefix = "from_scratch_"  # the from-scratch model's inputs (rules/hpccoder.smk)
     scratch_inputs = {name[len(prefix):]: path for name, path in smk.input.items() if name.startswith(prefix)}
     main(smk.input.pretrain, smk.input.pragma, smk.output.summary, smk.params.seed,

@@ -90,9 +90,8 @@ def main(train_path: str | Path, out_dir: str | Path, section: dict[str, Any], i
 
 
 if __name__ == "__main__":
-    from workflow_scripts.common import configure_logging
+    from workflow_scripts.common import snakemake_step
 
-    smk = snakemake  # noqa: F821 -- injected by Snakemake's script: directive
-    configure_logging(smk.log[0])
+    smk = snakemake_step(snakemake)  # noqa: F821 -- injected by Snakemake's script: directive
     main(smk.input.train, smk.output.tokenizer, smk.params.tokenizer, smk.params.init_from, smk.params.seed,
          fetch_root=fetch_root_in(smk.config["results"]))

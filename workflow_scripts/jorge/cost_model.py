@@ -47,7 +47,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from workflow_scripts.common import Provenance, configure_logging, read_json, write_json
+from workflow_scripts.common import Provenance, read_json, snakemake_step, write_json
 from workflow_scripts.common.config import schema_default
 from workflow_scripts.jorge import flops
 from workflow_scripts.jorge.tasks import NGramLM
@@ -351,6 +351,5 @@ def main(*, step_cost: str, projection_config: dict[str, Any], output: str) -> d
 
 
 if __name__ == "__main__":
-    smk = snakemake  # noqa: F821 -- injected by Snakemake's script: directive
-    configure_logging(smk.log[0])
+    smk = snakemake_step(snakemake)  # noqa: F821 -- injected by Snakemake's script: directive
     main(step_cost=smk.input.step_cost, projection_config=dict(smk.params.projection), output=smk.output.projection)

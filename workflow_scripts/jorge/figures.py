@@ -17,7 +17,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from workflow_scripts.common import configure_logging  # noqa: E402
+from workflow_scripts.common import snakemake_step  # noqa: E402
 from workflow_scripts.common.figures import Registry, draw_figure, save_figure  # noqa: E402
 
 logger = logging.getLogger(__name__)
@@ -220,8 +220,7 @@ def main(*, figure: str, output: str, runs: list[str] | None = None, numerics: s
 
 
 if __name__ == "__main__":
-    smk = snakemake  # noqa: F821 -- injected by Snakemake's script: directive
-    configure_logging(smk.log[0])
+    smk = snakemake_step(snakemake)  # noqa: F821 -- injected by Snakemake's script: directive
     main(figure=smk.params.figure, output=smk.output.figure, runs=list(smk.input.get("runs", [])) or None,
          numerics=smk.input.get("numerics"), step_cost=smk.input.get("step_cost"),
          cost_projection=smk.input.get("cost_projection"), caption=smk.input.caption)  # fmt: skip

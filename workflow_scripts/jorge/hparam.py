@@ -16,7 +16,7 @@ from typing import Any
 
 import torch
 
-from workflow_scripts.common import Progress, Provenance, configure_logging, write_json
+from workflow_scripts.common import Progress, Provenance, snakemake_step, write_json
 from workflow_scripts.common.config import schema_default
 from workflow_scripts.common.device import describe_device, resolve_device
 from workflow_scripts.jorge.tasks import TaskConfig, build_task, task_on
@@ -96,8 +96,7 @@ def main(*, task_config: dict[str, Any], grid_config: dict[str, Any], task_name:
 
 
 if __name__ == "__main__":
-    smk = snakemake  # noqa: F821 -- injected by Snakemake's script: directive
-    configure_logging(smk.log[0])
+    smk = snakemake_step(snakemake)  # noqa: F821 -- injected by Snakemake's script: directive
     main(task_config=dict(smk.params.task), grid_config=dict(smk.params.grid), task_name=smk.wildcards.task,
          output=smk.output.grid, seed=smk.params.seed, device=smk.params.device,
          threads=smk.threads)  # fmt: skip

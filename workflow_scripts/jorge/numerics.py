@@ -27,7 +27,7 @@ from typing import Any
 
 import torch
 
-from workflow_scripts.common import Provenance, configure_logging, seed_everything, write_json
+from workflow_scripts.common import Provenance, seed_everything, snakemake_step, write_json
 from workflow_scripts.common.config import schema_default
 from workflow_scripts.jorge.optim import Jorge, exact_inverse_root, initial_root, jorge_root_update
 
@@ -206,7 +206,6 @@ def main(*, numerics_config: dict[str, Any], output: str, seed: int, threads: in
 
 
 if __name__ == "__main__":
-    smk = snakemake  # noqa: F821 -- injected by Snakemake's script: directive
-    configure_logging(smk.log[0])
+    smk = snakemake_step(snakemake)  # noqa: F821 -- injected by Snakemake's script: directive
     main(numerics_config=dict(smk.params.numerics), output=smk.output.numerics, seed=smk.params.seed,
          threads=smk.threads)  # fmt: skip

@@ -31,7 +31,7 @@ from typing import Any
 import torch
 from torch import nn
 
-from workflow_scripts.common import Provenance, configure_logging, seed_everything, write_json
+from workflow_scripts.common import Provenance, seed_everything, snakemake_step, write_json
 from workflow_scripts.common.config import schema_default
 from workflow_scripts.common.device import describe_device, resolve_device
 from workflow_scripts.jorge import flops
@@ -230,7 +230,6 @@ def main(*, step_cost_config: dict[str, Any], output: str, seed: int, threads: i
 
 
 if __name__ == "__main__":
-    smk = snakemake  # noqa: F821 -- injected by Snakemake's script: directive
-    configure_logging(smk.log[0])
+    smk = snakemake_step(snakemake)  # noqa: F821 -- injected by Snakemake's script: directive
     main(step_cost_config=dict(smk.params.step_cost), output=smk.output.step_cost, seed=smk.params.seed,
          threads=smk.threads, optimizers=dict(smk.params.optimizers))  # fmt: skip

@@ -20,7 +20,7 @@ import logging
 from collections import defaultdict
 from typing import Any
 
-from workflow_scripts.common import Provenance, configure_logging, read_json, write_json
+from workflow_scripts.common import Provenance, read_json, snakemake_step, write_json
 
 logger = logging.getLogger(__name__)
 
@@ -191,8 +191,7 @@ def main(*, runs: list[str], grids: list[str], numerics: str, step_cost: str, co
 
 
 if __name__ == "__main__":
-    smk = snakemake  # noqa: F821 -- injected by Snakemake's script: directive
-    configure_logging(smk.log[0])
+    smk = snakemake_step(snakemake)  # noqa: F821 -- injected by Snakemake's script: directive
     main(runs=list(smk.input.runs), grids=list(smk.input.grids), numerics=smk.input.numerics,
          step_cost=smk.input.step_cost, cost_projection=smk.input.cost_projection,
          output=smk.output.summary)  # fmt: skip

@@ -26,9 +26,9 @@ from torch import nn
 from workflow_scripts.common import (
     Progress,
     Provenance,
-    configure_logging,
     read_json,
     seed_everything,
+    snakemake_step,
     write_json,
 )
 from workflow_scripts.common.device import describe_device, resolve_device, synchronize
@@ -204,8 +204,7 @@ def main(*, task_config: dict[str, Any], optimizer_config: dict[str, Any], optim
 
 
 if __name__ == "__main__":
-    smk = snakemake  # noqa: F821 -- injected by Snakemake's script: directive
-    configure_logging(smk.log[0])
+    smk = snakemake_step(snakemake)  # noqa: F821 -- injected by Snakemake's script: directive
     main(task_config=dict(smk.params.task), optimizer_config=dict(smk.params.optimizer),
          optimizer_name=smk.wildcards.optimizer, task_name=smk.wildcards.task,
          sgd_grid=smk.input.get("sgd_grid") or None, output=smk.output.result, seed=smk.params.seed,

@@ -57,7 +57,7 @@ from scipy.stats import spearmanr, wilcoxon
 from sklearn.metrics import r2_score
 from threadpoolctl import threadpool_limits
 
-from workflow_scripts.common import Provenance, configure_logging, read_json, write_json
+from workflow_scripts.common import Provenance, read_json, snakemake_step, write_json
 from workflow_scripts.common.config import schema_default
 
 logger = logging.getLogger(__name__)
@@ -450,8 +450,7 @@ def main(*, features_path, meta_path, predictions_path, models_path, analysis_pa
 
 
 if __name__ == "__main__":
-    smk = snakemake  # noqa: F821 -- injected by Snakemake's script: directive
-    configure_logging(smk.log[0])
+    smk = snakemake_step(snakemake)  # noqa: F821 -- injected by Snakemake's script: directive
     main(features_path=smk.input.features, meta_path=smk.input.meta, predictions_path=smk.input.predictions,
          models_path=smk.input.models, analysis_path=smk.output.analysis, cfg=AnalysisConfig(**smk.params.cfg),
          seed=smk.params.seed, threads=smk.threads)  # fmt: skip

@@ -19,10 +19,10 @@ import logging
 
 import pandas as pd
 
-from workflow_scripts.common import Provenance, atomic_path, configure_logging, seed_everything, write_json
+from workflow_scripts.common import Provenance, atomic_path, seed_everything, snakemake_step, write_json
+from workflow_scripts.monitoring.dataset_schema import check_tables
 from workflow_scripts.monitoring.loaders import RealDataConfig, load_real, load_runtimes
 from workflow_scripts.monitoring.synthetic import SyntheticConfig, generate
-from workflow_scripts.monitoring.dataset_schema import check_tables
 
 logger = logging.getLogger(__name__)
 
@@ -54,8 +54,7 @@ def main(*, source: str, synthetic: dict, real: dict, samples_path, topology_pat
 
 
 if __name__ == "__main__":
-    smk = snakemake  # noqa: F821 -- injected by Snakemake's script: directive
-    configure_logging(smk.log[0])
+    smk = snakemake_step(snakemake)  # noqa: F821 -- injected by Snakemake's script: directive
     main(source=smk.params.source, synthetic=smk.params.synthetic, real=smk.params.real,
          samples_path=smk.output.samples, topology_path=smk.output.topology, runs_path=smk.output.runs,
          placement_path=smk.output.placement, truth_path=smk.output.truth, seed=smk.params.seed)  # fmt: skip

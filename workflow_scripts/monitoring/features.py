@@ -30,7 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from workflow_scripts.common import Provenance, atomic_path, configure_logging, write_json
+from workflow_scripts.common import Provenance, atomic_path, snakemake_step, write_json
 from workflow_scripts.common.config import schema_default
 from workflow_scripts.monitoring.dataset_schema import counter_columns
 
@@ -157,8 +157,7 @@ def main(*, samples_path, topology_path, runs_path, placement_path, features_pat
 
 
 if __name__ == "__main__":
-    smk = snakemake  # noqa: F821 -- injected by Snakemake's script: directive
-    configure_logging(smk.log[0])
+    smk = snakemake_step(snakemake)  # noqa: F821 -- injected by Snakemake's script: directive
     main(samples_path=smk.input.samples, topology_path=smk.input.topology, runs_path=smk.input.runs,
          placement_path=smk.input.placement, features_path=smk.output.features, meta_path=smk.output.meta,
          cfg=FeatureConfig(**smk.params.cfg))  # fmt: skip

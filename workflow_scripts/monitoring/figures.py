@@ -27,7 +27,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 from matplotlib.ticker import LogLocator, NullFormatter, StrMethodFormatter  # noqa: E402
 
-from workflow_scripts.common import configure_logging  # noqa: E402
+from workflow_scripts.common import snakemake_step  # noqa: E402
 from workflow_scripts.common.figures import Registry, draw_figure, save_figure  # noqa: E402
 
 logger = logging.getLogger(__name__)
@@ -175,7 +175,6 @@ def main(*, figure: str, output, runs=None, predictions=None, analysis=None, tru
 
 
 if __name__ == "__main__":
-    smk = snakemake  # noqa: F821 -- injected by Snakemake's script: directive
-    configure_logging(smk.log[0])
+    smk = snakemake_step(snakemake)  # noqa: F821 -- injected by Snakemake's script: directive
     main(figure=smk.params.figure, output=smk.output.figure, runs=smk.input.runs, predictions=smk.input.predictions,
          analysis=smk.input.analysis, truth=smk.input.truth, caption=smk.input.caption)  # fmt: skip

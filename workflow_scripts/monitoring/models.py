@@ -55,9 +55,9 @@ from workflow_scripts.common import (
     Progress,
     Provenance,
     atomic_path,
-    configure_logging,
     read_json,
     seed_everything,
+    snakemake_step,
 )
 from workflow_scripts.common.config import schema_default
 
@@ -349,7 +349,6 @@ def main(*, features_path, meta_path, predictions_path, models_path, cfg: ModelC
 
 
 if __name__ == "__main__":
-    smk = snakemake  # noqa: F821 -- injected by Snakemake's script: directive
-    configure_logging(smk.log[0])
+    smk = snakemake_step(snakemake)  # noqa: F821 -- injected by Snakemake's script: directive
     main(features_path=smk.input.features, meta_path=smk.input.meta, predictions_path=smk.output.predictions,
          models_path=smk.output.models, cfg=ModelConfig(**smk.params.cfg), seed=smk.params.seed, threads=smk.threads)  # fmt: skip

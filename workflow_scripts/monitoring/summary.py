@@ -45,7 +45,7 @@ import logging
 import numpy as np
 from scipy.stats import spearmanr
 
-from workflow_scripts.common import Provenance, configure_logging, read_json, write_json
+from workflow_scripts.common import Provenance, read_json, snakemake_step, write_json
 
 logger = logging.getLogger(__name__)
 
@@ -365,6 +365,5 @@ def main(*, analysis_path, truth_path, summary_path):
 
 
 if __name__ == "__main__":
-    smk = snakemake  # noqa: F821 -- injected by Snakemake's script: directive
-    configure_logging(smk.log[0])
+    smk = snakemake_step(snakemake)  # noqa: F821 -- injected by Snakemake's script: directive
     main(analysis_path=smk.input.analysis, truth_path=smk.input.truth, summary_path=smk.output.summary)

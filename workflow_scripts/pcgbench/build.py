@@ -395,10 +395,9 @@ def main(generations: Path, manifest: Path, cache_dir: Path, *, jobs: int, compi
 
 
 if __name__ == "__main__":
-    from workflow_scripts.common import configure_logging
+    from workflow_scripts.common import snakemake_step
 
-    smk = snakemake  # noqa: F821 -- injected by Snakemake's script: directive
-    configure_logging(smk.log[0])
+    smk = snakemake_step(snakemake)  # noqa: F821 -- injected by Snakemake's script: directive
     main(Path(smk.input.generations), Path(smk.output.manifest), Path(smk.params.evaluate["cache_dir"]),
          jobs=smk.threads, compile_timeout_s=smk.params.evaluate["compile_timeout_s"],
          generator=smk.wildcards.generator, seed=smk.params.seed, shard=Shard(**smk.params.shard))

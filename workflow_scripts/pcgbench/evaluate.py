@@ -546,10 +546,9 @@ def merge(generations: Path, shard_dirs: list[Path], out_dir: Path, cfg: Evaluat
 
 
 if __name__ == "__main__":
-    from workflow_scripts.common import configure_logging
+    from workflow_scripts.common import snakemake_step
 
-    smk = snakemake  # noqa: F821 -- injected by Snakemake's script: directive
-    configure_logging(smk.log[0])
+    smk = snakemake_step(snakemake)  # noqa: F821 -- injected by Snakemake's script: directive
     config = EvaluateConfig(**smk.params.evaluate, seed=smk.params.seed, jobs=smk.threads)
     reference = Path(smk.input.reference) if smk.input.get("reference") else None
     share_runs = Path(smk.input.share_runs) if smk.input.get("share_runs") else None

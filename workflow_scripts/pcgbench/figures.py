@@ -212,10 +212,9 @@ def main(*, figure: str, output: str | Path, metrics_paths: list[str | Path] = (
 
 
 if __name__ == "__main__":
-    from workflow_scripts.common import configure_logging
+    from workflow_scripts.common import snakemake_step
 
-    smk = snakemake  # noqa: F821 -- injected by Snakemake's script: directive
-    configure_logging(smk.log[0])
+    smk = snakemake_step(snakemake)  # noqa: F821 -- injected by Snakemake's script: directive
     main(figure=smk.params.figure, output=smk.output.figure, metrics_paths=list(smk.input.get("metrics") or []),
          caption=smk.input.caption, results_paths=list(smk.input.get("results") or []),
          translation_results_paths=list(smk.input.get("translation_results") or []))

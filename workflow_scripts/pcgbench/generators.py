@@ -202,10 +202,9 @@ def main(prompts: Path, generations: Path, expected: Path, generator: str, *, sa
 
 
 if __name__ == "__main__":
-    from workflow_scripts.common import configure_logging
+    from workflow_scripts.common import snakemake_step
 
-    smk = snakemake  # noqa: F821 -- injected by Snakemake's script: directive
-    configure_logging(smk.log[0])
+    smk = snakemake_step(snakemake)  # noqa: F821 -- injected by Snakemake's script: directive
     main(Path(smk.input.prompts), Path(smk.output.generations), Path(smk.output.expected), smk.wildcards.generator,
          samples=smk.params.samples, mutants=list(smk.params.mutants), mutant_problems=smk.params.mutant_problems,
          seed=smk.params.seed, race_check=smk.params.race_check)

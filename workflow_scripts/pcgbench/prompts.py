@@ -63,10 +63,9 @@ def main(out: Path, selection: str | list[str], models: list[str], suite_root: P
 
 
 if __name__ == "__main__":
-    from workflow_scripts.common import configure_logging
+    from workflow_scripts.common import snakemake_step
 
-    smk = snakemake  # noqa: F821 -- injected by Snakemake's script: directive
-    configure_logging(smk.log[0])
+    smk = snakemake_step(snakemake)  # noqa: F821 -- injected by Snakemake's script: directive
     pairs = smk.params.get("pairs")
     main(Path(smk.output.prompts), smk.params.problems, list(smk.params.get("models") or []), suite.DATA_ROOT,
          smk.params.seed, pairs=list(pairs) if pairs is not None else None)

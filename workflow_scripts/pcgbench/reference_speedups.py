@@ -317,10 +317,9 @@ def merge(table: Path, summary_path: Path, shard_rows: list[Path], *, selection:
 
 
 if __name__ == "__main__":
-    from workflow_scripts.common import configure_logging
+    from workflow_scripts.common import snakemake_step
 
-    smk = snakemake  # noqa: F821 -- injected by Snakemake's script: directive
-    configure_logging(smk.log[0])
+    smk = snakemake_step(snakemake)  # noqa: F821 -- injected by Snakemake's script: directive
     if smk.output.get("table") and smk.params.get("shard"):  # rule pcgbench_reference_speedups_shard, the only one
         shard = Shard(**smk.params.shard)
         main(Path(smk.output.table), Path(smk.output.summary), selection=list(shard.problems), models=list(shard.models),

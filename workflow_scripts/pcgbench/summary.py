@@ -141,10 +141,9 @@ def main(metrics_paths: list[Path], results_paths: list[Path], expected_paths: d
 
 
 if __name__ == "__main__":
-    from workflow_scripts.common import configure_logging
+    from workflow_scripts.common import snakemake_step
 
-    smk = snakemake  # noqa: F821 -- injected by Snakemake's script: directive
-    configure_logging(smk.log[0])
+    smk = snakemake_step(snakemake)  # noqa: F821 -- injected by Snakemake's script: directive
     def by_generator(paths):
         return {Path(p).name.removesuffix(".expected.json"): Path(p) for p in paths}
 

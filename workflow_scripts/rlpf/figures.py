@@ -9,7 +9,7 @@ Run: `snakemake results/rlpf/figures/training_curves.png`, or
 `main(figure="training_curves", output=..., curve_paths={...})` from Python.
 """
 
-from workflow_scripts.common import configure_logging
+from workflow_scripts.common import snakemake_step
 from workflow_scripts.common.figures import draw_figure
 from workflow_scripts.rlpf.summary import FIGURES
 
@@ -22,8 +22,7 @@ def main(*, figure: str, output, metrics_paths: dict | None = None, curve_paths:
 
 
 if __name__ == "__main__":
-    smk = snakemake  # noqa: F821 -- injected by Snakemake's script: directive
-    configure_logging(smk.log[0])
+    smk = snakemake_step(snakemake)  # noqa: F821 -- injected by Snakemake's script: directive
     inputs = dict(smk.input.items())  # named inputs: metrics_<model> or curve_<model>
     main(figure=smk.params.figure, output=smk.output.figure,
          metrics_paths={k.removeprefix("metrics_"): v for k, v in inputs.items() if k.startswith("metrics_")} or None,

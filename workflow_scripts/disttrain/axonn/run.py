@@ -15,7 +15,7 @@ import statistics
 import tempfile
 from pathlib import Path
 
-from workflow_scripts.common import Provenance, configure_logging, read_json, write_json
+from workflow_scripts.common import Provenance, read_json, snakemake_step, write_json
 from workflow_scripts.disttrain.axonn.pipeline import AxonnConfig, analytic_bytes, train_reference
 from workflow_scripts.disttrain.launch import launch
 from workflow_scripts.disttrain.netmodel import NetworkModel
@@ -205,7 +205,6 @@ def main(calibration_json, runs_json, summary_json, section: dict, machine: dict
 
 
 if __name__ == "__main__":
-    smk = snakemake  # noqa: F821 -- injected by Snakemake's script: directive
-    configure_logging(smk.log[0])
+    smk = snakemake_step(snakemake)  # noqa: F821 -- injected by Snakemake's script: directive
     main(smk.input.calibration, smk.output.runs, smk.output.summary, smk.params.axonn, smk.params.machine,
          smk.params.seed, smk.log[0], smk.params.timeout_s)  # fmt: skip

@@ -14,7 +14,7 @@ Writes results/disttrain/moe/projection.json.
 import dataclasses
 import logging
 
-from workflow_scripts.common import Provenance, configure_logging, write_json
+from workflow_scripts.common import Provenance, snakemake_step, write_json
 from workflow_scripts.disttrain.moe.volumes import (
     Layout,
     MoEModel,
@@ -110,6 +110,5 @@ def main(out_path: str, section: dict, machine: dict, seed: int | None = None) -
 
 
 if __name__ == "__main__":
-    smk = snakemake  # noqa: F821 -- injected by Snakemake's script: directive
-    configure_logging(smk.log[0])
+    smk = snakemake_step(snakemake)  # noqa: F821 -- injected by Snakemake's script: directive
     main(smk.output.projection, smk.params.section, smk.params.machine, seed=smk.params.seed)

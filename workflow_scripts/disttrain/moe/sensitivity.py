@@ -13,7 +13,7 @@ Writes results/disttrain/moe/sensitivity.json (tables, statements, sweeps) and s
 
 import logging
 
-from workflow_scripts.common import Provenance, configure_logging
+from workflow_scripts.common import Provenance, snakemake_step
 from workflow_scripts.disttrain import sensitivity
 from workflow_scripts.disttrain.moe.project import MoEProjectionConfig, project
 
@@ -54,7 +54,6 @@ def main(json_path: str, csv_path: str, projection: dict, machine: dict, section
 
 
 if __name__ == "__main__":
-    smk = snakemake  # noqa: F821 -- injected by Snakemake's script: directive
-    configure_logging(smk.log[0])
+    smk = snakemake_step(snakemake)  # noqa: F821 -- injected by Snakemake's script: directive
     main(smk.output.sensitivity, smk.output.table, smk.params.projection, smk.params.machine, smk.params.section,
          seed=smk.params.seed)  # fmt: skip

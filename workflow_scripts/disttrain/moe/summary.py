@@ -7,7 +7,7 @@ moves each gap to the paper most, and the value that would close it); moe/figure
 
 import logging
 
-from workflow_scripts.common import Provenance, configure_logging, read_json, write_json
+from workflow_scripts.common import Provenance, read_json, snakemake_step, write_json
 from workflow_scripts.disttrain import sensitivity
 
 logger = logging.getLogger(__name__)
@@ -71,7 +71,6 @@ def main(validation_path: str, projection_path: str, summary_path: str, seed: in
 
 
 if __name__ == "__main__":
-    smk = snakemake  # noqa: F821 -- injected by Snakemake's script: directive
-    configure_logging(smk.log[0])
+    smk = snakemake_step(snakemake)  # noqa: F821 -- injected by Snakemake's script: directive
     main(smk.input.validation, smk.input.projection, smk.output.summary, seed=smk.params.seed,
          sensitivity_path=smk.input.sensitivity)  # fmt: skip

@@ -13,7 +13,7 @@ import logging
 import tempfile
 from pathlib import Path
 
-from workflow_scripts.common import Provenance, configure_logging, read_json, write_json
+from workflow_scripts.common import Provenance, read_json, snakemake_step, write_json
 from workflow_scripts.disttrain.launch import launch, require_divisible
 from workflow_scripts.disttrain.moe.layer import MoEShape
 from workflow_scripts.disttrain.moe.volumes import block_counts
@@ -87,8 +87,7 @@ def main(out_path: str, section: dict, seed: int, log_path: str | None = None) -
 
 
 if __name__ == "__main__":
-    smk = snakemake  # noqa: F821 -- injected by Snakemake's script: directive
-    configure_logging(smk.log[0])
+    smk = snakemake_step(snakemake)  # noqa: F821 -- injected by Snakemake's script: directive
     section = {k: smk.params[k] for k in ("processes", "tensor_parallel", "expert_parallel", "experts", "top_k",
                                           "capacity_factor", "check", "timing", "optimizer", "timeout_s")}  # fmt: skip
     main(smk.output.validation, section, smk.params.seed, log_path=smk.log[0])

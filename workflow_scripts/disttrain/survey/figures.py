@@ -11,7 +11,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from workflow_scripts.common import configure_logging  # noqa: E402
+from workflow_scripts.common import snakemake_step  # noqa: E402
 from workflow_scripts.common.figures import Registry, draw_figure, save_figure  # noqa: E402
 
 
@@ -62,6 +62,5 @@ def main(*, figure: str, output: str, runs: str | None = None, caption: str | No
 
 
 if __name__ == "__main__":
-    smk = snakemake  # noqa: F821 -- injected by Snakemake's script: directive
-    configure_logging(smk.log[0])
+    smk = snakemake_step(snakemake)  # noqa: F821 -- injected by Snakemake's script: directive
     main(figure=smk.params.figure, output=smk.output.figure, runs=smk.input.runs, caption=smk.input.caption)

@@ -12,7 +12,7 @@ import logging
 import tempfile
 from pathlib import Path
 
-from workflow_scripts.common import Provenance, configure_logging, read_json, write_json
+from workflow_scripts.common import Provenance, read_json, snakemake_step, write_json
 from workflow_scripts.disttrain.launch import launch
 from workflow_scripts.disttrain.netmodel import NetworkModel
 from workflow_scripts.disttrain.survey.strategies import DEEPSPEED, SurveyConfig, task_of, train_reference
@@ -181,7 +181,6 @@ def main(calibration_json, runs_json, summary_json, section: dict, machine: dict
 
 
 if __name__ == "__main__":
-    smk = snakemake  # noqa: F821 -- injected by Snakemake's script: directive
-    configure_logging(smk.log[0])
+    smk = snakemake_step(snakemake)  # noqa: F821 -- injected by Snakemake's script: directive
     main(smk.input.calibration, smk.output.runs, smk.output.summary, smk.params.survey, smk.params.machine,
          smk.params.seed, smk.params.nproc, smk.log[0], smk.params.timeout_s)  # fmt: skip

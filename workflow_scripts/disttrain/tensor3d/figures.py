@@ -13,7 +13,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from workflow_scripts.common import configure_logging  # noqa: E402
+from workflow_scripts.common import snakemake_step  # noqa: E402
 from workflow_scripts.common.figures import Registry, draw_figure, save_figure  # noqa: E402
 from workflow_scripts.disttrain.sensitivity_plot import plot_sensitivity  # noqa: E402
 
@@ -107,8 +107,7 @@ def main(*, figure: str, output: str, validation: str | None = None, projection:
 
 
 if __name__ == "__main__":
-    smk = snakemake  # noqa: F821 -- injected by Snakemake's script: directive
-    configure_logging(smk.log[0])
+    smk = snakemake_step(snakemake)  # noqa: F821 -- injected by Snakemake's script: directive
     main(figure=smk.params.figure, output=smk.output.figure, validation=smk.input.get("validation"),
          projection=smk.input.get("projection"), summary=smk.input.get("summary"),
          sensitivity=smk.input.get("sensitivity"), caption=smk.input.caption)  # fmt: skip

@@ -12,7 +12,7 @@ the number of chunks (the overlap curve). Writes results/disttrain/tensor3d/proj
 import dataclasses
 import logging
 
-from workflow_scripts.common import Provenance, configure_logging, write_json
+from workflow_scripts.common import Provenance, snakemake_step, write_json
 from workflow_scripts.disttrain.netmodel import NetworkModel
 from workflow_scripts.disttrain.tensor3d.volumes import (
     LayerShape,
@@ -114,6 +114,5 @@ def main(out_path: str, section: dict, machine: dict | None = None, seed: int | 
 
 
 if __name__ == "__main__":
-    smk = snakemake  # noqa: F821 -- injected by Snakemake's script: directive
-    configure_logging(smk.log[0])
+    smk = snakemake_step(snakemake)  # noqa: F821 -- injected by Snakemake's script: directive
     main(smk.output.projection, smk.params.section, seed=smk.params.seed)

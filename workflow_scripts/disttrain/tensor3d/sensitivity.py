@@ -12,7 +12,7 @@ Writes results/disttrain/tensor3d/sensitivity.json (tables, statements, sweeps) 
 
 import logging
 
-from workflow_scripts.common import Provenance, configure_logging
+from workflow_scripts.common import Provenance, snakemake_step
 from workflow_scripts.disttrain import sensitivity
 from workflow_scripts.disttrain.tensor3d.project import Tensor3DProjectionConfig, project
 
@@ -47,6 +47,5 @@ def main(json_path: str, csv_path: str, projection: dict, section: dict, seed: i
 
 
 if __name__ == "__main__":
-    smk = snakemake  # noqa: F821 -- injected by Snakemake's script: directive
-    configure_logging(smk.log[0])
+    smk = snakemake_step(snakemake)  # noqa: F821 -- injected by Snakemake's script: directive
     main(smk.output.sensitivity, smk.output.table, smk.params.projection, smk.params.section, seed=smk.params.seed)

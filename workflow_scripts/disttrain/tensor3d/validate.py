@@ -14,7 +14,7 @@ import logging
 import tempfile
 from pathlib import Path
 
-from workflow_scripts.common import Provenance, configure_logging, read_json, write_json
+from workflow_scripts.common import Provenance, read_json, snakemake_step, write_json
 from workflow_scripts.disttrain.launch import launch
 from workflow_scripts.disttrain.tensor3d.grid import Grid, check_grid, factorizations
 
@@ -89,7 +89,6 @@ def main(out_path: str, section: dict, seed: int, log_path: str | None = None) -
 
 
 if __name__ == "__main__":
-    smk = snakemake  # noqa: F821 -- injected by Snakemake's script: directive
-    configure_logging(smk.log[0])
+    smk = snakemake_step(snakemake)  # noqa: F821 -- injected by Snakemake's script: directive
     section = {k: smk.params[k] for k in ("processes", "check", "timing", "chunks", "overlap", "timeout_s")}
     main(smk.output.validation, section, smk.params.seed, log_path=smk.log[0])
