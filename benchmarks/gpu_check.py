@@ -80,7 +80,7 @@ def _tiny_corpus(work: Path):
 
 
 def pretrain_zero2(device: str, work: Path) -> str:
-    """The paper's path: the torchrun relaunch (lm/pretrain.py -> disttrain/launch.py) with config/deepspeed/zero2.json.
+    """The paper's path: the torchrun relaunch (hpccoder/pretrain.py -> common/launch.py) with config/deepspeed/zero2.json.
 
     Its "optimizer" block is dropped (torch's AdamW, as in the CPU test): DeepSpeed's fused Adam is compiled on
     first use, which can take minutes. One process per visible GPU, at most 2; 2 processes (gloo) on the CPU.
@@ -88,7 +88,7 @@ def pretrain_zero2(device: str, work: Path) -> str:
     import torch
 
     from workflow_scripts.common import read_json
-    from workflow_scripts.disttrain.launch import launch
+    from workflow_scripts.common.launch import launch
 
     _tiny_corpus(work)
     zero2 = json.loads((REPO / "config" / "deepspeed" / "zero2.json").read_text())

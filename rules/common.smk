@@ -59,7 +59,7 @@ def launch_resources(processes):
     """SLURM sizes of a rule that starts `processes` processes (torchrun under srun, or mpirun).
 
     The SLURM executor turns them into `--nodes` and `--ntasks-per-node` (`mpi` marks a multi-task job);
-    inside the allocation workflow_scripts.disttrain.launch reads the same sizes back. Local runs
+    inside the allocation workflow_scripts.common.launch reads the same sizes back. Local runs
     ignore them. Processes per node come from `disttrain.launch.processes_per_node` (GPUs per node on a
     cluster).
     """

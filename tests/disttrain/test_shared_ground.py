@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from workflow_scripts.disttrain import launch as launch_mod
+from workflow_scripts.common import launch as launch_mod
 from workflow_scripts.disttrain.comm import ring_wire_bytes
 from workflow_scripts.disttrain.memory import MemoryLedger, unique_bytes
 from workflow_scripts.disttrain.models import GPT, GPTConfig, lm_loss, synthetic_tokens

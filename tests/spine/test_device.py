@@ -215,7 +215,7 @@ def test_pragma_config_takes_the_resolver_values():
 def test_launch_streams_the_workers_output_into_the_log(tmp_path):
     """The workers write into the rule's log as they run (not kept in memory until they end), and a failure
     quotes their last lines."""
-    from workflow_scripts.disttrain.launch import launch
+    from workflow_scripts.common.launch import launch
 
     worker = tmp_path / "worker.py"
     worker.write_text("import os, sys\nprint('rank', os.environ['RANK'], 'started')\n"

@@ -5,8 +5,8 @@ Shared ground (used by every disttrain study):
     memory.py    MemoryLedger: bytes of parameters, gradients, optimizer state, activations per rank
     netmodel.py  AlphaBeta / NetworkModel: the alpha-beta model, placement-aware, calibrated or from config
     models.py    the small GPT and CNN, synthetic data
-    launch.py    torchrun (or srun + torchrun) from a rule; checks that a process count fits (HPC-Coder
-                 pretraining relaunches through it too)
+Processes are started by workflow_scripts.common.launch (torchrun, or srun + torchrun; HPC-Coder pretraining
+relaunches through it too), which also checks that a process count fits.
 Each study's figures.py draws through workflow_scripts.common.figures.draw_figure, like every other study's.
 Studies: survey/, axonn/, sparse/ (whole-model strategies, run by each study's run.py);
 tensor3d/, moe/ (single layers: validate.py, project.py, summary.py).

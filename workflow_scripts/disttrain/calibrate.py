@@ -24,8 +24,8 @@ def worker(spec_path: str, out_dir: str) -> None:
     import torch
     import torch.distributed as dist
 
+    from workflow_scripts.common.launch import init_worker
     from workflow_scripts.disttrain.comm import CommLedger
-    from workflow_scripts.disttrain.launch import init_worker
 
     spec = json.loads(Path(spec_path).read_text())
     # gloo, also on a GPU node: this study's tensors live on the CPU, and NCCL takes only CUDA tensors.
@@ -51,7 +51,7 @@ def worker(spec_path: str, out_dir: str) -> None:
 
 def main(out_json, message_bytes, repeats, nproc, log_path=None, seed=0) -> dict:
     from workflow_scripts.common import Provenance, write_json
-    from workflow_scripts.disttrain.launch import launch
+    from workflow_scripts.common.launch import launch
     from workflow_scripts.disttrain.netmodel import calibrate
 
     params = {"message_bytes": list(message_bytes), "repeats": repeats, "nproc": nproc}

@@ -7,7 +7,7 @@ Two ways, one code path:
     fine-tuned with DeepSpeed ZeRO (`training.deepspeed`, a JSON file in config/deepspeed/) on GPUs
     (`training.device: cuda`, which refuses to start without one).
     With `training.nproc_per_node > 1` the step relaunches itself under `torchrun`, one process per GPU
-    (`workflow_scripts.disttrain.launch.launch`, the launcher of the disttrain studies).
+    (`workflow_scripts.common.launch.launch`, the launcher of the disttrain studies).
 Inputs: the corpus's train and validation parquet files, the tokenizer folder.
 Outputs: the final model and tokenizer, saved with `save_pretrained` in `<model_dir>` (generation and
 RL load them from there), and a metrics JSON with the loss curves (the Trainer's log history),
@@ -32,6 +32,7 @@ from typing import Any
 
 from workflow_scripts.common.config import schema_default
 from workflow_scripts.common.device import describe_device, resolve_device, trainer_device_args
+from workflow_scripts.common.launch import launch
 from workflow_scripts.common.model_source import (
     FETCH_ROOT,
     fetch_root_in,
@@ -40,7 +41,6 @@ from workflow_scripts.common.model_source import (
     resolve,
 )
 from workflow_scripts.common.progress import step_callback
-from workflow_scripts.disttrain.launch import launch
 
 logger = logging.getLogger(__name__)
 

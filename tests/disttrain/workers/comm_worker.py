@@ -6,8 +6,8 @@ import sys
 import torch
 import torch.distributed as dist
 
+from workflow_scripts.common.launch import init_worker
 from workflow_scripts.disttrain.comm import CommLedger
-from workflow_scripts.disttrain.launch import init_worker
 
 
 def main(out_dir):

@@ -41,9 +41,9 @@ import torch
 import torch.distributed as dist
 
 from workflow_scripts.common import Progress, write_json
+from workflow_scripts.common.launch import init_worker, require_divisible
 from workflow_scripts.disttrain.axonn.offload import OffloadedAdam
 from workflow_scripts.disttrain.comm import CommLedger
-from workflow_scripts.disttrain.launch import init_worker, require_divisible
 from workflow_scripts.disttrain.memory import MemoryLedger, unique_bytes
 from workflow_scripts.disttrain.models import GPT, GPTConfig, gpt_stage, lm_loss, synthetic_tokens
 
@@ -99,7 +99,7 @@ def microbatch(tensor, i, size):
 
 def train_reference(cfg: AxonnConfig) -> list[float]:
     """One process, the whole model, the same microbatches accumulated in the same order, on one thread as each
-    stage worker is (launch.py): the intra-op thread count changes how matmuls sum, so 2 threads here against 1
+    stage worker is (common/launch.py): the intra-op thread count changes how matmuls sum, so 2 threads here against 1
     there differed by 1.5e-4 after 12 batches, above the loss tolerance, where the same count matches exactly."""
     threads = torch.get_num_threads()
     torch.set_num_threads(1)

@@ -16,8 +16,8 @@ import tempfile
 from pathlib import Path
 
 from workflow_scripts.common import Provenance, read_json, snakemake_step, write_json
+from workflow_scripts.common.launch import launch
 from workflow_scripts.disttrain.axonn.pipeline import AxonnConfig, analytic_bytes, train_reference
-from workflow_scripts.disttrain.launch import launch
 from workflow_scripts.disttrain.netmodel import NetworkModel
 
 logger = logging.getLogger(__name__)

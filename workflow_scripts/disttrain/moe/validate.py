@@ -14,7 +14,7 @@ import tempfile
 from pathlib import Path
 
 from workflow_scripts.common import Provenance, read_json, snakemake_step, write_json
-from workflow_scripts.disttrain.launch import launch, require_divisible
+from workflow_scripts.common.launch import launch, require_divisible
 from workflow_scripts.disttrain.moe.layer import MoEShape
 from workflow_scripts.disttrain.moe.volumes import block_counts
 

@@ -27,8 +27,8 @@ import torch
 import torch.distributed as dist
 
 from workflow_scripts.common import Progress, write_json
+from workflow_scripts.common.launch import init_worker
 from workflow_scripts.disttrain.comm import CommLedger
-from workflow_scripts.disttrain.launch import init_worker
 from workflow_scripts.disttrain.memory import MemoryLedger
 from workflow_scripts.disttrain.moe.layer import (
     MoEShape,

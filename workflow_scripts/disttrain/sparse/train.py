@@ -28,8 +28,8 @@ import torch
 import torch.distributed as dist
 
 from workflow_scripts.common import Progress, write_json
+from workflow_scripts.common.launch import init_worker, require_divisible
 from workflow_scripts.disttrain.comm import CommLedger
-from workflow_scripts.disttrain.launch import init_worker, require_divisible
 from workflow_scripts.disttrain.memory import MemoryLedger, optimizer_state_bytes, unique_bytes
 from workflow_scripts.disttrain.models import GPT, GPTConfig, lm_loss, synthetic_tokens
 

@@ -13,7 +13,7 @@ import tempfile
 from pathlib import Path
 
 from workflow_scripts.common import Provenance, read_json, snakemake_step, write_json
-from workflow_scripts.disttrain.launch import launch
+from workflow_scripts.common.launch import launch
 from workflow_scripts.disttrain.netmodel import NetworkModel
 from workflow_scripts.disttrain.survey.strategies import DEEPSPEED, SurveyConfig, task_of, train_reference
 from workflow_scripts.disttrain.survey.volumes import (

@@ -29,8 +29,8 @@ import torch
 import torch.distributed as dist
 
 from workflow_scripts.common.config import schema_default
+from workflow_scripts.common.launch import require_divisible, require_grid
 from workflow_scripts.disttrain.comm import CommLedger, ring_wire_bytes, tensor_bytes
-from workflow_scripts.disttrain.launch import require_divisible, require_grid
 from workflow_scripts.disttrain.memory import MemoryLedger, unique_bytes
 from workflow_scripts.disttrain.models import (
     CNN,

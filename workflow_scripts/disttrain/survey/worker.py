@@ -17,7 +17,7 @@ from pathlib import Path
 import torch.distributed as dist
 
 from workflow_scripts.common import Progress, write_json
-from workflow_scripts.disttrain.launch import init_worker
+from workflow_scripts.common.launch import init_worker
 from workflow_scripts.disttrain.survey.strategies import SurveyConfig, run_strategy
 
 logger = logging.getLogger(__name__)

@@ -15,7 +15,7 @@ import tempfile
 from pathlib import Path
 
 from workflow_scripts.common import Provenance, read_json, snakemake_step, write_json
-from workflow_scripts.disttrain.launch import launch
+from workflow_scripts.common.launch import launch
 from workflow_scripts.disttrain.tensor3d.grid import Grid, check_grid, factorizations
 
 logger = logging.getLogger(__name__)
