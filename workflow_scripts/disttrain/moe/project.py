@@ -14,7 +14,8 @@ Writes results/disttrain/moe/projection.json.
 import dataclasses
 import logging
 
-from workflow_scripts.common import Provenance, snakemake_step, write_json
+from workflow_scripts.common import snakemake_step
+from workflow_scripts.disttrain.layer_study import run_step
 from workflow_scripts.disttrain.moe.volumes import (
     Layout,
     MoEModel,
@@ -101,12 +102,8 @@ def project(cfg: MoEProjectionConfig, machine: dict) -> dict:
 
 def main(out_path: str, section: dict, machine: dict, seed: int | None = None) -> dict:
     cfg = MoEProjectionConfig(**section)
-    prov = Provenance.start(step="disttrain.moe.project", config=dataclasses.asdict(cfg) | {"machine": machine},
-                            seed=seed)  # fmt: skip
-    result = project(cfg, machine)
-    write_json(out_path, result)
-    prov.finish([out_path])
-    return result
+    return run_step("disttrain.moe.project", out_path, dataclasses.asdict(cfg) | {"machine": machine}, seed,
+                    lambda: project(cfg, machine))  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -7,16 +7,13 @@ moves each gap to the paper most, and the value that would close it); moe/figure
 
 import logging
 
-from workflow_scripts.common import Provenance, read_json, snakemake_step, write_json
-from workflow_scripts.disttrain import sensitivity
+from workflow_scripts.common import snakemake_step
+from workflow_scripts.disttrain.layer_study import TIMING_NOTE, write_summary
 
 logger = logging.getLogger(__name__)
 
 
-def main(validation_path: str, projection_path: str, summary_path: str, seed: int | None = None,
-         sensitivity_path: str | None = None):  # fmt: skip
-    prov = Provenance.start(step="disttrain.moe.summary", config={}, seed=seed)
-    validation, projection = read_json(validation_path), read_json(projection_path)
+def summarise(validation: dict, projection: dict) -> dict:
     variants = validation["check"]["variants"]
     base = variants["baseline"]
     tp = validation["params"]["tensor_parallel"]
@@ -37,7 +34,7 @@ def main(validation_path: str, projection_path: str, summary_path: str, seed: in
             "step_time_s": {n: v["step_time_s_median"] for n, v in validation["timing"].items()},
             "optimizer_peak_transient_bytes": {str(p["tile_elems"]): p["peak_transient_bytes"] for p in points},
             "optimizer_tiles_identical": all(p["identical_to_untiled"] for p in points),
-            "timing_note": "CPU processes oversubscribed on shared cores: step times are indicative only",
+            "timing_note": TIMING_NOTE,
         },
         "projection": {
             "machine": projection["machine"], "devices": projection["devices"], "layout": projection["layout"],
@@ -60,14 +57,16 @@ def main(validation_path: str, projection_path: str, summary_path: str, seed: in
                            "sensitivity section says which assumption moves each gap most",
         },
     }  # fmt: skip
-    if sensitivity_path:
-        summary["sensitivity"] = sensitivity.summary_section(read_json(sensitivity_path))
-    write_json(summary_path, summary)
-    prov.finish([summary_path])
     logger.info("moe: a2a calls %s, DTD byte reduction %.1fx; projection %.0f%% faster, base ratio %s",
                 summary["validation"]["all_to_all_calls_per_step"], summary["validation"]["all_to_all_bytes_reduction_dtd"],
                 100 * projection["speedup"], projection["base_size_ratio"])  # fmt: skip
     return summary
+
+
+def main(validation_path: str, projection_path: str, summary_path: str, seed: int | None = None,
+         sensitivity_path: str | None = None) -> dict:  # fmt: skip
+    return write_summary("disttrain.moe.summary", summarise, validation_path, projection_path, summary_path, seed,
+                         sensitivity_path)  # fmt: skip
 
 
 if __name__ == "__main__":

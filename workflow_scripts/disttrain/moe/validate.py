@@ -8,13 +8,11 @@ per collective and whether they equal the ledger's exactly.
 
 
 import dataclasses
-import json
 import logging
-import tempfile
-from pathlib import Path
 
-from workflow_scripts.common import Provenance, read_json, snakemake_step, write_json
-from workflow_scripts.common.launch import launch, require_divisible
+from workflow_scripts.common import snakemake_step
+from workflow_scripts.common.launch import require_divisible
+from workflow_scripts.disttrain.layer_study import run_step, run_workers
 from workflow_scripts.disttrain.moe.layer import MoEShape
 from workflow_scripts.disttrain.moe.volumes import block_counts
 
@@ -61,15 +59,10 @@ class MoEValidationConfig:
                         tokens=c["tokens"])  # fmt: skip
 
 
-def main(out_path: str, section: dict, seed: int, log_path: str | None = None) -> dict:
-    cfg = MoEValidationConfig(**section)
-    prov = Provenance.start(step="disttrain.moe.validate", config=dataclasses.asdict(cfg), seed=seed)
-    with tempfile.TemporaryDirectory(prefix="moe-") as tmp:
-        params_path, raw_path = Path(tmp) / "params.json", Path(tmp) / "raw.json"
-        params_path.write_text(json.dumps(cfg.worker_params(seed)), encoding="utf-8")
-        launch("workflow_scripts.disttrain.moe.worker", [str(params_path), str(raw_path)], nproc=cfg.processes,
-               log_path=log_path, timeout_s=cfg.timeout_s, env=WORKER_ENV)  # fmt: skip
-        result = read_json(raw_path)
+def validate(cfg: MoEValidationConfig, seed: int, log_path: str | None) -> dict:
+    """The workers' result, each variant with the model's counts beside the ledger's."""
+    result = run_workers("workflow_scripts.disttrain.moe.worker", cfg.worker_params(seed), processes=cfg.processes,
+                         timeout_s=cfg.timeout_s, log_path=log_path, env=WORKER_ENV)  # fmt: skip
     expert_data = cfg.processes // (cfg.tensor_parallel * cfg.expert_parallel)
     for name, variant in result["check"]["variants"].items():
         modelled = block_counts(cfg.check_shape(), tensor=cfg.tensor_parallel, expert=cfg.expert_parallel,
@@ -81,9 +74,13 @@ def main(out_path: str, section: dict, seed: int, log_path: str | None = None) -
         logger.info("%s: %d all-to-alls, %d bytes; model match %s; max diff vs plain %.3g", name,
                     variant["all_to_all_calls"], variant["all_to_all_message_bytes"], variant["counts_match_model"],
                     variant["max_abs_diff_vs_baseline"])  # fmt: skip
-    write_json(out_path, result)
-    prov.finish([out_path])
     return result
+
+
+def main(out_path: str, section: dict, seed: int, log_path: str | None = None) -> dict:
+    cfg = MoEValidationConfig(**section)
+    return run_step("disttrain.moe.validate", out_path, dataclasses.asdict(cfg), seed,
+                    lambda: validate(cfg, seed, log_path))  # fmt: skip
 
 
 if __name__ == "__main__":

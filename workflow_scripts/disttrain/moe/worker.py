@@ -16,19 +16,16 @@ Rank 0 writes one JSON file.
 
 from __future__ import annotations
 
-import json
+import functools
 import logging
 import os
-import statistics
 import sys
-import time
 
 import torch
-import torch.distributed as dist
 
-from workflow_scripts.common import Progress, write_json
-from workflow_scripts.common.launch import init_worker
+from workflow_scripts.common import Progress
 from workflow_scripts.disttrain.comm import CommLedger
+from workflow_scripts.disttrain.layer_worker import step_time_stats, timed_steps, worker_main
 from workflow_scripts.disttrain.memory import MemoryLedger
 from workflow_scripts.disttrain.moe.layer import (
     MoEShape,
@@ -164,21 +161,10 @@ def time_variants(params: dict, world: int, rank: int, progress: Progress | None
         ledger = CommLedger()
         block = TEDMoEBlock(shape, weights, groups, ledger, drop_duplicates=dtd, checkpoint=ckpt,
                             comm_aware_checkpoint=comm_aware)  # fmt: skip
-        times = []
-        for step in range(params["warmup_steps"] + params["timing_steps"]):
-            block.zero_grad(set_to_none=True)
-            dist.barrier()
-            start = time.perf_counter()
-            run_step(block, groups, ledger, x, loss_weights)
-            elapsed = torch.tensor([time.perf_counter() - start], dtype=torch.float64)
-            dist.all_reduce(elapsed, op=dist.ReduceOp.MAX)  # bookkeeping, outside the ledger
-            if step >= params["warmup_steps"]:
-                times.append(float(elapsed))
-            else:
-                ledger.clear()
+        times = timed_steps(functools.partial(run_step, block, groups, ledger, x, loss_weights), block, ledger,
+                            warmup_steps=params["warmup_steps"], timing_steps=params["timing_steps"])  # fmt: skip
         a2a_s = sum(r.seconds for r in ledger.records() if r.op == "all_to_all_single") / params["timing_steps"]
-        out[name] = {"step_time_s_median": statistics.median(times), "step_time_s_min": min(times),
-                     "step_time_s_max": max(times), "all_to_all_s_per_step": a2a_s}  # fmt: skip
+        out[name] = step_time_stats(times) | {"all_to_all_s_per_step": a2a_s}
         if progress is not None:
             progress.advance(note=f"timed {name}")
     return out
@@ -203,12 +189,8 @@ def optimizer_memory(params: dict) -> dict:
     return {"partition_elems": elems, "half_precision": "bfloat16", "points": rows}
 
 
-def main(params_path: str, out_path: str) -> None:
-    init_worker("gloo")
-    rank, world = dist.get_rank(), dist.get_world_size()
-    with open(params_path, encoding="utf-8") as handle:
-        params = json.load(handle)
-    torch.manual_seed(params["seed"] + rank)
+def validate(params: dict, world: int, rank: int) -> dict:
+    """The run on this rank; worker_main writes rank 0's result."""
     # Phases: the check of every variant, the timing of each variant, the optimizer's tiles.
     progress = Progress("MoE phases", total=len(VARIANTS) + 2, unit="phase", logger=logger, enabled=rank == 0)
     result = {"world_size": world, "params": params, "check": check_variants(params, world, rank)}
@@ -220,10 +202,11 @@ def main(params_path: str, out_path: str) -> None:
     result["optimizer"] = optimizer_memory(params)
     progress.advance()
     progress.finish()
-    if rank == 0:
-        write_json(out_path, result)
-    dist.barrier()
-    dist.destroy_process_group()
+    return result
+
+
+def main(params_path: str, out_path: str) -> None:
+    worker_main(params_path, out_path, validate)
 
 
 if __name__ == "__main__":

@@ -12,7 +12,8 @@ the number of chunks (the overlap curve). Writes results/disttrain/tensor3d/proj
 import dataclasses
 import logging
 
-from workflow_scripts.common import Provenance, snakemake_step, write_json
+from workflow_scripts.common import snakemake_step
+from workflow_scripts.disttrain.layer_study import run_step
 from workflow_scripts.disttrain.netmodel import NetworkModel
 from workflow_scripts.disttrain.tensor3d.volumes import (
     LayerShape,
@@ -106,11 +107,7 @@ def project(cfg: Tensor3DProjectionConfig) -> dict:
 
 def main(out_path: str, section: dict, machine: dict | None = None, seed: int | None = None) -> dict:
     cfg = Tensor3DProjectionConfig(**section)
-    prov = Provenance.start(step="disttrain.tensor3d.project", config=dataclasses.asdict(cfg), seed=seed)
-    result = project(cfg)
-    write_json(out_path, result)
-    prov.finish([out_path])
-    return result
+    return run_step("disttrain.tensor3d.project", out_path, dataclasses.asdict(cfg), seed, lambda: project(cfg))
 
 
 if __name__ == "__main__":

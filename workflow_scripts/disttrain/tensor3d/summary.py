@@ -18,8 +18,8 @@ import logging
 
 from scipy.stats import spearmanr
 
-from workflow_scripts.common import Provenance, read_json, snakemake_step, write_json
-from workflow_scripts.disttrain import sensitivity
+from workflow_scripts.common import snakemake_step
+from workflow_scripts.disttrain.layer_study import TIMING_NOTE, write_summary
 from workflow_scripts.disttrain.netmodel import NetworkModel, calibrate
 from workflow_scripts.disttrain.tensor3d.grid import Grid
 from workflow_scripts.disttrain.tensor3d.volumes import (
@@ -61,10 +61,7 @@ def model_vs_measured(validation: dict) -> dict:
             "spearman_p_value": float(p_value)}  # fmt: skip
 
 
-def main(validation_path: str, projection_path: str, summary_path: str, seed: int | None = None,
-         sensitivity_path: str | None = None):  # fmt: skip
-    prov = Provenance.start(step="disttrain.tensor3d.summary", config={}, seed=seed)
-    validation, projection = read_json(validation_path), read_json(projection_path)
+def summarise(validation: dict, projection: dict) -> dict:
     ranking = model_vs_measured(validation)
     decs = validation["decompositions"]
     max_error = max(max(d[k]["errors"].values()) for d in decs for k in ("check_chunks_1", "check_chunks_n"))
@@ -82,7 +79,7 @@ def main(validation_path: str, projection_path: str, summary_path: str, seed: in
             "calibrated_beta_bytes_per_s": ranking["calibrated_beta_bytes_per_s"],
             "measured_vs_model": ranking["rows"],
             "overlap_measured": validation["overlap"],
-            "timing_note": "CPU processes oversubscribed on shared cores: step times are indicative only",
+            "timing_note": TIMING_NOTE,
         },
         "projection": {
             "parameters": projection["parameters"], "devices": projection["devices"], "machine": projection["machine"],
@@ -102,14 +99,16 @@ def main(validation_path: str, projection_path: str, summary_path: str, seed: in
                            "available; the sensitivity section says which assumption moves the gap most",
         },
     }  # fmt: skip
-    if sensitivity_path:
-        summary["sensitivity"] = sensitivity.summary_section(read_json(sensitivity_path))
-    write_json(summary_path, summary)
-    prov.finish([summary_path])
     logger.info("tensor3d: bytes match %s, max error %.2g, Spearman %.2f; projection %s vs %s: %.0f%% less time",
                 summary["validation"]["all_bytes_match_model"], max_error, ranking["spearman_rho"], best["grid"],
                 meg and meg["grid"], 100 * (projection["time_reduction_vs_megatron"] or 0))  # fmt: skip
     return summary
+
+
+def main(validation_path: str, projection_path: str, summary_path: str, seed: int | None = None,
+         sensitivity_path: str | None = None) -> dict:  # fmt: skip
+    return write_summary("disttrain.tensor3d.summary", summarise, validation_path, projection_path, summary_path,
+                         seed, sensitivity_path)  # fmt: skip
 
 
 if __name__ == "__main__":

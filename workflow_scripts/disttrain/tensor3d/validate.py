@@ -9,13 +9,10 @@ the timed collectives; and the step time against the number of chunks for one gr
 
 
 import dataclasses
-import json
 import logging
-import tempfile
-from pathlib import Path
 
-from workflow_scripts.common import Provenance, read_json, snakemake_step, write_json
-from workflow_scripts.common.launch import launch
+from workflow_scripts.common import snakemake_step
+from workflow_scripts.disttrain.layer_study import run_step, run_workers
 from workflow_scripts.disttrain.tensor3d.grid import Grid, check_grid, factorizations
 
 logger = logging.getLogger(__name__)
@@ -66,26 +63,25 @@ class Tensor3DValidationConfig:
                    timeout_s=section["timeout_s"])  # fmt: skip
 
 
-def main(out_path: str, section: dict, seed: int, log_path: str | None = None) -> dict:
-    cfg = Tensor3DValidationConfig.from_config(section)
-    prov = Provenance.start(step="disttrain.tensor3d.validate", config=dataclasses.asdict(cfg), seed=seed)
+def validate(cfg: Tensor3DValidationConfig, seed: int, log_path: str | None) -> dict:
+    """The workers' result: every decomposition checked, its bytes against the model's."""
     params = {"seed": seed, "features": cfg.check_features, "batch": cfg.check_batch, "chunks": cfg.chunks,
               "timing_features": cfg.timing_features, "timing_batch": cfg.timing_batch,
               "warmup_steps": cfg.warmup_steps, "timing_steps": cfg.timing_steps,
               "overlap_grid": cfg.overlap_grid, "overlap_chunks": cfg.overlap_chunks}  # fmt: skip
-    with tempfile.TemporaryDirectory(prefix="tensor3d-") as tmp:
-        params_path, raw_path = Path(tmp) / "params.json", Path(tmp) / "raw.json"
-        params_path.write_text(json.dumps(params), encoding="utf-8")
-        launch("workflow_scripts.disttrain.tensor3d.worker", [str(params_path), str(raw_path)], nproc=cfg.processes,
-               log_path=log_path, timeout_s=cfg.timeout_s, env={"OMP_NUM_THREADS": "1"})  # fmt: skip
-        result = read_json(raw_path)
+    result = run_workers("workflow_scripts.disttrain.tensor3d.worker", params, processes=cfg.processes,
+                         timeout_s=cfg.timeout_s, log_path=log_path, env={"OMP_NUM_THREADS": "1"})  # fmt: skip
     mismatched = [d["grid"] for d in result["decompositions"]
                   if not (d["check_chunks_1"]["bytes_match"] and d["check_chunks_n"]["bytes_match"])]  # fmt: skip
     logger.info("%d decompositions validated; bytes differ from the model for: %s", len(result["decompositions"]),
                 mismatched or "none")  # fmt: skip
-    write_json(out_path, result)
-    prov.finish([out_path])
     return result
+
+
+def main(out_path: str, section: dict, seed: int, log_path: str | None = None) -> dict:
+    cfg = Tensor3DValidationConfig.from_config(section)
+    return run_step("disttrain.tensor3d.validate", out_path, dataclasses.asdict(cfg), seed,
+                    lambda: validate(cfg, seed, log_path))  # fmt: skip
 
 
 if __name__ == "__main__":

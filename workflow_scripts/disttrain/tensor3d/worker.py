@@ -15,19 +15,18 @@ Rank 0 writes one JSON file.
 
 from __future__ import annotations
 
-import json
+import functools
 import logging
 import os
-import statistics
 import sys
 import time
 
 import torch
 import torch.distributed as dist
 
-from workflow_scripts.common import Progress, write_json
-from workflow_scripts.common.launch import init_worker
+from workflow_scripts.common import Progress
 from workflow_scripts.disttrain.comm import CommLedger
+from workflow_scripts.disttrain.layer_worker import step_time_stats, timed_steps, worker_main
 from workflow_scripts.disttrain.tensor3d.grid import Grid, check_grid, factorizations
 from workflow_scripts.disttrain.tensor3d.layer import (
     GridGroups,
@@ -52,6 +51,14 @@ def make_problem(features: list[int], batch: int, seed: int, dtype) -> tuple[lis
     return weights, x, loss_weights
 
 
+def distributed_stack(grid: Grid, rank: int, weights: list[torch.Tensor],
+                      chunks: int) -> tuple[GridGroups, CommLedger, Tensor3DStack]:  # fmt: skip
+    """This rank's shards of the stack on `grid`, communicating through a fresh ledger."""
+    groups = GridGroups(grid, rank)
+    ledger = CommLedger()
+    return groups, ledger, Tensor3DStack(weights, groups, ledger, chunks=chunks)
+
+
 def run_step(stack: Tensor3DStack, groups: GridGroups, ledger: CommLedger, x: torch.Tensor,
              loss_weights: torch.Tensor, batch: int) -> tuple[torch.Tensor, torch.Tensor]:  # fmt: skip
     """One forward + backward + data-parallel sync; returns (local output, local input gradient)."""
@@ -68,10 +75,8 @@ def run_step(stack: Tensor3DStack, groups: GridGroups, ledger: CommLedger, x: to
 def check_against_serial(grid: Grid, rank: int, params: dict, chunks: int) -> dict:
     """float64: distributed outputs and gradients vs the serial stack, and measured vs model bytes."""
     features, batch = params["features"], params["batch"]
-    groups = GridGroups(grid, rank)
-    ledger = CommLedger()
     weights, x, loss_weights = make_problem(features, batch, params["seed"], torch.float64)
-    stack = Tensor3DStack(weights, groups, ledger, chunks=chunks)
+    groups, ledger, stack = distributed_stack(grid, rank, weights, chunks)
     y_local, gx_local = run_step(stack, groups, ledger, x, loss_weights, batch)
 
     serial_weights = [w.clone().requires_grad_(True) for w in weights]
@@ -105,27 +110,13 @@ def _shard_of(full_grad: torch.Tensor, layer) -> torch.Tensor:
 def time_steps(grid: Grid, rank: int, params: dict, chunks: int) -> dict:
     """float32 steps on the timing sizes: the slowest rank's seconds per step, and the collectives."""
     features, batch = params["timing_features"], params["timing_batch"]
-    groups = GridGroups(grid, rank)
-    ledger = CommLedger()
     weights, x, loss_weights = make_problem(features, batch, params["seed"], torch.float32)
-    stack = Tensor3DStack(weights, groups, ledger, chunks=chunks)
-    times = []
-    for step in range(params["warmup_steps"] + params["timing_steps"]):
-        for p in stack.parameters():
-            p.grad = None
-        dist.barrier()
-        start = time.perf_counter()
-        run_step(stack, groups, ledger, x, loss_weights, batch)
-        elapsed = torch.tensor([time.perf_counter() - start], dtype=torch.float64)
-        dist.all_reduce(elapsed, op=dist.ReduceOp.MAX)  # outside the ledger: bookkeeping, not the layer's
-        if step >= params["warmup_steps"]:
-            times.append(float(elapsed))
-        else:
-            ledger.clear()
+    groups, ledger, stack = distributed_stack(grid, rank, weights, chunks)
+    times = timed_steps(functools.partial(run_step, stack, groups, ledger, x, loss_weights, batch), stack, ledger,
+                        warmup_steps=params["warmup_steps"], timing_steps=params["timing_steps"])  # fmt: skip
     records = [{"op": r.op, "group_size": r.group_size, "message_bytes": r.message_bytes, "seconds": r.seconds}
                for r in ledger.records()]  # fmt: skip
-    return {"step_time_s_median": statistics.median(times), "step_time_s_min": min(times),
-            "step_time_s_max": max(times), "step_times_s": times, "collectives": records}  # fmt: skip
+    return step_time_stats(times) | {"step_times_s": times, "collectives": records}
 
 
 def matmul_flops_per_s(params: dict) -> float:
@@ -140,12 +131,8 @@ def matmul_flops_per_s(params: dict) -> float:
     return repeats * 2.0 * batch * max(features) ** 2 / (time.perf_counter() - start)
 
 
-def main(params_path: str, out_path: str) -> None:
-    init_worker("gloo")
-    rank, world = dist.get_rank(), dist.get_world_size()
-    with open(params_path, encoding="utf-8") as handle:
-        params = json.load(handle)
-    torch.manual_seed(params["seed"] + rank)
+def validate(params: dict, world: int, rank: int) -> dict:
+    """The run on this rank; worker_main writes rank 0's result."""
     grids = [Grid(rows=r, cols=c, depth=d, data=e) for r, c, d, e in factorizations(world, 4)]
     results = []
     progress = Progress("decompositions and overlap points", total=len(grids) + len(params["overlap_chunks"]),
@@ -176,12 +163,12 @@ def main(params_path: str, out_path: str) -> None:
     progress.finish()
     flops = torch.tensor([matmul_flops_per_s(params)], dtype=torch.float64)
     dist.all_reduce(flops, op=dist.ReduceOp.MIN)  # bookkeeping, outside the ledger
-    if rank == 0:
-        write_json(out_path, {"world_size": world, "params": params, "decompositions": results,
-                              "matmul_flops_per_s": float(flops),
-                              "overlap": {"grid": overlap_grid.label(), "points": overlap}})  # fmt: skip
-    dist.barrier()
-    dist.destroy_process_group()
+    return {"world_size": world, "params": params, "decompositions": results, "matmul_flops_per_s": float(flops),
+            "overlap": {"grid": overlap_grid.label(), "points": overlap}}  # fmt: skip
+
+
+def main(params_path: str, out_path: str) -> None:
+    worker_main(params_path, out_path, validate)
 
 
 if __name__ == "__main__":
