@@ -16,14 +16,7 @@ import logging
 
 from workflow_scripts.common import snakemake_step
 from workflow_scripts.disttrain.layer_study import run_step
-from workflow_scripts.disttrain.moe.volumes import (
-    Layout,
-    MoEModel,
-    largest_fitting,
-    layouts_for,
-    memory_bytes,
-    step_time_s,
-)
+from workflow_scripts.disttrain.moe import volumes
 from workflow_scripts.disttrain.netmodel import NetworkModel
 
 logger = logging.getLogger(__name__)
@@ -59,33 +52,34 @@ VARIANTS = {"without": (False, False), "dtd_only": (True, False), "checkpoint_on
 
 def project(cfg: MoEProjectionConfig, machine: dict) -> dict:
     net = NetworkModel.from_config(machine)
-    model = MoEModel(**cfg.model)
-    layout = Layout(tensor=cfg.tensor_parallel, expert=cfg.expert_parallel,
-                    expert_data=cfg.devices // (cfg.tensor_parallel * cfg.expert_parallel))  # fmt: skip
+    model = volumes.MoEModel(**cfg.model)
+    layout = volumes.Layout(tensor=cfg.tensor_parallel, expert=cfg.expert_parallel,
+                            expert_data=cfg.devices // (cfg.tensor_parallel * cfg.expert_parallel))  # fmt: skip
     flops_per_s = machine["peak_flops_per_device"] * cfg.compute_efficiency
     steps = {}
     for name, (dtd, comm_aware) in VARIANTS.items():
-        steps[name] = step_time_s(model, layout, global_batch_tokens=cfg.global_batch_tokens, drop_duplicates=dtd,
-                                  comm_aware_checkpoint=comm_aware, flops_per_s=flops_per_s, cost=net.time,
-                                  devices_per_node=net.devices_per_node,
-                                  data_allreduce_overlap=cfg.data_allreduce_overlap)  # fmt: skip
+        steps[name] = volumes.step_time_s(model, layout, global_batch_tokens=cfg.global_batch_tokens,
+                                          drop_duplicates=dtd, comm_aware_checkpoint=comm_aware,
+                                          flops_per_s=flops_per_s, cost=net.time,
+                                          devices_per_node=net.devices_per_node,
+                                          data_allreduce_overlap=cfg.data_allreduce_overlap)  # fmt: skip
     speedup = 1 - steps["with"]["time_s"] / steps["without"]["time_s"]
     ladder = [dataclasses.replace(model, layers=m["layers"], hidden=m["hidden"]) for m in cfg.base_ladder]
     names = {(m["layers"], m["hidden"]): m["name"] for m in cfg.base_ladder}
-    layouts = layouts_for(cfg.devices, model.experts, cfg.max_tensor_parallel)
+    layouts = volumes.layouts_for(cfg.devices, model.experts, cfg.max_tensor_parallel)
     fits = {}
     micro_tokens = cfg.micro_batch_sequences * model.seq_len
     for key, ted in (("ted", True), ("deepspeed_moe", False)):
-        best, best_layout = largest_fitting(ladder, layouts, micro_batch_tokens=micro_tokens,
-                                            memory_limit_bytes=machine["device_memory_bytes"], ted=ted,
-                                            tile_elems=cfg.optimizer_tile_elems)  # fmt: skip
+        best, best_layout = volumes.largest_fitting(ladder, layouts, micro_batch_tokens=micro_tokens,
+                                                    memory_limit_bytes=machine["device_memory_bytes"], ted=ted,
+                                                    tile_elems=cfg.optimizer_tile_elems)  # fmt: skip
         fits[key] = None if best is None else {
             "name": names[(best.layers, best.hidden)], "base_params": best.base_params(),
             "total_params": best.total_params(), "layout": dataclasses.asdict(best_layout)}  # fmt: skip
     ratio = (fits["ted"]["base_params"] / fits["deepspeed_moe"]["base_params"]
              if fits["ted"] and fits["deepspeed_moe"] else None)  # fmt: skip
-    memory = {key: memory_bytes(model, layout, micro_batch_tokens=micro_tokens, tiled_optimizer=tiled,
-                                tile_elems=cfg.optimizer_tile_elems, nonexpert_tensor_parallel=True)
+    memory = {key: volumes.memory_bytes(model, layout, micro_batch_tokens=micro_tokens, tiled_optimizer=tiled,
+                                        tile_elems=cfg.optimizer_tile_elems, nonexpert_tensor_parallel=True)
               for key, tiled in (("untiled", False), ("tiled", True))}  # fmt: skip
     logger.info("MoE projection: %.3g params, step %.3f s -> %.3f s (%.0f%% faster); base that fits: TED %s, "
                 "DeepSpeed-MoE %s", model.total_params(), steps["without"]["time_s"], steps["with"]["time_s"],

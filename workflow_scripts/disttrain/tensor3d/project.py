@@ -15,13 +15,8 @@ import logging
 from workflow_scripts.common import snakemake_step
 from workflow_scripts.disttrain.layer_study import run_step
 from workflow_scripts.disttrain.netmodel import NetworkModel
-from workflow_scripts.disttrain.tensor3d.volumes import (
-    LayerShape,
-    alternating_stack,
-    enumerate_decompositions,
-    placement_cost,
-    step_time_s,
-)
+from workflow_scripts.disttrain.tensor3d import volumes
+from workflow_scripts.disttrain.tensor3d.grid import Grid
 
 logger = logging.getLogger(__name__)
 
@@ -50,10 +45,10 @@ class Tensor3DProjectionConfig:
         if not self.chunks or min(self.chunks) < 1:
             raise ValueError(f"disttrain.tensor3d.projection.chunks must be positive integers, got {self.chunks}")
 
-    def shapes(self) -> list[LayerShape]:
-        layer = LayerShape(out_features=self.channels, in_features=self.channels, kernel_elems=self.kernel**2,
-                           positions=self.height * self.width)  # fmt: skip
-        return alternating_stack([layer] * self.layers)
+    def shapes(self) -> list[volumes.LayerShape]:
+        layer = volumes.LayerShape(out_features=self.channels, in_features=self.channels,
+                                   kernel_elems=self.kernel**2, positions=self.height * self.width)  # fmt: skip
+        return volumes.alternating_stack([layer] * self.layers)
 
 
 def _estimate_row(est, chunks: int) -> dict:
@@ -65,15 +60,16 @@ def _estimate_row(est, chunks: int) -> dict:
 
 def project(cfg: Tensor3DProjectionConfig) -> dict:
     net = NetworkModel.from_config(cfg.machine)
-    cost = placement_cost(net)
+    cost = volumes.placement_cost(net)
     shapes = cfg.shapes()
     flops_per_s = cfg.machine["peak_flops_per_device"] * cfg.compute_efficiency
     common = dict(batch=cfg.batch, dtype_bytes=cfg.dtype_bytes, flops_per_s=flops_per_s, cost=cost,
                   bytes_per_param=cfg.bytes_per_param, background_overlap=cfg.background_overlap)  # fmt: skip
     ranked = []
     for chunks in cfg.chunks:
-        for est in enumerate_decompositions(shapes, cfg.devices, chunks=chunks,
-                                            memory_limit_bytes=cfg.machine["device_memory_bytes"], **common):  # fmt: skip
+        for est in volumes.enumerate_decompositions(shapes, cfg.devices, chunks=chunks,
+                                                    memory_limit_bytes=cfg.machine["device_memory_bytes"],
+                                                    **common):  # fmt: skip
             ranked.append(_estimate_row(est, chunks))
     if not ranked:
         raise ValueError(f"no decomposition of {cfg.devices} devices fits the model in "
@@ -83,14 +79,12 @@ def project(cfg: Tensor3DProjectionConfig) -> dict:
     megatron = [r for r in ranked if r["megatron"] and r["chunks"] == 1]
     best_megatron = megatron[0] if megatron else None
     best_3d_one_chunk = min((r for r in ranked if r["chunks"] == 1), key=lambda r: r["time_s"])
-    from workflow_scripts.disttrain.tensor3d.grid import Grid
-
     best_grid = Grid(rows=best["rows"], cols=best["cols"], depth=best["depth"], data=best["data"])
     overlap = []
     for chunks in sorted(set(cfg.chunks) | {1}):
         if cfg.batch % (best_grid.data * best_grid.depth * chunks):
             continue
-        est = step_time_s(shapes, best_grid, chunks=chunks, **common)
+        est = volumes.step_time_s(shapes, best_grid, chunks=chunks, **common)
         overlap.append({"chunks": chunks, "time_s": est.time_s, "exposed_comm_s": est.exposed_comm_s})
     reduction = 1 - best["time_s"] / best_megatron["time_s"] if best_megatron else None
     params = sum(s.weight_elems for s in shapes)
