@@ -69,6 +69,14 @@ def main(out_json, message_bytes, repeats, nproc, log_path=None, seed=0) -> dict
     return result
 
 
+def calibrated_network(calibration_json) -> dict:
+    """The fit `main` wrote, as each whole-model study's summary reports it beside its runs."""
+    from workflow_scripts.common import read_json
+
+    calibration = read_json(calibration_json)
+    return {"alpha_s": calibration["alpha_s"], "beta_bytes_per_s": calibration["beta_bytes_per_s"]}
+
+
 if __name__ == "__main__":
     if len(sys.argv) > 1 and sys.argv[1] == "--worker":
         worker(sys.argv[2], sys.argv[3])

@@ -18,6 +18,7 @@ from pathlib import Path
 from workflow_scripts.common import Provenance, read_json, snakemake_step, write_json
 from workflow_scripts.common.launch import launch
 from workflow_scripts.disttrain.axonn.pipeline import AxonnConfig, analytic_bytes, train_reference
+from workflow_scripts.disttrain.calibrate import calibrated_network
 from workflow_scripts.disttrain.netmodel import NetworkModel
 
 logger = logging.getLogger(__name__)
@@ -192,7 +193,7 @@ def main(calibration_json, runs_json, summary_json, section: dict, machine: dict
         "projection_machine": machine["name"],
         "paper": {"fraction_of_peak": [0.494, 0.5478], "models": "12-100B on 48-384 V100s",
                   "device_memory_reduction_factor": 4},
-        "calibrated_network": {k: read_json(calibration_json)[k] for k in ("alpha_s", "beta_bytes_per_s")},
+        "calibrated_network": calibrated_network(calibration_json),
         "notes": ("Stage compute is a real small-GPT stage plus an injected delay and seeded jitter, on processes "
                   "that share 2 CPU cores: batch times show how the schedules react to jitter, not GPU throughput. "
                   "Offload places fp32 master weights and Adam moments in host memory; on this CPU-only machine "
@@ -201,6 +202,9 @@ def main(calibration_json, runs_json, summary_json, section: dict, machine: dict
     }  # fmt: skip
     write_json(summary_json, summary)
     prov.finish([runs_json, summary_json])
+    logger.info("axonn: losses match %s; exact bytes %s; offload keeps %s less on the device",
+                summary["all_losses_match_single_process"], summary["bytes_match_analytic"],
+                ", ".join(f"{r:.1f}x" for r in device_ratio))  # fmt: skip
     return summary
 
 

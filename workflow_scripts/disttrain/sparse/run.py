@@ -13,6 +13,7 @@ from pathlib import Path
 
 from workflow_scripts.common import Provenance, read_json, snakemake_step, write_json
 from workflow_scripts.common.launch import launch
+from workflow_scripts.disttrain.calibrate import calibrated_network
 from workflow_scripts.disttrain.netmodel import NetworkModel
 from workflow_scripts.disttrain.sparse.train import SparseConfig, analytic
 
@@ -112,7 +113,7 @@ def main(calibration_json, runs_json, summary_json, section: dict, machine: dict
                       "bytes_per_parameter_sparse": r["bytes_per_parameter"]} for r in sparse_rows],  # fmt: skip
         "projection": projection,
         "paper": {"memory_reduction": 0.74, "comm_time_reduction": 0.40, "model": "2.7B on 512 V100s"},
-        "calibrated_network": {k: read_json(calibration_json)[k] for k in ("alpha_s", "beta_bytes_per_s")},
+        "calibrated_network": calibrated_network(calibration_json),
         "notes": ("Tiny GPT: embeddings (dense) are a large share of its parameters, so its per-parameter saving "
                   "is smaller than the projection's, where linear weights dominate. Bytes and stored bytes are "
                   "exact; the projection's times come from the alpha-beta model, not from a GPU run."),

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from workflow_scripts.common import Provenance, read_json, snakemake_step, write_json
 from workflow_scripts.common.launch import launch
+from workflow_scripts.disttrain.calibrate import calibrated_network
 from workflow_scripts.disttrain.netmodel import NetworkModel
 from workflow_scripts.disttrain.survey.strategies import DEEPSPEED, SurveyConfig, task_of, train_reference
 from workflow_scripts.disttrain.survey.volumes import (
@@ -145,7 +146,6 @@ def main(calibration_json, runs_json, summary_json, section: dict, machine: dict
     tasks = sorted({task_of(name) for name in cfg.strategies})
     reference = {task: train_reference(cfg, task) for task in tasks}
     rows = analyse(cfg, results, reference)
-    calibration = read_json(calibration_json)
     write_json(runs_json, {"reference_losses": reference, "strategies": rows, "raw": results})
     summary = {
         "processes": nproc, "strategies": list(rows), "reference_losses": reference,
@@ -162,7 +162,7 @@ def main(calibration_json, runs_json, summary_json, section: dict, machine: dict
         "throughput_tokens_per_s": {n: r["throughput_tokens_per_s"] for n, r in rows.items()},
         "deepspeed_measured_over_textbook_wire": {n: rows[n].get("measured_over_textbook_wire") for n in rows
                                                   if n in DEEPSPEED},
-        "calibrated_network": {"alpha_s": calibration["alpha_s"], "beta_bytes_per_s": calibration["beta_bytes_per_s"]},
+        "calibrated_network": calibrated_network(calibration_json),
         "projection": project(section, machine),
         "notes": ("Tiny GPT on gloo CPU processes sharing 2 cores: bytes and bytes stored are exact and checked "
                   "against the analytic models; throughput and times are indicative only and cannot show the "
