@@ -64,6 +64,15 @@ def ring_wire_bytes(op: str, message_bytes: int, group_size: int) -> float:
     raise ValueError(f"unknown op {op!r} (known: {', '.join(OPS)})")
 
 
+def _require_shards(op: str, group, *, whole: tuple[str, torch.Tensor], shard: tuple[str, torch.Tensor]) -> None:
+    """Stop unless the whole tensor of a gather or scatter holds one shard per rank of `group`."""
+    p = dist.get_world_size(group)
+    (whole_name, whole_tensor), (shard_name, shard_tensor) = whole, shard
+    if whole_tensor.numel() != p * shard_tensor.numel():
+        raise ValueError(f"{op}: {whole_name} has {whole_tensor.numel()} elements, "
+                         f"need group size {p} x {shard_name} {shard_tensor.numel()}")
+
+
 class TimedWork:
     """The handle an async call returns: wait() completes the op and writes its record to the ledger."""
 
@@ -129,31 +138,27 @@ class CommLedger:
         return sum(getattr(r, field) for r in self._records if tag is None or r.tag == tag)
 
     # --- collectives -------------------------------------------------------------------------------
-    def all_reduce(self, tensor, group=None, op=ReduceOp.SUM, tag="", async_op=False):
+    def _ring(self, op, tag, group, tensor, call, async_op):
+        """A collective priced as the ring algorithm moves `tensor` (the whole, unsharded one) over `group`."""
         p = dist.get_world_size(group)
         n = tensor_bytes(tensor)
-        return self._run("all_reduce", tag, p, n, ring_wire_bytes("all_reduce", n, p),
-                         lambda: dist.all_reduce(tensor, op=op, group=group, async_op=async_op), async_op)
+        return self._run(op, tag, p, n, ring_wire_bytes(op, n, p), call, async_op)
+
+    def all_reduce(self, tensor, group=None, op=ReduceOp.SUM, tag="", async_op=False):
+        return self._ring("all_reduce", tag, group, tensor,
+                          lambda: dist.all_reduce(tensor, op=op, group=group, async_op=async_op), async_op)
 
     def all_gather_into_tensor(self, output, input, group=None, tag="", async_op=False):
-        p = dist.get_world_size(group)
-        if output.numel() != p * input.numel():
-            raise ValueError(f"all_gather_into_tensor: output has {output.numel()} elements, "
-                             f"need group size {p} x input {input.numel()}")
-        n = tensor_bytes(output)
-        return self._run("all_gather_into_tensor", tag, p, n, ring_wire_bytes("all_gather_into_tensor", n, p),
-                         lambda: dist.all_gather_into_tensor(output, input, group=group, async_op=async_op),
-                         async_op)  # fmt: skip
+        _require_shards("all_gather_into_tensor", group, whole=("output", output), shard=("input", input))
+        return self._ring("all_gather_into_tensor", tag, group, output,
+                          lambda: dist.all_gather_into_tensor(output, input, group=group, async_op=async_op),
+                          async_op)  # fmt: skip
 
     def reduce_scatter_tensor(self, output, input, group=None, op=ReduceOp.SUM, tag="", async_op=False):
-        p = dist.get_world_size(group)
-        if input.numel() != p * output.numel():
-            raise ValueError(f"reduce_scatter_tensor: input has {input.numel()} elements, "
-                             f"need group size {p} x output {output.numel()}")
-        n = tensor_bytes(input)
-        return self._run("reduce_scatter_tensor", tag, p, n, ring_wire_bytes("reduce_scatter_tensor", n, p),
-                         lambda: dist.reduce_scatter_tensor(output, input, op=op, group=group, async_op=async_op),
-                         async_op)  # fmt: skip
+        _require_shards("reduce_scatter_tensor", group, whole=("input", input), shard=("output", output))
+        return self._ring("reduce_scatter_tensor", tag, group, input,
+                          lambda: dist.reduce_scatter_tensor(output, input, op=op, group=group, async_op=async_op),
+                          async_op)  # fmt: skip
 
     def all_to_all_single(self, output, input, output_split_sizes=None, input_split_sizes=None, group=None,
                           tag="", async_op=False):  # fmt: skip
@@ -171,10 +176,8 @@ class CommLedger:
                                                         group=group, async_op=async_op), async_op)  # fmt: skip
 
     def broadcast(self, tensor, src, group=None, tag="", async_op=False):
-        p = dist.get_world_size(group)
-        n = tensor_bytes(tensor)
-        return self._run("broadcast", tag, p, n, ring_wire_bytes("broadcast", n, p),
-                         lambda: dist.broadcast(tensor, src, group=group, async_op=async_op), async_op)
+        return self._ring("broadcast", tag, group, tensor,
+                          lambda: dist.broadcast(tensor, src, group=group, async_op=async_op), async_op)
 
     # --- point to point (src/dst are global ranks) ---------------------------------------------------
     def send(self, tensor, dst, tag="", group=None):
