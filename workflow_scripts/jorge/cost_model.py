@@ -320,6 +320,8 @@ def project(step_cost: dict[str, Any], models: dict[str, dict[str, Any]], gpu: d
                                **wins(measured_rows, "jorge_iteration_s", "shampoo_iteration_s", "iteration")}  # fmt: skip
     result["validation"] = validate(machines["measured"], step_cost)
     result["notes"] = notes(result)
+    for note in result["notes"]:
+        logger.info("%s", note)
     return result
 
 
@@ -343,8 +345,6 @@ def main(*, step_cost: str, projection_config: dict[str, Any], output: str) -> d
     cfg = ProjectionConfig(**projection_config)
     prov = Provenance.start(step="jorge.cost_projection", config=dataclasses.asdict(cfg) | {"step_cost": str(step_cost)})
     result = project(read_json(step_cost), cfg.models, cfg.gpu_assumed, cfg.crossover_sizes)
-    for note in result["notes"]:
-        logger.info("%s", note)
     write_json(output, result)
     prov.finish([output])
     return result

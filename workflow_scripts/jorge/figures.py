@@ -105,6 +105,16 @@ def plot_factor_error(numerics: dict[str, Any], path: str) -> None:
     save_figure(fig, path)
 
 
+def _over_layer_size(ax, xlabel: str, ylabel: str, legend_fontsize: float | None = None) -> None:
+    """A panel of times, or time ratios, against the layer size d: both spread over orders of magnitude."""
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.legend(fontsize=legend_fontsize)
+    ax.grid(alpha=0.3)
+
+
 def plot_step_cost(step_cost: dict[str, Any], path: str) -> None:
     rows = step_cost["rows"]
     sizes = [row["size"] for row in rows]
@@ -116,21 +126,11 @@ def plot_step_cost(step_cost: dict[str, Any], path: str) -> None:
         hi = [row[key]["p75"] for row in rows]
         left.plot(sizes, med, marker="o", color=color, label=label)
         left.fill_between(sizes, lo, hi, color=color, alpha=0.2)
-    left.set_xscale("log", base=2)
-    left.set_yscale("log")
-    left.set_xlabel("factor size d (d x d)")
-    left.set_ylabel("one preconditioner update (s)")
-    left.legend()
-    left.grid(alpha=0.3)
+    _over_layer_size(left, "factor size d (d x d)", "one preconditioner update (s)")
     right.plot(sizes, [row["jorge_over_sgd_step"] for row in rows], marker="o", color=COLORS["jorge"], label="Jorge / SGD")
     right.plot(sizes, [row["shampoo_over_sgd_step"] for row in rows], marker="o", color=COLORS["shampoo"],
                label="Shampoo / SGD")  # fmt: skip
-    right.set_xscale("log", base=2)
-    right.set_yscale("log")
-    right.set_xlabel("layer size d (d x d weight)")
-    right.set_ylabel("optimizer step time / SGD's")
-    right.legend()
-    right.grid(alpha=0.3)
+    _over_layer_size(right, "layer size d (d x d weight)", "optimizer step time / SGD's")
     fig.suptitle(f"device {step_cost['device']}, {step_cost['threads']} thread(s)")
     save_figure(fig, path)
 
@@ -150,13 +150,9 @@ def plot_per_iteration_cost(step_cost: dict[str, Any], projection: dict[str, Any
         step = [row[f"{name}_step_s"]["median"] / row["sgd_step_s"]["median"] for row in rows]
         measured.plot(sizes, step, linestyle="--", color=COLORS[name], label=f"{name}: optimizer step only")
     measured.axhline(1.0, color="gray", linewidth=0.8)
-    measured.set_xscale("log", base=2)
-    measured.set_yscale("log")
-    measured.set_xlabel(f"layer size d (d x d, batch {step_cost['batch_size']})")
-    measured.set_ylabel("time / SGD's (measured)")
     measured.set_title(f"measured, {step_cost['device']}, {step_cost['threads']} thread(s)")
-    measured.legend(fontsize=7)
-    measured.grid(alpha=0.3)
+    _over_layer_size(measured, f"layer size d (d x d, batch {step_cost['batch_size']})", "time / SGD's (measured)",
+                     legend_fontsize=7)  # fmt: skip
     # (b) projected per-iteration ratio to SGD for each paper model, measured rates vs assumed GPU rates
     models = list(projection["models"])
     names = ("adamw", "jorge", "shampoo")
@@ -190,13 +186,8 @@ def plot_per_iteration_cost(step_cost: dict[str, Any], projection: dict[str, Any
     crossing.scatter(sizes, [row["shampoo_update_s"]["median"] for row in rows], color=COLORS["shampoo"],
                      marker="s", label="Shampoo, measured")  # fmt: skip
     crossing.axvline(max(sizes), color="gray", linestyle="--", linewidth=0.8)
-    crossing.set_xscale("log", base=2)
-    crossing.set_yscale("log")
-    crossing.set_xlabel("factor size d (d x d)")
-    crossing.set_ylabel("one factor's new root (s)")
     crossing.set_title("Jorge's products vs Shampoo's eigh")
-    crossing.legend(fontsize=6)
-    crossing.grid(alpha=0.3)
+    _over_layer_size(crossing, "factor size d (d x d)", "one factor's new root (s)", legend_fontsize=6)
     save_figure(fig, path)
 
 

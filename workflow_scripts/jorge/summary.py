@@ -156,7 +156,7 @@ def summarize(runs: list[dict[str, Any]], grids: list[dict[str, Any]], numerics:
                 divergence_totals[key] += count
     findings = numerics["findings"]
     cost = projection_summary(projection)
-    return {
+    summary = {
         "tasks": tasks,
         "notes": claim_notes(tasks) + cost["notes"],
         "divergence_handling": {"training_totals": dict(divergence_totals),
@@ -176,6 +176,9 @@ def summarize(runs: list[dict[str, Any]], grids: list[dict[str, Any]], numerics:
         "cost_projection": cost,
         "timing_note": "wall-clock numbers are measured in the same run for all optimizers, one timing job at a time",
     }
+    for note in summary["notes"]:
+        logger.info("%s", note)
+    return summary
 
 
 def main(*, runs: list[str], grids: list[str], numerics: str, step_cost: str, cost_projection: str,
@@ -183,8 +186,6 @@ def main(*, runs: list[str], grids: list[str], numerics: str, step_cost: str, co
     prov = Provenance.start(step="jorge.summary", config={"runs": list(runs), "grids": list(grids)})
     summary = summarize([read_json(p) for p in runs], [read_json(p) for p in grids], read_json(numerics),
                         read_json(step_cost), read_json(cost_projection))  # fmt: skip
-    for note in summary["notes"]:
-        logger.info("%s", note)
     write_json(output, summary)
     prov.finish([output])
     return summary

@@ -23,15 +23,9 @@ import numpy as np
 import torch
 from torch import nn
 
-from workflow_scripts.common import (
-    Progress,
-    Provenance,
-    read_json,
-    seed_everything,
-    snakemake_step,
-    write_json,
-)
+from workflow_scripts.common import Provenance, read_json, seed_everything, snakemake_step, write_json
 from workflow_scripts.common.device import describe_device, resolve_device, synchronize
+from workflow_scripts.common.progress import Progress
 from workflow_scripts.jorge.optim import Jorge, Shampoo, build_optimizer
 from workflow_scripts.jorge.tasks import Task, TaskConfig, build_task, evaluate, metric_of, task_on
 
