@@ -9,5 +9,6 @@ Processes are started by workflow_scripts.common.launch (torchrun, or srun + tor
 relaunches through it too), which also checks that a process count fits.
 Each study's figures.py draws through workflow_scripts.common.figures.draw_figure, like every other study's.
 Studies: survey/, axonn/, sparse/ (whole-model strategies, run by each study's run.py);
-tensor3d/, moe/ (single layers: validate.py, project.py, summary.py).
+tensor3d/, moe/ (single layers: validate.py, project.py, sensitivity.py, summary.py); what those two share is
+layer_study.py (the steps' provenance, the worker launch, the summary) and layer_worker.py (the ranks' side).
 """

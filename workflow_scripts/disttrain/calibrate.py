@@ -4,7 +4,8 @@
 
 Launches `nproc` processes (torchrun) that time all_reduce and all_gather_into_tensor through the comm
 ledger at each message size (median of `repeats` after one warm-up), then fits alpha and beta by least
-squares (netmodel.calibrate). Writes {"alpha_s", "beta_bytes_per_s", "samples": [...]} with provenance.
+squares (netmodel.calibrate). Writes {"alpha_s", "beta_bytes_per_s", "samples": [...]} with provenance;
+`calibrated_network(path)` reads the fit back as the whole-model studies' summaries report it.
 On a shared 2-core machine these are indicative only; the paper machines' values come from the config.
 """
 
