@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from workflow_scripts.common.c_scanner import strip_comments_and_strings, uses_model
 from workflow_scripts.pcgbench import kokkos, suite
-from workflow_scripts.pcgbench.uses_model import strip_comments_and_strings, uses_model
 
 PROBLEMS = suite.load_suite()
 PROMPT_CASES = [(p.name, m) for p in PROBLEMS for m in suite.EXECUTION_MODELS]

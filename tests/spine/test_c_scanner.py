@@ -223,7 +223,7 @@ def test_strip_line_comments(code, stripped):
 
 
 def test_openmp_written_as_pragma_operator_counts_as_openmp():
-    from workflow_scripts.pcgbench.uses_model import uses_model
+    from workflow_scripts.common.c_scanner import uses_model
 
     body = '  _Pragma("omp parallel for")\n  for (int i = 0; i < n; ++i) x[i] = 0;\n}\n'
     assert uses_model("omp", body) == (True, "")
@@ -328,7 +328,7 @@ def test_a_2mb_line_of_pragmas_is_checked_in_seconds():
     OpenMP use check (13 s on the machine that wrote this test); ~0.6 s now. 6 s of CPU time (not wall time:
     other processes' load hardly counts) is a bound no loaded machine misses, and half the quadratic scan's
     time at the least; test_scans_read_each_character_a_bounded_number_of_times is the exact guard."""
-    from workflow_scripts.pcgbench.uses_model import uses_model
+    from workflow_scripts.common.c_scanner import uses_model
 
     text = _one_line_pragmas(320_000)
     assert len(text) > 2_000_000

@@ -29,6 +29,7 @@ import pandas as pd
 from datasketch import MinHash, MinHashLSH
 
 from workflow_scripts.common import Progress, Provenance, atomic_path, read_json, write_json
+from workflow_scripts.common.c_scanner import has_cpp_constructs, parallel_models
 from workflow_scripts.common.config import schema_default
 from workflow_scripts.corpus.sources import STATUS_OK, iter_source_files, license_for
 
@@ -43,21 +44,6 @@ LANGUAGE_BY_EXTENSION = {
     ".f03": "fortran", ".f08": "fortran",
 }  # fmt: skip
 LANGUAGES = ("c", "cpp", "cuda", "fortran")
-CPP_IN_HEADER = re.compile(r"^\s*(namespace\s+\w+|template\s*<|class\s+\w+\s*[:{]|#include\s*<(iostream|vector|string|memory)>)|std::", re.MULTILINE)
-
-# A file uses a parallel model when one of its API markers appears (comments included: a pragma in a
-# comment is rare and the paper tags by content too).
-PARALLEL_MODEL_PATTERNS = {
-    "openmp": r"#\s*pragma\s+omp\b|\bomp_(get|set)_\w+\s*\(|#\s*include\s*[<\"]omp\.h[>\"]|^\s*!\$omp\b",
-    "mpi": r"\bMPI_[A-Z][A-Za-z_]*\s*\(|#\s*include\s*[<\"]mpi\.h[>\"]|^\s*use\s+mpi\b|mpif\.h",
-    "cuda": r"__global__|__device__|\bcuda[A-Z]\w*\s*\(|<<<.*>>>",
-    "kokkos": r"\bKokkos::",
-    "pthreads": r"\bpthread_\w+\s*\(|#\s*include\s*<pthread\.h>",
-    "sycl": r"\bsycl::|#\s*include\s*<(CL/)?sycl(\.hpp)?>",
-}  # fmt: skip
-PARALLEL_MODELS = tuple(PARALLEL_MODEL_PATTERNS)
-_MODEL_RES = {name: re.compile(pattern, re.MULTILINE | re.IGNORECASE if name == "openmp" else re.MULTILINE)
-              for name, pattern in PARALLEL_MODEL_PATTERNS.items()}  # fmt: skip
 GENERATED_MARKERS = re.compile(
     r"generated\s+by|automatically\s+generated|auto-?generated|do\s+not\s+edit|this\s+file\s+was\s+generated",
     re.IGNORECASE,
@@ -121,18 +107,9 @@ def language_of(path: str | Path, text: str | None = None) -> str | None:
     language = LANGUAGE_BY_EXTENSION.get(suffix) or LANGUAGE_BY_EXTENSION.get(suffix.lower())
     if suffix in (".F", ".F90"):
         language = "fortran"
-    if language == "c" and suffix == ".h" and text is not None and CPP_IN_HEADER.search(text):
+    if language == "c" and suffix == ".h" and text is not None and has_cpp_constructs(text):
         language = "cpp"
     return language
-
-
-def parallel_models(text: str, language: str | None = None) -> list[str]:
-    """The parallel programming models a file uses, in PARALLEL_MODELS order."""
-    found = [name for name in PARALLEL_MODELS if _MODEL_RES[name].search(text)]
-    if language == "cuda" and "cuda" not in found:
-        found.insert(min(2, len(found)), "cuda")
-        found = [name for name in PARALLEL_MODELS if name in found]
-    return found
 
 
 def count_tokens(text: str) -> int:

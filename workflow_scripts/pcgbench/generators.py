@@ -38,7 +38,7 @@ import re
 from pathlib import Path
 
 from workflow_scripts.common import Provenance, write_json
-from workflow_scripts.common.c_scanner import pragmas
+from workflow_scripts.common.c_scanner import first_loop_bound, pragmas
 from workflow_scripts.pcgbench import suite
 from workflow_scripts.pcgbench.pareval_format import load_generations, problem_name
 from workflow_scripts.pcgbench.sandbox import (
@@ -56,9 +56,6 @@ logger = logging.getLogger(__name__)
 GENERATORS = ("reference", "serial", "mutants")
 MUTANTS = ("missing_include", "off_by_one", "missing_reduction", "data_race", "infinite_loop", "huge_allocation")
 
-# The first `for (...; i < bound; ...)`: the bound gets `- 1` (OpenMP's canonical loop form allows that,
-# not `i + 1 < n`).
-_LOOP_BOUND = re.compile(r"(for\s*\([^;]*;\s*\w+\s*<(?![<=])\s*)([^;]+?)(\s*;)")
 _REDUCTION = re.compile(r"(#\s*pragma\s+omp\s+parallel\s+for[^\n]*?)\s*reduction\s*\([^)]*\)")
 _PARALLEL_FOR_REDUCTION = re.compile(r"(#\s*pragma\s+omp\s+parallel)\s+for(?=[^\n]*reduction)")
 _REDUCTION_OPERATOR = re.compile(r"reduction\s*\(\s*([^:]+?)\s*:")
@@ -82,8 +79,10 @@ def mutate(body: str, mutant: str, prompt_text: str) -> tuple[str, str] | None:
             return None
         return '  std::regex pcgbench_pattern("a+");\n' + body, BUILD_ERROR
     if mutant == "off_by_one":
-        mutated, count = _LOOP_BOUND.subn(r"\1\2 - 1\3", body, count=1)
-        return (mutated, WRONG_ANSWER) if count else None
+        # The first `for (...; i < bound; ...)`: the bound gets `- 1` (OpenMP's canonical loop form allows
+        # that, not `i + 1 < n`).
+        bound = first_loop_bound(body)
+        return (body[: bound[1]] + " - 1" + body[bound[1] :], WRONG_ANSWER) if bound else None
     if mutant == "missing_reduction":
         if not _reduction_pragma_is_mutable(body):
             return None

@@ -38,6 +38,8 @@ from pathlib import Path
 
 import yaml
 
+from workflow_scripts.common.c_scanner import canonical_declaration as canonical
+from workflow_scripts.common.c_scanner import struct_definitions
 from workflow_scripts.common.io import write_json
 from workflow_scripts.pcgbench.sandbox import PROMPT_MISMATCH
 from workflow_scripts.pcgbench.suite import DATA_ROOT, EXECUTION_MODELS, PROBLEM_TYPES, Problem, prompt
@@ -265,23 +267,12 @@ def record_name(record: dict) -> str:
 # A record's prompt against the suite's interface
 
 
-_COMMENTS = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
-_STRUCT = re.compile(r"\b(?:struct|class)\s+(\w+)\s*\{(.*?)\}\s*;", re.S)
-_PUNCT_SPACE = re.compile(r"\s*([()<>,*&:;{}\[\]=])\s*")
-
-
-def canonical(declaration: str) -> str:
-    """A declaration with comments dropped and whitespace normalised (none around punctuation)."""
-    text = " ".join(_COMMENTS.sub(" ", declaration).split())
-    return _PUNCT_SPACE.sub(r"\1", text).strip()
-
-
 def declared_interface(prompt_text: str) -> tuple[str, dict[str, str]]:
     """(signature, {struct name: canonical body}) a prompt declares: its last line without the "{" (how
     ParEval's evaluator reads it) and every struct definition before it."""
     lines = prompt_text.rstrip().splitlines()
     signature = lines[-1].rstrip().removesuffix("{") if lines else ""
-    structs = {m.group(1): canonical(m.group(2)) for m in _STRUCT.finditer(_COMMENTS.sub(" ", prompt_text))}
+    structs = {name: canonical(body) for name, body in struct_definitions(prompt_text)}
     return canonical(signature), structs
 
 
@@ -292,8 +283,7 @@ def interface_mismatch(record_prompt: str, problem: Problem, model: str) -> str:
         return ""
     signature, structs = declared_interface(record_prompt)
     want_signature = canonical(problem.signature(model))
-    want_structs = {m.group(1): canonical(m.group(2))
-                    for m in _STRUCT.finditer(_COMMENTS.sub(" ", problem.types_for(model)))}  # fmt: skip
+    want_structs = {name: canonical(body) for name, body in struct_definitions(problem.types_for(model))}
     if signature != want_signature:
         return (f"the record's prompt declares `{signature}`, but {problem.name} ({model}) is "
                 f"`{want_signature}`")

@@ -27,11 +27,11 @@ from pathlib import Path
 import pandas as pd
 
 from workflow_scripts.common import Provenance, read_json
-from workflow_scripts.common.c_scanner import for_loops, top_level_loops
+from workflow_scripts.common.c_scanner import declarator_name, for_loops, scalar_declarations, top_level_loops
 from workflow_scripts.common.io import atomic_path
 from workflow_scripts.pcgbench import suite
 from workflow_scripts.rlpf.program_body import SERIAL_LINE, completion_text, program_body
-from workflow_scripts.rlpf.renaming import SCALAR_DECLARATION, rename_completion
+from workflow_scripts.rlpf.renaming import rename_completion
 from workflow_scripts.rlpf.reward import Measurer, RewardConfig, grade
 from workflow_scripts.rlpf.tasks import Task, original_tasks, task_from_dict, training_tasks
 
@@ -47,11 +47,11 @@ def reduction_clauses(body: str, loop: tuple[int, int]) -> list[str]:
     """
     before, loop_text = body[: loop[0]], body[loop[0] : loop[1]]
     scalars = []
-    for decl in SCALAR_DECLARATION.findall(before):
-        for part in decl.split(","):
-            name = re.match(r"\s*\*?\s*([A-Za-z_]\w*)", part)
-            if name and name.group(1) not in scalars:
-                scalars.append(name.group(1))
+    for decl in scalar_declarations(before):
+        for part in decl.split(","):  # every comma, not split_declarators: what the candidates were made with
+            name = declarator_name(part)
+            if name and name not in scalars:
+                scalars.append(name)
     clauses = []
     for v in scalars:
         op = None

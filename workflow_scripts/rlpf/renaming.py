@@ -25,12 +25,16 @@ import random
 import re
 from typing import TYPE_CHECKING
 
+from workflow_scripts.common.c_scanner import (
+    declarator_name,
+    for_loop_indices,
+    scalar_declarations,
+    split_declarators,
+)
+
 if TYPE_CHECKING:  # tasks.py imports this module
     from workflow_scripts.rlpf.tasks import Task
 
-# A declaration of scalars or pointers of a basic type; group 1 holds its declarators.
-SCALAR_DECLARATION = re.compile(r"^\s*(?:const\s+)?(?:double|float|int|long long|long|unsigned|size_t|std::size_t)\s+([^;]+);",
-                   re.M)  # fmt: skip
 # New names are drawn from this fixed list of common C/C++ local names. It is generic, not tuned to the split: some
 # of its names occur in suite kernels, held-out ones included (`count`, `best`, `running`), as they would in any code.
 RENAME_POOL = ("acc", "sum", "total", "count", "result", "res", "best", "value", "val", "out", "agg", "cur", "tmp",
@@ -38,35 +42,16 @@ RENAME_POOL = ("acc", "sum", "total", "count", "result", "res", "best", "value",
                "size_n", "num", "cnt", "partial", "running", "local", "score", "top", "prod", "mask", "bits",
                "hits", "tally", "accum", "ans", "ret", "lim", "end", "stop", "bound", "row_ptr", "ptr", "it",
                "ii", "jj", "kk", "elem", "item", "x0", "y0", "lo", "hi", "mx", "mn", "extreme", "peak", "base_v")
-_FOR_INDEX = re.compile(r"\bfor\s*\(\s*(?:const\s+)?(?:double|float|int|long long|long|unsigned|size_t|std::size_t)"
-                        r"\s+([A-Za-z_]\w*)\s*=")  # fmt: skip
 _IDENT = re.compile(r"[A-Za-z_]\w*")
-
-
-def _top_level_parts(decl: str) -> list[str]:
-    """The comma-separated declarators of a declaration, split only outside brackets (`a = f(x, y), b`)."""
-    parts, depth, start = [], 0, 0
-    for i, ch in enumerate(decl):
-        if ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth -= 1
-        elif ch == "," and depth == 0:
-            parts.append(decl[start:i])
-            start = i + 1
-    return parts + [decl[start:]]
 
 
 def local_names(body: str, signature: str) -> list[str]:
     """Names the body declares (scalars, pointers, loop indices), in order of first declaration; no parameter."""
     params = set(_IDENT.findall(signature))
     names = []
-    for decl in SCALAR_DECLARATION.findall(body):
-        for part in _top_level_parts(decl):
-            m = re.match(r"\s*\*?\s*([A-Za-z_]\w*)", part)
-            if m:
-                names.append(m.group(1))
-    names += _FOR_INDEX.findall(body)
+    for decl in scalar_declarations(body):
+        names += filter(None, map(declarator_name, split_declarators(decl)))
+    names += for_loop_indices(body)
     return [n for n in dict.fromkeys(names) if n not in params]
 
 

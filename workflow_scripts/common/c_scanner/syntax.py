@@ -1,4 +1,5 @@
-"""The one C/C++ scanner every study uses to read code: it finds structure without a C++ front end.
+"""Comments, literals, brackets, statements, loops and pragmas: the structure of C/C++ text, found without a
+C++ front end.
 
 What it knows: comments (`//`, `/* */`), string literals (escapes, prefixes, raw strings `R"d(...)d"`) and
 character literals (not digit separators: `1'000`) hold no code, so a brace, quote, `for` or `#pragma` inside
@@ -6,10 +7,6 @@ them does not count. On top of that: matching brackets, the end of a statement (
 /`else`/`switch` with braced or unbraced bodies, preprocessor lines), every `for` loop, the top-level loops of a
 function body, a function body up to its closing brace, and pragma directives (`#pragma` lines with their
 backslash continuations and comments, and the `_Pragma("...")` operator).
-
-Users: generate/extract.py (function bodies in completions), lm/pragma.py (the OpenMP pragma dataset),
-lm/kernel_edits.py (source edits of kernels), rlpf/tasks.py (loops of a kernel), pcgbench/uses_model.py (does a
-body use its execution model). Tests: tests/spine/test_c_scanner.py.
 
     from workflow_scripts.common.c_scanner import for_loops, statement_end
     loops = for_loops(code)  # [ForLoop(start, header_start, header_end, end), ...]
@@ -170,18 +167,25 @@ def blank_comments(code: str) -> str:
 # Brackets and statements
 
 
+def _code_offsets(text: str, i: int = 0):
+    """The offsets from i on that hold code (not a comment or literal), in increasing order."""
+    while i < len(text):
+        skipped = skip_comment_or_literal(text, i)
+        if skipped != i:
+            i = skipped
+            continue
+        yield i
+        i += 1
+
+
 def matching_close(text: str, i: int) -> int:
     """text[i] is "(", "[" or "{": the index just past its matching closing bracket.
 
     Raises ValueError when the brackets are unbalanced or mismatched (`(]`): the caller's code is not what it
     expected, and guessing a loop's end would edit or cut the wrong text.
     """
-    stack, j = [], i
-    while j < len(text):
-        skipped = skip_comment_or_literal(text, j)
-        if skipped != j:
-            j = skipped
-            continue
+    stack = []
+    for j in _code_offsets(text, i):
         ch = text[j]
         if ch in OPENING:
             stack.append(OPENING[ch])
@@ -190,7 +194,6 @@ def matching_close(text: str, i: int) -> int:
                 raise ValueError(f"unbalanced {ch!r} at offset {j}")
             if not stack:
                 return j + 1
-        j += 1
     raise ValueError(f"unclosed {text[i]!r} at offset {i}")
 
 
@@ -199,19 +202,13 @@ def matching_brace_end(text: str, depth: int = 1) -> int | None:
 
     Only braces count: a completion cut short may leave a parenthesis open, and its body still ends at a "}".
     """
-    i = 0
-    while i < len(text):
-        skipped = skip_comment_or_literal(text, i)
-        if skipped != i:
-            i = skipped
-            continue
+    for i in _code_offsets(text):
         if text[i] == "{":
             depth += 1
         elif text[i] == "}":
             depth -= 1
             if depth == 0:
                 return i + 1
-        i += 1
     return None
 
 
@@ -287,18 +284,13 @@ class ForLoop(NamedTuple):
 
 def for_loops(text: str) -> list[ForLoop]:
     """Every `for` statement in `text`, nested ones included, in order of their start."""
-    loops, i = [], 0
-    while i < len(text):
-        skipped = skip_comment_or_literal(text, i)
-        if skipped != i:
-            i = skipped
-            continue
+    loops = []
+    for i in _code_offsets(text):
         match = _FOR.match(text, i) if text[i] == "f" and _starts_word(text, i) else None
         if match:
             paren = match.end() - 1
             header_end = matching_close(text, paren) - 1
             loops.append(ForLoop(i, paren + 1, header_end, statement_end(text, header_end + 1)))
-        i += 1
     return loops
 
 
