@@ -55,8 +55,10 @@ def pcgbench_cuda(device: str, work: Path) -> str:
         raise RuntimeError(f"check-references exited {out.returncode}: {out.stdout[-400:]} {out.stderr[-400:]}")
     import pandas as pd
 
+    from workflow_scripts.pcgbench import BUILD_ONLY, OK
+
     table = pd.read_csv(csv)
-    wanted = "valid" if device == "cuda" else "build_only"  # without a GPU the references only compile
+    wanted = OK if device == "cuda" else BUILD_ONLY  # without a GPU the references only compile
     bad = table[table.status != wanted]
     if len(bad) or not len(table):
         raise RuntimeError(f"references not {wanted}: {bad[['problem', 'status', 'detail']].to_dict('records')}")

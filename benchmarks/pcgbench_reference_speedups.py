@@ -17,8 +17,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from workflow_scripts.pcgbench import OK, suite  # noqa: E402
 from workflow_scripts.pcgbench import reference_speedups as rs  # noqa: E402
-from workflow_scripts.pcgbench import suite  # noqa: E402
 
 
 def main() -> int:
@@ -43,9 +43,9 @@ def main() -> int:
     print(f"OpenMP references vs the serial baseline, {args.threads} threads, timed size, {args.reps} reps, "
           f"load average at the end {os.getloadavg()[0]:.1f}")
     print(f"{'problem':34s} {'type':10s} {'speedup':>8s} {'min':>6s} {'max':>6s} {'IQR':>6s}")
-    ordered = sorted(rows, key=lambda r: (r["status"] != rs.VALID, r["speedup_median"] or 0.0))
+    ordered = sorted(rows, key=lambda r: (r["status"] != OK, r["speedup_median"] or 0.0))
     for row in ordered:
-        if row["status"] != rs.VALID:
+        if row["status"] != OK:
             print(f"{row['problem']:34s} {row['problem_type']:10s} {row['status'].upper()} {row['detail']}")
             continue
         print(f"{row['problem']:34s} {row['problem_type']:10s} {row['speedup_median']:8.2f} "

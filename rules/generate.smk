@@ -11,7 +11,7 @@
 
 from workflow_scripts.common.model_source import configured_sources, pypi_source_for
 from workflow_scripts.generate.generate import model_input_paths
-from workflow_scripts.pcgbench.paths import prompt_set_file
+from workflow_scripts.pcgbench import prompt_set_file
 
 
 wildcard_constraints:

@@ -8,7 +8,7 @@
 # workflow_scripts/hpccoder/.
 
 from workflow_scripts.common.model_source import input_paths
-from workflow_scripts.pcgbench.paths import suite_files
+from workflow_scripts.pcgbench import suite_files
 from workflow_scripts.hpccoder.arms import arm_config, arm_dir, arm_metrics, arm_step, arms, check_generator
 
 # One definition per step, generated for each arm (workflow_scripts/hpccoder/arms.py): the main arm ("") writes

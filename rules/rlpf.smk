@@ -11,7 +11,7 @@
 # training data shows reductions over many accumulator names, not only `acc`/`best`; held-out kernels get none.
 
 from workflow_scripts.common.model_source import input_paths
-from workflow_scripts.pcgbench.paths import suite_files
+from workflow_scripts.pcgbench import suite_files
 
 # Where each evaluated model comes from: a model source (workflow_scripts/common/model_source.py). The base is
 # the HPC-Coder model unless rlpf.base_model names another (a folder, a .gguf file, a PyPI-shipped GGUF).

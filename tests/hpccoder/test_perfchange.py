@@ -10,8 +10,7 @@ import pytest
 
 from workflow_scripts.hpccoder import code_completion, kernel_edits, perfchange
 from workflow_scripts.hpccoder.perfchange import apply_edit, leave_one_problem_out, make_pairs, make_versions
-from workflow_scripts.pcgbench import sandbox, suite
-from workflow_scripts.pcgbench.evaluate import EvaluateConfig
+from workflow_scripts.pcgbench import OK, EvaluateConfig, suite
 
 
 @pytest.fixture(scope="module")
@@ -116,7 +115,7 @@ def timed_edits(kernels, tmp_path_factory):
 
 
 def test_every_source_edit_of_a_real_kernel_builds_and_validates(timed_edits):
-    failed = timed_edits[timed_edits["verdict"] != sandbox.OK]
+    failed = timed_edits[timed_edits["verdict"] != OK]
     assert failed.empty, failed[["problem", "version", "verdict"]].to_string()
     assert set(timed_edits["threads"]) == {1} and timed_edits["time_median_s"].gt(0).all()
 

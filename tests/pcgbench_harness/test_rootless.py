@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from tests.pcgbench_harness.test_evaluate import HOSTILE, hostile_body
-from workflow_scripts.pcgbench import evaluate, sandbox, suite
+from workflow_scripts.pcgbench import evaluate, sandbox, suite, verdicts
 from workflow_scripts.pcgbench.evaluate import EvaluateConfig, evaluate_samples
 from workflow_scripts.pcgbench.samples import Sample
 
@@ -126,14 +126,14 @@ def test_rootless_sandbox_runs_harmless_programs_as_uid_65534_without_raised_pri
     got = report["results"]
     assert (got["hello"]["outcome"], got["hello"]["returncode"], got["hello"]["stdout"]) == (sandbox.EXITED, 0,
                                                                                              "hello world\n")
-    assert (got["exit3"]["verdict"], got["exit3"]["stderr"]) == (sandbox.CRASH, "bad\n")
+    assert (got["exit3"]["verdict"], got["exit3"]["stderr"]) == (verdicts.CRASH, "bad\n")
     assert got["whoami"]["stdout"] == f"uid={sandbox.SANDBOX_UID} cwd_writable=1\n"
     # No raised priority as a normal user: the program keeps the harness's nice value and cannot lower it.
     own = os.getpriority(os.PRIO_PROCESS, 0)
     assert got["priority"]["stdout"] == got["priority_again"]["stdout"] == f"nice={own} lowered=0\n"
     assert sum("CAP_SYS_NICE" in w for w in report["warnings"]) == 1  # one warning, not one per run
-    assert got["sleep"]["verdict"] == sandbox.VERDICT_TIMEOUT and got["sleep"]["wall_s"] < 4.0
-    assert (got["fake_wrapper_error"]["verdict"], got["fake_wrapper_error"]["stderr"]) == (sandbox.CRASH,
+    assert got["sleep"]["verdict"] == verdicts.VERDICT_TIMEOUT and got["sleep"]["wall_s"] < 4.0
+    assert (got["fake_wrapper_error"]["verdict"], got["fake_wrapper_error"]["stderr"]) == (verdicts.CRASH,
                                                                                            FAKE_WRAPPER_ERROR + "\n")
     assert got["stdin"]["stdout"] == "nonce 1234\nend\n"
     assert got["host_folders"]["stdout"] == "prog\n"
@@ -187,11 +187,11 @@ def test_rootless_sandbox_contains_hostile_programs(workdir, programs):
     assert 32 < int(got.pop("fork_bomb_count")["stdout"]) <= 64
     verdicts = {name: run["verdict"] for name, run in got.items()}
     assert verdicts == {
-        "fork_bomb": sandbox.VERDICT_TIMEOUT, "infinite_loop": sandbox.VERDICT_TIMEOUT,
-        "cpu_burn": sandbox.KILLED_RESOURCE_LIMIT, "huge_alloc": sandbox.KILLED_RESOURCE_LIMIT,
-        "disk_filler": sandbox.KILLED_RESOURCE_LIMIT, "many_files": None, "tcp": None, "write_outside": None,
+        "fork_bomb": verdicts.VERDICT_TIMEOUT, "infinite_loop": verdicts.VERDICT_TIMEOUT,
+        "cpu_burn": verdicts.KILLED_RESOURCE_LIMIT, "huge_alloc": verdicts.KILLED_RESOURCE_LIMIT,
+        "disk_filler": verdicts.KILLED_RESOURCE_LIMIT, "many_files": None, "tcp": None, "write_outside": None,
         "delete": None, "delete_own_exe": None, "kill_parent": None, "kill_all": None, "kill_pid": None,
-        "print_1gb": sandbox.KILLED_RESOURCE_LIMIT, "stack_overflow": sandbox.CRASH, "detached_thread": None,
+        "print_1gb": verdicts.KILLED_RESOURCE_LIMIT, "stack_overflow": verdicts.CRASH, "detached_thread": None,
         "detached_daemon": None,
     }  # fmt: skip
     # Nothing outlived its run, the bomb included.
@@ -222,7 +222,7 @@ def test_rootless_evaluation_judges_samples_not_the_harness(workdir, problem):
                        "ks": [1]}}  # fmt: skip
     report = probe("evaluate", spec, workdir)
     # The fork bomb is refused from its object before any run (resource_overuse: tampering.py); the loop runs.
-    assert report["results"]["verdicts"] == [sandbox.OK, sandbox.RESOURCE_OVERUSE, sandbox.VERDICT_TIMEOUT], report
+    assert report["results"]["verdicts"] == [verdicts.OK, verdicts.RESOURCE_OVERUSE, verdicts.VERDICT_TIMEOUT], report
 
 
 def test_a_broken_sandbox_stops_the_evaluation_before_any_sample(tmp_path, cache_dir, problem, monkeypatch):

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from workflow_scripts.pcgbench import sandbox
+from workflow_scripts.pcgbench import sandbox, verdicts
 from workflow_scripts.pcgbench.sandbox import SandboxLimits, run_sandboxed, verdict_for
 
 PROGRAMS = Path(__file__).with_name("programs.cpp")
@@ -60,13 +60,13 @@ def test_exit_zero_captures_stdout(programs):
 def test_nonzero_exit_is_a_crash_with_stderr_kept(programs):
     result = run(programs, "exit3")
     assert (result.outcome, result.returncode, result.stderr) == (sandbox.EXITED, 3, "bad\n")
-    assert verdict_for(result) == sandbox.CRASH
+    assert verdict_for(result) == verdicts.CRASH
 
 
 def test_abort_is_signaled_crash(programs):
     result = run(programs, "abort")
     assert result.outcome == sandbox.SIGNALED and result.signal_number == 6
-    assert verdict_for(result) == sandbox.CRASH
+    assert verdict_for(result) == verdicts.CRASH
 
 
 def test_environment_is_minimal_and_extra_env_passes(programs, monkeypatch):
@@ -103,7 +103,7 @@ def test_a_run_given_cores_is_pinned_to_that_many_and_the_harness_keeps_its_own(
 def test_wall_timeout_kills(programs):
     result = run(programs, "sleep", "30", wall_s=1.0)
     assert result.outcome == sandbox.TIMEOUT and result.wall_s < 4.0
-    assert verdict_for(result) == sandbox.VERDICT_TIMEOUT
+    assert verdict_for(result) == verdicts.VERDICT_TIMEOUT
 
 
 def test_missing_bwrap_refuses_to_run(programs, monkeypatch):
@@ -123,28 +123,28 @@ def test_limits_check_themselves():
 
 def test_fork_bomb_is_contained(programs):
     result = run(programs, "fork_bomb", wall_s=3.0, nproc=64)
-    assert verdict_for(result) == sandbox.VERDICT_TIMEOUT
+    assert verdict_for(result) == verdicts.VERDICT_TIMEOUT
     assert nobody_processes() == []
 
 
 def test_infinite_loop_times_out(programs):
-    assert verdict_for(run(programs, "infinite_loop", wall_s=1.5)) == sandbox.VERDICT_TIMEOUT
+    assert verdict_for(run(programs, "infinite_loop", wall_s=1.5)) == verdicts.VERDICT_TIMEOUT
 
 
 def test_cpu_limit_is_a_resource_kill(programs):
-    assert verdict_for(run(programs, "cpu_burn", wall_s=10.0, cpu_s=1)) == sandbox.KILLED_RESOURCE_LIMIT
+    assert verdict_for(run(programs, "cpu_burn", wall_s=10.0, cpu_s=1)) == verdicts.KILLED_RESOURCE_LIMIT
 
 
 def test_huge_allocation_is_refused(programs):
     result = run(programs, "huge_alloc")
     assert "bad_alloc" in result.stderr
-    assert verdict_for(result) == sandbox.KILLED_RESOURCE_LIMIT
+    assert verdict_for(result) == verdicts.KILLED_RESOURCE_LIMIT
 
 
 def test_disk_filler_hits_file_size_limit(programs):
     result = run(programs, "disk_filler", file_size_mb=16)
     assert result.outcome == sandbox.SIGNALED and result.signal_number == 25  # SIGXFSZ
-    assert verdict_for(result) == sandbox.KILLED_RESOURCE_LIMIT
+    assert verdict_for(result) == verdicts.KILLED_RESOURCE_LIMIT
 
 
 def test_many_files_stop_at_tmpfs_size(programs):
@@ -194,13 +194,13 @@ def test_kill_parent_and_kill_all_reach_nothing_outside(programs):
 def test_printing_1gb_is_capped(programs):
     result = run(programs, "print_1gb", output_bytes=1 << 16)
     assert result.outcome == sandbox.OUTPUT_LIMIT and len(result.stdout) == 1 << 16
-    assert verdict_for(result) == sandbox.KILLED_RESOURCE_LIMIT
+    assert verdict_for(result) == verdicts.KILLED_RESOURCE_LIMIT
 
 
 def test_stack_overflow_is_a_crash(programs):
     result = run(programs, "stack_overflow")
     assert result.outcome == sandbox.SIGNALED and result.signal_number == 11
-    assert verdict_for(result) == sandbox.CRASH
+    assert verdict_for(result) == verdicts.CRASH
 
 
 @pytest.mark.parametrize("mode", ["detached_thread", "detached_daemon"])

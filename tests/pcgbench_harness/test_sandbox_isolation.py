@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from workflow_scripts.pcgbench import build, sandbox
+from workflow_scripts.pcgbench import build, sandbox, verdicts
 from workflow_scripts.pcgbench.sandbox import SandboxLimits, run_sandboxed, verdict_for
 
 INSIDE = "/tmp/prog"  # where a test executable appears inside the sandbox
@@ -84,7 +84,7 @@ def host_secret_files():
 def test_a_program_printing_a_wrapper_error_is_judged_as_itself(code, line):
     result = run(["sh", "-c", 'echo "$1" >&2; exit "$2"', "sh", line, str(code)])
     assert (result.outcome, result.returncode, result.stderr.strip()) == (sandbox.EXITED, code, line)
-    assert verdict_for(result) == sandbox.CRASH
+    assert verdict_for(result) == verdicts.CRASH
 
 
 def test_a_compile_error_naming_a_wrapper_is_a_build_error(tmp_path):
@@ -213,7 +213,7 @@ def test_a_fork_bomb_leaves_a_run_beside_it_able_to_fork(programs):
     finally:
         thread.join()
     assert (beside.outcome, beside.stdout) == (sandbox.EXITED, "forked\n"), beside
-    assert verdict_for(bomb[0]) == sandbox.VERDICT_TIMEOUT
+    assert verdict_for(bomb[0]) == verdicts.VERDICT_TIMEOUT
 
 
 # ---- 3. the mount view: the system's software and what is bound in by name, nothing of users' places

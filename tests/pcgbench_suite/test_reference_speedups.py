@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import run_snakemake
+from workflow_scripts.pcgbench import BUILD_ONLY, OK, UNAVAILABLE, WRONG_ANSWER, suite
 from workflow_scripts.pcgbench import reference_speedups as rs
-from workflow_scripts.pcgbench import suite
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -20,7 +20,7 @@ REPO = Path(__file__).resolve().parents[2]
 def _row(problem, model, status, threads=1, ranks=1, speedup=None):
     row = {column: None for column in rs.COLUMNS}
     row.update(problem=problem, problem_type="reduce", model=model, status=status, ranks=ranks, threads=threads,
-               valid={rs.VALID: True, rs.INVALID: False}.get(status), speedup_median=speedup, detail="")
+               valid={OK: True, WRONG_ANSWER: False}.get(status), speedup_median=speedup, detail="")
     return row
 
 
@@ -32,8 +32,8 @@ def _row(problem, model, status, threads=1, ranks=1, speedup=None):
 def test_summary_target_is_the_median_omp_speedup_on_two_threads(speedups, median, met):
     rows = []
     for i, s in enumerate(speedups):
-        rows.append(_row(f"p{i}", "omp", rs.VALID, threads=1, speedup=10.0))  # 1 thread: not the target's
-        rows.append(_row(f"p{i}", "omp", rs.VALID, threads=2, speedup=s))
+        rows.append(_row(f"p{i}", "omp", OK, threads=1, speedup=10.0))  # 1 thread: not the target's
+        rows.append(_row(f"p{i}", "omp", OK, threads=2, speedup=s))
     target = rs.summarise(rows)["target"]
     assert target["median_speedup"] == pytest.approx(median)
     assert target["met"] is met
@@ -42,23 +42,23 @@ def test_summary_target_is_the_median_omp_speedup_on_two_threads(speedups, media
 
 
 def test_summary_counts_a_pair_by_its_worst_row_and_lists_failures():
-    rows = [_row("a", "omp", rs.VALID, threads=1, speedup=1.0), _row("a", "omp", rs.INVALID, threads=2),
-            _row("b", "omp", rs.VALID, threads=1, speedup=1.0), _row("b", "omp", rs.VALID, threads=2, speedup=1.6),
-            _row("a", "cuda", rs.BUILD_ONLY, threads=None, ranks=None),
-            _row("a", "hip", rs.UNAVAILABLE, threads=None, ranks=None)]  # fmt: skip
+    rows = [_row("a", "omp", OK, threads=1, speedup=1.0), _row("a", "omp", WRONG_ANSWER, threads=2),
+            _row("b", "omp", OK, threads=1, speedup=1.0), _row("b", "omp", OK, threads=2, speedup=1.6),
+            _row("a", "cuda", BUILD_ONLY, threads=None, ranks=None),
+            _row("a", "hip", UNAVAILABLE, threads=None, ranks=None)]  # fmt: skip
     summary = rs.summarise(rows)
-    assert summary["counts"] == {"omp": {"invalid": 1, "valid": 1}, "cuda": {"build_only": 1},
+    assert summary["counts"] == {"omp": {"wrong_answer": 1, "ok": 1}, "cuda": {"build_only": 1},
                                  "hip": {"unavailable": 1}}  # fmt: skip
     assert not summary["all_references_pass"]
-    assert [(f["problem"], f["threads"], f["status"]) for f in summary["failed"]] == [("a", 2, "invalid")]
-    # The invalid 2-thread run is left out of the median, and counted as selected but not timed.
+    assert [(f["problem"], f["threads"], f["status"]) for f in summary["failed"]] == [("a", 2, "wrong_answer")]
+    # The wrong 2-thread run is left out of the median, and counted as selected but not timed.
     assert summary["target"]["median_speedup"] == 1.6
     assert (summary["target"]["problems_timed"], summary["target"]["problems_selected"]) == (1, 2)
     assert summary["median_speedup"]["omp"]["1x1"] == {"median_speedup": 1.0, "problems": 2}
 
 
 def test_no_omp_rows_means_no_verdict_on_the_target():
-    target = rs.summarise([_row("a", "serial", rs.VALID, speedup=1.0)])["target"]
+    target = rs.summarise([_row("a", "serial", OK, speedup=1.0)])["target"]
     assert target["median_speedup"] is None and target["met"] is None
 
 
@@ -75,19 +75,19 @@ def test_main_checks_the_selected_references_and_writes_table_and_summary(tmp_pa
         rows = list(csv.DictReader(handle))
     assert tuple(rows[0]) == rs.COLUMNS
     configs = [(r["model"], r["ranks"], r["threads"], r["status"]) for r in rows]
-    assert configs[:3] == [("serial", "1", "1", "valid"), ("omp", "1", "1", "valid"), ("omp", "1", "2", "valid")]
+    assert configs[:3] == [("serial", "1", "1", "ok"), ("omp", "1", "1", "ok"), ("omp", "1", "2", "ok")]
     if "hip" in models:
         assert configs[3] == ("hip", "", "", "unavailable") and "hipcc" in rows[3]["detail"]
     assert all(float(r["speedup_median"]) > 0 and r["valid"] == "True" for r in rows[:3])
     assert summary["all_references_pass"] and summary["target"]["problems_timed"] == 1
     assert json.loads((tmp_path / "t.json").read_text())["target"] == json.loads(json.dumps(summary["target"]))
     assert (tmp_path / "t.csv.prov.json").exists() and (tmp_path / "t.json.prov.json").exists()
-    assert any((tmp_path / "cache" / "drivers" / "reduce_average").iterdir())  # the harness's driver cache
+    assert any((tmp_path / "cache" / "exes").iterdir())  # built in the harness's build cache, as samples are
 
 
 @pytest.mark.multiprocess
 def test_a_wrong_reference_is_a_failure_not_a_crash(tmp_path):
-    """A suite whose reference is wrong (copied, then its OpenMP body broken) is reported as invalid."""
+    """A suite whose reference is wrong (copied, then its OpenMP body broken) is reported as a wrong answer."""
     root = tmp_path / "suite"
     shutil.copytree(suite.DRIVERS_DIR, root / "drivers")
     shutil.copytree(suite.DATA_ROOT / "reduce_average", root / "reduce_average")
@@ -95,7 +95,7 @@ def test_a_wrong_reference_is_a_failure_not_a_crash(tmp_path):
     problem = suite.load_problem(root / "reduce_average")
     cfg = rs.CheckConfig(warmup=0, reps=1, fixed=(1, 2))
     rows = rs.check_references([problem], ["omp"], cfg, tmp_path / "drivers")
-    assert [(r["status"], r["valid"]) for r in rows] == [("invalid", False)]
+    assert [(r["status"], r["valid"]) for r in rows] == [("wrong_answer", False)]
     assert "expected" in rows[0]["detail"]
     assert not rs.summarise(rows)["all_references_pass"]
 
@@ -113,8 +113,8 @@ def test_snakemake_rule_writes_the_reference_speedups(tmp_path):
     proc = run_snakemake(tmp_path, "--configfile=tiny.yaml", target, timeout=240)
     assert proc.returncode == 0, proc.stderr[-3000:]
     summary = json.loads((tmp_path / "results/pcgbench/reference_speedups.json").read_text())
-    assert summary["problems"] == ["reduce_average"] and summary["counts"] == {"serial": {"valid": 1},
-                                                                               "omp": {"valid": 1}}
+    assert summary["problems"] == ["reduce_average"] and summary["counts"] == {"serial": {"ok": 1},
+                                                                               "omp": {"ok": 1}}
     assert summary["target"]["problems_timed"] == 1 and summary["target"]["speedup"] == rs.TARGET_SPEEDUP
     for shard in ("serial", "omp"):
         rows = json.loads((tmp_path / f"results/pcgbench/reference_speedups/{shard}.json").read_text())["rows"]

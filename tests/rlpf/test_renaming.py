@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from workflow_scripts.common.c_scanner import top_level_loops
-from workflow_scripts.pcgbench import sandbox, suite
+from workflow_scripts.pcgbench import OK, suite
 from workflow_scripts.rlpf.candidates import candidate_completions, measure_candidates, reduction_clauses
 from workflow_scripts.rlpf.program_body import program_body
 from workflow_scripts.rlpf.renaming import local_names, rename_completion, rename_identifiers
@@ -118,5 +118,5 @@ def test_derived_rows_are_renamed_and_a_measured_variant_matches_its_original(tm
     assert len(checked) == 1  # the variant's best candidate, built and run as written
     was = original.set_index("completion").loc[rename_identifiers(
         checked.completion.iloc[0], {new: old for old, new in variant.renaming})]
-    assert checked.verdict.iloc[0] == was.verdict == sandbox.OK
+    assert checked.verdict.iloc[0] == was.verdict == OK
     assert checked.key.iloc[0] != was.key  # a different program text: measured, not looked up

@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from workflow_scripts.pcgbench import PROTOCOL, sandbox, suite
+from workflow_scripts.pcgbench import BUILD_ERROR, OK, PROTOCOL, RACE_DETECTED, WRONG_ANSWER, sandbox, suite
 from workflow_scripts.rlpf.candidates import candidate_completions
 from workflow_scripts.rlpf.reward import (
     MALFORMED,
@@ -46,14 +46,14 @@ def measured(tmp_path_factory):
 def test_verdicts_of_real_programs(measured):
     _, _, _, r = measured
     assert r["malformed"].verdict == MALFORMED
-    assert r["build_error"].verdict == sandbox.BUILD_ERROR and "no_such_variable" in r["build_error"].detail
-    assert r["wrong"].verdict == sandbox.WRONG_ANSWER  # caught by validation
+    assert r["build_error"].verdict == BUILD_ERROR and "no_such_variable" in r["build_error"].detail
+    assert r["wrong"].verdict == WRONG_ANSWER  # caught by validation
     assert 0 < len(r["wrong"].detail) <= 400  # what the driver reported, trimmed
-    assert r["race"].verdict == sandbox.RACE_DETECTED, r["race"]
+    assert r["race"].verdict == RACE_DETECTED, r["race"]
     assert "ThreadSanitizer: data race" in r["race"].detail and "acc" not in r["correct"].detail
-    assert r["correct"].verdict == sandbox.OK and r["correct"].speedup > 0 and r["correct"].time_s > 0
-    assert r["baseline"].verdict == sandbox.OK and r["baseline"].speedup == 1.0
-    assert r["slow"].verdict == sandbox.OK and r["slow"].speedup < 0.8  # a slow choice is measured slow
+    assert r["correct"].verdict == OK and r["correct"].speedup > 0 and r["correct"].time_s > 0
+    assert r["baseline"].verdict == OK and r["baseline"].speedup == 1.0
+    assert r["slow"].verdict == OK and r["slow"].speedup < 0.8  # a slow choice is measured slow
 
 
 def test_a_race_on_a_search_index_is_caught(tmp_path):
@@ -66,17 +66,17 @@ def test_a_race_on_a_search_index_is_caught(tmp_path):
                 if t.kernel == "search_closest_to_pi")  # fmt: skip
     measurer = Measurer(RewardConfig(cache_dir=tmp_path, reps=3, run_timeout_s=30))
     race, correct = measurer.measure([(task, "#pragma omp parallel for"), (task, "serial")])
-    assert race.verdict == sandbox.RACE_DETECTED, race
-    assert correct.verdict == sandbox.OK
+    assert race.verdict == RACE_DETECTED, race
+    assert correct.verdict == OK
     # Chunks of 4096 or 65536 iterations: at the small size (1001) one thread did all the work and the race check
     # saw nothing (these scored 0.45-0.96, ok in 26 of 27 evaluations); at the timed size every thread works.
     chunked = measurer.measure([(task, "#pragma omp parallel for schedule(dynamic,65536)"),
                                 (task, "#pragma omp parallel for schedule(dynamic,4096)")])  # fmt: skip
-    assert [m.verdict for m in chunked] == [sandbox.RACE_DETECTED] * 2, chunked
+    assert [m.verdict for m in chunked] == [RACE_DETECTED] * 2, chunked
     unchecked = Measurer(RewardConfig(cache_dir=tmp_path, reps=3, run_timeout_s=30, race_check=False))
     assert unchecked.program_key(task, "x", "c") != measurer.program_key(task, "x", "c")  # not each other's cache
     [race] = unchecked.measure([(task, "#pragma omp parallel for")])
-    assert race.verdict in (sandbox.WRONG_ANSWER, sandbox.OK)
+    assert race.verdict in (WRONG_ANSWER, OK)
 
 
 def test_rewards_are_graded_build_lt_wrong_lt_correct(measured):
@@ -99,7 +99,7 @@ def test_cache_by_content_measures_each_program_once(measured):
     before = measurer.n_measured
     again = measurer.measure([(task, completions["correct"]), (task, completions["correct"] + "\n\n")])
     assert measurer.n_measured == before + 1  # the same program (trailing blank lines do not change it), run once
-    assert again[0] == again[1] and again[0].verdict == sandbox.OK and again[0].passes == 2
+    assert again[0] == again[1] and again[0].verdict == OK and again[0].passes == 2
     third = measurer.measure([(task, completions["correct"])])[0]
     assert third.passes == 3 and measurer.n_measured == before + 2
     assert measurer.measure([(task, completions["correct"])])[0] == third and measurer.n_measured == before + 2
@@ -109,7 +109,7 @@ def test_cache_by_content_measures_each_program_once(measured):
 
 
 def _ok(speedup):
-    return Measurement(key="k", task_id="t", verdict=sandbox.OK, speedup=speedup, time_s=1.0, baseline_time_s=1.0,
+    return Measurement(key="k", task_id="t", verdict=OK, speedup=speedup, time_s=1.0, baseline_time_s=1.0,
                        spread=0.0, detail="")
 
 
@@ -139,7 +139,7 @@ def test_runs_keep_freed_memory_and_still_validate(tmp_path, monkeypatch):
     task = next(t for t in tasks if t.kernel == "transform_squaring")
     measurer = Measurer(RewardConfig(cache_dir=tmp_path, reps=2))
     m = measurer.measure([(task, "#pragma omp parallel for")])[0]
-    assert m.verdict == sandbox.OK and m.time_s > 0
+    assert m.verdict == OK and m.time_s > 0
     # The race check's run (ThreadSanitizer's own allocator) comes first; the timed run has the setting.
     assert [e for e in envs if "TSAN_OPTIONS" in e] and not any("GLIBC_TUNABLES" in e for e in envs if "TSAN_OPTIONS" in e)
     timed = [e for e in envs if "TSAN_OPTIONS" not in e]
@@ -210,8 +210,8 @@ def test_serial_task_set_builds_hints_on_one_thread(tmp_path):
     measurer = Measurer(RewardConfig(cache_dir=tmp_path / "cache", reps=2))
     unroll, simd, openmp = measurer.measure([(task, "#pragma GCC unroll 4"), (task, "#pragma omp simd reduction(+:acc)"),
                                              (task, "#pragma omp parallel for")])  # fmt: skip
-    assert unroll.verdict == sandbox.OK and unroll.speedup > 0
-    assert simd.verdict == sandbox.OK and simd.speedup > 0
+    assert unroll.verdict == OK and unroll.speedup > 0
+    assert simd.verdict == OK and simd.speedup > 0
     assert openmp.verdict == MALFORMED  # a serial task accepts hints only: no thread-level parallelism
 
 
@@ -233,7 +233,7 @@ def test_function_kind_measures_whole_pcgbench_bodies(tmp_path):
     ]
     measurer = Measurer(RewardConfig(cache_dir=tmp_path / "cache", reps=2))
     reference, serial, wrong, broken, chat = measurer.measure([(task, c) for c in completions])
-    assert reference.verdict == sandbox.OK and reference.speedup > 0 and reference.time_s > 0
-    assert serial.verdict == sandbox.OK and serial.speedup == 1.0  # the baseline itself
+    assert reference.verdict == OK and reference.speedup > 0 and reference.time_s > 0
+    assert serial.verdict == OK and serial.speedup == 1.0  # the baseline itself
     assert chat == serial  # the same body, whatever the wrapping
-    assert wrong.verdict == sandbox.WRONG_ANSWER and broken.verdict == sandbox.BUILD_ERROR
+    assert wrong.verdict == WRONG_ANSWER and broken.verdict == BUILD_ERROR

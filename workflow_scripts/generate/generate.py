@@ -53,9 +53,13 @@ from workflow_scripts.common.model_source import FETCH_ROOT, fetch_root_in, inpu
 from workflow_scripts.generate.backend_result import Completion
 from workflow_scripts.generate.extract import extract_body
 from workflow_scripts.generate.journal import SampleJournal
-from workflow_scripts.pcgbench.pareval_format import load_generations, validate_records
-from workflow_scripts.pcgbench.paths import SELF_TEST_GENERATORS
-from workflow_scripts.pcgbench.translation import is_translation, model_prompt
+from workflow_scripts.pcgbench import (
+    SELF_TEST_GENERATORS,
+    is_translation,
+    load_generations,
+    model_prompt,
+    validate_records,
+)
 
 logger = logging.getLogger(__name__)
 

@@ -19,7 +19,7 @@ from typing import Any
 import pandas as pd
 
 from workflow_scripts.common import Provenance, write_json
-from workflow_scripts.pcgbench.metrics import compute_metrics
+from workflow_scripts.pcgbench import compute_metrics
 
 logger = logging.getLogger(__name__)
 

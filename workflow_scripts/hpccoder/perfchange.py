@@ -51,12 +51,12 @@ from workflow_scripts.pcgbench import (
     BuildCache,
     BuildConfig,
     BuildRequest,
+    EvaluateConfig,
     check_sandbox,
     run_program,
     suite,
     summarise_times,
 )
-from workflow_scripts.pcgbench.evaluate import EvaluateConfig
 
 logger = logging.getLogger(__name__)
 

@@ -1,8 +1,22 @@
 """PCGBench: the parallel code generation benchmark (problem suite, evaluation harness, metrics).
 
-The harness's public API: build programs from generated bodies (cached by content), and run one built
-program in the sandbox under a named protocol and limits. PCGBench's evaluation, the RLPF reward and the
-performance-change task all build and run through these, so generated code has one sandboxed run path.
+This package is a study of its own and the library every other study uses to build and run generated code.
+Other packages import from here only (`from workflow_scripts.pcgbench import run_program`), never a module
+inside it: tests/pcgbench_harness/test_api.py holds them to `__all__`. What they get:
+
+- building: BuildCache, BuildConfig, BuildRequest, BuildResult (build.py: content-addressed, compiled in the
+  sandbox);
+- running one built program under a named protocol and limits: RunProtocol, PROTOCOL, run_program, ProgramRun,
+  check_races, RaceCheck (run.py), SandboxLimits, check_sandbox, check_tools and the sandbox's own failures,
+  SandboxUnavailable and SandboxFailure, which are never a verdict on a sample (sandbox.py); placement_env,
+  summarise_times (timing.py);
+- the verdict vocabulary: OK, BUILD_ERROR, WRONG_ANSWER, ... VERDICTS, and a reference's BUILD_ONLY and
+  UNAVAILABLE (verdicts.py);
+- the evaluation's settings, EvaluateConfig (evaluate.py), and its estimators, compute_metrics (metrics.py);
+- generations files: load_generations, validate_records (pareval_format.py); translation prompts:
+  is_translation, model_prompt (translation.py);
+- the problem suite, `suite` (problems, prompts, reference bodies); the self-test generators'
+  names, SELF_TEST_GENERATORS, and the suite's files for a rule, suite_files and prompt_set_file (paths.py).
 
     from workflow_scripts.pcgbench import BuildCache, BuildConfig, BuildRequest, RunProtocol, SandboxLimits, run_program
 
@@ -16,10 +30,16 @@ performance-change task all build and run through these, so generated code has o
     [tsan] = cache.build_all([BuildRequest(problem=problem, model="omp", body=body, sanitizer=suite.TSAN)])
     check_races(problem, "omp", tsan, seed=1234, limits=SandboxLimits(wall_s=60.0)).status
 
-The problem suite itself is `workflow_scripts.pcgbench.suite`.
+The package's own modules import each other directly (`from workflow_scripts.pcgbench.build import ...`),
+never this file, which imports them all.
 """
 
+from workflow_scripts.pcgbench import suite
 from workflow_scripts.pcgbench.build import BuildCache, BuildConfig, BuildRequest, BuildResult
+from workflow_scripts.pcgbench.evaluate import EvaluateConfig
+from workflow_scripts.pcgbench.metrics import compute_metrics
+from workflow_scripts.pcgbench.pareval_format import load_generations, validate_records
+from workflow_scripts.pcgbench.paths import SELF_TEST_GENERATORS, prompt_set_file, suite_files
 from workflow_scripts.pcgbench.run import (
     PROTOCOL,
     ProgramRun,
@@ -29,7 +49,17 @@ from workflow_scripts.pcgbench.run import (
     run_program,
 )
 from workflow_scripts.pcgbench.sandbox import (
+    SandboxFailure,
+    SandboxLimits,
+    SandboxUnavailable,
+    check_sandbox,
+    check_tools,
+)
+from workflow_scripts.pcgbench.timing import placement_env, summarise_times
+from workflow_scripts.pcgbench.translation import is_translation, model_prompt
+from workflow_scripts.pcgbench.verdicts import (
     BUILD_ERROR,
+    BUILD_ONLY,
     CRASH,
     KILLED_RESOURCE_LIMIT,
     NO_PARALLELISM,
@@ -38,26 +68,29 @@ from workflow_scripts.pcgbench.sandbox import (
     RACE_DETECTED,
     RESOURCE_OVERUSE,
     TAMPERING,
+    UNAVAILABLE,
     VERDICT_TIMEOUT,
     VERDICTS,
     WRONG_ANSWER,
-    SandboxFailure,
-    SandboxLimits,
-    SandboxUnavailable,
-    check_sandbox,
-    check_tools,
 )
-from workflow_scripts.pcgbench.timing import placement_env, summarise_times
 
 __all__ = [
     # building
     "BuildCache", "BuildConfig", "BuildRequest", "BuildResult",
     # running one program
-    "RunProtocol", "PROTOCOL", "ProgramRun", "run_program", "SandboxLimits", "check_races", "RaceCheck", "check_tools", "placement_env", "summarise_times",
+    "RunProtocol", "PROTOCOL", "ProgramRun", "run_program", "SandboxLimits", "check_races", "RaceCheck", "check_tools",
+    "placement_env", "summarise_times",
     # the sandbox's own failures (never a verdict on a sample)
     "check_sandbox", "SandboxUnavailable", "SandboxFailure",
     # verdicts
     "BUILD_ERROR", "NO_PARALLELISM", "VERDICT_TIMEOUT", "CRASH", "KILLED_RESOURCE_LIMIT", "WRONG_ANSWER", "OK",
-    "PROMPT_MISMATCH", "RACE_DETECTED", "TAMPERING", "RESOURCE_OVERUSE",
-    "VERDICTS",
+    "PROMPT_MISMATCH", "RACE_DETECTED", "TAMPERING", "RESOURCE_OVERUSE", "VERDICTS",
+    # what a reference can be here that no sample is (reference_speedups.py)
+    "BUILD_ONLY", "UNAVAILABLE",
+    # the evaluation's settings and estimators
+    "EvaluateConfig", "compute_metrics",
+    # generations files and translation prompts
+    "load_generations", "validate_records", "is_translation", "model_prompt",
+    # the problem suite and the files rules name
+    "suite", "SELF_TEST_GENERATORS", "suite_files", "prompt_set_file",
 ]  # fmt: skip

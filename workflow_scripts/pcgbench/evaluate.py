@@ -58,30 +58,16 @@ import pandas as pd
 from workflow_scripts.common import Progress, Provenance, write_json
 from workflow_scripts.common.config import schema_default
 from workflow_scripts.common.io import atomic_path
-from workflow_scripts.pcgbench import (
-    BUILD_ERROR,
-    NO_PARALLELISM,
-    OK,
-    PROMPT_MISMATCH,
-    RACE_DETECTED,
-    BuildCache,
-    BuildConfig,
-    BuildRequest,
-    BuildResult,
-    RunProtocol,
-    SandboxLimits,
-    check_sandbox,
-    run_program,
-    sandbox,
-    suite,
-    summarise_times,
-)
+from workflow_scripts.pcgbench import sandbox, suite
+from workflow_scripts.pcgbench.build import BuildCache, BuildConfig, BuildRequest, BuildResult
 from workflow_scripts.pcgbench.metrics import compute_metrics, metrics_long_table
 from workflow_scripts.pcgbench.pareval_format import MALFORMED as MALFORMED_RECORD
-from workflow_scripts.pcgbench.run import PROTOCOL, check_races
+from workflow_scripts.pcgbench.run import PROTOCOL, RunProtocol, check_races, run_program
 from workflow_scripts.pcgbench.samples import Sample, load_samples, toolchain_report
+from workflow_scripts.pcgbench.sandbox import SandboxLimits, check_sandbox
 from workflow_scripts.pcgbench.shards import Shard
-from workflow_scripts.pcgbench.timing import ResourceConfig, resource_sweep
+from workflow_scripts.pcgbench.timing import ResourceConfig, resource_sweep, summarise_times
+from workflow_scripts.pcgbench.verdicts import BUILD_ERROR, NO_PARALLELISM, OK, PROMPT_MISMATCH, RACE_DETECTED
 
 logger = logging.getLogger(__name__)
 

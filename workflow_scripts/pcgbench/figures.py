@@ -26,8 +26,8 @@ import pandas as pd  # noqa: E402
 
 from workflow_scripts.common.figures import Registry, draw_figure, save_figure  # noqa: E402
 from workflow_scripts.pcgbench.metrics import translation_versus_generation  # noqa: E402
-from workflow_scripts.pcgbench.sandbox import VERDICTS  # noqa: E402
 from workflow_scripts.pcgbench.translation import PAIR_NAMES, parse_pair  # noqa: E402
+from workflow_scripts.pcgbench.verdicts import VERDICTS  # noqa: E402
 
 logger = logging.getLogger(__name__)
 

@@ -41,7 +41,7 @@ from workflow_scripts.common import Provenance, write_json
 from workflow_scripts.common.c_scanner import first_loop_bound, pragmas
 from workflow_scripts.pcgbench import suite
 from workflow_scripts.pcgbench.pareval_format import load_generations, problem_name
-from workflow_scripts.pcgbench.sandbox import (
+from workflow_scripts.pcgbench.verdicts import (
     BUILD_ERROR,
     KILLED_RESOURCE_LIMIT,
     NO_PARALLELISM,

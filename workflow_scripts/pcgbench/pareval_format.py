@@ -41,8 +41,8 @@ import yaml
 from workflow_scripts.common.c_scanner import canonical_declaration as canonical
 from workflow_scripts.common.c_scanner import struct_definitions
 from workflow_scripts.common.io import write_json
-from workflow_scripts.pcgbench.sandbox import PROMPT_MISMATCH
 from workflow_scripts.pcgbench.suite import DATA_ROOT, EXECUTION_MODELS, PROBLEM_TYPES, Problem, prompt
+from workflow_scripts.pcgbench.verdicts import PROMPT_MISMATCH
 
 logger = logging.getLogger(__name__)
 

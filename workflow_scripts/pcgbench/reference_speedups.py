@@ -6,8 +6,11 @@ the same process, once per resource configuration of the harness's sweep (timing
 1, 2, ... up to max_cores for omp and kokkos, ranks for mpi, both for mpi+omp). References are trusted code,
 but they are measured exactly as samples are (run.run_program: the sandbox, the run secret, fresh checked inputs
 for every timed call, the CPU-time check, the thread placement), so that a speedup in this table and one in the
-evaluation mean the same thing. Models that cannot run here are rows with status `build_only` (compiled:
-CUDA without a GPU) or `unavailable` (no toolchain: HIP without hipcc), with the reason; never failures.
+evaluation mean the same thing, and they are built as samples are (build.BuildCache: compiled in the sandbox,
+cached by content, in the harness's build cache). A row's status is the evaluation's verdict on the reference
+(verdicts.py: ok, wrong_answer, build_error, crash, timeout, ...). Models that cannot run here are rows with
+status `build_only` (compiled: CUDA without a GPU) or `unavailable` (no toolchain: HIP without hipcc), with the
+reason; never failures.
 
 Outputs (rule pcgbench_reference_speedups):
     results/pcgbench/reference_speedups.csv    one row per (problem, model, ranks, threads): status, valid,
@@ -28,30 +31,34 @@ import json
 import logging
 import socket
 import statistics
-import subprocess
-import tempfile
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future
 from pathlib import Path
 
 from workflow_scripts.common import Progress, Provenance, write_json
 from workflow_scripts.common.config import schema_default
 from workflow_scripts.common.io import atomic_path
-from workflow_scripts.pcgbench import sandbox, suite
+from workflow_scripts.pcgbench import suite
+from workflow_scripts.pcgbench.build import BuildCache, BuildConfig, BuildRequest, BuildResult
 from workflow_scripts.pcgbench.prompts import select_problems
 from workflow_scripts.pcgbench.run import RunProtocol, run_program
+from workflow_scripts.pcgbench.sandbox import SandboxLimits
 from workflow_scripts.pcgbench.shards import Shard
 from workflow_scripts.pcgbench.timing import ResourceConfig, resource_sweep, summarise_times
+from workflow_scripts.pcgbench.verdicts import (
+    BUILD_ERROR,
+    BUILD_ONLY,
+    OK,
+    UNAVAILABLE,
+    VERDICTS,
+    WRONG_ANSWER,
+)
 
 logger = logging.getLogger(__name__)
 
-# Statuses of a row.
-VALID = "valid"
-INVALID = "invalid"              # ran, and the driver's validator rejected the answer
-BUILD_FAILED = "build_failed"    # the reference or its driver did not compile
-RUN_FAILED = "run_failed"        # crashed, timed out, or printed no result line
-BUILD_ONLY = "build_only"        # compiled; cannot run here (CUDA/HIP without a GPU)
-UNAVAILABLE = "unavailable"      # no toolchain here (HIP without hipcc)
-FAILURES = (INVALID, BUILD_FAILED, RUN_FAILED)
+# A row's status is a verdict (verdicts.py), or BUILD_ONLY or UNAVAILABLE. Every verdict but OK is a failure, in
+# the order a (problem, model) pair is counted by its worst row (summarise): a wrong answer, a build error, then
+# how its run failed.
+FAILURES = (WRONG_ANSWER, BUILD_ERROR, *(v for v in VERDICTS if v not in (WRONG_ANSWER, BUILD_ERROR, OK)))
 
 # The suite's own target: the OpenMP references beat the serial baseline by >= 1.3x on 2 threads on the
 # median problem, at the timed size.
@@ -100,83 +107,76 @@ def _row(problem: suite.Problem, model: str, status: str, detail: str = "", conf
          **timing) -> dict:  # fmt: skip
     row = {column: None for column in COLUMNS}
     row.update(problem=problem.name, problem_type=problem.problem_type, model=model, status=status,
-               valid={VALID: True, INVALID: False}.get(status), detail=detail.replace("\n", " ")[:500],
+               valid={OK: True, WRONG_ANSWER: False}.get(status), detail=detail.replace("\n", " ")[:500],
                ranks=config.ranks if config else None, threads=config.threads if config else None, **timing)
     return row
 
 
-def _build(problem: suite.Problem, model: str, work: Path, build_dir: Path) -> tuple[Path | None, dict | None]:
-    """(executable, None) when the reference can run here, else (None, the row saying why not)."""
-    ok, why = suite.build_status(model)
-    if not ok:
-        return None, _row(problem, model, UNAVAILABLE, why)
-    runnable, run_why = suite.toolchain_status(model)
-    body = suite.reference_body(problem, model)
-    folder = work / problem.name / model.replace("+", "_")
+def _builds(pairs: list[tuple[suite.Problem, str]], build_dir: Path, jobs: int) -> list[tuple[Path | None, dict | None]]:
+    """For each pair, (executable, None) when its reference can run here, else (None, the row saying why not).
+    References compile as samples do (build.BuildCache: in the sandbox, cached by content), `jobs` at a time."""
+    status = {model: suite.build_status(model) for _, model in pairs}
+    requests = [BuildRequest(problem=p, model=m, body=suite.reference_body(p, m)) for p, m in pairs if status[m][0]]
+    outcomes = []
+    with BuildCache(BuildConfig(cache_dir=build_dir, jobs=jobs)).building(requests) as futures:
+        built = iter(futures)
+        for problem, model in pairs:
+            ok, why = status[model]
+            outcomes.append(_built(problem, model, next(built)) if ok else (None, _row(problem, model, UNAVAILABLE, why)))
+    return outcomes
+
+
+def _built(problem: suite.Problem, model: str, build: Future[BuildResult]) -> tuple[Path | None, dict | None]:
     try:
-        if runnable:
-            return suite.build_executable(problem, model, body, folder, build_dir), None
-        # Compile the reference and its driver; there is nothing to link and run them on.
-        folder.mkdir(parents=True, exist_ok=True)
-        src = folder / f"sample{suite.sample_suffix(model)}"
-        src.write_text(suite.sample_source(problem, model, body))
-        proc = subprocess.run(suite.compile_sample_argv(problem, model, src, src.with_suffix(".o")),
-                              capture_output=True, text=True)
-        if proc.returncode != 0:
-            return None, _row(problem, model, BUILD_FAILED, proc.stderr[-400:])
-        suite.build_driver(problem, model, build_dir)
-        return None, _row(problem, model, BUILD_ONLY, run_why)
-    except RuntimeError as err:
-        return None, _row(problem, model, BUILD_FAILED, str(err)[-400:])
+        result = build.result()
+    except RuntimeError as err:  # its driver did not compile (suite.build_driver): a suite bug, reported as the pair's
+        return None, _row(problem, model, BUILD_ERROR, str(err)[-400:])
+    if not result.ok:
+        return None, _row(problem, model, BUILD_ERROR, result.log[-400:])
+    if result.finding is not None:  # the harness would never run it as a sample: neither does the check
+        return None, _row(problem, model, result.finding.verdict, result.finding.detail)
+    runnable, why = suite.toolchain_status(model)
+    return (result.exe, None) if runnable else (None, _row(problem, model, BUILD_ONLY, why))
 
 
 def _run(problem: suite.Problem, model: str, exe: Path, config: ResourceConfig, cfg: CheckConfig) -> dict:
     protocol = RunProtocol(warmup=cfg.warmup, reps=cfg.reps, validations=1, seed=cfg.seed, size=cfg.size,
                            ranks=config.ranks, threads=config.threads, nice=cfg.run_nice)  # fmt: skip
-    limits = sandbox.SandboxLimits(wall_s=cfg.run_timeout_s, cpu_s=int(cfg.run_timeout_s) * max(1, config.n_resources))
+    limits = SandboxLimits(wall_s=cfg.run_timeout_s, cpu_s=int(cfg.run_timeout_s) * max(1, config.n_resources))
     run = run_program(problem, model, exe, protocol, limits)
-    if run.verdict == sandbox.WRONG_ANSWER:
-        return _row(problem, model, INVALID, run.detail, config)
-    if run.verdict != sandbox.OK:
-        return _row(problem, model, RUN_FAILED, f"{run.verdict}: {run.detail}"[:500], config)
+    if run.verdict == WRONG_ANSWER:
+        return _row(problem, model, WRONG_ANSWER, run.detail, config)
+    if run.verdict != OK:
+        return _row(problem, model, run.verdict, f"{run.verdict}: {run.detail}"[:500], config)
     baseline = statistics.median(run.baseline_times_s)
     spread = summarise_times([baseline / t for t in run.times_s])  # unit-agnostic: median, IQR, min, max
     times = summarise_times(run.times_s)
-    return _row(problem, model, VALID, "", config, speedup_median=spread.median_s, speedup_min=spread.min_s,
+    return _row(problem, model, OK, "", config, speedup_median=spread.median_s, speedup_min=spread.min_s,
                 speedup_max=spread.max_s, speedup_iqr=spread.iqr_s, time_median_s=times.median_s,
                 time_iqr_s=times.iqr_s, baseline_median_s=baseline)
 
 
 def check_references(problems: list[suite.Problem], models: list[str], cfg: CheckConfig, build_dir: Path,
                      progress=None) -> list[dict]:  # fmt: skip
-    """Rows (see COLUMNS) for every problem x model, in that order. Compiles run `cfg.jobs` at a time; runs
-    one at a time, so no two timings share the cores. `progress(row)` is called as each row is made."""
+    """Rows (see COLUMNS) for every problem x model, in that order, built in the build cache `build_dir`
+    (build.BuildCache). Compiles run `cfg.jobs` at a time; runs one at a time, so no two timings share the cores.
+    `progress(row)` is called as each row is made."""
     if "kokkos" in models and suite.build_status("kokkos")[0]:
         suite.ensure_kokkos()  # once, before the compile workers start
     rows: list[dict] = []
-    with tempfile.TemporaryDirectory(prefix="pcgbench-refs-") as tmp:
-        pairs = [(p, m) for p in problems for m in models]
-        builds = Progress("reference builds", total=len(pairs), unit="build", logger=logger)
-
-        def build(pair):
-            result = _build(*pair, Path(tmp), Path(build_dir))
-            builds.advance()
-            return result
-
-        with ThreadPoolExecutor(cfg.jobs) as pool:
-            built = list(pool.map(build, pairs))
-        builds.finish()
-        timed = Progress("timed references", total=len(pairs), unit="reference", logger=logger)
-        for (problem, model), (exe, row) in zip(pairs, built, strict=True):
-            new = [row] if exe is None else [_run(problem, model, exe, c, cfg) for c in cfg.configurations(model)]
-            for row in new:
-                if progress:
-                    progress(row)
-                if row["status"] in FAILURES:
-                    logger.error("reference %s/%s: %s %s", problem.name, model, row["status"], row["detail"])
-            rows += new
-            timed.advance()
-        timed.finish()
+    pairs = [(p, m) for p in problems for m in models]
+    built = _builds(pairs, Path(build_dir), cfg.jobs)
+    timed = Progress("timed references", total=len(pairs), unit="reference", logger=logger)
+    for (problem, model), (exe, row) in zip(pairs, built, strict=True):
+        new = [row] if exe is None else [_run(problem, model, exe, c, cfg) for c in cfg.configurations(model)]
+        for row in new:
+            if progress:
+                progress(row)
+            if row["status"] in FAILURES:
+                logger.error("reference %s/%s: %s %s", problem.name, model, row["status"], row["detail"])
+        rows += new
+        timed.advance()
+    timed.finish()
     return rows
 
 
@@ -190,19 +190,19 @@ def summarise(rows: list[dict]) -> dict:
     for model in problems_per_model:
         for problem in sorted(problems_per_model[model]):
             statuses = [r["status"] for r in rows if r["model"] == model and r["problem"] == problem]
-            worst = next((s for s in (*FAILURES, UNAVAILABLE, BUILD_ONLY) if s in statuses), VALID)
+            worst = next((s for s in (*FAILURES, UNAVAILABLE, BUILD_ONLY) if s in statuses), OK)
             counts.setdefault(model, {}).setdefault(worst, 0)
             counts[model][worst] += 1
     speedups: dict[str, dict[str, dict]] = {}
     for row in rows:
-        if row["status"] != VALID:
+        if row["status"] != OK:
             continue
         key = f"{row['ranks']}x{row['threads']}"
         speedups.setdefault(row["model"], {}).setdefault(key, []).append(row["speedup_median"])
     by_model = {model: {key: {"median_speedup": statistics.median(v), "problems": len(v)} for key, v in keyed.items()}
                 for model, keyed in speedups.items()}  # fmt: skip
     target_rows = [r for r in rows if r["model"] == TARGET_MODEL and r["threads"] == TARGET_THREADS]
-    target_valid = sorted((r for r in target_rows if r["status"] == VALID), key=lambda r: r["speedup_median"])
+    target_valid = sorted((r for r in target_rows if r["status"] == OK), key=lambda r: r["speedup_median"])
     median = statistics.median(r["speedup_median"] for r in target_valid) if target_valid else None
     failed = [{k: r[k] for k in ("problem", "model", "ranks", "threads", "status", "detail")}
               for r in rows if r["status"] in FAILURES]  # fmt: skip
@@ -238,9 +238,9 @@ def write_table(rows: list[dict], path: Path) -> None:
 def format_row(row: dict) -> str:
     """One human-readable line of the table (the CLI and the benchmark print these)."""
     head = f"{row['problem']:34s} {row['model']:8s}"
-    if row["status"] != VALID:
+    if row["status"] != OK:
         return f"{head} {row['status'].upper()} {row['detail']}"
-    return (f"{head} valid  speedup {row['speedup_median']:6.2f} (min {row['speedup_min']:.2f}, "
+    return (f"{head} ok     speedup {row['speedup_median']:6.2f} (min {row['speedup_min']:.2f}, "
             f"max {row['speedup_max']:.2f}, IQR {row['speedup_iqr']:.2f}; ranks {row['ranks']} x threads "
             f"{row['threads']})")  # fmt: skip
 
@@ -252,8 +252,9 @@ def _check_config(evaluate: dict, seed: int, jobs: int) -> CheckConfig:
 
 
 def _check(problems: list[suite.Problem], models: list[str], cfg: CheckConfig, evaluate: dict) -> list[dict]:
-    # The harness's driver cache: the evaluation that follows reuses these driver objects.
-    build_dir = Path(evaluate["cache_dir"]) / "drivers"
+    # The harness's build cache: references are built there as samples are, and the evaluation that follows finds
+    # their drivers built (in the machine's cache: build.BuildCache).
+    build_dir = Path(evaluate["cache_dir"])
     logger.info("checking the references of %d problems x %s (sweep up to %d cores, size %s, %d reps)",
                 len(problems), models, cfg.max_cores, cfg.size, cfg.reps)  # fmt: skip
     return check_references(problems, models, cfg, build_dir, progress=lambda row: logger.info(format_row(row)))

@@ -3,7 +3,7 @@ evaluation, the RLPF reward and the performance-change task run programs built f
 
     protocol = RunProtocol(warmup=1, reps=5, validations=3, seed=1234, threads=2, nice=-20)
     run = run_program(problem, "omp", exe, protocol, SandboxLimits(wall_s=60.0, cpu_s=240))
-    run.verdict        # sandbox.OK, WRONG_ANSWER, CRASH, VERDICT_TIMEOUT or KILLED_RESOURCE_LIMIT
+    run.verdict        # verdicts.OK, WRONG_ANSWER, CRASH, VERDICT_TIMEOUT or KILLED_RESOURCE_LIMIT
     run.times_s        # the program's timed repetitions; run.baseline_times_s the serial baseline's
 
 The suite's driver (suite.run_argv) validates the program, then times it and the serial baseline side by
@@ -14,13 +14,13 @@ fastest repetition of each.
 The program links the sample into the driver's process, so what the run reports is trusted only as far as
 the sample cannot have written it (data/pcgbench/README.md, "What a sample cannot forge"):
 - each run gets a secret on standard input (a nonce and the timed inputs' seed, drawn here); result lines
-  without the nonce were printed by the sample: the verdict is sandbox.TAMPERING;
+  without the nonce were printed by the sample: the verdict is verdicts.TAMPERING;
 - the timings reported must be as many as asked for, each above 0, and fit in the run's wall time measured from
   outside (impossible_report; else TAMPERING); the driver keeps the secret, its clocks and its records in a region
   the sample cannot read or write while it runs, and generates a timed call's input again before the baseline
   answers it (drivers/main.hpp);
 - the driver reads the process's CPU time around every timed call: more cores used than given, in the sample's
-  calls or during the baseline's, is sandbox.RESOURCE_OVERUSE (resource_overuse), never a speedup.
+  calls or during the baseline's, is verdicts.RESOURCE_OVERUSE (resource_overuse), never a speedup.
 
     check = check_races(problem, "omp", tsan_build, seed=1234, limits=limits)   # before the timed runs
     check.status       # "clean", "race" or "inconclusive"
@@ -43,7 +43,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from workflow_scripts.common.c_scanner import strip_comments_and_strings
-from workflow_scripts.pcgbench import sandbox, suite
+from workflow_scripts.pcgbench import sandbox, suite, verdicts
 from workflow_scripts.pcgbench.timing import placement_env
 
 if TYPE_CHECKING:
@@ -110,7 +110,7 @@ class RunProtocol:
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class ProgramRun:
-    verdict: str  # one of sandbox.VERDICTS (never BUILD_ERROR or NO_PARALLELISM: the program was built and run)
+    verdict: str  # one of verdicts.VERDICTS (never BUILD_ERROR or NO_PARALLELISM: the program was built and run)
     detail: str  # why it failed: how the run ended and its stderr's tail, or the driver's complaint; "" if OK
     # What the driver reported when the run ended cleanly but the program failed: its validation failure
     # (WRONG_ANSWER) or why its result line was unreadable (CRASH). None when the sandbox's verdict decided.
@@ -184,21 +184,21 @@ def run_program(problem: suite.Problem, model: str, exe: Path, protocol: RunProt
         if tuple(r.threads for r in results) != threads:  # the driver prints them in this order
             raise ValueError(f"result lines for threads {[r.threads for r in results]}, expected {list(threads)}")
     except suite.ForgedResult as err:
-        return ProgramRun(verdict=sandbox.TAMPERING, driver_failure=str(err), detail=str(err), **failed)
+        return ProgramRun(verdict=verdicts.TAMPERING, driver_failure=str(err), detail=str(err), **failed)
     except ValueError as err:
-        return ProgramRun(verdict=sandbox.CRASH, driver_failure=str(err), **failed,
+        return ProgramRun(verdict=verdicts.CRASH, driver_failure=str(err), **failed,
                           detail=f"no valid result line ({err}); stderr: {result.stderr.strip()[-300:]}")  # fmt: skip
     parsed = results[0]
     failed["driver_results"] = results
     if not parsed.valid:
-        return ProgramRun(verdict=sandbox.WRONG_ANSWER, detail=parsed.failure, driver_failure=parsed.failure, **failed)
+        return ProgramRun(verdict=verdicts.WRONG_ANSWER, detail=parsed.failure, driver_failure=parsed.failure, **failed)
     # What the driver reports must be what it was asked to run, and fit in what was measured from outside.
     if (why := impossible_report(results, protocol.reps, result.wall_s)) is not None:
-        return ProgramRun(verdict=sandbox.TAMPERING, detail=why, driver_failure=why, **failed)
+        return ProgramRun(verdict=verdicts.TAMPERING, detail=why, driver_failure=why, **failed)
     for r in results:
         if (why := resource_overuse(r)) is not None:
-            return ProgramRun(verdict=sandbox.RESOURCE_OVERUSE, detail=why, driver_failure=why, **failed)
-    return ProgramRun(verdict=sandbox.OK, detail="", driver_failure=None, times_s=parsed.times_s,
+            return ProgramRun(verdict=verdicts.RESOURCE_OVERUSE, detail=why, driver_failure=why, **failed)
+    return ProgramRun(verdict=verdicts.OK, detail="", driver_failure=None, times_s=parsed.times_s,
                       baseline_times_s=parsed.baseline_times_s, wall_s=result.wall_s, result=result,
                       by_threads={r.threads: (r.times_s, r.baseline_times_s) for r in results},
                       driver_results=results)  # fmt: skip
@@ -215,7 +215,7 @@ TSAN_EXIT_CODE = 66
 
 @dataclasses.dataclass(frozen=True)
 class RaceCheck:
-    status: str  # "clean", "race" (sandbox.RACE_DETECTED for the sample) or "inconclusive" (no verdict)
+    status: str  # "clean", "race" (verdicts.RACE_DETECTED for the sample) or "inconclusive" (no verdict)
     detail: str  # the race's report (its first access pair and summary line), or why it was inconclusive
 
     def column(self) -> str:
@@ -277,6 +277,6 @@ def check_races(problem: suite.Problem, model: str, build: "BuildResult", *, see
     run = run_program(problem, model, build.exe, protocol, dataclasses.replace(limits, address_space_mb=None))
     if RACE_REPORT in run.result.stderr:
         return RaceCheck(status="race", detail=race_report(run.result.stderr))
-    if run.verdict == sandbox.OK:
+    if run.verdict == verdicts.OK:
         return RaceCheck(status="clean", detail="")
     return RaceCheck(status="inconclusive", detail=f"the ThreadSanitizer build's run: {run.verdict}: {run.detail}")

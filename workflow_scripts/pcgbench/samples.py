@@ -21,7 +21,7 @@ from workflow_scripts.pcgbench.pareval_format import (
     match_generations,
     record_name,
 )
-from workflow_scripts.pcgbench.sandbox import PROMPT_MISMATCH
+from workflow_scripts.pcgbench.verdicts import PROMPT_MISMATCH
 
 logger = logging.getLogger(__name__)
 

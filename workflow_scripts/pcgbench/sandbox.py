@@ -111,35 +111,15 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from workflow_scripts.pcgbench.verdicts import CRASH, KILLED_RESOURCE_LIMIT, VERDICT_TIMEOUT
+
 logger = logging.getLogger(__name__)
 
-# How a sandboxed run ended (the runner's view; verdicts are the harness's view, below).
+# How a sandboxed run ended (the runner's view; verdicts, the harness's view, are verdicts.py's words).
 EXITED = "exited"  # the program exited by itself (any exit code)
 TIMEOUT = "timeout"  # the wall-clock deadline passed and the sandbox was killed
 SIGNALED = "signaled"  # the program died of a signal (SIGSEGV, SIGABRT, SIGXCPU, ...)
 OUTPUT_LIMIT = "output_limit"  # it printed more than the cap and was killed
-
-# Verdicts of one sample (exactly these strings land in results.parquet).
-BUILD_ERROR = "build_error"
-VERDICT_TIMEOUT = "timeout"
-CRASH = "crash"
-WRONG_ANSWER = "wrong_answer"
-KILLED_RESOURCE_LIMIT = "killed_resource_limit"
-NO_PARALLELISM = "no_parallelism"
-OK = "ok"
-# A ThreadSanitizer run of the program reported a data race (run.check_races): never timed, not a pass.
-RACE_DETECTED = "race_detected"
-# The record's prompt declares another interface than the problem its name names: not built, not scored.
-PROMPT_MISMATCH = "prompt_mismatch"
-# The sample tried to decide its own verdict or timing: its object defines what it was not asked for (a
-# constructor, a clock, an allocator, a harness function: tampering.py) or its output holds a result line the
-# driver did not print (run.run_program). Never timed, not a pass.
-TAMPERING = "tampering"
-# The sample used more cores than the run gave it (CPU time above threads x wall time in its timed calls, or
-# work of its own during the baseline's): never a speedup (run.resource_overuse).
-RESOURCE_OVERUSE = "resource_overuse"
-VERDICTS = (PROMPT_MISMATCH, BUILD_ERROR, TAMPERING, VERDICT_TIMEOUT, CRASH, WRONG_ANSWER, RACE_DETECTED,
-            RESOURCE_OVERUSE, KILLED_RESOURCE_LIMIT, NO_PARALLELISM, OK)
 
 SANDBOX_UID = 65534  # "nobody": an unprivileged uid, so RLIMIT_NPROC holds
 SANDBOX_WORKDIR = "/tmp"  # the program's working directory: the private tmpfs

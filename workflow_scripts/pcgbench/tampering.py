@@ -9,9 +9,9 @@ asked for one function; this module reads its object (and the executable's libra
 and names what else it defines or calls:
 
     why = inspect_sample(problem, model, sample_obj, driver_obj, exe)
-    why.verdict, why.detail     # sandbox.TAMPERING or sandbox.RESOURCE_OVERUSE, and the symbol; None if clean
+    why.verdict, why.detail     # verdicts.TAMPERING or verdicts.RESOURCE_OVERUSE, and the symbol; None if clean
 
-Tampering (sandbox.TAMPERING):
+Tampering (verdicts.TAMPERING):
 - a constructor or destructor section (.init_array, .ctors, .fini_array, .dtors, .preinit_array) whose code refers
   to anything beyond what the headers' own static objects refer to (<iostream>'s under GCC 12, IOSTREAM_INIT;
   Kokkos's registries; for CUDA and HIP, the registration of the object's kernels and their launch stubs,
@@ -34,7 +34,7 @@ Tampering (sandbox.TAMPERING):
   protections) and reading the environment (where the race check's run differs from a timed one);
 - in an OpenMP body's code, before it is built (inspect_source, build_probe): a test that could tell the race
   check's build (clang, ThreadSanitizer) from the timed one (GCC): their macros, feature tests, token pasting.
-Resource overuse (sandbox.RESOURCE_OVERUSE): a call that starts threads or processes of the sample's own, or
+Resource overuse (verdicts.RESOURCE_OVERUSE): a call that starts threads or processes of the sample's own, or
 changes the thread count it was given (SPAWN_CALLS: pthread_create, std::thread, fork, omp_set_num_threads,
 MPI_Comm_spawn, ...), and an OpenMP `num_threads(...)` clause (inspect_source; only `omp_get_max_threads()`,
 the count given, is allowed): the model's runtime (OpenMP, MPI, Kokkos) makes the threads and ranks a run is
@@ -60,7 +60,7 @@ import tempfile
 from pathlib import Path
 
 from workflow_scripts.common.c_scanner import pragmas, strip_comments_and_strings
-from workflow_scripts.pcgbench import sandbox, suite
+from workflow_scripts.pcgbench import suite, verdicts
 
 CONSTRUCTOR_SECTIONS = (".init_array", ".ctors", ".fini_array", ".dtors", ".preinit_array")
 # What the static constructor of a translation unit that includes <iostream> (GCC 12) refers to, and nothing else:
@@ -100,7 +100,7 @@ GPU_REGISTRATION = {"__cudaRegisterFunction", "__cudaRegisterVar", "__cudaPopCal
 
 @dataclasses.dataclass(frozen=True)
 class Finding:
-    verdict: str  # sandbox.TAMPERING or sandbox.RESOURCE_OVERUSE
+    verdict: str  # verdicts.TAMPERING or verdicts.RESOURCE_OVERUSE
     detail: str  # what the object defines or calls, named
 
 
@@ -137,14 +137,14 @@ def inspect_source(model: str, body: str) -> Finding | None:
     if model not in (*suite.OPENMP_MODELS, "kokkos"):
         return None
     if model in suite.OPENMP_MODELS and (where := build_probe(body)) is not None:
-        return Finding(sandbox.TAMPERING, f"{where} can tell the race check's build (clang, ThreadSanitizer) from "
+        return Finding(verdicts.TAMPERING, f"{where} can tell the race check's build (clang, ThreadSanitizer) from "
                        "the timed one (GCC), so that the race check runs other code")
     for pragma in pragmas(body):
         if _NUM_THREADS.search(pragma.text) and not _GIVEN_COUNT.search(pragma.text):
-            return Finding(sandbox.RESOURCE_OVERUSE, f"line {pragma.line} of the body: `#pragma {pragma.text[:160]}` "
+            return Finding(verdicts.RESOURCE_OVERUSE, f"line {pragma.line} of the body: `#pragma {pragma.text[:160]}` "
                            "sets its own thread count (the run gives it its threads; omp_get_max_threads() is their number)")
         if _TEAMS.search(pragma.text):
-            return Finding(sandbox.RESOURCE_OVERUSE, f"line {pragma.line} of the body: `#pragma {pragma.text[:160]}` "
+            return Finding(verdicts.RESOURCE_OVERUSE, f"line {pragma.line} of the body: `#pragma {pragma.text[:160]}` "
                            "starts a league of teams, threads beyond the team the run gives it")
     return None
 
@@ -529,7 +529,7 @@ def inspect_sample(problem: suite.Problem, model: str, sample_obj: Path, driver_
         elif pretty.startswith(STD_NAMESPACES):
             tampering.append(f"a definition of {pretty}, a replacement of the C++ runtime's")
     if tampering:
-        return Finding(sandbox.TAMPERING, "the sample object holds " + "; ".join(dict.fromkeys(tampering))[:600])
+        return Finding(verdicts.TAMPERING, "the sample object holds " + "; ".join(dict.fromkeys(tampering))[:600])
     if spawning:
-        return Finding(sandbox.RESOURCE_OVERUSE, "the sample object holds " + "; ".join(dict.fromkeys(spawning))[:600])
+        return Finding(verdicts.RESOURCE_OVERUSE, "the sample object holds " + "; ".join(dict.fromkeys(spawning))[:600])
     return None

@@ -49,8 +49,8 @@ from workflow_scripts.pcgbench.pareval_format import (
     pareval_names,
     prompt_record,
 )
-from workflow_scripts.pcgbench.sandbox import PROMPT_MISMATCH
 from workflow_scripts.pcgbench.suite import DATA_ROOT, EXECUTION_MODELS, Problem, reference_body
+from workflow_scripts.pcgbench.verdicts import PROMPT_MISMATCH
 
 logger = logging.getLogger(__name__)
 
