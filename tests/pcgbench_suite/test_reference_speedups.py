@@ -6,12 +6,22 @@ from __future__ import annotations
 import csv
 import json
 import shutil
+from concurrent.futures import Future
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import run_snakemake
-from workflow_scripts.pcgbench import BUILD_ONLY, OK, UNAVAILABLE, WRONG_ANSWER, suite
+from workflow_scripts.pcgbench import (
+    BUILD_ONLY,
+    CRASH,
+    OK,
+    UNAVAILABLE,
+    VERDICT_TIMEOUT,
+    WRONG_ANSWER,
+    SandboxFailure,
+    suite,
+)
 from workflow_scripts.pcgbench import reference_speedups as rs
 
 REPO = Path(__file__).resolve().parents[2]
@@ -55,6 +65,26 @@ def test_summary_counts_a_pair_by_its_worst_row_and_lists_failures():
     assert summary["target"]["median_speedup"] == 1.6
     assert (summary["target"]["problems_timed"], summary["target"]["problems_selected"]) == (1, 2)
     assert summary["median_speedup"]["omp"]["1x1"] == {"median_speedup": 1.0, "problems": 2}
+
+
+def test_a_failed_run_is_its_own_verdict_and_a_pair_counts_a_wrong_answer_first():
+    rows = [_row("a", "omp", CRASH, threads=1), _row("a", "omp", WRONG_ANSWER, threads=2),
+            _row("b", "omp", VERDICT_TIMEOUT, threads=1)]  # fmt: skip
+    summary = rs.summarise(rows)
+    assert summary["counts"] == {"omp": {"wrong_answer": 1, "timeout": 1}}
+    assert [f["status"] for f in summary["failed"]] == ["crash", "wrong_answer", "timeout"]
+
+
+def test_a_driver_that_does_not_compile_is_a_build_error_and_a_broken_sandbox_stops_the_check():
+    problem = suite.get_problem("reduce_average")
+    driver = Future()
+    driver.set_exception(RuntimeError("driver for reduce_average/omp failed to compile"))
+    exe, row = rs._built(problem, "omp", driver)
+    assert exe is None and (row["status"], row["valid"]) == ("build_error", None) and "driver" in row["detail"]
+    sandbox = Future()
+    sandbox.set_exception(SandboxFailure("bwrap: cannot mount /proc"))
+    with pytest.raises(SandboxFailure):  # the harness's failure, never a verdict on the reference
+        rs._built(problem, "omp", sandbox)
 
 
 def test_no_omp_rows_means_no_verdict_on_the_target():

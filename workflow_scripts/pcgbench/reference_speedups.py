@@ -41,7 +41,7 @@ from workflow_scripts.pcgbench import suite
 from workflow_scripts.pcgbench.build import BuildCache, BuildConfig, BuildRequest, BuildResult
 from workflow_scripts.pcgbench.prompts import select_problems
 from workflow_scripts.pcgbench.run import RunProtocol, run_program
-from workflow_scripts.pcgbench.sandbox import SandboxLimits
+from workflow_scripts.pcgbench.sandbox import SandboxLimits, SandboxUnavailable
 from workflow_scripts.pcgbench.shards import Shard
 from workflow_scripts.pcgbench.timing import ResourceConfig, resource_sweep, summarise_times
 from workflow_scripts.pcgbench.verdicts import (
@@ -129,6 +129,8 @@ def _builds(pairs: list[tuple[suite.Problem, str]], build_dir: Path, jobs: int) 
 def _built(problem: suite.Problem, model: str, build: Future[BuildResult]) -> tuple[Path | None, dict | None]:
     try:
         result = build.result()
+    except SandboxUnavailable:  # the sandbox failed, not the reference: never a verdict
+        raise
     except RuntimeError as err:  # its driver did not compile (suite.build_driver): a suite bug, reported as the pair's
         return None, _row(problem, model, BUILD_ERROR, str(err)[-400:])
     if not result.ok:
