@@ -50,7 +50,7 @@ from workflow_scripts.common.config import load_config
 from workflow_scripts.pcgbench import evaluate
 defaults, config_path, generations, out, cache = map(Path, sys.argv[1:])
 config = load_config(defaults, config_path)
-cfg = evaluate.EvaluateConfig(**dict(config["pcgbench"]["evaluate"], cache_dir=cache), seed=config["seed"], jobs=2)
+cfg = evaluate.EvaluateConfig(**dict(config["pcgbench"]["evaluate"], cache_dir=cache, jobs=2), seed=config["seed"])
 evaluate.main(generations, out, cfg, generator="gen")
 """
 

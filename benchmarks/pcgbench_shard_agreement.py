@@ -126,8 +126,8 @@ def main() -> None:
         work = Path(tmp)
         generations = work / "gen.json"
         write_generations(generations, problems, models)
-        cfg = evaluate.EvaluateConfig(**dict(config["pcgbench"]["evaluate"], cache_dir=work / "cache"),
-                                      seed=config["seed"], jobs=2)  # fmt: skip
+        cfg = evaluate.EvaluateConfig(**dict(config["pcgbench"]["evaluate"], cache_dir=work / "cache", jobs=2),
+                                      seed=config["seed"])  # fmt: skip
         evaluate.main(generations, work / "warm-up", cfg, generator="gen")  # the builds, cached for every round
         for round_ in range(args.rounds):
             for way in ("unsharded", "sharded"):

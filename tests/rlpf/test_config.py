@@ -1,12 +1,20 @@
 """The rlpf sections of the tiny and paper runs pass the schema and build every component's dataclass."""
 
 
-import jsonschema
+import dataclasses
+
 import pytest
 import yaml
 
 from tests.conftest import copy_workflow, run_snakemake
-from workflow_scripts.common.config import load_config
+from workflow_scripts.common.config import (
+    SCHEMA_PATH,
+    explain_config_errors,
+    load_config,
+    schema_section,
+    section_errors,
+)
+from workflow_scripts.pcgbench import EvaluateConfig
 from workflow_scripts.rlpf.evaluate import EvalConfig
 from workflow_scripts.rlpf.reward import RewardConfig
 from workflow_scripts.rlpf.reward_model import RewardModelConfig
@@ -17,21 +25,57 @@ from workflow_scripts.rlpf.train import TrainConfig
 @pytest.mark.parametrize("files", [["config.yaml"], ["config.yaml", "small.yaml"], ["config.yaml", "paper.yaml"]],
                          ids=["tiny", "small", "paper"])  # fmt: skip
 def test_rlpf_section(repo_root, files):
-    section = load_config(*(repo_root / "config" / name for name in files))["rlpf"]  # validated
+    config = load_config(*(repo_root / "config" / name for name in files))  # validated
+    section = config["rlpf"]
     assert {"tasks", "reward", "sft", "dpo", "rl", "evaluate", "reward_model"} <= set(section)
     TaskConfig(**section["tasks"])
-    RewardConfig(cache_dir=section["cache_dir"], **section["reward"])
+    RewardConfig.from_config(section["reward"], config["pcgbench"]["evaluate"], seed=config["seed"],
+                             cache_dir=section["cache_dir"])  # fmt: skip
     for method in ("sft", "dpo", "rl"):
         TrainConfig(**section[method])
     EvalConfig(**section["evaluate"])
     RewardModelConfig(**section["reward_model"])
 
 
+def test_the_reward_measures_with_the_harness_and_its_overrides(repo_root):
+    """RLPF's reward measures with pcgbench.evaluate, rlpf.reward.harness's keys on top: in the tiny config more
+    repetitions and validations and shorter limits than the evaluation's, everything else the evaluation's."""
+    config = load_config(repo_root / "config" / "config.yaml")
+    cfg = RewardConfig.from_config(config["rlpf"]["reward"], config["pcgbench"]["evaluate"], seed=config["seed"],
+                                   cache_dir="unused")  # fmt: skip
+    evaluation = EvaluateConfig(**config["pcgbench"]["evaluate"], seed=config["seed"])
+    overrides = {"reps": 10, "validations": 3, "run_timeout_s": 20, "cpu_limit_s": 60}
+    assert {key: getattr(cfg.harness, key) for key in overrides} == overrides
+    assert dataclasses.replace(cfg.harness, **{key: getattr(evaluation, key) for key in overrides}) == evaluation
+    limits = cfg.harness.limits()  # no reference time: the fixed run_timeout_s
+    assert (limits.wall_s, limits.cpu_s, limits.nproc) == (20, 60, evaluation.max_processes)
+
+
+def test_no_harness_key_is_declared_twice():
+    """rlpf.reward holds the reward's own keys only; the harness's are pcgbench.evaluate's, overridden in
+    rlpf.reward.harness, which is validated as pcgbench.evaluate."""
+    reward, harness = schema_section("rlpf.reward")["properties"], schema_section("pcgbench.evaluate")["properties"]
+    assert set(reward) == {"build_error_reward", "wrong_reward", "slow_floor_reward", "harness"}
+    assert not set(reward) & set(harness)
+
+
+def test_an_unknown_harness_override_is_named(repo_root):
+    config = load_config(repo_root / "config" / "config.yaml")
+    config["rlpf"]["reward"]["harness"]["repz"] = 3
+    [problem] = explain_config_errors(config, SCHEMA_PATH)  # what the Snakefile prints
+    assert problem.startswith("config: unknown key 'rlpf.reward.harness.repz' (known keys: cache_dir, ")
+    with pytest.raises(ValueError, match=r"^rlpf.reward.harness.repz: not a key of pcgbench.evaluate"):
+        RewardConfig.from_config(config["rlpf"]["reward"], config["pcgbench"]["evaluate"], seed=1, cache_dir="x")
+    config["rlpf"]["reward"]["harness"] = {"reps": 0}
+    with pytest.raises(ValueError, match=r"^rlpf.reward.harness.reps: 0 is less than the minimum of 1"):
+        RewardConfig.from_config(config["rlpf"]["reward"], config["pcgbench"]["evaluate"], seed=1, cache_dir="x")
+
+
 def test_schema_refuses_unknown_keys(repo_root):
     section = yaml.safe_load((repo_root / "config/config.yaml").read_text())["rlpf"]
-    schema = yaml.safe_load((repo_root / "config/schema/rlpf.schema.yaml").read_text())
-    with pytest.raises(jsonschema.ValidationError, match="lr"):
-        jsonschema.validate(section | {"rl": section["rl"] | {"lr": 0.1}}, schema)
+    # The schema with the files it refers to (rlpf.reward.harness is validated as pcgbench.evaluate).
+    problems = section_errors("rlpf", section | {"rl": section["rl"] | {"lr": 0.1}}, key="rlpf")
+    assert len(problems) == 1 and "'lr' was unexpected" in problems[0], problems
 
 
 @pytest.mark.integration

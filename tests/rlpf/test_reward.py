@@ -6,7 +6,16 @@ import math
 
 import pytest
 
-from workflow_scripts.pcgbench import BUILD_ERROR, OK, PROTOCOL, RACE_DETECTED, WRONG_ANSWER, sandbox, suite
+from workflow_scripts.pcgbench import (
+    BUILD_ERROR,
+    OK,
+    PROTOCOL,
+    RACE_DETECTED,
+    WRONG_ANSWER,
+    EvaluateConfig,
+    sandbox,
+    suite,
+)
 from workflow_scripts.rlpf.candidates import candidate_completions
 from workflow_scripts.rlpf.reward import (
     MALFORMED,
@@ -19,6 +28,15 @@ from workflow_scripts.rlpf.reward import (
 )
 from workflow_scripts.rlpf.tasks import TaskConfig, build_tasks
 
+# The reward's harness settings where they differ from pcgbench.evaluate's defaults (the tiny config's
+# rlpf.reward.harness, with fewer repetitions): more validations, shorter limits.
+RLPF_HARNESS = {"reps": 3, "validations": 3, "run_timeout_s": 20, "cpu_limit_s": 60}
+
+
+def reward_config(cache_dir, **harness) -> RewardConfig:
+    """A reward measuring with RLPF_HARNESS, `harness` keys changed."""
+    return RewardConfig(cache_dir=cache_dir, harness=EvaluateConfig(**RLPF_HARNESS | harness))
+
 
 @pytest.fixture(scope="module")
 def measured(tmp_path_factory):
@@ -26,7 +44,7 @@ def measured(tmp_path_factory):
     tasks = build_tasks(TaskConfig(kernels=["reduce_sum_of_min_pairs", "reduce_xor"], held_out=1,
                                        task_sets=["openmp"]), seed=1)
     task = next(t for t in tasks if t.kernel == "reduce_sum_of_min_pairs")
-    measurer = Measurer(RewardConfig(cache_dir=tmp_path_factory.mktemp("cache"), reps=3, run_timeout_s=30))
+    measurer = Measurer(reward_config(tmp_path_factory.mktemp("cache"), run_timeout_s=30))
     completions = {
         "malformed": "for (;;) {}",
         "build_error": "#pragma omp parallel for reduction(+:no_such_variable)",
@@ -64,7 +82,7 @@ def test_a_race_on_a_search_index_is_caught(tmp_path):
     task = next(t for t in build_tasks(TaskConfig(kernels=["search_closest_to_pi", "reduce_xor"], held_out=1,
                                                       task_sets=["openmp"]), seed=1)
                 if t.kernel == "search_closest_to_pi")  # fmt: skip
-    measurer = Measurer(RewardConfig(cache_dir=tmp_path, reps=3, run_timeout_s=30))
+    measurer = Measurer(reward_config(tmp_path, run_timeout_s=30))
     race, correct = measurer.measure([(task, "#pragma omp parallel for"), (task, "serial")])
     assert race.verdict == RACE_DETECTED, race
     assert correct.verdict == OK
@@ -73,7 +91,7 @@ def test_a_race_on_a_search_index_is_caught(tmp_path):
     chunked = measurer.measure([(task, "#pragma omp parallel for schedule(dynamic,65536)"),
                                 (task, "#pragma omp parallel for schedule(dynamic,4096)")])  # fmt: skip
     assert [m.verdict for m in chunked] == [RACE_DETECTED] * 2, chunked
-    unchecked = Measurer(RewardConfig(cache_dir=tmp_path, reps=3, run_timeout_s=30, race_check=False))
+    unchecked = Measurer(reward_config(tmp_path, run_timeout_s=30, race_check=False))
     assert unchecked.program_key(task, "x", "c") != measurer.program_key(task, "x", "c")  # not each other's cache
     [race] = unchecked.measure([(task, "#pragma omp parallel for")])
     assert race.verdict in (WRONG_ANSWER, OK)
@@ -115,7 +133,7 @@ def _ok(speedup):
 
 @pytest.mark.parametrize(("slow", "fast"), [(0.05, 0.5), (0.5, 0.99), (0.99, 1.0), (1.0, 1.3), (1.3, 4.0)])
 def test_slower_correct_programs_score_lower(slow, fast):
-    cfg = RewardConfig(cache_dir="unused")
+    cfg = reward_config("unused")
     assert grade(_ok(slow), cfg) < grade(_ok(fast), cfg)
     assert grade(_ok(slow), cfg) > cfg.wrong_reward  # any correct program beats any wrong one
     assert grade(_ok(2.0), cfg) == pytest.approx(math.log(2.0))
@@ -137,7 +155,7 @@ def test_runs_keep_freed_memory_and_still_validate(tmp_path, monkeypatch):
     tasks = build_tasks(TaskConfig(kernels=["transform_squaring", "reduce_xor"], held_out=1, task_sets=["openmp"]),
                           seed=1)  # fmt: skip
     task = next(t for t in tasks if t.kernel == "transform_squaring")
-    measurer = Measurer(RewardConfig(cache_dir=tmp_path, reps=2))
+    measurer = Measurer(reward_config(tmp_path, reps=2))
     m = measurer.measure([(task, "#pragma omp parallel for")])[0]
     assert m.verdict == OK and m.time_s > 0
     # The race check's run (ThreadSanitizer's own allocator) comes first; the timed run has the setting.
@@ -161,10 +179,10 @@ def test_program_key_hashes_the_protocol_as_the_caches_were_written(tmp_path):
     tasks = build_tasks(TaskConfig(kernels=["transform_squaring", "reduce_xor"], held_out=1, task_sets=["openmp"]),
                         seed=1)  # fmt: skip
     for stress_validations in (0, 4):
-        cfg = RewardConfig(cache_dir=tmp_path, reps=2, input_seed=7, stress_validations=stress_validations,
-                           stress_threads=8)  # fmt: skip
+        cfg = reward_config(tmp_path, reps=2, seed=7, stress_validations=stress_validations, stress_threads=8)
+        harness = cfg.harness
         for task in tasks:
-            fields = [cfg.warmup, cfg.reps, cfg.validations, cfg.input_seed, task.threads, cfg.run_nice,
+            fields = [harness.warmup, harness.reps, harness.validations, harness.seed, task.threads, harness.run_nice,
                       placement_env(task.model), reward.RUN_ENV]  # fmt: skip
             if stress_validations:
                 fields.append({"stress_validations": 4, "stress_threads": 8, "after_timing": True})
@@ -175,7 +193,7 @@ def test_program_key_hashes_the_protocol_as_the_caches_were_written(tmp_path):
             for body, program in (("body", "body"), (None, "MALFORMED\0c")):
                 text = "\0".join([task.task_set, task.kernel, task.model, protocol, program])
                 assert Measurer(cfg).program_key(task, body, "c") == hashlib.sha256(text.encode()).hexdigest()
-    assert RewardConfig(cache_dir=tmp_path).stress_validations > 0  # the default protocol stress-validates
+    assert EvaluateConfig().stress_validations > 0  # the default protocol stress-validates
 
 
 def test_constant_groups_are_detected():
@@ -197,7 +215,7 @@ def test_performance_reward_reports_constant_groups(measured):
 
 def test_config_refuses_unordered_grades():
     with pytest.raises(ValueError, match="build_error_reward < wrong_reward < slow_floor_reward"):
-        RewardConfig(cache_dir="x", wrong_reward=-0.4, slow_floor_reward=-0.5)
+        RewardConfig(cache_dir="x", harness=EvaluateConfig(), wrong_reward=-0.4, slow_floor_reward=-0.5)
 
 
 def test_serial_task_set_builds_hints_on_one_thread(tmp_path):
@@ -207,7 +225,7 @@ def test_serial_task_set_builds_hints_on_one_thread(tmp_path):
     # Built with OpenMP's simd support (so `omp simd` is not silently dropped), run on one thread.
     assert task.model == "omp" and task.threads == 1
     assert "#pragma omp simd reduction(+:acc)\n" in candidate_completions(task, 6)
-    measurer = Measurer(RewardConfig(cache_dir=tmp_path / "cache", reps=2))
+    measurer = Measurer(reward_config(tmp_path / "cache", reps=2))
     unroll, simd, openmp = measurer.measure([(task, "#pragma GCC unroll 4"), (task, "#pragma omp simd reduction(+:acc)"),
                                              (task, "#pragma omp parallel for")])  # fmt: skip
     assert unroll.verdict == OK and unroll.speedup > 0
@@ -231,7 +249,7 @@ def test_function_kind_measures_whole_pcgbench_bodies(tmp_path):
         "  return acc\n}\n",  # does not build
         "```cpp\n" + problem.signature("omp") + " {\n" + task.body + "```\n",  # a chat answer: extracted
     ]
-    measurer = Measurer(RewardConfig(cache_dir=tmp_path / "cache", reps=2))
+    measurer = Measurer(reward_config(tmp_path / "cache", reps=2))
     reference, serial, wrong, broken, chat = measurer.measure([(task, c) for c in completions])
     assert reference.verdict == OK and reference.speedup > 0 and reference.time_s > 0
     assert serial.verdict == OK and serial.speedup == 1.0  # the baseline itself

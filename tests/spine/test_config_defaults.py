@@ -46,10 +46,12 @@ PAIRS = [
     ("monitoring.models", "MLPConfig", "monitoring.models.mlp", {}, set()),
     ("monitoring.models", "ModelConfig", "monitoring.models", {}, {"gbm", "mlp"}),  # nested: GBMConfig, MLPConfig
     ("monitoring.analysis", "AnalysisConfig", "monitoring.analysis", {}, set()),
-    ("pcgbench.evaluate", "EvaluateConfig", "pcgbench.evaluate", {"seed": "<top>.seed"}, {"jobs", "suite_root"}),
-    ("pcgbench.reference_speedups", "CheckConfig", "pcgbench.evaluate", {}, {"seed", "jobs", "fixed", "run_timeout_s"}),
+    ("pcgbench.harness", "EvaluateConfig", "pcgbench.evaluate", {"seed": "<top>.seed"}, {"suite_root"}),
+    # the harness's settings (EvaluateConfig's fields) and which configurations
+    ("pcgbench.reference_speedups", "CheckConfig", "pcgbench.evaluate", {"seed": "<top>.seed"}, {"suite_root", "fixed"}),
     ("rlpf.evaluate", "EvalConfig", "rlpf.evaluate", {}, set()),
-    ("rlpf.reward", "RewardConfig", "rlpf.reward", {}, {"cache_dir"}),
+    # harness: pcgbench.evaluate's settings (an EvaluateConfig) under rlpf.reward.harness's overrides (from_config)
+    ("rlpf.reward", "RewardConfig", "rlpf.reward", {}, {"cache_dir", "harness"}),
     ("rlpf.reward_model", "RewardModelConfig", "rlpf.reward_model", {}, set()),
     ("rlpf.tasks", "TaskConfig", "rlpf.tasks", {}, set()),
     ("rlpf.train", "TrainConfig", "rlpf.sft", {}, set()),
@@ -142,7 +144,7 @@ def test_schema_keys_have_fields(section):
 # *Config dataclasses with defaults that are not one config section, and why.
 UNPAIRED = {
     "jorge.train.OptimizerConfig": "one class for the four jorge.optimizers.<name> sections, which have no defaults",
-    "pcgbench.build.BuildConfig": "the build cache's settings, filled from pcgbench.evaluate by EvaluateConfig",
+    "pcgbench.build.BuildConfig": "the build cache's settings, filled from pcgbench.evaluate by EvaluateConfig.build_config",
 }
 
 

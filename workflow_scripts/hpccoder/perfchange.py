@@ -49,13 +49,13 @@ from workflow_scripts.pcgbench import (
     BUILD_ERROR,
     OK,
     BuildCache,
-    BuildConfig,
     BuildRequest,
     EvaluateConfig,
     check_sandbox,
     run_program,
     suite,
     summarise_times,
+    vet,
 )
 
 logger = logging.getLogger(__name__)
@@ -154,14 +154,13 @@ def make_versions(problems: list[suite.Problem], edits: list[str], models: list[
     return pd.DataFrame(rows, columns=["problem", "model", "version", "body"])
 
 
-def time_versions(versions: pd.DataFrame, problems: dict[str, suite.Problem], eval_cfg: EvaluateConfig, threads: int) -> pd.DataFrame:
+def time_versions(versions: pd.DataFrame, problems: dict[str, suite.Problem], harness: EvaluateConfig, threads: int) -> pd.DataFrame:
     """Build every version with the harness's cache and time it in the sandbox (OpenMP at `threads` threads,
     serial at one). An edited version's time limit is max(floor, factor x its original's run time), as for
     generated code, so an edit that makes a kernel far slower costs seconds, not the reference's limit."""
     check_sandbox()  # before any version is built or judged
     requests = [BuildRequest(problem=problems[r.problem], model=r.model, body=r.body) for r in versions.itertuples()]
-    builds = BuildCache(BuildConfig(cache_dir=eval_cfg.cache_dir, jobs=eval_cfg.jobs,
-                                    compile_timeout_s=eval_cfg.compile_timeout_s)).build_all(requests)  # fmt: skip
+    builds = BuildCache(harness.build_config()).build_all(requests)
     n = len(versions)
     verdicts, medians, iqrs, used_threads = [BUILD_ERROR] * n, [np.nan] * n, [np.nan] * n, [1] * n
     original_wall_s = {}
@@ -170,18 +169,17 @@ def time_versions(versions: pd.DataFrame, problems: dict[str, suite.Problem], ev
     for index in sorted(range(n), key=lambda k: versions["version"].iloc[k] != "original"):
         row, build = versions.iloc[index], builds[index]
         used_threads[index] = 1 if row.model == "serial" else threads
-        if not build.ok:
-            logger.info("%s/%s %s: build error %s", row.problem, row.model, row.version, build.log[-300:])
+        # A failed build, or what pcgbench's tampering.py found in its object (never run): no race check (the
+        # edits are of trusted references).
+        vetting = vet(problems[row.problem], row.model, build, harness, body=row.body)
+        if vetting.verdict is not None:
+            verdicts[index] = vetting.verdict
+            excerpt = vetting.detail[-300:] if vetting.verdict == BUILD_ERROR else vetting.detail[:200]
+            logger.info("%s/%s %s: %s %s", row.problem, row.model, row.version, vetting.verdict, excerpt)
             progress.advance()
             continue
-        if build.finding is not None:  # tampering, or threads of its own (pcgbench's tampering.py): never run
-            verdicts[index] = build.finding.verdict
-            logger.info("%s/%s %s: %s %s", row.problem, row.model, row.version, build.finding.verdict,
-                        build.finding.detail[:200])  # fmt: skip
-            progress.advance()
-            continue
-        run = run_program(problems[row.problem], row.model, build.exe, eval_cfg.protocol(threads=used_threads[index]),
-                          eval_cfg.limits(original_wall_s.get((row.problem, row.model))))  # fmt: skip
+        run = run_program(problems[row.problem], row.model, build.exe, harness.protocol(threads=used_threads[index]),
+                          harness.limits(original_wall_s.get((row.problem, row.model))))  # fmt: skip
         if row.version == "original" and run.verdict == OK:
             original_wall_s[(row.problem, row.model)] = run.wall_s
         verdicts[index] = run.verdict
@@ -301,15 +299,16 @@ def reuse_timed_versions(versions: pd.DataFrame, timed_versions_path: str | Path
     return timed
 
 
-def main(model_dir, versions_path, pairs_path, metrics_path, section: dict[str, Any], evaluate_section: dict[str, Any],
-         seed: int, threads: int = 2, timed_versions_path=None) -> dict[str, Any]:  # fmt: skip
-    """`timed_versions_path`: another model's versions table (the fine-tuned HPC-Coder's, for the from-scratch
-    model) whose timings and labels are reused instead of timing the same programs again."""
+def main(model_dir, versions_path, pairs_path, metrics_path, section: dict[str, Any], harness: EvaluateConfig,
+         seed: int, timed_versions_path=None) -> dict[str, Any]:  # fmt: skip
+    """`harness`: the PCGBench harness's settings (pcgbench.evaluate), the versions' time limits taken with this
+    task's timeout_factor. `timed_versions_path`: another model's versions table (the fine-tuned HPC-Coder's, for the
+    from-scratch model) whose timings and labels are reused instead of timing the same programs again."""
     cfg = PerfChangeConfig(**section)
-    eval_cfg = EvaluateConfig(**{**evaluate_section, "timeout_factor": cfg.timeout_factor}, seed=seed, jobs=threads)
-    prov = Provenance.start(step="hpccoder.perfchange", config={"perfchange": dataclasses.asdict(cfg), "evaluate": evaluate_section}, seed=seed)
+    harness = dataclasses.replace(harness, timeout_factor=cfg.timeout_factor)
+    prov = Provenance.start(step="hpccoder.perfchange", config={"perfchange": dataclasses.asdict(cfg), "evaluate": dataclasses.asdict(harness)}, seed=seed)
     seed_everything(seed)
-    available = {p.name: p for p in suite.load_suite(eval_cfg.suite_root)}
+    available = {p.name: p for p in suite.load_suite(harness.suite_root)}
     missing = sorted(set(cfg.problems) - set(available))
     if missing:
         raise ValueError(f"hpccoder.perfchange.problems: {missing} are not PCGBench problems (have: {sorted(available)})")
@@ -322,7 +321,7 @@ def main(model_dir, versions_path, pairs_path, metrics_path, section: dict[str, 
     if timed_versions_path:
         versions = reuse_timed_versions(versions, timed_versions_path)
     else:
-        versions = time_versions(versions, available, eval_cfg, cfg.threads)
+        versions = time_versions(versions, available, harness, cfg.threads)
     with atomic_path(versions_path, suffix=".parquet") as tmp:
         versions.to_parquet(tmp, index=False)
     pairs = make_pairs(versions, cfg.slower_margin)
@@ -371,6 +370,6 @@ if __name__ == "__main__":
     from workflow_scripts.common import snakemake_step
 
     smk = snakemake_step(snakemake)  # noqa: F821 -- injected by Snakemake's script: directive
-    main(smk.input.model, smk.output.versions, smk.output.pairs, smk.output.metrics, smk.params.perfchange,
-         smk.params.evaluate, smk.params.seed, threads=smk.threads,
-         timed_versions_path=smk.input.get("timed_versions"))  # fmt: skip
+    harness = EvaluateConfig(**{**smk.params.evaluate, "seed": smk.params.seed, "jobs": smk.threads})
+    main(smk.input.model, smk.output.versions, smk.output.pairs, smk.output.metrics, smk.params.perfchange, harness,
+         smk.params.seed, timed_versions_path=smk.input.get("timed_versions"))  # fmt: skip

@@ -12,7 +12,9 @@ inside it: tests/pcgbench_harness/test_api.py holds them to `__all__`. What they
   summarise_times (timing.py);
 - the verdict vocabulary: OK, BUILD_ERROR, WRONG_ANSWER, ... VERDICTS, and a reference's BUILD_ONLY and
   UNAVAILABLE (verdicts.py);
-- the evaluation's settings, EvaluateConfig (evaluate.py), and its estimators, compute_metrics (metrics.py);
+- the harness's settings, EvaluateConfig (config section pcgbench.evaluate: limits, run protocol, time-limit
+  rule, builds), and the checks a built program passes before it is timed, vet (harness.py); the evaluation's
+  estimators, compute_metrics (metrics.py);
 - generations files: load_generations, validate_records (pareval_format.py); translation prompts:
   is_translation, model_prompt (translation.py);
 - the problem suite, `suite` (problems, prompts, reference bodies); the self-test generators'
@@ -36,7 +38,7 @@ never this file, which imports them all.
 
 from workflow_scripts.pcgbench import suite
 from workflow_scripts.pcgbench.build import BuildCache, BuildConfig, BuildRequest, BuildResult
-from workflow_scripts.pcgbench.evaluate import EvaluateConfig
+from workflow_scripts.pcgbench.harness import EvaluateConfig, vet
 from workflow_scripts.pcgbench.metrics import compute_metrics
 from workflow_scripts.pcgbench.pareval_format import load_generations, validate_records
 from workflow_scripts.pcgbench.paths import SELF_TEST_GENERATORS, prompt_set_file, suite_files
@@ -88,7 +90,7 @@ __all__ = [
     # what a reference can be here that no sample is (reference_speedups.py)
     "BUILD_ONLY", "UNAVAILABLE",
     # the evaluation's settings and estimators
-    "EvaluateConfig", "compute_metrics",
+    "EvaluateConfig", "vet", "compute_metrics",
     # generations files and translation prompts
     "load_generations", "validate_records", "is_translation", "model_prompt",
     # the problem suite and the files rules name

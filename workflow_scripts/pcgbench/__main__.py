@@ -45,6 +45,8 @@ from workflow_scripts.pcgbench.suite import DATA_ROOT, EXECUTION_MODELS, load_su
 
 logger = logging.getLogger("workflow_scripts.pcgbench")
 
+CHECK_RUN_TIMEOUT_S = 600  # check-references: wall-clock limit of one reference's run (the workflow's: run_timeout_s)
+
 
 class UsageError(Exception):
     """A mistake in what the command was given (an argument, a file, a folder, a missing tool), as opposed to a
@@ -259,9 +261,14 @@ def _check_references(args: argparse.Namespace) -> int:
         _writable_file(Path(args.csv), "--csv")
     _machine_cache()
     try:
+        # The harness's settings with the command's own: its seed (--seed), a run's limit CHECK_RUN_TIMEOUT_S (a
+        # reference at the paper size runs long) with CPU time up to that on each core a run is given, and no race
+        # check (references are trusted).
+        cores = args.max_cores if args.sweep else args.ranks * args.threads
         cfg = reference_speedups.CheckConfig(max_cores=args.max_cores, warmup=args.warmup, reps=args.reps,
                                              size=args.size, seed=args.seed, jobs=args.jobs,
-                                             fixed=None if args.sweep else (args.ranks, args.threads))
+                                             run_timeout_s=CHECK_RUN_TIMEOUT_S, cpu_limit_s=CHECK_RUN_TIMEOUT_S * cores,
+                                             race_check=False, fixed=None if args.sweep else (args.ranks, args.threads))
     except ValueError as err:
         raise UsageError(str(err)) from err
     rows = reference_speedups.check_references(problems, models, cfg, Path(args.build_dir),
@@ -316,7 +323,7 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--build-dir", default=str(cache / "drivers"),
                        help="driver object cache (default: %(default)s: $XDG_CACHE_HOME/pcgbench, else "
                             "~/.cache/pcgbench)")
-    check.add_argument("--jobs", type=positive_int, default=2, help="parallel compiles (default: %(default)s)")
+    check.add_argument("--jobs", type=positive_int, default=harness["jobs"], help="parallel compiles (default: %(default)s)")
     check.add_argument("--threads", type=positive_int, default=2,
                        help="threads for omp, mpi+omp, kokkos (without --sweep; default: %(default)s)")
     check.add_argument("--ranks", type=positive_int, default=2,
@@ -355,7 +362,8 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--ks", type=_ks, default=tuple(harness["ks"]),
                           help="comma-separated k of the @k metrics (default: "
                                f"{','.join(map(str, harness['ks']))})")
-    evaluate.add_argument("--jobs", type=positive_int, default=2, help="parallel compiles (default: %(default)s)")
+    evaluate.add_argument("--jobs", type=positive_int, default=harness["jobs"],
+                          help="parallel compiles (default: %(default)s)")
     evaluate.add_argument("--run-timeout-s", type=positive_float, default=harness["run_timeout_s"],
                           help="wall-clock limit of one run (without --reference-results; default: %(default)s)")
     evaluate.add_argument("--timeout-floor-s", type=positive_float, default=harness["timeout_floor_s"],

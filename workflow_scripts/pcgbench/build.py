@@ -42,6 +42,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from workflow_scripts.common import Progress, Provenance, write_json
+from workflow_scripts.common.config import schema_default
 from workflow_scripts.pcgbench import sandbox, suite, tampering
 from workflow_scripts.pcgbench.samples import load_samples, toolchain_report
 from workflow_scripts.pcgbench.shards import Shard
@@ -55,8 +56,9 @@ SRC_PLACEHOLDER, OBJ_PLACEHOLDER = Path("@SRC@"), Path("@OBJ@")
 @dataclasses.dataclass(kw_only=True)
 class BuildConfig:
     cache_dir: Path  # where objects and executables are kept (driver objects: the machine's cache)
-    jobs: int = 2  # compiler processes at once
-    compile_timeout_s: float = 60.0  # ParEval's limit is 30 s; nvcc needs more
+    jobs: int = schema_default("pcgbench.evaluate.jobs")  # compiler processes at once
+    # ParEval's limit is 30 s; nvcc needs more
+    compile_timeout_s: float = schema_default("pcgbench.evaluate.compile_timeout_s")
     compiler_memory_mb: int = 8192  # address-space limit of one compiler process
     log_chars: int = 2000  # how much of a failing compiler's output is kept in the result
     # An object or executable larger than this is a build error, never an entry (a sample's `static char

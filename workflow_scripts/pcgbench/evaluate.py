@@ -47,7 +47,6 @@ stops there), or ok when all passed. The `race_check` column says what the race 
 
 import concurrent.futures
 import dataclasses
-import hashlib
 import json
 import logging
 import os
@@ -56,121 +55,23 @@ from pathlib import Path
 import pandas as pd
 
 from workflow_scripts.common import Progress, Provenance, write_json
-from workflow_scripts.common.config import schema_default
 from workflow_scripts.common.io import atomic_path
 from workflow_scripts.pcgbench import sandbox, suite
-from workflow_scripts.pcgbench.build import BuildCache, BuildConfig, BuildRequest, BuildResult
+from workflow_scripts.pcgbench.build import BuildCache, BuildRequest, BuildResult
+from workflow_scripts.pcgbench.harness import EvaluateConfig, vet
 from workflow_scripts.pcgbench.metrics import compute_metrics, metrics_long_table
 from workflow_scripts.pcgbench.pareval_format import MALFORMED as MALFORMED_RECORD
-from workflow_scripts.pcgbench.run import PROTOCOL, RunProtocol, check_races, run_program
+from workflow_scripts.pcgbench.run import run_program
 from workflow_scripts.pcgbench.samples import Sample, load_samples, toolchain_report
-from workflow_scripts.pcgbench.sandbox import SandboxLimits, check_sandbox
+from workflow_scripts.pcgbench.sandbox import check_sandbox
 from workflow_scripts.pcgbench.shards import Shard
 from workflow_scripts.pcgbench.timing import ResourceConfig, resource_sweep, summarise_times
-from workflow_scripts.pcgbench.verdicts import BUILD_ERROR, NO_PARALLELISM, OK, PROMPT_MISMATCH, RACE_DETECTED
+from workflow_scripts.pcgbench.verdicts import OK, PROMPT_MISMATCH
 
 logger = logging.getLogger(__name__)
 
 RESUME_LOG = "samples.jsonl"
 DETAIL_CHARS = 600  # how much of a failure's detail (a run's story, a build log) a row keeps
-
-
-@dataclasses.dataclass(kw_only=True)
-class EvaluateConfig:
-    """How generations are evaluated (config section `pcgbench.evaluate`)."""
-
-    # N of the resource sweep: threads 1..N, ranks 1..N, ranks x threads <= N
-    max_cores: int = schema_default("pcgbench.evaluate.max_cores")
-    # untimed calls before the timed ones, in every run
-    warmup: int = schema_default("pcgbench.evaluate.warmup")
-    # timed calls of the sample (and of the serial baseline) per run
-    reps: int = schema_default("pcgbench.evaluate.reps")
-    # times every run validates the timed size, on other inputs (a race shows in some only)
-    validations: int = schema_default("pcgbench.evaluate.validations")
-    # OpenMP models: the timed input validated again, stress_validations times, with stress_threads threads per
-    # rank, more than the cores (a race whose threads a competing load serialises at the timed threads shows
-    # there; 0: none). In a sample's first run of the sweep only: the thread count is the same in every run, so a
-    # second round would repeat the same validations at the same threads.
-    stress_validations: int = schema_default("pcgbench.evaluate.stress_validations")
-    stress_threads: int = schema_default("pcgbench.evaluate.stress_threads")
-    # which of the problem's sizes is validated last and timed ("timed" or "paper")
-    size: str = schema_default("pcgbench.evaluate.size")
-    seed: int = schema_default("seed")  # input generation
-    ks: tuple[int, ...] = schema_default("pcgbench.evaluate.ks")  # k of the @k metrics
-    jobs: int = 2  # parallel compiler processes
-    compile_timeout_s: float = schema_default("pcgbench.evaluate.compile_timeout_s")
-    # wall-clock limit of one run when no reference run time is known there
-    run_timeout_s: float = schema_default("pcgbench.evaluate.run_timeout_s")
-    # with a reference run time: limit = max(floor, factor x reference's time)
-    timeout_floor_s: float = schema_default("pcgbench.evaluate.timeout_floor_s")
-    timeout_factor: float = schema_default("pcgbench.evaluate.timeout_factor")
-    cpu_limit_s: int = schema_default("pcgbench.evaluate.cpu_limit_s")  # RLIMIT_CPU per process
-    memory_mb: int = schema_default("pcgbench.evaluate.memory_mb")  # RLIMIT_AS per process
-    file_size_mb: int = schema_default("pcgbench.evaluate.file_size_mb")  # RLIMIT_FSIZE
-    # RLIMIT_NPROC for the sandbox user (threads count too)
-    max_processes: int = schema_default("pcgbench.evaluate.max_processes")
-    output_bytes: int = schema_default("pcgbench.evaluate.output_bytes")  # cap on captured stdout / stderr
-    # scheduling priority of the sandboxed runs (< 0 needs root; 0 = the harness's own)
-    run_nice: int = schema_default("pcgbench.evaluate.run_nice")
-    # run an identical program once and give its rows to every copy
-    share_identical_runs: bool = schema_default("pcgbench.evaluate.share_identical_runs")
-    # OpenMP and MPI+OpenMP samples: a ThreadSanitizer build runs once before the timed runs; a race is the verdict
-    race_check: bool = schema_default("pcgbench.evaluate.race_check")
-    # n at which the ParEval-definition speedup_n@k / efficiency_n@k are read, per execution model
-    pareval_resources: dict = schema_default("pcgbench.evaluate.pareval_resources")
-    cache_dir: Path = schema_default("pcgbench.evaluate.cache_dir")
-    suite_root: Path = suite.DATA_ROOT
-
-    def __post_init__(self) -> None:
-        self.cache_dir, self.suite_root = Path(self.cache_dir), Path(self.suite_root)
-        self.ks = tuple(self.ks)
-        for name in ("max_cores", "reps", "validations", "stress_threads", "jobs", "compile_timeout_s", "run_timeout_s", "timeout_floor_s", "timeout_factor",
-                     "cpu_limit_s",
-                     "memory_mb",
-                     "file_size_mb", "max_processes", "output_bytes"):  # fmt: skip
-            if not getattr(self, name) > 0:
-                raise ValueError(f"pcgbench.evaluate.{name} must be > 0, got {getattr(self, name)!r}")
-        if not -20 <= self.run_nice <= 0:
-            raise ValueError(f"pcgbench.evaluate.run_nice must be in -20..0, got {self.run_nice}")
-        if self.warmup < 0:
-            raise ValueError(f"pcgbench.evaluate.warmup must be >= 0, got {self.warmup}")
-        if self.stress_validations < 0:
-            raise ValueError(f"pcgbench.evaluate.stress_validations must be >= 0, got {self.stress_validations}")
-        if self.size not in ("timed", "paper"):
-            raise ValueError(f"pcgbench.evaluate.size must be 'timed' or 'paper', got {self.size!r}")
-        if not self.ks or min(self.ks) < 1:
-            raise ValueError(f"pcgbench.evaluate.ks must be a non-empty list of integers >= 1, got {self.ks}")
-        if self.race_check:
-            ok, why = suite.race_check_status()
-            if not ok:
-                raise ValueError(f"pcgbench.evaluate.race_check is on, but {why}; install it, or set race_check: "
-                                 "false (racy OpenMP samples may then pass validation by luck on a loaded machine)")
-
-    def fingerprint(self) -> str:
-        """What changes a sample's result: a resume log written under another fingerprint is not reused."""
-        fields = {k: v for k, v in dataclasses.asdict(self).items() if k not in ("jobs", "ks", "pareval_resources", "cache_dir", "suite_root")}
-        fields["protocol"] = PROTOCOL
-        return hashlib.sha256(json.dumps(fields, sort_keys=True, default=str).encode()).hexdigest()[:16]
-
-    def limits(self, reference_wall_s: float | None = None) -> SandboxLimits:
-        """Sandbox limits of one run. Its wall-clock limit is max(floor, factor x the reference solution's run
-        time at the same configuration) when that is known, else run_timeout_s (the reference's own runs)."""
-        wall_s = self.run_timeout_s
-        if reference_wall_s is not None:
-            wall_s = max(self.timeout_floor_s, self.timeout_factor * reference_wall_s)
-        return SandboxLimits(wall_s=wall_s, cpu_s=self.cpu_limit_s, address_space_mb=self.memory_mb,
-                             file_size_mb=self.file_size_mb, nproc=self.max_processes,
-                             output_bytes=self.output_bytes)  # fmt: skip
-
-    def protocol(self, *, ranks: int = 1, threads: int = 1, stress: bool = True,
-                 more_threads: tuple[int, ...] = ()) -> RunProtocol:  # fmt: skip
-        """The run protocol of one resource configuration, or of several thread counts at one rank count in one
-        run (`more_threads`: OpenMP models), placement and priority as timing.py explains; without `stress`, no
-        stress validations."""
-        return RunProtocol(warmup=self.warmup, reps=self.reps, validations=self.validations, seed=self.seed,
-                           size=self.size, ranks=ranks, threads=threads, nice=self.run_nice,
-                           stress_validations=self.stress_validations if stress else 0,
-                           stress_threads=self.stress_threads, more_threads=more_threads)  # fmt: skip
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -251,20 +152,11 @@ def evaluate_sample(sample: Sample, build: BuildResult, cfg: EvaluateConfig,
     which sets the run's time limit (see EvaluateConfig.limits). `race_build`, the sample's ThreadSanitizer
     build, is run first: a race found there is the verdict, and nothing is timed.
     """
-    if not build.ok:
-        return [_row(sample, build, BUILD_ERROR, build.log)]
-    if build.finding is not None:  # tampering or threads of its own: never run
-        return [_row(sample, build, build.finding.verdict, build.finding.detail)]
-    uses, why = suite.uses_model(sample.model, sample.body)
-    if not uses:
-        return [_row(sample, build, NO_PARALLELISM, why)]
-    race_check = None
-    if race_build is not None:
-        check = check_races(sample.problem, sample.model, race_build, seed=cfg.seed, limits=cfg.limits(),
-                            nice=cfg.run_nice, body=sample.body)  # fmt: skip
-        if check.status == "race":
-            return [_row(sample, build, RACE_DETECTED, check.detail, race_check=check.column())]
-        race_check = check.column()
+    vetting = vet(sample.problem, sample.model, build, cfg, body=sample.body, race_build=race_build,
+                  needs_parallelism=True)  # fmt: skip
+    race_check = vetting.race_check.column() if vetting.race_check is not None else None
+    if vetting.verdict is not None:
+        return [_row(sample, build, vetting.verdict, vetting.detail, race_check=race_check)]
     rows = []
     for i, configs in enumerate(runs_of_sweep(sample.model, resource_sweep(sample.model, cfg.max_cores))):
         # A run's limit follows the reference's run of the same configurations (each of its rows has that run's wall).
@@ -383,10 +275,10 @@ def evaluate_samples(samples: list[Sample], out_dir: Path, cfg: EvaluateConfig,
     for key, s in to_run.items():
         build_index[key] = len(requests)
         requests.append(BuildRequest(problem=s.problem, model=s.model, body=s.body))
-        if cfg.race_check and s.model in suite.RACE_CHECKED_MODELS and suite.uses_model(s.model, s.body)[0]:
+        if cfg.race_checked(s.model) and suite.uses_model(s.model, s.body)[0]:
             race_build_index[key] = len(requests)
             requests.append(BuildRequest(problem=s.problem, model=s.model, body=s.body, sanitizer=suite.TSAN))
-    cache = BuildCache(BuildConfig(cache_dir=cfg.cache_dir, jobs=cfg.jobs, compile_timeout_s=cfg.compile_timeout_s))
+    cache = BuildCache(cfg.build_config())
     progress = Progress("evaluated samples", total=len(pending), unit="sample", logger=logger)
     with cache.building(requests) as builds, open(log_path, "a", encoding="utf-8") as log:
         if not overlap_builds_and_runs(cfg):
@@ -535,7 +427,7 @@ if __name__ == "__main__":
     from workflow_scripts.common import snakemake_step
 
     smk = snakemake_step(snakemake)  # noqa: F821 -- injected by Snakemake's script: directive
-    config = EvaluateConfig(**smk.params.evaluate, seed=smk.params.seed, jobs=smk.threads)
+    config = EvaluateConfig(**{**smk.params.evaluate, "seed": smk.params.seed, "jobs": smk.threads})
     reference = Path(smk.input.reference) if smk.input.get("reference") else None
     share_runs = Path(smk.input.share_runs) if smk.input.get("share_runs") else None
     if smk.output.get("metrics") and smk.params.get("shard"):  # rule pcgbench_evaluate, the plan's only shard

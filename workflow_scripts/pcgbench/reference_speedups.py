@@ -35,13 +35,13 @@ from concurrent.futures import Future
 from pathlib import Path
 
 from workflow_scripts.common import Progress, Provenance, write_json
-from workflow_scripts.common.config import schema_default
 from workflow_scripts.common.io import atomic_path
 from workflow_scripts.pcgbench import suite
 from workflow_scripts.pcgbench.build import BuildCache, BuildConfig, BuildRequest, BuildResult
+from workflow_scripts.pcgbench.harness import EvaluateConfig
 from workflow_scripts.pcgbench.prompts import select_problems
-from workflow_scripts.pcgbench.run import RunProtocol, run_program
-from workflow_scripts.pcgbench.sandbox import SandboxLimits, SandboxUnavailable
+from workflow_scripts.pcgbench.run import run_program
+from workflow_scripts.pcgbench.sandbox import SandboxUnavailable
 from workflow_scripts.pcgbench.shards import Shard
 from workflow_scripts.pcgbench.timing import ResourceConfig, resource_sweep, summarise_times
 from workflow_scripts.pcgbench.verdicts import (
@@ -70,30 +70,13 @@ COLUMNS = ("problem", "problem_type", "model", "ranks", "threads", "status", "va
 
 
 @dataclasses.dataclass(kw_only=True)
-class CheckConfig:
-    """How references are run and timed (the harness's settings: pcgbench.evaluate in the config)."""
+class CheckConfig(EvaluateConfig):
+    """How references are run and timed: the harness's settings (pcgbench.evaluate: the evaluation's protocol less
+    its stress validations, its limits with the wall-clock limit run_timeout_s, its builds), and which resource
+    configurations. References are trusted code: where the config is read, race_check is off."""
 
-    # resource sweep up to this many threads / ranks / ranks x threads
-    max_cores: int = schema_default("pcgbench.evaluate.max_cores")
-    warmup: int = schema_default("pcgbench.evaluate.warmup")  # untimed calls per run
-    # timed calls of the reference and of the baseline per run
-    reps: int = schema_default("pcgbench.evaluate.reps")
-    # the size validated last and timed ("timed" or "paper")
-    size: str = schema_default("pcgbench.evaluate.size")
-    # < 0 raises the runs' priority as the evaluation's do (needs root; sandbox.py says why timings need it)
-    run_nice: int = schema_default("pcgbench.evaluate.run_nice")
-    seed: int = 1               # input generation seed
-    jobs: int = 2               # parallel compiles
-    run_timeout_s: float = 600  # wall-clock limit of one run, s
     fixed: tuple[int, int] | None = None  # (ranks, threads): run only this configuration instead of the sweep
                                           # (ranks for mpi and mpi+omp, threads for omp, mpi+omp and kokkos)
-
-    def __post_init__(self) -> None:
-        for name in ("max_cores", "reps", "jobs"):
-            if getattr(self, name) < 1:
-                raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
-        if self.warmup < 0:
-            raise ValueError(f"warmup must be >= 0, got {self.warmup}")
 
     def configurations(self, model: str) -> list[ResourceConfig]:
         if self.fixed is None:
@@ -142,10 +125,8 @@ def _built(problem: suite.Problem, model: str, build: Future[BuildResult]) -> tu
 
 
 def _run(problem: suite.Problem, model: str, exe: Path, config: ResourceConfig, cfg: CheckConfig) -> dict:
-    protocol = RunProtocol(warmup=cfg.warmup, reps=cfg.reps, validations=1, seed=cfg.seed, size=cfg.size,
-                           ranks=config.ranks, threads=config.threads, nice=cfg.run_nice)  # fmt: skip
-    limits = SandboxLimits(wall_s=cfg.run_timeout_s, cpu_s=int(cfg.run_timeout_s) * max(1, config.n_resources))
-    run = run_program(problem, model, exe, protocol, limits)
+    protocol = cfg.protocol(ranks=config.ranks, threads=config.threads, stress=False)
+    run = run_program(problem, model, exe, protocol, cfg.limits())
     if run.verdict == WRONG_ANSWER:
         return _row(problem, model, WRONG_ANSWER, run.detail, config)
     if run.verdict != OK:
@@ -247,10 +228,11 @@ def format_row(row: dict) -> str:
             f"{row['threads']})")  # fmt: skip
 
 
-def _check_config(evaluate: dict, seed: int, jobs: int) -> CheckConfig:
-    return CheckConfig(max_cores=evaluate["max_cores"], warmup=evaluate["warmup"], reps=evaluate["reps"],
-                       size=evaluate["size"], seed=seed, jobs=jobs, run_timeout_s=evaluate["run_timeout_s"],
-                       run_nice=evaluate["run_nice"])  # fmt: skip
+def _check_config(evaluate: dict, seed: int, jobs: int | None) -> CheckConfig:
+    """Config section pcgbench.evaluate with the config's seed and the job's compilers (None: the section's jobs);
+    no race check (trusted code)."""
+    given = {"seed": seed, "race_check": False} | ({"jobs": jobs} if jobs is not None else {})
+    return CheckConfig(**evaluate | given)
 
 
 def _check(problems: list[suite.Problem], models: list[str], cfg: CheckConfig, evaluate: dict) -> list[dict]:
@@ -280,7 +262,7 @@ def _write(rows: list[dict], problems: list[str], models: list[str], cfg: CheckC
 
 
 def main(table: Path, summary_path: Path, *, selection: str | list[str], models: list[str], evaluate: dict,
-         seed: int, jobs: int = 2, suite_root: Path = suite.DATA_ROOT) -> dict:  # fmt: skip
+         seed: int, jobs: int | None = None, suite_root: Path = suite.DATA_ROOT) -> dict:  # fmt: skip
     """The configured problems and models, timed with the harness's settings, in one process."""
     cfg = _check_config(evaluate, seed, jobs)
     prov = Provenance.start(step="pcgbench.reference_speedups", seed=seed,
@@ -292,7 +274,7 @@ def main(table: Path, summary_path: Path, *, selection: str | list[str], models:
     return summary
 
 
-def check_shard(rows_path: Path, shard: Shard, *, evaluate: dict, seed: int, jobs: int = 2) -> list[dict]:
+def check_shard(rows_path: Path, shard: Shard, *, evaluate: dict, seed: int, jobs: int | None = None) -> list[dict]:
     """One shard's references (its problems x models, shards.py), on the node its models need: their rows and
     the host that timed them, for merge."""
     cfg = _check_config(evaluate, seed, jobs)

@@ -1,6 +1,8 @@
 """The performance reward: build, validate and time each completion with the PCGBench harness, then grade it.
 
-    measurer = Measurer(RewardConfig(cache_dir=Path("results/rlpf/measure_cache")))
+    cfg = RewardConfig.from_config(config["rlpf"]["reward"], config["pcgbench"]["evaluate"], seed=config["seed"],
+                                   cache_dir=Path("results/rlpf/measure_cache"))
+    measurer = Measurer(cfg)
     reward_fn = PerformanceReward(measurer, tasks)        # a TRL reward function
     reward_fn(prompts, completions, task_id=[...])       # -> list[float]
 
@@ -23,6 +25,10 @@ then on. Repeated completions (common once a policy sharpens) then cost nothing.
 Distinct programs of one batch compile concurrently (the harness's BuildCache, `jobs` compilers); runs
 are one at a time, because concurrent runs would perturb each other's timings, and each run is bounded
 by the sandbox's wall-clock limit, so no program can block the batch for longer than that.
+How a completion is built, checked and run is the PCGBench harness's (pcgbench/harness.py): its settings are
+config section pcgbench.evaluate with rlpf.reward.harness's overrides on top (RewardConfig.from_config), the checks
+before the timed run its `vet`. The run's wall-clock limit is the harness's run_timeout_s: the reward has no
+reference run time to scale (the serial baseline is timed in the same run).
 
 A group whose completions all get the same reward gives GRPO a zero advantage, hence zero gradient:
 `constant_groups` finds them and PerformanceReward counts them per call (they are logged and reported).
@@ -50,15 +56,14 @@ from workflow_scripts.pcgbench import (
     VERDICT_TIMEOUT,
     WRONG_ANSWER,
     BuildCache,
-    BuildConfig,
     BuildRequest,
     BuildResult,
+    EvaluateConfig,
     RunProtocol,
-    SandboxLimits,
-    check_races,
     placement_env,
     run_program,
     suite,
+    vet,
 )
 from workflow_scripts.rlpf.program_body import program_body
 from workflow_scripts.rlpf.tasks import Task
@@ -81,59 +86,35 @@ CONFIRMATIONS = 3
 
 @dataclasses.dataclass(kw_only=True)
 class RewardConfig:
-    """Config section `rlpf.reward` (cache_dir comes from the rule)."""
+    """Config section `rlpf.reward`: the grades, and the harness that measures (cache_dir comes from the rule)."""
 
     cache_dir: Path
-    warmup: int = schema_default("rlpf.reward.warmup")  # untimed calls before the timed ones
-    # timed calls of the sample and of the serial baseline, in one process
-    reps: int = schema_default("rlpf.reward.reps")
-    input_seed: int = schema_default("rlpf.reward.input_seed")  # the driver's input generator seed
-    jobs: int = schema_default("rlpf.reward.jobs")  # concurrent compiler processes
-    compile_timeout_s: float = schema_default("rlpf.reward.compile_timeout_s")
-    # wall-clock limit of one sandboxed run
-    run_timeout_s: float = schema_default("rlpf.reward.run_timeout_s")
-    cpu_limit_s: int = schema_default("rlpf.reward.cpu_limit_s")
-    memory_mb: int = schema_default("rlpf.reward.memory_mb")
+    # How completions are built, run and timed: pcgbench.evaluate with rlpf.reward.harness's overrides (from_config).
+    # Its protocol is the harness's race-catching one: the timed size validated on `validations` inputs, OpenMP
+    # threads bound one per core and spinning (timing.placement_env), a raised priority (run_nice), then
+    # `stress_validations` more at `stress_threads` threads, more than the cores, so that a missing reduction's race
+    # shows even when training jobs share the cores (passive waiting let racy pragmas pass validation and become SFT
+    # targets); OpenMP completions' ThreadSanitizer build runs first (race_check), a race there is the verdict.
+    harness: EvaluateConfig
     build_error_reward: float = schema_default("rlpf.reward.build_error_reward")
     wrong_reward: float = schema_default("rlpf.reward.wrong_reward")
     # the limit of a correct program's reward as its speedup goes to 0
     slow_floor_reward: float = schema_default("rlpf.reward.slow_floor_reward")
-    # The harness's race-catching run protocol (pcgbench.evaluate): the timed size is validated on
-    # `validations` inputs, OpenMP threads are bound one per core and spin (timing.placement_env), and the run
-    # has a raised priority, so that a missing reduction's threads overlap and its race shows even when training
-    # jobs share the cores. Passive waiting let racy pragmas pass validation and become SFT targets.
-    validations: int = schema_default("rlpf.reward.validations")
-    # After the timing, `stress_validations` more validations at `stress_threads` threads, more than the cores: beside a competing
-    # load at the same priority the timed threads can still run one after another and a race pass by luck.
-    stress_validations: int = schema_default("rlpf.reward.stress_validations")
-    stress_threads: int = schema_default("rlpf.reward.stress_threads")
-    run_nice: int = schema_default("rlpf.reward.run_nice")  # < 0 needs root; 0 runs at the caller's priority
-    # OpenMP completions: their ThreadSanitizer build runs first (pcgbench's run.check_races); a race found there
-    # is the verdict, whatever the load did to the validations
-    race_check: bool = schema_default("rlpf.reward.race_check")
 
     def __post_init__(self) -> None:
         self.cache_dir = Path(self.cache_dir)
-        for name in ("reps", "validations", "stress_threads", "jobs", "compile_timeout_s", "run_timeout_s", "cpu_limit_s", "memory_mb"):
-            if not getattr(self, name) > 0:
-                raise ValueError(f"rlpf.reward.{name} must be > 0, got {getattr(self, name)!r}")
-        if self.warmup < 0:
-            raise ValueError(f"rlpf.reward.warmup must be >= 0, got {self.warmup}")
-        if self.stress_validations < 0:
-            raise ValueError(f"rlpf.reward.stress_validations must be >= 0, got {self.stress_validations}")
-        if not -20 <= self.run_nice <= 0:
-            raise ValueError(f"rlpf.reward.run_nice must be in -20..0, got {self.run_nice}")
-        if self.race_check:
-            ok, why = suite.race_check_status()
-            if not ok:
-                raise ValueError(f"rlpf.reward.race_check is on, but {why}; install it, or set race_check: false")
         if not self.build_error_reward < self.wrong_reward < self.slow_floor_reward < 0:
             raise ValueError("rlpf.reward must satisfy build_error_reward < wrong_reward < slow_floor_reward < 0 "
                              f"(failing to build is worst, any correct program beats a wrong one); got "
                              f"{self.build_error_reward}, {self.wrong_reward}, {self.slow_floor_reward}")
 
-    def limits(self) -> SandboxLimits:
-        return SandboxLimits(wall_s=self.run_timeout_s, cpu_s=self.cpu_limit_s, address_space_mb=self.memory_mb)
+    @classmethod
+    def from_config(cls, reward: dict, evaluate: dict, *, seed: int, cache_dir: Path) -> "RewardConfig":
+        """From config sections rlpf.reward and pcgbench.evaluate and the config's seed (the driver's inputs):
+        the harness is pcgbench.evaluate with rlpf.reward.harness's keys on top."""
+        grades = {key: value for key, value in reward.items() if key != "harness"}
+        harness = EvaluateConfig(**evaluate, seed=seed).overridden(reward.get("harness", {}), key="rlpf.reward.harness")
+        return cls(cache_dir=cache_dir, harness=harness, **grades)
 
 
 @dataclasses.dataclass(kw_only=True)
@@ -184,8 +165,7 @@ class Measurer:
 
     def __init__(self, cfg: RewardConfig) -> None:
         self.cfg = cfg
-        self.builds = BuildCache(BuildConfig(cache_dir=cfg.cache_dir / "builds", jobs=cfg.jobs,
-                                             compile_timeout_s=cfg.compile_timeout_s))  # fmt: skip
+        self.builds = BuildCache(cfg.harness.build_config(cache_dir=cfg.cache_dir / "builds"))
         self.results_dir = cfg.cache_dir / "measurements"
         self.results_dir.mkdir(parents=True, exist_ok=True)
         self.n_measured = 0  # programs built and run by this process (cache misses)
@@ -193,10 +173,7 @@ class Measurer:
 
     def protocol(self, task: Task) -> RunProtocol:
         """How a completion of `task` is run: one rank at the task's threads, RUN_ENV's allocator."""
-        return RunProtocol(warmup=self.cfg.warmup, reps=self.cfg.reps, validations=self.cfg.validations,
-                           seed=self.cfg.input_seed, threads=task.threads, nice=self.cfg.run_nice,
-                           stress_validations=self.cfg.stress_validations, stress_threads=self.cfg.stress_threads,
-                           extra_env=RUN_ENV)  # fmt: skip
+        return self.cfg.harness.protocol(threads=task.threads, extra_env=RUN_ENV)
 
     def program_key(self, task: Task, body: str | None, completion: str) -> str:
         # The protocol's fields in the order and form the cache has always hashed them, then the stress
@@ -226,18 +203,21 @@ class Measurer:
         write_json(self.results_dir / f"{m.key}.json", dataclasses.asdict(m))
 
     def race_checked(self, task: Task) -> bool:
-        return self.cfg.race_check and task.model in suite.RACE_CHECKED_MODELS
+        return self.cfg.harness.race_checked(task.model)
 
-    def _run(self, task: Task, exe: Path, key: str, body: str, race_build: BuildResult | None = None) -> Measurement:
+    def _run(self, task: Task, build: BuildResult, key: str, body: str, race_build: BuildResult | None = None) -> Measurement:
+        """Measure one built completion: the harness's checks (vet: its build, what its object holds, its race
+        check), then one run."""
         fields = dict(key=key, task_id=task.task_id, speedup=None, time_s=None, baseline_time_s=None, spread=None)
-        if race_build is not None:
-            check = check_races(suite.get_problem(task.kernel), task.model, race_build, seed=self.cfg.input_seed,
-                                limits=self.cfg.limits(), nice=self.cfg.run_nice, body=body)  # fmt: skip
-            if check.status == "race":
-                return Measurement(**fields, verdict=RACE_DETECTED, detail=check.detail[:400])
-            if check.status == "inconclusive":
-                logger.warning("%s: race check inconclusive: %s", task.task_id, check.detail[:300])
-        run = run_program(suite.get_problem(task.kernel), task.model, exe, self.protocol(task), self.cfg.limits())
+        problem = suite.get_problem(task.kernel)
+        vetting = vet(problem, task.model, build, self.cfg.harness, body=body, race_build=race_build)
+        if vetting.verdict is not None:
+            # A compiler's log ends with what went wrong; the other reasons start with it.
+            detail = vetting.detail[-400:] if vetting.verdict == BUILD_ERROR else vetting.detail[:400]
+            return Measurement(**fields, verdict=vetting.verdict, detail=detail)
+        if vetting.race_check is not None and vetting.race_check.status == "inconclusive":
+            logger.warning("%s: race check inconclusive: %s", task.task_id, vetting.race_check.detail[:300])
+        run = run_program(problem, task.model, build.exe, self.protocol(task), self.cfg.harness.limits())
         if run.verdict != OK:
             # Shorter than the harness's detail: what the driver reported, else the end of the run's output.
             if run.driver_failure is not None:
@@ -289,19 +269,11 @@ class Measurer:
             # No start line: the GRPO reward calls this for every step's few completions.
             progress = Progress("measured programs", total=len(keys), unit="program", logger=logger, start_line=False)
             for key, build in zip(keys, builds[: len(keys)], strict=True):
-                task = todo[key][0]
-                if not build.ok:
-                    m = Measurement(key=key, task_id=task.task_id, verdict=BUILD_ERROR, speedup=None,
-                                    time_s=None, baseline_time_s=None, spread=None, detail=build.log[-400:])
-                elif build.finding is not None:  # tampering, or threads of its own: never run
-                    m = Measurement(key=key, task_id=task.task_id, verdict=build.finding.verdict, speedup=None,
-                                    time_s=None, baseline_time_s=None, spread=None, detail=build.finding.detail[:400])
-                else:
-                    body = todo[key][1]  # its numbers choose the race check's size (pcgbench's run.race_check_size)
-                    m = self._run(task, build.exe, key, body, race_builds.get(key))
-                    earlier = self._load(key)  # a pass being confirmed (CONFIRMATIONS)
-                    if m.verdict == OK and earlier is not None and earlier.verdict == OK:
-                        m.passes = earlier.passes + 1
+                task, body = todo[key]  # the body's numbers choose the race check's size (run.race_check_size)
+                m = self._run(task, build, key, body, race_builds.get(key))
+                # a pass being confirmed (CONFIRMATIONS)
+                if m.verdict == OK and (earlier := self._load(key)) is not None and earlier.verdict == OK:
+                    m.passes = earlier.passes + 1
                 self._store(m)
                 done[key] = m
                 self.n_measured += 1
