@@ -95,6 +95,11 @@ class NetworkModel:
         return self.link(ranks).time(ring_steps(op, p), model_wire_bytes(op, message_bytes, p))
 
 
+def slowest_group(groups: Iterable[Sequence[int]], devices_per_node: int) -> Sequence[int]:
+    """Of groups that run the same collective at once, the one that spans the most nodes: it sets the pace."""
+    return max(groups, key=lambda g: len({rank // devices_per_node for rank in g}))
+
+
 def calibrate(samples: Iterable[tuple[str, float, int, float]]) -> AlphaBeta:
     """Least-squares alpha and beta from measured (op, message_bytes, group_size, seconds) samples.
 

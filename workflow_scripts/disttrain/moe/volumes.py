@@ -33,6 +33,7 @@ from workflow_scripts.disttrain.moe.layer import (
     TAG_TP_REDUCE_BWD,
     MoEShape,
 )
+from workflow_scripts.disttrain.netmodel import slowest_group
 
 logger = logging.getLogger(__name__)
 
@@ -135,11 +136,6 @@ class Layout:
         if kind == "dense_data":
             return [[self.rank(t, e, d) for d in d_ for e in e_] for t in t_]
         raise ValueError(f"unknown group kind {kind!r}")
-
-
-def slowest_group(groups: list[list[int]], devices_per_node: int) -> list[int]:
-    """The group that spans the most nodes: a collective over all groups at once is as slow as it."""
-    return max(groups, key=lambda g: len({r // devices_per_node for r in g}))
 
 
 def step_time_s(model: MoEModel, layout: Layout, *, global_batch_tokens: int, drop_duplicates: bool,

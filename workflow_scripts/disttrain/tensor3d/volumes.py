@@ -30,6 +30,7 @@ import logging
 from collections import Counter
 from collections.abc import Callable
 
+from workflow_scripts.disttrain.netmodel import slowest_group
 from workflow_scripts.disttrain.tensor3d.grid import Grid, factorizations
 
 logger = logging.getLogger(__name__)
@@ -188,7 +189,7 @@ def placement_cost(net) -> CostFn:
     def cost(op: str, message_bytes: float, grid: Grid, dim: str) -> float:
         key = (grid.label(), dim)
         if key not in slowest:
-            slowest[key] = max(grid.group_ranks(dim), key=lambda g: len({r // net.devices_per_node for r in g}))
+            slowest[key] = slowest_group(grid.group_ranks(dim), net.devices_per_node)
         return net.time(op, message_bytes, slowest[key])
 
     return cost
