@@ -362,8 +362,7 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--ks", type=_ks, default=tuple(harness["ks"]),
                           help="comma-separated k of the @k metrics (default: "
                                f"{','.join(map(str, harness['ks']))})")
-    evaluate.add_argument("--jobs", type=positive_int, default=harness["jobs"],
-                          help="parallel compiles (default: %(default)s)")
+    evaluate.add_argument("--jobs", type=positive_int, default=harness["jobs"], help="parallel compiles (default: %(default)s)")
     evaluate.add_argument("--run-timeout-s", type=positive_float, default=harness["run_timeout_s"],
                           help="wall-clock limit of one run (without --reference-results; default: %(default)s)")
     evaluate.add_argument("--timeout-floor-s", type=positive_float, default=harness["timeout_floor_s"],

@@ -98,10 +98,9 @@ class EvaluateConfig:
                 raise ValueError(f"pcgbench.evaluate.{name} must be > 0, got {getattr(self, name)!r}")
         if not -20 <= self.run_nice <= 0:
             raise ValueError(f"pcgbench.evaluate.run_nice must be in -20..0, got {self.run_nice}")
-        if self.warmup < 0:
-            raise ValueError(f"pcgbench.evaluate.warmup must be >= 0, got {self.warmup}")
-        if self.stress_validations < 0:
-            raise ValueError(f"pcgbench.evaluate.stress_validations must be >= 0, got {self.stress_validations}")
+        for name in ("warmup", "stress_validations"):
+            if getattr(self, name) < 0:
+                raise ValueError(f"pcgbench.evaluate.{name} must be >= 0, got {getattr(self, name)}")
         if self.size not in ("timed", "paper"):
             raise ValueError(f"pcgbench.evaluate.size must be 'timed' or 'paper', got {self.size!r}")
         if not self.ks or min(self.ks) < 1:
