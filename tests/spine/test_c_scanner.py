@@ -8,16 +8,31 @@ import pytest
 
 from workflow_scripts.common.c_scanner import (
     ForLoop,
+    canonical_declaration,
+    first_loop_bound,
+    for_loop_indices,
     for_loops,
     function_body,
+    has_cpp_constructs,
+    is_parallel_for_directive,
     matching_brace_end,
     matching_close,
+    omp_clauses,
+    parallel_models,
     pragmas,
+    reduction_operators,
+    scalar_declarations,
     skip_comment_or_literal,
     statement_end,
     strip_comments_and_strings,
     strip_line_comments,
+    struct_definitions,
     top_level_loops,
+    uses_model,
+    with_one_thread,
+    with_schedule,
+    without_first_reduction,
+    without_for_of_first_reduction,
 )
 
 
@@ -223,8 +238,6 @@ def test_strip_line_comments(code, stripped):
 
 
 def test_openmp_written_as_pragma_operator_counts_as_openmp():
-    from workflow_scripts.common.c_scanner import uses_model
-
     body = '  _Pragma("omp parallel for")\n  for (int i = 0; i < n; ++i) x[i] = 0;\n}\n'
     assert uses_model("omp", body) == (True, "")
     assert uses_model("omp", '  puts("#pragma omp parallel for");\n}\n')[0] is False
@@ -328,8 +341,6 @@ def test_a_2mb_line_of_pragmas_is_checked_in_seconds():
     OpenMP use check (13 s on the machine that wrote this test); ~0.6 s now. 6 s of CPU time (not wall time:
     other processes' load hardly counts) is a bound no loaded machine misses, and half the quadratic scan's
     time at the least; test_scans_read_each_character_a_bounded_number_of_times is the exact guard."""
-    from workflow_scripts.common.c_scanner import uses_model
-
     text = _one_line_pragmas(320_000)
     assert len(text) > 2_000_000
     start = time.process_time()
@@ -337,3 +348,52 @@ def test_a_2mb_line_of_pragmas_is_checked_in_seconds():
     elapsed = time.process_time() - start
     assert used == (True, "")  # the real pragma after the line
     assert elapsed < 6.0, elapsed
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Every public scan on 2 MB of the text that made a pattern rescan it from each of its starts
+
+
+def _mb(piece: str, tail: str = "") -> str:
+    """`piece` repeated to 2 MB, then `tail`."""
+    return piece * (2_000_000 // len(piece) + 1) + tail
+
+
+# (name, call): each pattern these replaced took minutes to hours on its input (quadratic time).
+LINEAR_SCANS = [
+    ("parallel_models: blank lines", lambda: parallel_models(_mb("\n"))),
+    ("parallel_models: kernel launches never closed", lambda: parallel_models(_mb("<<<"))),
+    ("has_cpp_constructs: blank lines", lambda: has_cpp_constructs(_mb("\n"))),
+    ("uses_model: directives that create no work", lambda: uses_model("mpi+omp", _mb("#pragma omp x\n"))),
+    ("scalar_declarations: no ';'", lambda: scalar_declarations(_mb("int a\n"))),
+    ("scalar_declarations: spaces", lambda: scalar_declarations("int" + _mb(" ", "x"))),
+    ("for_loop_indices", lambda: for_loop_indices(_mb("for (int i"))),
+    ("first_loop_bound: headers never closed", lambda: first_loop_bound(_mb("for (", ";;"))),
+    ("first_loop_bound: spaces in the bound", lambda: first_loop_bound("for (;i < n" + _mb(" ", "m;"))),
+    ("struct_definitions: never closed", lambda: struct_definitions(_mb("struct a {"))),
+    ("canonical_declaration: comments never closed", lambda: canonical_declaration(_mb("a /* b"))),
+    ("omp_clauses: arguments never closed", lambda: omp_clauses(_mb("a(b "))),
+    ("omp_clauses: nested too deep", lambda: omp_clauses(_mb("a((b) "))),
+    ("reduction_operators: no ':'", lambda: reduction_operators(_mb("reduction("))),
+    ("without_first_reduction: one line", lambda: without_first_reduction(_mb("#pragma omp parallel for "))),
+    ("without_first_reduction: spaces", lambda: without_first_reduction("#pragma omp parallel for" + _mb(" "))),
+    ("without_first_reduction: no ')'", lambda: without_first_reduction(_mb("#pragma omp parallel for reduction(\n"))),
+    ("without_for_of_first_reduction: one line",
+     lambda: without_for_of_first_reduction(_mb("#pragma omp parallel for "))),
+    ("with_schedule: spaces", lambda: with_schedule("#pragma omp parallel for" + _mb(" ", "x"), " schedule(static)")),
+    ("with_schedule: clauses never closed", lambda: with_schedule(_mb("#pragma omp parallel for schedule("), "")),
+    ("with_one_thread: clauses never closed", lambda: with_one_thread(_mb("#pragma omp parallel num_threads("))),
+    ("is_parallel_for_directive", lambda: is_parallel_for_directive(_mb("#pragma omp parallel for"), 0)),
+    ("strip_comments_and_strings: quotes never closed", lambda: strip_comments_and_strings(_mb("'\"x"))),
+    ("for_loops: headers on one line", lambda: for_loops(_mb("for (;;) x; "))),
+    ("matching_brace_end: never closed", lambda: matching_brace_end(_mb("{ \"}\" "))),
+]
+
+
+@pytest.mark.parametrize("call", [c for _, c in LINEAR_SCANS], ids=[name for name, _ in LINEAR_SCANS])
+def test_each_scan_of_2mb_takes_seconds_at_most(call):
+    """A generous bound (CPU time, so another process's load hardly counts): each takes 2 s at most on a
+    2-core laptop, and the patterns they replaced did not finish in minutes."""
+    start = time.process_time()
+    call()
+    assert time.process_time() - start < 10.0

@@ -40,7 +40,7 @@ import numpy as np
 import pandas as pd
 
 from workflow_scripts.common import Progress, Provenance, atomic_path, seed_everything, write_json
-from workflow_scripts.common.c_scanner import pragmas
+from workflow_scripts.common.c_scanner import pragmas, with_one_thread, with_schedule
 from workflow_scripts.common.config import schema_default
 from workflow_scripts.common.device import resolve_device
 from workflow_scripts.common.model_source import context_tokens, load_causal_lm, load_tokenizer, resolve
@@ -63,9 +63,6 @@ logger = logging.getLogger(__name__)
 KERNEL_MODELS = ("serial", "omp")  # the execution models whose reference kernels can be edited
 PRAGMA_EDITS = ("pragma_removed", "schedule_dynamic_1", "schedule_static", "one_thread")
 EDITS = PRAGMA_EDITS + SOURCE_EDITS
-PARALLEL_FOR = re.compile(r"(#[ \t]*pragma[ \t]+omp[ \t]+parallel[ \t]+for\b)([^\n]*)")
-PARALLEL = re.compile(r"(#[ \t]*pragma[ \t]+omp[ \t]+parallel\b)([^\n]*)")
-SCHEDULE = re.compile(r"\s*schedule\s*\([^)]*\)")
 LABEL_SLOWER, LABEL_NOT_SLOWER = 1, 0
 
 
@@ -127,10 +124,9 @@ def apply_edit(body: str, edit: str, signature: str = "") -> str:
         return without_omp_directives(body)
     if edit in ("schedule_dynamic_1", "schedule_static"):
         schedule = " schedule(dynamic, 1)" if edit == "schedule_dynamic_1" else " schedule(static)"
-        return PARALLEL_FOR.sub(lambda m: m.group(1) + schedule + SCHEDULE.sub("", m.group(2)), body)
+        return with_schedule(body, schedule)
     if edit == "one_thread":
-        # Appended after the other clauses: `parallel num_threads(1) for` would not parse.
-        return PARALLEL.sub(lambda m: m.group(1) + re.sub(r"\s*num_threads\s*\([^)]*\)", "", m.group(2)).rstrip() + " num_threads(1)", body)
+        return with_one_thread(body)
     raise ValueError(f"unknown edit {edit!r} (allowed: {', '.join(EDITS)})")
 
 

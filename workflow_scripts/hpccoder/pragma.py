@@ -31,6 +31,8 @@ import pandas as pd
 
 from workflow_scripts.common import Progress, Provenance, atomic_path, seed_everything, write_json
 from workflow_scripts.common.c_scanner import (
+    is_parallel_for_directive,
+    omp_clauses,
     pragmas,
     preprocessor_line_end,
     skip_space_and_comments,
@@ -42,9 +44,7 @@ from workflow_scripts.common.model_source import context_tokens, load_causal_lm,
 
 logger = logging.getLogger(__name__)
 
-PRAGMA_START = re.compile(r"#[ \t]*pragma[ \t]+omp[ \t]+parallel[ \t]+for\b")  # matched at a directive's "#"
 BARE_PRAGMA = "#pragma omp parallel for"
-CLAUSE_RE = re.compile(r"([a-z_]+)\s*(?:\(((?:[^()]|\([^()]*\))*)\))?")
 CLAUSE_CATEGORIES = ("directive", "reduction", "schedule", "private", "shared", "collapse")
 
 
@@ -97,7 +97,7 @@ def extract_pragma_loops(text: str, max_loop_chars: int = 1500) -> list[dict[str
     found = []
     for directive in pragmas(text):
         # Its first line must read `#pragma omp parallel for`: one split before `for` by a continuation is left out.
-        if not PRAGMA_START.match(text, directive.start):
+        if not is_parallel_for_directive(text, directive.start):
             continue
         pragma = normalize_pragma(text[directive.start : directive.end])
         pos = directive.end
@@ -155,8 +155,7 @@ def parse_pragma(pragma: str) -> dict[str, Any]:
     text = normalize_pragma(pragma)
     body = re.sub(r"^#pragma\s+omp\s+", "", text)
     words, clauses = [], {}
-    for match in CLAUSE_RE.finditer(body):
-        name, argument = match.group(1), match.group(2)
+    for name, argument in omp_clauses(body):
         if argument is None and name in ("parallel", "for", "simd") and not clauses:
             words.append(name)
             continue

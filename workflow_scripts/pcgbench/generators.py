@@ -34,11 +34,16 @@ Run from Snakemake (rule pcgbench_self_test_generations) or:
 
 
 import logging
-import re
 from pathlib import Path
 
 from workflow_scripts.common import Provenance, write_json
-from workflow_scripts.common.c_scanner import first_loop_bound, pragmas
+from workflow_scripts.common.c_scanner import (
+    first_loop_bound,
+    pragmas,
+    reduction_operators,
+    without_first_reduction,
+    without_for_of_first_reduction,
+)
 from workflow_scripts.pcgbench import suite
 from workflow_scripts.pcgbench.pareval_format import load_generations, problem_name
 from workflow_scripts.pcgbench.verdicts import (
@@ -56,9 +61,6 @@ logger = logging.getLogger(__name__)
 GENERATORS = ("reference", "serial", "mutants")
 MUTANTS = ("missing_include", "off_by_one", "missing_reduction", "data_race", "infinite_loop", "huge_allocation")
 
-_REDUCTION = re.compile(r"(#\s*pragma\s+omp\s+parallel\s+for[^\n]*?)\s*reduction\s*\([^)]*\)")
-_PARALLEL_FOR_REDUCTION = re.compile(r"(#\s*pragma\s+omp\s+parallel)\s+for(?=[^\n]*reduction)")
-_REDUCTION_OPERATOR = re.compile(r"reduction\s*\(\s*([^:]+?)\s*:")
 # Reduction operators whose result changes when a thread's partial result is lost or counted twice.
 NON_IDEMPOTENT_OPERATORS = ("+", "*", "^", "-")
 
@@ -68,7 +70,7 @@ def _reduction_pragma_is_mutable(body: str) -> bool:
     pragma = next((p for p in pragmas(body) if p.text.startswith("omp parallel for") and "reduction" in p.text), None)
     if pragma is None:
         return False
-    operators = _REDUCTION_OPERATOR.findall(pragma.text)
+    operators = reduction_operators(pragma.text)
     return bool(operators) and all(op in NON_IDEMPOTENT_OPERATORS for op in operators)
 
 
@@ -86,13 +88,13 @@ def mutate(body: str, mutant: str, prompt_text: str) -> tuple[str, str] | None:
     if mutant == "missing_reduction":
         if not _reduction_pragma_is_mutable(body):
             return None
-        mutated, count = _REDUCTION.subn(r"\1", body, count=1)
-        return (mutated, WRONG_ANSWER) if count else None
+        mutated = without_first_reduction(body)
+        return (mutated, WRONG_ANSWER) if mutated is not None else None
     if mutant == "data_race":
         if not _reduction_pragma_is_mutable(body):
             return None
-        mutated, count = _PARALLEL_FOR_REDUCTION.subn(r"\1", body, count=1)
-        return (mutated, WRONG_ANSWER) if count else None
+        mutated = without_for_of_first_reduction(body)
+        return (mutated, WRONG_ANSWER) if mutated is not None else None
     if mutant == "infinite_loop":
         # volatile: a side-effect-free infinite loop is undefined behaviour and may be compiled away.
         return "  for (volatile unsigned long pcgbench_spin = 0;; pcgbench_spin = pcgbench_spin + 1) {}\n" + body, \

@@ -32,6 +32,15 @@ from workflow_scripts.common.c_scanner.models import (
     parallel_models,
     uses_model,
 )
+from workflow_scripts.common.c_scanner.openmp import (
+    is_parallel_for_directive,
+    omp_clauses,
+    reduction_operators,
+    with_one_thread,
+    with_schedule,
+    without_first_reduction,
+    without_for_of_first_reduction,
+)
 from workflow_scripts.common.c_scanner.syntax import (
     OPENING,
     ForLoop,
@@ -54,8 +63,9 @@ from workflow_scripts.common.c_scanner.syntax import (
 __all__ = [
     "MODEL_TITLES", "OPENING", "PARALLEL_MODELS", "ForLoop", "Pragma", "blank_comments", "canonical_declaration",
     "declarator_name", "first_loop_bound", "for_loop_indices", "for_loops", "function_body", "has_cpp_constructs",
-    "matching_brace_end", "matching_close", "parallel_models", "pragmas", "preprocessor_line_end",
-    "scalar_declarations", "skip_comment_or_literal", "skip_space_and_comments", "split_declarators",
-    "statement_end", "strip_comments_and_strings", "strip_line_comments", "struct_definitions", "top_level_loops",
-    "uses_model",
+    "is_parallel_for_directive", "matching_brace_end", "matching_close", "omp_clauses", "parallel_models", "pragmas",
+    "preprocessor_line_end", "reduction_operators", "scalar_declarations", "skip_comment_or_literal",
+    "skip_space_and_comments", "split_declarators", "statement_end", "strip_comments_and_strings",
+    "strip_line_comments", "struct_definitions", "top_level_loops", "uses_model", "with_one_thread", "with_schedule",
+    "without_first_reduction", "without_for_of_first_reduction",
 ]  # fmt: skip
