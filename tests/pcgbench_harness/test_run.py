@@ -158,7 +158,10 @@ def test_the_package_exports_its_api():
         "check_races", "RaceCheck",
         "check_sandbox", "SandboxUnavailable", "SandboxFailure",
         "BUILD_ERROR", "NO_PARALLELISM", "VERDICT_TIMEOUT", "CRASH", "KILLED_RESOURCE_LIMIT", "WRONG_ANSWER", "OK",
-        "PROMPT_MISMATCH", "RACE_DETECTED", "TAMPERING", "RESOURCE_OVERUSE", "VERDICTS",
+        "PROMPT_MISMATCH", "RACE_DETECTED", "TAMPERING", "RESOURCE_OVERUSE", "VERDICTS", "BUILD_ONLY", "UNAVAILABLE",
+        "EvaluateConfig", "vet", "compute_metrics",
+        "load_generations", "validate_records", "is_translation", "model_prompt",
+        "suite", "SELF_TEST_GENERATORS", "suite_files", "prompt_set_file",
     }  # fmt: skip
     assert all(hasattr(pcgbench, name) for name in pcgbench.__all__)
     assert set(pcgbench.VERDICTS) >= {pcgbench.OK, pcgbench.WRONG_ANSWER, pcgbench.CRASH, pcgbench.BUILD_ERROR}
