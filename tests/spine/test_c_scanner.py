@@ -8,7 +8,9 @@ import pytest
 
 from workflow_scripts.common.c_scanner import (
     ForLoop,
+    assignment_offsets,
     canonical_declaration,
+    counted_loop,
     first_loop_bound,
     for_loop_indices,
     for_loops,
@@ -368,6 +370,8 @@ LINEAR_SCANS = [
     ("scalar_declarations: no ';'", lambda: scalar_declarations(_mb("int a\n"))),
     ("scalar_declarations: spaces", lambda: scalar_declarations("int" + _mb(" ", "x"))),
     ("for_loop_indices", lambda: for_loop_indices(_mb("for (int i"))),
+    ("counted_loop: spaces after the bound", lambda: counted_loop("int i = 0; i < n" + _mb(" ", "x; ++i"))),
+    ("assignment_offsets", lambda: assignment_offsets(_mb("a <<= b == c != d; "))),
     ("first_loop_bound: headers never closed", lambda: first_loop_bound(_mb("for (", ";;"))),
     ("first_loop_bound: spaces in the bound", lambda: first_loop_bound("for (;i < n" + _mb(" ", "m;"))),
     ("struct_definitions: never closed", lambda: struct_definitions(_mb("struct a {"))),

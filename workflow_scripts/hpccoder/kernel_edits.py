@@ -18,13 +18,15 @@ version anyway; a version that fails is dropped and counted). The edits:
     - early_exit_removed: `for (...) if (cond) return value;` keeps scanning to the end and returns the
       first hit afterwards: best case O(1) becomes always O(n).
 
-Loops, statements and brackets come from the project's C/C++ scanner (common/c_scanner.py), which skips
+Loops, statements and brackets come from the project's C/C++ scanner (common/c_scanner/), which skips
 comments and literals; it is not a C++ front end, and the edits are written for these kernels.
 """
 
 import re
 
 from workflow_scripts.common.c_scanner import (
+    assignment_offsets,
+    counted_loop,
     for_loops,
     matching_close,
     skip_space_and_comments,
@@ -36,10 +38,6 @@ LAYOUT_EDITS = ("transposed_layout",)
 ALGORITHMIC_EDITS = ("selection_to_sort", "early_exit_removed")
 SOURCE_EDITS = LOOP_EDITS + LAYOUT_EDITS + ALGORITHMIC_EDITS
 
-# A canonical counted loop header: `T v = lo; v < hi; ++v` (or v++).
-_COUNTED = re.compile(r"^\s*(?:const\s+)?[\w:]+(?:\s+[\w:]+)*\s+(?P<var>\w+)\s*=\s*(?P<lo>[^;]+);\s*(?P=var)\s*<\s*(?P<hi>[^;]+?)\s*;"
-                      r"\s*(?:\+\+\s*(?P=var)|(?P=var)\s*\+\+)\s*$")  # fmt: skip
-_ASSIGN = re.compile(r"(?<![=!<>+\-*/%&|^])(?:<<|>>|[-+*/%&|^])?=(?!=)")
 # Calls a loop body may make without writing memory (anything else might, so it blocks the interchange).
 _PURE_CALLS = {"std::min", "std::max", "std::abs", "std::fabs", "std::sqrt", "std::exp", "std::log", "std::sin",
                "std::cos", "std::pow", "min", "max", "abs", "fabs", "sqrt", "exp", "log", "sin", "cos", "pow"}
@@ -95,7 +93,7 @@ def _row_major(index: str) -> tuple[str, str, str] | None:
 # loop order
 
 
-def _interchange_is_legal(outer: re.Match, inner: re.Match, body: str) -> bool:
+def _interchange_is_legal(outer: dict[str, str], inner: dict[str, str], body: str) -> bool:
     i, j = outer["var"], inner["var"]
     if {i, j} & (_identifiers(inner["lo"]) | _identifiers(inner["hi"]) | _identifiers(outer["lo"]) | _identifiers(outer["hi"])):
         return False  # not rectangular
@@ -105,8 +103,8 @@ def _interchange_is_legal(outer: re.Match, inner: re.Match, body: str) -> bool:
         if call.group(1) not in _PURE_CALLS and call.group(1) not in _KEYWORDS:
             return False
     written = set()
-    for assign in _ASSIGN.finditer(body):
-        before = body[: assign.start()].rstrip()
+    for assign in assignment_offsets(body):
+        before = body[:assign].rstrip()
         if before.endswith("]"):
             name = re.search(r"(\w+)\s*\[[^\[\]]*\]$", before)
             if not name:
@@ -138,7 +136,7 @@ def loop_interchange(body: str, signature: str = "") -> str:
             continue
         inner_offset = body.index(inner_text, h1_end + 1)
         _, h2_start, h2_end, inner_end = for_loops(inner_text)[0]
-        outer, inner = _COUNTED.match(body[h1_start:h1_end]), _COUNTED.match(inner_text[h2_start:h2_end])
+        outer, inner = counted_loop(body[h1_start:h1_end]), counted_loop(inner_text[h2_start:h2_end])
         if not outer or not inner or inner_end != len(inner_text):
             continue
         if not _interchange_is_legal(outer, inner, inner_text[h2_end + 1 :]):

@@ -2,8 +2,8 @@
 
 - syntax.py: comments and literals (which hold no code), brackets, statements, for loops, top-level loops of a
   function body, pragma directives;
-- declarations.py: scalar declarations and for-loop indices, a loop's bound, struct definitions, a
-  declaration's canonical spelling;
+- declarations.py: scalar declarations and for-loop indices, assignments, counted loop headers and a loop's
+  bound, struct definitions, a declaration's canonical spelling;
 - openmp.py: OpenMP directives' clauses and the edits made to them;
 - models.py: which execution model a text uses (a corpus file's models; whether a generated body uses its own).
 
@@ -17,7 +17,9 @@ hpccoder/ (the pragma data set, kernel edits), pcgbench/ (the model check, mutan
 """
 
 from workflow_scripts.common.c_scanner.declarations import (
+    assignment_offsets,
     canonical_declaration,
+    counted_loop,
     declarator_name,
     first_loop_bound,
     for_loop_indices,
@@ -61,7 +63,8 @@ from workflow_scripts.common.c_scanner.syntax import (
 )
 
 __all__ = [
-    "MODEL_TITLES", "OPENING", "PARALLEL_MODELS", "ForLoop", "Pragma", "blank_comments", "canonical_declaration",
+    "MODEL_TITLES", "OPENING", "PARALLEL_MODELS", "ForLoop", "Pragma", "assignment_offsets", "blank_comments",
+    "canonical_declaration", "counted_loop",
     "declarator_name", "first_loop_bound", "for_loop_indices", "for_loops", "function_body", "has_cpp_constructs",
     "is_parallel_for_directive", "matching_brace_end", "matching_close", "omp_clauses", "parallel_models", "pragmas",
     "preprocessor_line_end", "reduction_operators", "scalar_declarations", "skip_comment_or_literal",

@@ -21,6 +21,8 @@ _SCALAR_DECLARATION = re.compile(r"^\s*(?:const\s+)?" + _BASIC_TYPE + r"\s+([^;]
 _SCALAR_DECLARATION_HEAD = re.compile(r"^[^\S\n]*(?:const\s+)?" + _BASIC_TYPE + r"\s+", re.M)
 _FOR_INDEX = re.compile(r"\bfor\s*\(\s*(?:const\s+)?" + _BASIC_TYPE + r"\s+([A-Za-z_]\w*)\s*=")
 _DECLARATOR_NAME = re.compile(r"\s*\*?\s*([A-Za-z_]\w*)")
+# An assignment operator (=, +=, <<=, ...), not a comparison (==, !=, <=, >=).
+_ASSIGNMENT = re.compile(r"(?<![=!<>+\-*/%&|^])(?:<<|>>|[-+*/%&|^])?=(?!=)")
 
 
 def scalar_declarations(text: str) -> list[str]:
@@ -65,8 +67,13 @@ def for_loop_indices(text: str) -> list[str]:
     return _FOR_INDEX.findall(text)
 
 
+def assignment_offsets(text: str) -> list[int]:
+    """Where each assignment operator (`=`, `+=`, `<<=`, ...; not `==`, `!=`, `<=`, `>=`) starts."""
+    return [found.start() for found in _ASSIGNMENT.finditer(text)]
+
+
 # ---------------------------------------------------------------------------------------------------------
-# Loop bounds
+# Loop headers and bounds
 
 _FOR_OPEN = re.compile(r"for\s*\(")
 _CONDITION_TO_BOUND = re.compile(r"\s*\w+\s*<(?![<=])")  # `i <` (not `i <<`, not `i <=`)
@@ -98,6 +105,41 @@ def first_loop_bound(text: str) -> tuple[int, int] | None:
                 return start - 1, start
         pos = semicolon + 1
     return None
+
+
+_TYPE_WORD = re.compile(r"[\w:]+")
+_WORD = re.compile(r"\w+")
+
+
+def _between_spaces(text: str) -> str:
+    r"""What `\s*([^;]+?)\s*` reads from text: text without its surrounding whitespace; its last character when
+    it is all whitespace (the first `\s*` gives one back); "" (no match) when it is empty."""
+    return text.strip() or text[-1:]
+
+
+def counted_loop(header: str) -> dict[str, str] | None:
+    r"""{"var", "lo", "hi"} of a canonical counted loop header `T v = lo; v < hi; ++v` (or `v++`; T one or more
+    words such as `const std::size_t`), or None.
+
+    What `^\s*(?:const\s+)?[\w:]+(?:\s+[\w:]+)*\s+(?P<var>\w+)\s*=\s*(?P<lo>[^;]+);\s*(?P=var)\s*<\s*(?P<hi>[^;]+?)\s*;`
+    then `\s*(?:\+\+\s*(?P=var)|(?P=var)\s*\+\+)\s*$` matches, read part by part: that pattern's lazy bound
+    rescanned the spaces after it from each of them (a bound followed by 2 MB of spaces: an hour).
+    """
+    parts = header.split(";")
+    if len(parts) != 3 or "=" not in parts[0]:
+        return None
+    declaration, lo = parts[0].split("=", 1)
+    words = declaration.split()
+    if len(words) < 2 or not all(_TYPE_WORD.fullmatch(w) for w in words) or not _WORD.fullmatch(words[-1]):
+        return None
+    var = words[-1]
+    lo = lo.lstrip() or lo[-1:]  # the pattern's lo runs to the ";", trailing spaces included
+    condition = parts[1].lstrip()
+    if not lo or not condition.startswith(var) or not condition[len(var) :].lstrip().startswith("<"):
+        return None
+    hi = _between_spaces(condition[len(var) :].lstrip()[1:])
+    step = re.fullmatch(rf"\s*(?:\+\+\s*{re.escape(var)}|{re.escape(var)}\s*\+\+)\s*", parts[2])
+    return {"var": var, "lo": lo, "hi": hi} if hi and step else None
 
 
 # ---------------------------------------------------------------------------------------------------------
