@@ -110,6 +110,13 @@ def test_declared_interface_ignores_layout_and_comments():
     assert pf.canonical("Kokkos::View<const double*> &x") == pf.canonical("Kokkos::View<const double *>& x")
 
 
+def test_comment_markers_inside_string_literals_are_declaration_text():
+    # A "//" or "/*" in a string (a default argument, a struct's field initialiser) does not start a comment.
+    assert pf.canonical('void f(const char *url = "http://x", int n)') == 'void f(const char*url="http://x",int n)'
+    _, structs = pf.declared_interface('struct S {\n  const char *open = "/*";\n  int n;\n};\nvoid g(S s) {')
+    assert structs == {"S": 'const char*open="/*";int n;'}
+
+
 def test_a_prompt_of_another_interface_is_prompt_mismatch_with_both_signatures():
     problem = PROBLEMS[0]
     record = _record()

@@ -1,4 +1,4 @@
-"""The C/C++ scanner (common/c_scanner.py) on hard inputs, and the two checks that read code through it and
+"""The C/C++ scanner (common/c_scanner/) on hard inputs, and the two checks that read code through it and
 used to get these wrong: RLPF's loop finder (braces in strings and comments) and the OpenMP use check
 (`_Pragma("omp ...")`)."""
 

@@ -11,7 +11,7 @@ closing "}" -- nothing more. Models write more, or other things:
   verdict; nothing is invented to close it).
 
 `extract_body(prompt, completion)` handles all of these. Braces are matched by the project's C/C++ scanner
-(common/c_scanner.py), which skips string and character literals and comments (a "}" inside a string must not
+(common/c_scanner/), which skips string and character literals and comments (a "}" inside a string must not
 end the body).
 
     from workflow_scripts.generate.extract import extract_body
