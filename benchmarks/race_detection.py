@@ -62,9 +62,18 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from workflow_scripts.common.config import schema_defaults  # noqa: E402
-from workflow_scripts.pcgbench import OK, BuildCache, BuildConfig, BuildRequest, generators, suite  # noqa: E402
-from workflow_scripts.pcgbench.run import RunProtocol, check_races, run_program  # noqa: E402
-from workflow_scripts.pcgbench.sandbox import SandboxLimits  # noqa: E402
+from workflow_scripts.pcgbench import (  # noqa: E402
+    OK,
+    BuildCache,
+    BuildConfig,
+    BuildRequest,
+    RunProtocol,
+    SandboxLimits,
+    check_races,
+    generators,
+    run_program,
+    suite,
+)
 
 RACE_MUTANTS = ("missing_reduction", "data_race")
 

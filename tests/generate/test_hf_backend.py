@@ -6,7 +6,7 @@ import pytest
 
 from workflow_scripts.generate.generate import backend_config, main
 from workflow_scripts.generate.hf_backend import HFBackendConfig, HFEngine
-from workflow_scripts.pcgbench.pareval_format import load_generations
+from workflow_scripts.pcgbench import load_generations
 
 SHORT = "int f() {"
 LONG = "/* a much longer prompt, so that the short one is left-padded in the batch */\ndouble average(std::vector<double> x) {"

@@ -17,7 +17,7 @@ from workflow_scripts.generate.openai_backend import (
     OpenAIClient,
 )
 from workflow_scripts.generate.server import CompletionHandler, serve_in_thread
-from workflow_scripts.pcgbench.pareval_format import load_generations
+from workflow_scripts.pcgbench import load_generations
 
 PROMPT = "double average(std::vector<double> const& x) {"
 SAMPLE = {"max_new_tokens": 8, "temperature": 0.8, "top_p": 0.95}

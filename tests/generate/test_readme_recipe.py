@@ -16,7 +16,7 @@ import yaml
 from tests.conftest import run_snakemake
 from workflow_scripts.generate.hf_backend import HFBackendConfig, HFEngine
 from workflow_scripts.generate.server import CompletionHandler, serve_in_thread
-from workflow_scripts.pcgbench.pareval_format import load_generations
+from workflow_scripts.pcgbench import load_generations
 
 PCGBENCH_DOC = Path(__file__).resolve().parents[2] / "docs" / "pcgbench.md"
 

@@ -8,7 +8,7 @@ import yaml
 from tests.conftest import run_snakemake
 from workflow_scripts.generate.summary import body_closes
 from workflow_scripts.generate.summary import main as summarize
-from workflow_scripts.pcgbench.pareval_format import load_generations
+from workflow_scripts.pcgbench import load_generations
 
 
 @pytest.mark.integration
