@@ -45,7 +45,16 @@ sys.path.insert(0, str(REPO))
 import pandas as pd  # noqa: E402
 
 from workflow_scripts.common import write_json  # noqa: E402
-from workflow_scripts.pcgbench import BuildCache, BuildConfig, BuildRequest, generators, sandbox, suite  # noqa: E402
+from workflow_scripts.pcgbench import (  # noqa: E402
+    BuildCache,
+    BuildConfig,
+    BuildRequest,
+    driver_program,
+    generators,
+    sandbox,
+    suite,
+    toolchains,
+)
 from workflow_scripts.pcgbench.evaluate import EvaluateConfig, evaluate_samples  # noqa: E402
 from workflow_scripts.pcgbench.pareval_format import prompt_record  # noqa: E402
 from workflow_scripts.pcgbench.samples import Sample  # noqa: E402
@@ -108,10 +117,10 @@ def bare(samples, work, driver_dir, cfg):
             continue
         src, obj, exe = work / f"s{len(exes)}.cpp", work / f"s{len(exes)}.o", work / f"s{len(exes)}"
         src.write_text(suite.sample_source(sample.problem, sample.model, sample.body))
-        ok = subprocess.run(suite.compile_sample_argv(sample.problem, sample.model, src, obj),
+        ok = subprocess.run(toolchains.compile_sample_argv(sample.problem, sample.model, src, obj),
                             capture_output=True).returncode == 0  # fmt: skip
-        driver = suite.build_driver(sample.problem, sample.model, driver_dir)
-        ok = ok and subprocess.run(suite.link_argv(sample.problem, sample.model, obj, driver, exe),
+        driver = driver_program.build_driver(sample.problem, sample.model, driver_dir)
+        ok = ok and subprocess.run(toolchains.link_argv(sample.problem, sample.model, obj, driver, exe),
                                    capture_output=True).returncode == 0  # fmt: skip
         exes[sample.program_id] = (sample, exe if ok else None)
     for sample, exe in exes.values():
@@ -130,10 +139,10 @@ def naive(samples, work, cfg):
     for index, sample in enumerate(samples):
         problem, model = sample.problem, sample.model
         src, exe = work / f"naive{index}.cpp", work / f"naive{index}"
-        src.write_text(suite.driver_source(problem, model) + "\n" + suite.sample_source(problem, model, sample.body))
-        template = suite.compile_sample_argv(problem, model, src, exe)
+        src.write_text(driver_program.driver_source(problem, model) + "\n" + suite.sample_source(problem, model, sample.body))
+        template = toolchains.compile_sample_argv(problem, model, src, exe)
         compile_argv = [a for a in template if a != "-c"] + [f"-I{suite.DATA_ROOT}"]
-        link = suite.link_argv(problem, model, Path("sample.o"), Path("driver.o"), exe)
+        link = toolchains.link_argv(problem, model, Path("sample.o"), Path("driver.o"), exe)
         compile_argv += link[link.index("-o") + 2:]  # the libraries the link step adds (Kokkos)
         if subprocess.run(compile_argv, capture_output=True).returncode != 0:
             continue
@@ -198,7 +207,7 @@ def main() -> None:
         work = Path(tmp)
         driver_dir = work / "drivers"
         for sample in everything:  # drivers first: every evaluator uses the same driver objects
-            suite.build_driver(sample.problem, sample.model, driver_dir)
+            driver_program.build_driver(sample.problem, sample.model, driver_dir)
         for name, samples in made.items():
             rows, seconds = harness(samples, fresh_cache(work, f"cache_{name}", driver_dir), work / f"out_{name}",
                                        cfg_kwargs, jobs=2)  # fmt: skip

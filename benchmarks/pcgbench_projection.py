@@ -84,9 +84,11 @@ from workflow_scripts.pcgbench import (  # noqa: E402
     BuildConfig,
     BuildRequest,
     check_sandbox,
+    driver_program,
     generators,
     shards,
     suite,
+    toolchains,
     translation,
 )
 from workflow_scripts.pcgbench import projection as pj  # noqa: E402
@@ -138,8 +140,8 @@ def warm_machine_cache(cache: BuildCache, pairs) -> float:
     them: the timed builds are then the samples' own."""
     started = time.perf_counter()
     for problem, model, sanitizer in pairs:
-        suite.standard_header_dir(model, sanitizer)
-        suite.build_driver(problem, model, cache.drivers)
+        toolchains.standard_header_dir(model, sanitizer)
+        driver_program.build_driver(problem, model, cache.drivers)
     return time.perf_counter() - started
 
 
@@ -187,8 +189,8 @@ def measure_model(problem, model: str, cache: BuildCache, cfg: EvaluateConfig, c
     and the sweep at this machine's cores as the evaluation runs it."""
     result, build_s = build(cache, problem, model)
     record = {"build_s": build_s}
-    if model in suite.RACE_CHECKED_MODELS and cfg.race_check:
-        race_build, record["race_build_s"] = build(cache, problem, model, suite.TSAN)
+    if model in toolchains.RACE_CHECKED_MODELS and cfg.race_check:
+        race_build, record["race_build_s"] = build(cache, problem, model, toolchains.TSAN)
         check, record["race_check_s"] = timed(check_races, problem, model, race_build, seed=cfg.seed,
                                               limits=cfg.limits(), nice=cfg.run_nice)  # fmt: skip
         record["race_check"] = check.status  # body None: at the timed size, the larger of the two
@@ -224,11 +226,11 @@ def measure(pcgbench: dict, seed: int, args) -> dict:
         chosen = select_problems(suite.load_suite(), args.problems if args.problems in ("all", "one_per_type")
                                  else args.problems.split(","))  # fmt: skip
         models = [m for m in args.models.split(",") if m != "serial" and m not in pj_gpu(pcgbench)]
-        runnable = [m for m in models if suite.toolchain_status(m)[0]]
-        gpu = [m for m in pj_gpu(pcgbench) if m in pcgbench["models"] and suite.build_status(m)[0]]
+        runnable = [m for m in models if toolchains.toolchain_status(m)[0]]
+        gpu = [m for m in pj_gpu(pcgbench) if m in pcgbench["models"] and toolchains.build_status(m)[0]]
         gpu_problems = chosen[: args.gpu_build_problems]
         pairs = [(p, "serial", None) for p in every] + [(p, m, None) for p in chosen for m in runnable]
-        pairs += [(p, m, suite.TSAN) for p in chosen for m in runnable if m in suite.RACE_CHECKED_MODELS]
+        pairs += [(p, m, toolchains.TSAN) for p in chosen for m in runnable if m in toolchains.RACE_CHECKED_MODELS]
         pairs += [(p, m, None) for p in gpu_problems for m in gpu]
         warm_s = warm_machine_cache(cache, pairs)
         print(f"warm machine cache (headers, drivers): {warm_s:.0f} s", flush=True)
@@ -267,7 +269,7 @@ def measure(pcgbench: dict, seed: int, args) -> dict:
                      "nvcc": shutil.which("nvcc") is not None, "mpirun": shutil.which("mpirun") is not None,
                      "note": f"{cores}-core shared machine: timings indicative"},
             settings={"problems": args.problems, "models_measured": ["serial", *runnable], "gpu_built": gpu,
-                      "not_runnable_here": {m: suite.toolchain_status(m)[1] for m in models if m not in runnable},
+                      "not_runnable_here": {m: toolchains.toolchain_status(m)[1] for m in models if m not in runnable},
                       "reps": cfg.reps, "warmup": cfg.warmup, "validations": cfg.validations,
                       "stress_validations": cfg.stress_validations, "stress_threads": cfg.stress_threads,
                       "max_cores_here": cores, "paper_budget_s": args.paper_budget_s, "double_below_s": args.double_below_s,

@@ -73,6 +73,7 @@ from workflow_scripts.pcgbench import (  # noqa: E402
     generators,
     run_program,
     suite,
+    toolchains,
 )
 
 RACE_MUTANTS = ("missing_reduction", "data_race")
@@ -146,9 +147,9 @@ def main() -> None:
     if args.all_references:
         check_every_reference(cache, limits, args.nice)
     builds = cache.build_all([BuildRequest(problem=p, model=m, body=b) for p, m, _, b in programs])
-    checked = [i for i, (_, m, _, _) in enumerate(programs) if m in suite.RACE_CHECKED_MODELS]
+    checked = [i for i, (_, m, _, _) in enumerate(programs) if m in toolchains.RACE_CHECKED_MODELS]
     tsan_builds = dict(zip(checked, cache.build_all([BuildRequest(problem=programs[i][0], model=programs[i][1],
-                                                                  body=programs[i][3], sanitizer=suite.TSAN)
+                                                                  body=programs[i][3], sanitizer=toolchains.TSAN)
                                                      for i in checked]), strict=True))  # fmt: skip
     for (problem, model, label, _), build in zip(programs, builds, strict=True):
         if not build.ok:  # e.g. data_race moves a `schedule` clause onto a bare `parallel`: not a race then
@@ -215,9 +216,9 @@ def main() -> None:
 def check_every_reference(cache: BuildCache, limits: SandboxLimits, nice: int) -> None:
     """Race-check the OpenMP and MPI+OpenMP reference of every problem once: a report on any is a false failure."""
     problems = suite.load_suite()
-    for model in suite.RACE_CHECKED_MODELS:
+    for model in toolchains.RACE_CHECKED_MODELS:
         builds = cache.build_all([BuildRequest(problem=p, model=model, body=suite.reference_body(p, model),
-                                               sanitizer=suite.TSAN) for p in problems])  # fmt: skip
+                                               sanitizer=toolchains.TSAN) for p in problems])  # fmt: skip
         found: dict[str, list[str]] = {}
         for problem, build in zip(problems, builds, strict=True):
             status = check_races(problem, model, build, seed=1234, limits=limits, nice=nice).status

@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from workflow_scripts.pcgbench import build, sandbox, suite
+from workflow_scripts.pcgbench import build, driver_program, sandbox, suite, toolchains
 from workflow_scripts.pcgbench.build import BuildCache, BuildConfig, BuildRequest
 
 
@@ -90,8 +90,8 @@ def test_drivers_are_queued_one_problem_ahead_of_their_sources(tmp_path, cache, 
     # before its own, so that no link waits on a driver still compiling.
     cache.cfg.jobs = 1
     order = []
-    real_driver, real_compile = suite.build_driver, BuildCache._compile_object
-    monkeypatch.setattr(suite, "build_driver",
+    real_driver, real_compile = driver_program.build_driver, BuildCache._compile_object
+    monkeypatch.setattr(driver_program, "build_driver",
                         lambda problem, model, where: order.append(f"driver {problem.name}") or real_driver(problem, model, where))
     monkeypatch.setattr(BuildCache, "_compile_object",
                         lambda self, request, key: order.append(request.problem.name) or real_compile(self, request, key))
@@ -157,19 +157,19 @@ def test_build_step_builds_a_generations_file_and_writes_its_manifest(tmp_path, 
 def test_a_samples_build_does_not_wait_for_the_race_check_builds_header(cache, problem, monkeypatch):
     """A source's key names its header's precompiled form, so the workers compute it once that header is built:
     the first sample is built while clang's header for the race-check builds is still being precompiled."""
-    ok, why = suite.race_check_status()
+    ok, why = toolchains.race_check_status()
     if not ok:
         pytest.skip(why)
-    first_built, real = threading.Event(), suite.standard_header_dir
+    first_built, real = threading.Event(), toolchains.standard_header_dir
 
     def header_dir(model, sanitizer=None):
         if sanitizer is not None:
             assert first_built.wait(60), "the race-check builds' header held up the first sample's build"
         return real(model, sanitizer)
 
-    monkeypatch.setattr(suite, "standard_header_dir", header_dir)
+    monkeypatch.setattr(toolchains, "standard_header_dir", header_dir)
     requests = [BuildRequest(problem=problem, model="serial", body=suite.reference_body(problem, "serial")),
-                BuildRequest(problem=problem, model="omp", body=suite.reference_body(problem, "omp"), sanitizer=suite.TSAN)]
+                BuildRequest(problem=problem, model="omp", body=suite.reference_body(problem, "omp"), sanitizer=toolchains.TSAN)]
     with cache.building(requests) as results:
         assert results[0].result(timeout=120).ok
         first_built.set()

@@ -15,7 +15,15 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from workflow_scripts.pcgbench import BuildCache, BuildConfig, BuildRequest, evaluate, generators, suite
+from workflow_scripts.pcgbench import (
+    BuildCache,
+    BuildConfig,
+    BuildRequest,
+    evaluate,
+    generators,
+    suite,
+    toolchains,
+)
 from workflow_scripts.pcgbench.evaluate import EvaluateConfig, evaluate_samples, runs_of_sweep
 from workflow_scripts.pcgbench.pareval_format import numbered_names, prompt_record
 from workflow_scripts.pcgbench.samples import Sample
@@ -298,8 +306,8 @@ def test_overlap_needs_raised_run_priority(cache_dir, monkeypatch):
 
 
 def test_missing_toolchain_is_reported_and_skipped(tmp_path, cache_dir, problem, monkeypatch):
-    real = suite.toolchain_status
-    monkeypatch.setattr(suite, "toolchain_status",
+    real = toolchains.toolchain_status
+    monkeypatch.setattr(toolchains, "toolchain_status",
                         lambda model: (False, "no mpirun: test") if model == "mpi" else real(model))
     samples, _ = samples_of("reference", problem, ["serial", "mpi"])
     rows, skipped = evaluate_samples(samples, tmp_path, config(cache_dir))
@@ -456,12 +464,12 @@ def test_a_race_hidden_behind_a_large_chunk_is_caught(tmp_path, cache_dir, chunk
 
 
 def test_the_race_check_is_refused_without_its_tools(monkeypatch, cache_dir):
-    monkeypatch.setattr(suite, "TSAN_COMPILER", ["no-such-clang++", "-fsanitize=thread"])
-    suite.archer_library.cache_clear()
+    monkeypatch.setattr(toolchains, "TSAN_COMPILER", ["no-such-clang++", "-fsanitize=thread"])
+    toolchains.archer_library.cache_clear()
     try:
         with pytest.raises(ValueError, match="race_check is on, but no no-such-clang\\+\\+.*race_check: false"):
             config(cache_dir)
         assert config(cache_dir, race_check=False).race_check is False
     finally:
         monkeypatch.undo()
-        suite.archer_library.cache_clear()
+        toolchains.archer_library.cache_clear()

@@ -30,6 +30,7 @@ from workflow_scripts.pcgbench import (
     run_program,
     suite,
     tampering,
+    toolchains,
 )
 
 PROBLEM = "reduce_average"
@@ -399,7 +400,7 @@ def test_a_cuda_objects_constructors_may_only_register_its_kernels(tmp_path):
     for name, body in (("reference", reference), ("forged", reference + forged)):
         src = tmp_path / f"{name}{suite.sample_suffix('cuda')}"
         src.write_text(suite.sample_source(problem, "cuda", body))
-        proc = subprocess.run(suite.compile_sample_argv(problem, "cuda", src, src.with_suffix(".o")),
+        proc = subprocess.run(toolchains.compile_sample_argv(problem, "cuda", src, src.with_suffix(".o")),
                               capture_output=True, text=True, timeout=300)  # fmt: skip
         assert proc.returncode == 0, proc.stderr[-2000:]
         elf = tampering.read_object(src.with_suffix(".o"))

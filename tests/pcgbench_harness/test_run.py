@@ -18,6 +18,7 @@ from workflow_scripts.pcgbench import (
     BuildRequest,
     RunProtocol,
     SandboxLimits,
+    driver_program,
     run_program,
     suite,
 )
@@ -79,7 +80,7 @@ def test_the_command_is_the_suites_then_extra_env_then_thread_placement(problem)
     protocol = RunProtocol(warmup=1, reps=3, validations=2, seed=7, size="timed", threads=2,
                            extra_env={"GLIBC_TUNABLES": "x", "OMP_WAIT_POLICY": "passive"})  # fmt: skip
     argv, env = protocol.command(problem, "omp", Path("/tmp/sample.exe"))
-    suite_argv, suite_env = suite.run_argv(problem, "omp", Path("/tmp/sample.exe"), ranks=1, threads=2, seed=7,
+    suite_argv, suite_env = driver_program.run_argv(problem, "omp", Path("/tmp/sample.exe"), ranks=1, threads=2, seed=7,
                                            warmup=1, reps=3, size="timed", validations=2,
                                            secret_stdin=True)  # fmt: skip
     assert argv == suite_argv and argv[-1] == "--secret-stdin"
@@ -161,7 +162,7 @@ def test_the_package_exports_its_api():
         "PROMPT_MISMATCH", "RACE_DETECTED", "TAMPERING", "RESOURCE_OVERUSE", "VERDICTS", "BUILD_ONLY", "UNAVAILABLE",
         "EvaluateConfig", "vet", "compute_metrics",
         "load_generations", "validate_records", "is_translation", "model_prompt",
-        "suite", "SELF_TEST_GENERATORS", "suite_files", "prompt_set_file",
+        "suite", "toolchains", "driver_program", "SELF_TEST_GENERATORS", "suite_files", "prompt_set_file",
     }  # fmt: skip
     assert all(hasattr(pcgbench, name) for name in pcgbench.__all__)
     assert set(pcgbench.VERDICTS) >= {pcgbench.OK, pcgbench.WRONG_ANSWER, pcgbench.CRASH, pcgbench.BUILD_ERROR}
@@ -199,7 +200,7 @@ def test_more_cores_than_given_is_resource_overuse(threads_allowed, cpu, baselin
     from workflow_scripts.pcgbench.run import resource_overuse
 
     wall = (0.0005,) * 5 if (threads_allowed, cpu) == (1, 1.6) else (0.01,) * 5
-    result = suite.DriverResult(problem="p", model="omp", ranks=1, threads=max(threads_allowed, 1), timed_size=10,
+    result = driver_program.DriverResult(problem="p", model="omp", ranks=1, threads=max(threads_allowed, 1), timed_size=10,
                                 valid=True, failure="", validation=(), times_s=wall, baseline_times_s=wall,
                                 threads_allowed=threads_allowed, cpu_per_wall=cpu, baseline_cpu_per_wall=baseline_cpu)
     why = resource_overuse(result)
@@ -223,5 +224,7 @@ def test_the_schema_allows_no_more_timed_calls_than_the_driver_records():
 
     driver = (suite.DATA_ROOT / "drivers" / "main.hpp").read_text()
     [most] = re.findall(r"constexpr int kMaxReps = (\d+);", driver)
-    for section in ("pcgbench.evaluate", "rlpf.reward"):
-        assert schema_section(section)["properties"]["reps"]["maximum"] == int(most), section
+    assert schema_section("pcgbench.evaluate")["properties"]["reps"]["maximum"] == int(most)
+    # RLPF's reward overrides the harness's keys under the harness's own schema, so its cap is the same one.
+    assert schema_section("rlpf.reward")["properties"]["harness"]["allOf"] == [
+        {"$ref": "pcgbench.schema.yaml#/properties/evaluate"}]

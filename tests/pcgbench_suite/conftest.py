@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from workflow_scripts.pcgbench import suite
+from workflow_scripts.pcgbench import driver_program, kokkos, suite
 
 ROTATING_OMP = 8
 ROTATING_PER_MODEL = 3
@@ -64,13 +64,13 @@ def reference_executables(problems, driver_build_dir, tmp_path_factory) -> dict[
     by_name = {p.name: p for p in problems}
     pairs = selected_pairs(problems)
     if any(m == "kokkos" for _, m in pairs):
-        suite.ensure_kokkos()  # once, before the workers start
+        kokkos.ensure_kokkos()  # once, before the workers start
 
     def build(pair):
         name, model = pair
         problem = by_name[name]
         try:
-            return pair, suite.build_executable(problem, model, suite.reference_body(problem, model),
+            return pair, driver_program.build_executable(problem, model, suite.reference_body(problem, model),
                                                 work / name / model.replace("+", "_"), driver_build_dir)
         except RuntimeError as err:
             return pair, str(err)
@@ -82,6 +82,6 @@ def reference_executables(problems, driver_build_dir, tmp_path_factory) -> dict[
 def run_driver(problem: suite.Problem, model: str, exe: Path, **kwargs) -> subprocess.CompletedProcess:
     ranks = 2 if model in ("mpi", "mpi+omp") else 1
     threads = 2 if model in ("omp", "mpi+omp", "kokkos") else 1
-    argv, env = suite.run_argv(problem, model, exe, ranks=ranks, threads=threads, seed=kwargs.pop("seed", 7),
+    argv, env = driver_program.run_argv(problem, model, exe, ranks=ranks, threads=threads, seed=kwargs.pop("seed", 7),
                                warmup=kwargs.pop("warmup", 0), reps=kwargs.pop("reps", 1), **kwargs)
     return subprocess.run(argv, env={**os.environ, **env}, capture_output=True, text=True, timeout=120)

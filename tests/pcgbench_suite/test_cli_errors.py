@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from workflow_scripts.pcgbench import __main__ as cli
-from workflow_scripts.pcgbench import evaluate, suite
+from workflow_scripts.pcgbench import evaluate, suite, toolchains
 from workflow_scripts.pcgbench.pareval_format import GenerationsError, closest_names, prompt_record
 from workflow_scripts.pcgbench.paths import user_cache_dir
 
@@ -213,7 +213,7 @@ def test_says_what_a_cold_machine_cache_builds_before_the_wait(tmp_path, monkeyp
     cache = tmp_path / "machine"
     monkeypatch.setattr(machine_cache, "machine_cache_dir", lambda: cache)
     monkeypatch.setenv("PCGBENCH_KOKKOS_PREFIX", str(tmp_path / "no-kokkos"))
-    monkeypatch.setattr(suite, "toolchain_status", lambda model: (True, ""))
+    monkeypatch.setattr(toolchains, "toolchain_status", lambda model: (True, ""))
     gen = write(tmp_path / "gen.json", [record(model=m) for m in ("serial", "omp", "mpi", "kokkos")])
     with caplog.at_level("INFO"):
         cli._announce_first_builds(gen, suite.DATA_ROOT)

@@ -17,7 +17,7 @@ import shutil
 import pandas as pd
 import pytest
 
-from workflow_scripts.pcgbench import BuildCache, BuildConfig, BuildRequest, suite
+from workflow_scripts.pcgbench import BuildCache, BuildConfig, BuildRequest, suite, toolchains
 from workflow_scripts.pcgbench import pareval_format as pf
 from workflow_scripts.pcgbench.evaluate import EvaluateConfig, evaluate_samples
 from workflow_scripts.pcgbench.samples import load_samples
@@ -131,7 +131,7 @@ def test_pareval_records_build_and_get_their_verdicts(tmp_path):
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="no nvcc")
 @pytest.mark.parametrize("model", ["cuda", "hip"])
 def test_pareval_gpu_records_build(tmp_path, model):
-    ok, why = suite.build_status(model)
+    ok, why = toolchains.build_status(model)
     if not ok:
         pytest.skip(why)
     records = [r for r in pareval_file() if r["parallelism_model"] == model]

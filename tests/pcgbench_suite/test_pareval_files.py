@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from workflow_scripts.pcgbench import BuildCache, BuildConfig, BuildRequest, suite
+from workflow_scripts.pcgbench import BuildCache, BuildConfig, BuildRequest, suite, toolchains
 from workflow_scripts.pcgbench import pareval_format as pf
 from workflow_scripts.pcgbench.evaluate import EvaluateConfig, evaluate_samples
 from workflow_scripts.pcgbench.samples import load_samples
@@ -84,7 +84,7 @@ def test_reference_bodies_in_parevals_records_build_and_validate(tmp_path):
 
 @pytest.mark.parametrize("model", ["cuda", "hip"])
 def test_reference_bodies_in_parevals_gpu_records_build(tmp_path, model):
-    ok, why = suite.build_status(model)
+    ok, why = toolchains.build_status(model)
     if not ok:
         pytest.skip(why)
     records = [r for r in pareval_records() if r["parallelism_model"] == model]

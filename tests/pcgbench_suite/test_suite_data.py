@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from workflow_scripts.common.c_scanner import strip_comments_and_strings, uses_model
-from workflow_scripts.pcgbench import kokkos, suite
+from workflow_scripts.pcgbench import driver_program, kokkos, suite, toolchains
 
 PROBLEMS = suite.load_suite()
 PROMPT_CASES = [(p.name, m) for p in PROBLEMS for m in suite.EXECUTION_MODELS]
@@ -104,27 +104,27 @@ def test_malformed_problem_names_file_and_field(tmp_path):
 
 
 def test_toolchain_status_reports_unavailable_not_failure():
-    ok, why = suite.toolchain_status("hip")
+    ok, why = toolchains.toolchain_status("hip")
     if shutil.which("hipcc") is None:
         assert not ok and "hipcc" in why
     if shutil.which("nvcc") is not None and not suite.Path("/dev/nvidia0").exists():
-        assert suite.build_status("cuda") == (True, "")
-        assert suite.toolchain_status("cuda") == (False, "no GPU: CUDA is build-only")
-    assert suite.toolchain_status("serial") == (True, "")
+        assert toolchains.build_status("cuda") == (True, "")
+        assert toolchains.toolchain_status("cuda") == (False, "no GPU: CUDA is build-only")
+    assert toolchains.toolchain_status("serial") == (True, "")
 
 
 def test_a_one_bit_answer_is_validated_on_many_small_inputs(tmp_path):
     problem = suite.get_problem("reduce_xor")
     assert problem.small_validations == 16
-    argv, _ = suite.run_argv(problem, "serial", tmp_path / "x.exe", ranks=1, threads=1, seed=5, warmup=0, reps=1,
+    argv, _ = driver_program.run_argv(problem, "serial", tmp_path / "x.exe", ranks=1, threads=1, seed=5, warmup=0, reps=1,
                              validations=2)  # fmt: skip
     sizes = [int(n) for n in argv[argv.index("--sizes") + 1].split(",")]
     assert sizes == [problem.sizes["small"]] * 16 + [problem.sizes["timed"]] * 2
     # A body that drops the last value: wrong on about half of the inputs, so caught among 16 (seeds differ).
     body = "  bool r = false;\n  for (std::size_t i = 0; i + 1 < x.size(); ++i) r = r != x[i];\n  return r;\n}\n"
-    exe = suite.build_executable(problem, "serial", body, tmp_path / "drop_last", tmp_path / "drivers")
+    exe = driver_program.build_executable(problem, "serial", body, tmp_path / "drop_last", tmp_path / "drivers")
     proc = subprocess.run([str(exe), *argv[1:]], capture_output=True, text=True, timeout=60)
-    result = suite.parse_driver_output(proc.stdout)
+    result = driver_program.parse_driver_output(proc.stdout)
     assert not result.valid and result.validation[-1].size == problem.sizes["small"]
 
 
@@ -141,17 +141,17 @@ def test_small_validations_must_be_a_positive_integer(tmp_path):
 def test_run_argv_per_model(tmp_path):
     problem = PROBLEMS[0]
     exe = tmp_path / "x.exe"
-    argv, env = suite.run_argv(problem, "mpi+omp", exe, ranks=2, threads=3, seed=5, warmup=1, reps=4)
+    argv, env = driver_program.run_argv(problem, "mpi+omp", exe, ranks=2, threads=3, seed=5, warmup=1, reps=4)
     assert argv[:3] == ["mpirun", "--allow-run-as-root", "--oversubscribe"] and argv[argv.index("-np") + 1] == "2"
     assert env["OMP_NUM_THREADS"] == "3" and str(exe) in argv
     assert argv[argv.index("--sizes") + 1] == f"{problem.sizes['small']},{problem.sizes['timed']}"
-    argv, env = suite.run_argv(problem, "omp", exe, ranks=1, threads=2, seed=5, warmup=1, reps=4)
+    argv, env = driver_program.run_argv(problem, "omp", exe, ranks=1, threads=2, seed=5, warmup=1, reps=4)
     assert argv[0] == str(exe) and env["OMP_NUM_THREADS"] == "2"
     assert argv[argv.index("--model") + 1] == "omp"
     with pytest.raises(ValueError, match="ranks"):
-        suite.run_argv(problem, "omp", exe, ranks=2, threads=1, seed=5, warmup=1, reps=1)
+        driver_program.run_argv(problem, "omp", exe, ranks=2, threads=1, seed=5, warmup=1, reps=1)
     with pytest.raises(ValueError, match="threads"):
-        suite.run_argv(problem, "serial", exe, ranks=1, threads=2, seed=5, warmup=1, reps=1)
+        driver_program.run_argv(problem, "serial", exe, ranks=1, threads=2, seed=5, warmup=1, reps=1)
 
 
 GOOD = ('PCGBENCH_RESULT n0nce {"problem":"p","model":"omp","ranks":1,"threads":2,"seed":1,"timed_seed":77,'
@@ -161,20 +161,20 @@ GOOD = ('PCGBENCH_RESULT n0nce {"problem":"p","model":"omp","ranks":1,"threads":
 
 
 def test_parse_driver_output():
-    result = suite.parse_driver_output("noise\n" + GOOD + "\n", "n0nce")
+    result = driver_program.parse_driver_output("noise\n" + GOOD + "\n", "n0nce")
     assert result.valid and result.times_s == (0.5, 0.25) and [c.size for c in result.validation] == [3, 10]
     assert (result.timed_seed, result.threads_allowed, result.cpu_per_wall) == (77, 2, 1.5)
     with pytest.raises(ValueError, match="found none"):
-        suite.parse_driver_output("Validation: PASS\n", "n0nce")
+        driver_program.parse_driver_output("Validation: PASS\n", "n0nce")
     with pytest.raises(ValueError, match="exactly one"):
-        suite.parse_driver_output(GOOD + "\n" + GOOD, "n0nce")
+        driver_program.parse_driver_output(GOOD + "\n" + GOOD, "n0nce")
     # A run of several thread counts (run_argv's more_threads) prints a line per thread count.
-    two = suite.parse_driver_results(GOOD + "\nnoise\n" + GOOD.replace('"threads":2', '"threads":4'), "n0nce")
+    two = driver_program.parse_driver_results(GOOD + "\nnoise\n" + GOOD.replace('"threads":2', '"threads":4'), "n0nce")
     assert [r.threads for r in two] == [2, 4] and two[0].times_s == two[1].times_s
     with pytest.raises(ValueError, match="malformed"):
-        suite.parse_driver_output(GOOD.replace('"times_s"', '"tims"'), "n0nce")
+        driver_program.parse_driver_output(GOOD.replace('"times_s"', '"tims"'), "n0nce")
     with pytest.raises(ValueError, match="without timings"):
-        suite.parse_driver_output(GOOD.replace("[0.5,0.25]", "[]"), "n0nce")
+        driver_program.parse_driver_output(GOOD.replace("[0.5,0.25]", "[]"), "n0nce")
 
 
 @pytest.mark.parametrize("line", [GOOD.replace("n0nce ", ""), GOOD.replace("n0nce", "guess"),
@@ -182,8 +182,8 @@ def test_parse_driver_output():
 def test_a_result_line_without_the_runs_nonce_is_forged(line):
     """Any line that starts with the tag but not with the tag and the run's nonce was not printed by the driver,
     even beside the driver's own lines."""
-    with pytest.raises(suite.ForgedResult, match="not printed by the driver"):
-        suite.parse_driver_results(GOOD + "\n" + line + "\n", "n0nce")
+    with pytest.raises(driver_program.ForgedResult, match="not printed by the driver"):
+        driver_program.parse_driver_results(GOOD + "\n" + line + "\n", "n0nce")
 
 
 def test_shared_type_headers_exist_and_key_the_driver_cache(tmp_path, monkeypatch):
@@ -198,35 +198,35 @@ def test_shared_type_headers_exist_and_key_the_driver_cache(tmp_path, monkeypatc
                 included.add(header)
     assert {"drivers/fft.hpp", "drivers/graph.hpp"} <= included
     problem = suite.get_problem("fft_forward")
-    key = suite._driver_key(problem, "serial", ["g++"], "source")
+    key = driver_program._driver_key(problem, "serial", ["g++"], "source")
     fake = tmp_path / "drivers"
     shutil.copytree(suite.DRIVERS_DIR, fake)
     (fake / "fft.hpp").write_text((fake / "fft.hpp").read_text() + "\n// edited\n")
     monkeypatch.setattr(suite, "DRIVERS_DIR", fake)
-    assert suite._driver_key(problem, "serial", ["g++"], "source") != key
+    assert driver_program._driver_key(problem, "serial", ["g++"], "source") != key
 
 
 def test_standard_headers_come_before_the_prompt_precompiled(tmp_path):
     # A body written for a ParEval prompt may call std::accumulate or std::sort without including anything.
     problem = suite.get_problem("reduce_average")
     assert suite.sample_source(problem, "serial", "}").startswith(f'#include "{suite.STANDARD_HEADER_FILE}"\n')
-    folder = suite.standard_header_dir("serial")
+    folder = toolchains.standard_header_dir("serial")
     header = (folder / suite.STANDARD_HEADER_FILE).read_text()
     assert all(f"#include <{h}>" in header for h in ("algorithm", "numeric", "cmath", "random", "vector"))
     assert (folder / (suite.STANDARD_HEADER_FILE + ".gch")).exists()
-    assert f"-I{folder}" in suite.compile_sample_argv(problem, "serial", tmp_path / "s.cpp", tmp_path / "s.o")
-    assert not (suite.standard_header_dir("cuda") / (suite.STANDARD_HEADER_FILE + ".gch")).exists()  # nvcc: text
+    assert f"-I{folder}" in toolchains.compile_sample_argv(problem, "serial", tmp_path / "s.cpp", tmp_path / "s.o")
+    assert not (toolchains.standard_header_dir("cuda") / (suite.STANDARD_HEADER_FILE + ".gch")).exists()  # nvcc: text
 
 
 def test_race_check_builds_read_the_standard_headers_precompiled(tmp_path):
     # clang reads a precompiled header only when named: the race-check compile names it, and builds with it.
-    if not suite.race_check_status()[0]:
-        pytest.skip(suite.race_check_status()[1])
+    if not toolchains.race_check_status()[0]:
+        pytest.skip(toolchains.race_check_status()[1])
     problem = suite.get_problem("reduce_average")
-    pch = suite.standard_header_dir("omp", suite.TSAN) / (suite.STANDARD_HEADER_FILE + ".pch")
+    pch = toolchains.standard_header_dir("omp", toolchains.TSAN) / (suite.STANDARD_HEADER_FILE + ".pch")
     assert pch.exists()
     src, obj = tmp_path / "s.cpp", tmp_path / "s.o"
-    argv = suite.compile_sample_argv(problem, "omp", src, obj, suite.TSAN)
+    argv = toolchains.compile_sample_argv(problem, "omp", src, obj, toolchains.TSAN)
     assert argv[argv.index("-include-pch") + 1] == str(pch)
     body = "  return std::accumulate(x.begin(), x.end(), 0.0) / x.size();\n}\n"  # <numeric> from the header
     src.write_text(suite.sample_source(problem, "omp", body))
@@ -236,10 +236,10 @@ def test_race_check_builds_read_the_standard_headers_precompiled(tmp_path):
 
 
 def test_a_race_check_build_without_its_tools_says_what_is_missing(monkeypatch):
-    monkeypatch.setattr(suite, "race_check_status", lambda: (False, "no clang++: install clang"))
+    monkeypatch.setattr(toolchains, "race_check_status", lambda: (False, "no clang++: install clang"))
     with pytest.raises(RuntimeError, match="no clang"):
-        suite.standard_header_dir("omp", suite.TSAN)
-    assert suite.standard_header_dir("omp").exists()  # the regular build does not need clang
+        toolchains.standard_header_dir("omp", toolchains.TSAN)
+    assert toolchains.standard_header_dir("omp").exists()  # the regular build does not need clang
 
 
 def test_machine_cache_refuses_a_folder_others_can_write(monkeypatch):
@@ -266,25 +266,25 @@ def test_machine_cache_and_kokkos_refuse_a_folder_the_confined_compiler_cannot_r
 
 
 def test_serial_and_openmp_samples_link_one_driver_and_say_their_model(tmp_path):
-    """A problem's serial samples link its OpenMP driver (suite.driver_model): one object, built once; every
+    """A problem's serial samples link its OpenMP driver (toolchains.driver_model): one object, built once; every
     executable names the model it was run as, and a serial one runs one thread."""
     problem = suite.get_problem("transform_relu")
     drivers = tmp_path / "drivers"
-    assert suite.build_driver(problem, "serial", drivers) == suite.build_driver(problem, "omp", drivers)
+    assert driver_program.build_driver(problem, "serial", drivers) == driver_program.build_driver(problem, "omp", drivers)
     assert [p.name for p in (drivers / problem.name).iterdir()] == ["omp"]
     for model, threads in (("serial", 1), ("omp", 2)):
-        exe = suite.build_executable(problem, model, suite.reference_body(problem, model), tmp_path / model, drivers)
-        argv, env = suite.run_argv(problem, model, exe, ranks=1, threads=threads, seed=3, warmup=0, reps=1)
+        exe = driver_program.build_executable(problem, model, suite.reference_body(problem, model), tmp_path / model, drivers)
+        argv, env = driver_program.run_argv(problem, model, exe, ranks=1, threads=threads, seed=3, warmup=0, reps=1)
         proc = subprocess.run(argv, capture_output=True, text=True, timeout=120, env=os.environ | env)
-        result = suite.parse_driver_output(proc.stdout)
+        result = driver_program.parse_driver_output(proc.stdout)
         assert result.valid and (result.model, result.threads) == (model, threads), proc.stderr
 
 
 def test_links_use_gold_where_binutils_has_it_and_serial_links_openmp(tmp_path):
     problem = suite.get_problem("transform_relu")
     gold = shutil.which("ld.gold") is not None
-    for model, sanitizer in (("serial", None), ("omp", None), ("omp", suite.TSAN)):
-        argv = suite.link_argv(problem, model, tmp_path / "s.o", tmp_path / "d.o", tmp_path / "x", sanitizer)
+    for model, sanitizer in (("serial", None), ("omp", None), ("omp", toolchains.TSAN)):
+        argv = toolchains.link_argv(problem, model, tmp_path / "s.o", tmp_path / "d.o", tmp_path / "x", sanitizer)
         assert ("-fuse-ld=gold" in argv) == gold and "-fopenmp" in argv
 
 
@@ -292,9 +292,9 @@ def test_a_nan_in_a_vector_answer_is_wrong_and_located(tmp_path):
     """The vector comparison's fast pass (no early exit) and its element loop agree: a NaN fails, at its index."""
     problem = suite.get_problem("transform_relu")
     body = "  for (auto& v : x) v = v > 0 ? v : 0;\n  x[7] = std::nan(\"\");\n}\n"
-    exe = suite.build_executable(problem, "serial", body, tmp_path / "nan", tmp_path / "drivers")
-    argv, env = suite.run_argv(problem, "serial", exe, ranks=1, threads=1, seed=3, warmup=0, reps=1)
-    result = suite.parse_driver_output(subprocess.run(argv, capture_output=True, text=True, timeout=60).stdout)
+    exe = driver_program.build_executable(problem, "serial", body, tmp_path / "nan", tmp_path / "drivers")
+    argv, env = driver_program.run_argv(problem, "serial", exe, ranks=1, threads=1, seed=3, warmup=0, reps=1)
+    result = driver_program.parse_driver_output(subprocess.run(argv, capture_output=True, text=True, timeout=60).stdout)
     assert not result.valid and "element 7:" in result.failure and "nan" in result.failure
 
 

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from workflow_scripts.common.c_scanner import top_level_loops
-from workflow_scripts.pcgbench import OK, EvaluateConfig, suite
+from workflow_scripts.pcgbench import OK, EvaluateConfig, suite, toolchains
 from workflow_scripts.rlpf.candidates import candidate_completions, measure_candidates, reduction_clauses
 from workflow_scripts.rlpf.program_body import program_body
 from workflow_scripts.rlpf.renaming import local_names, rename_completion, rename_identifiers
@@ -74,7 +74,7 @@ def test_renamed_programs_still_compile(tasks):
     for v in (t for t in tasks if t.origin and t.task_set == "openmp"):
         for completion in candidate_completions(v, 4):
             source = suite.sample_source(suite.get_problem(v.kernel), "omp", program_body(v, completion))
-            out = subprocess.run(["g++", "-std=c++17", "-fopenmp", f"-I{suite.standard_header_dir('omp')}",
+            out = subprocess.run(["g++", "-std=c++17", "-fopenmp", f"-I{toolchains.standard_header_dir('omp')}",
                                   "-fsyntax-only", "-x", "c++", "-"], input=source,
                                  text=True, capture_output=True)  # fmt: skip
             assert out.returncode == 0, (v.task_id, completion, out.stderr[-500:])

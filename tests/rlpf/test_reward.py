@@ -15,6 +15,7 @@ from workflow_scripts.pcgbench import (
     EvaluateConfig,
     sandbox,
     suite,
+    toolchains,
 )
 from workflow_scripts.rlpf.candidates import candidate_completions
 from workflow_scripts.rlpf.reward import (
@@ -186,7 +187,7 @@ def test_program_key_hashes_the_protocol_as_the_caches_were_written(tmp_path):
                       placement_env(task.model), reward.RUN_ENV]  # fmt: skip
             if stress_validations:
                 fields.append({"stress_validations": 4, "stress_threads": 8, "after_timing": True})
-            if task.model in suite.RACE_CHECKED_MODELS:
+            if task.model in toolchains.RACE_CHECKED_MODELS:
                 fields.append({"race_check": True})
             fields.append({"protocol": PROTOCOL})  # the measurement protocol's version (pcgbench.run.PROTOCOL)
             protocol = json.dumps(fields)
@@ -235,7 +236,6 @@ def test_serial_task_set_builds_hints_on_one_thread(tmp_path):
 
 def test_function_kind_measures_whole_pcgbench_bodies(tmp_path):
     """The paper config's task kind on one problem: PCGBench prompt in, whole body out, the harness's verdicts."""
-    from workflow_scripts.pcgbench import suite
 
     tasks = build_tasks(TaskConfig(kernels=["reduce_sum_of_min_pairs", "transform_squaring"], held_out=1,
                                        task_sets=["openmp"], kind="function"), seed=1)  # fmt: skip

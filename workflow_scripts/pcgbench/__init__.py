@@ -17,8 +17,9 @@ inside it: tests/pcgbench_harness/test_api.py holds them to `__all__`. What they
   estimators, compute_metrics (metrics.py);
 - generations files: load_generations, validate_records (pareval_format.py); translation prompts:
   is_translation, model_prompt (translation.py);
-- the problem suite, `suite` (problems, prompts, reference bodies); the self-test generators'
-  names, SELF_TEST_GENERATORS, and the suite's files for a rule, suite_files and prompt_set_file (paths.py).
+- the problem suite, `suite` (problems, prompts, reference bodies); `toolchains` (which models build and run
+  here, compilers, flags, race-check builds) and `driver_program` (a driver's source, build, command line and
+  output); the self-test generators' names, SELF_TEST_GENERATORS, and the suite's files for a rule, suite_files and prompt_set_file (paths.py).
 
     from workflow_scripts.pcgbench import BuildCache, BuildConfig, BuildRequest, RunProtocol, SandboxLimits, run_program
 
@@ -29,14 +30,14 @@ inside it: tests/pcgbench_harness/test_api.py holds them to `__all__`. What they
                                                                  threads=2), SandboxLimits(wall_s=20.0))
         run.verdict, run.times_s, run.baseline_times_s
     # An OpenMP sample's race check: its ThreadSanitizer build, run once (run.check_races)
-    [tsan] = cache.build_all([BuildRequest(problem=problem, model="omp", body=body, sanitizer=suite.TSAN)])
+    [tsan] = cache.build_all([BuildRequest(problem=problem, model="omp", body=body, sanitizer=toolchains.TSAN)])
     check_races(problem, "omp", tsan, seed=1234, limits=SandboxLimits(wall_s=60.0)).status
 
 The package's own modules import each other directly (`from workflow_scripts.pcgbench.build import ...`),
 never this file, which imports them all.
 """
 
-from workflow_scripts.pcgbench import suite
+from workflow_scripts.pcgbench import driver_program, suite, toolchains
 from workflow_scripts.pcgbench.build import BuildCache, BuildConfig, BuildRequest, BuildResult
 from workflow_scripts.pcgbench.harness import EvaluateConfig, vet
 from workflow_scripts.pcgbench.metrics import compute_metrics
@@ -94,5 +95,5 @@ __all__ = [
     # generations files and translation prompts
     "load_generations", "validate_records", "is_translation", "model_prompt",
     # the problem suite and the files rules name
-    "suite", "SELF_TEST_GENERATORS", "suite_files", "prompt_set_file",
+    "suite", "toolchains", "driver_program", "SELF_TEST_GENERATORS", "suite_files", "prompt_set_file",
 ]  # fmt: skip

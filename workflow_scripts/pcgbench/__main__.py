@@ -162,14 +162,14 @@ def _announce_first_builds(generations: Path, data: Path) -> None:
     execution model; measured on 2 shared cores: one problem's two drivers added 3 s to a 4.5 s evaluation), and
     Kokkos (several minutes, once per machine). Between "builds [0/N] started" and the first finished build
     nothing else is logged, and on a cold cache that wait is the longest of a small evaluation."""
-    from workflow_scripts.pcgbench import kokkos, suite
+    from workflow_scripts.pcgbench import kokkos, toolchains
     from workflow_scripts.pcgbench.machine_cache import machine_cache_dir
     from workflow_scripts.pcgbench.pareval_format import load_generations, problem_name
 
     records = load_generations(generations)
     cache = machine_cache_dir()
-    models = {r["parallelism_model"] for r in records if suite.toolchain_status(r["parallelism_model"])[0]}
-    drivers = {(problem_name(r, data), suite.driver_model(r["parallelism_model"])) for r in records
+    models = {r["parallelism_model"] for r in records if toolchains.toolchain_status(r["parallelism_model"])[0]}
+    drivers = {(problem_name(r, data), toolchains.driver_model(r["parallelism_model"])) for r in records
                if r["parallelism_model"] in models and r["outputs"]}  # fmt: skip
     # A driver is missing when its folder holds no object; one built for other driver sources or another checkout
     # (its name is a hash of its sources and flags, which name the problem set's path) is compiled beside it too,
@@ -213,7 +213,7 @@ def _export_prompts(args: argparse.Namespace) -> int:
 
 
 def _evaluate(args: argparse.Namespace) -> int:
-    from workflow_scripts.pcgbench import suite
+    from workflow_scripts.pcgbench import toolchains
     from workflow_scripts.pcgbench.evaluate import EvaluateConfig
     from workflow_scripts.pcgbench.evaluate import main as evaluate_main
 
@@ -227,7 +227,7 @@ def _evaluate(args: argparse.Namespace) -> int:
     if reference is not None and not reference.is_file():
         raise UsageError(f"--reference-results {reference}: no such file (the reference generator's results.parquet, "
                          "written by an evaluation of the reference solutions)")
-    if not args.no_race_check and not (status := suite.race_check_status())[0]:
+    if not args.no_race_check and not (status := toolchains.race_check_status())[0]:
         raise UsageError(f"the race check cannot run here: {status[1]}; install it, or pass --no-race-check (racy "
                          "OpenMP samples may then pass validation by luck)")
     _machine_cache()

@@ -12,7 +12,7 @@ Two levels, both keyed by SHA-256:
   hashes the same and is compiled once; a re-run finds every key and compiles nothing.
 - executable: the object's key, the driver object's content hash and the link command.
 A failed compile is cached too (its trimmed log is the result), so a re-run does not retry it. Driver
-objects (one per problem and execution model, serial sharing OpenMP's: suite.driver_model; keyed by the hash
+objects (one per problem and execution model, serial sharing OpenMP's: toolchains.driver_model; keyed by the hash
 of their sources and flags) are kept in the
 machine's build cache (suite.machine_cache_dir), so that every evaluation on the machine reuses them, and are
 compiled beside the first samples rather than before them.
@@ -43,10 +43,10 @@ from pathlib import Path
 
 from workflow_scripts.common import Progress, Provenance, write_json
 from workflow_scripts.common.config import schema_default
-from workflow_scripts.pcgbench import sandbox, suite, tampering
+from workflow_scripts.pcgbench import driver_program, sandbox, suite, tampering, toolchains
 from workflow_scripts.pcgbench.samples import load_samples, toolchain_report
 from workflow_scripts.pcgbench.shards import Shard
-from workflow_scripts.pcgbench.suite import compiler_version
+from workflow_scripts.pcgbench.toolchains import compiler_version
 
 logger = logging.getLogger(__name__)
 
@@ -81,7 +81,7 @@ class BuildRequest:
     problem: suite.Problem
     model: str
     body: str
-    sanitizer: str | None = None  # suite.TSAN: the race-check build of an OpenMP sample (run.check_races)
+    sanitizer: str | None = None  # toolchains.TSAN: the race-check build of an OpenMP sample (run.check_races)
 
 
 @dataclasses.dataclass(kw_only=True)
@@ -163,7 +163,7 @@ class BuildCache:
 
     def object_key(self, request: BuildRequest) -> str:
         source = suite.sample_source(request.problem, request.model, request.body)
-        template = suite.compile_sample_argv(request.problem, request.model, SRC_PLACEHOLDER, OBJ_PLACEHOLDER,
+        template = toolchains.compile_sample_argv(request.problem, request.model, SRC_PLACEHOLDER, OBJ_PLACEHOLDER,
                                              request.sanitizer)  # fmt: skip
         return _digest("object", source, json.dumps(template), compiler_version(template[0]))
 
@@ -188,7 +188,7 @@ class BuildCache:
         tmp_src.write_text(suite.sample_source(request.problem, request.model, request.body))
         tmp_src.chmod(0o644)
         started = time.perf_counter()
-        argv = suite.compile_sample_argv(request.problem, request.model, tmp_src, tmp_obj, request.sanitizer)
+        argv = toolchains.compile_sample_argv(request.problem, request.model, tmp_src, tmp_obj, request.sanitizer)
         code, output = _run_compiler(argv, self.cfg, work)
         seconds = time.perf_counter() - started
         # The log names the work folder's file; show the sample's name instead.
@@ -204,7 +204,7 @@ class BuildCache:
         return ok, log, seconds
 
     def _link(self, request: BuildRequest, object_key: str, driver_obj: Path) -> tuple[str, bool, str, float]:
-        template = suite.link_argv(request.problem, request.model, OBJ_PLACEHOLDER, SRC_PLACEHOLDER, OBJ_PLACEHOLDER,
+        template = toolchains.link_argv(request.problem, request.model, OBJ_PLACEHOLDER, SRC_PLACEHOLDER, OBJ_PLACEHOLDER,
                                    request.sanitizer)  # fmt: skip
         driver_hash = hashlib.sha256(driver_obj.read_bytes()).hexdigest()
         key = _digest("exe", object_key, driver_hash, json.dumps(template))
@@ -217,7 +217,7 @@ class BuildCache:
         shutil.copyfile(self.objects / f"{object_key}.o", sample_obj)
         shutil.copyfile(driver_obj, work_driver)
         started = time.perf_counter()
-        code, output = _run_compiler(suite.link_argv(request.problem, request.model, sample_obj, work_driver,
+        code, output = _run_compiler(toolchains.link_argv(request.problem, request.model, sample_obj, work_driver,
                                                      work / "sample.exe", request.sanitizer), self.cfg, work)
         seconds = time.perf_counter() - started
         tmp = work / "sample.exe"
@@ -283,17 +283,17 @@ class BuildCache:
         pool = concurrent.futures.ThreadPoolExecutor(self.cfg.jobs)
         try:
             if any(r.sanitizer is not None for r in requests):  # without the race check's tools, stop here
-                ok, why = suite.race_check_status()
+                ok, why = toolchains.race_check_status()
                 if not ok:
                     raise RuntimeError(why)
             headers: dict[tuple[str, str | None], concurrent.futures.Future] = {}
 
             def queue_header(model: str, sanitizer: str | None) -> None:
                 if (model, sanitizer) not in headers:
-                    headers[model, sanitizer] = pool.submit(suite.standard_header_dir, model, sanitizer)
+                    headers[model, sanitizer] = pool.submit(toolchains.standard_header_dir, model, sanitizer)
 
             # One driver per (problem, driver model): serial and OpenMP samples of a problem share theirs.
-            kinds = {(r.problem.name, suite.driver_model(r.model)): r.problem for r in requests}
+            kinds = {(r.problem.name, toolchains.driver_model(r.model)): r.problem for r in requests}
             position = {kind: i for i, kind in enumerate(kinds)}
             order = list(kinds)
             drivers: dict[tuple[str, str], concurrent.futures.Future] = {}
@@ -301,7 +301,7 @@ class BuildCache:
             def queue_driver(i: int) -> None:
                 if i < len(order) and order[i] not in drivers:
                     queue_header(order[i][1], None)
-                    drivers[order[i]] = pool.submit(suite.build_driver, kinds[order[i]], order[i][1], self.drivers)
+                    drivers[order[i]] = pool.submit(driver_program.build_driver, kinds[order[i]], order[i][1], self.drivers)
 
             # Requests for the same source (problem, model, sanitizer, body) have the same key.
             first_request: dict[tuple, BuildRequest] = {}
@@ -331,7 +331,7 @@ class BuildCache:
             built = {}
             for identity, request in first_request.items():
                 queue_header(request.model, request.sanitizer)
-                i = position[(request.problem.name, suite.driver_model(request.model))]
+                i = position[(request.problem.name, toolchains.driver_model(request.model))]
                 queue_driver(i)
                 queue_driver(i + 1)
                 built[identity] = pool.submit(build_one, request, headers[request.model, request.sanitizer],

@@ -56,7 +56,7 @@ import pandas as pd
 
 from workflow_scripts.common import Progress, Provenance, write_json
 from workflow_scripts.common.io import atomic_path
-from workflow_scripts.pcgbench import sandbox, suite
+from workflow_scripts.pcgbench import sandbox, suite, toolchains
 from workflow_scripts.pcgbench.build import BuildCache, BuildRequest, BuildResult
 from workflow_scripts.pcgbench.harness import EvaluateConfig, vet
 from workflow_scripts.pcgbench.metrics import compute_metrics, metrics_long_table
@@ -277,7 +277,7 @@ def evaluate_samples(samples: list[Sample], out_dir: Path, cfg: EvaluateConfig,
         requests.append(BuildRequest(problem=s.problem, model=s.model, body=s.body))
         if cfg.race_checked(s.model) and suite.uses_model(s.model, s.body)[0]:
             race_build_index[key] = len(requests)
-            requests.append(BuildRequest(problem=s.problem, model=s.model, body=s.body, sanitizer=suite.TSAN))
+            requests.append(BuildRequest(problem=s.problem, model=s.model, body=s.body, sanitizer=toolchains.TSAN))
     cache = BuildCache(cfg.build_config())
     progress = Progress("evaluated samples", total=len(pending), unit="sample", logger=logger)
     with cache.building(requests) as builds, open(log_path, "a", encoding="utf-8") as log:

@@ -24,7 +24,7 @@ instructions). The race itself shows because the harness runs threads on cores o
 time, and validates the timed size several times (workflow_scripts/pcgbench/timing.py): every thread's
 partial sum, kept in a register for the whole loop, is written over by another's. Beside a competing load
 the timed threads may still run one after another; the stress validations at more threads than cores then
-interleave them (suite.run_argv; benchmarks/race_detection.py). Where the evaluation's race check runs
+interleave them (driver_program.run_argv; benchmarks/race_detection.py). Where the evaluation's race check runs
 (`race_check`, OpenMP and MPI+OpenMP samples), ThreadSanitizer reports the race before any validation: race_detected.
 Generation is deterministic (no randomness), so two runs write identical files.
 
@@ -44,7 +44,7 @@ from workflow_scripts.common.c_scanner import (
     without_first_reduction,
     without_for_of_first_reduction,
 )
-from workflow_scripts.pcgbench import suite
+from workflow_scripts.pcgbench import suite, toolchains
 from workflow_scripts.pcgbench.pareval_format import load_generations, problem_name
 from workflow_scripts.pcgbench.verdicts import (
     BUILD_ERROR,
@@ -117,7 +117,7 @@ def serial_expected(model: str) -> str:
 def race_checked_verdict(mutant: str, model: str, verdict: str, race_check: bool) -> str:
     """A mutant's expected verdict where the evaluation race-checks `model`: the race mutant's race is reported
     by ThreadSanitizer (race_detected) before validation could see its wrong answer."""
-    if race_check and model in suite.RACE_CHECKED_MODELS and mutant == "missing_reduction":
+    if race_check and model in toolchains.RACE_CHECKED_MODELS and mutant == "missing_reduction":
         return RACE_DETECTED
     return verdict
 

@@ -31,7 +31,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from workflow_scripts.common.config import schema_default, schema_section, section_errors
-from workflow_scripts.pcgbench import suite
+from workflow_scripts.pcgbench import suite, toolchains
 from workflow_scripts.pcgbench.build import BuildConfig, BuildResult
 from workflow_scripts.pcgbench.run import PROTOCOL, RaceCheck, RunProtocol, check_races
 from workflow_scripts.pcgbench.sandbox import SandboxLimits
@@ -106,7 +106,7 @@ class EvaluateConfig:
         if not self.ks or min(self.ks) < 1:
             raise ValueError(f"pcgbench.evaluate.ks must be a non-empty list of integers >= 1, got {self.ks}")
         if self.race_check:
-            ok, why = suite.race_check_status()
+            ok, why = toolchains.race_check_status()
             if not ok:
                 raise ValueError(f"pcgbench.evaluate.race_check is on, but {why}; install it, or set race_check: "
                                  "false (racy OpenMP samples may then pass validation by luck on a loaded machine)")
@@ -158,8 +158,8 @@ class EvaluateConfig:
                            extra_env=dict(extra_env or {}))  # fmt: skip
 
     def race_checked(self, model: str) -> bool:
-        """Whether a program of `model` gets a race-check build (BuildRequest.sanitizer = suite.TSAN) run first."""
-        return self.race_check and model in suite.RACE_CHECKED_MODELS
+        """Whether a program of `model` gets a race-check build (BuildRequest.sanitizer = toolchains.TSAN) run first."""
+        return self.race_check and model in toolchains.RACE_CHECKED_MODELS
 
 
 @dataclasses.dataclass(frozen=True)

@@ -36,7 +36,7 @@ from pathlib import Path
 
 from workflow_scripts.common import Progress, Provenance, write_json
 from workflow_scripts.common.io import atomic_path
-from workflow_scripts.pcgbench import suite
+from workflow_scripts.pcgbench import kokkos, suite, toolchains
 from workflow_scripts.pcgbench.build import BuildCache, BuildConfig, BuildRequest, BuildResult
 from workflow_scripts.pcgbench.harness import EvaluateConfig
 from workflow_scripts.pcgbench.prompts import select_problems
@@ -98,7 +98,7 @@ def _row(problem: suite.Problem, model: str, status: str, detail: str = "", conf
 def _builds(pairs: list[tuple[suite.Problem, str]], build_dir: Path, jobs: int) -> list[tuple[Path | None, dict | None]]:
     """For each pair, (executable, None) when its reference can run here, else (None, the row saying why not).
     References compile as samples do (build.BuildCache: in the sandbox, cached by content), `jobs` at a time."""
-    status = {model: suite.build_status(model) for _, model in pairs}
+    status = {model: toolchains.build_status(model) for _, model in pairs}
     requests = [BuildRequest(problem=p, model=m, body=suite.reference_body(p, m)) for p, m in pairs if status[m][0]]
     outcomes = []
     with BuildCache(BuildConfig(cache_dir=build_dir, jobs=jobs)).building(requests) as futures:
@@ -114,13 +114,13 @@ def _built(problem: suite.Problem, model: str, build: Future[BuildResult]) -> tu
         result = build.result()
     except SandboxUnavailable:  # the sandbox failed, not the reference: never a verdict
         raise
-    except RuntimeError as err:  # its driver did not compile (suite.build_driver): a suite bug, reported as the pair's
+    except RuntimeError as err:  # its driver did not compile (driver_program.build_driver): a suite bug, reported as the pair's
         return None, _row(problem, model, BUILD_ERROR, str(err)[-400:])
     if not result.ok:
         return None, _row(problem, model, BUILD_ERROR, result.log[-400:])
     if result.finding is not None:  # the harness would never run it as a sample: neither does the check
         return None, _row(problem, model, result.finding.verdict, result.finding.detail)
-    runnable, why = suite.toolchain_status(model)
+    runnable, why = toolchains.toolchain_status(model)
     return (result.exe, None) if runnable else (None, _row(problem, model, BUILD_ONLY, why))
 
 
@@ -144,8 +144,8 @@ def check_references(problems: list[suite.Problem], models: list[str], cfg: Chec
     """Rows (see COLUMNS) for every problem x model, in that order, built in the build cache `build_dir`
     (build.BuildCache). Compiles run `cfg.jobs` at a time; runs one at a time, so no two timings share the cores.
     `progress(row)` is called as each row is made."""
-    if "kokkos" in models and suite.build_status("kokkos")[0]:
-        suite.ensure_kokkos()  # once, before the compile workers start
+    if "kokkos" in models and toolchains.build_status("kokkos")[0]:
+        kokkos.ensure_kokkos()  # once, before the compile workers start
     rows: list[dict] = []
     pairs = [(p, m) for p in problems for m in models]
     built = _builds(pairs, Path(build_dir), cfg.jobs)

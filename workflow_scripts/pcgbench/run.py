@@ -6,7 +6,7 @@ evaluation, the RLPF reward and the performance-change task run programs built f
     run.verdict        # verdicts.OK, WRONG_ANSWER, CRASH, VERDICT_TIMEOUT or KILLED_RESOURCE_LIMIT
     run.times_s        # the program's timed repetitions; run.baseline_times_s the serial baseline's
 
-The suite's driver (suite.run_argv) validates the program, then times it and the serial baseline side by
+The suite's driver (driver_program.run_argv) validates the program, then times it and the serial baseline side by
 side in the same process (timing.py says why), each timed call on a fresh input whose answer is checked. How
 the repetitions become a speedup is the caller's choice: the evaluation uses medians, the RLPF reward the
 fastest repetition of each.
@@ -25,7 +25,7 @@ the sample cannot have written it (data/pcgbench/README.md, "What a sample canno
     check = check_races(problem, "omp", tsan_build, seed=1234, limits=limits)   # before the timed runs
     check.status       # "clean", "race" or "inconclusive"
 
-An OpenMP program's race check runs its ThreadSanitizer build (suite.TSAN) once: a data race is found from the
+An OpenMP program's race check runs its ThreadSanitizer build (toolchains.TSAN) once: a data race is found from the
 order of the accesses, so it is caught even when a loaded machine runs the threads one after another, where
 validation by results can pass by luck. It must see every thread work under the sample's own schedule: at the
 small size (1001 elements) a body with `schedule(dynamic,65536)`, an `if(n > 10000)` clause or a branch on
@@ -43,7 +43,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from workflow_scripts.common.c_scanner import strip_comments_and_strings
-from workflow_scripts.pcgbench import sandbox, suite, verdicts
+from workflow_scripts.pcgbench import driver_program, sandbox, suite, toolchains, verdicts
 from workflow_scripts.pcgbench.timing import placement_env
 
 if TYPE_CHECKING:
@@ -100,7 +100,7 @@ class RunProtocol:
     def command(self, problem: suite.Problem, model: str, exe: Path) -> tuple[list[str], dict[str, str]]:
         """argv and environment of the driver: the suite's, then `extra_env`, then the thread placement
         (timing.placement_env), which therefore always wins."""
-        argv, env = suite.run_argv(problem, model, exe, ranks=self.ranks, threads=self.threads, seed=self.seed,
+        argv, env = driver_program.run_argv(problem, model, exe, ranks=self.ranks, threads=self.threads, seed=self.seed,
                                    warmup=self.warmup, reps=self.reps, size=self.size,
                                    validations=self.validations, stress_validations=self.stress_validations,
                                    stress_threads=self.stress_threads, more_threads=self.more_threads,
@@ -122,7 +122,7 @@ class ProgramRun:
     # (times_s, baseline_times_s) at each thread count run, protocol.threads and protocol.more_threads (empty unless OK)
     by_threads: Mapping[int, tuple[tuple[float, ...], tuple[float, ...]]] = dataclasses.field(default_factory=dict)
     # The driver's result lines, read with the run's nonce (empty when the run gave none or they were forged)
-    driver_results: tuple[suite.DriverResult, ...] = ()
+    driver_results: tuple[driver_program.DriverResult, ...] = ()
 
 
 def run_secret() -> tuple[str, int]:
@@ -130,7 +130,7 @@ def run_secret() -> tuple[str, int]:
     return secrets.token_hex(16), secrets.randbits(63)
 
 
-def resource_overuse(result: suite.DriverResult) -> str | None:
+def resource_overuse(result: driver_program.DriverResult) -> str | None:
     """Why a run used more cores than it was given (CPU_OVERUSE_FACTOR), or None."""
     allowed = result.threads_allowed
     if allowed <= 0:  # GPU models: their runtimes' own threads; not checked
@@ -144,7 +144,7 @@ def resource_overuse(result: suite.DriverResult) -> str | None:
     return None
 
 
-def impossible_report(results: tuple[suite.DriverResult, ...], reps: int, wall_s: float) -> str | None:
+def impossible_report(results: tuple[driver_program.DriverResult, ...], reps: int, wall_s: float) -> str | None:
     """Why a valid run's report cannot be the driver's own (a sample rewrote its memory), or None: every thread count
     has `reps` timings of the sample and of the baseline, each above 0, and they fit in the run's `wall_s`,
     measured from outside the process."""
@@ -180,10 +180,10 @@ def run_program(problem: suite.Problem, model: str, exe: Path, protocol: RunProt
                           driver_failure=None, **failed)  # fmt: skip
     threads = (protocol.threads, *protocol.more_threads)
     try:
-        results = suite.parse_driver_results(result.stdout, nonce, timed=protocol.reps > 0)
+        results = driver_program.parse_driver_results(result.stdout, nonce, timed=protocol.reps > 0)
         if tuple(r.threads for r in results) != threads:  # the driver prints them in this order
             raise ValueError(f"result lines for threads {[r.threads for r in results]}, expected {list(threads)}")
-    except suite.ForgedResult as err:
+    except driver_program.ForgedResult as err:
         return ProgramRun(verdict=verdicts.TAMPERING, driver_failure=str(err), detail=str(err), **failed)
     except ValueError as err:
         return ProgramRun(verdict=verdicts.CRASH, driver_failure=str(err), **failed,
@@ -205,7 +205,7 @@ def run_program(problem: suite.Problem, model: str, exe: Path, protocol: RunProt
 
 
 # ---------------------------------------------------------------------------------------------------------
-# Race checks: a ThreadSanitizer build (suite.TSAN) of an OpenMP program, run once at the timed size.
+# Race checks: a ThreadSanitizer build (toolchains.TSAN) of an OpenMP program, run once at the timed size.
 
 RACE_REPORT = "WARNING: ThreadSanitizer: data race"
 RACE_CHECK_THREADS = 2  # TSan orders accesses by happens-before, so two threads show a race whether or not they overlap
@@ -248,7 +248,7 @@ def race_check_env(memory_mb: int) -> dict[str, str]:
     instrumented) as described by Archer; bound the resident memory, as RLIMIT_AS cannot be used."""
     options = [f"exitcode={TSAN_EXIT_CODE}", "halt_on_error=1", "ignore_noninstrumented_modules=1",
                f"hard_rss_limit_mb={memory_mb}", "allocator_may_return_null=1", "report_signal_unsafe=0"]  # fmt: skip
-    return {"OMP_TOOL_LIBRARIES": str(suite.archer_library()), "TSAN_OPTIONS": " ".join(options)}
+    return {"OMP_TOOL_LIBRARIES": str(toolchains.archer_library()), "TSAN_OPTIONS": " ".join(options)}
 
 
 def race_report(stderr: str) -> str:
@@ -262,7 +262,7 @@ def race_report(stderr: str) -> str:
 
 def check_races(problem: suite.Problem, model: str, build: "BuildResult", *, seed: int,
                 limits: sandbox.SandboxLimits, nice: int = 0, body: str | None = None) -> RaceCheck:  # fmt: skip
-    """Run the race-check build of an OpenMP program (BuildRequest.sanitizer = suite.TSAN) once in the sandbox, at the
+    """Run the race-check build of an OpenMP program (BuildRequest.sanitizer = toolchains.TSAN) once in the sandbox, at the
     size race_check_size derives from its `body` (the timed size without one; the module docstring says why;
     validated, nothing timed: TSan runs 5-15x slower) on RACE_CHECK_THREADS threads (per rank, on
     RACE_CHECK_RANKS ranks for MPI+OpenMP). RLIMIT_AS is lifted (TSan reserves terabytes of address space) and

@@ -12,7 +12,7 @@ import hashlib
 import logging
 from pathlib import Path
 
-from workflow_scripts.pcgbench import suite, translation
+from workflow_scripts.pcgbench import suite, toolchains, translation
 from workflow_scripts.pcgbench.pareval_format import (
     MALFORMED,
     NO_DRIVER,
@@ -130,7 +130,7 @@ def toolchain_report(models: set[str]) -> dict[str, str]:
     """{model: why} for every model that cannot be built and run here; logged before any work starts."""
     unavailable = {}
     for model in sorted(models):
-        ok, why = suite.toolchain_status(model)
+        ok, why = toolchains.toolchain_status(model)
         if not ok:
             unavailable[model] = why
             logger.warning("execution model %s skipped: %s", model, why)

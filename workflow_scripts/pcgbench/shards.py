@@ -50,7 +50,7 @@ def plan(models: list[str], problems: list[str], *, by_model: bool, problems_per
         raise ValueError(f"pcgbench.shards.problems_per_shard must be >= 0 (0: no split by problem), got "
                          f"{problems_per_shard}")  # fmt: skip
     for model in models:
-        suite._check_model(model)
+        suite.check_model(model)
     size = problems_per_shard or max(len(problems), 1)
     groups = [tuple(problems[i : i + size]) for i in range(0, len(problems), size)] or [()]
     split = len(groups) > 1

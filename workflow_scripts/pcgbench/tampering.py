@@ -1,6 +1,6 @@
 """What a sample's object may define and call: the check, before a sample is run, that it can only compute.
 
-A sample is linked into the driver's process (suite.link_argv), so an object file could put code where the
+A sample is linked into the driver's process (toolchains.link_argv), so an object file could put code where the
 harness runs its own: a global constructor runs before main() (and could print a forged result line and exit),
 a definition of clock_gettime, malloc, memmove or a harness function takes the place of the real one for the
 whole executable (the linker prefers a definition in the executable to a shared library's, and a strong one to
@@ -42,7 +42,7 @@ given, never the body. These are decided from the code, so they hold on a loaded
 CPU-time check (run.resource_overuse) can only see what the scheduler let the extra threads do.
 A body that reads or writes the process's memory through pointers names nothing this module could refuse: the
 driver keeps what the verdict rests on out of its reach while it runs (drivers/main.hpp's vault) and executables
-are linked with full RELRO (suite.FULL_RELRO). What is left, code that calls libc through an address it computes
+are linked with full RELRO (toolchains.FULL_RELRO). What is left, code that calls libc through an address it computes
 (mprotect on the vault), is bounded by the run's own checks: reported times must fit in the wall time measured
 outside, CPU time is read around every timed call, every timed call's answer is checked (run.py).
 CUDA objects are read as compiled by nvcc here (no GPU runs them); HIP's registration names are clang's, not read
@@ -60,7 +60,7 @@ import tempfile
 from pathlib import Path
 
 from workflow_scripts.common.c_scanner import pragmas, strip_comments_and_strings
-from workflow_scripts.pcgbench import suite, verdicts
+from workflow_scripts.pcgbench import suite, toolchains, verdicts
 
 CONSTRUCTOR_SECTIONS = (".init_array", ".ctors", ".fini_array", ".dtors", ".preinit_array")
 # What the static constructor of a translation unit that includes <iostream> (GCC 12) refers to, and nothing else:
@@ -423,7 +423,7 @@ def prelude(model: str) -> tuple[frozenset[str], frozenset[str]]:
         obj = src.with_suffix(".o")
         src.write_text(f'#include "{suite.STANDARD_HEADER_FILE}"\n' + "".join(f"#include <{h}>\n"
                        for h in suite.MODEL_INCLUDES[model]) + "int pcgbench_prelude_probe() { return 0; }\n")  # fmt: skip
-        argv = suite.compile_sample_argv(None, model, src, obj)
+        argv = toolchains.compile_sample_argv(None, model, src, obj)
         proc = subprocess.run(argv, capture_output=True, text=True, timeout=600)
         if proc.returncode != 0:
             raise RuntimeError(f"the {model} prelude does not compile: {' '.join(argv)}\n{proc.stderr[-2000:]}")

@@ -80,7 +80,7 @@ def placement_env(model: str) -> dict[str, str]:
     OpenMP and Kokkos (its OpenMP backend): threads bound one per core, closest first (the sweep never asks
     for more threads than max_cores), waiting actively so that a parallel region does not start on one
     thread while the others are still being woken. MPI and MPI+OpenMP keep the suite's placement: binding
-    each rank's threads from core 0 would stack the ranks on the same cores (see suite.run_argv).
+    each rank's threads from core 0 would stack the ranks on the same cores (see driver_program.run_argv).
     """
     if model in ("omp", "kokkos"):
         return {"OMP_PROC_BIND": "close", "OMP_PLACES": "cores", "OMP_WAIT_POLICY": "active"}

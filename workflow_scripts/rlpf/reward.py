@@ -63,6 +63,7 @@ from workflow_scripts.pcgbench import (
     placement_env,
     run_program,
     suite,
+    toolchains,
     vet,
 )
 from workflow_scripts.rlpf.program_body import program_body
@@ -263,7 +264,7 @@ class Measurer:
             requests = [BuildRequest(problem=suite.get_problem(todo[k][0].kernel), model=todo[k][0].model,
                                      body=todo[k][1]) for k in keys]  # fmt: skip
             checked = [i for i, k in enumerate(keys) if self.race_checked(todo[k][0])]
-            requests += [dataclasses.replace(requests[i], sanitizer=suite.TSAN) for i in checked]
+            requests += [dataclasses.replace(requests[i], sanitizer=toolchains.TSAN) for i in checked]
             builds = self.builds.build_all(requests)
             race_builds = dict(zip((keys[i] for i in checked), builds[len(keys):], strict=True))
             # No start line: the GRPO reward calls this for every step's few completions.
