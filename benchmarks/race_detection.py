@@ -143,7 +143,7 @@ def main() -> None:
                 programs.append((problem, model, "reference", suite.reference_body(problem, model)))
             programs.append((problem, model, "racy_search", racy_search(problem)))
     cache = BuildCache(BuildConfig(cache_dir=args.cache_dir, jobs=2))
-    limits = SandboxLimits(wall_s=60.0, cpu_s=240)
+    limits = SandboxLimits(wall_s=60.0, cpu_limit_s=240)
     if args.all_references:
         check_every_reference(cache, limits, args.nice)
     builds = cache.build_all([BuildRequest(problem=p, model=m, body=b) for p, m, _, b in programs])

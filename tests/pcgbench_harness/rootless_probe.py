@@ -71,7 +71,7 @@ def run_cases(spec: dict) -> dict:
                                        stdin=case["stdin"].encode() if "stdin" in case else None)  # fmt: skip
         results[case["name"]] = {
             "outcome": result.outcome, "returncode": result.returncode, "signal": result.signal_number,
-            "verdict": sandbox.verdict_for(result, cpu_limit_s=limits.cpu_s), "wall_s": result.wall_s,
+            "verdict": sandbox.verdict_for(result, cpu_limit_s=limits.cpu_limit_s), "wall_s": result.wall_s,
             "stdout": result.stdout[:300], "stdout_len": len(result.stdout), "stderr": result.stderr[-300:],
             "survivors": survivors(),
         }  # fmt: skip

@@ -353,7 +353,7 @@ def judge(build, model: str):
         return build.finding.verdict, build.finding.detail, None
     protocol = RunProtocol(warmup=1, reps=3, validations=1, seed=1234, ranks=2 if model == "mpi" else 1,
                            threads=1, more_threads=(2,) if model == "omp" else (), nice=-20)  # fmt: skip
-    run = run_program(suite.get_problem(PROBLEM), model, build.exe, protocol, SandboxLimits(wall_s=60.0, cpu_s=60))
+    run = run_program(suite.get_problem(PROBLEM), model, build.exe, protocol, SandboxLimits(wall_s=60.0, cpu_limit_s=60))
     return run.verdict, run.detail, run
 
 

@@ -157,13 +157,13 @@ def test_rootless_sandbox_contains_hostile_programs(workdir, programs):
     canary.write_text("keep")
     os.chown(canary, ROOTLESS_UID, ROOTLESS_UID)
     cases = [
-        {"name": "fork_bomb", "args": ["fork_bomb"], "limits": {"wall_s": 3.0, "nproc": 64}},
+        {"name": "fork_bomb", "args": ["fork_bomb"], "limits": {"wall_s": 3.0, "max_processes": 64}},
         # What stops the bomb: RLIMIT_NPROC, counted in the sandbox's user namespace. A shell counts the
         # namespace's processes with a glob (a builtin: it cannot fork any more either).
         {"name": "fork_bomb_count", "argv": ["sh", "-c", "/tmp/prog fork_bomb & sleep 1.5; set -- /proc/[0-9]*; "
-                                             "echo $#"], "limits": {"wall_s": 5.0, "nproc": 64}},
+                                             "echo $#"], "limits": {"wall_s": 5.0, "max_processes": 64}},
         {"name": "infinite_loop", "args": ["infinite_loop"], "limits": {"wall_s": 1.5}},
-        {"name": "cpu_burn", "args": ["cpu_burn"], "limits": {"wall_s": 10.0, "cpu_s": 1}},
+        {"name": "cpu_burn", "args": ["cpu_burn"], "limits": {"wall_s": 10.0, "cpu_limit_s": 1}},
         {"name": "huge_alloc", "args": ["huge_alloc"]},
         {"name": "disk_filler", "args": ["disk_filler"], "limits": {"file_size_mb": 16}},
         {"name": "many_files", "args": ["many_files"], "limits": {"tmp_mb": 32}},
@@ -305,9 +305,9 @@ def test_limits_above_a_normal_users_hard_limits_are_refused_by_name(monkeypatch
     real = resource.getrlimit
     monkeypatch.setattr(sandbox.resource, "getrlimit", lambda which: (1 << 30, 1 << 30) if which == resource.RLIMIT_AS
                         else real(which))  # fmt: skip
-    with pytest.raises(sandbox.SandboxUnavailable, match=r"address_space_mb=4096 .* \(1024\)"):
-        sandbox.check_limits(sandbox.SandboxLimits(address_space_mb=4096))
-    sandbox.check_limits(sandbox.SandboxLimits(address_space_mb=512))
+    with pytest.raises(sandbox.SandboxUnavailable, match=r"memory_mb=4096 .* \(1024\)"):
+        sandbox.check_limits(sandbox.SandboxLimits(memory_mb=4096))
+    sandbox.check_limits(sandbox.SandboxLimits(memory_mb=512))
 
 
 def test_a_failed_build_logged_by_a_broken_sandbox_is_built_again(tmp_path, problem):

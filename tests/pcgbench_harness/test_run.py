@@ -62,7 +62,7 @@ def built(cache_dir, problem):
 
 
 def test_a_reference_runs_ok_with_its_times(built, problem):
-    run = run_program(problem, "omp", built["reference"].exe, PROTOCOL, SandboxLimits(wall_s=30.0, cpu_s=20))
+    run = run_program(problem, "omp", built["reference"].exe, PROTOCOL, SandboxLimits(wall_s=30.0, cpu_limit_s=20))
     assert run.verdict == OK, run.detail
     assert run.detail == "" and run.driver_failure is None
     assert len(run.times_s) == len(run.baseline_times_s) == PROTOCOL.reps
@@ -71,7 +71,7 @@ def test_a_reference_runs_ok_with_its_times(built, problem):
 
 
 def test_a_wrong_answer_says_what_the_driver_reported(built, problem):
-    run = run_program(problem, "omp", built["wrong"].exe, PROTOCOL, SandboxLimits(wall_s=30.0, cpu_s=20))
+    run = run_program(problem, "omp", built["wrong"].exe, PROTOCOL, SandboxLimits(wall_s=30.0, cpu_limit_s=20))
     assert run.verdict == WRONG_ANSWER
     assert run.detail == run.driver_failure != "" and run.times_s == () and run.baseline_times_s == ()
 
@@ -93,7 +93,7 @@ def test_stress_validations_follow_the_regular_ones(built, problem):
     passes them and is still timed."""
     stressed = RunProtocol(warmup=0, reps=2, validations=1, seed=1234, threads=2, nice=0, stress_validations=2,
                            stress_threads=6)  # fmt: skip
-    run = run_program(problem, "omp", built["reference"].exe, stressed, SandboxLimits(wall_s=30.0, cpu_s=20))
+    run = run_program(problem, "omp", built["reference"].exe, stressed, SandboxLimits(wall_s=30.0, cpu_limit_s=20))
     assert run.verdict == OK, run.detail
     [result] = run.driver_results
     checks = result.validation
@@ -105,7 +105,7 @@ def test_an_openmp_sweep_runs_in_one_process_with_a_result_per_thread_count(buil
     """more_threads: every input validated at each thread count, then each timed; the stress validations last."""
     sweep = RunProtocol(warmup=0, reps=2, validations=1, seed=1234, threads=1, more_threads=(2,), nice=0,
                         stress_validations=2, stress_threads=6)  # fmt: skip
-    run = run_program(problem, "omp", built["reference"].exe, sweep, SandboxLimits(wall_s=30.0, cpu_s=20))
+    run = run_program(problem, "omp", built["reference"].exe, sweep, SandboxLimits(wall_s=30.0, cpu_limit_s=20))
     assert run.verdict == OK, run.detail
     assert sorted(run.by_threads) == [1, 2] and run.by_threads[1] == (run.times_s, run.baseline_times_s)
     assert all(len(times) == len(baseline) == sweep.reps for times, baseline in run.by_threads.values())
@@ -119,11 +119,11 @@ def test_a_stress_failure_after_the_timing_drops_the_timings(built, problem):
     sweep = RunProtocol(warmup=0, reps=2, validations=1, seed=1234, threads=1, more_threads=(2,), nice=0,
                         stress_validations=2, stress_threads=6)  # fmt: skip
     exe = built["wrong_above_2_threads"].exe
-    run = run_program(problem, "omp", exe, sweep, SandboxLimits(wall_s=30.0, cpu_s=20))
+    run = run_program(problem, "omp", exe, sweep, SandboxLimits(wall_s=30.0, cpu_limit_s=20))
     assert run.verdict == WRONG_ANSWER and "at 6 threads" in run.detail and run.by_threads == {}
     assert all(r.times_s == () for r in run.driver_results)
     unstressed = run_program(problem, "omp", exe, dataclasses.replace(sweep, stress_validations=0),
-                             SandboxLimits(wall_s=30.0, cpu_s=20))  # fmt: skip
+                             SandboxLimits(wall_s=30.0, cpu_limit_s=20))  # fmt: skip
     assert unstressed.verdict == OK, unstressed.detail
 
 
@@ -131,14 +131,14 @@ def test_a_sweep_releases_its_threads_before_running_on_fewer(built, problem):
     """After an input's validations at 2 threads, the worker is released: the next input's 1-thread validation
     runs in a process of one thread (an OpenMP worker waiting actively would spin through it on a core of its own)."""
     sweep = RunProtocol(warmup=0, reps=2, validations=2, seed=1234, threads=1, more_threads=(2,), nice=0)
-    run = run_program(problem, "omp", built["wrong_beside_an_idle_worker"].exe, sweep, SandboxLimits(wall_s=30.0, cpu_s=20))
+    run = run_program(problem, "omp", built["wrong_beside_an_idle_worker"].exe, sweep, SandboxLimits(wall_s=30.0, cpu_limit_s=20))
     assert run.verdict == OK, run.detail
 
 
 def test_a_result_line_the_program_printed_itself_is_tampering(built, problem):
     """The line lacks the run's nonce (the driver's secret from standard input): the sample printed it."""
     sweep = RunProtocol(warmup=0, reps=2, validations=1, seed=1234, threads=1, more_threads=(2,), nice=0)
-    run = run_program(problem, "omp", built["forges_a_result"].exe, sweep, SandboxLimits(wall_s=30.0, cpu_s=20))
+    run = run_program(problem, "omp", built["forges_a_result"].exe, sweep, SandboxLimits(wall_s=30.0, cpu_limit_s=20))
     assert run.verdict == TAMPERING and "not printed by the driver" in run.detail and run.by_threads == {}
 
 

@@ -122,7 +122,7 @@ def test_limits_check_themselves():
 
 
 def test_fork_bomb_is_contained(programs):
-    result = run(programs, "fork_bomb", wall_s=3.0, nproc=64)
+    result = run(programs, "fork_bomb", wall_s=3.0, max_processes=64)
     assert verdict_for(result) == verdicts.VERDICT_TIMEOUT
     assert nobody_processes() == []
 
@@ -132,7 +132,7 @@ def test_infinite_loop_times_out(programs):
 
 
 def test_cpu_limit_is_a_resource_kill(programs):
-    assert verdict_for(run(programs, "cpu_burn", wall_s=10.0, cpu_s=1)) == verdicts.KILLED_RESOURCE_LIMIT
+    assert verdict_for(run(programs, "cpu_burn", wall_s=10.0, cpu_limit_s=1)) == verdicts.KILLED_RESOURCE_LIMIT
 
 
 def test_huge_allocation_is_refused(programs):

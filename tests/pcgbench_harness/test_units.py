@@ -91,9 +91,9 @@ def test_a_mutant_that_applies_nowhere_stops_with_where_it_applies():
 def test_only_a_sanitizer_run_goes_without_an_address_space_limit():
     from workflow_scripts.pcgbench import sandbox
 
-    limited = sandbox.unprivileged_argv(["a.out"], sandbox.SandboxLimits(address_space_mb=512))
+    limited = sandbox.unprivileged_argv(["a.out"], sandbox.SandboxLimits(memory_mb=512))
     assert f"--as={512 << 20}" in limited
-    unlimited = sandbox.unprivileged_argv(["a.out"], sandbox.SandboxLimits(address_space_mb=None))
+    unlimited = sandbox.unprivileged_argv(["a.out"], sandbox.SandboxLimits(memory_mb=None))
     assert not any(arg.startswith("--as") for arg in unlimited) and "--nproc=128" in unlimited
-    with pytest.raises(ValueError, match="address_space_mb must be > 0"):
-        sandbox.SandboxLimits(address_space_mb=0)
+    with pytest.raises(ValueError, match="memory_mb must be > 0"):
+        sandbox.SandboxLimits(memory_mb=0)

@@ -48,7 +48,7 @@ def test_the_reward_measures_with_the_harness_and_its_overrides(repo_root):
     assert {key: getattr(cfg.harness, key) for key in overrides} == overrides
     assert dataclasses.replace(cfg.harness, **{key: getattr(evaluation, key) for key in overrides}) == evaluation
     limits = cfg.harness.limits()  # no reference time: the fixed run_timeout_s
-    assert (limits.wall_s, limits.cpu_s, limits.nproc) == (20, 60, evaluation.max_processes)
+    assert (limits.wall_s, limits.cpu_limit_s, limits.max_processes) == (20, 60, evaluation.max_processes)
 
 
 def test_no_harness_key_is_declared_twice():

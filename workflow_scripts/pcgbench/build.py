@@ -123,8 +123,8 @@ def _run_compiler(argv: list[str], cfg: BuildConfig, workdir: Path) -> tuple[int
     address-space limit and the other rlimits, writing only to `workdir`. A compile error is a failed build
     whatever its text says; only a sandbox whose wrappers failed raises (sandbox.SandboxFailure).
     """
-    limits = sandbox.SandboxLimits(wall_s=cfg.compile_timeout_s, cpu_s=int(cfg.compile_timeout_s) + 1,
-                                   address_space_mb=cfg.compiler_memory_mb, file_size_mb=512, nproc=256,
+    limits = sandbox.SandboxLimits(wall_s=cfg.compile_timeout_s, cpu_limit_s=int(cfg.compile_timeout_s) + 1,
+                                   memory_mb=cfg.compiler_memory_mb, file_size_mb=512, max_processes=256,
                                    nofile=1024, output_bytes=1 << 20)  # fmt: skip
     result = sandbox.run_confined(argv, limits=limits, workdir=workdir)
     output = result.stdout + result.stderr

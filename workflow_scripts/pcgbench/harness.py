@@ -90,10 +90,9 @@ class EvaluateConfig:
     def __post_init__(self) -> None:
         self.cache_dir, self.suite_root = Path(self.cache_dir), Path(self.suite_root)
         self.ks = tuple(self.ks)
-        for name in ("max_cores", "reps", "validations", "stress_threads", "jobs", "compile_timeout_s", "run_timeout_s", "timeout_floor_s", "timeout_factor",
-                     "cpu_limit_s",
-                     "memory_mb",
-                     "file_size_mb", "max_processes", "output_bytes"):  # fmt: skip
+        for name in ("max_cores", "reps", "validations", "stress_threads", "jobs", "compile_timeout_s", "run_timeout_s",
+                     "timeout_floor_s", "timeout_factor", "cpu_limit_s", "memory_mb", "file_size_mb", "max_processes",
+                     "output_bytes"):  # fmt: skip
             if not getattr(self, name) > 0:
                 raise ValueError(f"pcgbench.evaluate.{name} must be > 0, got {getattr(self, name)!r}")
         if not -20 <= self.run_nice <= 0:
@@ -142,8 +141,8 @@ class EvaluateConfig:
         wall_s = self.run_timeout_s
         if reference_wall_s is not None:
             wall_s = max(self.timeout_floor_s, self.timeout_factor * reference_wall_s)
-        return SandboxLimits(wall_s=wall_s, cpu_s=self.cpu_limit_s, address_space_mb=self.memory_mb,
-                             file_size_mb=self.file_size_mb, nproc=self.max_processes,
+        return SandboxLimits(wall_s=wall_s, cpu_limit_s=self.cpu_limit_s, memory_mb=self.memory_mb,
+                             file_size_mb=self.file_size_mb, max_processes=self.max_processes,
                              output_bytes=self.output_bytes)  # fmt: skip
 
     def protocol(self, *, ranks: int = 1, threads: int = 1, stress: bool = True, more_threads: tuple[int, ...] = (),

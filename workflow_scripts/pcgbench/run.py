@@ -2,7 +2,7 @@
 evaluation, the RLPF reward and the performance-change task run programs built from generated code.
 
     protocol = RunProtocol(warmup=1, reps=5, validations=3, seed=1234, threads=2, nice=-20)
-    run = run_program(problem, "omp", exe, protocol, SandboxLimits(wall_s=60.0, cpu_s=240))
+    run = run_program(problem, "omp", exe, protocol, SandboxLimits(wall_s=60.0, cpu_limit_s=240))
     run.verdict        # verdicts.OK, WRONG_ANSWER, CRASH, VERDICT_TIMEOUT or KILLED_RESOURCE_LIMIT
     run.times_s        # the program's timed repetitions; run.baseline_times_s the serial baseline's
 
@@ -172,7 +172,7 @@ def run_program(problem: suite.Problem, model: str, exe: Path, protocol: RunProt
                                    stdin=f"{nonce} {timed_seed}\n".encode())  # fmt: skip
     failed = dict(times_s=(), baseline_times_s=(), wall_s=result.wall_s, result=result)
     # The CPU limit tells a SIGKILL at the hard CPU limit apart from a crash.
-    verdict = sandbox.verdict_for(result, cpu_limit_s=limits.cpu_s)
+    verdict = sandbox.verdict_for(result, cpu_limit_s=limits.cpu_limit_s)
     if verdict is not None:
         how = f"{result.outcome}" + (f" signal {result.signal_number}" if result.signal_number else "")
         how += f" exit {result.returncode}" if result.returncode is not None else ""
@@ -273,8 +273,8 @@ def check_races(problem: suite.Problem, model: str, build: "BuildResult", *, see
     ranks = RACE_CHECK_RANKS if model == "mpi+omp" else 1
     protocol = RunProtocol(warmup=0, reps=0, validations=1, seed=seed, size=race_check_size(problem, model, body),
                            ranks=ranks, threads=RACE_CHECK_THREADS, nice=nice,
-                           extra_env=race_check_env(limits.address_space_mb or 4096))  # fmt: skip
-    run = run_program(problem, model, build.exe, protocol, dataclasses.replace(limits, address_space_mb=None))
+                           extra_env=race_check_env(limits.memory_mb or 4096))  # fmt: skip
+    run = run_program(problem, model, build.exe, protocol, dataclasses.replace(limits, memory_mb=None))
     if RACE_REPORT in run.result.stderr:
         return RaceCheck(status="race", detail=race_report(run.result.stderr))
     if run.verdict == verdicts.OK:

@@ -166,15 +166,17 @@ class SandboxFailure(SandboxUnavailable):
 
 @dataclasses.dataclass(kw_only=True)
 class SandboxLimits:
-    """Limits for one sandboxed run. Sizes in MB (2**20 bytes)."""
+    """Limits for one sandboxed run. Sizes in MB (2**20 bytes). The limits the config sets keep its names
+    (pcgbench.evaluate: cpu_limit_s, memory_mb, file_size_mb, max_processes, output_bytes); wall_s is the deadline
+    of whatever runs, a program's run_timeout_s (or its reference-scaled limit) or a compile's compile_timeout_s."""
 
     wall_s: float = 30.0  # wall-clock deadline, enforced by the parent
-    cpu_s: int = 60  # RLIMIT_CPU per process (soft; the hard limit is 1 s later)
+    cpu_limit_s: int = 60  # RLIMIT_CPU per process (soft; the hard limit is 1 s later)
     # RLIMIT_AS per process (virtual memory). None: none, only for ThreadSanitizer builds, which reserve terabytes
     # of shadow address space; their memory is bounded by the sanitizer's RSS limit instead (run.check_races).
-    address_space_mb: int | None = 4096
+    memory_mb: int | None = 4096
     file_size_mb: int = 64  # RLIMIT_FSIZE: the largest file the program may write
-    nproc: int = 128  # RLIMIT_NPROC for uid 65534: processes and threads (mpirun needs ~40 for 2 ranks)
+    max_processes: int = 128  # RLIMIT_NPROC for uid 65534: processes and threads (mpirun needs ~40 for 2 ranks)
     nofile: int = 256  # RLIMIT_NOFILE
     stack_mb: int = 8  # RLIMIT_STACK
     tmp_mb: int = 256  # size of the private /tmp tmpfs (bounds a disk filler that writes many files)
@@ -186,7 +188,7 @@ class SandboxLimits:
     def __post_init__(self) -> None:
         for field in dataclasses.fields(self):
             value = getattr(self, field.name)
-            if value is None and field.name in ("address_space_mb", "cores"):
+            if value is None and field.name in ("memory_mb", "cores"):
                 continue
             if not value > 0:
                 raise ValueError(f"SandboxLimits.{field.name} must be > 0, got {value!r}")
@@ -269,9 +271,9 @@ def check_limits(limits: SandboxLimits) -> None:
     runs as uid 65534 in root mode (after the drop: unprivileged_argv) and as the user in rootless mode, and
     neither may raise a hard limit."""
     mb = 1 << 20
-    wanted = [("cpu_s", resource.RLIMIT_CPU, limits.cpu_s + 1, 1), ("address_space_mb", resource.RLIMIT_AS,
-              (limits.address_space_mb or 0) * mb, mb), ("file_size_mb", resource.RLIMIT_FSIZE, limits.file_size_mb * mb, mb),
-              ("nproc", resource.RLIMIT_NPROC, limits.nproc, 1), ("nofile", resource.RLIMIT_NOFILE, limits.nofile, 1),
+    wanted = [("cpu_limit_s", resource.RLIMIT_CPU, limits.cpu_limit_s + 1, 1), ("memory_mb", resource.RLIMIT_AS,
+              (limits.memory_mb or 0) * mb, mb), ("file_size_mb", resource.RLIMIT_FSIZE, limits.file_size_mb * mb, mb),
+              ("max_processes", resource.RLIMIT_NPROC, limits.max_processes, 1), ("nofile", resource.RLIMIT_NOFILE, limits.nofile, 1),
               ("stack_mb", resource.RLIMIT_STACK, limits.stack_mb * mb, mb)]  # fmt: skip
     for name, which, value, unit in wanted:
         hard = resource.getrlimit(which)[1]
@@ -405,10 +407,10 @@ def unprivileged_argv(argv: list[str], limits: SandboxLimits) -> list[str]:
     mb = 1 << 20
     rlimits = [
         "prlimit",
-        f"--cpu={limits.cpu_s}:{limits.cpu_s + 1}",
-        *([f"--as={limits.address_space_mb * mb}"] if limits.address_space_mb is not None else []),
+        f"--cpu={limits.cpu_limit_s}:{limits.cpu_limit_s + 1}",
+        *([f"--as={limits.memory_mb * mb}"] if limits.memory_mb is not None else []),
         f"--fsize={limits.file_size_mb * mb}",
-        f"--nproc={limits.nproc}",
+        f"--nproc={limits.max_processes}",
         f"--nofile={limits.nofile}",
         f"--stack={limits.stack_mb * mb}",
         "--core=0",
@@ -555,7 +557,7 @@ def _self_check() -> None:
                            "(5.14+): a sandboxed program's process limit then includes every other process of "
                            "this user, and with many of them its threads cannot start (crash verdicts)",
                            os.uname().release)  # fmt: skip
-    limits = SandboxLimits(wall_s=60.0, address_space_mb=1024)  # modest: `sh` and `id` need little
+    limits = SandboxLimits(wall_s=60.0, memory_mb=1024)  # modest: `sh` and `id` need little
     workdir = confined_workdir("pcgbench-selfcheck-")
     try:
         env = sandbox_env({"HOME": str(workdir), "TMPDIR": str(workdir)})
