@@ -71,6 +71,20 @@ def test_an_unknown_harness_override_is_named(repo_root):
         RewardConfig.from_config(config["rlpf"]["reward"], config["pcgbench"]["evaluate"], seed=1, cache_dir="x")
 
 
+def test_a_harness_key_left_in_the_reward_section_is_pointed_to_its_place(repo_root):
+    """A config written before the reward read the harness's settings names rlpf.reward.harness; a key the
+    harness does not know either gets no such hint."""
+    config = load_config(repo_root / "config" / "config.yaml")
+    config["rlpf"]["reward"]["reps"] = 10
+    [problem] = explain_config_errors(config, SCHEMA_PATH)
+    assert problem.startswith("config: unknown key 'rlpf.reward.reps' (known keys: ")
+    assert problem.endswith("; they are settings of 'rlpf.reward.harness': move them there")
+    del config["rlpf"]["reward"]["reps"]
+    config["rlpf"]["reward"]["repz"] = 10
+    [problem] = explain_config_errors(config, SCHEMA_PATH)
+    assert "move them" not in problem
+
+
 def test_schema_refuses_unknown_keys(repo_root):
     section = yaml.safe_load((repo_root / "config/config.yaml").read_text())["rlpf"]
     # The schema with the files it refers to (rlpf.reward.harness is validated as pcgbench.evaluate).

@@ -34,6 +34,7 @@ from typing import Any
 import yaml
 from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
+from referencing.exceptions import Unresolvable
 
 from workflow_scripts.common.project_files import PROJECT_ROOT
 
@@ -69,6 +70,23 @@ def _allowed(error) -> str:
     return "allowed: " + ", ".join(bounds) if bounds else ""
 
 
+def _moved_into(validator, error, unknown: list[str]) -> str:
+    """Where a section's unknown keys belong when a closed sub-section of it takes them (rlpf.reward.reps is
+    rlpf.reward.harness.reps since the reward reads the harness's settings): a hint for an older config."""
+    where = ".".join(map(str, error.absolute_path))
+    for name, sub in error.schema.get("properties", {}).items():
+        if not isinstance(sub, dict) or sub.get("type") != "object":
+            continue
+        checker = validator.evolve(schema=sub)
+        try:
+            closed = not checker.is_valid({"\0": None})
+            if closed and checker.is_valid({key: error.instance[key] for key in unknown}):
+                return f"they are settings of '{where}.{name}': move them there"
+        except Unresolvable:  # a reference relative to the sub-section's own file, not this one's: no hint
+            continue
+    return ""
+
+
 def explain_config_errors(config: dict[str, Any], schema_path: str | Path) -> list[str]:
     """Every schema violation of `config`, one line each, naming the dotted key and what is allowed."""
     schema_path = Path(schema_path)
@@ -81,7 +99,8 @@ def explain_config_errors(config: dict[str, Any], schema_path: str | Path) -> li
             unknown = sorted(set(error.instance) - set(error.schema.get("properties", {})))
             where = f"{key}." if error.absolute_path else ""
             message = "unknown key " + ", ".join(f"'{where}{name}'" for name in unknown)
-            lines.append(f"config: {message} ({_allowed(error)})")
+            moved = _moved_into(validator, error, unknown)
+            lines.append(f"config: {message} ({_allowed(error)})" + (f"; {moved}" if moved else ""))
             continue
         hint = _allowed(error)
         lines.append(f"config key '{key}': {error.message}" + (f" ({hint})" if hint else ""))
