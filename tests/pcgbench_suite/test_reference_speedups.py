@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 import shutil
 from concurrent.futures import Future
 from pathlib import Path
 
 import pytest
+import yaml
 
 from tests.conftest import run_snakemake
 from workflow_scripts.pcgbench import (
@@ -18,6 +20,7 @@ from workflow_scripts.pcgbench import (
     OK,
     UNAVAILABLE,
     VERDICT_TIMEOUT,
+    VERDICTS,
     WRONG_ANSWER,
     SandboxFailure,
     suite,
@@ -151,3 +154,14 @@ def test_snakemake_rule_writes_the_reference_speedups(tmp_path):
         assert {row["model"] for row in rows} == {shard}
     for name in ("logs/reference_speedups.log", "benchmarks/reference_speedups.tsv"):
         assert (tmp_path / "results/pcgbench" / name).exists()
+
+
+def test_the_claims_read_the_reference_counts_by_their_statuses(repo_root):
+    """data/claims.yaml reads results/pcgbench/summary.json's reference counts by status: each status it names is
+    a word of the verdict vocabulary the reference check writes (a renamed word would fail only the claims step of
+    a full run)."""
+    claims = yaml.safe_load((repo_root / "data" / "claims.yaml").read_text())
+    text = json.dumps(claims)
+    named = re.findall(r"references/counts/[^/\"]+/(\w+)", text)
+    assert named, "no claim reads the reference counts any more: drop this test"
+    assert set(named) <= {*VERDICTS, BUILD_ONLY, UNAVAILABLE}, named
