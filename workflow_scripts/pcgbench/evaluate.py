@@ -28,7 +28,7 @@ writes the generator's outputs from its shards (merge), as main writes them. Whe
 config) rule pcgbench_evaluate runs main on it, and there is no merge.
 
 Every run is one call of the package's run_program (run.py, in the sandbox); an OpenMP sample's thread counts
-at one rank count are one run (runs_of_sweep), the others one run per resource configuration. Verdicts (sandbox.py):
+at one rank count are one run (runs_of_sweep), the others one run per resource configuration. Verdicts (verdicts.py):
 prompt_mismatch (the record's prompt declares another interface than the problem its name names: reported
 per output, not built, not in the metrics; see pareval_format.py; `malformed` records, text UTF-8 cannot hold,
 are reported the same way), build_error, tampering and resource_overuse (what the sample's object defines or
