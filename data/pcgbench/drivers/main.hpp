@@ -122,6 +122,9 @@ struct Vault {
   std::size_t timed_size;     // the size timed
   double t0;                  // the monotonic clock when the call under way began
   ThreadClocks k0;            // the threads' CPU clocks then
+  // The monotonic clock just before k0 was read: a CPU ratio's window holds the clock reads, so that CPU time a
+  // spinning worker spends while a loaded machine keeps the reading thread waiting there counts wall time too.
+  double w0;
   int sweep_size;
   int sweep[kMaxSweep];       // the thread counts validated and timed, in order
   int counts[kMaxSweep];      // the timed calls recorded per thread count
@@ -338,6 +341,7 @@ int main(int argc, char** argv) {
           got = input;
         }
         rt.barrier();
+        pcg::vault().w0 = pcg::now_s();
         pcg::thread_clocks(pcg::vault().k0);
         pcg::vault().t0 = pcg::now_s();
         pcg::lock_vault();
@@ -345,13 +349,14 @@ int main(int argc, char** argv) {
         pcg::escape(&pcg::result(got));
         rt.barrier();
         const double t1 = pcg::now_s();
-        pcg::thread_clocks(k1);  // next to the clock, before the unlock: a system call there could wait under load,
-        pcg::unlock_vault();     // while a spinning worker's CPU time, read after it, grew beyond the wall time
+        pcg::thread_clocks(k1);  // before the unlock: a system call there could wait under load
+        const double w1 = pcg::now_s();
+        pcg::unlock_vault();
         // From here on nothing of the sample runs until the next call: what it may have rewritten is the driver's
         // ordinary memory (this frame, the heap), so the records are read from the vault again, through vault().
         pcg::Vault& w = pcg::vault();
         const int slot = w.counts[c];
-        const double call_s = t1 - w.t0, call_cpu_s = pcg::cpu_between(w.k0, k1);
+        const double call_s = t1 - w.t0, call_cpu_s = pcg::cpu_between(w.k0, k1), cpu_window_s = w1 - w.w0;
         pcg::collect_output_if_defined(got, 0);
         std::string why;
         bool ok = true;
@@ -367,17 +372,19 @@ int main(int argc, char** argv) {
                                   (last && ((c + 1 < w.sweep_size && args.warmup > 0) || args.stress_validations > 0));
           if (read_again) want = input;
           else want = std::move(input);
-          pcg::thread_clocks(w.k0);  // the baseline is the driver's own code: the vault's slot is free now
+          w.w0 = pcg::now_s();  // the baseline is the driver's own code: the vault's slots are free now
+          pcg::thread_clocks(w.k0);
           const double b0 = pcg::now_s();
           pcg::lock_vault();  // as for the solution's call, so that both timings hold the same mprotect
           pcg::call_baseline(want);
           pcg::escape(&pcg::result(want));
           const double b1 = pcg::now_s();
           pcg::thread_clocks(k1);
+          const double bw1 = pcg::now_s();
           pcg::unlock_vault();
           if (slot < pcg::kMaxReps && fresh) {
             w.baseline_times_s[c][slot] = b1 - b0;
-            w.baseline_cpu_ratios[c][slot] = b1 > b0 ? pcg::cpu_between(w.k0, k1) / (b1 - b0) : 0.0;
+            w.baseline_cpu_ratios[c][slot] = bw1 > w.w0 ? pcg::cpu_between(w.k0, k1) / (bw1 - w.w0) : 0.0;
           }
           ok = pcg::check(input, want, got, why);
         }
@@ -391,7 +398,7 @@ int main(int argc, char** argv) {
         }
         if (fresh && slot < pcg::kMaxReps) {
           w.times_s[c][slot] = call_s;
-          w.cpu_ratios[c][slot] = call_s > 0 ? call_cpu_s / call_s : 0.0;
+          w.cpu_ratios[c][slot] = cpu_window_s > 0 ? call_cpu_s / cpu_window_s : 0.0;
           w.counts[c] = slot + 1;
         }
       }
