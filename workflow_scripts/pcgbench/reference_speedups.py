@@ -37,7 +37,7 @@ from pathlib import Path
 from workflow_scripts.common import Progress, Provenance, write_json
 from workflow_scripts.common.io import atomic_path
 from workflow_scripts.pcgbench import kokkos, suite, toolchains
-from workflow_scripts.pcgbench.build import BuildCache, BuildConfig, BuildRequest, BuildResult
+from workflow_scripts.pcgbench.build import BuildCache, BuildRequest, BuildResult
 from workflow_scripts.pcgbench.harness import EvaluateConfig
 from workflow_scripts.pcgbench.prompts import select_problems
 from workflow_scripts.pcgbench.run import run_program
@@ -95,13 +95,15 @@ def _row(problem: suite.Problem, model: str, status: str, detail: str = "", conf
     return row
 
 
-def _builds(pairs: list[tuple[suite.Problem, str]], build_dir: Path, jobs: int) -> list[tuple[Path | None, dict | None]]:
+def _builds(pairs: list[tuple[suite.Problem, str]], build_dir: Path,
+            cfg: CheckConfig) -> list[tuple[Path | None, dict | None]]:  # fmt: skip
     """For each pair, (executable, None) when its reference can run here, else (None, the row saying why not).
-    References compile as samples do (build.BuildCache: in the sandbox, cached by content), `jobs` at a time."""
+    References compile as samples do (build.BuildCache: in the sandbox, cached by content), with the harness's
+    build settings (jobs, compile_timeout_s)."""
     status = {model: toolchains.build_status(model) for _, model in pairs}
     requests = [BuildRequest(problem=p, model=m, body=suite.reference_body(p, m)) for p, m in pairs if status[m][0]]
     outcomes = []
-    with BuildCache(BuildConfig(cache_dir=build_dir, jobs=jobs)).building(requests) as futures:
+    with BuildCache(cfg.build_config(cache_dir=build_dir)).building(requests) as futures:
         built = iter(futures)
         for problem, model in pairs:
             ok, why = status[model]
@@ -127,10 +129,9 @@ def _built(problem: suite.Problem, model: str, build: Future[BuildResult]) -> tu
 def _run(problem: suite.Problem, model: str, exe: Path, config: ResourceConfig, cfg: CheckConfig) -> dict:
     protocol = cfg.protocol(ranks=config.ranks, threads=config.threads, stress=False)
     run = run_program(problem, model, exe, protocol, cfg.limits())
-    if run.verdict == WRONG_ANSWER:
-        return _row(problem, model, WRONG_ANSWER, run.detail, config)
-    if run.verdict != OK:
-        return _row(problem, model, run.verdict, f"{run.verdict}: {run.detail}"[:500], config)
+    if run.verdict != OK:  # a wrong answer's detail is the validator's; another failure's says what it was
+        detail = run.detail if run.verdict == WRONG_ANSWER else f"{run.verdict}: {run.detail}"[:500]
+        return _row(problem, model, run.verdict, detail, config)
     baseline = statistics.median(run.baseline_times_s)
     spread = summarise_times([baseline / t for t in run.times_s])  # unit-agnostic: median, IQR, min, max
     times = summarise_times(run.times_s)
@@ -148,7 +149,7 @@ def check_references(problems: list[suite.Problem], models: list[str], cfg: Chec
         kokkos.ensure_kokkos()  # once, before the compile workers start
     rows: list[dict] = []
     pairs = [(p, m) for p in problems for m in models]
-    built = _builds(pairs, Path(build_dir), cfg.jobs)
+    built = _builds(pairs, Path(build_dir), cfg)
     timed = Progress("timed references", total=len(pairs), unit="reference", logger=logger)
     for (problem, model), (exe, row) in zip(pairs, built, strict=True):
         new = [row] if exe is None else [_run(problem, model, exe, c, cfg) for c in cfg.configurations(model)]
