@@ -3,7 +3,7 @@
 #   snakemake rlpf        # results/rlpf/summary.json, results/rlpf/per_kernel.csv, results/rlpf/figures/
 #
 # The task (rlpf.tasks.kind: pragma): a serial PCGBench kernel in, OpenMP pragma(s) for its loops out (task set
-# openmp, 2 threads) or serial hints (task set serial: unroll, ivdep, omp simd; 1 thread); the harness inserts,
+# omp, 2 threads) or serial hints (task set serial: unroll, ivdep, omp simd; 1 thread); the harness inserts,
 # builds, validates and times them. Kind function (the paper config): a PCGBench prompt in, a whole function
 # body out (workflow_scripts/rlpf/tasks.py). Every rule that measures programs holds the timing slot.
 # Measurements are cached by program content under rlpf.cache_dir, shared by candidates, RL and evaluation.

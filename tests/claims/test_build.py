@@ -229,6 +229,18 @@ def test_main_writes_table_and_counts_each_set_of_summaries_once(tmp_path, monke
     assert rows[0]["history"] == "held in 2 of 3 recorded runs (reproduced 1, partly 1, not 1)"
 
 
+def test_a_renamed_claim_keeps_its_recorded_runs(tmp_path):
+    """A history written before a claim's id changed counts its runs under the new id; other ids are untouched."""
+    path = tmp_path / "history.csv"
+    old = [{"summaries_sha256": str(i), "recorded_utc": "", "claim_id": claim_id, "verdict": NOT, "measured": "",
+            "projection": ""} for i, claim_id in enumerate(["rlpf_openmp_speedup", "rlpf_serial_speedup"])]  # fmt: skip
+    path.write_text(build._history_csv(old))
+    history = build.read_history(path)
+    assert [entry["claim_id"] for entry in history] == ["rlpf_omp_speedup", "rlpf_serial_speedup"]
+    assert build.history_note(history, "rlpf_omp_speedup") == "first recorded run"
+    assert "rlpf_omp_speedup" in {claim.id for claim in build.load_claims(REPO_PAPERS.parent / "claims.yaml")}
+
+
 def test_main_refuses_a_summary_the_rule_does_not_take(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "claims.yaml").write_text(yaml.safe_dump(CLAIMS))

@@ -23,7 +23,7 @@ CLAIMS = {"claims": [{
     "measured": {"key": "task_sets/serial/rl/expected_speedup"},
     "verdict": {"paper_ratio": {"direction": "higher", "reproduced": 0.9, "partly": 0.5}}}]}  # fmt: skip
 SUMMARY = {"task_sets": {"serial": {"rl": {"expected_speedup": 1.2}, "base": {"expected_speedup": 0.5, "tasks": 5}},
-                         "openmp": {"base": {"tasks": 4}}}}  # fmt: skip
+                         "omp": {"base": {"tasks": 4}}}}  # fmt: skip
 
 
 def _run(tmp_path: Path, headlines: dict, summary: dict = SUMMARY) -> list[dict]:

@@ -81,7 +81,7 @@ def test_near_duplicate_threshold_controls_what_counts_as_a_copy():
 # tutorials, pigz-style pthreads), each with the models it uses.
 REAL_SNIPPETS = [
     ("#pragma omp parallel for default(none) private(i) shared(N,c,xd,zd) schedule(static) \\\n"
-     "   num_threads(NV_NUM_THREADS_OMP(x))\n  for (i = 0; i < N; i++) zd[i] = c*xd[i];\n", "c", ["openmp"]),
+     "   num_threads(NV_NUM_THREADS_OMP(x))\n  for (i = 0; i < N; i++) zd[i] = c*xd[i];\n", "c", ["omp"]),
     ("  mpiret = MPI_Allreduce (&lsum, &gsum, 1, MPI_DOUBLE, MPI_SUM, mpicomm);\n  SC_CHECK_MPI (mpiret);\n", "c", ["mpi"]),
     ("__global__ void saxpy(int n, float a, float *x, float *y) {\n  int i = blockIdx.x*blockDim.x + threadIdx.x;\n"
      "  if (i < n) y[i] = a*x[i] + y[i];\n}\n", "cuda", ["cuda"]),
@@ -89,8 +89,8 @@ REAL_SNIPPETS = [
      "cpp", ["kokkos"]),
     ("sycl::queue q;\nq.parallel_for(sycl::range<1>(n), [=](sycl::id<1> i) { y[i] += a * x[i]; }).wait();\n", "cpp", ["sycl"]),
     ("    if (pthread_create(&th, &attr, ignition, capsule) != 0) throw(errno, \"cannot create thread\");\n", "c", ["pthreads"]),
-    ("#include <omp.h>\n#include <mpi.h>\nint nthreads = omp_get_max_threads();\nMPI_Barrier(MPI_COMM_WORLD);\n", "c", ["openmp", "mpi"]),
-    ("!$omp parallel do reduction(+:s)\ndo i = 1, n\n  s = s + x(i)\nend do\n", "fortran", ["openmp"]),
+    ("#include <omp.h>\n#include <mpi.h>\nint nthreads = omp_get_max_threads();\nMPI_Barrier(MPI_COMM_WORLD);\n", "c", ["omp", "mpi"]),
+    ("!$omp parallel do reduction(+:s)\ndo i = 1, n\n  s = s + x(i)\nend do\n", "fortran", ["omp"]),
     ("for (int i = 0; i < n; ++i) y[i] += a * x[i];  // pragma omp in a word: ompf is not OpenMP\n", "c", []),
 ]  # fmt: skip
 
@@ -161,7 +161,7 @@ def test_build_main_writes_a_leakage_free_loadable_dataset(tmp_path):
     assert set(train["repo"]) == {"alpha"} and set(validation["repo"]) == {"beta"}
     assert set(train["sha256"]).isdisjoint(validation["sha256"])
     assert sorted(validation["path"]) == ["omp.c"]
-    assert list(validation["parallel_models"].iloc[0]) == ["openmp"]
+    assert list(validation["parallel_models"].iloc[0]) == ["omp"]
     mpi_row = train[train["path"] == "src/mpi_main.c"].iloc[0]
     assert list(mpi_row["parallel_models"]) == ["mpi"] and mpi_row["license"] == "MIT" and mpi_row["language"] == "c"
     assert stats["by_language"]["c"]["files"] == 3

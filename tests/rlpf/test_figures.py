@@ -17,7 +17,7 @@ def inputs(tmp_path_factory):
     for i, model in enumerate(MODELS):
         samples = pd.DataFrame({"task_id": ["a", "a", "b", "b"], "correct": [True, i % 2 == 0, True, False],
                                 "speedup": [1.0 + 0.5 * i, 1.0, 0.8, None]})  # fmt: skip
-        task_sets = {"openmp": score(samples, faster_margin=0.05)}
+        task_sets = {"omp": score(samples, faster_margin=0.05)}
         if model != "dpo":  # a task set one model was not evaluated on is drawn without its bars
             task_sets["serial"] = score(samples.assign(speedup=1.0), faster_margin=0.05)
         metrics_paths[model] = root / f"eval_{model}.json"

@@ -43,7 +43,7 @@ def reward_config(cache_dir, **harness) -> RewardConfig:
 def measured(tmp_path_factory):
     """One real batch through the harness: malformed, build failure, wrong clause, correct parallel, baseline."""
     tasks = build_tasks(TaskConfig(kernels=["reduce_sum_of_min_pairs", "reduce_xor"], held_out=1,
-                                       task_sets=["openmp"]), seed=1)
+                                       task_sets=["omp"]), seed=1)
     task = next(t for t in tasks if t.kernel == "reduce_sum_of_min_pairs")
     measurer = Measurer(reward_config(tmp_path_factory.mktemp("cache"), run_timeout_s=30))
     completions = {
@@ -81,7 +81,7 @@ def test_a_race_on_a_search_index_is_caught(tmp_path):
     validations still let it pass on a loaded machine; the race check reports it whatever the load. Without the
     race check, validation alone judges it (wrong_answer, or ok when the load serialised its threads)."""
     task = next(t for t in build_tasks(TaskConfig(kernels=["search_closest_to_pi", "reduce_xor"], held_out=1,
-                                                      task_sets=["openmp"]), seed=1)
+                                                      task_sets=["omp"]), seed=1)
                 if t.kernel == "search_closest_to_pi")  # fmt: skip
     measurer = Measurer(reward_config(tmp_path, run_timeout_s=30))
     race, correct = measurer.measure([(task, "#pragma omp parallel for"), (task, "serial")])
@@ -153,7 +153,7 @@ def test_runs_keep_freed_memory_and_still_validate(tmp_path, monkeypatch):
         return real(argv, **kwargs)
 
     monkeypatch.setattr(sandbox, "run_sandboxed", recording)
-    tasks = build_tasks(TaskConfig(kernels=["transform_squaring", "reduce_xor"], held_out=1, task_sets=["openmp"]),
+    tasks = build_tasks(TaskConfig(kernels=["transform_squaring", "reduce_xor"], held_out=1, task_sets=["omp"]),
                           seed=1)  # fmt: skip
     task = next(t for t in tasks if t.kernel == "transform_squaring")
     measurer = Measurer(reward_config(tmp_path, reps=2))
@@ -177,7 +177,7 @@ def test_program_key_hashes_the_protocol_as_the_caches_were_written(tmp_path):
     from workflow_scripts.pcgbench import placement_env
     from workflow_scripts.rlpf import reward
 
-    tasks = build_tasks(TaskConfig(kernels=["transform_squaring", "reduce_xor"], held_out=1, task_sets=["openmp"]),
+    tasks = build_tasks(TaskConfig(kernels=["transform_squaring", "reduce_xor"], held_out=1, task_sets=["omp"]),
                         seed=1)  # fmt: skip
     for stress_validations in (0, 4):
         cfg = reward_config(tmp_path, reps=2, seed=7, stress_validations=stress_validations, stress_threads=8)
@@ -227,18 +227,18 @@ def test_serial_task_set_builds_hints_on_one_thread(tmp_path):
     assert task.model == "omp" and task.threads == 1
     assert "#pragma omp simd reduction(+:acc)\n" in candidate_completions(task, 6)
     measurer = Measurer(reward_config(tmp_path / "cache", reps=2))
-    unroll, simd, openmp = measurer.measure([(task, "#pragma GCC unroll 4"), (task, "#pragma omp simd reduction(+:acc)"),
+    unroll, simd, omp_line = measurer.measure([(task, "#pragma GCC unroll 4"), (task, "#pragma omp simd reduction(+:acc)"),
                                              (task, "#pragma omp parallel for")])  # fmt: skip
     assert unroll.verdict == OK and unroll.speedup > 0
     assert simd.verdict == OK and simd.speedup > 0
-    assert openmp.verdict == MALFORMED  # a serial task accepts hints only: no thread-level parallelism
+    assert omp_line.verdict == MALFORMED  # a serial task accepts hints only: no thread-level parallelism
 
 
 def test_function_kind_measures_whole_pcgbench_bodies(tmp_path):
     """The paper config's task kind on one problem: PCGBench prompt in, whole body out, the harness's verdicts."""
 
     tasks = build_tasks(TaskConfig(kernels=["reduce_sum_of_min_pairs", "transform_squaring"], held_out=1,
-                                       task_sets=["openmp"], kind="function"), seed=1)  # fmt: skip
+                                       task_sets=["omp"], kind="function"), seed=1)  # fmt: skip
     task = next(t for t in tasks if t.kernel == "reduce_sum_of_min_pairs")
     problem = suite.get_problem(task.kernel)
     assert task.kind == "function" and task.model == "omp" and task.prompt == suite.prompt(problem, "omp")

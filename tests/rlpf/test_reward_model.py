@@ -18,7 +18,7 @@ KERNELS = ["dense_la_axpy", "reduce_sum_of_min_pairs", "reduce_xor", "reduce_pro
 
 @pytest.fixture(scope="module")
 def tasks():
-    return build_tasks(TaskConfig(kernels=KERNELS, held_out=3, task_sets=["openmp", "serial"]), seed=5)
+    return build_tasks(TaskConfig(kernels=KERNELS, held_out=3, task_sets=["omp", "serial"]), seed=5)
 
 
 def _task(tasks, task_id):
@@ -26,7 +26,7 @@ def _task(tasks, task_id):
 
 
 def test_pragma_features_see_missing_and_right_reductions(tasks):
-    task = _task(tasks, "openmp/reduce_sum_of_min_pairs")
+    task = _task(tasks, "omp/reduce_sum_of_min_pairs")
     right = pragma_features(task, "#pragma omp parallel for reduction(+:acc)")
     race = pragma_features(task, "#pragma omp parallel for")
     assert right["reduction_ok"] == 1 and right["missing_reduction"] == 0 and right["parallel"] == 1
@@ -37,7 +37,7 @@ def test_pragma_features_see_missing_and_right_reductions(tasks):
 
 
 def test_hand_ranker_orders_the_textbook_choices(tasks):
-    task = _task(tasks, "openmp/reduce_sum_of_min_pairs")
+    task = _task(tasks, "omp/reduce_sum_of_min_pairs")
     order = ["junk", "#pragma omp parallel for", "#pragma omp parallel for reduction(+:acc) schedule(dynamic,1)",
              "serial", "#pragma omp parallel for reduction(+:acc)"]
     scores = [hand_score(task, c) for c in order]

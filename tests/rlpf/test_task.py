@@ -21,7 +21,7 @@ KERNELS = ["dense_la_gemv", "reduce_sum_of_min_pairs", "reduce_xor", "scan_prefi
 @pytest.fixture(scope="module")
 def tasks():
     # With renamed variants: every check of the split below holds for them too.
-    return build_tasks(TaskConfig(kernels=KERNELS, held_out=2, task_sets=["openmp", "serial"], renamings=1), seed=7)
+    return build_tasks(TaskConfig(kernels=KERNELS, held_out=2, task_sets=["omp", "serial"], renamings=1), seed=7)
 
 
 def test_top_level_loops_skip_nested_and_trailing_code():
@@ -64,14 +64,14 @@ def test_apply_pragmas_inserts_before_each_loop_with_its_indentation():
 
 
 @pytest.mark.parametrize(("completion", "task_set", "expected"), [
-    ("#pragma omp parallel for\n", "openmp", ["#pragma omp parallel for", ""]),
-    ("serial\n#pragma omp parallel for schedule(dynamic,1)\njunk after the last loop", "openmp",
+    ("#pragma omp parallel for\n", "omp", ["#pragma omp parallel for", ""]),
+    ("serial\n#pragma omp parallel for schedule(dynamic,1)\njunk after the last loop", "omp",
      ["", "#pragma omp parallel for schedule(dynamic,1)"]),
-    ("#pragma omp parallel for reduction(+:acc) schedule(static)", "openmp",
+    ("#pragma omp parallel for reduction(+:acc) schedule(static)", "omp",
      ["#pragma omp parallel for reduction(+:acc) schedule(static)", ""]),
-    ("int main() { return 0; }", "openmp", None),
-    ("#pragma omp parallel for; system(\"x\")", "openmp", None),
-    ("", "openmp", None),
+    ("int main() { return 0; }", "omp", None),
+    ("#pragma omp parallel for; system(\"x\")", "omp", None),
+    ("", "omp", None),
     ("#pragma GCC unroll 4\n#pragma GCC ivdep", "serial", ["#pragma GCC unroll 4", "#pragma GCC ivdep"]),
     ("#pragma omp parallel for", "serial", None),
 ])
@@ -93,12 +93,12 @@ def test_reduction_clauses(kernel, clauses):
 
 
 def test_candidates_include_serial_race_and_slow_schedule(tasks):
-    task = next(t for t in tasks if t.task_id == "openmp/reduce_sum_of_min_pairs")
+    task = next(t for t in tasks if t.task_id == "omp/reduce_sum_of_min_pairs")
     cands = candidate_completions(task, 10)
     assert cands[0] == "serial\n"
     assert "#pragma omp parallel for\n" in cands  # the race the validator must catch
     assert "#pragma omp parallel for reduction(+:acc) schedule(dynamic,1)\n" in cands
-    assert all(parse_completion(c, task.n_loops, "openmp") is not None for c in cands)
+    assert all(parse_completion(c, task.n_loops, "omp") is not None for c in cands)
 
 
 def test_split_is_seeded_by_kernel_and_disjoint(tasks):
@@ -130,7 +130,7 @@ def test_held_out_kernels_never_reach_training_data(tasks):
 
 def test_config_errors_name_the_field():
     with pytest.raises(ValueError, match="held_out"):
-        TaskConfig(kernels=KERNELS, held_out=len(KERNELS), task_sets=["openmp"])
+        TaskConfig(kernels=KERNELS, held_out=len(KERNELS), task_sets=["omp"])
     with pytest.raises(ValueError, match="task_sets"):
         TaskConfig(kernels=KERNELS, held_out=1, task_sets=["cuda"])
 

@@ -440,6 +440,10 @@ def summaries_sha256(paths: list[str | Path]) -> str:
     return digest.hexdigest()
 
 
+# A claim renamed since runs were recorded keeps its history: old rows are read under the new id.
+RENAMED_CLAIMS = {"rlpf_openmp_speedup": "rlpf_omp_speedup"}  # RLPF's task set is "omp", as PCGBench names it
+
+
 def read_history(path: str | Path) -> list[dict[str, str]]:
     path = Path(path)
     if not path.exists():
@@ -449,7 +453,7 @@ def read_history(path: str | Path) -> list[dict[str, str]]:
         if reader.fieldnames != HISTORY_COLUMNS:
             raise ClaimsError(f"{path}: columns {reader.fieldnames} are not {HISTORY_COLUMNS}; move the file aside "
                               "(the next run starts a new history)")  # fmt: skip
-        return list(reader)
+        return [entry | {"claim_id": RENAMED_CLAIMS.get(entry["claim_id"], entry["claim_id"])} for entry in reader]
 
 
 def record_history(history: list[dict[str, str]], rows: list[Row], run_key: str) -> list[dict[str, str]]:

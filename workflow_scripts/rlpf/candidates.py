@@ -84,7 +84,7 @@ def candidate_completions(task: Task, max_candidates: int) -> list[str]:
         def on_loop(pragma: str, k: int = k) -> str:
             return completion_text([pragma if j == k else "" for j in range(n)])
 
-        if task.task_set == "openmp":
+        if task.task_set == "omp":
             red = " ".join(reduction_clauses(task.body, loop))
             base = "#pragma omp parallel for" + (f" {red}" if red else "")
             cands += [on_loop(base), on_loop(base + " schedule(dynamic,1)"), on_loop(base + " schedule(static)")]

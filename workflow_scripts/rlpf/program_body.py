@@ -21,7 +21,7 @@ from workflow_scripts.rlpf.tasks import Task
 SERIAL_LINE = "serial"
 # What a completion line may be, per task set. Anything else is malformed (never compiled).
 _PRAGMA_LINE = {
-    "openmp": re.compile(r"^#pragma omp parallel for(?: [a-z_]+(?:\([A-Za-z0-9_+*^&|:, ]*\))?)*$"),
+    "omp": re.compile(r"^#pragma omp parallel for(?: [a-z_]+(?:\([A-Za-z0-9_+*^&|:, ]*\))?)*$"),
     "serial": re.compile(r"^#pragma (?:GCC unroll [0-9]{1,2}|GCC ivdep|omp simd(?: [a-z_]+\([A-Za-z0-9_+*^&|:, ]*\))*)$"),
 }
 

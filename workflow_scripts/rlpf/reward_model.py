@@ -81,7 +81,7 @@ def pairs_for(tasks, candidates: pd.DataFrame, split: str, gap: float) -> list[d
 
 PRAGMA_FEATURES = ("malformed", "parallel", "reduction_ok", "missing_reduction", "extra_reduction", "dynamic",
                    "static", "collapse", "simd", "simd_reduction", "unroll", "ivdep")  # fmt: skip
-KERNEL_FEATURES = ("one", "loops", "nested", "divides", "array_refs", "openmp")
+KERNEL_FEATURES = ("one", "loops", "nested", "divides", "array_refs", "omp")
 
 
 def kernel_features(task: Task) -> dict[str, float]:
@@ -90,7 +90,7 @@ def kernel_features(task: Task) -> dict[str, float]:
     return {"one": 1.0, "loops": float(len(loops)),
             "nested": float(any(len(for_loops(task.body[a:b])) > 1 for a, b in loops)),
             "divides": float("/" in task.body), "array_refs": task.body.count("[") / 4.0,
-            "openmp": float(task.task_set == "openmp")}  # fmt: skip
+            "omp": float(task.task_set == "omp")}  # fmt: skip
 
 
 def pragma_features(task: Task, completion: str) -> dict[str, float]:

@@ -3,7 +3,7 @@
 A task is one kernel (the serial reference of a PCGBench problem: a real, validated, timed kernel) in one
 task set:
 
-    openmp   the completion names an OpenMP pragma (or `serial`) for each top-level loop of the kernel;
+    omp      the completion names an OpenMP pragma (or `serial`) for each top-level loop of the kernel;
              the harness inserts them, builds the kernel as an OpenMP sample and times it on 2 threads
              against the serial baseline, after validating it (a missing reduction or a race is caught).
     serial   the completion names serial optimisation hints per loop (`#pragma GCC unroll N`,
@@ -15,7 +15,7 @@ task set:
 
 Prompt (what the model sees) and completion (what it writes), for a kernel with one top-level loop:
 
-    // task: openmp, 2 threads; one line per top-level loop (1): a pragma or `serial`
+    // task: omp, 2 threads; one line per top-level loop (1): a pragma or `serial`
     double sum_of_mins(std::vector<double> const& x, std::vector<double> const& y) {
       double acc = 0.0;
       ...
@@ -60,9 +60,9 @@ from workflow_scripts.rlpf.renaming import choose_renaming, rename_identifiers
 
 logger = logging.getLogger(__name__)
 
-TASK_SETS = {"openmp": "omp", "serial": "omp"}  # task set -> PCGBench execution model it is built as (see above)
-FUNCTION_MODELS = {"openmp": "omp", "serial": "serial"}  # kind `function`: the PCGBench prompt's model
-TASK_THREADS = {"openmp": 2, "serial": 1}
+TASK_SETS = {"omp": "omp", "serial": "omp"}  # task set -> PCGBench execution model it is built as (see above)
+FUNCTION_MODELS = {"omp": "omp", "serial": "serial"}  # kind `function`: the PCGBench prompt's model
+TASK_THREADS = {"omp": 2, "serial": 1}
 TASK_KINDS = ("pragma", "function")
 PROMPT_TAIL = "// pragmas:\n"
 
@@ -73,7 +73,7 @@ class TaskConfig:
 
     kernels: list[str]  # PCGBench problem names whose serial reference is a kernel
     held_out: int  # kernels kept out of every training set (chosen by a seeded shuffle)
-    task_sets: list[str]  # "openmp" and/or "serial"
+    task_sets: list[str]  # "omp" and/or "serial"
     # kernels whose prompt is longer are dropped (the tiny model has 256 positions)
     max_prompt_tokens: int = schema_default("rlpf.tasks.max_prompt_tokens")
     # "pragma": pragmas for the kernel's loops; "function": a whole PCGBench function body
@@ -101,7 +101,7 @@ class TaskConfig:
 class Task:
     task_id: str  # "<task_set>/<kernel>"
     kernel: str  # PCGBench problem name
-    task_set: str  # openmp | serial
+    task_set: str  # omp | serial
     split: str  # train | held_out
     signature: str
     body: str  # the serial reference body (text after "{", closing "}" included), comments stripped
@@ -132,7 +132,7 @@ def strip_comments(body: str) -> str:
 
 def make_prompt(task_set: str, signature: str, body: str, n_loops: int) -> str:
     """The pragma task's prompt: a header naming the task set and the number of loops, the kernel, the tail."""
-    what = "a pragma or `serial`" if task_set == "openmp" else "a hint pragma or `serial`"
+    what = "a pragma or `serial`" if task_set == "omp" else "a hint pragma or `serial`"
     threads = TASK_THREADS[task_set]
     header = f"// task: {task_set}, {threads} thread{'s' if threads > 1 else ''}; one line per top-level loop ({n_loops}): {what}\n"
     return header + signature + " {\n" + body + PROMPT_TAIL

@@ -2,7 +2,7 @@
 
 - `parallel_models(text, language)` (the corpus, corpus/build.py): which parallel models a whole source file of
   the corpus touches at all. Any API marker counts, in comments too (the paper tags files by content, and a
-  pragma in a comment is rare), Fortran's `!$omp` and `use mpi` included. Keys: PARALLEL_MODELS ("openmp", ...).
+  pragma in a comment is rare), Fortran's `!$omp` and `use mpi` included. Keys: PARALLEL_MODELS ("omp", "mpi", ...), named as PCGBench names its execution models.
 - `uses_model(model, body)` (PCGBench, pcgbench/suite.py): whether a generated function body really does the
   work in the execution model its prompt asked for. Much stricter: only code counts (comments and strings are
   removed first) and only constructs that create parallel work or communicate. Keys: PCGBench's execution
@@ -23,7 +23,7 @@ from workflow_scripts.common.c_scanner.syntax import pragmas, strip_comments_and
 # `^[^\S\n]*`, not `^\s*`: the same lines match (whitespace before a marker always reaches back to the start
 # of the marker's own line), but `\s*` spanning newlines rescanned a run of blank lines from each of them.
 PARALLEL_MODEL_PATTERNS = {
-    "openmp": r"#\s*pragma\s+omp\b|\bomp_(get|set)_\w+\s*\(|#\s*include\s*[<\"]omp\.h[>\"]|^[^\S\n]*!\$omp\b",
+    "omp": r"#\s*pragma\s+omp\b|\bomp_(get|set)_\w+\s*\(|#\s*include\s*[<\"]omp\.h[>\"]|^[^\S\n]*!\$omp\b",
     "mpi": r"\bMPI_[A-Z][A-Za-z_]*\s*\(|#\s*include\s*[<\"]mpi\.h[>\"]|^[^\S\n]*use\s+mpi\b|mpif\.h",
     "cuda": r"__global__|__device__|\bcuda[A-Z]\w*\s*\(",  # and a kernel launch `<<<...>>>` (_has_kernel_launch)
     "kokkos": r"\bKokkos::",
@@ -31,7 +31,7 @@ PARALLEL_MODEL_PATTERNS = {
     "sycl": r"\bsycl::|#\s*include\s*<(CL/)?sycl(\.hpp)?>",
 }  # fmt: skip
 PARALLEL_MODELS = tuple(PARALLEL_MODEL_PATTERNS)
-_MODEL_RES = {name: re.compile(pattern, re.MULTILINE | re.IGNORECASE if name == "openmp" else re.MULTILINE)
+_MODEL_RES = {name: re.compile(pattern, re.MULTILINE | re.IGNORECASE if name == "omp" else re.MULTILINE)
               for name, pattern in PARALLEL_MODEL_PATTERNS.items()}  # fmt: skip
 _CPP_IN_HEADER = re.compile(
     r"^[^\S\n]*(namespace\s+\w+|template\s*<|class\s+\w+\s*[:{]|#include\s*<(iostream|vector|string|memory)>)|std::",
