@@ -49,16 +49,18 @@ from workflow_scripts.pcgbench import (  # noqa: E402
     BuildCache,
     BuildConfig,
     BuildRequest,
+    EvaluateConfig,
+    Sample,
+    can_raise_priority,
     driver_program,
+    evaluate,
     generators,
-    sandbox,
+    priority_argv,
+    prompt_record,
+    resource_sweep,
     suite,
     toolchains,
 )
-from workflow_scripts.pcgbench.evaluate import EvaluateConfig, evaluate_samples  # noqa: E402
-from workflow_scripts.pcgbench.pareval_format import prompt_record  # noqa: E402
-from workflow_scripts.pcgbench.samples import Sample  # noqa: E402
-from workflow_scripts.pcgbench.timing import resource_sweep  # noqa: E402
 
 RUN_TIMEOUT_S = 20.0
 
@@ -92,7 +94,7 @@ def run_direct(argv, env, timeout_s, nice):
     """Run without the sandbox (the bare and naive evaluators; reference and mutant code only, never hostile
     programs), at the harness's priority and still under rlimits, so the 100 GB allocation mutant is refused
     as it is in the sandbox."""
-    priority = sandbox.priority_argv(nice) if nice < 0 and sandbox.can_raise_priority() else []
+    priority = priority_argv(nice) if nice < 0 and can_raise_priority() else []
     limits = ["prlimit", f"--as={4096 << 20}", "--cpu=120", f"--fsize={64 << 20}", "--"]
     try:
         return subprocess.run(priority + limits + argv, env=dict(os.environ, **env), capture_output=True,
@@ -104,7 +106,7 @@ def run_direct(argv, env, timeout_s, nice):
 def harness(samples, cache_dir, out_dir, cfg_kwargs, jobs, share=True):
     cfg = EvaluateConfig(cache_dir=cache_dir, jobs=jobs, run_timeout_s=RUN_TIMEOUT_S, share_identical_runs=share,
                          **cfg_kwargs)  # fmt: skip
-    (rows, _), seconds = timed(evaluate_samples, samples, out_dir, cfg)
+    (rows, _), seconds = timed(evaluate.evaluate_samples, samples, out_dir, cfg)
     return rows, seconds
 
 

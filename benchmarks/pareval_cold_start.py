@@ -101,21 +101,21 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from workflow_scripts.common import write_json  # noqa: E402
-from workflow_scripts.pcgbench import pareval_format, suite  # noqa: E402
+from workflow_scripts.pcgbench import numbered_names, problem_name, prompt_record, suite  # noqa: E402
 
 PAREVAL_RECORDED_S = 44.0  # ParEval's own harness on this workload, measured earlier on a machine of this kind
 TARGET_RATIO = 3.0
 
 
 def write_generations(path: Path, problems: list[str], models: list[str], samples: int) -> int:
-    names = pareval_format.numbered_names()
+    names = numbered_names()
     records = []
     for name in problems:
         problem = suite.get_problem(name)
         for model in models:
             body = suite.reference_body(problem, model)
             outputs = [body.rstrip() + f"  // sample {i}\n" for i in range(samples)]  # distinct programs
-            records.append(dict(pareval_format.prompt_record(problem, model, names.get(name, name)), outputs=outputs))
+            records.append(dict(prompt_record(problem, model, names.get(name, name)), outputs=outputs))
     path.write_text(json.dumps(records))
     return sum(len(r["outputs"]) for r in records)
 
@@ -148,7 +148,7 @@ def pareval_inputs(drivers: Path, work: Path, problems: list[str], threads: tupl
     launch = {"serial": {"format": "{exec_path} {args}", "params": [{}]},
               "omp": {"format": "{exec_path} {args} {num_threads}", "params": [{"num_threads": t} for t in threads]}}
     sizes = json.loads((drivers / "problem-sizes.json").read_text())
-    names = pareval_format.numbered_names()
+    names = numbered_names()
     for name in problems:
         timed = str(suite.get_problem(name).sizes["timed"])
         sizes.setdefault(names[name], {}).update({model: timed for model in PAREVAL_MODELS})
@@ -177,7 +177,7 @@ def run_pareval(drivers: Path, python: str, generations: Path, work: Path, model
         raise SystemExit(f"ParEval's run-all.py failed in {drivers}:\n{proc.stderr[-3000:]}")
     verdicts = {}
     for record in json.loads((work / "results.json").read_text()):
-        key = f"{pareval_format.problem_name(record)}/{record['parallelism_model']}"
+        key = f"{problem_name(record)}/{record['parallelism_model']}"
         for i, out in enumerate(record["outputs"]):
             verdicts[f"{key}#{i}"] = ("ok" if out.get("are_all_valid") else "invalid" if out.get("did_all_run")
                                       else "did not run" if out.get("did_build") else "did not build")  # fmt: skip

@@ -83,21 +83,23 @@ from workflow_scripts.pcgbench import (  # noqa: E402
     BuildCache,
     BuildConfig,
     BuildRequest,
+    EvaluateConfig,
+    Sample,
+    check_races,
     check_sandbox,
     driver_program,
+    evaluate,
     generators,
+    pareval_pairs,
+    parse_pair,
+    prompt_record,
+    resource_sweep,
+    select_problems,
     shards,
     suite,
     toolchains,
-    translation,
 )
 from workflow_scripts.pcgbench import projection as pj  # noqa: E402
-from workflow_scripts.pcgbench.evaluate import EvaluateConfig, run_one, runs_of_sweep  # noqa: E402
-from workflow_scripts.pcgbench.pareval_format import prompt_record  # noqa: E402
-from workflow_scripts.pcgbench.prompts import select_problems  # noqa: E402
-from workflow_scripts.pcgbench.run import check_races  # noqa: E402
-from workflow_scripts.pcgbench.samples import Sample  # noqa: E402
-from workflow_scripts.pcgbench.timing import resource_sweep  # noqa: E402
 
 BUILD_THREADS = 2  # threads: 2 of rules pcgbench_build and pcgbench_evaluate: compiler processes at once
 PARALLEL_RANKS_PAREVAL = 512  # ParEval's MPI runs: 512 ranks over several nodes
@@ -128,7 +130,7 @@ def run(problem, model: str, exe: Path, configs, cfg: EvaluateConfig, stress: bo
     """One sandboxed run (evaluate.run_one) of the reference as a sample: its wall, sample and baseline calls."""
     sample = Sample(generator="reference", problem=problem, model=model, sample_index=0,
                     body=suite.reference_body(problem, model))  # fmt: skip
-    verdict, detail, timing = run_one(sample, exe, list(configs), cfg, None, stress=stress)[0]
+    verdict, detail, timing = evaluate.run_one(sample, exe, list(configs), cfg, None, stress=stress)[0]
     if verdict != "ok":
         raise RuntimeError(f"{problem.name}/{model} at {problem.sizes[cfg.size]}: {verdict}: {detail[:300]}")
     return {"wall_s": timing["run_wall_s"], "sample_s": timing["time_median_s"],
@@ -201,7 +203,7 @@ def measure_model(problem, model: str, cache: BuildCache, cfg: EvaluateConfig, c
         stressed = run(problem, model, result.exe, sweep[:1], cfg, stress=True)
         record["stress_s"] = max(0.0, stressed["wall_s"] - one["wall_s"])
     record["runs_here"] = []
-    for i, configs in enumerate(runs_of_sweep(model, sweep)):
+    for i, configs in enumerate(evaluate.runs_of_sweep(model, sweep)):
         measured = run(problem, model, result.exe, configs, cfg, stress=i == 0)
         record["runs_here"].append({"configs": [[c.ranks, c.threads] for c in configs], "wall_s": measured["wall_s"]})
         if model in pj.MPI_MODELS and configs[0].ranks == 2 and "mpi_launch_s" not in record:
@@ -213,12 +215,12 @@ def measure_model(problem, model: str, cache: BuildCache, cfg: EvaluateConfig, c
 def measure(pcgbench: dict, seed: int, args) -> dict:
     cores = os.cpu_count() or 1
     started, load_start = time.perf_counter(), os.getloadavg()[0]
-    evaluate = {k: v for k, v in pcgbench["evaluate"].items() if k != "cache_dir"}
+    settings = {k: v for k, v in pcgbench["evaluate"].items() if k != "cache_dir"}
     work = Path(tempfile.mkdtemp(prefix="pcgbench_projection_"))
     try:
         # The paper's protocol (reps, warm-up, validations, stress validations, race check, priority) at this
         # machine's cores; the size is the timed one (scaled, or measured at the paper size where cheap).
-        cfg = EvaluateConfig(**{**evaluate, "max_cores": cores, "size": "timed", "run_timeout_s": args.run_limit_s,
+        cfg = EvaluateConfig(**{**settings, "max_cores": cores, "size": "timed", "run_timeout_s": args.run_limit_s,
                                 "seed": seed, "jobs": 1, "cache_dir": work / "cache"})  # fmt: skip
         check_sandbox()
         cache = BuildCache(BuildConfig(cache_dir=cfg.cache_dir, jobs=1, compile_timeout_s=cfg.compile_timeout_s))
@@ -300,10 +302,10 @@ def populations(pcgbench: dict, problems, timeout_fraction: float) -> dict:
                                                race_check=pcgbench["evaluate"]["race_check"])  # fmt: skip
         bodies = [body for record in filled for body in record["outputs"]]
         out[(generator, pj.GENERATION)] = pj.self_test_population(expected, bodies)
-    pairs = [translation.parse_pair(name) for name in pcgbench["translation"]["pairs"]]
+    pairs = [parse_pair(name) for name in pcgbench["translation"]["pairs"]]
     translation_tasks: dict[tuple[str, str], int] = {}
     for problem in problems:
-        for source, target in translation.pareval_pairs(problem):
+        for source, target in pareval_pairs(problem):
             if (source, target) in pairs and target in models:
                 translation_tasks[(problem.name, target)] = translation_tasks.get((problem.name, target), 0) + 1
     for name in pcgbench["language_models"]:

@@ -36,8 +36,7 @@ import pandas as pd  # noqa: E402
 
 from workflow_scripts.common import write_json  # noqa: E402
 from workflow_scripts.common.config import load_config  # noqa: E402
-from workflow_scripts.pcgbench import evaluate, shards, suite  # noqa: E402
-from workflow_scripts.pcgbench.pareval_format import prompt_record  # noqa: E402
+from workflow_scripts.pcgbench import evaluate, prompt_record, shards, suite  # noqa: E402
 
 
 def write_generations(path: Path, problems: list[str], models: list[str]) -> None:

@@ -1,5 +1,6 @@
-"""PCGBench's public API (workflow_scripts/pcgbench/__init__.py): every other package and every other study's rules
-import from the package, and only names in its `__all__`, never a module inside it; and every name there resolves."""
+"""PCGBench's public API (workflow_scripts/pcgbench/__init__.py): every other package, every other study's rules and
+every benchmark script import from the package, and only names in its `__all__`, never a module inside it; and every
+name there resolves."""
 
 from __future__ import annotations
 
@@ -64,13 +65,13 @@ def _rule_imports(text: str) -> list[tuple[int, str]]:
 
 
 def api_offences(root: Path) -> list[str]:
-    """'file:line: import' for every import past PCGBench's API in `root`'s workflow_scripts/ (outside pcgbench/)
-    and rules/ (outside pcgbench.smk)."""
+    """'file:line: import' for every import past PCGBench's API in `root`'s workflow_scripts/ (outside pcgbench/),
+    benchmarks/ and rules/ (outside pcgbench.smk). ast.walk reaches every import, a function's lazy ones too."""
     found = []
     package_dir = root / "workflow_scripts" / "pcgbench"
-    for path in sorted((root / "workflow_scripts").rglob("*.py")):
-        if package_dir in path.parents:
-            continue
+    # benchmarks/ is no package: its scripts cannot import relatively, so the module name given for them is never used
+    scripts = [path for path in sorted((root / "workflow_scripts").rglob("*.py")) if package_dir not in path.parents]
+    for path in scripts + sorted((root / "benchmarks").glob("*.py")):
         tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
         offences = _offences(tree, _module_name(path, root), path.name == "__init__.py")
         found += [f"{path.relative_to(root)}:{line}: {what}" for line, what in offences]
@@ -83,8 +84,9 @@ def api_offences(root: Path) -> list[str]:
     return found
 
 
-def test_other_packages_and_rules_import_only_the_api():
-    assert api_offences(REPO) == []
+def test_other_packages_rules_and_benchmarks_import_only_the_api():
+    offences = api_offences(REPO)
+    assert not offences, "imports past PCGBench's API (pcgbench/__init__.py's __all__):\n" + "\n".join(offences)
 
 
 def test_every_api_name_resolves_once():
@@ -108,6 +110,14 @@ def test_the_check_names_each_import_past_the_api(tmp_path):
                                   "    import workflow_scripts.pcgbench.build\n"
                                   "    from ..pcgbench.metrics import compute_metrics\n"
                                   "    from workflow_scripts import pcgbench\n")  # fmt: skip
+    benchmarks = tmp_path / "benchmarks"
+    benchmarks.mkdir()
+    (benchmarks / "fast.py").write_text("import sys\n\n"
+                                        "from workflow_scripts.pcgbench import evaluate, suite\n"
+                                        "def prompt():\n"
+                                        "    from workflow_scripts.pcgbench.suite import load_suite\n"
+                                        "    from workflow_scripts.pcgbench import projection as pj\n"
+                                        "    import workflow_scripts.pcgbench.samples as samples\n")  # fmt: skip
     (tmp_path / "rules").mkdir()
     (tmp_path / "rules" / "pcgbench.smk").write_text("from workflow_scripts.pcgbench.shards import layout\n")
     (tmp_path / "rules" / "study.smk").write_text("from workflow_scripts.pcgbench import (\n    suite_files,\n)\n"
@@ -118,5 +128,7 @@ def test_the_check_names_each_import_past_the_api(tmp_path):
         "workflow_scripts/study/bad.py:4: from workflow_scripts.pcgbench import tampering (not in __all__)",
         "workflow_scripts/study/bad.py:6: import workflow_scripts.pcgbench.build",
         "workflow_scripts/study/bad.py:7: from workflow_scripts.pcgbench.metrics import ...",
+        "benchmarks/fast.py:5: from workflow_scripts.pcgbench.suite import ...",
+        "benchmarks/fast.py:7: import workflow_scripts.pcgbench.samples",
         "rules/study.smk:4: from workflow_scripts.pcgbench.paths import ...",
     ]

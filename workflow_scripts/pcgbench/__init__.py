@@ -8,18 +8,25 @@ inside it: tests/pcgbench_harness/test_api.py holds them to `__all__`. What they
   sandbox);
 - running one built program under a named protocol and limits: RunProtocol, PROTOCOL, run_program, ProgramRun,
   check_races, RaceCheck (run.py), SandboxLimits, check_sandbox, check_tools and the sandbox's own failures,
-  SandboxUnavailable and SandboxFailure, which are never a verdict on a sample (sandbox.py); placement_env,
-  summarise_times (timing.py);
+  SandboxUnavailable and SandboxFailure, which are never a verdict on a sample, and the raised priority of a timed
+  run, can_raise_priority and priority_argv (sandbox.py); the resource configurations a model is timed at,
+  resource_sweep, placement_env, summarise_times (timing.py);
 - the verdict vocabulary: OK, BUILD_ERROR, WRONG_ANSWER, ... VERDICTS, and a reference's BUILD_ONLY and
   UNAVAILABLE (verdicts.py);
 - the harness's settings, EvaluateConfig (config section pcgbench.evaluate: limits, run protocol, time-limit
   rule, builds), and the checks a built program passes before it is timed, vet (harness.py); the evaluation's
-  estimators, compute_metrics (metrics.py);
-- generations files: load_generations, validate_records (pareval_format.py); translation prompts:
-  is_translation, model_prompt (translation.py);
-- the problem suite, `suite` (problems, prompts, reference bodies); `toolchains` (which models build and run
-  here, compilers, flags, race-check builds) and `driver_program` (a driver's source, build, command line and
-  output); the self-test generators' names, SELF_TEST_GENERATORS, and the suite's files for a rule, suite_files and prompt_set_file (paths.py).
+  estimators, compute_metrics (metrics.py); the evaluation itself, `evaluate` (a generations file, one shard of it
+  and the shards' merge, a list of samples, one sample's runs), and a sample, Sample (samples.py);
+- generations files: load_generations, validate_records, and a problem's prompt record and ParEval names,
+  prompt_record, problem_name, numbered_names (pareval_format.py); translation prompts: is_translation,
+  model_prompt, and the pairs, parse_pair, pareval_pairs (translation.py);
+- the problem suite, `suite` (problems, prompts, reference bodies), and the configured selection of it,
+  select_problems (prompts.py); `toolchains` (which models build and run here, compilers, flags, race-check builds)
+  and `driver_program` (a driver's source, build, command line and output); the self-test generators, `generators`,
+  their names, SELF_TEST_GENERATORS, and the suite's files for a rule, suite_files and prompt_set_file (paths.py);
+- the study's own planning and acceptance check, which its benchmarks run: `shards` (an evaluation split into
+  cluster jobs), `projection` (those jobs' runtimes at the paper's scale, from measured costs) and
+  `reference_speedups` (every reference built, validated and timed).
 
     from workflow_scripts.pcgbench import BuildCache, BuildConfig, BuildRequest, RunProtocol, SandboxLimits, run_program
 
@@ -37,12 +44,28 @@ The package's own modules import each other directly (`from workflow_scripts.pcg
 never this file, which imports them all.
 """
 
-from workflow_scripts.pcgbench import driver_program, suite, toolchains
+from workflow_scripts.pcgbench import (
+    driver_program,
+    evaluate,
+    generators,
+    projection,
+    reference_speedups,
+    shards,
+    suite,
+    toolchains,
+)
 from workflow_scripts.pcgbench.build import BuildCache, BuildConfig, BuildRequest, BuildResult
 from workflow_scripts.pcgbench.harness import EvaluateConfig, vet
 from workflow_scripts.pcgbench.metrics import compute_metrics
-from workflow_scripts.pcgbench.pareval_format import load_generations, validate_records
+from workflow_scripts.pcgbench.pareval_format import (
+    load_generations,
+    numbered_names,
+    problem_name,
+    prompt_record,
+    validate_records,
+)
 from workflow_scripts.pcgbench.paths import SELF_TEST_GENERATORS, prompt_set_file, suite_files
+from workflow_scripts.pcgbench.prompts import select_problems
 from workflow_scripts.pcgbench.run import (
     PROTOCOL,
     ProgramRun,
@@ -51,15 +74,18 @@ from workflow_scripts.pcgbench.run import (
     check_races,
     run_program,
 )
+from workflow_scripts.pcgbench.samples import Sample
 from workflow_scripts.pcgbench.sandbox import (
     SandboxFailure,
     SandboxLimits,
     SandboxUnavailable,
+    can_raise_priority,
     check_sandbox,
     check_tools,
+    priority_argv,
 )
-from workflow_scripts.pcgbench.timing import placement_env, summarise_times
-from workflow_scripts.pcgbench.translation import is_translation, model_prompt
+from workflow_scripts.pcgbench.timing import placement_env, resource_sweep, summarise_times
+from workflow_scripts.pcgbench.translation import is_translation, model_prompt, pareval_pairs, parse_pair
 from workflow_scripts.pcgbench.verdicts import (
     BUILD_ERROR,
     BUILD_ONLY,
@@ -82,7 +108,7 @@ __all__ = [
     "BuildCache", "BuildConfig", "BuildRequest", "BuildResult",
     # running one program
     "RunProtocol", "PROTOCOL", "ProgramRun", "run_program", "SandboxLimits", "check_races", "RaceCheck", "check_tools",
-    "placement_env", "summarise_times",
+    "can_raise_priority", "priority_argv", "resource_sweep", "placement_env", "summarise_times",
     # the sandbox's own failures (never a verdict on a sample)
     "check_sandbox", "SandboxUnavailable", "SandboxFailure",
     # verdicts
@@ -90,10 +116,14 @@ __all__ = [
     "PROMPT_MISMATCH", "RACE_DETECTED", "TAMPERING", "RESOURCE_OVERUSE", "VERDICTS",
     # what a reference can be here that no sample is (reference_speedups.py)
     "BUILD_ONLY", "UNAVAILABLE",
-    # the evaluation's settings and estimators
-    "EvaluateConfig", "vet", "compute_metrics",
-    # generations files and translation prompts
-    "load_generations", "validate_records", "is_translation", "model_prompt",
-    # the problem suite and the files rules name
-    "suite", "toolchains", "driver_program", "SELF_TEST_GENERATORS", "suite_files", "prompt_set_file",
+    # the evaluation's settings and estimators, the evaluation itself and its samples
+    "EvaluateConfig", "vet", "compute_metrics", "evaluate", "Sample",
+    # generations files, ParEval's names and translation prompts
+    "load_generations", "validate_records", "prompt_record", "problem_name", "numbered_names", "is_translation",
+    "model_prompt", "parse_pair", "pareval_pairs",
+    # the problem suite, its self-test generators and the files rules name
+    "suite", "select_problems", "toolchains", "driver_program", "generators", "SELF_TEST_GENERATORS", "suite_files",
+    "prompt_set_file",
+    # the study's shards, their projected runtimes and the reference check (its benchmarks run them)
+    "shards", "projection", "reference_speedups",
 ]  # fmt: skip
