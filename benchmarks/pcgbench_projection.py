@@ -349,7 +349,12 @@ def shard_sizes(pcgbench: dict, problems, model: dict, runtimes: dict[str, float
     return {"table": table, "not_fitting_alone_hours": dict(sorted(alone.items(), key=lambda kv: -kv[1]))}
 
 
-def runtime_s(pcgbench: dict) -> dict[str, float]:
+def runtime_s(pcgbench: dict, configfile: str) -> dict[str, float]:
+    """Each node kind's job runtime in seconds; a config without one stops here, before minutes of measuring."""
+    missing = [kind for kind in ("cpu", "gpu") if "runtime" not in pcgbench["cluster"][kind]]
+    if missing:
+        sys.exit(f"{configfile}: pcgbench.cluster.{missing[0]}.runtime (minutes) is not set; a projection checks "
+                 "every shard's jobs against it: set it, or use --configfile config/paper.yaml")
     return {kind: 60.0 * pcgbench["cluster"][kind]["runtime"] for kind in ("cpu", "gpu")}
 
 
@@ -519,6 +524,7 @@ def main() -> int:
     config = load_config(*dict.fromkeys([REPO / "config/config.yaml", REPO / args.configfile]))
     pcgbench = config["pcgbench"]
     problems = select_problems(suite.load_suite(), pcgbench["problems"])
+    runtimes, nodes = runtime_s(pcgbench, args.configfile), {"cpu": args.cpu_nodes, "gpu": args.gpu_nodes}
     if args.from_json:
         measured = json.loads(Path(args.from_json).read_text())["measured"]
         print(f"measurements from {args.from_json} (taken on a {measured['machine']['cores']}-core machine)")
@@ -536,7 +542,6 @@ def main() -> int:
         print(f"{len(rescaled)} problems' paper sizes differ from the measured scan's: their runs there are "
               "extrapolated again from the stored runs and exponents")  # fmt: skip
     print_measurements(measured, pcgbench)
-    runtimes, nodes = runtime_s(pcgbench), {"cpu": args.cpu_nodes, "gpu": args.gpu_nodes}
     common = dict(efficiency=args.efficiency, gpu_run_factor=args.gpu_run_factor)
     jobs, model = project(measured, pcgbench, problems, timeout_fraction=args.timeout_fraction, **common)
     chosen = f"as chosen ({100 * args.timeout_fraction:.0f}% time-outs, efficiency {args.efficiency:g})"
