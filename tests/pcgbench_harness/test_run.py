@@ -152,22 +152,7 @@ def test_only_openmp_models_get_stress_validations(problem, model, threads, flag
     assert ("--stress-threads" in argv) == flagged
 
 
-def test_the_package_exports_its_api():
-    assert set(pcgbench.__all__) == {
-        "BuildCache", "BuildConfig", "BuildRequest", "BuildResult",
-        "RunProtocol", "PROTOCOL", "ProgramRun", "run_program", "SandboxLimits", "check_tools", "placement_env", "summarise_times",
-        "check_races", "RaceCheck", "can_raise_priority", "priority_argv", "resource_sweep",
-        "check_sandbox", "SandboxUnavailable", "SandboxFailure",
-        "BUILD_ERROR", "NO_PARALLELISM", "VERDICT_TIMEOUT", "CRASH", "KILLED_RESOURCE_LIMIT", "WRONG_ANSWER", "OK",
-        "PROMPT_MISMATCH", "RACE_DETECTED", "TAMPERING", "RESOURCE_OVERUSE", "VERDICTS", "BUILD_ONLY", "UNAVAILABLE",
-        "EvaluateConfig", "vet", "compute_metrics", "evaluate", "Sample",
-        "load_generations", "validate_records", "prompt_record", "problem_name", "numbered_names", "is_translation",
-        "model_prompt", "parse_pair", "pareval_pairs",
-        "suite", "select_problems", "toolchains", "driver_program", "generators", "SELF_TEST_GENERATORS", "suite_files",
-        "prompt_set_file",
-        "shards", "projection", "reference_speedups",
-    }  # fmt: skip
-    assert all(hasattr(pcgbench, name) for name in pcgbench.__all__)
+def test_the_verdict_vocabulary_holds_the_basic_verdicts():
     assert set(pcgbench.VERDICTS) >= {pcgbench.OK, pcgbench.WRONG_ANSWER, pcgbench.CRASH, pcgbench.BUILD_ERROR}
 
 
