@@ -11,7 +11,7 @@ same under `srun`, one torchrun per node, with the allocation's node count, GPUs
 rendezvous on the first node; N must then equal nodes x GPUs per node. A process count or a model size
 that does not fit stops with a message that lists the sizes that would fit.
 
-Workers call `init_worker()` to join the process group (gloo on CPU, NCCL on GPUs: its default, taken when
+Workers call `init_worker()` to join the process group, and end with `end_worker()` (gloo on CPU, NCCL on GPUs: its default, taken when
 torch sees a GPU). The disttrain studies keep their models and messages on the CPU at every scale they run
 here and ask for gloo explicitly: NCCL takes only CUDA tensors, so the default would fail on a GPU node.
 """
@@ -26,6 +26,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import NoReturn
 
 logger = logging.getLogger(__name__)
 WORKER_THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "NUMEXPR_NUM_THREADS",
@@ -164,3 +165,26 @@ def init_worker(backend: str | None = None):
         device = torch.device("cuda", int(os.environ.get("LOCAL_RANK", "0")))
         torch.cuda.set_device(device)
     return dist.get_rank(), dist.get_world_size(), device
+
+
+def end_worker() -> NoReturn:
+    """Leave the process group together and end this worker process with status 0: every rank waits at a barrier
+    (rank 0 has written what it writes), the group is destroyed, logs and standard streams are flushed, and the
+    process exits without the interpreter's teardown.
+
+    That teardown is where the C++ runtime destroys what torch still holds (gloo's threads, a DDP reducer kept by a
+    reference cycle); HPC-Coder pretraining's rank 1 aborted there once ("terminate called without an active
+    exception", SIGABRT) in a loaded `make test`, after its group had been destroyed, and torchrun failed the run.
+    Call it only in a process torchrun started: it never returns."""
+    import gc
+
+    import torch.distributed as dist
+
+    if dist.is_available() and dist.is_initialized():
+        gc.collect()  # what a reference cycle still holds goes while its group is up
+        dist.barrier()
+        dist.destroy_process_group()
+    logging.shutdown()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)

@@ -23,9 +23,8 @@ OPS = ("all_reduce", "all_gather_into_tensor")
 
 def worker(spec_path: str, out_dir: str) -> None:
     import torch
-    import torch.distributed as dist
 
-    from workflow_scripts.common.launch import init_worker
+    from workflow_scripts.common.launch import end_worker, init_worker
     from workflow_scripts.disttrain.comm import CommLedger
 
     spec = json.loads(Path(spec_path).read_text())
@@ -47,7 +46,7 @@ def worker(spec_path: str, out_dir: str) -> None:
                             "median_s": statistics.median(times), "spread_s": max(times) - min(times)})  # fmt: skip
     if rank == 0:
         Path(out_dir, "samples.json").write_text(json.dumps(samples))
-    dist.destroy_process_group()
+    end_worker()
 
 
 def main(out_json, message_bytes, repeats, nproc, log_path=None, seed=0) -> dict:

@@ -16,13 +16,14 @@ import torch
 import torch.distributed as dist
 
 from workflow_scripts.common import write_json
-from workflow_scripts.common.launch import init_worker
+from workflow_scripts.common.launch import end_worker, init_worker
 from workflow_scripts.disttrain.comm import CommLedger
 
 
 def worker_main(params_path: str, out_path: str, run: Callable[[dict, int, int], dict]) -> None:
     """Join the process group (gloo: the layers and messages stay on the CPU), read the parameters, seed torch
-    with seed + rank, and call `run(params, world, rank)` on every rank; rank 0 writes what it returns."""
+    with seed + rank, and call `run(params, world, rank)` on every rank; rank 0 writes what it returns. The
+    process then ends (launch.end_worker)."""
     init_worker("gloo")
     rank, world = dist.get_rank(), dist.get_world_size()
     with open(params_path, encoding="utf-8") as handle:
@@ -31,8 +32,7 @@ def worker_main(params_path: str, out_path: str, run: Callable[[dict, int, int],
     result = run(params, world, rank)
     if rank == 0:
         write_json(out_path, result)
-    dist.barrier()
-    dist.destroy_process_group()
+    end_worker()
 
 
 def timed_steps(step: Callable[[], object], module: torch.nn.Module, ledger: CommLedger, *, warmup_steps: int,

@@ -353,6 +353,7 @@ def main(train_path, validation_path, tokenizer_dir, model_dir, metrics_path, mo
 
 if __name__ == "__main__":
     from workflow_scripts.common import configure_logging, snakemake_step
+    from workflow_scripts.common.launch import end_worker
 
     if "snakemake" in globals():
         smk = snakemake_step(snakemake)  # noqa: F821 -- injected by Snakemake's script: directive
@@ -367,11 +368,4 @@ if __name__ == "__main__":
         cli = parser.parse_args()
         configure_logging(cli.log)
         main(**json.loads(Path(cli.args).read_text(encoding="utf-8")))
-        # A rank of torchrun: leave the process group together, once rank 0 has written the model. A rank that exits
-        # with the group still up has its gloo threads torn down by the C++ runtime at exit, which aborted rank 1
-        # ("terminate called without an active exception", SIGABRT) about once in six runs on a loaded machine.
-        import torch.distributed as dist
-
-        if dist.is_available() and dist.is_initialized():
-            dist.barrier()
-            dist.destroy_process_group()
+        end_worker()  # a rank of torchrun: the ranks leave together, once rank 0 has written the model

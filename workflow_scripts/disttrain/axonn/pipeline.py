@@ -41,7 +41,7 @@ import torch
 import torch.distributed as dist
 
 from workflow_scripts.common import Progress, write_json
-from workflow_scripts.common.launch import init_worker, require_divisible
+from workflow_scripts.common.launch import end_worker, init_worker, require_divisible
 from workflow_scripts.disttrain.axonn.offload import OffloadedAdam
 from workflow_scripts.disttrain.comm import CommLedger
 from workflow_scripts.disttrain.memory import MemoryLedger, unique_bytes
@@ -378,7 +378,7 @@ def main(spec_path: str, out_dir: str) -> None:
         logger.info("%s: median batch %.4f s, idle %.2f", label, sorted(result["batch_time_s"][1:])[0],
                     sum(result["idle_fraction"]) / len(result["idle_fraction"]))  # fmt: skip
     progress.finish()
-    dist.destroy_process_group()
+    end_worker()
 
 
 if __name__ == "__main__":

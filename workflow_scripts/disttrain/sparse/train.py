@@ -25,10 +25,9 @@ import time
 from pathlib import Path
 
 import torch
-import torch.distributed as dist
 
 from workflow_scripts.common import Progress, write_json
-from workflow_scripts.common.launch import init_worker, require_divisible
+from workflow_scripts.common.launch import end_worker, init_worker, require_divisible
 from workflow_scripts.disttrain.comm import CommLedger
 from workflow_scripts.disttrain.memory import MemoryLedger, optimizer_state_bytes, unique_bytes
 from workflow_scripts.disttrain.models import GPT, GPTConfig, lm_loss, synthetic_tokens
@@ -190,7 +189,7 @@ def main(spec_path: str, out_dir: str) -> None:
         logger.info("density %.3f: dense %.0f B/step, sparse %.0f B/step, weight diff %.3g", density,
                     dense_result["all_reduce_bytes_per_step"], sparse_result["all_reduce_bytes_per_step"], diff)
     progress.finish()
-    dist.destroy_process_group()
+    end_worker()
 
 
 if __name__ == "__main__":

@@ -17,7 +17,7 @@ from pathlib import Path
 import torch.distributed as dist
 
 from workflow_scripts.common import Progress, write_json
-from workflow_scripts.common.launch import init_worker
+from workflow_scripts.common.launch import end_worker, init_worker
 from workflow_scripts.disttrain.survey.strategies import SurveyConfig, run_strategy
 
 logger = logging.getLogger(__name__)
@@ -38,7 +38,7 @@ def main(spec_path: str, out_dir: str) -> None:
         dist.barrier()
         progress.advance(note=f"{name}: median step {result['median_step_time_s']:.4f} s")
     progress.finish()
-    dist.destroy_process_group()
+    end_worker()
 
 
 if __name__ == "__main__":
