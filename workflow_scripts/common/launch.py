@@ -11,9 +11,10 @@ same under `srun`, one torchrun per node, with the allocation's node count, GPUs
 rendezvous on the first node; N must then equal nodes x GPUs per node. A process count or a model size
 that does not fit stops with a message that lists the sizes that would fit.
 
-Workers call `init_worker()` to join the process group, and end with `end_worker()` (gloo on CPU, NCCL on GPUs: its default, taken when
-torch sees a GPU). The disttrain studies keep their models and messages on the CPU at every scale they run
-here and ask for gloo explicitly: NCCL takes only CUDA tensors, so the default would fail on a GPU node.
+Workers call `init_worker()` to join the process group (gloo on CPU, NCCL on GPUs: its default, taken when
+torch sees a GPU) and `end_worker()` to leave it and end. The disttrain studies keep their models and messages
+on the CPU at every scale they run here and ask for gloo explicitly: NCCL takes only CUDA tensors, so the
+default would fail on a GPU node.
 """
 
 from __future__ import annotations
