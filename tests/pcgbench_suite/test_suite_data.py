@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from workflow_scripts.common.c_scanner import strip_comments_and_strings, uses_model
-from workflow_scripts.pcgbench import driver_program, kokkos, suite, toolchains
+from workflow_scripts.pcgbench import driver_program, kokkos, machine_cache, suite, toolchains
 
 PROBLEMS = suite.load_suite()
 PROMPT_CASES = [(p.name, m) for p in PROBLEMS for m in suite.EXECUTION_MODELS]
@@ -248,9 +248,9 @@ def test_machine_cache_refuses_a_folder_others_can_write(monkeypatch):
         folder.chmod(0o777)
         monkeypatch.setenv("PCGBENCH_MACHINE_CACHE", str(folder))
         with pytest.raises(RuntimeError, match="not writable by others"):
-            suite.machine_cache_dir()
+            machine_cache.machine_cache_dir()
         folder.chmod(0o700)
-        assert suite.machine_cache_dir() == folder.resolve() and folder.stat().st_mode & 0o777 == 0o755
+        assert machine_cache.machine_cache_dir() == folder.resolve() and folder.stat().st_mode & 0o777 == 0o755
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="the confined compiler is another user only in root mode")
@@ -260,7 +260,7 @@ def test_machine_cache_and_kokkos_refuse_a_folder_the_confined_compiler_cannot_r
     closed.chmod(0o700)
     monkeypatch.setenv("PCGBENCH_MACHINE_CACHE", str(closed / "cache"))
     with pytest.raises(RuntimeError, match=f"lies below {closed}.*PCGBENCH_MACHINE_CACHE"):
-        suite.machine_cache_dir()
+        machine_cache.machine_cache_dir()
     with pytest.raises(RuntimeError, match=f"lies below {closed}.*PCGBENCH_KOKKOS_PREFIX"):
         kokkos.ensure_kokkos(closed / "kokkos")
 

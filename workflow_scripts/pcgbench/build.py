@@ -13,9 +13,8 @@ Two levels, both keyed by SHA-256:
 - executable: the object's key, the driver object's content hash and the link command.
 A failed compile is cached too (its trimmed log is the result), so a re-run does not retry it. Driver
 objects (one per problem and execution model, serial sharing OpenMP's: toolchains.driver_model; keyed by the hash
-of their sources and flags) are kept in the
-machine's build cache (suite.machine_cache_dir), so that every evaluation on the machine reuses them, and are
-compiled beside the first samples rather than before them.
+of their sources and flags) are kept in the machine's build cache (machine_cache.machine_cache_dir), so that every
+evaluation on the machine reuses them, and are compiled beside the first samples rather than before them.
 Entries are written to a temporary name and renamed, so concurrent builders and killed runs never leave a
 half-written entry under a real key. Compiles of distinct keys run in parallel (`jobs` threads, each
 running one compiler process). The compiler reads generated source, so it runs as the unprivileged
@@ -44,13 +43,16 @@ from pathlib import Path
 from workflow_scripts.common import Progress, Provenance, write_json
 from workflow_scripts.common.config import schema_default
 from workflow_scripts.pcgbench import driver_program, sandbox, suite, tampering, toolchains
+from workflow_scripts.pcgbench.machine_cache import machine_cache_dir
 from workflow_scripts.pcgbench.samples import load_samples, toolchain_report
 from workflow_scripts.pcgbench.shards import Shard
 from workflow_scripts.pcgbench.toolchains import compiler_version
 
 logger = logging.getLogger(__name__)
 
-SRC_PLACEHOLDER, OBJ_PLACEHOLDER = Path("@SRC@"), Path("@OBJ@")
+# Fixed names that stand for a build's temporary files in the command line a cache key hashes, so that the key
+# depends on the compiler, flags and inputs, never on where a build happened to run.
+KEY_SOURCE_PATH, KEY_OBJECT_PATH = Path("@SRC@"), Path("@OBJ@")
 
 
 @dataclasses.dataclass(kw_only=True)
@@ -155,7 +157,7 @@ class BuildCache:
         self.cfg = cfg
         self.objects = cfg.cache_dir / "objects"
         self.exes = cfg.cache_dir / "exes"
-        self.drivers = suite.machine_cache_dir() / "drivers"
+        self.drivers = machine_cache_dir() / "drivers"
         for folder in (self.objects, self.exes, self.drivers):
             folder.mkdir(parents=True, exist_ok=True)
 
@@ -163,8 +165,8 @@ class BuildCache:
 
     def object_key(self, request: BuildRequest) -> str:
         source = suite.sample_source(request.problem, request.model, request.body)
-        template = toolchains.compile_sample_argv(request.problem, request.model, SRC_PLACEHOLDER, OBJ_PLACEHOLDER,
-                                             request.sanitizer)  # fmt: skip
+        template = toolchains.compile_sample_argv(request.problem, request.model, KEY_SOURCE_PATH, KEY_OBJECT_PATH,
+                                                  request.sanitizer)  # fmt: skip
         return _digest("object", source, json.dumps(template), compiler_version(template[0]))
 
     # ---- one entry
@@ -204,8 +206,8 @@ class BuildCache:
         return ok, log, seconds
 
     def _link(self, request: BuildRequest, object_key: str, driver_obj: Path) -> tuple[str, bool, str, float]:
-        template = toolchains.link_argv(request.problem, request.model, OBJ_PLACEHOLDER, SRC_PLACEHOLDER, OBJ_PLACEHOLDER,
-                                   request.sanitizer)  # fmt: skip
+        template = toolchains.link_argv(request.problem, request.model, KEY_OBJECT_PATH, KEY_SOURCE_PATH,
+                                        KEY_OBJECT_PATH, request.sanitizer)  # fmt: skip
         driver_hash = hashlib.sha256(driver_obj.read_bytes()).hexdigest()
         key = _digest("exe", object_key, driver_hash, json.dumps(template))
         exe = self.exes / key
@@ -218,7 +220,7 @@ class BuildCache:
         shutil.copyfile(driver_obj, work_driver)
         started = time.perf_counter()
         code, output = _run_compiler(toolchains.link_argv(request.problem, request.model, sample_obj, work_driver,
-                                                     work / "sample.exe", request.sanitizer), self.cfg, work)
+                                                          work / "sample.exe", request.sanitizer), self.cfg, work)
         seconds = time.perf_counter() - started
         tmp = work / "sample.exe"
         if code == 0 and tmp.exists() and (too_big := self._too_big(tmp, "executable")):

@@ -116,7 +116,7 @@ def _built(problem: suite.Problem, model: str, build: Future[BuildResult]) -> tu
         result = build.result()
     except SandboxUnavailable:  # the sandbox failed, not the reference: never a verdict
         raise
-    except RuntimeError as err:  # its driver did not compile (driver_program.build_driver): a suite bug, reported as the pair's
+    except RuntimeError as err:  # its driver did not compile (driver_program.build_driver): a suite bug, the pair's
         return None, _row(problem, model, BUILD_ERROR, str(err)[-400:])
     if not result.ok:
         return None, _row(problem, model, BUILD_ERROR, result.log[-400:])

@@ -348,10 +348,10 @@ def project_folders() -> list[Path]:
     (suite.DATA_ROOT) and the machine's build cache (precompiled headers, driver objects, Kokkos; machine_cache.py),
     and Kokkos's installation where $PCGBENCH_KOKKOS_PREFIX puts it elsewhere. Programs read none of them."""
     # Imported here: suite is heavy, and modules that suite imports may come to import this one's verdicts.
-    from workflow_scripts.pcgbench import kokkos, suite
+    from workflow_scripts.pcgbench import kokkos, machine_cache, suite
 
     folders: list[Path] = []
-    for folder in (Path(suite.DATA_ROOT).resolve(), suite.machine_cache_dir(), kokkos.kokkos_prefix()):
+    for folder in (Path(suite.DATA_ROOT).resolve(), machine_cache.machine_cache_dir(), kokkos.kokkos_prefix()):
         if folder.is_dir() and not any(folder.is_relative_to(known) for known in folders):
             folders.append(folder)
     return folders

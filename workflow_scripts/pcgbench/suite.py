@@ -67,7 +67,6 @@ import yaml
 
 from workflow_scripts.common.c_scanner import MODEL_TITLES, uses_model  # noqa: F401 -- re-exported API
 from workflow_scripts.common.project_files import PROJECT_ROOT
-from workflow_scripts.pcgbench.machine_cache import machine_cache_dir  # noqa: F401 -- re-exported API
 
 logger = logging.getLogger(__name__)
 
