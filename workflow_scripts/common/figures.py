@@ -61,6 +61,60 @@ _RST_INLINE = [
 _SENTENCE_END = re.compile(r"[.!?](?=$|\s+[A-Z\"'(*`])")
 
 
+# Figures label what they show in words, never with a config key or a code name: each study maps its own names
+# (strategies, variants, features) in its figures module; the names several studies share live here.
+EXECUTION_MODEL_NAMES = {"serial": "serial", "omp": "OpenMP", "mpi": "MPI", "mpi+omp": "MPI+OpenMP",
+                         "kokkos": "Kokkos", "cuda": "CUDA", "hip": "HIP"}  # fmt: skip
+VERDICT_NAMES = {"ok": "correct", "build_error": "build error", "prompt_mismatch": "prompt mismatch",
+                 "tampering": "tampering", "timeout": "timeout", "crash": "crash", "wrong_answer": "wrong answer",
+                 "race_detected": "data race", "resource_overuse": "resource overuse",
+                 "killed_resource_limit": "resource limit", "no_parallelism": "no parallelism",
+                 "build_only": "built only (no GPU)", "unavailable": "no toolchain"}  # fmt: skip
+
+# Passing samples green, failures that never ran grey (tampering black: refused before any run), wrong or failed
+# runs in warm colours.
+VERDICT_COLOURS = {"ok": "tab:green", "build_error": "tab:gray", "prompt_mismatch": "lightgray",
+                   "tampering": "black", "no_parallelism": "tab:olive", "wrong_answer": "tab:orange",
+                   "crash": "tab:red", "race_detected": "tab:pink", "resource_overuse": "tab:cyan",
+                   "timeout": "tab:purple", "killed_resource_limit": "tab:brown"}  # fmt: skip
+NOT_MEASURED = "n/m"  # written where a value was not measured (or cannot be estimated): never drawn as a 0 bar
+
+
+def readable(name: str, names: dict[str, str]) -> str:
+    """The name a figure shows for the code name `name`: `names[name]`, else the code name with its underscores as
+    spaces (so a name added to a config without a label here still reads as words)."""
+    return names.get(name, name.replace("_", " "))
+
+
+def legend_outside(ax, **kwargs):
+    """A legend right of the axes, where it covers no data (`save_figure`'s tight bounding box keeps it in the
+    image); `kwargs` go to `ax.legend` (fontsize, ncol, handles)."""
+    return ax.legend(**{"loc": "upper left", "bbox_to_anchor": (1.01, 1.0), "borderaxespad": 0.0, "fontsize": 8}
+                     | kwargs)  # fmt: skip
+
+
+def legend_below(fig, axes, **kwargs):
+    """One legend for the whole figure, centred under its axes (for figures whose panels are side by side, where a
+    legend to the right would make the figure too wide); `axes` gives the handles (the first axes' by default)."""
+    handles, labels = axes.get_legend_handles_labels()
+    return fig.legend(handles, labels, **{"loc": "upper center", "bbox_to_anchor": (0.5, 0.0), "fontsize": 8,
+                                          "ncol": min(len(labels), 4), "frameon": False} | kwargs)  # fmt: skip
+
+
+def mark_missing(ax, xs, text: str = NOT_MEASURED, *, horizontal: bool = False, **kwargs) -> None:
+    """Write `text` at the base of each bar position in `xs` that has no value (a missing value is no bar with this
+    note, never a bar of height 0); `horizontal` for `barh` plots, where `xs` are y positions."""
+    style = {"fontsize": 7, "color": "0.35", "ha": "left" if horizontal else "center",
+             "va": "center" if horizontal else "bottom"} | kwargs  # fmt: skip
+    for x in xs:
+        if horizontal:
+            ax.annotate(text, (0, x), xycoords=("axes fraction", "data"), xytext=(3, 0), textcoords="offset points",
+                        **style)  # fmt: skip
+        else:
+            ax.annotate(text, (x, 0), xycoords=("data", "axes fraction"), xytext=(0, 2), textcoords="offset points",
+                        **style)  # fmt: skip
+
+
 def save_figure(fig, path: str | os.PathLike) -> None:
     """Write `fig` as a PNG atomically (a killed job leaves no half-written figure) and close it."""
     with atomic_path(path, suffix=".png") as tmp:

@@ -21,7 +21,18 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 from workflow_scripts.common import Provenance, read_json, write_json  # noqa: E402
-from workflow_scripts.common.figures import Registry, save_figure  # noqa: E402
+from workflow_scripts.common.figures import (  # noqa: E402
+    EXECUTION_MODEL_NAMES,
+    NOT_MEASURED,
+    VERDICT_COLOURS,
+    VERDICT_NAMES,
+    Registry,
+    legend_below,
+    legend_outside,
+    mark_missing,
+    readable,
+    save_figure,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -54,39 +65,54 @@ def plot_pragma(metrics: dict[str, Any], path: str | Path) -> None:
         xs = [c + (index - 1) * width for c in range(len(categories))]
         bars = ax.bar(xs, [scores[c] for c in categories], width, label=label)
         ax.bar_label(bars, fmt="%.2f", fontsize=6)
-    ax.set_xticks(range(len(categories)), categories, rotation=20)
+    ax.set_xticks(range(len(categories)), [c.replace("_", " ") for c in categories], rotation=20)
     ax.set_ylim(0, 1.05)
     ax.set_ylabel("fraction of held-out loops")
     ax.set_title(f"OpenMP pragma prediction: {metrics['test_loops']} held-out loops "
                  f"({', '.join(metrics['test_repositories'])}), {metrics['train_loops']} fine-tuning loops", fontsize=10)  # fmt: skip
-    ax.legend(fontsize=8)
+    legend_outside(ax)
     ax.grid(axis="y", alpha=0.3)
     save_figure(fig, path)
 
 
+# Names the performance-change figure shows for the classifiers (perfchange.py's predictions) and the edits
+# (perfchange.py and kernel_edits.py; an edit not listed here shows its code name with spaces).
+CLASSIFIER_NAMES = {"hpccoder_head": "HPC-Coder embeddings + logistic regression",
+                    "feature_baseline": "code counts (pragmas, loops, lines) + logistic regression",
+                    "majority_baseline": "majority class of the training problems"}  # fmt: skip
+EDIT_NAMES = {"pragma_removed": "OpenMP pragmas\nremoved", "schedule_dynamic_1": "schedule\n(dynamic, 1)",
+              "schedule_static": "schedule\n(static)", "one_thread": "num_threads(1)",
+              "loop_interchange": "loops\ninterchanged", "transposed_layout": "matrix read\ntransposed",
+              "selection_to_sort": "selection\nby full sort", "early_exit_removed": "early exit\nremoved"}  # fmt: skip
+
+
 def plot_completion(metrics: dict[str, Any], path: str | Path) -> None:
     models = sorted(metrics["models"])
-    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
+    names = [readable(m, EXECUTION_MODEL_NAMES) for m in models]
+    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4), layout="constrained")
     keys = [f"{name}@{k}" for name in ("build", "pass") for k in metrics["ks"]]
     width = 0.8 / len(keys)
     for index, key in enumerate(keys):
-        values = [metrics["models"][m].get(key) or 0.0 for m in models]
-        bars = left.bar([x + index * width - 0.4 + width / 2 for x in range(len(models))], values, width, label=key)
-        left.bar_label(bars, fmt="%.2f", fontsize=7)  # a zero bar is invisible without its label
-    left.set_xticks(range(len(models)), models)
+        values = [metrics["models"][m].get(key) for m in models]  # None: k above the samples per prompt
+        xs = [x + index * width - 0.4 + width / 2 for x in range(len(models))]
+        bars = left.bar(xs, [float("nan") if v is None else v for v in values], width, label=key)
+        left.bar_label(bars, labels=["" if v is None else f"{v:.2f}" for v in values], fontsize=7)  # a 0 shows its label
+        mark_missing(left, [x for x, v in zip(xs, values, strict=True) if v is None])
+    left.set_xticks(range(len(models)), names)
     left.set_ylim(0, 1.05)
     left.set_ylabel("expected fraction of prompts")
-    left.legend(fontsize=8)
+    legend_outside(left, title=f"{NOT_MEASURED}: k above the\nsamples per prompt", title_fontsize=7)
     left.set_title("build@k and pass@k", fontsize=10)
     verdicts = sorted({v for m in models for v in metrics["models"][m]["verdicts"]})
     bottom = [0] * len(models)
     for verdict in verdicts:
         counts = [metrics["models"][m]["verdicts"].get(verdict, 0) for m in models]
-        right.bar(models, counts, bottom=bottom, label=verdict)
+        right.bar(names, counts, bottom=bottom, label=readable(verdict, VERDICT_NAMES),
+                  color=VERDICT_COLOURS.get(verdict))  # fmt: skip
         bottom = [b + c for b, c in zip(bottom, counts, strict=True)]
     right.set_ylabel("samples")
-    right.legend(fontsize=8)
-    right.set_title("verdicts of the harness", fontsize=10)
+    legend_outside(right)
+    right.set_title("how the samples ended", fontsize=10)
     fig.suptitle("HPC-Coder code completion on PCGBench prompts", fontsize=11)
     save_figure(fig, path)
 
@@ -94,20 +120,21 @@ def plot_completion(metrics: dict[str, Any], path: str | Path) -> None:
 def plot_perfchange(metrics: dict[str, Any], path: str | Path) -> None:
     names = list(metrics["accuracy"])
     edits = sorted(next(iter(metrics["accuracy_by_edit"].values())))
-    groups = ["all pairs", *edits]
+    groups = ["all pairs", *(readable(e, EDIT_NAMES) for e in edits)]
     width = 0.8 / len(names)
     fig, ax = plt.subplots(figsize=(10, 4))
     for index, name in enumerate(names):
         values = [metrics["accuracy"][name]] + [metrics["accuracy_by_edit"][name][e] for e in edits]
-        bars = ax.bar([x + index * width - 0.4 + width / 2 for x in range(len(groups))], values, width, label=name)
+        bars = ax.bar([x + index * width - 0.4 + width / 2 for x in range(len(groups))], values, width,
+                      label=readable(name, CLASSIFIER_NAMES))  # fmt: skip
         ax.bar_label(bars, fmt="%.2f", fontsize=6)
-    ax.set_xticks(range(len(groups)), groups, rotation=25, fontsize=8)
+    ax.set_xticks(range(len(groups)), groups, fontsize=8)
     ax.set_ylim(0, 1.05)
     ax.set_ylabel("accuracy (slower vs not slower)")
     ax.set_title(f"Performance-change prediction: {metrics['pairs']} pairs from {metrics['kernels']} kernels of "
                  f"{len(metrics['problems'])} problems, "
                  f"{100 * metrics['slower_fraction']:.0f}% slower ({metrics['scoring']})", fontsize=9)  # fmt: skip
-    ax.legend(fontsize=8)
+    legend_below(fig, ax, ncol=1)
     ax.grid(axis="y", alpha=0.3)
     save_figure(fig, path)
 
@@ -115,7 +142,8 @@ def plot_perfchange(metrics: dict[str, Any], path: str | Path) -> None:
 def plot_from_scratch_vs_pretrained(summary: dict[str, Any], path: str | Path) -> None:
     """The summary's comparison table: each metric for the fine-tuned model and the from-scratch one."""
     # The fractions share one axis; the loss per character (nats, lower is better) goes in the title.
-    rows = [(f"{evaluation}\n{metric}", row) for evaluation, metrics in summary["comparison"].items()
+    rows = [(f"{evaluation.replace('_', ' ')}\n{metric.replace('_', ' ')}", row)
+            for evaluation, metrics in summary["comparison"].items()
             if evaluation not in ("not_compared", "pretraining") for metric, row in metrics.items()]  # fmt: skip
     width = 0.4
     fig, ax = plt.subplots(figsize=(max(6.0, 1.3 * len(rows)), 4.5))
@@ -123,9 +151,11 @@ def plot_from_scratch_vs_pretrained(summary: dict[str, Any], path: str | Path) -
     base = Path(base).name if isinstance(base, str) else base
     for index, (arm, label) in enumerate((("pretrained", f"fine-tuned from {base}"),
                                           ("from_scratch", f"from scratch ({summary['from_scratch']['pretraining']['model']})"))):  # fmt: skip
-        values = [row[arm] or 0.0 for _, row in rows]  # a metric one model lacks is drawn at 0 and labelled
-        bars = ax.bar([x + (index - 0.5) * width for x in range(len(rows))], values, width, label=label)
-        ax.bar_label(bars, labels=["n/a" if row[arm] is None else f"{row[arm]:.2f}" for _, row in rows], fontsize=6)
+        xs = [x + (index - 0.5) * width for x in range(len(rows))]
+        # a metric one model lacks has no bar and says so; a bar of 0 is a measured 0
+        bars = ax.bar(xs, [float("nan") if row[arm] is None else row[arm] for _, row in rows], width, label=label)
+        ax.bar_label(bars, labels=["" if row[arm] is None else f"{row[arm]:.2f}" for _, row in rows], fontsize=6)
+        mark_missing(ax, [x for x, (_, row) in zip(xs, rows, strict=True) if row[arm] is None], fontsize=6)
     ax.set_xticks(range(len(rows)), [name for name, _ in rows], rotation=25, fontsize=7, ha="right")
     ax.set_ylim(0, 1.05)
     ax.set_ylabel("fraction (match, accuracy, pass@1, build@1)")
@@ -135,7 +165,7 @@ def plot_from_scratch_vs_pretrained(summary: dict[str, Any], path: str | Path) -
               f"\nvalidation loss per character {loss['pretrained']:.3f} vs {loss['from_scratch']:.3f} nats (lower is better)")  # fmt: skip
     ax.set_title(f"HPC-Coder on the same corpus: {pretrained['parameters'] / 1e6:.3g}M parameters fine-tuned "
                  f"vs {scratch['parameters'] / 1e6:.3g}M from scratch{losses}", fontsize=10)  # fmt: skip
-    ax.legend(fontsize=8)
+    legend_below(fig, ax)
     ax.grid(axis="y", alpha=0.3)
     save_figure(fig, path)
 

@@ -24,7 +24,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from workflow_scripts.common.figures import Registry, draw_figure, save_figure  # noqa: E402
+from workflow_scripts.common.figures import VERDICT_COLOURS, Registry, draw_figure, save_figure  # noqa: E402
 from workflow_scripts.pcgbench.metrics import translation_versus_generation  # noqa: E402
 from workflow_scripts.pcgbench.translation import PAIR_NAMES, parse_pair  # noqa: E402
 from workflow_scripts.pcgbench.verdicts import VERDICTS  # noqa: E402
@@ -121,14 +121,6 @@ def heatmap_figure(metrics: dict[str, dict], path: Path) -> None:
     fig.colorbar(image, ax=ax, label="pass@1")
     ax.set_title("pass@1: generator / execution model x problem type")
     save_figure(fig, path)
-
-
-# Passing samples green, failures that never ran grey (tampering black: refused before any run), wrong or failed
-# runs in warm colours.
-VERDICT_COLOURS = {"ok": "tab:green", "build_error": "tab:gray", "prompt_mismatch": "lightgray",
-                   "tampering": "black", "no_parallelism": "tab:olive", "wrong_answer": "tab:orange",
-                   "crash": "tab:red", "race_detected": "tab:pink", "resource_overuse": "tab:cyan",
-                   "timeout": "tab:purple", "killed_resource_limit": "tab:brown"}  # fmt: skip
 
 
 def verdicts_figure(metrics: dict[str, dict], path: Path) -> None:

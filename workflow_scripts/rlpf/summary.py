@@ -25,7 +25,14 @@ import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from workflow_scripts.common import Provenance, read_json, write_json  # noqa: E402
-from workflow_scripts.common.figures import Registry, save_figure  # noqa: E402
+from workflow_scripts.common.figures import (  # noqa: E402
+    EXECUTION_MODEL_NAMES,
+    Registry,
+    legend_below,
+    mark_missing,
+    readable,
+    save_figure,
+)
 from workflow_scripts.common.io import atomic_path  # noqa: E402
 
 logger = logging.getLogger(__name__)
@@ -129,9 +136,14 @@ def _fmt(x) -> str:
     return "n/a" if x is None else f"{x:.3f}"
 
 
+# Names the figures show for the four models and the task sets.
+MODEL_NAMES = {"base": "base", "sft": "SFT", "rl": "RL (GRPO)", "dpo": "DPO"}
+TASK_SET_NAMES = EXECUTION_MODEL_NAMES
+
+
 def plot_expected_speedup(metrics: dict[str, dict], path) -> None:
     """Expected speedup per model, one panel per task set, from each model's evaluation metrics (the numbers that
-    summary.json's task_sets copies); a task set a model was not evaluated on is left without bars."""
+    summary.json's task_sets copies); a task set a model was not evaluated on is left without bars and says so."""
     task_sets = sorted({ts for name in MODELS for ts in metrics[name]["task_sets"]})
     fig, axes = plt.subplots(1, len(task_sets), figsize=(4.5 * len(task_sets), 3.5), squeeze=False)
     for ax, ts in zip(axes[0], task_sets, strict=True):
@@ -140,36 +152,41 @@ def plot_expected_speedup(metrics: dict[str, dict], path) -> None:
         # "given correct" is null where a model had no correct sample: written "none", not drawn as a zero bar
         cond = [s.get("expected_speedup_given_correct") for s in scores]
         x = range(len(MODELS))
-        ax.bar([i - 0.2 for i in x], vals, width=0.4, label="expected speedup (fail = 0)")
-        ax.bar([i + 0.2 for i in x], [float("nan") if c is None else c for c in cond], width=0.4, label="given correct")
+        ax.bar([i - 0.2 for i in x], vals, width=0.4, label="all samples (a failure counts as 0)")
+        ax.bar([i + 0.2 for i in x], [float("nan") if c is None else c for c in cond], width=0.4,
+               label="correct samples only")  # fmt: skip
         for i, (score, value) in enumerate(zip(scores, cond, strict=True)):
             if score and value is None:
                 ax.text(i + 0.2, 0.02, "none\n(no correct\nsample)", transform=ax.get_xaxis_transform(), ha="center",
                         va="bottom", fontsize=6, color="C1")  # fmt: skip
-        ax.axhline(1.0, color="grey", lw=0.8, ls="--")
-        ax.set_xticks(list(x), MODELS)
-        ax.set_title(f"{ts}: held-out kernels")
-        ax.set_ylabel("speedup over serial baseline")
-        ax.legend(fontsize=7)
+        mark_missing(ax, [i for i, score in enumerate(scores) if not score], "not\nevaluated")
+        ax.axhline(1.0, color="grey", lw=0.8, ls="--", label="the serial baseline's speed")
+        ax.set_xticks(list(x), [readable(name, MODEL_NAMES) for name in MODELS])
+        ax.set_title(f"{readable(ts, TASK_SET_NAMES)} kernels (held out)")
+        ax.set_ylabel("expected speedup over serial baseline")
+    legend_below(fig, axes[0, 0], ncol=3)
+    fig.tight_layout()
     save_figure(fig, path)
 
 
 def plot_training_curves(curves: dict[str, dict], path) -> None:
-    """RL mean reward and KL per step; SFT and DPO training loss."""
-    fig, axes = plt.subplots(1, 3, figsize=(12, 3.3))
+    """RL mean reward and KL per step; SFT and DPO training loss, each on its own axis (their units differ)."""
+    fig, axes = plt.subplots(1, 4, figsize=(14, 3.3))
     hist = curves.get("rl", {}).get("log_history", [])
     steps = [h["step"] for h in hist if "reward" in h]
     axes[0].plot(steps, [h["reward"] for h in hist if "reward" in h], marker=".")
-    axes[0].set_title("RL (GRPO): mean reward")
+    axes[0].set(title="RL (GRPO): mean reward", ylabel="reward per completion\n(log speedup; < 0 slower or failed)")
     axes[1].plot(steps, [h.get("kl", float("nan")) for h in hist if "reward" in h], marker=".", color="C1")
-    axes[1].set_title("RL: KL to reference")
-    for name in ("sft", "dpo"):
+    axes[1].set(title="RL: KL to the reference model", ylabel="KL divergence (nats per token)")
+    for ax, name, title, ylabel in ((axes[2], "sft", "SFT training loss", "cross-entropy (nats per token)"),
+                                    (axes[3], "dpo", "DPO training loss", "DPO loss (nats per pair)")):  # fmt: skip
         h = [x for x in curves.get(name, {}).get("log_history", []) if "loss" in x]
-        axes[2].plot([x["step"] for x in h], [x["loss"] for x in h], label=name)
-    axes[2].set_title("SFT / DPO training loss")
-    axes[2].legend()
+        ax.plot([x["step"] for x in h], [x["loss"] for x in h], marker=".", color="C2" if name == "sft" else "C3")
+        ax.set(title=title, ylabel=ylabel)
     for ax in axes:
-        ax.set_xlabel("step")
+        ax.set_xlabel("optimizer step")
+        ax.grid(alpha=0.3)
+    fig.tight_layout()
     save_figure(fig, path)
 
 
