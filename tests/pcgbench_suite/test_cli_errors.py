@@ -129,6 +129,49 @@ def test_bad_numbers_are_argparse_errors(workdir, capsys, argv, expected):
     assert exit_.value.code == 2 and expected in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("argv, expected", [
+    (["evaluate", "gen.json", "--out", "out", "--reps", "-1"], "error: argument --reps: must be > 0, got -1"),
+    (["evaluate", "gen.json", "--out", "out", "--size", "huge"], "error: argument --size: invalid choice: 'huge'"),
+    (["evaluate", "gen.json"], "error: the following arguments are required: --out"),
+    (["check-references", "--threads", "0"], "error: argument --threads: must be > 0"),
+    (["evaluat"], "error: argument command: invalid choice: 'evaluat'"),
+])  # fmt: skip
+def test_a_bad_option_is_one_line_without_the_usage(workdir, capsys, argv, expected):
+    """The usage above the error (19 lines for evaluate) hid the line that says what is wrong."""
+    with pytest.raises(SystemExit) as exit_:
+        cli.main(argv)
+    [line] = capsys.readouterr().err.splitlines()
+    assert exit_.value.code == 2 and line.startswith(expected) and line.endswith("--help` lists the options)")
+
+
+def test_the_input_is_checked_before_the_machine(workdir, capsys, monkeypatch, caplog):
+    """A missing generations file is reported as missing, not as a race-check library or a Kokkos build this
+    machine lacks: nothing of the machine is looked at (or announced) before the input is read."""
+    from workflow_scripts.pcgbench import machine_cache
+
+    def no_machine(*args):
+        raise AssertionError("the machine was checked before the input")
+
+    monkeypatch.setattr(toolchains, "race_check_status", no_machine)
+    monkeypatch.setattr(machine_cache, "machine_cache_dir", no_machine)
+    with caplog.at_level("INFO"):
+        line = evaluate_error(workdir, workdir / "nope.json", capsys)
+    assert line == f"error: {workdir / 'nope.json'}: no such file" and not caplog.records
+    gen = write(workdir / "gen.json", [record("reduce_averag")])
+    assert "closest: reduce_average" in evaluate_error(workdir, gen, capsys)
+
+
+def test_a_file_output_in_a_missing_folder_is_refused_and_nothing_is_made(workdir, capsys):
+    """export-prompts /nonexistent/x.json made /nonexistent/ and succeeded: a mistyped path left a folder tree."""
+    target = workdir / "missing" / "deeper" / "p.json"
+    assert cli.main(["export-prompts", str(target), "--problems", "reduce_average"]) == 2
+    [line] = capsys.readouterr().err.splitlines()
+    assert line == f"error: OUT {target}: no folder {target.parent}; create it first, or give a file in an existing folder"
+    assert cli.main(["check-references", "--csv", str(target), "--problems", "reduce_average"]) == 2
+    assert capsys.readouterr().err.startswith(f"error: --csv {target}: no folder")
+    assert sorted(p.name for p in workdir.iterdir()) == []
+
+
 def test_unknown_problem_and_model_flags_name_the_closest(workdir, capsys):
     assert cli.main(["export-prompts", "p.json", "--problems", "reduce_average,reduce_averag"]) == 2
     assert "--problems: unknown problem(s) 'reduce_averag' (closest: reduce_average" in capsys.readouterr().err

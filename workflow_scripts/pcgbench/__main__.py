@@ -18,10 +18,12 @@
         build every reference, validate it and time it against the serial baseline (reference_speedups.py);
         exit status 1 if any reference fails
 
-A mistake in the input (a malformed generations file, an unknown problem or model, a folder one cannot write
-to, a missing tool) prints one line, "error: ...", naming the file, record and field or the option, and what
-to do, and exits with status 2 before anything is written; --debug adds its traceback. A bug's traceback is
-always shown. A command writes only its outputs (--out, OUT, --csv) and caches: the per-user cache
+A mistake in the input (a bad option value, a malformed generations file, an unknown problem or model, a folder
+one cannot write to, a missing tool) prints one line, "error: ...", naming the file, record and field or the
+option, and what to do, and exits with status 2 before anything is written; --debug adds its traceback. A bug's
+traceback is always shown. The input is read and checked before the machine is (its sandbox, race check and build
+cache), so a mistake in it is reported as such. A command writes only its outputs (--out, with the folders above
+it; OUT and --csv, whose folder must exist) and caches: the per-user cache
 ($XDG_CACHE_HOME/pcgbench, else ~/.cache/pcgbench; --cache-dir, --build-dir) and the machine's build cache of
 precompiled headers, driver objects and Kokkos ($PCGBENCH_MACHINE_CACHE; machine_cache.py), never the folder it
 is run from.
@@ -37,6 +39,7 @@ import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
+from typing import NoReturn
 
 from workflow_scripts.common.config import schema_defaults
 from workflow_scripts.pcgbench.pareval_format import NUMBERINGS, GenerationsError, export_prompts
@@ -46,6 +49,14 @@ from workflow_scripts.pcgbench.suite import DATA_ROOT, EXECUTION_MODELS, load_su
 logger = logging.getLogger("workflow_scripts.pcgbench")
 
 CHECK_RUN_TIMEOUT_S = 600  # check-references: wall-clock limit of one reference's run (the workflow's: run_timeout_s)
+
+
+class OneLineErrorParser(argparse.ArgumentParser):
+    """argparse's parser, except that a bad option value prints one line, as every other mistake does, instead of
+    the whole usage above it (19 lines for `evaluate`, which push the line that says what is wrong out of sight)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"error: {message} (`{self.prog} --help` lists the options)\n")
 
 
 class UsageError(Exception):
@@ -140,8 +151,12 @@ def _writable_folder(path: Path, flag: str) -> None:
 
 
 def _writable_file(path: Path, flag: str) -> None:
+    """Refuse a file name that is a folder or whose folder is missing (the command makes no folder for a file: a
+    mistyped path would otherwise leave a new folder tree behind) or not writable."""
     if path.is_dir():
         raise UsageError(f"{flag} {path}: is a folder; give a file name")
+    if not path.parent.is_dir():
+        raise UsageError(f"{flag} {path}: no folder {path.parent}; create it first, or give a file in an existing folder")
     _writable_folder(path.parent, flag)
 
 
@@ -216,10 +231,13 @@ def _evaluate(args: argparse.Namespace) -> int:
     from workflow_scripts.pcgbench import toolchains
     from workflow_scripts.pcgbench.evaluate import EvaluateConfig
     from workflow_scripts.pcgbench.evaluate import main as evaluate_main
+    from workflow_scripts.pcgbench.samples import load_samples
 
-    # Everything the command was given is checked before anything is written (the generations file itself by
-    # evaluate.main's first step, load_samples, before it creates --out).
+    # Everything the command was given is checked before anything is written, and before the machine is: the
+    # generations file is read and matched to the suite here (evaluate.main reads it again), so a mistake in it
+    # is reported as one, not as a tool this machine lacks.
     _suite(args.data)
+    load_samples(Path(args.generations), args.generator or Path(args.generations).stem, Path(args.data))
     out, cache_dir = Path(args.out), Path(args.cache_dir)
     _writable_folder(out, "--out")
     _writable_folder(cache_dir, "--cache-dir")
@@ -227,6 +245,7 @@ def _evaluate(args: argparse.Namespace) -> int:
     if reference is not None and not reference.is_file():
         raise UsageError(f"--reference-results {reference}: no such file (the reference generator's results.parquet, "
                          "written by an evaluation of the reference solutions)")
+    # The machine, once the input is known to be right.
     if not args.no_race_check and not (status := toolchains.race_check_status())[0]:
         raise UsageError(f"the race check cannot run here: {status[1]}; install it, or pass --no-race-check (racy "
                          "OpenMP samples may then pass validation by luck)")
@@ -295,8 +314,8 @@ def build_parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--debug", action="store_true",
                         help="show the traceback of an error in the input too (a bug's is always shown)")
-    parser = argparse.ArgumentParser(prog="python -m workflow_scripts.pcgbench", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = OneLineErrorParser(prog="python -m workflow_scripts.pcgbench", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
     export = sub.add_parser("export-prompts", parents=[common],
                             help="write all prompts (or, with --task translation, the translation prompts) in "
