@@ -77,6 +77,11 @@ VERDICT_COLOURS = {"ok": "tab:green", "build_error": "tab:gray", "prompt_mismatc
                    "tampering": "black", "no_parallelism": "tab:olive", "wrong_answer": "tab:orange",
                    "crash": "tab:red", "race_detected": "tab:pink", "resource_overuse": "tab:cyan",
                    "timeout": "tab:purple", "killed_resource_limit": "tab:brown"}  # fmt: skip
+# Generators (generate.models and PCGBench's self-test generators) by the name they have in the config.
+GENERATOR_NAMES = {"reference": "reference solutions", "serial": "serial solutions", "mutants": "mutants",
+                   "hpccoder": "HPC-Coder", "hpccoder_http": "HPC-Coder over HTTP",
+                   "hpccoder_from_scratch": "HPC-Coder from scratch",
+                   "smollm2_135m": "SmolLM2-135M"}  # fmt: skip
 NOT_MEASURED = "n/m"  # written where a value was not measured (or cannot be estimated): never drawn as a 0 bar
 
 

@@ -26,32 +26,50 @@ def body_closes(body: str) -> bool:
     return end is not None and not body[end:].strip()
 
 
+# Names the figure shows for the prompt sets (generate.prompt_sets); a model is named by common.figures'
+# GENERATOR_NAMES, and a name missing from either map shows with its underscores as spaces.
+PROMPT_SET_NAMES = {"pcgbench": "PCGBench prompts", "rlpf": "RLPF tasks"}
+
+
 def plot(rows: list[dict], figure_path: str | os.PathLike) -> None:
+    """Tokens/s and how samples ended, one row per (prompt set, model); a value not measured (a resumed run's
+    throughput, no body to check) has no bar and says "n/m", so it never reads as 0."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from workflow_scripts.common import atomic_path
+    from workflow_scripts.common.figures import (
+        GENERATOR_NAMES,
+        NOT_MEASURED,
+        legend_below,
+        mark_missing,
+        readable,
+        save_figure,
+    )
 
-    labels = [f"{r['prompt_set']}/{r['model']}" for r in rows]
-    fig, (speed, ends) = plt.subplots(1, 2, figsize=(10, 0.6 * len(rows) + 2), sharey=True)
-    speed.barh(labels, [r["tokens_per_s"] or 0 for r in rows], color="tab:blue")
-    speed.set_xlabel("new tokens per second (generation only; 0 = resumed run, not measured)")
+    labels = [f"{readable(r['model'], GENERATOR_NAMES)}\n{readable(r['prompt_set'], PROMPT_SET_NAMES)}" for r in rows]
+    y = list(range(len(rows)))
+    fig, (speed, ends) = plt.subplots(1, 2, figsize=(10, 0.7 * len(rows) + 2), sharey=True)
+    speeds = [r["tokens_per_s"] for r in rows]
+    speed.barh(y, [float("nan") if v is None else v for v in speeds], color="tab:blue")
+    mark_missing(speed, [i for i, v in zip(y, speeds, strict=True) if v is None],
+                 f"{NOT_MEASURED} (resumed run: not timed)", horizontal=True)  # fmt: skip
+    speed.set_yticks(y, labels)
+    speed.set_xlabel("new tokens per second (generation only)")
     speed.set_title("throughput")
     stopped = [r["finish_reasons"].get("stop", 0) / r["samples"] for r in rows]
-    closed = [r["bodies_closed_fraction"] or 0 for r in rows]
-    y = range(len(rows))
+    closed = [r["bodies_closed_fraction"] for r in rows]  # None: no body to check
     ends.barh([i + 0.2 for i in y], stopped, height=0.4, label="ended at a stop (not the token limit)")
-    ends.barh([i - 0.2 for i in y], closed, height=0.4, label="extracted body closes its braces")
+    ends.barh([i - 0.2 for i in y], [float("nan") if v is None else v for v in closed], height=0.4,
+              label="extracted body closes its braces")  # fmt: skip
+    mark_missing(ends, [i - 0.2 for i, v in zip(y, closed, strict=True) if v is None], horizontal=True)
     ends.set_xlim(0, 1)
     ends.set_xlabel("share of samples")
     ends.set_title("how samples ended")
-    ends.legend(loc="lower right", fontsize="small")
+    legend_below(fig, ends, ncol=2)
     fig.tight_layout()
-    with atomic_path(figure_path, suffix=".png") as tmp:
-        fig.savefig(tmp, dpi=120)
-    plt.close(fig)
+    save_figure(fig, figure_path)
 
 
 def main(stats_paths: list[str | os.PathLike], generation_paths: list[str | os.PathLike],

@@ -13,7 +13,18 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 from workflow_scripts.common import snakemake_step  # noqa: E402
-from workflow_scripts.common.figures import Registry, draw_figure, save_figure  # noqa: E402
+from workflow_scripts.common.figures import (  # noqa: E402
+    Registry,
+    draw_figure,
+    legend_below,
+    legend_outside,
+    mark_missing,
+    readable,
+    save_figure,
+)
+
+# The names the figures show for the pipeline schedules (axonn.schedules).
+SCHEDULE_NAMES = {"gpipe": "GPipe", "1f1b": "1F1B", "message_driven": "AxoNN message-driven"}
 
 
 def _schedules(rows: dict) -> list[str]:
@@ -25,16 +36,21 @@ def plot_schedules(runs: dict, path: str) -> None:
     rows = runs["rows"]
     labels = _schedules(rows)
     fig, axes = plt.subplots(1, 2, figsize=(11, 4))
-    axes[0].bar(labels, [rows[k]["median_batch_time_s"] for k in labels],
+    axes[0].bar([readable(k, SCHEDULE_NAMES) for k in labels], [rows[k]["median_batch_time_s"] for k in labels],
                 yerr=[rows[k]["batch_time_spread_s"] / 2 for k in labels], capsize=4)  # fmt: skip
-    axes[0].set(ylabel="batch time, s (median; bar: spread)", title="Batch time under stage jitter")
+    title = "Batch time under stage jitter"
+    if {"gpipe", "message_driven"} <= set(labels):  # the paper's comparison, computed from the medians drawn
+        speed = rows["gpipe"]["median_batch_time_s"] / rows["message_driven"]["median_batch_time_s"]
+        title += f":\nmessage-driven runs at {speed:.2f}x GPipe's speed"
+    axes[0].set(ylabel="batch time, s (median; bar: spread)", title=title)
     stages = len(rows[labels[0]]["idle_fraction_per_stage"])
     width = 0.8 / len(labels)
     for i, k in enumerate(labels):
-        axes[1].bar([s + i * width for s in range(stages)], rows[k]["idle_fraction_per_stage"], width, label=k)
+        axes[1].bar([s + i * width for s in range(stages)], rows[k]["idle_fraction_per_stage"], width,
+                    label=readable(k, SCHEDULE_NAMES))  # fmt: skip
     axes[1].set(xlabel="stage", ylabel="idle fraction of the batch", title="Idle time per stage",
                 xticks=[s + width for s in range(stages)], xticklabels=[str(s) for s in range(stages)])  # fmt: skip
-    axes[1].legend(fontsize=8)
+    legend_outside(axes[1])
     fig.tight_layout()
     save_figure(fig, path)
 
@@ -50,7 +66,7 @@ def plot_timeline(runs: dict, path: str) -> None:
                         edgecolor="white")  # fmt: skip
                 ax.text((start + end) / 2, stage, str(mb), ha="center", va="center", fontsize=6, color="white")
         row = rows[k]
-        title = f"{k} (blue forward, orange backward; numbers: microbatch)"
+        title = f"{readable(k, SCHEDULE_NAMES)} (blue forward, orange backward; numbers: microbatch)"
         if "last_batch" in row:  # what the stages measured: CPU used and time ready but waiting for a core
             last = row["last_batch"]
             title += (f"; median batch {row['median_batch_time_s']:.2f} s, {row['cores_used_median']:.2f} cores "
@@ -73,17 +89,22 @@ def plot_memory(runs: dict, summary: dict, path: str) -> None:
     offload, baseline = rows["1f1b"], rows["1f1b_no_offload"]
     x = range(len(offload["device_bytes_per_stage"]))
     axes[0].bar([i - 0.2 for i in x], [b / 1e3 for b in baseline["device_bytes_per_stage"]], 0.4, label="no offload")
-    axes[0].bar([i + 0.2 for i in x], [b / 1e3 for b in offload["device_bytes_per_stage"]], 0.4, label="offload")
-    axes[0].set(xlabel="stage", ylabel="device model-state kB", xticks=list(x),
-                title="Measured: device keeps half-precision weights + grads")  # fmt: skip
-    axes[0].legend(fontsize=8)
-    names = [f"{r['parameters'] / 1e9:.0f}B/{r['devices']}" for r in projection]
-    for shift, label in ((-0.2, "no_offload"), (0.2, "offload")):
-        values = [100 * r[label]["fraction_of_peak"] if r[label]["fits"] else 0 for r in projection]
-        axes[1].bar([i + shift for i in range(len(projection))], values, 0.4, label=label)
-    axes[1].set(xticks=list(range(len(projection))), xticklabels=names, ylabel="% of peak (model)",
-                title=f"Projection on {summary['projection_machine'].split(' (')[0]} (0 = does not fit)")  # fmt: skip
-    axes[1].legend(fontsize=8)
+    axes[0].bar([i + 0.2 for i in x], [b / 1e3 for b in offload["device_bytes_per_stage"]], 0.4,
+                label="optimizer state offloaded to the CPU")  # fmt: skip
+    ratio = sum(baseline["device_bytes_per_stage"]) / sum(offload["device_bytes_per_stage"])
+    axes[0].set(xlabel="pipeline stage", ylabel="device model-state kB", xticks=list(x),
+                title=f"Measured: offload keeps {ratio:.1f}x less model state on the device")  # fmt: skip
+    names = [f"{r['parameters'] / 1e9:.0f}B parameters\non {r['devices']} devices" for r in projection]
+    for shift, label, name in ((-0.2, "no_offload", "no offload"), (0.2, "offload", "optimizer state offloaded")):
+        xs = [i + shift for i in range(len(projection))]
+        # a model that does not fit has no fraction of peak: no bar and a note, never a 0 bar
+        axes[1].bar(xs, [100 * r[label]["fraction_of_peak"] if r[label]["fits"] else float("nan") for r in projection],
+                    0.4, label=name, color="C0" if label == "no_offload" else "C1")  # fmt: skip
+        mark_missing(axes[1], [x for x, r in zip(xs, projection, strict=True) if not r[label]["fits"]],
+                     "does not\nfit", fontsize=8)  # fmt: skip
+    axes[1].set(xticks=list(range(len(projection))), xticklabels=names, ylabel="% of peak (alpha-beta model)",
+                title=f"Projection on {summary['projection_machine'].split(' (')[0]}")  # fmt: skip
+    legend_below(fig, axes[0], ncol=2)
     fig.tight_layout()
     save_figure(fig, path)
 

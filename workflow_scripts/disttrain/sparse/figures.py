@@ -12,23 +12,25 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 from workflow_scripts.common import snakemake_step  # noqa: E402
-from workflow_scripts.common.figures import Registry, draw_figure, save_figure  # noqa: E402
+from workflow_scripts.common.figures import Registry, draw_figure, legend_below, save_figure  # noqa: E402
 
 
 def plot_costs(runs: dict, path: str) -> None:
     rows = runs["rows"]
     fig, axes = plt.subplots(1, 2, figsize=(10, 4))
-    for mode, marker in (("dense", "s"), ("sparse", "o")):
+    for mode, marker, name in (("dense", "s", "dense: every weight stored"),
+                               ("sparse", "o", "sparse: only the unpruned weights")):  # fmt: skip
         sel = [r for r in rows if r["mode"] == mode]
         d = [r["density"] for r in sel]
-        axes[0].plot(d, [r["model_state_bytes"] / 1e3 for r in sel], marker, label=f"{mode} measured")
-        axes[1].plot(d, [r["all_reduce_bytes_per_step"] / 1e3 for r in sel], marker, label=f"{mode} measured")
-        axes[1].plot(d, [r["analytic_all_reduce_bytes"] / 1e3 for r in sel], "k_", markersize=18)
+        axes[0].plot(d, [r["model_state_bytes"] / 1e3 for r in sel], marker, label=f"{name}, measured")
+        axes[1].plot(d, [r["all_reduce_bytes_per_step"] / 1e3 for r in sel], marker, label=f"{name}, measured")
+        axes[1].plot(d, [r["analytic_all_reduce_bytes"] / 1e3 for r in sel], "k_", markersize=18,
+                     label="analytic model" if mode == "dense" else None)  # fmt: skip
     axes[0].set(xlabel="density (fraction of linear weights kept)", ylabel="kB per rank",
                 title="Model state: weights, grads, fp32 master, Adam")  # fmt: skip
-    axes[1].set(xlabel="density", ylabel="kB per step per rank", title="Gradient all-reduce (black: analytic)")
-    for ax in axes:
-        ax.legend(fontsize=8)
+    axes[1].set(xlabel="density (fraction of linear weights kept)", ylabel="kB per step per rank",
+                title="Gradient all-reduce")  # fmt: skip
+    legend_below(fig, axes[1], ncol=3)
     fig.tight_layout()
     save_figure(fig, path)
 
@@ -36,7 +38,7 @@ def plot_costs(runs: dict, path: str) -> None:
 def plot_projection(summary: dict, path: str) -> None:
     projection = summary["projection"]
     by = projection["by_density"]
-    labels = [f"d={r['density']}" for r in by]
+    labels = [f"density {r['density']}" for r in by]
     x = range(len(by))
     fig, axes = plt.subplots(1, 2, figsize=(10, 4))
     axes[0].bar([i - 0.2 for i in x], [r["dense_bytes_per_parameter"] for r in by], 0.4, label="dense")
@@ -47,8 +49,7 @@ def plot_projection(summary: dict, path: str) -> None:
     axes[1].bar([i + 0.2 for i in x], [r["sparse_allreduce_s"] for r in by], 0.4, label="sparse")
     axes[1].set(xticks=list(x), xticklabels=labels, ylabel="s per step (alpha-beta model)",
                 title=f"gradient all-reduce on {projection['devices']} devices")  # fmt: skip
-    for ax in axes:
-        ax.legend(fontsize=8)
+    legend_below(fig, axes[0], ncol=2)
     fig.tight_layout()
     save_figure(fig, path)
 
