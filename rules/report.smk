@@ -1,8 +1,10 @@
 # The report's tables (included after every study's rules file, so every study is registered):
 #   results/<study>/tables/headline_numbers.csv, .html    the study's few headline numbers (data/headlines.yaml),
 #                                                         the paper's number beside each (data/claims.yaml)
-#   results/<study>/tables/front_page.html                the same with the study's finding and paper: its part
-#                                                         of the report's front page (rules/captions/workflow.rst)
+#   results/<study>/tables/front_page.html                the same with the study's finding, paper and the figures
+#                                                         that carry the finding (data/headlines.yaml names them):
+#                                                         its part of the report's front page
+#                                                         (rules/captions/workflow.rst)
 #   results/<study>/tables/summary_flat.csv               every study's summary.json, flattened (a download)
 #   results/pcgbench/tables/metrics.csv, .html             PCGBench metrics per model and execution model
 #   results/pcgbench/tables/reference_speedups.html        PCGBench reference speedups (beside its CSV)
@@ -13,6 +15,8 @@
 # workflow_scripts/pcgbench/tables.py.
 
 from pathlib import Path
+
+from workflow_scripts.claims.headline import front_page_figures
 
 for _study, _summary in list(STUDY_SUMMARIES.items()):
     _tables = results(f"{_study}/tables")
@@ -26,6 +30,8 @@ for _study, _summary in list(STUDY_SUMMARIES.items()):
             headlines="data/headlines.yaml",
             claims="data/claims.yaml",
             papers="data/papers.yaml",
+            # shown inline on the front page (the report is one file: the fragment holds them as data URIs)
+            figures=front_page_figures("data/headlines.yaml", _study, STUDY_FIGURES[_study]),
         output:
             csv=report(
                 f"{_tables}/headline_numbers.csv", category=_study, caption="captions/headline_numbers.rst"

@@ -41,7 +41,7 @@ CLAIMS = {
             "measured": {"key": "measured/*/sparse_bytes", "reduce": "min",
                          "divide_by": {"key": "measured/*/dense_bytes", "reduce": "max"}, "complement": True},
             "projection": {"key": "projection/by_density/*/memory_reduction", "reduce": "max"},
-            "basis": "projection",
+            "projection_label": "projected memory reduction", "basis": "projection",
             "verdict": {"paper_ratio": {"direction": "higher", "reproduced": 0.9, "partly": 0.5}},
         },
         {
@@ -95,7 +95,7 @@ def _with(path: str, keys: str, value):
         (1.6, 0.0, REPRODUCED, "100% of the paper's 1.6"),
         (1.5, 0.0, REPRODUCED, "94% of the paper's 1.6"),
         (0.3, 0.0, PARTLY, "but measured 0.3 is 19%"),  # the direction holds, the size does not
-        (0.3, 0.9, NOT, "RL above base fails (0.3 > 0.9)"),  # below the base model: whatever the size
+        (0.3, 0.9, NOT, "RL above base: no, 0.3 is not above 0.9"),  # below the base model: whatever the size
     ],
 )
 def test_row_number_and_verdict_follow_the_summary(tmp_path, rl, base, verdict, in_reason):
@@ -123,7 +123,7 @@ def test_projection_reduce_divide_complement(tmp_path):
 def test_some_checks_partly_and_not_testable(tmp_path):
     rows = _rows(tmp_path=tmp_path)
     assert rows["per_app"].verdict == PARTLY
-    assert "1 of 2 checks hold" in rows["per_app"].reason and "UMT fails" in rows["per_app"].reason
+    assert rows["per_app"].reason == "1 of 2 checks hold; UMT: no (NOT better than the baselines)."
     both = _with(RLPF, "apps/UMT", "better than the last-run baseline")
     assert _rows(both, tmp_path=tmp_path)["per_app"].verdict == REPRODUCED
     assert rows["scale"].verdict == NOT_TESTABLE
@@ -138,7 +138,7 @@ def test_testable_if_decides_between_not_testable_and_a_verdict(tmp_path):
     }
     tiny = _rows(claims=claims, tmp_path=tmp_path)["scale"]
     assert tiny.verdict == NOT_TESTABLE
-    assert tiny.reason == "The tiny config gathers 201 files; a tenth of the paper's corpus fails (201 >= 19600)."
+    assert tiny.reason == "The tiny config gathers 201 files."  # its sentence says why; the failed check repeats it
     paper_scale = _rows(_with(SPARSE, "files", 150000), claims=claims, tmp_path=tmp_path)["scale"]
     assert paper_scale.verdict == PARTLY and "77% of the paper's 196000" in paper_scale.reason
 
@@ -165,6 +165,7 @@ def test_missing_summary_is_named(tmp_path):
         ({"verdict": {"paper_ratio": {"direction": "up", "reproduced": 1, "partly": 0.5}}}, r"direction: 'up'"),
         ({"measured": {"key": "a", "reduce": "median"}}, r"measured.reduce: 'median'"),
         ({"basis": "projection"}, r"basis: 'projection' must be"),
+        ({"projection": {"key": "a"}}, r"`projection` needs `projection_label`"),
         ({"verdict": {}}, r"give checks, paper_ratio or not_testable"),
     ],
 )
@@ -205,6 +206,10 @@ def test_main_writes_table_and_counts_each_set_of_summaries_once(tmp_path, monke
     assert rows[0]["history"] == "first recorded run"
     page = (tmp_path / "results/claims.html").read_text()
     assert "RL raises expected speedup." in page
+    # One run recorded: no history column; the paper's source is a hover and a numbered note, not the cell's text.
+    assert "<th>history</th>" not in page and "first recorded run" not in page
+    assert '<span class="tip" title="STUDIES.md, RLPF">1.6</span> <a class="fn" href="#source-1">[1]</a>' in page
+    assert '<li id="source-1">STUDIES.md, RLPF</li>' in page
     # Every row cites its study's paper (data/papers.yaml), linked on the page.
     assert rows[0]["paper_cited"].startswith("D. Nichols, P. Polasam") and "arxiv.org/abs/2404.18864" in rows[0]["paper_cited"]
     assert 'href="https://arxiv.org/abs/2404.18864"' in page and "Nichols et al. 2024" in page
@@ -222,6 +227,7 @@ def test_main_writes_table_and_counts_each_set_of_summaries_once(tmp_path, monke
     assert rows[0]["measured"] == "1.7" and rows[0]["verdict"] == REPRODUCED
     assert rows[0]["history"] == "held in 2 of 2 recorded runs (reproduced 1, partly 1)"
     assert rows[1]["history"] == "same verdict in all 2 recorded runs"
+    assert "<th>history</th>" in (tmp_path / "results/claims.html").read_text()
 
     _write_summaries(tmp_path, _with(RLPF, "task_sets/serial/base/expected_speedup", 2.0))
     rows = _main(tmp_path)

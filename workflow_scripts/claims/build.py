@@ -47,10 +47,11 @@ logger = logging.getLogger(__name__)
 REPRODUCED, PARTLY, NOT, NOT_TESTABLE = "reproduced", "partly", "not", "not testable here"
 HELD = (REPRODUCED, PARTLY)  # a run in which the claim "held": its direction at least
 COLUMNS = ["study", "claim_id", "claim", "paper", "paper_cited", "paper_source", "measured", "measured_what", "projection",
-           "verdict", "reason", "history", "measured_from", "projection_from"]  # fmt: skip
+           "projection_what", "verdict", "reason", "history", "measured_from", "projection_from"]  # fmt: skip
 HISTORY_COLUMNS = ["summaries_sha256", "recorded_utc", "claim_id", "verdict", "measured", "projection"]
 REDUCERS = {"min", "max", "sum", "mean", "len", "all", "any"}
 OPS = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge, "==": operator.eq}
+OP_WORDS = {"<": "below", "<=": "at most", ">": "above", ">=": "at least", "==": "equal to"}  # a reason in words
 CHECK_OPS = set(OPS) | {"true", "startswith"}
 _MISSING = object()
 
@@ -111,8 +112,9 @@ class Claim:
     paper_formula: str | None
     paper_source: str
     measured: ValueSpec | None  # None: the tiny run measures nothing for this claim (a projection-only claim)
-    measured_label: str
+    measured_label: str  # what the measured number is, in words
     projection: ValueSpec | None
+    projection_label: str  # what the projection is, in words: a label names one number, never the other
     basis: str  # "measured" or "projection": the value paper_ratio judges
     extra: dict[str, ValueSpec]
     checks: tuple[Check, ...]
@@ -161,7 +163,7 @@ def _operand(entry: Any, default_summary: str, where: str) -> ValueSpec | float 
 def _claim(entry: Any, index: int) -> Claim:
     where = f"claim {entry['id']!r}" if isinstance(entry, dict) and "id" in entry else f"claims[{index}]"
     entry = _fields(entry, {"id", "study", "claim", "paper", "summary", "measured", "measured_label", "projection",
-                            "basis", "extra", "verdict"},
+                            "projection_label", "basis", "extra", "verdict"},
                     {"id", "study", "claim", "paper", "verdict"}, where)  # fmt: skip
     where = f"claim {entry['id']!r}"
     summary = entry.get("summary")
@@ -209,6 +211,8 @@ def _claim(entry: Any, index: int) -> Claim:
         raise ClaimsError(f"{where}.basis: {basis!r} must be 'measured', or 'projection' with a `projection` value")
     if basis == "measured" and "measured" not in entry and (ratio or verdict.get("not_testable")):
         raise ClaimsError(f"{where}: no `measured` value for the verdict to use; add one or set basis: projection")
+    if entry.get("projection") and not entry.get("projection_label"):  # a number is shown under its own label only
+        raise ClaimsError(f"{where}: `projection` needs `projection_label`, what the projected number is in words")
     return Claim(
         id=str(entry["id"]), study=str(entry["study"]), claim=" ".join(str(entry["claim"]).split()),
         paper_value=_operand(paper.get("value"), summary, f"{where}.paper.value"),
@@ -216,6 +220,7 @@ def _claim(entry: Any, index: int) -> Claim:
         measured=value_spec(entry["measured"], summary, f"{where}.measured") if entry.get("measured") else None,
         measured_label=str(entry.get("measured_label", "")),
         projection=value_spec(entry["projection"], summary, f"{where}.projection") if entry.get("projection") else None,
+        projection_label=str(entry.get("projection_label", "")),
         basis=basis,
         extra={name: value_spec(spec, summary, f"{where}.extra.{name}") for name, spec in (entry.get("extra") or {}).items()},
         checks=checks, testable_if=testable_if, some_checks=some_checks, paper_ratio=ratio,
@@ -329,16 +334,22 @@ def fmt(value: Any) -> str:
 
 
 def _check(check: Check, summaries: dict[str, Any], claim_id: str) -> tuple[bool, str]:
+    """(whether the check holds, the check in words for a reader: "RL above the base model: no, 0.8 is not above
+    0.9"; a check that holds is its label alone)."""
     value = read_value(check.value, summaries, claim_id)
     than = _operand_value(check.than, summaries, claim_id)
     if check.op == "true":
         held = value is True
-        return held, f"{check.label} {'holds' if held else 'fails'}"
+        return held, check.label if held else f"{check.label}: no"
     if check.op == "startswith":
         held = isinstance(value, str) and value.startswith(str(than))
-        return held, f"{check.label} {'holds' if held else 'fails'}"
+        return held, check.label if held else f"{check.label}: no ({value})"
     held = value is not None and than is not None and OPS[check.op](value, than)
-    return held, f"{check.label} {'holds' if held else 'fails'} ({fmt(value)} {check.op} {fmt(than)})"
+    if held:
+        return held, check.label
+    if value is None:
+        return held, f"{check.label}: no, not measured"
+    return held, f"{check.label}: no, {fmt(value)} is not {OP_WORDS[check.op]} {fmt(than)}"
 
 
 @dataclasses.dataclass(kw_only=True)
@@ -365,6 +376,7 @@ class Row:
             "measured": fmt(self.measured) if c.measured else "",
             "measured_what": c.measured_label,
             "projection": fmt(self.projection) if c.projection else "",
+            "projection_what": c.projection_label,
             "verdict": self.verdict,
             "reason": self.reason,
             "history": self.history,
@@ -395,18 +407,18 @@ def judge(claim: Claim, summaries: dict[str, Any]) -> Row:
         return Row(claim=claim, paper=paper, measured=measured, projection=projection, verdict=verdict,
                    reason=reason[:1].upper() + reason[1:] + ".")  # fmt: skip
 
-    if claim.not_testable:
+    if claim.not_testable:  # its sentence is the reason: the failed scale checks would only repeat it
         scale = [_check(check, summaries, claim.id) for check in claim.testable_if]
         if not scale or not all(ok for ok, _ in scale):
-            why = [fill(claim.not_testable), *(text for ok, text in scale if not ok)]
+            why = fill(claim.not_testable)
             return Row(claim=claim, paper=paper, measured=measured, projection=projection, verdict=NOT_TESTABLE,
-                       reason="; ".join(why)[:1].upper() + "; ".join(why)[1:] + ".")  # fmt: skip
+                       reason=why[:1].upper() + why[1:] + ".")  # fmt: skip
     results = [_check(check, summaries, claim.id) for check in claim.checks]
     held = [text for ok, text in results if ok]
     failed = [text for ok, text in results if not ok]
     if failed:
         verdict = NOT if not held else claim.some_checks
-        return row(verdict, [f"{len(held)} of {len(results)} checks hold", *failed, *held])
+        return row(verdict, [f"{len(held)} of {len(results)} checks hold", *failed])
     if claim.paper_ratio is None:
         return row(REPRODUCED, held)
     value = projection if claim.basis == "projection" else measured
@@ -467,11 +479,14 @@ def record_history(history: list[dict[str, str]], rows: list[Row], run_key: str)
                     "projection": fmt(row.projection) if row.claim.projection else ""} for row in rows]  # fmt: skip
 
 
+FIRST_RUN = "first recorded run"  # a history of one run: the claims page leaves it out
+
+
 def history_note(history: list[dict[str, str]], claim_id: str) -> str:
     verdicts = [entry["verdict"] for entry in history if entry["claim_id"] == claim_id]
     runs = len(verdicts)
     if runs <= 1:
-        return "first recorded run" if runs else ""
+        return FIRST_RUN if runs else ""
     counts = Counter(verdicts)
     if len(counts) == 1:
         return f"same verdict in all {runs} recorded runs"
@@ -516,36 +531,60 @@ def tally_html(rows: list[Row]) -> str:
             "<a href=\"javascript:app.showCategory('Claims')\">Claims</a> page (menu on the left).</p>\n")  # fmt: skip
 
 
+def _cell(text: str, tip: str = "", note: str = "") -> str:
+    """A table cell: `text`, `tip` on hover (dotted underline), `note` in small type under it; all escaped."""
+    shown = f'<span class="tip" title="{html.escape(tip)}">{html.escape(text)}</span>' if tip and text else html.escape(text)
+    return f"<td>{shown}" + (f"<br><small>{html.escape(note)}</small>" if note else "") + "</td>"
+
+
 def to_html(rows: list[Row]) -> str:
-    """The table as a page of the Snakemake report (which shows HTML inline, a CSV only as a download)."""
-    shown = ["study", "claim", "paper", "measured", "projection", "verdict", "reason", "history"]
+    """The table as a page of the Snakemake report (which shows HTML inline, a CSV only as a download): one row per
+    claim, a heading row per study with its paper, the papers' sources as footnotes (and on hover), so that a row
+    is a line or two; the history column only where some claim has more than one recorded run."""
+    with_history = any(row.history not in ("", FIRST_RUN) for row in rows)
+    shown = ["claim", "paper", "this run", "projection", "verdict", "reason"] + (["history"] if with_history else [])
     head = "".join(f"<th>{name}</th>" for name in shown)
-    body = []
+    body, sources = [], []
+    study = None
     for row in rows:
         cells = row.as_csv()
-        # What a number is, under it; where it was read (summary:key), on hover.
-        # The paper's number: its paper (linked) and where in it, under it.
-        notes = {"paper": (f"{row.cited.short()}, <a href=\"{html.escape(row.cited.url)}\" target=\"_blank\">"
-                           f"{html.escape(row.cited.title)}</a>: " if row.cited else "")
-                          + html.escape(cells["paper_source"]),
-                 "measured": html.escape(cells["measured_what"])}  # fmt: skip
-        tips = {"measured": cells["measured_from"], "projection": cells["projection_from"], "claim": cells["claim_id"]}
-        tds = "".join(
-            f'<td title="{html.escape(tips.get(name, ""))}">{html.escape(cells[name])}'
-            + (f"<br><small>{notes[name]}</small>" if notes.get(name) else "") + "</td>"
-            for name in shown
-        )
-        body.append(f'<tr style="background:{_COLOURS[row.verdict]}">{tds}</tr>')
+        if row.claim.study != study:
+            study = row.claim.study
+            cited = (f' <span class="cite">{html.escape(row.cited.short())}, <a href="{html.escape(row.cited.url)}" '
+                     f'target="_blank">{html.escape(row.cited.title)}</a></span>' if row.cited else "")  # fmt: skip
+            body.append(f'<tr class="study"><th colspan="{len(shown)}">{html.escape(study)}{cited}</th></tr>')
+        sources.append(cells["paper_source"])
+        mark = len(sources)
+        paper = (f'<td><span class="tip" title="{html.escape(cells["paper_source"])}">{html.escape(cells["paper"] or "-")}'
+                 f'</span> <a class="fn" href="#source-{mark}">[{mark}]</a></td>')  # fmt: skip
+        tds = [_cell(cells["claim"], cells["claim_id"]), paper,
+               _cell(cells["measured"], cells["measured_from"], cells["measured_what"] if cells["measured"] else ""),
+               _cell(cells["projection"], cells["projection_from"],
+                     cells["projection_what"] if cells["projection"] else ""),
+               f'<td class="verdict">{html.escape(row.verdict)}</td>', _cell(cells["reason"])]  # fmt: skip
+        if with_history:
+            tds.append(_cell("" if row.history == FIRST_RUN else row.history))
+        body.append(f'<tr style="background:{_COLOURS[row.verdict]}">{"".join(tds)}</tr>')
+    notes = "".join(f'<li id="source-{i}">{html.escape(source)}</li>' for i, source in enumerate(sources, 1))
     return (
         "<!DOCTYPE html>\n<html><head><meta charset='utf-8'><title>Claims</title><style>"
-        "body{font-family:sans-serif;font-size:13px}table{border-collapse:collapse}"
-        "td,th{border:1px solid #999;padding:3px 6px;vertical-align:top;text-align:left}</style></head><body>\n"
+        "body{font-family:sans-serif;font-size:13px;margin:0.5em}"
+        # the table scrolls in its own box: a narrow window never clips the page
+        ".scroll{overflow-x:auto;max-width:100%}table{border-collapse:collapse;min-width:60em}"
+        "td,th{border:1px solid #999;padding:3px 6px;vertical-align:top;text-align:left}"
+        "tr.study th{background:#f4f4f4;font-size:14px}span.cite{font-weight:normal;font-size:12px;margin-left:1em}"
+        "td:first-child{max-width:28em}td.verdict{white-space:nowrap}small{color:#444}"
+        "span.tip{text-decoration:underline dotted;cursor:help}a.fn{font-size:11px;text-decoration:none}"
+        "ol.sources{font-size:12px;color:#333}</style></head><body>\n"
         f"<h2>Which of the papers' claims this run reproduces</h2>\n<p>{html.escape(tally(rows))}. "
-        "Every number is read from a study's summary (hover a cell for the key); the verdict rules are in "
-        "data/claims.yaml, the papers in data/papers.yaml. <em>partly</em>: the direction holds at this scale, the size does not reach the paper's; "
-        "<em>not testable here</em>: this run's configuration cannot test it. <em>history</em>: a claim \"held\" "
-        "in a recorded run when it was reproduced or partly reproduced there.</p>\n"
-        f"<table><tr>{head}</tr>\n" + "\n".join(body) + "\n</table></body></html>\n"
+        "Every number is read from a study's summary (hover it for the key); the verdict rules are in "
+        "data/claims.yaml, the papers in data/papers.yaml. <em>partly</em>: the direction holds at this scale, "
+        "the size does not reach the paper's; <em>not testable here</em>: this run's configuration cannot test it. "
+        "Hover a paper's number, or follow its mark, for where the paper states it."
+        + (" <em>history</em>: how often a claim held (reproduced or partly) over the recorded runs." if with_history
+           else "") + "</p>\n"
+        f'<div class="scroll"><table><tr>{head}</tr>\n' + "\n".join(body) + "\n</table></div>\n"
+        f'<h3>Where each paper states its number</h3>\n<ol class="sources">{notes}</ol>\n</body></html>\n'
     )
 
 
