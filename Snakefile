@@ -20,7 +20,14 @@ sys.path.insert(0, workflow.basedir)
 
 from snakemake.logging import logger
 
-from workflow_scripts.common.config import explain_config_errors, fill_defaults, place_results
+from workflow_scripts.common.config import (
+    SLURM_PLACEHOLDER_FIX,
+    explain_config_errors,
+    fill_defaults,
+    place_results,
+    slurm_placeholders,
+    slurm_placeholders_of_jobs,
+)
 from workflow_scripts.common.external_inputs import missing_external_inputs, warning_text
 
 
@@ -47,6 +54,15 @@ place_results(config)
 # (`snakemake -n`), not hours later when the job that reads one starts on a cluster node.
 if workflow.is_main_process and (missing_inputs := warning_text(missing_external_inputs(config))):
     logger.warning(missing_inputs)
+# With SLURM resources (profiles/slurm), the site's values still left as SET_YOUR_* placeholders are named while
+# planning (a dry run says so; the executor is not known yet here); a submission stops before its first job
+# (onstart, below), naming those its jobs would ask for. Local runs have no SLURM resources and skip this.
+if workflow.is_main_process and (placeholders := slurm_placeholders(workflow.resource_settings, config)):
+    logger.warning(
+        "SLURM settings still hold their placeholders:\n  "
+        + "\n  ".join(placeholders)
+        + f"\n{SLURM_PLACEHOLDER_FIX}; a submission stops while a job it would submit asks for one"
+    )
 
 
 # Timing jobs hold a `timing_slot` (profiles/default: one per machine, so no two timings share its cores). On a
@@ -74,6 +90,23 @@ include: "rules/report.smk"
 
 # The report's front page: what each study reproduces and where its figures and tables are.
 report: "rules/captions/workflow.rst"
+
+
+onstart:
+    if workflow.executor_plugin.name == "slurm" and (
+        placeholders := slurm_placeholders_of_jobs(
+            [
+                (job.rule.name, dict(job.resources))
+                for job in workflow.dag.needrun_jobs()
+                if not job.is_local
+            ]
+        )
+    ):
+        raise WorkflowError(
+            "SLURM settings of the jobs to submit are still placeholders:\n  "
+            + "\n  ".join(placeholders)
+            + f"\n{SLURM_PLACEHOLDER_FIX}"
+        )
 
 
 rule all:

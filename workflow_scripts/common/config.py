@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import difflib
 import functools
 import os
 from pathlib import Path
@@ -87,6 +88,14 @@ def _moved_into(validator, error, unknown: list[str]) -> str:
     return ""
 
 
+def _did_you_mean(unknown: list[str], schema: dict[str, Any], where: str) -> str:
+    """'did you mean ...?' naming the known key closest to each misspelt one (difflib's default cutoff), if any."""
+    known = list(schema.get("properties", {}))
+    close = [f"'{where}{match[0]}' for '{where}{name}'" if len(unknown) > 1 else f"'{where}{match[0]}'"
+             for name in unknown if (match := difflib.get_close_matches(name, known, n=1))]  # fmt: skip
+    return f"did you mean {', '.join(close)}?" if close else ""
+
+
 def explain_config_errors(config: dict[str, Any], schema_path: str | Path) -> list[str]:
     """Every schema violation of `config`, one line each, naming the dotted key and what is allowed."""
     schema_path = Path(schema_path)
@@ -99,8 +108,8 @@ def explain_config_errors(config: dict[str, Any], schema_path: str | Path) -> li
             unknown = sorted(set(error.instance) - set(error.schema.get("properties", {})))
             where = f"{key}." if error.absolute_path else ""
             message = "unknown key " + ", ".join(f"'{where}{name}'" for name in unknown)
-            moved = _moved_into(validator, error, unknown)
-            lines.append(f"config: {message} ({_allowed(error)})" + (f"; {moved}" if moved else ""))
+            hint = _moved_into(validator, error, unknown) or _did_you_mean(unknown, error.schema, where)
+            lines.append(f"config: {message} ({_allowed(error)})" + (f"; {hint}" if hint else ""))
             continue
         hint = _allowed(error)
         lines.append(f"config key '{key}': {error.message}" + (f" ({hint})" if hint else ""))
@@ -258,3 +267,69 @@ def load_config(*files: str | Path, overrides: dict[str, Any] | None = None) -> 
     if problems:
         raise ValueError("invalid configuration:\n  " + "\n  ".join(problems))
     return place_results(fill_defaults(config))
+
+
+SLURM_PLACEHOLDER = "SET_YOUR_"  # how profiles/slurm and config/paper.yaml (pcgbench.cluster) mark a site's value
+
+
+Placements = dict[tuple[str, str], dict[str, list[str]]]  # (setting, placeholder) -> where -> rules or keys
+
+
+def _placeholder_lines(found: Placements) -> list[str]:
+    """`setting = VALUE (where items; where items)`, one line per setting and placeholder, in a stable order."""
+    return [f"{name} = {value} (" + "; ".join(f"{where} {', '.join(sorted(items))}".strip() for where, items in places.items())
+            + ")" for (name, value), places in sorted(found.items())]  # fmt: skip
+
+
+def _flat(config: Any, key: str = "") -> dict[str, Any]:
+    if isinstance(config, dict):
+        return {k: v for name, item in config.items() for k, v in _flat(item, f"{key}.{name}" if key else name).items()}
+    return {key: config}
+
+
+def _is_placeholder(value: Any) -> bool:
+    return isinstance(value, str) and value.startswith(SLURM_PLACEHOLDER)
+
+
+def slurm_placeholders(resource_settings: Any, config: dict[str, Any]) -> list[str]:
+    """The SLURM settings still holding a SET_YOUR_* placeholder, one line per setting and value with where it
+    is set: the profile's (or command line's) default-resources and set-resources of each rule (Snakemake's
+    `workflow.resource_settings`, whose values are `Resource`s: their `raw` is what the profile wrote), and the
+    config's keys (pcgbench.cluster). Empty unless the resources name a `slurm_*` setting, i.e. unless the SLURM
+    profile (or the user's own SLURM resources) is in use: the local runs leave the placeholders alone."""
+    default_resources = {name: r.raw for name, r in (resource_settings.default_resources or {}).items()}
+    set_resources = {rule: {name: r.raw for name, r in resources.items()}
+                     for rule, resources in resource_settings.overwrite_resources.items()}  # fmt: skip
+    if not any(name.startswith("slurm_") for resources in (default_resources, *set_resources.values())
+               for name in resources):  # fmt: skip
+        return []
+    found: Placements = {}
+    for name, value in default_resources.items():
+        if _is_placeholder(value):
+            found.setdefault((name, value), {}).setdefault("default-resources", [])
+    for rule, resources in set_resources.items():
+        for name, value in resources.items():
+            if _is_placeholder(value):
+                found.setdefault((name, value), {}).setdefault("set-resources of", []).append(rule)
+    for key, value in _flat(config).items():
+        if _is_placeholder(value):
+            found.setdefault((key.rpartition(".")[2], value), {}).setdefault("config", []).append(key)
+    return _placeholder_lines(found)
+
+
+def slurm_placeholders_of_jobs(jobs: list[tuple[str, dict[str, Any]]]) -> list[str]:
+    """`slurm_placeholders` of the jobs about to be submitted, given as (rule name, evaluated resources): one line
+    per resource and placeholder, naming the rules whose jobs ask for it."""
+    found: Placements = {}
+    for rule, resources in jobs:
+        for name, value in resources.items():
+            if _is_placeholder(value):
+                rules = found.setdefault((name, value), {}).setdefault("jobs of", [])
+                rules += [] if rule in rules else [rule]
+    return _placeholder_lines(found)
+
+
+# The SLURM plugin (2.8.0) submits with a slurm_account resource whenever one is set, --slurm-no-account or not.
+SLURM_PLACEHOLDER_FIX = ("set each to your site's value in profiles/slurm/config.yaml (default-resources, "
+                         "set-resources) and in the config's pcgbench.cluster; where the site has no accounts, delete "
+                         "the slurm_account line (--slurm-no-account alone does not remove it)")
