@@ -11,7 +11,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from workflow_scripts.common.figures import save_figure  # noqa: E402
+from workflow_scripts.common.figures import legend_below, save_figure  # noqa: E402
 
 
 def _solved_label(solved: dict) -> str:
@@ -27,7 +27,8 @@ def plot_sensitivity(sensitivity: dict, path: str, *, titles: dict[str, str], sc
     """`titles`, `scales` (multiply the metric for display) and `units` per metric, in panel order."""
     metrics = list(titles)
     rows = max(len(sensitivity[m]["knobs"]) for m in metrics)
-    fig, axes = plt.subplots(len(metrics), 1, figsize=(10, (0.3 * rows + 1.4) * len(metrics)), squeeze=False)
+    fig, axes = plt.subplots(len(metrics), 1, figsize=(10, (0.3 * rows + 1.4) * len(metrics)), squeeze=False,
+                             layout="constrained")  # keeps each panel's title clear of the tick labels above it
     for ax, metric in zip(axes[:, 0], metrics, strict=True):
         entry, scale = sensitivity[metric], scales[metric]
         knobs = [k for k in entry["knobs"] if k["min"] is not None]
@@ -47,5 +48,5 @@ def plot_sensitivity(sensitivity: dict, path: str, *, titles: dict[str, str], sc
         ax.set_xlabel(f"{titles[metric]} ({units[metric]})")
         ax.set_title(f"{titles[metric]}: {entry['configured'] * scale:.3g} configured, paper "
                      f"{entry['paper'] * scale:.3g}; right: value that gives the paper's", fontsize=9)  # fmt: skip
-        ax.legend(fontsize=7, loc="lower right")
+    legend_below(fig, axes[-1, 0], ncol=2)
     save_figure(fig, path)
