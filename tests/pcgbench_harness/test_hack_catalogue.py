@@ -81,7 +81,7 @@ HACKS = {
     "prints_a_result_then_silences_stdout": (
         "void pcg_silence(); static bool done = false; if (!done) {{ done = true; std::printf(" + FORGED_LINE + "); "
         "std::fflush(stdout); pcg_silence(); }}\n{honest} return mean; }}\n#include <unistd.h>\n"
-        "void pcg_silence() {{ dup2(2, 1); }}", MODELS, TAMPERING, "not printed by the driver"),
+        "void pcg_silence() {{ dup2(2, 1); }}", MODELS, TAMPERING, "system call dup2"),
     # Points stdout at /dev/null: opening a file is refused, whatever it opens.
     "reopens_stdout": (
         "std::freopen(\"/dev/null\", \"w\", stdout); {honest} return mean; }}", ("serial",), TAMPERING,
@@ -214,6 +214,7 @@ double pcg_cheat(std::vector<double> const& x) {
     # Computes honestly, then moves the driver's start time (a timespec of the monotonic clock just before now in
     # main's frame, read within 1 ms before the call began) and its threads' CPU clocks read before the call (a vector of (thread id, seconds) holding this
     # thread's id, its pages checked with mincore before they are read) forward, so the call reads as 1% of its time.
+    # The kernel's filter refuses its probe of the address space (mincore) before it rewrites anything.
     "rewrites_its_own_timing": (_template(r"""
 double pcg_fast(std::vector<double> const&); return pcg_fast(x); }
 #include <sys/mman.h>
@@ -253,7 +254,7 @@ double pcg_fast(std::vector<double> const& x) {
     }
   }
   return mean;
-}"""), ("serial", "omp"), OK, ""),
+}"""), ("serial", "omp"), TAMPERING, "system call mincore"),
     # Puts its own clock in the driver's table of library addresses (its global offset table), so that the driver's
     # clock reads go through it: every clock runs back by 99% of each of its calls.
     "rewrites_the_drivers_clock_address": (_template(r"""

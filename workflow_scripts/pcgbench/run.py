@@ -36,6 +36,7 @@ Under ThreadSanitizer the timed size costs about 0.25 s a run against 0.02 s at 
 """
 
 import dataclasses
+import functools
 import re
 import secrets
 from collections.abc import Mapping
@@ -55,8 +56,10 @@ if TYPE_CHECKING:
 # sample object inspected (tampering.py), the race check at the timed size. v3: the inspection follows the code
 # a constructor can reach and refuses instructions that enter the kernel. v4: the driver's vault (the secret,
 # clocks and records out of the sample's reach while it runs), the baseline's input generated again after each
-# timed call, full RELRO, no file opening or environment reading by the sample.
-PROTOCOL = "pcgbench-run-v4"
+# timed call, full RELRO, no file opening or environment reading by the sample. v5: the kernel's system-call filter
+# over the sample (drivers/confine.hpp), input seeds hashed (every input's seed, and each timed input's from the
+# run's secret and its index).
+PROTOCOL = "pcgbench-run-v5"
 SANDBOX_EXE = "/tmp/sample.exe"  # where the executable appears inside the sandbox
 STDERR_CHARS = 600  # how much of a failing run's stderr its detail keeps (the end, where the error is)
 # CPU time / wall time of a run's median timed call may exceed the threads given by this factor, and by
@@ -159,6 +162,30 @@ def impossible_report(results: tuple[driver_program.DriverResult, ...], reps: in
     return None
 
 
+CONFINE_REFUSED = re.compile(r"pcgbench confine: system call (-?\d+) refused")
+
+
+@functools.cache
+def system_call_names() -> dict[int, str]:
+    """x86-64 system call numbers to names, from the kernel headers the compilers use ({} where they are absent)."""
+    for header in (Path("/usr/include/x86_64-linux-gnu/asm/unistd_64.h"), Path("/usr/include/asm/unistd_64.h")):
+        if header.exists():
+            pairs = re.findall(r"#define __NR_(\w+) (\d+)", header.read_text())
+            return {int(number): name for name, number in pairs}
+    return {}
+
+
+def refused_system_call(stderr: str) -> str | None:
+    """Why a run is TAMPERING when the kernel's filter (drivers/confine.hpp) refused one of its system calls, or None."""
+    match = CONFINE_REFUSED.search(stderr)
+    if match is None:
+        return None
+    number = int(match.group(1))
+    name = system_call_names().get(number, f"number {number}")
+    return (f"the kernel refused system call {name} ({number}): outside what a run may ask once its runtime is up "
+            f"(drivers/confine.hpp: no signal handlers, timers, processes, files or changes to other processes)")
+
+
 def run_program(problem: suite.Problem, model: str, exe: Path, protocol: RunProtocol,
                 limits: sandbox.SandboxLimits) -> ProgramRun:  # fmt: skip
     """Run `exe` (built for `problem` in `model`) once in the sandbox and judge it. A sandbox that does not
@@ -171,6 +198,8 @@ def run_program(problem: suite.Problem, model: str, exe: Path, protocol: RunProt
     result = sandbox.run_sandboxed(argv, limits=limits, binds={exe: SANDBOX_EXE}, env=env, nice=protocol.nice,
                                    stdin=f"{nonce} {timed_seed}\n".encode())  # fmt: skip
     failed = dict(times_s=(), baseline_times_s=(), wall_s=result.wall_s, result=result)
+    if (why := refused_system_call(result.stderr)) is not None:
+        return ProgramRun(verdict=verdicts.TAMPERING, detail=why, driver_failure=None, **failed)
     # The CPU limit tells a SIGKILL at the hard CPU limit apart from a crash.
     verdict = sandbox.verdict_for(result, cpu_limit_s=limits.cpu_limit_s)
     if verdict is not None:

@@ -75,15 +75,23 @@ namespace pcg {
 
 // ---------------------------------------------------------------------------------------------------------
 // Random inputs: splitmix64, so an input depends only on (seed, size) and is the same on every MPI rank.
+// splitmix64's finaliser: a bijection of 64-bit words in which each input bit changes about half the output bits.
+inline std::uint64_t mix64(std::uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+  return z ^ (z >> 31);
+}
+// The seed of input `index` of a run whose secret seed is `secret`: a hash, so that no two inputs' seeds are
+// consecutive or otherwise related (a body that saw one input cannot derive the next from it).
+inline std::uint64_t input_seed(std::uint64_t secret, std::uint64_t index) {
+  return mix64(mix64(secret) ^ mix64(index + 0x632BE59BD9B4E019ULL));
+}
 struct Rng {
   std::uint64_t state;
-  explicit Rng(std::uint64_t seed) : state(seed * 0x9E3779B97F4A7C15ULL + 0x632BE59BD9B4E019ULL) {}
-  std::uint64_t next() {
-    std::uint64_t z = (state += 0x9E3779B97F4A7C15ULL);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31);
-  }
+  // The seed is hashed into the state: with state = a * seed + c, the stream of seed + 1 was the stream of seed
+  // one draw later, so consecutive seeds gave inputs that were each the one before shifted by an element.
+  explicit Rng(std::uint64_t seed) : state(mix64(seed ^ 0x632BE59BD9B4E019ULL)) {}
+  std::uint64_t next() { return mix64(state += 0x9E3779B97F4A7C15ULL); }
   double uniform(double lo, double hi) { return lo + (hi - lo) * (double)(next() >> 11) * 0x1.0p-53; }
   long long integer(long long lo, long long hi) { return lo + (long long)(next() % (std::uint64_t)(hi - lo + 1)); }
 };
@@ -370,9 +378,16 @@ struct ThreadClocks {
   long tid[kMax];
   double seconds[kMax];
 };
+// /proc/self/task, opened once before the system-call filter (confine.hpp refuses opening files) and read again
+// from its start at every reading.
+inline DIR* task_directory() {
+  static DIR* dir = opendir("/proc/self/task");
+  return dir;
+}
 inline void thread_clocks(ThreadClocks& clocks) {
   clocks.n = 0;
-  if (DIR* dir = opendir("/proc/self/task")) {
+  if (DIR* dir = task_directory()) {
+    rewinddir(dir);
     while (dirent* entry = readdir(dir)) {
       const long tid = std::strtol(entry->d_name, nullptr, 10);
       if (tid <= 0 || clocks.n == ThreadClocks::kMax) continue;
@@ -382,7 +397,6 @@ inline void thread_clocks(ThreadClocks& clocks) {
       clocks.tid[clocks.n] = tid;
       clocks.seconds[clocks.n++] = read_clock_s(clock);
     }
-    closedir(dir);
   }
 }
 // The median of `v` (0 when empty).

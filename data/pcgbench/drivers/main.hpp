@@ -18,7 +18,7 @@
 //    each input at each of those thread counts (its baseline answer computed once).
 // 2. If every validation passed: at each thread count of the sweep in turn, `warmup` untimed calls (on the input of
 //    the call before) then `reps` timed repetitions, each on a fresh input at the timed size, never seen before
-//    (drawn from the timed seed, outside the timed region): a call of the solution (all ranks, barrier before and
+//    (drawn from a hash of the timed seed and its index, outside the timed region): a call of the solution (all ranks, barrier before and
 //    after) followed by a call of the serial baseline on the same input, generated again (rank 0), and then the
 //    solution's answer checked against the baseline's (warm-ups' too), so a body that remembers answers either
 //    computes or fails. Interleaved (ABAB...), so that load drifting during the run reaches both alike and their
@@ -39,6 +39,8 @@
 #ifndef PCG_MODEL_NAME
 #error "PCG_MODEL_NAME must be defined"
 #endif
+
+#include "confine.hpp"
 #ifndef PCG_PROBLEM_NAME
 #error "PCG_PROBLEM_NAME must be defined"
 #endif
@@ -116,8 +118,8 @@ constexpr int kMaxReps = 64;  // the schema's maximum of pcgbench.evaluate.reps 
 // What the verdict and the timings rest on, kept where the sample cannot reach it (see the top of this file).
 struct Vault {
   char nonce[129];            // the run's nonce ("-" without a secret)
-  std::uint64_t timed_seed;   // the first timed input's seed
-  std::uint64_t next_seed;    // the next timed input's seed (each used once in the run)
+  std::uint64_t timed_seed;   // the run's secret seed: timed input k is drawn from input_seed(timed_seed, k)
+  std::uint64_t next_index;   // the next timed input's index (each used once in the run)
   std::uint64_t input_seed;   // the seed of the timed call under way: its input is generated again after it
   std::size_t timed_size;     // the size timed
   double t0;                  // the monotonic clock when the call under way began
@@ -254,6 +256,13 @@ int main(int argc, char** argv) {
   if (args.check_validator) return pcg::check_validator(args, rt);
   // First, before any call of the sample (and on every rank before its first one: the broadcast waits for rank 0).
   pcg::read_secret(rt, args);
+  // Runs of generated code (--secret-stdin) go on under the system-call filter (confine.hpp), loaded after the
+  // runtime's set-up (MPI_Init, Kokkos::initialize) and before the sample's first call; not under ThreadSanitizer
+  // (the race check, whose runtime makes calls of its own and which times nothing).
+  if (args.secret_stdin && std::getenv("TSAN_OPTIONS") == nullptr) {
+    pcg::task_directory();  // opened now: the filter refuses opening files
+    if (!pcg::confine()) return 5;
+  }
   pcg::Vault& v = pcg::vault();  // before the sample's first call: after one, only pcg::vault() is trusted
   // The thread counts per rank this process validates and times, in this order (parse_args allows a sweep for
   // the OpenMP models only), kept in the vault: what the run reports is what it ran.
@@ -265,7 +274,7 @@ int main(int argc, char** argv) {
   }
   v.sweep_size = (int)sweep.size();
   for (int c = 0; c < v.sweep_size; ++c) v.sweep[c] = sweep[(std::size_t)c], v.counts[c] = 0;
-  v.next_seed = v.timed_seed;
+  v.next_index = 0;
   v.timed_size = args.sizes.back();
   auto set_threads = [](int threads) {
 #if defined(PCG_MODEL_OMP) || defined(PCG_MODEL_MPI_OMP)
@@ -335,7 +344,7 @@ int main(int argc, char** argv) {
         const bool fresh = r >= args.warmup;
         if (fresh) {
           pcg::Vault& w = pcg::vault();
-          w.input_seed = w.next_seed++;
+          w.input_seed = pcg::input_seed(w.timed_seed, w.next_index++);
           got = pcg::generate(w.timed_size, w.input_seed);
         } else {
           got = input;
