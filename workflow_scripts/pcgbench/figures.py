@@ -24,7 +24,16 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from workflow_scripts.common.figures import VERDICT_COLOURS, Registry, draw_figure, save_figure  # noqa: E402
+from workflow_scripts.common.figures import (  # noqa: E402
+    EXECUTION_MODEL_NAMES,
+    GENERATOR_NAMES,
+    VERDICT_COLOURS,
+    VERDICT_NAMES,
+    Registry,
+    draw_figure,
+    readable,
+    save_figure,
+)
 from workflow_scripts.pcgbench.metrics import translation_versus_generation  # noqa: E402
 from workflow_scripts.pcgbench.translation import PAIR_NAMES, parse_pair  # noqa: E402
 from workflow_scripts.pcgbench.verdicts import VERDICTS  # noqa: E402
@@ -32,6 +41,18 @@ from workflow_scripts.pcgbench.verdicts import VERDICTS  # noqa: E402
 logger = logging.getLogger(__name__)
 
 MODEL_ORDER = ("serial", "omp", "mpi", "mpi+omp", "kokkos", "cuda", "hip")
+# Problem types in words (ParEval's twelve; a type not listed shows its name with spaces).
+PROBLEM_TYPE_NAMES = {"dense_la": "dense linear algebra", "sparse_la": "sparse linear algebra", "fft": "FFT"}
+
+
+def _series(generator: str, model: str | None = None) -> str:
+    """A generator (and execution model) in words: "HPC-Coder, OpenMP"."""
+    name = readable(generator, GENERATOR_NAMES)
+    return name if model is None else f"{name}, {readable(model, EXECUTION_MODEL_NAMES)}"
+
+
+def _types(types: list[str]) -> list[str]:
+    return [readable(t, PROBLEM_TYPE_NAMES) for t in types]
 
 
 def _largest_n(values: dict, prefix: str) -> tuple[int, float] | None:
@@ -50,10 +71,11 @@ def pass_at_1_figure(metrics: dict[str, dict], path: Path) -> None:
         by_model = metrics[generator]["by_model"].get(generator, {})
         x = np.arange(len(models)) + i * width
         ax.bar(x, [by_model.get(m, {}).get("build@1", np.nan) for m in models], width, color="none",
-               edgecolor=f"C{i}", hatch="//", label=f"{generator} build@1")  # fmt: skip
+               edgecolor=f"C{i}", hatch="//", label=f"{_series(generator)} build@1")  # fmt: skip
         ax.bar(x, [by_model.get(m, {}).get("pass@1", np.nan) for m in models], width, color=f"C{i}",
-               label=f"{generator} pass@1")  # fmt: skip
-    ax.set_xticks(np.arange(len(models)) + width * (len(generators) - 1) / 2, models)
+               label=f"{_series(generator)} pass@1")  # fmt: skip
+    ax.set_xticks(np.arange(len(models)) + width * (len(generators) - 1) / 2,
+                  [readable(m, EXECUTION_MODEL_NAMES) for m in models])  # fmt: skip
     ax.set_ylim(0, 1.05)
     ax.set_ylabel("pass@1 (filled), build@1 (hatched)")
     ax.set_title("PCGBench: pass@1 per generator and execution model")
@@ -71,7 +93,7 @@ def speedup_by_type_figure(metrics: dict[str, dict], path: Path) -> None:
                 continue
             speedups = {t: _largest_n(v, "speedup") for t, v in per_type.items()}
             efficiencies = {t: _largest_n(v, "efficiency") for t, v in per_type.items()}
-            bars.append((f"{generator}/{model}", speedups, efficiencies))
+            bars.append((_series(generator, model), speedups, efficiencies))
             types.update(per_type)
     types_sorted = sorted(types)
     fig, axes = plt.subplots(2, 1, figsize=(2 + 1.2 * len(types_sorted), 6.4), sharex=True)
@@ -93,7 +115,8 @@ def speedup_by_type_figure(metrics: dict[str, dict], path: Path) -> None:
     axes[0].axhline(1.0, color="k", lw=0.6, ls=":")
     axes[0].set_ylabel("speedup_n@1")
     axes[1].set_ylabel("efficiency_n@1")
-    axes[1].set_xticks(np.arange(len(types_sorted)) + width * (len(bars) - 1) / 2, types_sorted, rotation=30)
+    axes[1].set_xticks(np.arange(len(types_sorted)) + width * (len(bars) - 1) / 2, _types(types_sorted),
+                       rotation=30, ha="right")  # fmt: skip
     axes[0].set_title("speedup_n@1 and efficiency_n@1 per problem type (n = largest resource count run)")
     axes[0].legend(fontsize=7, ncol=1, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     save_figure(fig, path)
@@ -106,20 +129,20 @@ def heatmap_figure(metrics: dict[str, dict], path: Path) -> None:
         for model in MODEL_ORDER:
             per_type = data["by_model_and_type"].get(generator, {}).get(model)
             if per_type:
-                rows.append(f"{generator}/{model}")
+                rows.append(_series(generator, model))
                 grid[rows[-1]] = {t: v.get("pass@1", np.nan) for t, v in per_type.items()}
                 types.update(per_type)
     cols = sorted(types)
     values = np.array([[grid[r].get(c, np.nan) for c in cols] for r in rows], dtype=float)
     fig, ax = plt.subplots(figsize=(2.5 + 0.9 * len(cols), 1.2 + 0.35 * len(rows)))
     image = ax.imshow(values, vmin=0, vmax=1, cmap="viridis", aspect="auto")
-    ax.set_xticks(range(len(cols)), cols, rotation=30, ha="right")
+    ax.set_xticks(range(len(cols)), _types(cols), rotation=30, ha="right")
     ax.set_yticks(range(len(rows)), rows)
     for (r, c), v in np.ndenumerate(values):
         if np.isfinite(v):
             ax.text(c, r, f"{v:.2f}", ha="center", va="center", fontsize=7, color="w" if v < 0.6 else "k")
     fig.colorbar(image, ax=ax, label="pass@1")
-    ax.set_title("pass@1: generator / execution model x problem type")
+    ax.set_title("pass@1 per generator and execution model (rows) and problem type (columns)")
     save_figure(fig, path)
 
 
@@ -128,13 +151,14 @@ def verdicts_figure(metrics: dict[str, dict], path: Path) -> None:
     bars = []  # (generator/model, {verdict: samples})
     for generator, data in metrics.items():
         per_model = data.get("verdicts_by_model", {}).get(generator, {})
-        bars += [(f"{generator}/{model}", per_model[model]) for model in MODEL_ORDER if model in per_model]
+        bars += [(_series(generator, model), per_model[model]) for model in MODEL_ORDER if model in per_model]
     verdicts = [v for v in VERDICTS if any(v in counts for _, counts in bars)]
     fig, ax = plt.subplots(figsize=(2.5 + 0.6 * len(bars), 4.2))
     bottom = np.zeros(len(bars))
     for i, verdict in enumerate(verdicts):
         shares = np.array([counts.get(verdict, 0) / sum(counts.values()) for _, counts in bars])
-        ax.bar(range(len(bars)), shares, bottom=bottom, color=VERDICT_COLOURS.get(verdict, f"C{i % 10}"), label=verdict)
+        ax.bar(range(len(bars)), shares, bottom=bottom, color=VERDICT_COLOURS.get(verdict, f"C{i % 10}"),
+               label=readable(verdict, VERDICT_NAMES))  # fmt: skip
         bottom += shares
     for x, (_, counts) in enumerate(bars):
         ax.text(x, 1.01, str(sum(counts.values())), ha="center", va="bottom", fontsize=7)  # samples in the bar
@@ -159,8 +183,8 @@ def translation_figure(results: dict[str, pd.DataFrame], translation_results: di
     width = 0.8 / max(1, 2 * len(generators))
     for i, generator in enumerate(generators):
         for offset, column, style in ((0, "generation_pass@1", dict(color="none", edgecolor=f"C{i}", hatch="//",
-                                                                     label=f"{generator} generation")),
-                                      (1, "translation_pass@1", dict(color=f"C{i}", label=f"{generator} translation"))):  # fmt: skip
+                                                                     label=f"{_series(generator)}, from the description")),
+                                      (1, "translation_pass@1", dict(color=f"C{i}", label=f"{_series(generator)}, translated"))):  # fmt: skip
             x = np.arange(len(pairs)) + (2 * i + offset) * width
             values = [cells[generator].get(p, {}).get(column) for p in pairs]
             heights = np.array([np.nan if v is None else v for v in values], dtype=float)
@@ -171,7 +195,8 @@ def translation_figure(results: dict[str, pd.DataFrame], translation_results: di
                        linewidths=0.8, zorder=3)  # fmt: skip
     ax.scatter([], [], marker="_", s=90, color="k", linewidths=2.5, label="pass@1 0")
     ax.scatter([], [], marker="x", s=14, color="0.55", label="not evaluated")
-    labels = [f"{parse_pair(p)[1]}\n(from {parse_pair(p)[0]})" for p in pairs]
+    labels = [f"{readable(parse_pair(p)[1], EXECUTION_MODEL_NAMES)}\n(from {readable(parse_pair(p)[0], EXECUTION_MODEL_NAMES)})"
+              for p in pairs]  # fmt: skip
     ax.set_xticks(np.arange(len(pairs)) + width * (2 * len(generators) - 1) / 2, labels)
     ax.set_ylim(0, 1.05)
     ax.set_ylabel("pass@1 (same problems in both tasks)")
