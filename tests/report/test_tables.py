@@ -91,6 +91,16 @@ def test_pcgbench_metrics_rows_order_columns_and_leave_missing_metrics_empty():
     ]
 
 
+def test_pcgbench_metrics_columns_order_k_as_numbers_and_wrap_in_a_scrolling_box(tmp_path):
+    by_model = {"omp": {f"{metric}@{k}": 0.5 for metric in ("pass", "speedup_n", "efficiency_n") for k in (1, 5, 10)}}
+    columns, rows = pcgbench_tables.metrics_rows({"hf": _metrics("hf", by_model)})
+    assert columns[3:6] == ["pass@1", "pass@5", "pass@10"]  # not pass@1, pass@10, pass@5
+    tables.write_table(rows, columns, csv_path=None, html_path=tmp_path / "m.html", title="m")
+    page = (tmp_path / "m.html").read_text()
+    # a long head breaks at its "_", and the table scrolls in its own box: never cut off at the window's edge
+    assert "<th>speedup_<wbr>n@10</th>" in page and '<div class="scroll"><table>' in page
+
+
 def test_pcgbench_metrics_rows_refuse_metrics_without_by_model():
     with pytest.raises(ValueError, match="generator 'hf' have no `by_model`"):
         pcgbench_tables.metrics_rows({"hf": {"pass@1": 0.5}})

@@ -91,9 +91,15 @@ def write_table(rows: Sequence[Sequence[Any]], columns: Sequence[str], *, csv_pa
     write_text(html_path, render_html(rows, columns, title=title, note=note))
 
 
+def _breakable(name: str) -> str:
+    """A column name, escaped, that may break after a "_" (speedup_n@k): a table of sixteen columns fits a window
+    when its heads wrap, not when each is one word."""
+    return html.escape(name).replace("_", "_<wbr>")
+
+
 def render_html(rows: Sequence[Sequence[Any]], columns: Sequence[str], *, title: str, note: str = "") -> str:
     """A standalone HTML page holding one table (numbers right-aligned); every cell is escaped."""
-    head = "".join(f"<th>{html.escape(str(column))}</th>" for column in columns)
+    head = "".join(f"<th>{_breakable(str(column))}</th>" for column in columns)
     body = []
     for row in rows:
         cells = []
@@ -107,12 +113,15 @@ def render_html(rows: Sequence[Sequence[Any]], columns: Sequence[str], *, title:
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
         f"<title>{html.escape(title)}</title>\n"
         "<style>body{font-family:sans-serif;font-size:13px;margin:1em}"
+        # the table scrolls in its own box, so a table wider than the window is never cut off
+        "div.scroll{overflow:auto;max-width:100%;max-height:90vh}"
         "table{border-collapse:collapse}th,td{border:1px solid #ccc;padding:2px 6px;text-align:left}"
-        "th{background:#eee;position:sticky;top:0}td.num{text-align:right;font-variant-numeric:tabular-nums}"
+        "th{background:#eee;position:sticky;top:0;vertical-align:bottom}"
+        "td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}"
         "</style>\n</head>\n<body>\n"
         f"<h1>{html.escape(title)}</h1>\n{note_html}"
-        f"<table>\n<thead><tr>{head}</tr></thead>\n<tbody>\n" + "\n".join(body) + "\n</tbody>\n</table>\n"
-        "</body>\n</html>\n"
+        f'<div class="scroll"><table>\n<thead><tr>{head}</tr></thead>\n<tbody>\n' + "\n".join(body)
+        + "\n</tbody>\n</table></div>\n</body>\n</html>\n"
     )
 
 

@@ -33,11 +33,14 @@ LEADING_METRICS = ("pass@", "build@", "speedup_", "efficiency_", "expected_speed
 COUNT_COLUMNS = ("prompts", "samples", "min_samples_per_prompt")
 
 
-def _metric_order(name: str) -> tuple[int, str]:
+def _metric_order(name: str) -> tuple[int, str, int]:
+    """The paper's metrics first; within a metric, k in numeric order (pass@1, pass@5, pass@10)."""
+    stem, _, k = name.rpartition("@")
+    by_k = (stem, int(k)) if stem and k.isdigit() else (name, 0)
     for rank, prefix in enumerate(LEADING_METRICS):
         if name.startswith(prefix):
-            return rank, name
-    return len(LEADING_METRICS), name
+            return rank, *by_k
+    return len(LEADING_METRICS), *by_k
 
 
 def metrics_rows(metrics_by_generator: dict[str, dict[str, Any]]) -> tuple[list[str], list[list[Any]]]:
