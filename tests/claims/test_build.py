@@ -95,7 +95,7 @@ def _with(path: str, keys: str, value):
         (1.6, 0.0, REPRODUCED, "100% of the paper's 1.6"),
         (1.5, 0.0, REPRODUCED, "94% of the paper's 1.6"),
         (0.3, 0.0, PARTLY, "but measured 0.3 is 19%"),  # the direction holds, the size does not
-        (0.3, 0.9, NOT, "RL above base: no, 0.3 is not above 0.9"),  # below the base model: whatever the size
+        (0.3, 0.9, NOT, "0 of 1 checks hold, not: RL above base (0.3; needs above 0.9)"),  # below the base model
     ],
 )
 def test_row_number_and_verdict_follow_the_summary(tmp_path, rl, base, verdict, in_reason):
@@ -123,7 +123,7 @@ def test_projection_reduce_divide_complement(tmp_path):
 def test_some_checks_partly_and_not_testable(tmp_path):
     rows = _rows(tmp_path=tmp_path)
     assert rows["per_app"].verdict == PARTLY
-    assert rows["per_app"].reason == "1 of 2 checks hold; UMT: no (NOT better than the baselines)."
+    assert rows["per_app"].reason == "1 of 2 checks hold, not: UMT (NOT better than the baselines)."
     both = _with(RLPF, "apps/UMT", "better than the last-run baseline")
     assert _rows(both, tmp_path=tmp_path)["per_app"].verdict == REPRODUCED
     assert rows["scale"].verdict == NOT_TESTABLE

@@ -51,7 +51,7 @@ COLUMNS = ["study", "claim_id", "claim", "paper", "paper_cited", "paper_source",
 HISTORY_COLUMNS = ["summaries_sha256", "recorded_utc", "claim_id", "verdict", "measured", "projection"]
 REDUCERS = {"min", "max", "sum", "mean", "len", "all", "any"}
 OPS = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge, "==": operator.eq}
-OP_WORDS = {"<": "below", "<=": "at most", ">": "above", ">=": "at least", "==": "equal to"}  # a reason in words
+NEEDS = {"<": "below", "<=": "at most", ">": "above", ">=": "at least", "==": "exactly"}  # a reason in words
 CHECK_OPS = set(OPS) | {"true", "startswith"}
 _MISSING = object()
 
@@ -334,22 +334,19 @@ def fmt(value: Any) -> str:
 
 
 def _check(check: Check, summaries: dict[str, Any], claim_id: str) -> tuple[bool, str]:
-    """(whether the check holds, the check in words for a reader: "RL above the base model: no, 0.8 is not above
-    0.9"; a check that holds is its label alone)."""
+    """(whether the check holds, its label with, for a comparison that fails, the number and what it needed:
+    "RL above the base model (0.8; needs above 0.9)")."""
     value = read_value(check.value, summaries, claim_id)
     than = _operand_value(check.than, summaries, claim_id)
     if check.op == "true":
-        held = value is True
-        return held, check.label if held else f"{check.label}: no"
+        return value is True, check.label
     if check.op == "startswith":
         held = isinstance(value, str) and value.startswith(str(than))
-        return held, check.label if held else f"{check.label}: no ({value})"
+        return held, check.label if held else f"{check.label} ({value})"
     held = value is not None and than is not None and OPS[check.op](value, than)
     if held:
         return held, check.label
-    if value is None:
-        return held, f"{check.label}: no, not measured"
-    return held, f"{check.label}: no, {fmt(value)} is not {OP_WORDS[check.op]} {fmt(than)}"
+    return held, f"{check.label} ({fmt(value)}; needs {NEEDS[check.op]} {fmt(than)})"
 
 
 @dataclasses.dataclass(kw_only=True)
@@ -418,7 +415,7 @@ def judge(claim: Claim, summaries: dict[str, Any]) -> Row:
     failed = [text for ok, text in results if not ok]
     if failed:
         verdict = NOT if not held else claim.some_checks
-        return row(verdict, [f"{len(held)} of {len(results)} checks hold", *failed])
+        return row(verdict, [f"{len(held)} of {len(results)} checks hold, not: {'; '.join(failed)}"])
     if claim.paper_ratio is None:
         return row(REPRODUCED, held)
     value = projection if claim.basis == "projection" else measured
@@ -544,6 +541,9 @@ def to_html(rows: list[Row]) -> str:
     with_history = any(row.history not in ("", FIRST_RUN) for row in rows)
     shown = ["claim", "paper", "this run", "projection", "verdict", "reason"] + (["history"] if with_history else [])
     head = "".join(f"<th>{name}</th>" for name in shown)
+    # shares of the width: the claim and the reason read on a line or two; the numbers' notes wrap under them
+    widths = [26, 6, 13, 13, 7, 35 - 10 * with_history] + ([10] if with_history else [])
+    columns = "".join(f'<col style="width:{share}%">' for share in widths)
     body, sources = [], []
     study = None
     for row in rows:
@@ -557,7 +557,7 @@ def to_html(rows: list[Row]) -> str:
         mark = len(sources)
         paper = (f'<td><span class="tip" title="{html.escape(cells["paper_source"])}">{html.escape(cells["paper"] or "-")}'
                  f'</span> <a class="fn" href="#source-{mark}">[{mark}]</a></td>')  # fmt: skip
-        tds = [_cell(cells["claim"], cells["claim_id"]), paper,
+        tds = [f'<td title="{html.escape(cells["claim_id"])}">{html.escape(cells["claim"])}</td>', paper,
                _cell(cells["measured"], cells["measured_from"], cells["measured_what"] if cells["measured"] else ""),
                _cell(cells["projection"], cells["projection_from"],
                      cells["projection_what"] if cells["projection"] else ""),
@@ -570,10 +570,10 @@ def to_html(rows: list[Row]) -> str:
         "<!DOCTYPE html>\n<html><head><meta charset='utf-8'><title>Claims</title><style>"
         "body{font-family:sans-serif;font-size:13px;margin:0.5em}"
         # the table scrolls in its own box: a narrow window never clips the page
-        ".scroll{overflow-x:auto;max-width:100%}table{border-collapse:collapse;min-width:60em}"
+        ".scroll{overflow-x:auto;max-width:100%}table{border-collapse:collapse;width:100%;min-width:70em}"
         "td,th{border:1px solid #999;padding:3px 6px;vertical-align:top;text-align:left}"
         "tr.study th{background:#f4f4f4;font-size:14px}span.cite{font-weight:normal;font-size:12px;margin-left:1em}"
-        "td:first-child{max-width:28em}td.verdict{white-space:nowrap}small{color:#444}"
+        "td.verdict{white-space:nowrap}small{color:#444}"
         "span.tip{text-decoration:underline dotted;cursor:help}a.fn{font-size:11px;text-decoration:none}"
         "ol.sources{font-size:12px;color:#333}</style></head><body>\n"
         f"<h2>Which of the papers' claims this run reproduces</h2>\n<p>{html.escape(tally(rows))}. "
@@ -583,7 +583,8 @@ def to_html(rows: list[Row]) -> str:
         "Hover a paper's number, or follow its mark, for where the paper states it."
         + (" <em>history</em>: how often a claim held (reproduced or partly) over the recorded runs." if with_history
            else "") + "</p>\n"
-        f'<div class="scroll"><table><tr>{head}</tr>\n' + "\n".join(body) + "\n</table></div>\n"
+        f'<div class="scroll"><table><colgroup>{columns}</colgroup><tr>{head}</tr>\n' + "\n".join(body)
+        + "\n</table></div>\n"
         f'<h3>Where each paper states its number</h3>\n<ol class="sources">{notes}</ol>\n</body></html>\n'
     )
 
