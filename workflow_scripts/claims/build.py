@@ -416,8 +416,10 @@ def judge(claim: Claim, summaries: dict[str, Any]) -> Row:
     if failed:
         verdict = NOT if not held else claim.some_checks
         return row(verdict, [f"{len(held)} of {len(results)} checks hold, not: {'; '.join(failed)}"])
-    if claim.paper_ratio is None:
+    if claim.paper_ratio is None:  # the checks are the claim: say which held
         return row(REPRODUCED, held)
+    # beside the size, the checks are counted, not listed (data/claims.yaml names them)
+    checks_held = f"its {len(held)} check{'s' if len(held) != 1 else ''} hold{'' if len(held) != 1 else 's'}" if held else ""
     value = projection if claim.basis == "projection" else measured
     basis = "projection" if claim.basis == "projection" else "measured"
     ratio_spec = claim.paper_ratio
@@ -430,11 +432,11 @@ def judge(claim: Claim, summaries: dict[str, Any]) -> Row:
         ratio = paper / value if value else math.inf
         size = f"{basis} {fmt(value)} against the paper's {fmt(paper)} ({ratio:.0%} of the paper's effect, lower is better)"
     if ratio >= ratio_spec.reproduced:
-        return row(REPRODUCED, [size, *held])
+        return row(REPRODUCED, [size, checks_held])
     if ratio >= ratio_spec.partly:
-        return row(PARTLY, [size, *held])
+        return row(PARTLY, [size, checks_held])
     if held:  # the direction holds in this run, the size does not
-        return row(PARTLY, [f"{' and '.join(held)}, but {size}"])
+        return row(PARTLY, [f"{checks_held}, but {size}"])
     return row(NOT, [size])
 
 
@@ -528,21 +530,15 @@ def tally_html(rows: list[Row]) -> str:
             "<a href=\"javascript:app.showCategory('Claims')\">Claims</a> page (menu on the left).</p>\n")  # fmt: skip
 
 
-def _cell(text: str, tip: str = "", note: str = "") -> str:
-    """A table cell: `text`, `tip` on hover (dotted underline), `note` in small type under it; all escaped."""
-    shown = f'<span class="tip" title="{html.escape(tip)}">{html.escape(text)}</span>' if tip and text else html.escape(text)
-    return f"<td>{shown}" + (f"<br><small>{html.escape(note)}</small>" if note else "") + "</td>"
-
-
 def to_html(rows: list[Row]) -> str:
     """The table as a page of the Snakemake report (which shows HTML inline, a CSV only as a download): one row per
     claim, a heading row per study with its paper, the papers' sources as footnotes (and on hover), so that a row
     is a line or two; the history column only where some claim has more than one recorded run."""
     with_history = any(row.history not in ("", FIRST_RUN) for row in rows)
-    shown = ["claim", "paper", "this run", "projection", "verdict", "reason"] + (["history"] if with_history else [])
+    shown = ["claim", "paper", "this run", "verdict", "reason"] + (["history"] if with_history else [])
     head = "".join(f"<th>{name}</th>" for name in shown)
     # shares of the width: the claim and the reason read on a line or two; the numbers' notes wrap under them
-    widths = [26, 6, 13, 13, 7, 35 - 10 * with_history] + ([10] if with_history else [])
+    widths = [28, 7, 20, 8, 37 - 10 * with_history] + ([10] if with_history else [])
     columns = "".join(f'<col style="width:{share}%">' for share in widths)
     body, sources = [], []
     study = None
@@ -557,13 +553,14 @@ def to_html(rows: list[Row]) -> str:
         mark = len(sources)
         paper = (f'<td><span class="tip" title="{html.escape(cells["paper_source"])}">{html.escape(cells["paper"] or "-")}'
                  f'</span> <a class="fn" href="#source-{mark}">[{mark}]</a></td>')  # fmt: skip
+        numbers = "<br>".join(  # this run's number, then the projection, each over its own label
+            f'<span class="tip" title="{html.escape(cells[f"{part}_from"])}">{html.escape(cells[part])}</span> '
+            f"<small>{html.escape(cells[f'{part}_what'])}</small>"
+            for part in ("measured", "projection") if cells[part])  # fmt: skip
         tds = [f'<td title="{html.escape(cells["claim_id"])}">{html.escape(cells["claim"])}</td>', paper,
-               _cell(cells["measured"], cells["measured_from"], cells["measured_what"] if cells["measured"] else ""),
-               _cell(cells["projection"], cells["projection_from"],
-                     cells["projection_what"] if cells["projection"] else ""),
-               f'<td class="verdict">{html.escape(row.verdict)}</td>', _cell(cells["reason"])]  # fmt: skip
+               f"<td>{numbers}</td>", f'<td class="verdict">{html.escape(row.verdict)}</td>', f"<td>{html.escape(row.reason)}</td>"]
         if with_history:
-            tds.append(_cell("" if row.history == FIRST_RUN else row.history))
+            tds.append(f"<td>{html.escape('' if row.history == FIRST_RUN else row.history)}</td>")
         body.append(f'<tr style="background:{_COLOURS[row.verdict]}">{"".join(tds)}</tr>')
     notes = "".join(f'<li id="source-{i}">{html.escape(source)}</li>' for i, source in enumerate(sources, 1))
     return (
