@@ -101,6 +101,37 @@ def test_pcgbench_metrics_columns_order_k_as_numbers_and_wrap_in_a_scrolling_box
     assert "<th>speedup_<wbr>n@10</th>" in page and '<div class="scroll"><table>' in page
 
 
+# The frame a report shows a table in: the window less the menu opened beside it (about 480 px).
+FRAMES = ((960, 820), (1440, 1000))  # in a 1440x900 and a 1920x1080 window
+
+
+@pytest.mark.integration
+def test_the_metrics_page_is_never_cut_off(tmp_path):
+    """Sixteen columns (the metrics of a run with k up to 10): whole in the frame of a 1920-pixel window, and in the
+    narrower one the table scrolls in its own box while the page itself does not reach past the frame."""
+    from tests.report.chromium import HeadlessChromium
+
+    metrics = [f"{metric}@{k}" for metric in ("pass", "build", "speedup_n", "efficiency_n") for k in (1, 5, 10)]
+    by_model = {model: {**{name: 0.123456 for name in metrics[:11]}, "prompts": 68, "samples": 1360}
+                for model in ("serial", "omp", "mpi", "mpi+omp", "kokkos", "cuda", "hip")}  # fmt: skip
+    columns, rows = pcgbench_tables.metrics_rows({"generator_reference": _metrics("reference", by_model)})
+    assert len(columns) == 16
+    tables.write_table(rows, columns, csv_path=None, html_path=tmp_path / "m.html", title="metrics")
+    with HeadlessChromium() as browser:
+        for width, height in FRAMES:
+            browser.set_window(width, height)
+            browser.open(tmp_path / "m.html")
+            seen = browser.evaluate("""(() => { const box = document.querySelector("div.scroll");
+                return {page: document.documentElement.scrollWidth, window: window.innerWidth,
+                        table: document.querySelector("table").getBoundingClientRect().right,
+                        box: box.getBoundingClientRect().right, scrolls: box.scrollWidth > box.clientWidth}; })()""")
+            browser.screenshot(tmp_path / f"metrics_{width}.png")
+            assert seen["page"] <= seen["window"] and seen["box"] <= seen["window"], (width, seen)
+            assert seen["table"] <= seen["window"] or seen["scrolls"], (width, seen)
+            if width >= 1440:
+                assert seen["table"] <= seen["window"], (width, seen)
+
+
 def test_pcgbench_metrics_rows_refuse_metrics_without_by_model():
     with pytest.raises(ValueError, match="generator 'hf' have no `by_model`"):
         pcgbench_tables.metrics_rows({"hf": {"pass@1": 0.5}})
