@@ -18,11 +18,23 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 from workflow_scripts.common import snakemake_step  # noqa: E402
-from workflow_scripts.common.figures import Registry, draw_figure, save_figure  # noqa: E402
+from workflow_scripts.common.figures import (  # noqa: E402
+    Registry,
+    draw_figure,
+    legend_below,
+    legend_outside,
+    readable,
+    save_figure,
+)
 
 logger = logging.getLogger(__name__)
 
 COLORS = {"sgd": "tab:blue", "adamw": "tab:orange", "jorge": "tab:red", "shampoo": "tab:green"}
+OPTIMIZER_NAMES = {"sgd": "SGD", "adamw": "AdamW", "jorge": "Jorge", "shampoo": "Shampoo"}
+
+
+def _name(optimizer: str) -> str:
+    return readable(optimizer, OPTIMIZER_NAMES)
 
 
 def _by_task(runs: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
@@ -47,7 +59,7 @@ def _mark_near_misses(ax, task_runs: list[dict[str, Any]], x_key: str) -> None:
         missed_by = best - target if lower_is_better else target - best
         if 0 < missed_by <= NEAR_MISS * abs(target):
             ax.plot([x], [best], marker="o", markersize=11, markerfacecolor="none", color="red")
-            ax.annotate(f"{run['optimizer']} best {best:.5g}: misses {target:g} by {missed_by:.2g}", (x, best),
+            ax.annotate(f"{_name(run['optimizer'])} best {best:.5g}: misses {target:g} by {missed_by:.2g}", (x, best),
                         xytext=(6, -22 if not lower_is_better else 12), textcoords="offset points", ha="left",
                         fontsize=7, color="red")  # fmt: skip
 
@@ -59,13 +71,13 @@ def plot_convergence(runs: list[dict[str, Any]], path: str, x_key: str, x_label:
         for run in sorted(task_runs, key=lambda r: r["optimizer"]):
             xs = [row[x_key] for row in run["history"]]
             ys = [row["metric"] for row in run["history"]]
-            ax.plot(xs, ys, marker=".", color=COLORS.get(run["optimizer"]), label=run["optimizer"])
+            ax.plot(xs, ys, marker=".", color=COLORS.get(run["optimizer"]), label=_name(run["optimizer"]))
         first = task_runs[0]
         ax.axhline(first["target_metric"], color="gray", linestyle=":", label="target")
         _mark_near_misses(ax, task_runs, x_key)
         if first.get("optimum_loss") is not None:
             ax.axhline(first["optimum_loss"], color="black", linestyle="--", linewidth=0.8, label="optimum")
-        ax.set_title(task)
+        ax.set_title(task.replace("_", " "))  # the task's name in jorge.tasks
         ax.set_xlabel(x_label)
         ax.set_ylabel(f"test {first['metric_name']}")
         if first["metric_name"] == "loss":
@@ -75,7 +87,8 @@ def plot_convergence(runs: list[dict[str, Any]], path: str, x_key: str, x_label:
         else:
             ax.set_ylim(max(0.0, first["target_metric"] - 0.3), 1.0)
         ax.grid(alpha=0.3)
-        ax.legend(fontsize=8)
+    legend_below(fig, axes[0, 0], ncol=6)
+    fig.tight_layout()
     save_figure(fig, path)
 
 
@@ -92,7 +105,7 @@ def plot_factor_error(numerics: dict[str, Any], path: str) -> None:
                     continue
                 ys = [y if y is not None and math.isfinite(y) else math.nan for y in run["curve"]]
                 style = "-" if run["guard"] == "adapt_decay" else "--"
-                label = f"b={decay} " + ("adapted" if run["guard"] == "adapt_decay" else "bare")
+                label = f"decay b={decay}, " + ("adapted" if run["guard"] == "adapt_decay" else "bare")
                 ax.plot(run["curve_steps"], ys, style, color=color, label=label)
         ax.axhline(numerics["findings"]["tracking_tolerance"], color="gray", linestyle=":", label="tolerance")
         ax.set_yscale("log")
@@ -101,7 +114,7 @@ def plot_factor_error(numerics: dict[str, Any], path: str) -> None:
         ax.set_xlabel("factor update")
         ax.set_ylabel("relative error vs exact inverse 4th root")
         ax.grid(alpha=0.3)
-        ax.legend(fontsize=6, ncol=2)
+    legend_outside(axes[0, -1], fontsize=7)  # the same series in every panel
     save_figure(fig, path)
 
 
@@ -111,8 +124,13 @@ def _over_layer_size(ax, xlabel: str, ylabel: str, legend_fontsize: float | None
     ax.set_yscale("log")
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
-    ax.legend(fontsize=legend_fontsize)
+    _legend_under(ax, legend_fontsize)
     ax.grid(alpha=0.3)
+
+
+def _legend_under(ax, fontsize: float | None) -> None:
+    """The panel's legend under its x label, off the curves (save_figure's tight box keeps it in the image)."""
+    ax.legend(fontsize=fontsize, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2, frameon=False)
 
 
 def plot_step_cost(step_cost: dict[str, Any], path: str) -> None:
@@ -145,10 +163,10 @@ def plot_per_iteration_cost(step_cost: dict[str, Any], projection: dict[str, Any
         med = [row["iteration_s"][name]["median"] / base for row, base in zip(rows, sgd, strict=True)]
         lo = [row["iteration_s"][name]["p25"] / base for row, base in zip(rows, sgd, strict=True)]
         hi = [row["iteration_s"][name]["p75"] / base for row, base in zip(rows, sgd, strict=True)]
-        measured.plot(sizes, med, marker="o", color=COLORS[name], label=f"{name}: iteration")
+        measured.plot(sizes, med, marker="o", color=COLORS[name], label=f"{_name(name)}: iteration")
         measured.fill_between(sizes, lo, hi, color=COLORS[name], alpha=0.2)
         step = [row[f"{name}_step_s"]["median"] / row["sgd_step_s"]["median"] for row in rows]
-        measured.plot(sizes, step, linestyle="--", color=COLORS[name], label=f"{name}: optimizer step only")
+        measured.plot(sizes, step, linestyle="--", color=COLORS[name], label=f"{_name(name)}: optimizer step only")
     measured.axhline(1.0, color="gray", linewidth=0.8)
     measured.set_title(f"measured, {step_cost['device']}, {step_cost['threads']} thread(s)")
     _over_layer_size(measured, f"layer size d (d x d, batch {step_cost['batch_size']})", "time / SGD's (measured)",
@@ -163,7 +181,7 @@ def plot_per_iteration_cost(step_cost: dict[str, Any], projection: dict[str, Any
             ys = [projection["models"][model]["machines"][machine]["ratios"][f"{name}_over_sgd"] for model in models]
             projected.bar(xs, ys, width, color=COLORS[name], hatch=None if machine == "measured" else "//",
                           edgecolor="black", linewidth=0.5,
-                          label=f"{name}, {'measured rates' if machine == 'measured' else 'GPU, ASSUMED rates'}")  # fmt: skip
+                          label=f"{_name(name)}, {'measured rates' if machine == 'measured' else 'GPU, ASSUMED rates'}")  # fmt: skip
     projected.axhline(1.0, color="gray", linewidth=0.8)
     projected.set_xticks(range(len(models)), [f"{m}\n(batch {projection['models'][m]['batch_size']})" for m in models])
     projected.set_yscale("log")
@@ -171,7 +189,7 @@ def plot_per_iteration_cost(step_cost: dict[str, Any], projection: dict[str, Any
     settings = projection["optimizer_settings"]
     projected.set_title(f"projected (Jorge every {settings['jorge']['precondition_frequency']}, "
                         f"Shampoo every {settings['shampoo']['precondition_frequency']} step(s))")  # fmt: skip
-    projected.legend(fontsize=6)
+    _legend_under(projected, 6)
     projected.grid(alpha=0.3, axis="y")
     # (c) one factor's new root: Jorge's five products vs Shampoo's eigendecomposition, modelled and measured
     for machine, style in (("measured", "-"), ("gpu_assumed", ":")):

@@ -28,44 +28,77 @@ import pandas as pd  # noqa: E402
 from matplotlib.ticker import LogLocator, NullFormatter, StrMethodFormatter  # noqa: E402
 
 from workflow_scripts.common import snakemake_step  # noqa: E402
-from workflow_scripts.common.figures import Registry, draw_figure, save_figure  # noqa: E402
+from workflow_scripts.common.figures import (  # noqa: E402
+    Registry,
+    draw_figure,
+    legend_below,
+    legend_outside,
+    readable,
+    save_figure,
+)
 
 logger = logging.getLogger(__name__)
 
 
 
+# Names the figures show for the counters (synthetic.py's and the LDMS loader's names; a counter not listed shows
+# its name with spaces) and the model families.
+COUNTER_NAMES = {"nic_stalled_cycles": "NIC stalled cycles", "rtr_stalled_cycles": "router stalled cycles",
+                 "rtr_flits": "router flits", "fs_read_bytes": "file-system bytes read",
+                 "fs_write_bytes": "file-system bytes written", "fs_wait_ms": "file-system wait (ms)",
+                 "node_temp_c": "node temperature (C)", "login_sessions": "login sessions",
+                 "mem_used_mb": "memory used (MB)", "cpu_user_frac": "CPU user fraction", "power_w": "power (W)",
+                 "placement": "placement of the job's nodes", "time": "time of day and week"}  # fmt: skip
+FAMILY_NAMES = {"per_app": "one GBM per application", "agnostic": "one application-agnostic GBM"}
+
+
+def counter_name(feature: str) -> str:
+    """A counter (or a cluster of counters joined by "+") in words, one per line: "router flits per s"."""
+    names = []
+    for part in feature.split("+"):
+        rate = part.endswith("_per_s")
+        names.append(readable(part.removesuffix("_per_s"), COUNTER_NAMES) + (" per s" if rate else ""))
+    return "\n+ ".join(names)
+
+
 def runtime_variability(runs: pd.DataFrame, analysis: dict, truth: dict, path):
+    """Each detected step is a dashed line numbered at its top; the numbers' effects and p-values are listed right
+    of the panel (labels on the lines overlapped wherever two steps were close)."""
     apps = sorted(runs["app"].unique())
-    fig, axes = plt.subplots(len(apps), 1, figsize=(9, 1.9 * len(apps)), sharex=True, squeeze=False)
+    fig, axes = plt.subplots(len(apps), 1, figsize=(10, 1.9 * len(apps)), sharex=True, squeeze=False)
     planted = truth.get("change_point") or {}
     for ax, app in zip(axes[:, 0], apps, strict=True):
         rows = runs[runs["app"] == app].sort_values("start_s")
         when = pd.to_datetime(rows["start_s"], unit="s")
         ax.plot(when, rows["run_time_s"] / rows["run_time_s"].median(), ".", ms=3)
         found = analysis["change_points"][app]
-        for i, step in enumerate(sorted(found["steps"], key=lambda step: step["time_s"])):
+        steps = sorted(found["steps"], key=lambda step: step["time_s"])
+        notes = []
+        for number, step in enumerate(steps, start=1):
             ax.axvline(pd.to_datetime(step["time_s"], unit="s"), color="tab:red", ls="--", lw=1)
-            height = 1 - 0.3 * (i % 3)  # staggered, so the labels of neighbouring steps do not overlap
-            ax.annotate(f"{step['effect']:+.1%}\np={step['p_value']:.2g}", (pd.to_datetime(step["time_s"], unit="s"), height),
-                        xycoords=("data", "axes fraction"), xytext=(2, -2), textcoords="offset points", va="top",
-                        fontsize=6, color="tab:red")  # fmt: skip
+            ax.annotate(str(number), (pd.to_datetime(step["time_s"], unit="s"), 1), xycoords=("data", "axes fraction"),
+                        ha="center", va="bottom", fontsize=6, color="tab:red")  # fmt: skip
+            notes.append(f"{number}: {step['effect']:+.1%}, p={step['p_value']:.2g}")
         candidate = found["candidate"]
-        if not found["steps"] and candidate is not None:  # not significant: drawn apart, so it is not read as a step
+        if not steps and candidate is not None:  # not significant: drawn apart, so it is not read as a step
             ax.axvline(pd.to_datetime(candidate["time_s"], unit="s"), color="0.5", ls=":", lw=1)
-            ax.annotate(f"n.s. {candidate['effect']:+.1%}\np={candidate['p_value']:.2g}",
-                        (pd.to_datetime(candidate["time_s"], unit="s"), 1), xycoords=("data", "axes fraction"),
-                        xytext=(2, -2), textcoords="offset points", va="top", fontsize=6, color="0.4")  # fmt: skip
+            ax.annotate("n.s.", (pd.to_datetime(candidate["time_s"], unit="s"), 1), xycoords=("data", "axes fraction"),
+                        ha="center", va="bottom", fontsize=6, color="0.4")  # fmt: skip
+            notes.append(f"n.s.: {candidate['effect']:+.1%}, p={candidate['p_value']:.2g}")
+        ax.annotate("\n".join(notes) or "no step found", (1.01, 1), xycoords="axes fraction", va="top", fontsize=6,
+                    color="tab:red" if steps else "0.4")  # fmt: skip
         if planted:
             ax.axvline(pd.to_datetime(planted["time_s"], unit="s"), color="k", lw=1, alpha=0.6)
-        ax.set_ylabel(f"{app}\nrel. time")
-    handles = [plt.Line2D([], [], color="tab:red", ls="--", lw=1, label="detected step (effect, p)"),
-               plt.Line2D([], [], color="0.5", ls=":", lw=1, label="best candidate, not significant")]  # fmt: skip
+        ax.set_ylabel(f"{app}\nrun time / median")
+    handles = [plt.Line2D([], [], color="tab:red", ls="--", lw=1, label="detected step (numbered; effect and p right)"),
+               plt.Line2D([], [], color="0.5", ls=":", lw=1, label="best candidate, not significant (n.s.)")]  # fmt: skip
     if planted:
         handles.append(plt.Line2D([], [], color="k", lw=1, alpha=0.6, label="planted change"))
-    axes[0, 0].legend(handles=handles, loc="upper right", fontsize=6)
     axes[-1, 0].set_xlabel("run start (UTC)")
     fig.autofmt_xdate()  # dates slanted so they do not overlap
-    fig.suptitle("Run-time variability of the control jobs (run time / app median)")
+    fig.suptitle("Run-time variability of the control jobs (run time / the application's median)")
+    fig.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=len(handles), fontsize=7,
+               frameon=False)  # fmt: skip
     save_figure(fig, path)
 
 
@@ -88,15 +121,15 @@ def predicted_vs_measured(predictions: pd.DataFrame, path):
             ax.loglog(rows["run_time_s"], rows["predicted_s"], ".", ms=4, label=app)
         low, high = part[["run_time_s", "predicted_s"]].min().min(), part[["run_time_s", "predicted_s"]].max().max()
         ax.plot([low, high], [low, high], "k-", lw=0.8)
-        ax.set_title(f"{family.replace('_', '-')} GBM, test runs")
+        ax.set_title(f"{FAMILY_NAMES[family]}, test runs", fontsize=10)
         for axis in (ax.xaxis, ax.yaxis):
             _log_ticks(axis, low, high)
         ax.tick_params(axis="x", labelrotation=45, labelsize=7)
         ax.tick_params(axis="y", labelsize=7)
         ax.set_xlabel("measured run time (s)")
     axes[0].set_ylabel("predicted run time (s)")
-    axes[1].legend(fontsize=7)
     fig.tight_layout()
+    legend_outside(axes[1], fontsize=7, title="application", title_fontsize=7)
     save_figure(fig, path)
 
 
@@ -114,11 +147,11 @@ def top_features(analysis: dict, truth: dict, path):
         colours = ["tab:red" if set(analysis["clusters"][n]) & drivers else "tab:blue" for n in names]
         ax.barh(y, [imp[n]["mean"] for n in names], xerr=[imp[n]["sd"] for n in names], color=colours)
         ax.plot([control[n]["mean"] for n in names], y, "k|", ms=10, label="permuted-label control")
-        labels = [n.replace("_per_s", "/s").replace("+", "\n+ ") for n in names]
+        labels = [counter_name(n) for n in names]
         ax.set_yticks(y, labels, fontsize=6)
         ax.set_title(app)
         ax.set_xlabel("RMSE rise, log run time")
-    axes[0, 0].legend(fontsize=7, loc="lower right")
+    legend_below(fig, axes[0, 0])
     counters_given = any(set(members) - {"time", "placement"} for members in analysis["clusters"].values())
     title = ("Permutation importance of counter clusters" if counters_given else
              "Permutation importance of the run table's features (no counters given)")  # fmt: skip
@@ -131,12 +164,12 @@ def loao_error(analysis: dict, truth: dict, path):
     errors = analysis["errors"]
     apps = sorted(a for a in errors["loao"]["gbm"] if a != "all")
     bars = {
-        "held out: agnostic GBM": [errors["loao"]["gbm"][a]["mape"] for a in apps],
-        "held out: agnostic MLP": [errors["loao"]["mlp"][a]["mape"] for a in apps],
-        "per-app GBM": [errors["per_app"]["gbm"][a]["mape"] for a in apps],
-        "last run": [errors["per_app"]["last_run"][a]["mape"] for a in apps],
-        "rolling median": [errors["per_app"]["rolling_median"][a]["mape"] for a in apps],
-        "permuted-label control": [errors["control"]["gbm"][a]["mape"] for a in apps],
+        "left out: application-agnostic GBM": [errors["loao"]["gbm"][a]["mape"] for a in apps],
+        "left out: application-agnostic MLP": [errors["loao"]["mlp"][a]["mape"] for a in apps],
+        "per-application GBM (trained on it)": [errors["per_app"]["gbm"][a]["mape"] for a in apps],
+        "the application's last run": [errors["per_app"]["last_run"][a]["mape"] for a in apps],
+        "rolling median of its runs": [errors["per_app"]["rolling_median"][a]["mape"] for a in apps],
+        "GBM on permuted labels (control)": [errors["control"]["gbm"][a]["mape"] for a in apps],
     }
     fig, ax = plt.subplots(figsize=(8, 4))
     width = 0.8 / len(bars)
@@ -146,9 +179,9 @@ def loao_error(analysis: dict, truth: dict, path):
         best = [truth["apps"][a]["best_achievable_mape"] for a in apps]
         ax.scatter(np.arange(len(apps)) + 0.4 - width / 2, best, marker="_", s=600, color="k", label="best achievable")
     ax.set_xticks(np.arange(len(apps)) + 0.4 - width / 2, apps)
-    ax.set_ylabel("MAPE on test runs")
+    ax.set_ylabel("MAPE on test runs (0.1 = 10%)")
     ax.set_title("Error per application left out of training")
-    ax.legend(fontsize=7)
+    legend_outside(ax, fontsize=7)
     # An analysis written before apps could be left out has no such field: it modelled every app (or stopped).
     left_out = analysis.get("left_out_of_models", {})
     if left_out:  # named, so an app missing from the bars is not read as one that was forgotten

@@ -61,6 +61,8 @@ def plot_costs(runs: dict, path: str) -> None:
     axes[0].set_yticks(y, [readable(n, STRATEGY_NAMES) for n in names])
     axes[0].invert_yaxis()  # the configured order, top to bottom
     handles = [h for ax in axes[1:] for h in ax.get_legend_handles_labels()[0]]
+    matching = sum(rows[n]["bytes_match_analytic"] for n in names)
+    fig.suptitle(f"Measured bytes match the analytic model for {matching} of {len(names)} strategies", fontsize=10)
     fig.legend(handles, [h.get_label() for h in handles], loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=4,
                fontsize=8, frameon=False)  # fmt: skip
     fig.tight_layout()
