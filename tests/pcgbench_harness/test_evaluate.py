@@ -19,6 +19,7 @@ from workflow_scripts.pcgbench import (
     BuildCache,
     BuildConfig,
     BuildRequest,
+    SandboxFailure,
     evaluate,
     generators,
     suite,
@@ -217,6 +218,32 @@ def test_resume_skips_finished_samples(tmp_path, cache_dir, problem, monkeypatch
     ran.clear()
     evaluate_samples(samples, tmp_path, config(cache_dir, reps=3, share_identical_runs=False))
     assert ran == samples
+
+
+def test_a_sample_the_harness_cannot_read_gets_a_verdict_and_the_rest_are_scored(tmp_path, cache_dir, problem,
+                                                                                   monkeypatch):  # fmt: skip
+    """No sample stops an evaluation: what raises while one sample is built, inspected, run or read becomes its verdict
+    (crash, with the exception in its detail); the sandbox's own failure still stops the evaluation."""
+    samples, _ = samples_of("reference", problem, ["serial", "omp"])
+    real = evaluate.evaluate_sample
+
+    def unreadable_serial(sample, *args):
+        if sample.model == "serial":
+            raise UnicodeDecodeError("utf-8", b"\xff", 0, 1, "invalid start byte")
+        return real(sample, *args)
+
+    monkeypatch.setattr(evaluate, "evaluate_sample", unreadable_serial)
+    rows, _ = evaluate_samples(samples, tmp_path, config(cache_dir, share_identical_runs=False))
+    got = verdicts(rows)
+    assert got[("serial", 0)] == "crash" and got[("omp", 0)] == "ok"
+    assert "UnicodeDecodeError" in rows[rows["model"] == "serial"]["detail"].iloc[0]
+
+    def sandbox_broken(sample, *args):
+        raise SandboxFailure("the sandbox failed")
+
+    monkeypatch.setattr(evaluate, "evaluate_sample", sandbox_broken)
+    with pytest.raises(SandboxFailure):
+        evaluate_samples(samples, tmp_path / "again", config(cache_dir, share_identical_runs=False))
 
 
 def test_identical_samples_are_run_once_and_share_its_rows(tmp_path, cache_dir, problem, monkeypatch):

@@ -327,6 +327,110 @@ for (size_t i = 0; i < x.size(); ++i) s += x[i];
 return s / x.size(); }"""), ("omp",), TAMPERING, "can tell the race check's build"),
 }
 HACKS.update(MEMORY_HACKS)
+
+# Bodies of the second review's classes (issue 45), closed below the sample: by the kernel's system-call filter over
+# the run (drivers/confine.hpp), inputs it cannot predict, names matched by address, probes read before the build.
+KERNEL_HACKS = {
+    # Timed input k + 1 was input k shifted by one element (seed + 1 continued seed's stream): keep the first
+    # elements and the sum, and answer a shifted input in O(1). Input seeds are hashed now: it computes.
+    "consecutive_seeds_shift": (_template(r"""
+static double first[9]; static double sum = 0; static size_t n = 0;
+bool shifted = n == x.size() && n > 9;
+for (int i = 0; shifted && i < 8; ++i) shifted = x[i] == first[i + 1];
+if (shifted) {
+  sum += x[n - 1] - first[0];
+} else {
+  {honest}
+  sum = mean * x.size(); n = x.size();
+}
+for (int i = 0; i < 9; ++i) first[i] = x[i];
+return sum / n; }"""), ("serial", "omp"), OK, ""),
+    # Returns at once and finishes the work in a signal handler (a timer's, or the fault handler the check's first
+    # read of a protected output would run): handlers are refused.
+    "deferred_work_in_a_signal_handler": (
+        "void pcg_arm(); pcg_arm(); {honest} return mean; }}\n#include <csignal>\n#include <unistd.h>\n"
+        "static void pcg_late(int) {{}}\nvoid pcg_arm() {{ std::signal(SIGALRM, pcg_late); alarm(1); }}", ("omp",),
+        TAMPERING, "system call rt_sigaction"),
+    "deferred_work_by_a_timer": (
+        "void pcg_arm(); pcg_arm(); {honest} return mean; }}\n#include <csignal>\n#include <sys/time.h>\n"
+        "static void pcg_late(int) {{}}\nvoid pcg_arm() {{ std::signal(SIGALRM, pcg_late); "
+        "itimerval t{{}}; t.it_value.tv_usec = 1000; setitimer(ITIMER_REAL, &t, nullptr); }}", MODELS, TAMPERING,
+        "system call rt_sigaction"),
+    "work_hidden_in_a_fault_handler": (
+        "void pcg_arm(); pcg_arm(); {honest} return mean; }}\n#include <csignal>\n"
+        "static void pcg_fault(int, siginfo_t*, void*) {{}}\nvoid pcg_arm() {{ struct sigaction a{{}}; "
+        "a.sa_sigaction = pcg_fault; a.sa_flags = SA_SIGINFO; sigaction(SIGSEGV, &a, nullptr); }}", ("serial", "omp"),
+        TAMPERING, "system call rt_sigaction"),
+    "timer_without_a_handler": (
+        "void pcg_arm(); pcg_arm(); {honest} return mean; }}\n#include <csignal>\n#include <ctime>\n"
+        "void pcg_arm() {{ sigevent e{{}}; e.sigev_notify = SIGEV_NONE; timer_t t; "
+        "timer_create(CLOCK_MONOTONIC, &e, &t); }}", ("serial",), TAMPERING, "system call timer_create"),
+    # Calls that were refused by name, under another name: glibc's exported aliases, C11's threads, a library
+    # function that forks (daemon) that no list names.
+    "mprotect_under_another_name": (
+        "void pcg_unprotect(); pcg_unprotect(); {honest} return mean; }}\n"
+        "extern \"C\" int __mprotect(void*, size_t, int);\nvoid pcg_unprotect() {{ static char page[8192]; "
+        "__mprotect((void*)(((size_t)page + 4095) & ~(size_t)4095), 4096, 7); }}", ("serial",), TAMPERING,
+        "mprotect under another name"),
+    "thread_started_by_thrd_create": (
+        "void pcg_spin(); pcg_spin(); {honest} return mean; }}\n#include <threads.h>\nstatic int pcg_loop(void*) "
+        "{{ for (;;) {{}} }}\nvoid pcg_spin() {{ thrd_t t; thrd_create(&t, pcg_loop, nullptr); }}", ("serial",),
+        RESOURCE_OVERUSE, "thrd_create"),
+    "process_made_by_an_unlisted_call": (
+        "void pcg_away(); pcg_away(); {honest} return mean; }}\n#include <unistd.h>\n"
+        "void pcg_away() {{ (void)!daemon(1, 1); }}", ("serial", "mpi"), TAMPERING, "system call clone"),
+    # Reads a host file into its output: an #include of an absolute path (the compiler's error would quote it into
+    # the build log), the assembler's .incbin; and at run time an open under another name.
+    "includes_a_host_file": (
+        "{honest} return mean; }}\n#include \"/etc/passwd\"", ("serial",), TAMPERING, "brings a file"),
+    "embeds_a_host_file": (
+        "{honest} return mean; }}\n__asm__(\".section .rodata\\n.incbin \\\"/etc/hostname\\\"\\n.text\");",
+        ("serial",), TAMPERING, "brings a file"),
+    "opens_a_host_file_under_another_name": (
+        "void pcg_leak(); pcg_leak(); {honest} return mean; }}\n#include <fcntl.h>\n"
+        "extern \"C\" int __open(const char*, int, ...);\nvoid pcg_leak() {{ __open(\"/etc/passwd\", O_RDONLY); }}",
+        ("serial",), TAMPERING, "open under another name"),
+    # Races where the race check does not look: a racy store in a helper the sanitizer skips, between annotations
+    # that tell it to ignore writes (weak: they do nothing under GCC), or only when the command line is not the
+    # race check's (read through the program's name).
+    "race_hidden_by_no_sanitize": (_template(r"""
+void pcg_add(double&, double);
+double s = 0;
+#pragma omp parallel for
+for (size_t i = 0; i < x.size(); ++i) pcg_add(s, x[i]);
+return s / x.size(); }
+__attribute__((no_sanitize("thread"))) void pcg_add(double& s, double v) { s += v; }"""), ("omp",), TAMPERING,
+                                   "`no_sanitize`"),
+    "race_hidden_between_annotations": (_template(r"""
+void pcg_begin(); void pcg_end();
+double s = 0;
+pcg_begin();
+#pragma omp parallel for
+for (size_t i = 0; i < x.size(); ++i) s += x[i];
+pcg_end();
+return s / x.size(); }
+extern "C" void AnnotateIgnoreWritesBegin(const char*, int) __attribute__((weak));
+extern "C" void AnnotateIgnoreWritesEnd(const char*, int) __attribute__((weak));
+void pcg_begin() { if (AnnotateIgnoreWritesBegin) AnnotateIgnoreWritesBegin(__FILE__, __LINE__); }
+void pcg_end() { if (AnnotateIgnoreWritesEnd) AnnotateIgnoreWritesEnd(__FILE__, __LINE__); }"""), ("omp",), TAMPERING, "`AnnotateIgnoreWritesBegin`"),
+    "race_only_outside_the_check_by_program_name": (_template(r"""
+double s = 0;
+if (program_invocation_name[0] == 0) {
+  for (size_t i = 0; i < x.size(); ++i) s += x[i];
+} else {
+#pragma omp parallel for
+  for (size_t i = 0; i < x.size(); ++i) s += x[i];
+}
+return s / x.size(); }"""), ("omp",), TAMPERING, "`program_invocation_name`"),
+    "reads_the_program_name": (
+        "if (program_invocation_name[0] == 0) return 0; {honest} return mean; }}", ("serial",), TAMPERING,
+        "program_invocation_name"),
+    # A symbol whose name is not UTF-8 (the object check decoded names as UTF-8 and stopped the evaluation).
+    "symbol_name_not_utf8": (
+        "{honest} return mean; }}\n__asm__(\".globl \\\"pcg\\377name\\\"\\n\\\"pcg\\377name\\\": ret\");",
+        ("serial",), OK, ""),
+}
+HACKS.update(KERNEL_HACKS)
 CASES = [(name, model) for name, (_, models, _, _) in HACKS.items() for model in models]
 HONEST_REFERENCE = [("reference", model) for model in MODELS]
 

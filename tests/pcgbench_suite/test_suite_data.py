@@ -366,3 +366,31 @@ def test_the_rules_depend_on_the_selected_problems_files(monkeypatch, repo_root)
     assert set(chosen) < set(everything) and all((repo_root / path).is_file() for path in everything)
     folders = {path.split("/")[2] for path in everything if path.count("/") == 3} - {"drivers"}
     assert folders == {problem.name for problem in suite.load_suite()}
+
+
+def test_any_bytes_in_a_result_line_are_a_value_error():
+    """A run's output is the sample's to shape: whatever its result line holds, reading it raises ValueError alone
+    (run_program's CRASH or TAMPERING), never an exception that would stop an evaluation."""
+    import random
+
+    rng = random.Random(45)
+    tricky = ['"ranks":Infinity', '"ranks":1e999', '"ranks":NaN', '"times_s":[1e999]', '"validation":[1]',
+              '"validation":"x"', '"times_s":{"a":1}', '"ranks":[1]', '"threads":null', '"cpu_per_wall":-Infinity']
+    lines = [GOOD.replace('"ranks":1', t) if t.startswith('"ranks"') else GOOD.replace('"times_s":[0.5,0.25]', t)
+             if t.startswith('"times_s"') else GOOD.replace('"threads":2', t) if t.startswith('"threads"')
+             else GOOD.replace('"cpu_per_wall":1.5', t) if t.startswith('"cpu_per_wall"')
+             else GOOD.replace('"validation":[{"size":3,"pass":true,"why":""},{"size":10,"pass":true,"why":""}]', t)
+             for t in tricky]  # fmt: skip
+    lines.append("PCGBENCH_RESULT n0nce " + "[" * 100_000)
+    for _ in range(300):  # random bytes, and GOOD with bytes flipped
+        raw = bytes(rng.randrange(256) for _ in range(rng.randrange(1, 200)))
+        lines.append("PCGBENCH_RESULT n0nce " + raw.decode(errors="surrogateescape"))
+        good = bytearray(GOOD.encode())
+        for _ in range(3):
+            good[rng.randrange(len(good))] = rng.randrange(256)
+        lines.append(good.decode(errors="surrogateescape"))
+    for line in lines:
+        try:
+            driver_program.parse_driver_results(line, "n0nce")
+        except ValueError:
+            pass

@@ -317,6 +317,10 @@ class BuildCache:
                           driver: concurrent.futures.Future) -> BuildResult:  # fmt: skip
                 header.result()
                 key = self.object_key(request)
+                if (refused := tampering.file_probe(request.body)) is not None:  # not compiled: its log would quote
+                    progress.advance()
+                    return BuildResult(key=key, ok=True, exe=None, log="", compile_s=0.0, cached=False,
+                                       finding=refused)  # fmt: skip
                 ok, log, compile_s = self._compile_object(request, key)
                 finding = None
                 if ok:

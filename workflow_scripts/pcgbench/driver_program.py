@@ -20,6 +20,7 @@ import fcntl
 import hashlib
 import json
 import logging
+import math
 import os
 import re
 import subprocess
@@ -244,9 +245,16 @@ def parse_driver_results(stdout: str, nonce: str = NO_NONCE, timed: bool = True)
     return tuple(_parse_result_line(line[len(signed):], timed) for line in lines)
 
 
+def _finite_only(constant: str) -> float:
+    raise ValueError(f"{constant} is not a number the driver prints")
+
+
 def _parse_result_line(text: str, timed: bool = True) -> DriverResult:
+    # Whatever the line holds (it is the run's output), reading it raises ValueError alone: a number too large for an
+    # int (1e999, OverflowError), NaN or Infinity, nesting too deep for the parser (RecursionError), a field of
+    # another type (TypeError, AttributeError).
     try:
-        raw = json.loads(text)
+        raw = json.loads(text, parse_constant=_finite_only)
         validation = tuple(SizeCheck(size=int(v["size"]), passed=bool(v["pass"]), why=str(v["why"]))
                            for v in raw["validation"])
         result = DriverResult(problem=str(raw["problem"]), model=str(raw["model"]), ranks=int(raw["ranks"]),
@@ -257,8 +265,11 @@ def _parse_result_line(text: str, timed: bool = True) -> DriverResult:
                               timed_seed=int(raw["timed_seed"]), threads_allowed=int(raw["threads_allowed"]),
                               cpu_per_wall=float(raw["cpu_per_wall"]),
                               baseline_cpu_per_wall=float(raw["baseline_cpu_per_wall"]))
-    except (json.JSONDecodeError, KeyError, TypeError, ValueError) as err:
-        raise ValueError(f"malformed {RESULT_TAG.strip()} line: {err}") from err
+    except (KeyError, TypeError, ValueError, AttributeError, OverflowError, RecursionError) as err:
+        raise ValueError(f"malformed {RESULT_TAG.strip()} line: {type(err).__name__}: {err}"[:300]) from err
+    numbers = (*result.times_s, *result.baseline_times_s, result.cpu_per_wall, result.baseline_cpu_per_wall)
+    if not all(math.isfinite(n) for n in numbers):  # 1e999 reads as inf
+        raise ValueError(f"malformed {RESULT_TAG.strip()} line: a timing or CPU ratio that is not a finite number")
     if timed and result.valid and (not result.times_s or not result.baseline_times_s):
         raise ValueError("driver reported a valid result without timings")
     return result

@@ -50,6 +50,7 @@ import dataclasses
 import json
 import logging
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 import pandas as pd
@@ -63,10 +64,10 @@ from workflow_scripts.pcgbench.metrics import compute_metrics, metrics_long_tabl
 from workflow_scripts.pcgbench.pareval_format import MALFORMED as MALFORMED_RECORD
 from workflow_scripts.pcgbench.run import run_program
 from workflow_scripts.pcgbench.samples import Sample, load_samples, toolchain_report
-from workflow_scripts.pcgbench.sandbox import check_sandbox
+from workflow_scripts.pcgbench.sandbox import SandboxUnavailable, check_sandbox
 from workflow_scripts.pcgbench.shards import Shard
 from workflow_scripts.pcgbench.timing import ResourceConfig, resource_sweep, summarise_times
-from workflow_scripts.pcgbench.verdicts import OK, PROMPT_MISMATCH
+from workflow_scripts.pcgbench.verdicts import CRASH, OK, PROMPT_MISMATCH
 
 logger = logging.getLogger(__name__)
 
@@ -171,6 +172,27 @@ def evaluate_sample(sample: Sample, build: BuildResult, cfg: EvaluateConfig,
     for row in rows:
         row["verdict"] = final  # a sample has one verdict; `detail` keeps each run's own story
     return rows
+
+
+def evaluate_built(sample: Sample, build: concurrent.futures.Future, race_build: concurrent.futures.Future | None,
+                   cfg: EvaluateConfig, reference_walls: dict[tuple, float] | None) -> list[dict]:  # fmt: skip
+    """evaluate_sample once the sample's builds (futures of BuildCache.building) are done: a build's exception is
+    raised here, within judged_safely."""
+    return evaluate_sample(sample, build.result(), cfg, reference_walls, race_build.result() if race_build else None)
+
+
+def judged_safely(sample: Sample, judge: Callable[..., list[dict]], *args) -> list[dict]:
+    """judge(*args)'s rows, or, when building, inspecting, running or reading the sample raised, one row with that sample's
+    verdict (CRASH: what it left could not be read) and the exception as its detail: no sample stops an evaluation.
+    The sandbox's own failures (SandboxUnavailable, SandboxFailure) still stop it: they are never a sample's verdict."""
+    try:
+        return judge(*args)
+    except SandboxUnavailable:
+        raise
+    except Exception as err:  # noqa: BLE001 (anything a sample's bytes can raise in a parser)
+        logger.warning("%s: the harness could not judge this sample", sample.sample_id, exc_info=True)
+        return [_row(sample, None, CRASH, f"the harness could not read what this sample built or printed: "
+                     f"{type(err).__name__}: {err}")]  # fmt: skip
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -286,9 +308,9 @@ def evaluate_samples(samples: list[Sample], out_dir: Path, cfg: EvaluateConfig,
         for sample in pending:
             key = run_key(sample)
             if to_run.get(key) is sample:
-                race_build = builds[race_build_index[key]].result() if key in race_build_index else None
-                rows = measured[key] = evaluate_sample(sample, builds[build_index[key]].result(), cfg,
-                                                       reference_walls, race_build)  # fmt: skip
+                race_build = builds[race_build_index[key]] if key in race_build_index else None
+                rows = measured[key] = judged_safely(sample, evaluate_built, sample, builds[build_index[key]],
+                                                     race_build, cfg, reference_walls)  # fmt: skip
             else:
                 rows = shared_rows(sample, measured[key])
             done[sample.sample_id] = rows

@@ -80,14 +80,15 @@ FORBIDDEN_CALLS = {"dlopen", "dlmopen", "dlsym", "dlvsym", "mprotect", "pkey_mpr
 OUTSIDE_CALLS = {"open", "open64", "openat", "openat64", "__open_2", "__open64_2", "__openat_2", "__openat64_2",
                  "creat", "creat64", "fopen", "fopen64", "freopen", "freopen64", "name_to_handle_at",
                  "open_by_handle_at", "MPI_File_open", "getenv", "secure_getenv", "__secure_getenv", "environ",
-                 "__environ", "_environ"}  # fmt: skip
+                 "__environ", "_environ", "program_invocation_name", "program_invocation_short_name", "__progname",
+                 "__progname_full", "getauxval", "__libc_argv", "__libc_argc"}  # fmt: skip
 # The C++ streams on files (their constructors and open() are the runtime's, instantiated there: a reference).
 OUTSIDE_PREFIXES = ("std::basic_ifstream", "std::basic_ofstream", "std::basic_fstream", "std::basic_filebuf")
 # Calls that start threads or processes, or change the thread count the run gave.
 SPAWN_CALLS = {"pthread_create", "fork", "vfork", "clone", "clone3", "execve", "execv", "execvp", "execvpe", "execl",
                "execlp", "execle", "fexecve", "posix_spawn", "posix_spawnp", "system", "popen", "omp_set_num_threads",
                "omp_set_dynamic", "omp_set_max_active_levels", "omp_set_nested", "MPI_Comm_spawn",
-               "MPI_Comm_spawn_multiple"}  # fmt: skip
+               "MPI_Comm_spawn_multiple", "thrd_create", "_Fork"}  # fmt: skip
 SPAWN_PREFIXES = ("_ZNSt6thread15_M_start_thread",)  # std::thread and std::async (libstdc++)
 # What the code that registers a CUDA or HIP object's kernels at load time reaches besides the prelude's: each
 # kernel's host stub (registered by address) and what a stub calls to launch it (nvcc 12's names, read here from
@@ -114,9 +115,19 @@ _TEAMS = re.compile(r"^omp\b.*\bteams\b")
 # What tells the race check's build (clang, ThreadSanitizer: run.check_races) from the timed one (GCC) in a body's
 # code: the sanitizer's and the compilers' own macros, feature tests whose answers differ between the two, an
 # OpenMP version compared (GCC 12 and clang differ), and token pasting, which could build any of these names.
+# Also what keeps code out of the race check's sight without asking which build it is: the sanitizer's attributes
+# (no_sanitize("thread"), disable_sanitizer_instrumentation) and its annotation functions (AnnotateIgnoreWritesBegin,
+# AnnotateBenignRace, ...: weak declarations that do nothing under GCC), and what reads the command line or the
+# program's name, where the race check's run differs from a timed one (program_invocation_name, getauxval, argv).
 _BUILD_PROBE = re.compile(r"\b(__SANITIZE_\w+__|__has_feature|__has_extension|__has_builtin|__has_attribute|"
                           r"__has_cpp_attribute|__has_declspec_attribute|__is_identifier|__clang\w*|__llvm__|"
-                          r"__GNUC\w*|__GNUG__|__VERSION__|__tsan\w*|__sanitizer\w*)\b|\b_OPENMP\s*[<>=!]|##")
+                          r"__GNUC\w*|__GNUG__|__VERSION__|__tsan\w*|__sanitizer\w*|_*no_sanitize\w*|"
+                          r"disable_sanitizer_instrumentation|Annotate\w+|Valgrind\w*|program_invocation\w*|"
+                          r"__progname\w*|getauxval|__libc_argv|__libc_argc|_dl_argv)\b|\b_OPENMP\s*[<>=!]|##")
+# What brings a file of the build machine into the object (and its text into the compiler's log, which the results
+# keep): an #include of an absolute path, of a path that climbs out (..) or of a macro (a computed path), and the
+# assembler's .incbin. The prompts' headers are the standard ones, named in angle brackets.
+_FILE_PROBE = re.compile(r"^\s*(?:#|%:)\s*include\s*(?:[<\"]\s*(?:/|[^>\"]*\.\.)|[A-Za-z_])|\.incbin\b", re.MULTILINE)
 
 
 def build_probe(body: str) -> str | None:
@@ -128,6 +139,18 @@ def build_probe(body: str) -> str | None:
         return None
     line = code.count("\n", 0, match.start()) + 1
     return f"line {line} of the body: `{match.group(0).strip()}`"
+
+
+def file_probe(body: str) -> Finding | None:
+    """TAMPERING when a body's text (any model) would bring a file of the build machine into its build (_FILE_PROBE),
+    decided before it is compiled: the detail names the line, never the file's contents."""
+    spliced = re.sub(r"\\\r?\n", "", body)  # lines joined where a backslash ends one, as the compiler reads them
+    if (match := _FILE_PROBE.search(spliced)) is None:
+        return None
+    line = spliced.count("\n", 0, match.start()) + 1
+    return Finding(verdicts.TAMPERING, f"line {line} of the body brings a file of the build machine into its build "
+                   "(an #include of an absolute path, a path with '..' or a macro, or .incbin); the prompt's headers "
+                   "are the standard ones")
 
 
 def inspect_source(model: str, body: str) -> Finding | None:
@@ -160,7 +183,8 @@ class Symbol:
 
 
 def _readelf(*args: str) -> str:
-    proc = subprocess.run(["readelf", "-W", *args], capture_output=True, text=True, timeout=60)
+    # A sample's symbol names are any bytes it chose (not UTF-8 where it likes): kept as they are, never a decode error.
+    proc = subprocess.run(["readelf", "-W", *args], capture_output=True, text=True, errors="surrogateescape", timeout=60)
     if proc.returncode != 0:
         raise RuntimeError(f"readelf {' '.join(args)} failed: {proc.stderr.strip()[:300]}")
     return proc.stdout
@@ -249,7 +273,7 @@ def demangle(names: list[str]) -> dict[str, str]:
         if not name.startswith("_Z"):
             continue
         status = ctypes.c_int(0)
-        text = cxa_demangle(name.encode(), None, None, ctypes.byref(status))
+        text = cxa_demangle(name.encode(errors="surrogateescape"), None, None, ctypes.byref(status))
         if status.value == 0 and text:
             found[name] = ctypes.string_at(text).decode(errors="replace")
             free(text)
@@ -302,6 +326,31 @@ def _exports_of(needed: tuple[str, ...], runpath: tuple[str, ...]) -> dict[str, 
     return exports
 
 
+@functools.cache
+def _aliases(library: str) -> dict[str, str]:
+    """{exported name: the listed name (FORBIDDEN_CALLS, OUTSIDE_CALLS, SPAWN_CALLS) exported at the same address}
+    for a library's other names of a listed function: glibc exports __mprotect beside mprotect, __open beside open,
+    __fork beside fork. A call is judged by what it reaches, not by what it is called."""
+    listed = FORBIDDEN_CALLS | OUTSIDE_CALLS | SPAWN_CALLS
+    functions = [s for s in symbols(Path(library), dynamic=True)
+                 if s.section != "UND" and s.kind in ("FUNC", "IFUNC") and s.value]  # fmt: skip
+    by_address: dict[int, str] = {}
+    for s in sorted(functions, key=lambda s: s.name):
+        if s.name in listed:
+            by_address.setdefault(s.value, s.name)
+    return {s.name: by_address[s.value] for s in functions if s.value in by_address and s.name not in listed}
+
+
+def library_aliases(exe: Path) -> dict[str, str]:
+    """_aliases over every shared library the executable needs."""
+    aliases: dict[str, str] = {}
+    for soname in set(library_exports(exe).values()):
+        path = _ldconfig_paths().get(soname)
+        if path is not None:
+            aliases.update(_aliases(path))
+    return aliases
+
+
 @dataclasses.dataclass(frozen=True)
 class Code:
     """One function of an object as the disassembler reads it."""
@@ -323,6 +372,7 @@ def disassemble(obj: Path) -> dict[str, Code]:
     for a 100 kB object). A PC-relative relocation's addend counts from the end of its 4-byte field: the offset
     it means is the addend + 4."""
     proc = subprocess.run(["objdump", "-d", "-r", "--no-show-raw-insn", str(obj)], capture_output=True, text=True,
+                          errors="surrogateescape",
                           timeout=60)  # fmt: skip
     if proc.returncode != 0:
         raise RuntimeError(f"objdump -d {obj} failed: {proc.stderr.strip()[:300]}")
@@ -490,8 +540,11 @@ def inspect_sample(problem: suite.Problem, model: str, sample_obj: Path, driver_
                   for where in system_call_instructions(code, model)]  # fmt: skip
     # Forbidden calls count where the sample's own code makes them, not where the headers' inline functions do
     # (MPI's C++ bindings refer to MPI_Comm_spawn in every translation unit that includes mpi.h).
+    # A library's other name of a listed call is that call (library_aliases: __mprotect is mprotect).
+    aliases = library_aliases(exe)
+    called = {s.name: aliases.get(s.name, s.name) for s in table if s.section == "UND"}
     suspicious = {s.name for s in table if s.section == "UND" and (
-        s.name in FORBIDDEN_CALLS or s.name in OUTSIDE_CALLS or s.name in SPAWN_CALLS
+        called[s.name] in FORBIDDEN_CALLS or called[s.name] in OUTSIDE_CALLS or called[s.name] in SPAWN_CALLS
         or s.name.startswith(SPAWN_PREFIXES) or names.get(s.name, s.name).startswith(OUTSIDE_PREFIXES))}  # fmt: skip
     own = {name for name, sites in _referrers(elf, suspicious).items()
            if not all(_header_section(site, model) for site in sites)}  # fmt: skip
@@ -500,16 +553,18 @@ def inspect_sample(problem: suite.Problem, model: str, sample_obj: Path, driver_
         if s.bind == "LOCAL" or s.kind in ("SECTION", "FILE"):
             continue
         if s.section == "UND":
+            call = called[s.name]
+            alias = f" ({call} under another name)" if call != s.name else ""
             if pretty.startswith(HARNESS_NAMESPACES):
                 tampering.append(f"a call of the harness's {pretty}")
-            elif s.name in FORBIDDEN_CALLS and s.name in own:
-                tampering.append(f"a call of {s.name}, which changes the process from inside")
-            elif (s.name in OUTSIDE_CALLS or pretty.startswith(OUTSIDE_PREFIXES)) and s.name in own:
-                tampering.append(f"a reference to {pretty.split('(')[0]}, which reaches files (the process's own "
-                                 "memory in /proc/self/mem) or the environment")
+            elif call in FORBIDDEN_CALLS and s.name in own:
+                tampering.append(f"a call of {pretty}{alias}, which changes the process from inside")
+            elif (call in OUTSIDE_CALLS or pretty.startswith(OUTSIDE_PREFIXES)) and s.name in own:
+                tampering.append(f"a reference to {pretty.split('(')[0]}{alias}, which reaches files (the process's "
+                                 "own memory in /proc/self/mem) or the environment")
             elif s.name in own:
-                spawning.append(f"a call of {pretty}: threads, processes or a thread count of the sample's own "
-                                "(the run gives it its threads and ranks)")
+                spawning.append(f"a call of {pretty}{alias}: threads, processes or a thread count of the sample's "
+                                "own (the run gives it its threads and ranks)")
             continue
         if pretty.split("(")[0].split("<")[0] == wanted or s.name == wanted:
             continue  # the function asked for (any overload of its name)
