@@ -28,6 +28,7 @@ import yaml
 from tests.conftest import copy_workflow, run_snakemake
 from tests.corpus.test_build import DIFFERENT, KERNEL, REAL_SNIPPETS
 from tests.report.chromium import HeadlessChromium
+from workflow_scripts.claims.headline import front_page_figures
 
 pytestmark = pytest.mark.integration
 
@@ -98,6 +99,9 @@ def test_report_in_chromium(report_run):
         for entry in shown:
             assert 3 <= entry["rows"] <= 6 and entry["paper"].startswith(("Paper: ", "Reproduces no paper")), entry
         assert ("claims:" in front and "Claims page" in front) == ("Claims" in reported)
+        # The figures that carry each finding (data/headlines.yaml), inline: as many as the run drew of them.
+        shown_figures = browser.evaluate("[...document.querySelectorAll('div.prose figure.front img')].length")
+        assert shown_figures == len(_front_figures(work, reported)) >= len(reported), shown_figures
 
         assert sorted(browser.evaluate("Object.keys(categories)")) == reported
         for study in reported:
@@ -166,6 +170,51 @@ def test_front_page_is_reachable_at_normal_window_sizes(report_run):
     with HeadlessChromium() as browser:
         problems = [problem for width, height in WINDOWS for problem in check_front_page_reachable(
             browser, report, width, height, report.parent / f"screenshot_{width}x{height}.png")]  # fmt: skip
+    assert problems == [], "\n".join(problems)
+
+
+def _front_figures(work: Path, studies: list[str]) -> list[str]:
+    """The figures data/headlines.yaml puts on the front page for `studies`, of those the run drew."""
+    return [figure for study in studies for figure in front_page_figures(
+        work / "data/headlines.yaml", study, [str(p) for p in (work / "results" / study / "figures").glob("*.png")])]
+
+
+# Every element that reaches past the window's right edge and is not inside a box that scrolls it.
+_CLIPPED_JS = """(() => {
+    const scrolls = e => { for (let a = e.parentElement; a; a = a.parentElement) {
+        const x = getComputedStyle(a).overflowX; if (x === "auto" || x === "scroll") return a.clientWidth < a.scrollWidth
+            && a.getBoundingClientRect().right <= window.innerWidth + 1; } return false; };
+    return [...document.querySelectorAll("body *")].filter(e => { const box = e.getBoundingClientRect();
+        return box.width > 0 && box.right > window.innerWidth + 1 && !scrolls(e); })
+        .map(e => `${e.tagName}.${e.className} right=${Math.round(e.getBoundingClientRect().right)}`).slice(0, 5);
+})()"""
+
+
+def test_front_page_figures_are_readable_and_no_view_is_clipped(report_run):
+    """At 1440x900 and 1920x1080: each front-page figure at the text's width or its own, whichever is less; and
+    after a study is opened from the menu (the menu widens), nothing reaches past the window's right edge."""
+    _, report, _, reported = report_run
+    problems = []
+    with HeadlessChromium() as browser:
+        for width, height in WINDOWS:
+            browser.set_window(width, height)
+            browser.open(report)
+            browser.evaluate("new Promise(done => setTimeout(done, 300))")
+            for figure in browser.evaluate("""[...document.querySelectorAll('div.prose figure.front img')].map(i => ({
+                    natural: i.naturalWidth, shown: i.getBoundingClientRect().width,
+                    text: i.closest('div.prose').clientWidth, alt: i.alt.slice(0, 60)}))"""):  # fmt: skip
+                if figure["shown"] < 0.95 * min(figure["natural"], figure["text"]) or figure["natural"] == 0:
+                    problems.append(f"{width}x{height}: a front-page figure is shown too small: {figure}")
+            problems += [f"{width}x{height}, front page: clipped {e}" for e in browser.evaluate(_CLIPPED_JS)]
+            for study in reported:
+                browser.evaluate(f"""(async () => {{
+                    app.setView({{navbarMode: "menu"}});
+                    await new Promise(done => setTimeout(done, 50));
+                    [...document.querySelectorAll("li a")].find(a => a.innerText.trim() === {study!r}).click();
+                    await new Promise(done => setTimeout(done, 200));
+                }})()""")  # fmt: skip
+                browser.screenshot(report.parent / f"screenshot_{width}x{height}_{study.replace('/', '_')}.png")
+                problems += [f"{width}x{height}, {study} opened: clipped {e}" for e in browser.evaluate(_CLIPPED_JS)]
     assert problems == [], "\n".join(problems)
 
 
