@@ -5,9 +5,11 @@ and a missing input are refused by name."""
 
 from pathlib import Path
 
+import matplotlib.pyplot as plt
 import pytest
 
 from workflow_scripts.common import read_json, write_json
+from workflow_scripts.common.figures import code_names_shown, figure_texts
 from workflow_scripts.disttrain.axonn import figures as axonn_figures
 from workflow_scripts.disttrain.axonn import pipeline as axonn_pipeline
 from workflow_scripts.disttrain.axonn import run as axonn_run
@@ -42,6 +44,21 @@ AXONN = {"model": MODEL, "schedules": ["gpipe", "1f1b", "message_driven"], "micr
                         "compute_efficiency": 0.6,
                         "models": [{"parameters": 1.2e10, "devices": 48, "layers": 48, "global_batch": 512},
                                    {"parameters": 1e11, "devices": 384, "layers": 96, "global_batch": 1024}]}}  # fmt: skip
+
+
+@pytest.fixture
+def drawn(monkeypatch) -> list[dict[str, list[str]]]:
+    """Per figure closed during the test (save_figure closes each one it writes): the texts it shows and those that
+    show a code name instead of words."""
+    figures, close = [], plt.close
+
+    def record(fig=None):
+        if fig is not None:
+            figures.append({"texts": figure_texts(fig), "code_names": code_names_shown(fig)})
+        close(fig)
+
+    monkeypatch.setattr(plt, "close", record)
+    return figures
 
 
 def _calibration(tmp_path: Path) -> str:
@@ -84,16 +101,19 @@ def _survey_ranks(cfg: SurveyConfig, section: dict, nproc: int, log_path, timeou
     return results
 
 
-def test_survey_run_writes_what_each_figure_draws(tmp_path, monkeypatch):
+def test_survey_run_writes_what_each_figure_draws(tmp_path, monkeypatch, drawn):
     monkeypatch.setattr(survey_run, "run_workers", _survey_ranks)
     monkeypatch.setattr(survey_run, "train_reference", lambda cfg, task: LOSSES)
     runs, summary = tmp_path / "runs.json", tmp_path / "summary.json"
     survey_run.main(_calibration(tmp_path), runs, summary, SURVEY, MACHINE, seed=0, nproc=2)
     assert all(row["bytes_match_analytic"] for row in read_json(runs)["strategies"].values())
     assert _only_data_written(tmp_path)
-    drawn = _draw_all(survey_figures, tmp_path, runs=str(runs))
-    assert [p.name for p in drawn] == ["survey_loss.png", "survey_costs.png"]
-    assert all(_is_png(p) for p in drawn)
+    pngs = _draw_all(survey_figures, tmp_path, runs=str(runs))
+    assert [p.name for p in pngs] == ["survey_loss.png", "survey_costs.png"]
+    assert all(_is_png(p) for p in pngs)
+    # strategies named in words (FSDP2 x tensor parallel, not hybrid_fsdp_tp), every figure
+    assert [figure["code_names"] for figure in drawn] == [[], []]
+    assert "FSDP2" in drawn[1]["texts"] and "pipeline (1F1B)" in drawn[1]["texts"]
 
 
 def _sparse_ranks(section: dict, seed: int, nproc: int, log_path=None, timeout_s=600) -> list[dict]:
@@ -111,15 +131,16 @@ def _sparse_ranks(section: dict, seed: int, nproc: int, log_path=None, timeout_s
     return ranks
 
 
-def test_sparse_run_writes_what_each_figure_draws(tmp_path, monkeypatch):
+def test_sparse_run_writes_what_each_figure_draws(tmp_path, monkeypatch, drawn):
     monkeypatch.setattr(sparse_run, "run_workers", _sparse_ranks)
     runs, summary = tmp_path / "runs.json", tmp_path / "summary.json"
     sparse_run.main(_calibration(tmp_path), runs, summary, SPARSE, MACHINE, seed=0, nproc=2)
     assert read_json(summary)["bytes_match_analytic"]
     assert _only_data_written(tmp_path)
-    drawn = _draw_all(sparse_figures, tmp_path, runs=str(runs), summary=str(summary))
-    assert [p.name for p in drawn] == ["sparse_costs.png", "sparse_projection.png"]
-    assert all(_is_png(p) for p in drawn)
+    pngs = _draw_all(sparse_figures, tmp_path, runs=str(runs), summary=str(summary))
+    assert [p.name for p in pngs] == ["sparse_costs.png", "sparse_projection.png"]
+    assert all(_is_png(p) for p in pngs)
+    assert [figure["code_names"] for figure in drawn] == [[], []]
 
 
 def _axonn_ranks(run_section: dict, seed: int, stages: int, log_path=None, timeout_s=600) -> dict[str, list[dict]]:
@@ -140,7 +161,7 @@ def _axonn_ranks(run_section: dict, seed: int, stages: int, log_path=None, timeo
     return results
 
 
-def test_axonn_run_writes_what_each_figure_draws(tmp_path, monkeypatch):
+def test_axonn_run_writes_what_each_figure_draws(tmp_path, monkeypatch, drawn):
     monkeypatch.setattr(axonn_run, "run_workers", _axonn_ranks)
     monkeypatch.setattr(axonn_run, "train_reference", lambda cfg: LOSSES)
     runs, summary = tmp_path / "runs.json", tmp_path / "summary.json"
@@ -150,9 +171,15 @@ def test_axonn_run_writes_what_each_figure_draws(tmp_path, monkeypatch):
     # It says why the schedules rank as they do, from the stages' CPU time and waits.
     assert "message-driven" in read_json(summary)["schedule_diagnosis"]["explanation"]
     assert _only_data_written(tmp_path)
-    drawn = _draw_all(axonn_figures, tmp_path, runs=str(runs), summary=str(summary))
-    assert [p.name for p in drawn] == ["axonn_schedules.png", "axonn_timeline.png", "axonn_memory.png"]
-    assert all(_is_png(p) for p in drawn)
+    pngs = _draw_all(axonn_figures, tmp_path, runs=str(runs), summary=str(summary))
+    assert [p.name for p in pngs] == ["axonn_schedules.png", "axonn_timeline.png", "axonn_memory.png"]
+    assert all(_is_png(p) for p in pngs)
+    assert [figure["code_names"] for figure in drawn] == [[], [], []]
+    # The 100B model does not fit without offload: it has no bar and says so, where a 0% bar stood before.
+    projection = read_json(summary)["projection"]
+    assert not all(row["no_offload"]["fits"] for row in projection)
+    assert drawn[2]["texts"].count("does not\nfit") == sum(not row[k]["fits"] for row in projection
+                                                           for k in ("no_offload", "offload"))
 
 
 @pytest.mark.parametrize("module", [survey_figures, sparse_figures, axonn_figures])

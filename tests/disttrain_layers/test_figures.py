@@ -5,11 +5,13 @@ input are refused by name."""
 
 from pathlib import Path
 
+import matplotlib.pyplot as plt
 import pytest
 
 from tests.conftest import REPO_ROOT
 from workflow_scripts.common import read_json, write_json
 from workflow_scripts.common.config import load_config
+from workflow_scripts.common.figures import code_names_shown, figure_texts
 from workflow_scripts.disttrain.moe import figures as moe_figures
 from workflow_scripts.disttrain.moe import project as moe_project
 from workflow_scripts.disttrain.moe import sensitivity as moe_sensitivity
@@ -100,18 +102,38 @@ def study_files(tmp_path_factory) -> dict[str, dict[str, str]]:
     return files
 
 
+@pytest.fixture
+def drawn(monkeypatch) -> list[dict[str, list[str]]]:
+    """Per figure closed during the test (save_figure closes each one it writes): the texts it shows and those that
+    show a code name instead of words."""
+    figures, close = [], plt.close
+
+    def record(fig=None):
+        if fig is not None:
+            figures.append({"texts": figure_texts(fig), "code_names": code_names_shown(fig)})
+        close(fig)
+
+    monkeypatch.setattr(plt, "close", record)
+    return figures
+
+
 @pytest.mark.parametrize(("module", "study", "expected"), [
     (tensor3d_figures, "tensor3d", ["tensor3d_bytes", "tensor3d_ranking", "tensor3d_projection", "tensor3d_overlap",
                                     "tensor3d_sensitivity"]),
     (moe_figures, "moe", ["moe_all_to_all", "moe_optimizer_memory", "moe_projection", "moe_sensitivity"]),
 ])  # fmt: skip
-def test_every_figure_draws_from_only_its_inputs(module, study, expected, study_files, tmp_path):
+def test_every_figure_draws_from_only_its_inputs(module, study, expected, study_files, tmp_path, drawn):
     assert list(module.FIGURES) == expected
     for name, (sources, _) in module.FIGURES.items():
         out = tmp_path / f"{name}.png"
         module.main(figure=name, output=str(out), **{s: study_files[study][s] for s in sources})
         assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and out.stat().st_size > 5000
         assert Path(str(out) + ".prov.json").is_file()
+    # every decomposition, variant and step part named in words (no r1c2d1x2, dtd_only, all_to_all_s)
+    assert len(drawn) == len(expected) and [figure["code_names"] for figure in drawn] == [[]] * len(expected)
+    if study == "moe":  # the projection's title gives the computed model size, never a configured one
+        projection = read_json(study_files["moe"]["projection"])
+        assert f"{projection['total_params'] / 1e9:.1f}B parameters" in " ".join(drawn[2]["texts"])
     # The summary carries the sensitivity table: one row per knob for each headline, and what would close the gap.
     summary = read_json(study_files[study]["summary"])
     for entry in summary["sensitivity"].values():

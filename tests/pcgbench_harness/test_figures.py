@@ -3,9 +3,11 @@ generation and translation results.parquet files), as its Snakemake rule does.""
 
 import random
 
+import matplotlib.pyplot as plt
 import pytest
 
 from workflow_scripts.common import write_json
+from workflow_scripts.common.figures import code_names_shown, figure_texts
 from workflow_scripts.pcgbench import figures
 from workflow_scripts.pcgbench.metrics import compute_metrics
 
@@ -29,8 +31,23 @@ def metrics_paths(tmp_path_factory):
     return paths
 
 
+@pytest.fixture
+def drawn(monkeypatch) -> list[dict[str, list[str]]]:
+    """Per figure closed during the test (save_figure closes each one it writes): the texts it shows and those that
+    show a code name instead of words."""
+    figures, close = [], plt.close
+
+    def record(fig=None):
+        if fig is not None:
+            figures.append({"texts": figure_texts(fig), "code_names": code_names_shown(fig)})
+        close(fig)
+
+    monkeypatch.setattr(plt, "close", record)
+    return figures
+
+
 @pytest.mark.parametrize("figure", sorted(figures.FIGURES))
-def test_each_figure_is_drawn_alone(figure, metrics_paths, tmp_path):
+def test_each_figure_is_drawn_alone(figure, metrics_paths, tmp_path, drawn):
     output = tmp_path / f"{figure}.png"
     figures.main(figure=figure, output=output, metrics_paths=metrics_paths,
                  results_paths=[p.with_name("results.parquet") for p in metrics_paths],
@@ -38,6 +55,7 @@ def test_each_figure_is_drawn_alone(figure, metrics_paths, tmp_path):
                                             for p in metrics_paths])  # fmt: skip
     assert output.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and output.stat().st_size > 1000
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted([output.name, f"{output.name}.prov.json"])
+    assert [figure["code_names"] for figure in drawn] == [[]]  # execution models, verdicts, problem types in words
 
 
 def test_unknown_figure_is_named(metrics_paths, tmp_path):

@@ -1,10 +1,12 @@
 """Each RLPF figure drawn on its own from the files its rule reads: the evaluation metrics of the four models
 (scored by evaluate.score from per-sample tables) or the training curves (TRL's log_history shape)."""
 
+import matplotlib.pyplot as plt
 import pandas as pd
 import pytest
 
 from workflow_scripts.common import write_json
+from workflow_scripts.common.figures import code_names_shown, figure_texts
 from workflow_scripts.rlpf import figures
 from workflow_scripts.rlpf.evaluate import score
 from workflow_scripts.rlpf.summary import FIGURES, MODELS
@@ -30,14 +32,36 @@ def inputs(tmp_path_factory):
     return {"metrics_paths": metrics_paths, "curve_paths": curve_paths}
 
 
+@pytest.fixture
+def drawn(monkeypatch) -> list[dict[str, list[str]]]:
+    """Per figure closed during the test (save_figure closes each one it writes): the texts it shows and those that
+    show a code name instead of words."""
+    figures, close = [], plt.close
+
+    def record(fig=None):
+        if fig is not None:
+            figures.append({"texts": figure_texts(fig), "code_names": code_names_shown(fig)})
+        close(fig)
+
+    monkeypatch.setattr(plt, "close", record)
+    return figures
+
+
 @pytest.mark.parametrize("figure", sorted(FIGURES))
-def test_each_figure_is_drawn_from_its_inputs_alone(figure, inputs, tmp_path):
+def test_each_figure_is_drawn_from_its_inputs_alone(figure, inputs, tmp_path, drawn):
     output = tmp_path / f"{figure}.png"
     (drawn_from,), _ = FIGURES[figure]
     source = {"metrics": "metrics_paths", "curves": "curve_paths"}[drawn_from]
     figures.main(figure=figure, output=output, **{source: inputs[source]})
     assert output.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and output.stat().st_size > 1000
     assert sorted(p.name for p in tmp_path.iterdir()) == [output.name, f"{output.name}.prov.json"]
+    (shown,) = drawn
+    assert shown["code_names"] == []
+    if figure == "training_curves":  # every panel says what its y axis measures, with its unit
+        units = {"KL divergence (nats per token)", "cross-entropy (nats per token)", "DPO loss (nats per pair)"}
+        assert units <= set(shown["texts"])
+    else:  # the task set dpo was not evaluated on has no bars and says so
+        assert "not\nevaluated" in shown["texts"]
     other = "curve_paths" if source == "metrics_paths" else "metrics_paths"
     with pytest.raises(ValueError, match=f"{figure!r} is drawn from"):  # given only the other figure's files
         figures.main(figure=figure, output=tmp_path / "x.png", **{other: inputs[other]})

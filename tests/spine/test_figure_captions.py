@@ -14,9 +14,14 @@ from PIL import Image
 
 from workflow_scripts.common.figures import (
     CAPTION_MAX_CHARS,
+    NOT_MEASURED,
     add_caption,
     caption_text,
+    code_names_shown,
     draw_figure,
+    figure_texts,
+    mark_missing,
+    readable,
     save_figure,
 )
 from workflow_scripts.common.io import read_json
@@ -116,6 +121,31 @@ def test_the_caption_wraps_to_the_width_of_the_figure(tmp_path):
     lines = add_caption(path, CAPTION)
     assert len(lines) > 1 and " ".join(lines) == CAPTION
     assert plt.imread(path).shape[1] == width_px
+
+
+@pytest.mark.parametrize(("label", "code_name"), [
+    ("hybrid_fsdp_tp", True), ("dtd_only", True), ("r8c8d2x2/8", True), ("feature baseline", False),
+    ("FSDP2 x tensor parallel", False), ("speedup_n@1", False), ("8 x 8 x 2 grid, 2 replicas", False),
+])  # fmt: skip
+def test_a_code_name_in_any_text_of_a_figure_is_found(label, code_name):
+    fig, ax = plt.subplots()
+    ax.bar(["DDP", "FSDP2"], [1.0, 2.0])
+    ax.set_title(label)
+    fig.canvas.draw()
+    assert code_names_shown(fig) == ([label] if code_name else [])
+    assert {"DDP", "FSDP2", label} <= set(figure_texts(fig))
+    plt.close(fig)
+
+
+def test_a_missing_value_is_written_not_drawn_as_zero():
+    fig, ax = plt.subplots()
+    values = [0.5, None, 0.0]
+    ax.bar(range(3), [float("nan") if v is None else v for v in values])
+    mark_missing(ax, [x for x, v in enumerate(values) if v is None])
+    # one note where the value is missing; the measured 0 gets none (it is a bar of height 0)
+    assert figure_texts(fig).count(NOT_MEASURED) == 1
+    assert readable("omp", {"omp": "OpenMP"}) == "OpenMP" and readable("new_strategy", {}) == "new strategy"
+    plt.close(fig)
 
 
 # Loads the workflow (as `snakemake -n` would, with the small config, whose figures are a superset of the tiny

@@ -91,6 +91,28 @@ def readable(name: str, names: dict[str, str]) -> str:
     return names.get(name, name.replace("_", " "))
 
 
+# A code name: lower-case words joined by underscores (dtd_only, hybrid_fsdp_tp) or Tensor3D's grid label (r8c8d2x2).
+# The papers' metric names (speedup_n@1, build@k) are their notation, not code names.
+_CODE_NAME = re.compile(r"\b[a-z][a-z0-9]*_[a-z0-9_]+\b(?!@)|\br\d+c\d+d\d+x\d+\b")
+
+
+def figure_texts(fig) -> list[str]:
+    """Every text a reader sees in `fig`: titles, axis labels, tick labels, legends and annotations."""
+    texts = [fig.get_suptitle(), *(t.get_text() for t in fig.texts),
+             *(t.get_text() for legend in fig.legends for t in legend.get_texts())]  # fmt: skip
+    for ax in fig.axes:
+        texts += [ax.get_title(loc) for loc in ("left", "center", "right")] + [ax.get_xlabel(), ax.get_ylabel()]
+        texts += [t.get_text() for t in (*ax.texts, *ax.get_xticklabels(), *ax.get_yticklabels())]
+        if ax.get_legend() is not None:
+            texts += [t.get_text() for t in ax.get_legend().get_texts()] + [ax.get_legend().get_title().get_text()]
+    return [text for text in texts if text]
+
+
+def code_names_shown(fig) -> list[str]:
+    """The texts of `fig` that show a code name instead of words: what the figure tests check is empty."""
+    return [text for text in figure_texts(fig) if _CODE_NAME.search(text)]
+
+
 def legend_outside(ax, **kwargs):
     """A legend right of the axes, where it covers no data (`save_figure`'s tight bounding box keeps it in the
     image); `kwargs` go to `ax.legend` (fontsize, ncol, handles)."""

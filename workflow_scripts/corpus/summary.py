@@ -17,20 +17,28 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from workflow_scripts.common import Provenance, atomic_path, read_json, write_json  # noqa: E402
+from workflow_scripts.common import Provenance, read_json, write_json  # noqa: E402
+from workflow_scripts.common.figures import EXECUTION_MODEL_NAMES, readable, save_figure  # noqa: E402
 
 logger = logging.getLogger(__name__)
 
 
+# Names the figure shows for build.py's languages and the scanner's parallel models ("none": plain serial code).
+LANGUAGE_NAMES = {"c": "C", "cpp": "C++", "cuda": "CUDA", "fortran": "Fortran"}
+MODEL_NAMES = EXECUTION_MODEL_NAMES | {"pthreads": "Pthreads", "sycl": "SYCL", "none": "none (serial)"}
+
+
 def plot_composition(stats: dict[str, Any], figure_path: str | Path) -> None:
     fig, axes = plt.subplots(2, 2, figsize=(10, 7))
-    for column, (key, title) in enumerate((("by_language", "language"), ("by_parallel_model", "parallel model"))):
+    for column, (key, title, words) in enumerate((("by_language", "language", LANGUAGE_NAMES),
+                                                  ("by_parallel_model", "parallel model", MODEL_NAMES))):  # fmt: skip
         groups = stats[key]
         names = sorted(groups, key=lambda name: -groups[name]["files"])
         for row, measure in enumerate(("files", "lines")):
             ax = axes[row][column]
             values = [groups[name][measure] for name in names]
-            bars = ax.bar(names, values, color="tab:blue" if row == 0 else "tab:orange")
+            bars = ax.bar([readable(name, words) for name in names], values,
+                          color="tab:blue" if row == 0 else "tab:orange")  # fmt: skip
             ax.bar_label(bars, labels=[f"{v:,}" for v in values], fontsize=8)
             ax.set_ylabel(measure)
             ax.set_title(f"{measure} by {title}")
@@ -38,9 +46,7 @@ def plot_composition(stats: dict[str, Any], figure_path: str | Path) -> None:
     fig.suptitle(f"HPC code corpus: {stats['files']:,} files, {stats['lines']:,} lines "
                  f"from {len(stats['by_repository'])} repositories (a file can use several models)")  # fmt: skip
     fig.tight_layout()
-    with atomic_path(figure_path, suffix=".png") as tmp:
-        fig.savefig(tmp, dpi=120)
-    plt.close(fig)
+    save_figure(fig, figure_path)
 
 
 def main(stats_path: str | Path, summary_path: str | Path, figure_path: str | Path, seed: int,

@@ -96,7 +96,8 @@ def plot_completion(metrics: dict[str, Any], path: str | Path) -> None:
         values = [metrics["models"][m].get(key) for m in models]  # None: k above the samples per prompt
         xs = [x + index * width - 0.4 + width / 2 for x in range(len(models))]
         bars = left.bar(xs, [float("nan") if v is None else v for v in values], width, label=key)
-        left.bar_label(bars, labels=["" if v is None else f"{v:.2f}" for v in values], fontsize=7)  # a 0 shows its label
+        # every value is written, so a bar of 0 is seen; a missing one is marked "n/m" instead
+        left.bar_label(bars, labels=["" if v is None else f"{v:.2f}" for v in values], fontsize=7)
         mark_missing(left, [x for x, v in zip(xs, values, strict=True) if v is None])
     left.set_xticks(range(len(models)), names)
     left.set_ylim(0, 1.05)

@@ -91,7 +91,8 @@ def runtime_variability(runs: pd.DataFrame, analysis: dict, truth: dict, path):
             ax.axvline(pd.to_datetime(planted["time_s"], unit="s"), color="k", lw=1, alpha=0.6)
         ax.set_ylabel(f"{app}\nrun time / median")
     handles = [plt.Line2D([], [], color="tab:red", ls="--", lw=1, label="detected step (numbered; effect and p right)"),
-               plt.Line2D([], [], color="0.5", ls=":", lw=1, label="best candidate, not significant (n.s.)")]  # fmt: skip
+               plt.Line2D([], [], color="0.5", ls=":", lw=1,
+                          label="best candidate, not significant (n.s.)")]  # fmt: skip
     if planted:
         handles.append(plt.Line2D([], [], color="k", lw=1, alpha=0.6, label="planted change"))
     axes[-1, 0].set_xlabel("run start (UTC)")

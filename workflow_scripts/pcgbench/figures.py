@@ -182,9 +182,9 @@ def translation_figure(results: dict[str, pd.DataFrame], translation_results: di
     fig, ax = plt.subplots(figsize=(2.4 + 1.1 * len(pairs) * max(1, len(generators)) / 2, 3.8))
     width = 0.8 / max(1, 2 * len(generators))
     for i, generator in enumerate(generators):
-        for offset, column, style in ((0, "generation_pass@1", dict(color="none", edgecolor=f"C{i}", hatch="//",
-                                                                     label=f"{_series(generator)}, from the description")),
-                                      (1, "translation_pass@1", dict(color=f"C{i}", label=f"{_series(generator)}, translated"))):  # fmt: skip
+        written = dict(color="none", edgecolor=f"C{i}", hatch="//", label=f"{_series(generator)}, written")
+        translated = dict(color=f"C{i}", label=f"{_series(generator)}, translated")
+        for offset, column, style in ((0, "generation_pass@1", written), (1, "translation_pass@1", translated)):
             x = np.arange(len(pairs)) + (2 * i + offset) * width
             values = [cells[generator].get(p, {}).get(column) for p in pairs]
             heights = np.array([np.nan if v is None else v for v in values], dtype=float)

@@ -32,7 +32,8 @@ VARIANT_NAMES = {"baseline": "plain block", "dtd": "duplicate token dropping",
 PROJECTION_VARIANT_NAMES = {"without": "no optimisation", "dtd_only": "duplicate token\ndropping only",
                             "checkpoint_only": "communication-aware\ncheckpointing only", "with": "both"}  # fmt: skip
 STEP_PART_NAMES = {"compute_s": "compute", "all_to_all_s": "all-to-all",
-                   "dtd_gather_s": "all-gather after token dropping", "tensor_allreduce_s": "tensor-parallel all-reduce",
+                   "dtd_gather_s": "all-gather after token dropping",
+                   "tensor_allreduce_s": "tensor-parallel all-reduce",
                    "data_allreduce_s": "data-parallel all-reduce (not hidden)"}  # fmt: skip
 
 

@@ -67,8 +67,10 @@ def plot_ranking(summary: dict, path: str) -> None:
     y = range(len(rows))
     fig, ax = plt.subplots(figsize=(7, 1.2 + 0.32 * len(rows)))
     measured = [r["measured_time_s"] * 1e3 for r in rows]
-    spread = [[(r["measured_time_s"] - r.get("measured_time_s_min", r["measured_time_s"])) * 1e3 for r in rows],
-              [(r.get("measured_time_s_max", r["measured_time_s"]) - r["measured_time_s"]) * 1e3 for r in rows]]  # fmt: skip
+    low = [r.get("measured_time_s_min", r["measured_time_s"]) for r in rows]
+    high = [r.get("measured_time_s_max", r["measured_time_s"]) for r in rows]
+    spread = [[(r["measured_time_s"] - lo) * 1e3 for r, lo in zip(rows, low, strict=True)],
+              [(hi - r["measured_time_s"]) * 1e3 for r, hi in zip(rows, high, strict=True)]]
     ax.errorbar(measured, y, xerr=spread, fmt="o", capsize=3, label="measured (median, min-max)")
     ax.plot([r["model_time_s"] * 1e3 for r in rows], y, "kD", ms=5, label="model (calibrated alpha-beta)")
     ax.set_yticks(list(y), [grid_name(r["grid"]) for r in rows], fontsize=8)
