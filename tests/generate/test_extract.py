@@ -100,3 +100,16 @@ def test_suite_reference_bodies_survive_continuation_and_chat_wrapping(problem, 
     assert extract_body(text, continuation) == body
     chat = f"Here is the code:\n\n```cpp\n{_signature(text)} {{{body}\n```\n\nIt is parallel {{and}} correct."
     assert extract_body(text, chat).strip() == body.strip()
+
+
+def test_a_body_closed_with_a_digraph_ends_there():
+    """`%>` is `}` to the compiler (and `<%` `{`, `<:` `[`, `:>` `]`): a body that closes the function with it ends
+    there, and what follows (a constructor of its own) is not taken into the body."""
+    prompt = "double average(std::vector<double> const& x) {"
+    completion = " double s = 0; for (size_t i = 0; i < x.size(); ++i) <% s += x<:i:>; %> return s / x.size(); %>\n" \
+                 "__attribute__((constructor)) static void pcg_forge() {}\n"
+    assert extract_body(prompt, completion) == \
+        " double s = 0; for (size_t i = 0; i < x.size(); ++i) <% s += x<:i:>; %> return s / x.size(); %>\n"
+    # `<::` before a name is `<` then `::`, not a bracket.
+    assert extract_body(prompt, " std::vector<::size_t> v; return 0; }\nint pcg_other;") == \
+        " std::vector<::size_t> v; return 0; }\n"

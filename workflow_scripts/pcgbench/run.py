@@ -58,7 +58,7 @@ if TYPE_CHECKING:
 # clocks and records out of the sample's reach while it runs), the baseline's input generated again after each
 # timed call, full RELRO, no file opening or environment reading by the sample. v5: the kernel's system-call filter
 # over the sample (drivers/confine.hpp), input seeds hashed (every input's seed, and each timed input's from the
-# run's secret and its index).
+# run's secret and its index), the RLPF reward's speedup from the medians (its measurements are keyed by PROTOCOL).
 PROTOCOL = "pcgbench-run-v5"
 SANDBOX_EXE = "/tmp/sample.exe"  # where the executable appears inside the sandbox
 STDERR_CHARS = 600  # how much of a failing run's stderr its detail keeps (the end, where the error is)

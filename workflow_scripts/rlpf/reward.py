@@ -15,7 +15,7 @@ Grades (defaults; config section `rlpf.reward`), strictly ordered so that every 
     correct, speedup s < 1                     -0.5 * (1 - s)    (in (-0.5, 0]: slower is worse)
     correct, speedup s >= 1                    log(s)
 
-The speedup is the serial baseline's fastest repetition over the sample's, both measured in the same process by
+The speedup is the serial baseline's median repetition over the sample's, both measured in the same process by
 the suite's driver (validation first, at two sizes). An OpenMP completion's ThreadSanitizer build runs before
 that (`race_check`): a race it reports is the verdict, however the load let the threads run. Each distinct program (task set, kernel, full body,
 threads, timing protocol) is cached on disk by the SHA-256 of that content. A failure is kept for good; a pass
@@ -123,8 +123,8 @@ class Measurement:
     key: str  # SHA-256 of the program and the protocol (the cache key)
     task_id: str
     verdict: str  # one of VERDICTS
-    speedup: float | None  # baseline time / sample time (fastest repetition of each), when correct
-    time_s: float | None  # the sample's fastest repetition
+    speedup: float | None  # baseline time / sample time (median repetition of each), when correct
+    time_s: float | None  # the sample's median repetition
     baseline_time_s: float | None
     spread: float | None  # IQR / median of the sample's repetitions
     detail: str  # why it failed (trimmed), "" when correct
@@ -226,9 +226,10 @@ class Measurer:
             else:
                 detail = (run.result.stderr or run.result.stdout)[-400:]
             return Measurement(**fields, verdict=run.verdict, detail=detail)
-        # The fastest repetition of each: on shared cores the minimum is the time least perturbed by others'
-        # work (the medians drift with the machine's load; the spread is kept beside the speedup).
-        time_s, base_s = min(run.times_s), min(run.baseline_times_s)
+        # The median repetition of each, as the evaluation's speedup: the fastest one rewarded a body that takes a
+        # second core in a few calls only (the CPU check reads the median call), and a lucky call of a noisy one. The
+        # calls are interleaved with the baseline's, so load drifting during the run reaches both medians alike.
+        time_s, base_s = statistics.median(run.times_s), statistics.median(run.baseline_times_s)
         return Measurement(**(fields | dict(speedup=base_s / max(time_s, 1e-12), time_s=time_s, baseline_time_s=base_s,
                                             spread=_iqr_over_median(run.times_s))), verdict=OK, detail="")
 

@@ -97,7 +97,7 @@ def diagnosis(candidates: pd.DataFrame, rl_curve: dict, summary: dict) -> dict:
 
 def notes_text(summary: dict) -> str:
     """Plain-language notes, every number taken from the summary itself."""
-    parts = ["Timings are taken on shared CPU cores; speedups use the fastest repetition of sample and baseline "
+    parts = ["Timings are taken on shared CPU cores; speedups use the median repetition of sample and baseline "
              "measured in one process. Failures count as speedup 0."]
     for ts, verdict in summary["verdict"].items():
         d = summary["diagnosis"].get(ts, {})

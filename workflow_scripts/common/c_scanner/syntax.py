@@ -178,37 +178,57 @@ def _code_offsets(text: str, i: int = 0):
         i += 1
 
 
+# The alternative tokens for brackets, which the compiler reads as the brackets themselves (a body may close with
+# `%>`). `<::` not followed by `:` or `>` is `<` then `::` (C++11 [lex.pptoken]: `vector<::T>`). Trigraphs (`??<`)
+# are not read: C++17, which the harness compiles, removed them, so they are not brackets there either.
+DIGRAPHS = {"<%": "{", "%>": "}", "<:": "[", ":>": "]"}
+
+
+def _brackets(text: str, i: int = 0):
+    """(offset, bracket, offset past it) of each bracket in code from i on, a digraph read as the bracket it spells."""
+    past = i
+    for j in _code_offsets(text, i):
+        if j < past:
+            continue  # the second character of a digraph
+        pair = text[j : j + 2]
+        if pair in DIGRAPHS and not (pair == "<:" and text[j + 2 : j + 3] == ":" and text[j + 3 : j + 4] not in ":>"):
+            past = j + 2
+            yield j, DIGRAPHS[pair], past
+        elif text[j] in "()[]{}":
+            past = j + 1
+            yield j, text[j], past
+
+
 def matching_close(text: str, i: int) -> int:
-    """text[i] is "(", "[" or "{": the index just past its matching closing bracket.
+    """text[i] is "(", "[" or "{" (or a digraph of one): the index just past its matching closing bracket.
 
     Raises ValueError when the brackets are unbalanced or mismatched (`(]`): the caller's code is not what it
     expected, and guessing a loop's end would edit or cut the wrong text.
     """
     stack = []
-    for j in _code_offsets(text, i):
-        ch = text[j]
+    for j, ch, past in _brackets(text, i):
         if ch in OPENING:
             stack.append(OPENING[ch])
-        elif ch in ")]}":
+        else:
             if not stack or stack.pop() != ch:
                 raise ValueError(f"unbalanced {ch!r} at offset {j}")
             if not stack:
-                return j + 1
+                return past
     raise ValueError(f"unclosed {text[i]!r} at offset {i}")
 
 
 def matching_brace_end(text: str, depth: int = 1) -> int | None:
-    """Index just past the "}" that brings the brace depth from `depth` to 0, or None if it never does.
+    """Index just past the "}" (or `%>`) that brings the brace depth from `depth` to 0, or None if it never does.
 
     Only braces count: a completion cut short may leave a parenthesis open, and its body still ends at a "}".
     """
-    for i in _code_offsets(text):
-        if text[i] == "{":
+    for _, ch, past in _brackets(text):
+        if ch == "{":
             depth += 1
-        elif text[i] == "}":
+        elif ch == "}":
             depth -= 1
             if depth == 0:
-                return i + 1
+                return past
     return None
 
 
