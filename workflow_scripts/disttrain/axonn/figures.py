@@ -77,6 +77,7 @@ def plot_timeline(runs: dict, path: str) -> None:
                             xytext=(4, 0), textcoords="offset points", va="center", fontsize=7)  # fmt: skip
         ax.set_title(title, fontsize=8)
         ax.set_ylabel("stage")
+        ax.set_yticks(range(len(rows[k]["timeline_last_batch"])))  # whole stages, not 0.5
         ax.invert_yaxis()
     axes[-1, 0].set_xlabel("time since the batch start, s")
     fig.tight_layout()
