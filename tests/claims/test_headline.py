@@ -65,6 +65,8 @@ def test_rows_finding_and_paper(tmp_path, monkeypatch):
     assert front.count("<img ") == 1 and 'src="data:image/png;base64,' in front
     assert 'alt="expected_speedup &lt;caption&gt; ≥ 1"' in front and "training_curves" not in front
     assert "<img " not in (tmp_path / "h.html").read_text()
+    # under it, the report's link to the figure's full caption (a result's key is its path as the rule names it)
+    assert 'href="javascript:app.showResultInfo(&quot;' + str(tmp_path / "results/rlpf/figures/expected_speedup.png") in front
     # Another run's numbers, another finding: nothing is typed into the page.
     summary = json.loads(json.dumps(SUMMARY))
     summary["task_sets"]["serial"]["rl"]["expected_speedup"] = 1.7

@@ -20,6 +20,7 @@ import csv
 import dataclasses
 import html
 import io
+import json
 import logging
 import os
 import string
@@ -218,9 +219,12 @@ def figure_html(path: str | os.PathLike) -> str:
     data = Path(path).read_bytes()
     width_px, caption = _png_width_and_description(data, path)
     uri = "data:image/png;base64," + base64.b64encode(data).decode("ascii")
+    # The report's own link to a result (its key is the path as the rule names it): the full caption and details.
+    details = html.escape(f"javascript:app.showResultInfo({json.dumps(str(path))})")
     return (f'<figure class="front"><img src="{uri}" alt="{html.escape(caption)}" '
-            f'style="width:100%;max-width:{width_px}px;height:auto"><figcaption>{html.escape(Path(path).name)}: '
-            "its full caption is in the study's category (menu on the left)</figcaption></figure>\n")  # fmt: skip
+            f'style="width:100%;max-width:{width_px}px;height:auto"><figcaption><a href="{details}">'
+            f"{html.escape(Path(path).name)}</a>: its full caption, and the study's other figures in its category "
+            "(menu on the left)</figcaption></figure>\n")  # fmt: skip
 
 
 def front_page_html(headline: Headline, rows: list[dict[str, Any]], paper: Paper | None, claim_rows: list[Row],
