@@ -88,7 +88,9 @@ OUTSIDE_PREFIXES = ("std::basic_ifstream", "std::basic_ofstream", "std::basic_fs
 SPAWN_CALLS = {"pthread_create", "fork", "vfork", "clone", "clone3", "execve", "execv", "execvp", "execvpe", "execl",
                "execlp", "execle", "fexecve", "posix_spawn", "posix_spawnp", "system", "popen", "omp_set_num_threads",
                "omp_set_dynamic", "omp_set_max_active_levels", "omp_set_nested", "MPI_Comm_spawn",
-               "MPI_Comm_spawn_multiple", "thrd_create", "_Fork"}  # fmt: skip
+               "MPI_Comm_spawn_multiple", "thrd_create", "_Fork", "aio_read", "aio_write", "aio_fsync", "lio_listio",
+               "aio_read64", "aio_write64", "aio_fsync64", "lio_listio64", "mq_notify", "timer_create",
+               "getaddrinfo_a"}  # fmt: skip  (the aio_*, mq_notify and timer calls run a callback on a thread of their own)
 SPAWN_PREFIXES = ("_ZNSt6thread15_M_start_thread",)  # std::thread and std::async (libstdc++)
 # What the code that registers a CUDA or HIP object's kernels at load time reaches besides the prelude's: each
 # kernel's host stub (registered by address) and what a stub calls to launch it (nvcc 12's names, read here from
