@@ -140,10 +140,21 @@ def plot_perfchange(metrics: dict[str, Any], path: str | Path) -> None:
     save_figure(fig, path)
 
 
+def _comparison_metric_name(metric: str) -> str:
+    """A metric of the comparison table in words: "omp.pass@1" -> "OpenMP pass@1", "accuracy.hpccoder_head" ->
+    "accuracy (HPC-Coder classifier)", "all_clauses_match" -> "all clauses match"."""
+    head, _, tail = metric.partition(".")
+    if not tail:
+        return metric.replace("_", " ")
+    if head == "accuracy":
+        return "accuracy (HPC-Coder classifier)" if tail == PERFCHANGE_MODEL_CLASSIFIER else f"accuracy ({tail})"
+    return f"{readable(head, EXECUTION_MODEL_NAMES)} {tail}"
+
+
 def plot_from_scratch_vs_pretrained(summary: dict[str, Any], path: str | Path) -> None:
     """The summary's comparison table: each metric for the fine-tuned model and the from-scratch one."""
     # The fractions share one axis; the loss per character (nats, lower is better) goes in the title.
-    rows = [(f"{evaluation.replace('_', ' ')}\n{metric.replace('_', ' ')}", row)
+    rows = [(f"{evaluation.replace('_', ' ')}\n{_comparison_metric_name(metric)}", row)
             for evaluation, metrics in summary["comparison"].items()
             if evaluation not in ("not_compared", "pretraining") for metric, row in metrics.items()]  # fmt: skip
     width = 0.4
@@ -166,7 +177,7 @@ def plot_from_scratch_vs_pretrained(summary: dict[str, Any], path: str | Path) -
               f"\nvalidation loss per character {loss['pretrained']:.3f} vs {loss['from_scratch']:.3f} nats (lower is better)")  # fmt: skip
     ax.set_title(f"HPC-Coder on the same corpus: {pretrained['parameters'] / 1e6:.3g}M parameters fine-tuned "
                  f"vs {scratch['parameters'] / 1e6:.3g}M from scratch{losses}", fontsize=10)  # fmt: skip
-    legend_below(fig, ax)
+    legend_outside(ax)
     ax.grid(axis="y", alpha=0.3)
     save_figure(fig, path)
 
