@@ -108,6 +108,7 @@ def plot_overlap(validation: dict, projection: dict, path: str) -> None:
     curve = projection["overlap_curve"]
     ax1.plot([p["chunks"] for p in curve], [p["time_s"] for p in curve], marker="o")
     ax1.set_xscale("log", base=2)
+    ax1.set_xticks([p["chunks"] for p in curve], [str(p["chunks"]) for p in curve])  # 8, not 2^3
     ax1.set_xlabel("batch chunks (overdecomposition)")
     ax1.set_ylabel("modelled step time (s)")
     ax1.set_title(f"projection, {grid_name(projection['best']['grid'])}", fontsize=9)
@@ -117,6 +118,7 @@ def plot_overlap(validation: dict, projection: dict, path: str) -> None:
                        [(p["step_time_s_max"] - p["step_time_s_median"]) * 1e3 for p in points]],
                  marker="o", capsize=3)  # fmt: skip
     ax2.set_xscale("log", base=2)
+    ax2.set_xticks([p["chunks"] for p in points], [str(p["chunks"]) for p in points])
     ax2.set_xlabel("batch chunks (overdecomposition)")
     ax2.set_ylabel("measured step time (ms)")
     ax2.set_title(f"measured, {grid_name(validation['overlap']['grid'])}\non {validation['world_size']} CPU processes",
