@@ -16,6 +16,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.ticker import ScalarFormatter  # noqa: E402
 
 from workflow_scripts.common import snakemake_step  # noqa: E402
 from workflow_scripts.common.figures import (  # noqa: E402
@@ -121,6 +122,7 @@ def plot_factor_error(numerics: dict[str, Any], path: str) -> None:
 def _over_layer_size(ax, xlabel: str, ylabel: str, legend_fontsize: float | None = None) -> None:
     """A panel of times, or time ratios, against the layer size d: both spread over orders of magnitude."""
     ax.set_xscale("log", base=2)
+    ax.xaxis.set_major_formatter(ScalarFormatter())  # d = 64, not 2^6
     ax.set_yscale("log")
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
@@ -150,6 +152,7 @@ def plot_step_cost(step_cost: dict[str, Any], path: str) -> None:
                label="Shampoo / SGD")  # fmt: skip
     _over_layer_size(right, "layer size d (d x d weight)", "optimizer step time / SGD's")
     fig.suptitle(f"device {step_cost['device']}, {step_cost['threads']} thread(s)")
+    fig.tight_layout()  # the right panel's y label clear of the left panel
     save_figure(fig, path)
 
 
