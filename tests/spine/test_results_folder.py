@@ -114,11 +114,11 @@ def test_the_claims_file_reads_a_paper_runs_summaries(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     claim = {"id": "rl_speedup", "study": "rlpf", "claim": "RL raises expected speedup.",
              "paper": {"value": 1.6, "source": "'0.9 -> 1.6 serial' (notes)"}, "summary": "results/rlpf/summary.json",
-             "measured": {"key": "rl/expected_speedup"},
+             "measured": {"key": "rl/expected_speedup"}, "measured_label": "RL expected speedup",
              "verdict": {"paper_ratio": {"direction": "higher", "reproduced": 0.9, "partly": 0.5}}}  # fmt: skip
     Path("claims.yaml").write_text(yaml.safe_dump({"claims": [claim]}))
     Path("headlines.yaml").write_text(yaml.safe_dump({"studies": {"rlpf": {
-        "finding": "RL {rl_speedup}.", "numbers": [{"claim": "rl_speedup", "label": "RL expected speedup"},
+        "finding": "RL {rl_speedup.measured}.", "numbers": [{"claim": "rl_speedup"},
                                                      {"name": "n", "label": "n", "key": "rl/n"},
                                                      {"name": "m", "label": "m", "key": "rl/m"}]}}}))  # fmt: skip
     summary = Path("results-paper/rlpf/summary.json")
