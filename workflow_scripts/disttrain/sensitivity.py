@@ -9,7 +9,7 @@ values on a log or linear scale, or an explicit list of `values`. Keys whose con
 rounded to a multiple of `multiple_of`.
 
     rows = sweep(evaluate, inputs, knob, metrics, points=7)       # the knob moved, everything else as configured
-    solve(evaluate, inputs, knob, "speedup", 0.21, rows)          # bisection to the paper's value, inside the range
+    solve(evaluate, inputs, knob, "speedup", 0.26, rows)          # bisection to the paper's value, inside the range
 
 `sweep` keeps a value that makes the projection impossible (no decomposition fits, a divisibility fails) with its
 reason and no metric. `solve` starts from the swept bracket nearest the configured value, bisects it (on a log
