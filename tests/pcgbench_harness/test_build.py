@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from workflow_scripts.pcgbench import build, driver_program, sandbox, suite, toolchains
+from workflow_scripts.pcgbench import TAMPERING, build, driver_program, sandbox, suite, toolchains
 from workflow_scripts.pcgbench.build import BuildCache, BuildConfig, BuildRequest
 
 
@@ -128,9 +128,18 @@ def test_compile_timeout_kills_the_whole_process_group(tmp_path):
 
 
 @pytest.mark.parametrize("read", ['#include "/etc/shadow"\n', 'asm(".incbin \\"/etc/shadow\\"");\n'])
-def test_compiler_runs_unprivileged_and_cannot_read_secrets(cache, problem, read):
-    # /etc/shadow is readable by root only: the unprivileged compiler (or assembler) cannot open it.
+def test_a_body_that_would_bring_a_host_file_into_its_build_is_refused_before_the_compiler_runs(cache, problem, read):
+    """tampering.file_probe: nothing is compiled, so no compiler's log can quote the file."""
     body = read + suite.reference_body(problem, "serial")
+    result = cache.build_all([BuildRequest(problem=problem, model="serial", body=body)])[0]
+    assert result.finding is not None and result.finding.verdict == TAMPERING and result.log == ""
+    assert "line 1 of the body brings a file" in result.finding.detail
+
+
+def test_compiler_runs_unprivileged_and_cannot_read_secrets(cache, problem):
+    # /etc/shadow is readable by root only: the unprivileged compiler cannot open it (a pragma that names a file is
+    # not among what tampering.file_probe refuses: the compiler's own confinement is the second line).
+    body = '_Pragma("GCC dependency \\"/etc/shadow\\"")\n' + suite.reference_body(problem, "serial")
     result = cache.build_all([BuildRequest(problem=problem, model="serial", body=body)])[0]
     assert not result.ok and ("Permission denied" in result.log or "file not found: /etc/shadow" in result.log)
     if os.access("/etc/shadow", os.R_OK):  # root mode: the harness could read it, the compiler could not

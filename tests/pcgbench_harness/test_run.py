@@ -25,15 +25,19 @@ from workflow_scripts.pcgbench import (
 
 FORGED = ('PCGBENCH_RESULT {"problem":"x","model":"omp","ranks":1,"threads":1,"seed":1,"timed_size":2,"valid":true,'
           '"failure":"","validation":[],"times_s":[1e-9],"baseline_times_s":[1.0]}\n')
-# The threads of the process, counted in /proc/self/task (a directory listing: a body may open no file).
+# The threads of the process (COUNT_THREADS says how).
 THREADS_OF_PROCESS = "  int pcg_threads(); const int threads = pcg_threads();\n"
 COUNT_THREADS = """
-#include <dirent.h>
+#include <ctime>
+#include <unistd.h>
+// The process's threads, counted without opening a file (the run's system-call filter refuses that): a thread's CPU
+// clock can be read only from its own process, so each valid clock of the ids after this thread's is a sibling.
 int pcg_threads() {
-  int threads = 0;
-  if (DIR* task = opendir("/proc/self/task")) {
-    while (dirent* entry = readdir(task)) threads += entry->d_name[0] != '.';
-    closedir(task);
+  int threads = 1;
+  const pid_t me = gettid();
+  for (pid_t t = me + 1; t < me + 256; ++t) {
+    timespec now;
+    threads += clock_gettime((clockid_t)(((unsigned)~t) << 3) | 6, &now) == 0;
   }
   return threads;
 }

@@ -9,7 +9,8 @@
 //   a handler, none hidden in a fault handler run by the check's first read, no periodic handler slowing the baseline;
 // - new processes and exec (fork, vfork, clone without CLONE_THREAD, execve): threads only, as the runtime makes them;
 //   clone3 answers ENOSYS (its flags sit behind a pointer a filter cannot read), and glibc then uses clone;
-// - files (open, openat, creat, ...): nothing of the host reaches the output, no /proc/self/mem;
+// - opening files (open, openat, creat, ...): nothing of the host reaches the output, no /proc/self/mem (removing
+//   one is allowed: Open MPI's finalisation removes its segments, and the run's writable places are its own);
 // - other processes (ptrace, process_vm_writev, kill or tgkill of another process), the filter itself (prctl,
 //   seccomp), raising limits (prlimit64 with a new value), pkey_mprotect, userfaultfd, perf_event_open, io_uring, bpf.
 // mprotect stays allowed: the driver locks its vault with it and glibc's allocator grows thread arenas with it; the
