@@ -1,5 +1,8 @@
-// geometry_closest_pair_2d: n points uniform in [0, 10^6)^2 -> the smallest pairwise distance; a pair 0.001
-// apart is planted in the second half (so the answer at the small size depends on the second half).
+// geometry_closest_pair_2d: n points uniform in [0, 10^6)^2 -> the smallest pairwise distance. A pair 0.001-0.1 apart
+// (the distance and its direction drawn) is planted: its first point in the region of the vector (an end, the first or
+// the second half) the seed names, its second anywhere but next to it. The natural closest pair is about 0.8 apart at
+// the timed size and far more at the small one, so the planted pair is mostly the answer, and neither its value nor its
+// place is known to a body.
 namespace pcg {
 struct Data {
   std::vector<Point> pts;
@@ -7,11 +10,23 @@ struct Data {
 };
 inline Data generate(std::size_t n, std::uint64_t seed) {
   Rng rng(seed);
+  // Where a planted value goes, by region: 0 the first index, 1 the last, 2 the first half, 3 the second half, so
+  // that a body that skips the boundaries or reads half of the vector misses it in one region of four. The answer's
+  // region is the seed's (seed % 4, or seed / 2 % 4 where seed % 2 says whether there is one): consecutive seeds,
+  // the validated inputs', cover all four, and a timed input's seed, a hash, draws one at random.
+  auto place = [&rng](std::size_t size, std::uint64_t region) -> std::size_t {
+    const std::size_t half = size / 2;
+    if (region % 4 < 2) return region % 4 == 0 ? 0 : size - 1;
+    return region % 4 == 2 ? (std::size_t)rng.integer(0, (long long)half - 1)
+                           : half + (std::size_t)rng.integer(0, (long long)(size - half) - 1);
+  };
   Data d;
   d.pts.resize(n);
   for (auto& p : d.pts) p = Point{rng.uniform(0.0, 1e6), rng.uniform(0.0, 1e6)};
-  const std::size_t i = n / 2 + (std::size_t)rng.integer(0, (long long)(n - n / 2 - 2));
-  d.pts[i + 1] = Point{d.pts[i].x + 0.0006, d.pts[i].y - 0.0008};
+  const std::size_t i = place(n, seed);
+  const std::size_t j = (i + 2 + (std::size_t)rng.integer(0, (long long)n - 4)) % n;  // neither i nor i +- 1
+  const double distance = rng.uniform(0.001, 0.1), angle = rng.uniform(0.0, 2.0 * M_PI);
+  d.pts[j] = Point{d.pts[i].x + distance * std::cos(angle), d.pts[i].y + distance * std::sin(angle)};
   return d;
 }
 inline void call_baseline(Data& d) { d.out = pcg_baseline::closestPair(d.pts); }

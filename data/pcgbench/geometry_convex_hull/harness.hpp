@@ -1,5 +1,7 @@
 // geometry_convex_hull: n points in a disc of radius 100 centred at (300, 200) (most of them interior, none at
-// the origin) -> the hull's corners, compared as a set.
+// the origin) -> the hull's corners, compared as a set. One more, 101-110 from the centre (a corner), goes to the
+// region of the vector (an end, the first or the second half) the seed names: a body that skips the first and last
+// points, or reads half of them, misses a corner.
 inline bool operator==(const Point& a, const Point& b) { return a.x == b.x && a.y == b.y; }
 inline std::ostream& operator<<(std::ostream& o, const Point& p) { return o << "(" << p.x << "," << p.y << ")"; }
 inline void bump(Point& p) { p.x += 1.0; }
@@ -16,6 +18,13 @@ inline Data generate(std::size_t n, std::uint64_t seed) {
     const double px = rng.uniform(-100.0, 100.0), py = rng.uniform(-100.0, 100.0);
     if (px * px + py * py <= 1e4) d.pts.push_back(Point{300.0 + px, 200.0 + py});
   }
+  // Region 0 the first index, 1 the last, 2 the first half, 3 the second half, as the seed says: consecutive
+  // seeds (the validated inputs') cover all four, a timed input's hashed seed draws one.
+  const std::size_t half = n / 2, at = seed % 4 == 0 ? 0 : seed % 4 == 1 ? n - 1
+                                     : seed % 4 == 2 ? (std::size_t)rng.integer(0, (long long)half - 1)
+                                                     : half + (std::size_t)rng.integer(0, (long long)(n - half) - 1);
+  const double radius = rng.uniform(101.0, 110.0), angle = rng.uniform(0.0, 2.0 * M_PI);
+  d.pts[at] = Point{300.0 + radius * std::cos(angle), 200.0 + radius * std::sin(angle)};
   return d;
 }
 inline void call_baseline(Data& d) { pcg_baseline::convexHull(d.pts, d.hull); }

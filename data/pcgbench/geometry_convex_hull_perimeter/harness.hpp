@@ -1,4 +1,6 @@
-// geometry_convex_hull_perimeter: n points in a disc of radius 100 (most of them interior) -> hull perimeter.
+// geometry_convex_hull_perimeter: n points in a disc of radius 100 (most of them interior) -> hull perimeter. One
+// more, 101-110 from the centre (a corner), goes to the region of the vector (an end, the first or the second half)
+// the seed names: a body that skips the first and last points, or reads half of them, misses a corner.
 namespace pcg {
 struct Data {
   std::vector<Point> pts;
@@ -12,6 +14,13 @@ inline Data generate(std::size_t n, std::uint64_t seed) {
     const double px = rng.uniform(-100.0, 100.0), py = rng.uniform(-100.0, 100.0);
     if (px * px + py * py <= 1e4) d.pts.push_back(Point{px, py});
   }
+  // Region 0 the first index, 1 the last, 2 the first half, 3 the second half, as the seed says: consecutive
+  // seeds (the validated inputs') cover all four, a timed input's hashed seed draws one.
+  const std::size_t half = n / 2, at = seed % 4 == 0 ? 0 : seed % 4 == 1 ? n - 1
+                                     : seed % 4 == 2 ? (std::size_t)rng.integer(0, (long long)half - 1)
+                                                     : half + (std::size_t)rng.integer(0, (long long)(n - half) - 1);
+  const double radius = rng.uniform(101.0, 110.0), angle = rng.uniform(0.0, 2.0 * M_PI);
+  d.pts[at] = Point{radius * std::cos(angle), radius * std::sin(angle)};
   return d;
 }
 inline void call_baseline(Data& d) { d.out = pcg_baseline::convexHullPerimeter(d.pts); }

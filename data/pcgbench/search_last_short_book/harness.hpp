@@ -1,5 +1,7 @@
-// search_last_short_book: n books of 100-1000 pages and two short ones: a decoy in the first eighth and the
-// answer in the second eighth, so a search from the end covers most of the vector.
+// search_last_short_book: n books of 100-1000 pages and one to four short ones (1-99 pages): the answer, the last of
+// them, in the region of the vector (an end, the first or the second half) the seed names, the others before it.
+// Neither its place nor its page count is known to a body, so only a search of the whole vector (from the end, the part
+// after the answer) finds it.
 namespace pcg {
 struct Data {
   std::vector<Book> books;
@@ -16,11 +18,23 @@ inline Book make_book(std::size_t i, int pages) {
 }
 inline Data generate(std::size_t n, std::uint64_t seed) {
   Rng rng(seed);
+  // Where a planted value goes, by region: 0 the first index, 1 the last, 2 the first half, 3 the second half, so
+  // that a body that skips the boundaries or reads half of the vector misses it in one region of four. The answer's
+  // region is the seed's (seed % 4, or seed / 2 % 4 where seed % 2 says whether there is one): consecutive seeds,
+  // the validated inputs', cover all four, and a timed input's seed, a hash, draws one at random.
+  auto place = [&rng](std::size_t size, std::uint64_t region) -> std::size_t {
+    const std::size_t half = size / 2;
+    if (region % 4 < 2) return region % 4 == 0 ? 0 : size - 1;
+    return region % 4 == 2 ? (std::size_t)rng.integer(0, (long long)half - 1)
+                           : half + (std::size_t)rng.integer(0, (long long)(size - half) - 1);
+  };
   Data d;
   d.books.reserve(n);
   for (std::size_t i = 0; i < n; ++i) d.books.push_back(make_book(i, (int)rng.integer(100, 1000)));
-  d.books[(std::size_t)rng.integer(0, (long long)(n / 8))].pages = 17;
-  d.books[n / 8 + 1 + (std::size_t)rng.integer(0, (long long)(n / 8))].pages = 42;
+  const std::size_t last = place(n, seed);
+  d.books[last].pages = (int)rng.integer(1, 99);
+  for (long long k = rng.integer(0, 3); k > 0 && last > 0; --k)
+    d.books[(std::size_t)rng.integer(0, (long long)last - 1)].pages = (int)rng.integer(1, 99);
   return d;
 }
 inline void call_baseline(Data& d) { d.out = pcg_baseline::findLastShortBook(d.books); }

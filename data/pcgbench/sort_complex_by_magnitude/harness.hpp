@@ -1,6 +1,7 @@
-// sort_complex_by_magnitude: n complex values with distinct magnitudes (j + 1) / n * 4 for a random
-// permutation j, at random angles: consecutive magnitudes differ by far more than rounding, so |z|, std::abs
-// and sqrt(re^2 + im^2) order them alike and the sorted vector is unique.
+// sort_complex_by_magnitude: n complex values at random angles, in random order, with distinct magnitudes that ascend
+// from 0 by gaps of 2 / n to 6 / n drawn (about 4 in all): consecutive magnitudes differ by far more than rounding, so
+// |z|, std::abs and sqrt(re^2 + im^2) order them alike and the sorted vector is unique, and a value's sorted place
+// follows from the others, not from its magnitude alone (with equal gaps it was n |z| / 4 - 1).
 #include "drivers/fft.hpp"
 namespace pcg {
 struct Data {
@@ -12,11 +13,11 @@ inline Data generate(std::size_t n, std::uint64_t seed) {
   std::vector<std::size_t> order(n);
   for (std::size_t i = 0; i < n; ++i) order[i] = i;
   for (std::size_t i = n; i-- > 1;) std::swap(order[i], order[(std::size_t)rng.integer(0, (long long)i)]);
+  std::vector<double> magnitude(n);
+  double r = 0.0;
+  for (auto& m : magnitude) m = (r += rng.uniform(2.0, 6.0) / (double)n);
   d.x.resize(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    const double r = 4.0 * (double)(order[i] + 1) / (double)n, angle = rng.uniform(-M_PI, M_PI);
-    d.x[i] = std::polar(r, angle);
-  }
+  for (std::size_t i = 0; i < n; ++i) d.x[i] = std::polar(magnitude[order[i]], rng.uniform(-M_PI, M_PI));
   return d;
 }
 inline void call_baseline(Data& d) { pcg_baseline::sortComplexByMagnitude(d.x); }

@@ -1,4 +1,6 @@
-// sort_sorted_ranks: n distinct floats (multiples of 0.25 around 0, exactly representable) in random order.
+// sort_sorted_ranks: n distinct floats in random order: ascending multiples of 0.25 around 0 whose gaps (0.25 to 1) are
+// drawn, so that a value's rank follows from the others and not from the value itself (with equal gaps, 4 x + n / 2 was
+// the rank); at most 2.5 n / 4 in magnitude, so exactly representable.
 namespace pcg {
 struct Data {
   std::vector<float> x;
@@ -8,7 +10,8 @@ inline Data generate(std::size_t n, std::uint64_t seed) {
   Rng rng(seed);
   Data d;
   d.x.resize(n);
-  for (std::size_t i = 0; i < n; ++i) d.x[i] = 0.25f * (float)((long long)i - (long long)(n / 2));
+  long long quarters = -(long long)(n * 5 / 4);
+  for (std::size_t i = 0; i < n; ++i, quarters += rng.integer(1, 4)) d.x[i] = 0.25f * (float)quarters;
   for (std::size_t i = n; i-- > 1;) std::swap(d.x[i], d.x[(std::size_t)rng.integer(0, (long long)i)]);
   d.out.assign(n, 0);
   return d;

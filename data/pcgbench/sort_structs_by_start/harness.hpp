@@ -1,4 +1,6 @@
-// sort_structs_by_start: n results with distinct start times 1, 4, 7, ... in random order.
+// sort_structs_by_start: n results with distinct start times in random order, ascending from 1 by gaps of 1 to 5 drawn,
+// so that a result's sorted place follows from the others and not from its start time alone (with equal gaps it was
+// (startTime - 1) / 3).
 inline bool operator==(const Result& a, const Result& b) { return a.startTime == b.startTime && a.duration == b.duration && a.value == b.value; }
 inline bool operator!=(const Result& a, const Result& b) { return !(a == b); }
 inline std::ostream& operator<<(std::ostream& o, const Result& r) { return o << "{" << r.startTime << "," << r.duration << "," << r.value << "}"; }
@@ -10,7 +12,7 @@ struct Data {
 inline Data generate(std::size_t n, std::uint64_t seed) {
   Rng rng(seed);
   Data d;
-  d.results = [&] { std::vector<Result> v(n); for (std::size_t i = 0; i < n; ++i) v[i] = Result{(int)i * 3 + 1, (int)rng.integer(1, 100), (float)rng.uniform(-1.0, 1.0)}; for (std::size_t i = n; i-- > 1;) std::swap(v[i], v[(std::size_t)rng.integer(0, (long long)i)]); return v; }();
+  d.results = [&] { std::vector<Result> v(n); int start = 1; for (std::size_t i = 0; i < n; ++i, start += (int)rng.integer(1, 5)) v[i] = Result{start, (int)rng.integer(1, 100), (float)rng.uniform(-1.0, 1.0)}; for (std::size_t i = n; i-- > 1;) std::swap(v[i], v[(std::size_t)rng.integer(0, (long long)i)]); return v; }();
   return d;
 }
 inline void call_baseline(Data& d) { pcg_baseline::sortByStartTime(d.results); }
