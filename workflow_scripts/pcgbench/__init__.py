@@ -53,6 +53,7 @@ from workflow_scripts.pcgbench import (
     shards,
     suite,
     toolchains,
+    validation_strength,
 )
 from workflow_scripts.pcgbench.build import BuildCache, BuildConfig, BuildRequest, BuildResult
 from workflow_scripts.pcgbench.harness import EvaluateConfig, vet
@@ -124,6 +125,7 @@ __all__ = [
     # the problem suite, its self-test generators and the files rules name
     "suite", "select_problems", "toolchains", "driver_program", "generators", "SELF_TEST_GENERATORS", "suite_files",
     "prompt_set_file",
-    # the study's shards, their projected runtimes and the reference check (its benchmarks run them)
-    "shards", "projection", "reference_speedups",
+    # the study's shards, their projected runtimes, the reference check and the validation-strength check (its
+    # benchmarks run them)
+    "shards", "projection", "reference_speedups", "validation_strength",
 ]  # fmt: skip
