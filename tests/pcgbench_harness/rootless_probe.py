@@ -45,6 +45,8 @@ def live_processes() -> list[str]:
         except OSError:
             continue  # gone meanwhile
         fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
+        if not fields.get("Uid", "").split() or "State" not in fields:
+            continue  # read while the process was being torn down: its status is partly gone, and so is it
         # A zombie has ended: bwrap's orphaned PID 1 lingers as one until the machine's init reaps it.
         if int(fields["Uid"].split()[0]) == os.getuid() and not fields["State"].strip().startswith("Z"):
             left.append(f"{entry.name} {fields['Name'].strip()}")

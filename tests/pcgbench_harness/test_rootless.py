@@ -216,13 +216,18 @@ def test_rootless_evaluation_judges_samples_not_the_harness(workdir, problem):
         pytest.skip("the rootless sandbox's harmless checks did not pass (run with them)")
     bodies = [suite.reference_body(problem, "serial")]
     bodies += [hostile_body(problem, "serial", HOSTILE[name][0]) for name in ("fork_bomb", "infinite_loop")]
+    # A signal handler, which no name list refuses: the kernel's system-call filter does, for a normal user too.
+    bodies.append("void pcg_arm(); pcg_arm();\n" + suite.reference_body(problem, "serial")
+                  + "#include <csignal>\nstatic void pcg_late(int) {}\nvoid pcg_arm() { std::signal(SIGALRM, pcg_late); }\n")
     spec = {"problem": problem.name, "samples": [{"model": "serial", "body": body} for body in bodies],
             "out_dir": str(workdir / "evaluation"), "cache_dir": str(workdir / "cache"),
             "config": {"reps": 1, "warmup": 0, "validations": 1, "run_timeout_s": 5.0, "cpu_limit_s": 20,
                        "ks": [1]}}  # fmt: skip
     report = probe("evaluate", spec, workdir)
-    # The fork bomb is refused from its object before any run (resource_overuse: tampering.py); the loop runs.
-    assert report["results"]["verdicts"] == [verdicts.OK, verdicts.RESOURCE_OVERUSE, verdicts.VERDICT_TIMEOUT], report
+    # The fork bomb is refused from its object before any run (resource_overuse: tampering.py); the loop runs; the
+    # handler is refused by the kernel (tampering).
+    assert report["results"]["verdicts"] == [verdicts.OK, verdicts.RESOURCE_OVERUSE, verdicts.VERDICT_TIMEOUT,
+                                             verdicts.TAMPERING], report  # fmt: skip
 
 
 def test_a_broken_sandbox_stops_the_evaluation_before_any_sample(tmp_path, cache_dir, problem, monkeypatch):
