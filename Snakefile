@@ -22,10 +22,10 @@ from snakemake.logging import logger
 
 from workflow_scripts.common.config import (
     SLURM_PLACEHOLDER_FIX,
+    check_slurm_placeholders,
     explain_config_errors,
     fill_defaults,
     place_results,
-    slurm_placeholders,
     slurm_placeholders_of_jobs,
 )
 from workflow_scripts.common.external_inputs import missing_external_inputs, warning_text
@@ -55,14 +55,15 @@ place_results(config)
 if workflow.is_main_process and (missing_inputs := warning_text(missing_external_inputs(config))):
     logger.warning(missing_inputs)
 # With SLURM resources (profiles/slurm), the site's values still left as SET_YOUR_* placeholders are named while
-# planning (a dry run says so; the executor is not known yet here); a submission stops before its first job
-# (onstart, below), naming those its jobs would ask for. Local runs have no SLURM resources and skip this.
-if workflow.is_main_process and (placeholders := slurm_placeholders(workflow.resource_settings, config)):
-    logger.warning(
-        "SLURM settings still hold their placeholders:\n  "
-        + "\n  ".join(placeholders)
-        + f"\n{SLURM_PLACEHOLDER_FIX}; a submission stops while a job it would submit asks for one"
-    )
+# planning: the run (a dry run too) stops when default-resources hold one, and is warned of those that only some
+# rules' jobs ask for; a submission stops before its first job (onstart, below) while one of its jobs asks for one.
+# Local runs have no SLURM resources and skip this.
+if workflow.is_main_process:
+    try:
+        if placeholders := check_slurm_placeholders(workflow.resource_settings, config):
+            logger.warning(placeholders)
+    except ValueError as err:
+        raise WorkflowError(str(err))
 
 
 # Timing jobs hold a `timing_slot` (profiles/default: one per machine, so no two timings share its cores). On a

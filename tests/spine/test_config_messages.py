@@ -76,20 +76,30 @@ def test_without_slurm_resources_the_placeholders_are_left_alone():
     assert slurm_placeholders(set_for_the_site, site) == []
 
 
-def test_the_slurm_profile_names_its_placeholders_and_a_submission_stops(workflow_dir):
-    """As shipped, profiles/slurm holds SET_YOUR_* values: a dry run names each one, a real submission stops
-    before its first job with those its jobs ask for (no sbatch is reached; nothing is written). The default
-    profile's dry run says nothing of them."""
-    submitted = run_snakemake(workflow_dir, "--profile", "profiles/slurm", "--", "jorge", cores=None, timeout=300)
+def test_the_slurm_profile_stops_naming_its_placeholders(workflow_dir):
+    """As shipped, profiles/slurm holds SET_YOUR_* values. Its default-resources apply to every job, so a dry run
+    stops, naming every placeholder. With those set (here on the command line, as tests/cluster's live SLURM test
+    does), the set-resources ones of rules the plan may not hold are a warning, and a submission stops before its
+    first job naming those its jobs ask for (no sbatch is reached; nothing is written). The default profile's dry
+    run says nothing of them."""
+    planned = run_snakemake(workflow_dir, "-n", "--profile", "profiles/slurm", "--", "jorge", cores=None, timeout=300)
+    output = planned.stdout + planned.stderr
+    assert planned.returncode != 0 and "Job stats" not in output and "Traceback" not in output
+    named = output[output.index("SLURM settings still hold their placeholders:"):]
+    assert "slurm_account = SET_YOUR_ACCOUNT (default-resources)" in named
+    assert "slurm_partition = SET_YOUR_GPU_PARTITION (set-resources of generate_samples, " in named
+    assert "delete the slurm_account line" in named and "none could be submitted" in named
+
+    submitted = run_snakemake(workflow_dir, "--profile", "profiles/slurm", "--default-resources",
+                              "slurm_partition=cpu", "mem_mb=1000", "--", "jorge", cores=None, timeout=300)  # fmt: skip
     output = submitted.stdout + submitted.stderr
-    assert submitted.returncode != 0
-    planned = output[output.index("SLURM settings still hold their placeholders:"):]
-    assert "slurm_account = SET_YOUR_ACCOUNT (default-resources)" in planned
-    assert "slurm_partition = SET_YOUR_GPU_PARTITION (set-resources of generate_samples, " in planned
+    assert submitted.returncode != 0 and "Traceback" not in output
+    assert "slurm_account =" not in output and "slurm_partition = SET_YOUR_GPU_PARTITION (set-resources" in output
     stopped = output[output.index("SLURM settings of the jobs to submit are still placeholders:"):]
-    assert "slurm_partition = SET_YOUR_GPU_PARTITION (jobs of jorge_sgd_grid, jorge_step_cost, jorge_train)" in stopped
-    assert "delete the slurm_account line" in stopped and "Traceback" not in output
+    assert stopped.splitlines()[1].strip() == ("slurm_partition = SET_YOUR_GPU_PARTITION "
+                                               "(jobs of jorge_sgd_grid, jorge_step_cost, jorge_train)")  # fmt: skip
     assert not (workflow_dir / "results").exists()
+
     local = run_snakemake(workflow_dir, "-n", "jorge", cores=1, timeout=300)
     assert local.returncode == 0 and "SET_YOUR" not in local.stdout + local.stderr
 

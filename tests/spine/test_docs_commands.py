@@ -190,10 +190,14 @@ def user_translations(problem: suite.Problem) -> list[dict]:
 
 @pytest.fixture(scope="module")
 def workdir(tmp_path_factory) -> Path:
-    """A copy of the workflow, as a fresh clone after `make setup`: its .venv (this one), the docs' YAML files,
-    and the files the docs' commands name that a user brings."""
+    """A copy of the workflow, as a fresh clone after `make setup` and the set-up the docs ask for: its .venv (this
+    one), the site's SLURM account and partitions, the docs' YAML files, and the files the docs' commands name that
+    a user brings."""
     work = copy_workflow(tmp_path_factory.mktemp("docs") / "repo")
     (work / ".venv").symlink_to(Path(sys.prefix))
+    for name in ("profiles/slurm/config.yaml", "config/paper.yaml"):  # docs/cluster.md: "First replace every SET_YOUR_*"
+        text = (work / name).read_text()
+        (work / name).write_text(re.sub(r"SET_YOUR_(\w+?)(?:_PARTITION)?\b", lambda m: f"site_{m.group(1).lower()}", text))
     for name, text in documented_files().items():
         (work / name).write_text(text)
     problem = suite.get_problem("reduce_average")

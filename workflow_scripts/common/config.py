@@ -333,3 +333,20 @@ def slurm_placeholders_of_jobs(jobs: list[tuple[str, dict[str, Any]]]) -> list[s
 SLURM_PLACEHOLDER_FIX = ("set each to your site's value in profiles/slurm/config.yaml (default-resources, "
                          "set-resources) and in the config's pcgbench.cluster; where the site has no accounts, delete "
                          "the slurm_account line (--slurm-no-account alone does not remove it)")
+
+
+def check_slurm_placeholders(resource_settings: Any, config: dict[str, Any]) -> str:
+    """What the Snakefile says while planning about the SLURM placeholders (`slurm_placeholders`): nothing without
+    them; a ValueError naming every one when default-resources holds one, since every job would be submitted with it
+    (a dry run stops too: the plan of jobs that cannot be submitted is no plan); otherwise a warning naming them,
+    since they belong to rules (set-resources) or PCGBench's shards (pcgbench.cluster) that the plan may not hold.
+    A submission then stops before its first job while one of its jobs asks for one (`slurm_placeholders_of_jobs`,
+    in the Snakefile's onstart, where the jobs and the executor are known)."""
+    placeholders = slurm_placeholders(resource_settings, config)
+    if not placeholders:
+        return ""
+    every_job = any(_is_placeholder(r.raw) for r in (resource_settings.default_resources or {}).values())
+    text = "SLURM settings still hold their placeholders:\n  " + "\n  ".join(placeholders) + f"\n{SLURM_PLACEHOLDER_FIX}"
+    if every_job:
+        raise ValueError(text + " (default-resources apply to every job, so none could be submitted)")
+    return text + "; a submission stops while a job it would submit asks for one"
