@@ -45,14 +45,15 @@ FAMILY_PROBLEM = "search_contains"  # every trivial body of it, beside its refer
 
 
 @pytest.mark.parametrize(("name", "expected"), [
-    ("search_contains", {"zero", "one", "size", "size_parity", "first_element", "last_element",
+    ("search_contains", {"zero", "one", "size", "size_parity", "first_element", "last_element", "replay_by_size",
                          "reference_on_first_half", "reference_on_second_half", "reference_on_without_ends"}),
     ("search_closest_to_pi", {"zero", "one", "size", "size_parity", "last_index", "first_element", "last_element",
+                              "replay_by_size",
                               "reference_on_first_half", "reference_on_second_half", "reference_on_without_ends",
                               "reference_on_second_half_index_shifted", "reference_on_without_ends_index_shifted"}),
     ("stencil_jacobi_2d", {"nothing", "output_second_half_left", "output_first_half_left", "output_ends_left"}),
     ("graph_edge_count", {"zero", "one", "size", "size_parity", "last_index", "first_element", "last_element",
-                          "reference_on_leading_block"}),
+                          "replay_by_size", "reference_on_leading_block"}),
     ("histogram_quadrants", {"nothing", "reference_on_first_half", "reference_on_second_half",
                              "reference_on_without_ends", "output_second_half_left", "output_first_half_left",
                              "output_ends_left"}),
@@ -61,9 +62,9 @@ def test_the_family_follows_the_signature(name, expected):
     assert set(validation_strength.trivial_bodies(suite.get_problem(name), "serial")) == expected
 
 
-def test_kokkos_gets_the_value_bodies():
+def test_kokkos_gets_the_value_bodies_and_the_replay():
     assert set(validation_strength.trivial_bodies(suite.get_problem("reduce_average"), "kokkos")) == {
-        "zero", "one", "size", "size_parity", "first_element", "last_element"}
+        "zero", "one", "size", "size_parity", "first_element", "last_element", "replay_by_size"}
     assert set(validation_strength.trivial_bodies(suite.get_problem("transform_relu"), "kokkos")) == {"nothing"}
 
 
@@ -100,6 +101,6 @@ def test_every_trivial_body_of_search_contains_fails_and_its_reference_passes(ca
     # reference=True raises unless the reference gets ok under the same protocol.
     [score] = validation_strength.check_validation_strength([suite.get_problem(FAMILY_PROBLEM)], ["serial"],
                                                             cache=cache, reference=True)  # fmt: skip
-    assert score.generated >= 9
+    assert score.generated >= 10
     assert score.survivors == [], {n: score.details[n] for n in score.survivors}
     assert OK not in score.verdicts.values()

@@ -15,11 +15,14 @@ The family (`trivial_bodies`), where the signature allows it:
   back to the whole vector's place too. Only where sizes come from the vectors themselves (no N, M, K parameter,
   no CSR row pointers that a slice would break); graphs (A, N) get the reference on their leading N/2 x N/2 block;
 - the serial reference with part of its output left as on entry: the second half, the first half, the ends (an
-  N x N output's border rows and columns).
+  N x N output's border rows and columns);
+- the reference's answer computed once per size and replayed for every later input of that size (it passes where
+  the answer follows from the size: the answer's value must vary).
 The vector bodies serve serial, omp, mpi and mpi+omp (the same signature; an MPI body runs on every rank, and rank
-0's answer is the first-half one of two ranks); Kokkos gets the constants, the size, its parity, the ends' elements
-and nothing done. None calls into the harness: the reference is the body's own copy of ref_serial.cpp, under another
-name (the tampering inspection refuses calls into pcg:: and pcg_baseline::).
+0's answer is the first-half one of two ranks); Kokkos gets the constants, the size, its parity, the ends' elements,
+nothing done and the replay by size (of its own reference). None calls into the harness: the reference is the
+body's own copy of ref_serial.cpp (ref_kokkos.cpp), under another name (the tampering inspection refuses calls into
+pcg:: and pcg_baseline::).
 
 Each body is built with the harness's BuildCache and run once with run_program, validate-only (reps 0): the small
 size, then `validations` inputs at the timed size, each on its own seed, as many as a run of the evaluation checks
@@ -198,8 +201,9 @@ def _sliced_bodies(sig: Signature) -> dict[str, str]:
                 args.append(p.name)
                 continue
             copy = f"pcg_vs_{p.name}"
-            lines.append(f"  const size_t {copy}_n = {p.name}.size(), {copy}_lo = [](size_t n) -> size_t {{ return {lo}; }}"
-                         f"({copy}_n), {copy}_hi = [](size_t n) -> size_t {{ return {hi}; }}({copy}_n);")
+            lines.append(f"  const size_t {copy}_n = {p.name}.size(), "
+                         f"{copy}_lo = [](size_t n) -> size_t {{ return {lo}; }}({copy}_n), "
+                         f"{copy}_hi = [](size_t n) -> size_t {{ return {hi}; }}({copy}_n);")
             if p.const:
                 lines.append(f"  const std::vector<{p.element}> {copy}({p.name}.begin() + {copy}_lo, "
                              f"{p.name}.begin() + {copy}_hi);")
@@ -248,7 +252,8 @@ def _restoring_bodies(sig: Signature) -> dict[str, str]:
         lines = []
         for p in outputs:
             entry = f"pcg_vs_{p.name}_entry"
-            restore = f"    for (size_t pcg_vs_i = {lo}; pcg_vs_i < {hi}; ++pcg_vs_i) {p.name}[pcg_vs_i] = {entry}[pcg_vs_i];"
+            restore = (f"    for (size_t pcg_vs_i = {lo}; pcg_vs_i < {hi}; ++pcg_vs_i) "
+                       f"{p.name}[pcg_vs_i] = {entry}[pcg_vs_i];")
             if p.vector:  # an output the reference resized (a hull) keeps the other part of what it computed
                 lines.append(f"  {{ const size_t n = {p.name}.size();\n"
                              f"    if ({entry}.size() == n) {{\n{restore}\n    }} else {{\n"
@@ -262,7 +267,8 @@ def _restoring_bodies(sig: Signature) -> dict[str, str]:
         entry = f"pcg_vs_{p.name}_entry"
         grid = (f"    if ({p.name}.size() == N * N && {entry}.size() == N * N) {{\n"
                 f"      for (size_t pcg_vs_k = 0; pcg_vs_k < N; ++pcg_vs_k)\n"
-                f"        for (size_t pcg_vs_at : {{pcg_vs_k, (N - 1) * N + pcg_vs_k, pcg_vs_k * N, pcg_vs_k * N + N - 1}})\n"
+                f"        for (size_t pcg_vs_at : {{pcg_vs_k, (N - 1) * N + pcg_vs_k, pcg_vs_k * N, "
+                f"pcg_vs_k * N + N - 1}})\n"
                 f"          {p.name}[pcg_vs_at] = {entry}[pcg_vs_at];\n"
                 f"      continue;\n    }}\n") if has_n else ""
         lines.append(f"  for (int pcg_vs_once = 0; pcg_vs_once < 1; ++pcg_vs_once) {{\n{grid}"
@@ -276,6 +282,22 @@ def _restoring_bodies(sig: Signature) -> dict[str, str]:
     return bodies
 
 
+def _replay_body(sig: Signature, size: str) -> str:
+    """The reference's answer computed once per size and returned for every later input of that size (the
+    catalogue's memoization on the size alone): it passes wherever the answer follows from the size."""
+    args = ", ".join(p.name for p in sig.params)
+    return (_declare_reference(sig)
+            + f"  static size_t pcg_vs_sizes[8];\n  static {sig.returns} pcg_vs_answers[8];\n"
+            + "  static int pcg_vs_known = 0;\n"
+            + f"  const size_t pcg_vs_n = {size};\n"
+            + "  for (int k = 0; k < pcg_vs_known; ++k)\n"
+            + "    if (pcg_vs_sizes[k] == pcg_vs_n) return pcg_vs_answers[k];\n"
+            + f"  const {sig.returns} pcg_vs_answer = {REFERENCE}({args});\n"
+            + "  if (pcg_vs_known < 8) {\n    pcg_vs_sizes[pcg_vs_known] = pcg_vs_n;\n"
+            + "    pcg_vs_answers[pcg_vs_known++] = pcg_vs_answer;\n  }\n"
+            + "  return pcg_vs_answer;\n}\n")
+
+
 def trivial_bodies(problem: suite.Problem, model: str) -> dict[str, str]:
     """name -> body (the text after the prompt's "{", closing "}" included) of each trivial body of (problem, model)."""
     if model not in MODELS:
@@ -284,9 +306,11 @@ def trivial_bodies(problem: suite.Problem, model: str) -> dict[str, str]:
     bodies = {} if sig.returns == "void" else _value_bodies(sig, model)
     if sig.returns == "void":
         bodies["nothing"] = "}\n"
+    derived = {}
+    size = _size_expr(sig)
+    if sig.returns != "void" and size is not None:
+        derived["replay_by_size"] = _replay_body(sig, size)
     if model in VECTOR_MODELS:
-        reference = _reference_signature(sig) + " {\n" + suite.reference_body(problem, "serial")
-        derived = {}
         names = {p.name for p in sig.params}
         if any(p.vector for p in sig.params) and not any(p.size_like for p in sig.params) and "row_ptr" not in names:
             derived |= _sliced_bodies(sig)
@@ -294,8 +318,10 @@ def trivial_bodies(problem: suite.Problem, model: str) -> dict[str, str]:
             derived["reference_on_leading_block"] = _leading_block_body(sig)
         if sig.returns == "void":
             derived |= _restoring_bodies(sig)
-        bodies |= {name: body + reference for name, body in derived.items()}
-    return bodies
+    # The serial reference serves the vector models; Kokkos's own serves its view signature.
+    reference = _reference_signature(sig) + " {\n"
+    reference += suite.reference_body(problem, "serial" if model in VECTOR_MODELS else model)
+    return bodies | {name: body + reference for name, body in derived.items()}
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
