@@ -19,7 +19,9 @@ inside it: tests/pcgbench_harness/test_api.py holds them to `__all__`. What they
   and the shards' merge, a list of samples, one sample's runs), and a sample, Sample (samples.py);
 - generations files: load_generations, validate_records, and a problem's prompt record and ParEval names,
   prompt_record, problem_name, numbered_names (pareval_format.py); translation prompts: is_translation,
-  model_prompt, and the pairs, parse_pair, pareval_pairs (translation.py);
+  model_prompt, and the pairs, parse_pair, pareval_pairs (translation.py); ParEval's results files, its outputs
+  with its own verdicts (`pareval_results`: load_results, the released ones in data/pareval_released/), and
+  `agreement` (agreement.main scores one here and holds each verdict against ParEval's, with a cause);
 - the problem suite, `suite` (problems, prompts, reference bodies), and the configured selection of it,
   select_problems (prompts.py); `toolchains` (which models build and run here, compilers, flags, race-check builds)
   and `driver_program` (a driver's source, build, command line and output); the self-test generators, `generators`,
@@ -45,9 +47,11 @@ never this file, which imports them all.
 """
 
 from workflow_scripts.pcgbench import (
+    agreement,
     driver_program,
     evaluate,
     generators,
+    pareval_results,
     projection,
     reference_speedups,
     shards,
@@ -122,6 +126,8 @@ __all__ = [
     # generations files, ParEval's names and translation prompts
     "load_generations", "validate_records", "prompt_record", "problem_name", "numbered_names", "is_translation",
     "model_prompt", "parse_pair", "pareval_pairs",
+    # ParEval's results files (its released outputs with its verdicts) and per-sample agreement with them
+    "pareval_results", "agreement",
     # the problem suite, its self-test generators and the files rules name
     "suite", "select_problems", "toolchains", "driver_program", "generators", "SELF_TEST_GENERATORS", "suite_files",
     "prompt_set_file",

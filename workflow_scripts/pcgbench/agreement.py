@@ -1,0 +1,339 @@
+"""Per-sample agreement with ParEval: score a ParEval results file with this harness and hold every verdict against
+ParEval's own, giving each difference a cause computed from evidence.
+
+    python -m workflow_scripts.pcgbench.agreement RESULTS.json[.xz] --out DIR [--models omp] [--sources serial]
+                                                  [--sample 48] [--size paper] [--run-timeout-s 60]
+
+Input: a file in ParEval's results format (pareval_results.py; the released ones are in data/pareval_released/).
+Every output with ParEval's verdict is a sample, evaluated as `python -m workflow_scripts.pcgbench evaluate`
+evaluates one (evaluate.evaluate_samples: the same builds, vetting, race check, sandboxed runs and protocol; the
+resume log DIR/samples.jsonl, so an interrupted run resumes). Outputs, in DIR:
+
+    agreement.csv    one row per sample: record, output_index, execution model (and source model), problem,
+                     pareval (did_not_build / built_invalid / valid), pareval_runs (its runs in words), pcgbench
+                     (the verdict), agree, cause, evidence; sorted by record and output index
+    results.parquet, metrics.json, metrics.csv   the evaluation's own outputs (evaluate.write_outputs)
+    refused.json     the records and outputs refused (missing field, unknown problem, text UTF-8 cannot hold)
+    agreement.json   the confusion table, the agreement rate and the causes' counts
+
+and prints the confusion table. Agreement is on the three categories: PCGBench's build_error is "did not build",
+ok is "valid", every other verdict of a built program "built but invalid" (a prompt_mismatch output is not built:
+it is counted apart).
+
+A disagreement's cause, from a fixed vocabulary (CAUSES), is computed from what the two harnesses recorded:
+- PCGBench stricter by design, the verdict itself: race_detected, no_parallelism, tampering, resource_overuse;
+- answer_check: the two checks of the answer differ (PCGBench's wrong_answer on a ParEval pass: the evidence is the
+  driver's failure text, which input and element; or a ParEval run that ran and was invalid where PCGBench's
+  validations all passed: ParEval's invalid configurations);
+- time_limit: PCGBench's timeout or killed_resource_limit on a ParEval pass (the limit and size in the evidence;
+  for an OpenMP sample, what the same run gives without the stress validations, run again to tell the phases apart);
+- pareval_run_failed: ParEval's run exited non-zero at some configuration (its crash or time limit: ParEval's
+  logs were not released) where every run here passed;
+- build_environment: one harness built the body and the other did not (the compiler's first error here; ParEval's
+  build logs were not released, and where the body collapses a non-rectangular loop nest, which ParEval's compiler
+  rejected every time, the evidence says so);
+- prompt_mismatch: the record's prompt declares another interface than the problem's (not built here);
+- unexplained: any other difference (a crash here on a ParEval pass, ...): a harness bug until read and named.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import logging
+import random
+import re
+import sys
+from collections.abc import Collection
+from pathlib import Path
+
+import pandas as pd
+
+from workflow_scripts.common import write_json
+from workflow_scripts.common.io import atomic_path
+from workflow_scripts.pcgbench.evaluate import evaluate_samples, write_outputs
+from workflow_scripts.pcgbench.harness import EvaluateConfig
+from workflow_scripts.pcgbench.pareval_format import GenerationsError
+from workflow_scripts.pcgbench.pareval_results import (
+    CATEGORIES,
+    INVALID,
+    NOT_BUILT,
+    VALID,
+    ParEvalVerdict,
+    ReleasedSample,
+    load_results,
+)
+from workflow_scripts.pcgbench.suite import OPENMP_MODELS
+from workflow_scripts.pcgbench.verdicts import (
+    BUILD_ERROR,
+    KILLED_RESOURCE_LIMIT,
+    NO_PARALLELISM,
+    OK,
+    PROMPT_MISMATCH,
+    RACE_DETECTED,
+    RESOURCE_OVERUSE,
+    TAMPERING,
+    VERDICT_TIMEOUT,
+    WRONG_ANSWER,
+)
+
+logger = logging.getLogger(__name__)
+
+# The causes of a disagreement, and which family each is of.
+STRICTER = (RACE_DETECTED, NO_PARALLELISM, TAMPERING, RESOURCE_OVERUSE)
+ANSWER_CHECK = "answer_check"
+TIME_LIMIT = "time_limit"
+PAREVAL_RUN_FAILED = "pareval_run_failed"
+BUILD_ENVIRONMENT = "build_environment"
+UNEXPLAINED = "unexplained"
+CAUSES = {
+    **{verdict: "stricter_by_design" for verdict in STRICTER},
+    ANSWER_CHECK: "answer_check", TIME_LIMIT: "time_or_resource_limit", PAREVAL_RUN_FAILED: "time_or_resource_limit",
+    BUILD_ENVIRONMENT: "build_environment", PROMPT_MISMATCH: "interface", UNEXPLAINED: "unexplained",
+}  # fmt: skip
+EVIDENCE_CHARS = 400
+COLUMNS = ["generator", "record", "output_index", "model", "source_model", "problem", "pareval", "pareval_runs",
+           "pcgbench", "pcgbench_category", "agree", "cause", "cause_family", "evidence", "race_check", "sample_id"]
+
+
+def pcgbench_category(verdict: str) -> str:
+    """PCGBench's verdict in ParEval's three: build_error did not build, ok is valid, any other built but invalid."""
+    return NOT_BUILT if verdict == BUILD_ERROR else VALID if verdict == OK else INVALID
+
+
+def first_error(build_log: str) -> str:
+    """The compiler's first error line (where the build environment shows: a header, a flag, a name), else the log's
+    tail."""
+    for line in build_log.splitlines():
+        if re.search(r"\berror\b", line):
+            return line.strip()
+    return build_log.strip()[-EVIDENCE_CHARS:]
+
+
+_FOR_HEADER = re.compile(r"for\s*\(\s*(?:[\w:]+\s+)*(\w+)\s*=\s*([^;]*);([^;]*);")
+
+
+def nonrectangular_collapse(body: str) -> str:
+    """"" unless the body collapses a loop nest whose inner bounds use the outer loop's variable (OpenMP 5.0's
+    non-rectangular collapse, which GCC accepts from version 11), else the two loop headers' variables. In ParEval's
+    released serial->omp translations every such body (21, all seven models) failed ParEval's build and every
+    rectangular collapse(2) built (188): its compiler predates them."""
+    at = body.find("collapse(")
+    headers = _FOR_HEADER.findall(body[at:])[:2] if at >= 0 else []
+    if len(headers) < 2:
+        return ""
+    (outer, _, _), (inner, init, condition) = headers
+    return f"{inner} from {outer}" if re.search(rf"\b{re.escape(outer)}\b", init + condition) else ""
+
+
+def cause_of(pareval: ParEvalVerdict, verdict: str, detail: str, build_log: str, cfg: EvaluateConfig,
+             body: str = "") -> tuple[str, str]:  # fmt: skip
+    """(cause, evidence) of a disagreement between ParEval's verdict and PCGBench's; ("", "") when they agree."""
+    theirs, ours = pareval.category, pcgbench_category(verdict)
+    if theirs == ours:
+        return "", ""
+    runs = pareval.describe()
+    if verdict == PROMPT_MISMATCH:
+        return PROMPT_MISMATCH, detail
+    if ours == NOT_BUILT:  # ParEval built it
+        return BUILD_ENVIRONMENT, f"PCGBench's compiler: {first_error(build_log)}; {runs}"
+    if theirs == NOT_BUILT:
+        collapse = nonrectangular_collapse(body)
+        why = (f"; the body collapses a non-rectangular loop nest ({collapse}: OpenMP 5.0, GCC >= 11), which ParEval's "
+               "compiler rejected in every released translation" if collapse else "")  # fmt: skip
+        return BUILD_ENVIRONMENT, f"{runs}; PCGBench: built, {verdict}" + (f" ({detail})" if detail else "") + why
+    if verdict in STRICTER:  # ParEval: valid
+        source_check = "; ParEval's own source check agreed (is_source_valid false)" if (
+            verdict == NO_PARALLELISM and pareval.is_source_valid is False) else ""  # fmt: skip
+        return verdict, f"{detail}{source_check}"
+    if verdict == WRONG_ANSWER:
+        return ANSWER_CHECK, f"PCGBench's driver: {detail}; {runs}"
+    if verdict in (VERDICT_TIMEOUT, KILLED_RESOURCE_LIMIT):
+        return TIME_LIMIT, (f"PCGBench: {verdict} ({detail}) at size {cfg.size}, limit {cfg.run_timeout_s:g} s; "
+                            f"ParEval's best serial baseline {pareval.best_sequential_runtime} s")  # fmt: skip
+    if verdict == OK:  # ParEval: built but invalid
+        if pareval.failed_to_run:
+            return PAREVAL_RUN_FAILED, f"{runs}; PCGBench: every run passed"
+        return ANSWER_CHECK, f"{runs}; PCGBench: every validation passed"
+    return UNEXPLAINED, f"PCGBench: {verdict}: {detail}; {runs}"
+
+
+def stratified(samples: list[ReleasedSample], n: int, seed: int) -> list[ReleasedSample]:
+    """n samples drawn (seeded) half from ParEval's passes and half from its failures (did not build or invalid),
+    as many of either as there are where one side has fewer; in the file's order."""
+    rng = random.Random(seed)
+    passes = [s for s in samples if s.pareval.category == VALID]
+    fails = [s for s in samples if s.pareval.category != VALID]
+    take_pass = min(len(passes), max(n // 2, n - len(fails)))
+    chosen = rng.sample(passes, take_pass) + rng.sample(fails, min(len(fails), n - take_pass))
+    order = {id(s): i for i, s in enumerate(samples)}
+    return sorted(chosen, key=lambda s: order[id(s)])
+
+
+def agreement_rows(judged: list[ReleasedSample], mismatched: list[ReleasedSample], rows: pd.DataFrame,
+                   cfg: EvaluateConfig, rerun: dict[str, str] | None = None) -> pd.DataFrame:  # fmt: skip
+    """One row per sample: ParEval's verdict, PCGBench's (the evaluation's first row of the sample), the cause, and
+    what `rerun` (without_stress) found for it in the evidence."""
+    rerun = rerun or {}
+    first = rows.drop_duplicates("sample_id").set_index("sample_id") if not rows.empty else pd.DataFrame()
+    out = []
+    for released in judged + mismatched:
+        sample = released.sample
+        if released.mismatch:
+            verdict, detail, build_log, race = PROMPT_MISMATCH, released.mismatch, "", None
+        elif sample.sample_id in first.index:
+            row = first.loc[sample.sample_id]
+            verdict, detail, build_log, race = row["verdict"], row["detail"], row["build_log"], row["race_check"]
+        else:
+            continue  # its execution model cannot run here (evaluate_samples logged it)
+        cause, evidence = cause_of(released.pareval, verdict, detail or "", build_log or "", cfg, sample.body)
+        if sample.sample_id in rerun:
+            evidence += f"; {rerun[sample.sample_id]}"
+        out.append({"generator": sample.generator, "record": released.record, "output_index": sample.sample_index,
+                    "model": sample.model, "source_model": sample.source_model, "problem": sample.problem.name,
+                    "pareval": released.pareval.category, "pareval_runs": released.pareval.describe(),
+                    "pcgbench": verdict, "pcgbench_category": pcgbench_category(verdict),
+                    "agree": cause == "", "cause": cause, "cause_family": CAUSES.get(cause, ""),
+                    "evidence": evidence[:EVIDENCE_CHARS], "race_check": race, "sample_id": sample.sample_id})  # fmt: skip
+    table = pd.DataFrame(out, columns=COLUMNS)
+    return table.sort_values(["record", "output_index"], kind="stable").reset_index(drop=True)
+
+
+def without_stress(judged: list[ReleasedSample], rows: pd.DataFrame, out_dir: Path, cfg: EvaluateConfig) -> dict[str, str]:
+    """{sample_id: what a run without the stress validations gave} for the ParEval passes that timed out here in an
+    OpenMP model: the stress validations run stress_threads threads per rank on max_cores cores, where a body that
+    opens a parallel region per call of a recursion (thousands of them) can spend its whole limit in fork and join.
+    Whether the timeout is that phase's, not the body's at the timed threads, is then measured, not guessed."""
+    if rows.empty or not cfg.stress_validations:
+        return {}
+    verdicts = rows.drop_duplicates("sample_id").set_index("sample_id")["verdict"]
+    timed_out = [s.sample for s in judged if s.pareval.category == VALID and s.sample.model in OPENMP_MODELS
+                 and verdicts.get(s.sample.sample_id) in (VERDICT_TIMEOUT, KILLED_RESOURCE_LIMIT)]  # fmt: skip
+    if not timed_out:
+        return {}
+    plain = dataclasses.replace(cfg, stress_validations=0)
+    again, _ = evaluate_samples(timed_out, out_dir / "without_stress", plain)
+    found = again.drop_duplicates("sample_id").set_index("sample_id")
+    return {sample_id: (f"without the stress validations ({cfg.stress_threads} threads per rank on {cfg.max_cores} "
+                        f"cores) the same run gives {row['verdict']} in {row['run_wall_s'] or 0:.1f} s")
+            for sample_id, row in found.iterrows()}  # fmt: skip
+
+
+def confusion(table: pd.DataFrame) -> pd.DataFrame:
+    """ParEval's three verdicts (rows) against PCGBench's verdicts (columns), with totals."""
+    return pd.crosstab(pd.Categorical(table["pareval"], CATEGORIES), table["pcgbench"], rownames=["ParEval"],
+                       colnames=["PCGBench"], margins=True, margins_name="total", dropna=False)  # fmt: skip
+
+
+def summarise(table: pd.DataFrame) -> dict:
+    scored = table[table["pcgbench"] != PROMPT_MISMATCH]
+    built_both = scored[(scored["pareval"] != NOT_BUILT) & (scored["pcgbench_category"] != NOT_BUILT)]
+    stricter = built_both["cause"].isin(STRICTER)
+    return {
+        "samples": len(table), "scored": len(scored), "prompt_mismatch": int((table["pcgbench"] == PROMPT_MISMATCH).sum()),
+        "agree": int(scored["agree"].sum()),
+        "agreement_rate": float(scored["agree"].mean()) if len(scored) else None,
+        "build_agreement_rate": float(((scored["pareval"] == NOT_BUILT) == (scored["pcgbench_category"] == NOT_BUILT)).mean())
+        if len(scored) else None,
+        # validity on the samples both built, once PCGBench's stricter-by-design verdicts are set apart
+        "validity_agreement_rate_built_both": float(built_both[~stricter]["agree"].mean()) if (~stricter).any() else None,
+        "causes": table.loc[table["cause"] != "", "cause"].value_counts().to_dict(),
+        "confusion": {category: row for category, row in
+                      confusion(table).drop(index="total").to_dict(orient="index").items()} if len(table) else {},
+    }  # fmt: skip
+
+
+def main(results_json: Path, out_dir: Path, cfg: EvaluateConfig | None = None, *, generator: str | None = None,
+         models: list[str] | None = None, sources: list[str] | None = None,
+         outputs: Collection[tuple[str, int]] | None = None, sample: int | None = None,
+         sample_seed: int = 0) -> pd.DataFrame:  # fmt: skip
+    """Score the judged outputs of a ParEval results file (of `models` and, for a translation file, `sources` only,
+    if given; of `outputs`, (record name, output index) pairs, only, if given; `sample` of them stratified by
+    ParEval's verdict, if given) with this harness, write DIR/agreement.csv and the rest (the module docstring),
+    print the confusion table; returns the agreement table."""
+    cfg = cfg or EvaluateConfig()
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    released = load_results(Path(results_json), generator, cfg.suite_root)
+
+    def wanted(s: ReleasedSample) -> bool:
+        return ((not models or s.sample.model in models) and (not sources or s.sample.source_model in sources)
+                and (outputs is None or (s.record, s.sample.sample_index) in outputs))
+
+    judged = [s for s in released.judged if wanted(s)]
+    mismatched = [s for s in released.mismatched if s.pareval is not None and wanted(s)]
+    unjudged = len(released.samples) - len(released.judged)
+    if unjudged:
+        logger.info("%d outputs of %s carry no ParEval verdict (its generations format): not scored here", unjudged,
+                    results_json)  # fmt: skip
+    if sample is not None:
+        judged = stratified(judged, sample, sample_seed)
+    if not judged and not mismatched:
+        raise GenerationsError(f"{results_json}: no output with ParEval's verdict" +
+                               (f" of models {models} / sources {sources}" if models or sources else ""))  # fmt: skip
+    write_json(out_dir / "refused.json", [dataclasses.asdict(r) for r in released.refused])
+    rows, skipped = evaluate_samples([s.sample for s in judged], out_dir, cfg) if judged else (pd.DataFrame(), {})
+    if not rows.empty:
+        write_outputs(rows, skipped, out_dir, cfg)
+    table = agreement_rows(judged, mismatched, rows, cfg, without_stress(judged, rows, out_dir, cfg))
+    with atomic_path(out_dir / "agreement.csv") as tmp:
+        table.to_csv(tmp, index=False)
+    summary = summarise(table)
+    write_json(out_dir / "agreement.json", {"source": str(results_json), "size": cfg.size, "skipped_models": skipped,
+                                            "refused": len(released.refused), **summary})  # fmt: skip
+    print(report(table, summary, released.refused, skipped))
+    return table
+
+
+def report(table: pd.DataFrame, summary: dict, refused: list, skipped: dict[str, str]) -> str:
+    lines = [f"{summary['samples']} samples; {summary['agree']} of {summary['scored']} agree "
+             f"({summary['agreement_rate']:.1%})" if summary["scored"] else f"{summary['samples']} samples"]
+    if len(table):
+        lines += ["", confusion(table).to_string(), ""]
+    lines += [f"cause {cause} ({CAUSES[cause]}): {count}" for cause, count in summary["causes"].items()]
+    lines += [f"refused: {r.reason}" for r in refused]
+    lines += [f"skipped {model}: {why}" for model, why in skipped.items()]
+    return "\n".join(lines)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m workflow_scripts.pcgbench.agreement",
+                                     description="score a ParEval results file here; agreement with ParEval's verdicts")
+    parser.add_argument("results", type=Path, help="ParEval results file (.json or .json.xz)")
+    parser.add_argument("--out", type=Path, required=True, help="folder for agreement.csv and the evaluation's files")
+    parser.add_argument("--generator", default=None, help="name in the results (default: the file's stem)")
+    parser.add_argument("--models", default=None, help="execution models to score, comma-separated (default: all)")
+    parser.add_argument("--sources", default=None, help="translation source models, comma-separated (default: all)")
+    parser.add_argument("--outputs", default=None,
+                        help="only these outputs, comma-separated RECORD:INDEX (e.g. 52_stencil_1d_jacobi_3-point_stencil:7)")
+    parser.add_argument("--sample", type=int, default=None,
+                        help="score this many outputs, half ParEval's passes and half its failures (default: all)")
+    parser.add_argument("--sample-seed", type=int, default=0)
+    # ParEval's problem sizes by default, so that a difference in verdict is not one of input size.
+    parser.add_argument("--size", default="paper", choices=["timed", "paper"], help="default: %(default)s (ParEval's)")
+    parser.add_argument("--run-timeout-s", type=float, default=None, help="a run's wall-clock limit, s")
+    parser.add_argument("--max-cores", type=int, default=None)
+    parser.add_argument("--jobs", type=int, default=None, help="parallel compiles")
+    parser.add_argument("--cache-dir", type=Path, default=None, help="build cache (default: the config schema's)")
+    parser.add_argument("--no-race-check", action="store_true")
+    return parser
+
+
+def config_from(args: argparse.Namespace) -> EvaluateConfig:
+    given = {"size": args.size, "run_timeout_s": args.run_timeout_s, "max_cores": args.max_cores, "jobs": args.jobs,
+             "cache_dir": args.cache_dir}  # fmt: skip
+    return EvaluateConfig(**{k: v for k, v in given.items() if v is not None}, race_check=not args.no_race_check)
+
+
+if __name__ == "__main__":
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    args = build_parser().parse_args()
+    try:
+        main(args.results, args.out, config_from(args), generator=args.generator,
+             models=args.models.split(",") if args.models else None,
+             sources=args.sources.split(",") if args.sources else None,
+             outputs={(name, int(index)) for name, _, index in (o.rpartition(":") for o in args.outputs.split(","))}
+             if args.outputs else None, sample=args.sample,
+             sample_seed=args.sample_seed)  # fmt: skip
+    except (GenerationsError, ValueError) as err:
+        sys.exit(f"error: {err}")
