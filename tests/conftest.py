@@ -104,6 +104,7 @@ SLOW_FIRST = [
     "tests/pcgbench_suite/test_references.py",  # 137 (its fixture builds every selected reference)
     "tests/hpccoder/test_from_scratch.py",  # 101
     "tests/pcgbench_harness/test_evaluate.py",  # 57
+    "tests/spine/test_docs_commands.py",  # about 60 s of CPU (its dry runs, the paper DAG's among them)
     "tests/rlpf/test_real_base.py",  # 52
     "tests/monitoring/test_workflow.py",  # 41
     "tests/report/test_report_browser.py",  # 40
