@@ -4,6 +4,7 @@ causes that were read by hand (issue 46)."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import lzma
 import shutil
@@ -11,7 +12,7 @@ import shutil
 import pytest
 
 from workflow_scripts.pcgbench import EvaluateConfig, toolchains
-from workflow_scripts.pcgbench.agreement import ANSWER_CHECK
+from workflow_scripts.pcgbench.agreement import ANSWER_CHECK, CAUSES, cause_of, nonrectangular_collapse
 from workflow_scripts.pcgbench.agreement import main as agreement_main
 from workflow_scripts.pcgbench.pareval_format import MALFORMED, NO_DRIVER, GenerationsError
 from workflow_scripts.pcgbench.pareval_results import (
@@ -20,6 +21,7 @@ from workflow_scripts.pcgbench.pareval_results import (
     NOT_BUILT,
     RELEASED_ROOT,
     VALID,
+    ParEvalVerdict,
     load_results,
     read_json,
     released_files,
@@ -132,3 +134,46 @@ def test_agreement_on_real_outputs(tmp_path):
     stencil = table[(table["record"] == "52_stencil_1d_jacobi_3-point_stencil") & (table["output_index"] == 7)]
     assert "element 0: expected" in stencil["evidence"].iloc[0]  # the boundary, which ParEval does not check
     assert (tmp_path / "out" / "agreement.csv").is_file() and (tmp_path / "out" / "agreement.json").is_file()
+
+
+_RAN = ({"did_run": True, "is_valid": True, "runtime": 0.1, "num_threads": 1},)
+_INVALID_AT_64 = _RAN + ({"did_run": True, "is_valid": False, "runtime": 0.1, "num_threads": 64},)
+_FAILED_AT_64 = _RAN + ({"did_run": False, "is_valid": False, "runtime": None, "num_threads": 64},)
+PASS = ParEvalVerdict(did_build=True, are_all_valid=True, runs=_RAN, best_sequential_runtime=0.1)
+NOT_BUILT_THERE = ParEvalVerdict(did_build=False, are_all_valid=False, runs=(), best_sequential_runtime=None)
+
+
+# (ParEval's verdict, PCGBench's verdict, detail, build log, body) -> (cause, a piece of the evidence)
+CAUSE_CASES = [
+    (PASS, "ok", "", "", "", ("", "")),
+    (NOT_BUILT_THERE, "build_error", "", "", "", ("", "")),
+    (PASS, "race_detected", "WARNING: ThreadSanitizer: data race", "", "", ("race_detected", "data race")),
+    (PASS, "no_parallelism", "no OpenMP directive", "", "", ("no_parallelism", "no OpenMP")),
+    (PASS, "tampering", "the kernel refused system call openat", "", "", ("tampering", "openat")),
+    (PASS, "resource_overuse", "CPU time 3 x wall", "", "", ("resource_overuse", "CPU time")),
+    (PASS, "wrong_answer", "size 37: element 0: expected 1, got 0", "", "", (ANSWER_CHECK, "element 0")),
+    (PASS, "timeout", "timeout: ", "", "", ("time_limit", "limit 60 s")),
+    (PASS, "build_error", "", "x.cpp:3:5: error: 'foo' was not declared\nmore", "", ("build_environment",
+                                                                                     "error: 'foo' was not declared")),
+    (NOT_BUILT_THERE, "ok", "", "", "#pragma omp parallel for collapse(2)\nfor (int i = 0; i < n; ++i) {\n"
+     "  for (int j = i + 1; j < n; ++j) {", ("build_environment", "non-rectangular loop nest (j from i")),
+    (dataclasses.replace(PASS, are_all_valid=False, runs=_INVALID_AT_64), "ok", "", "", "",
+     (ANSWER_CHECK, "invalid at 64")),
+    (dataclasses.replace(PASS, are_all_valid=False, runs=_FAILED_AT_64), "ok", "", "", "",
+     ("pareval_run_failed", "did not run (exit status non-zero) at 64")),
+    (PASS, "crash", "signal 11", "", "", ("unexplained", "signal 11")),
+    (PASS, "prompt_mismatch", "the record's prompt declares `int f()`", "", "", ("prompt_mismatch", "declares")),
+]
+
+
+@pytest.mark.parametrize(("pareval", "verdict", "detail", "build_log", "body", "want"), CAUSE_CASES,
+                         ids=[f"{c[0].category}-{c[1]}-{i}" for i, c in enumerate(CAUSE_CASES)])
+def test_each_cause_is_computed_from_evidence(pareval, verdict, detail, build_log, body, want):
+    cause, evidence = cause_of(pareval, verdict, detail, build_log, EvaluateConfig(race_check=False), body)
+    assert (cause, want[1] in evidence) == (want[0], True), evidence
+    assert cause == "" or cause in CAUSES
+
+
+def test_a_rectangular_collapse_is_not_flagged():
+    assert nonrectangular_collapse("#pragma omp parallel for collapse(2)\nfor (int i = 0; i < n; ++i)\n"
+                                   "  for (int j = 0; j < m; ++j) x[i*m+j] = 0;") == ""

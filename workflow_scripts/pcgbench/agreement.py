@@ -172,17 +172,18 @@ def stratified(samples: list[ReleasedSample], n: int, seed: int) -> list[Release
 
 def agreement_rows(judged: list[ReleasedSample], mismatched: list[ReleasedSample], rows: pd.DataFrame,
                    cfg: EvaluateConfig, rerun: dict[str, str] | None = None) -> pd.DataFrame:  # fmt: skip
-    """One row per sample: ParEval's verdict, PCGBench's (the evaluation's first row of the sample), the cause, and
+    """One row per sample: ParEval's verdict, PCGBench's (the evaluation's last row of the sample), the cause, and
     what `rerun` (without_stress) found for it in the evidence."""
     rerun = rerun or {}
-    first = rows.drop_duplicates("sample_id").set_index("sample_id") if not rows.empty else pd.DataFrame()
+    # A sample's last row: where its sweep stopped, the failing run's own detail (its verdict is on every row).
+    last = rows.drop_duplicates("sample_id", keep="last").set_index("sample_id") if not rows.empty else pd.DataFrame()
     out = []
     for released in judged + mismatched:
         sample = released.sample
         if released.mismatch:
             verdict, detail, build_log, race = PROMPT_MISMATCH, released.mismatch, "", None
-        elif sample.sample_id in first.index:
-            row = first.loc[sample.sample_id]
+        elif sample.sample_id in last.index:
+            row = last.loc[sample.sample_id]
             verdict, detail, build_log, race = row["verdict"], row["detail"], row["build_log"], row["race_check"]
         else:
             continue  # its execution model cannot run here (evaluate_samples logged it)
