@@ -3,8 +3,9 @@ account (issue 45, "inputs a body cannot predict").
 
 The red team's bodies, which passed every validation and scored speedups of 7-6325x while the generators planted the
 answer by the size's parity or in a fixed place, now get wrong_answer; so does every trivial body of search_contains,
-and the reference passes the same protocol. Serial only, a few problems: about 30 s on 2 cores with cold driver
-objects (the whole suite and the other models: benchmarks/pcgbench_validation_strength.py).
+and the reference passes the same protocol. Serial only, five problems: 10 s on 2 cores with their driver objects
+in the machine's cache, about 10 s more without (the whole suite and the other models:
+benchmarks/pcgbench_validation_strength.py).
 """
 
 import pytest
