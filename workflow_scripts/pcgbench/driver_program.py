@@ -160,9 +160,13 @@ def run_argv(problem: suite.Problem, model: str, exe: Path, *, ranks: int, threa
         env["OMP_WAIT_POLICY"] = "passive"
     if model in ("mpi", "mpi+omp"):
         # mpi_yield_when_idle: a rank waiting in MPI (e.g. at the barrier while rank 0 times the baseline)
-        # yields its core instead of busy-polling it.
+        # yields its core instead of busy-polling it. btl_vader_single_copy_mechanism none: messages go through the
+        # shared-memory segments, never by one rank reading or writing another's memory (cross-memory attach,
+        # process_vm_readv), which the run's system-call filter refuses (drivers/confine.hpp): with it a rank could
+        # write rank 0's records.
         return (["mpirun", "--allow-run-as-root", "--oversubscribe", "--bind-to", "none", "--mca",
-                 "mpi_yield_when_idle", "1", "-np", str(ranks), *[a for k in env for a in ("-x", k)], *args], env)
+                 "mpi_yield_when_idle", "1", "--mca", "btl_vader_single_copy_mechanism", "none", "-np", str(ranks),
+                 *[a for k in env for a in ("-x", k)], *args], env)  # fmt: skip
     return args, env
 
 
