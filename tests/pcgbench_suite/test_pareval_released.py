@@ -153,10 +153,14 @@ CAUSE_CASES = [
     (PASS, "resource_overuse", "CPU time 3 x wall", "", "", ("resource_overuse", "CPU time")),
     (PASS, "wrong_answer", "size 37: element 0: expected 1, got 0", "", "", (ANSWER_CHECK, "element 0")),
     (PASS, "timeout", "timeout: ", "", "", ("time_limit", "limit 60 s")),
+    (PASS, "timeout", "timeout: malloc(): corrupted top size\n[vm:00008] Signal: Aborted (6)", "", "",
+     ("time_limit", "a process died before the limit (corrupted top size)")),
     (PASS, "build_error", "", "x.cpp:3:5: error: 'foo' was not declared\nmore", "", ("build_environment",
                                                                                      "error: 'foo' was not declared")),
     (NOT_BUILT_THERE, "ok", "", "", "#pragma omp parallel for collapse(2)\nfor (int i = 0; i < n; ++i) {\n"
      "  for (int j = i + 1; j < n; ++j) {", ("build_environment", "non-rectangular loop nest (j from i")),
+    (NOT_BUILT_THERE, "ok", "", "", "void join(volatile double& dest, const volatile double& src) const {",
+     ("build_environment", "volatile references")),
     (dataclasses.replace(PASS, are_all_valid=False, runs=_INVALID_AT_64), "ok", "", "", "",
      (ANSWER_CHECK, "invalid at 64")),
     (dataclasses.replace(PASS, are_all_valid=False, runs=_FAILED_AT_64), "ok", "", "", "",
@@ -172,6 +176,11 @@ def test_each_cause_is_computed_from_evidence(pareval, verdict, detail, build_lo
     cause, evidence = cause_of(pareval, verdict, detail, build_log, EvaluateConfig(race_check=False), body)
     assert (cause, want[1] in evidence) == (want[0], True), evidence
     assert cause == "" or cause in CAUSES
+
+
+def test_a_record_parevals_harness_never_built_is_named():
+    _, evidence = cause_of(NOT_BUILT_THERE, "ok", "", "", EvaluateConfig(race_check=False), "return 0;\n}", (0, 20))
+    assert "ParEval built none of the record's 20 outputs" in evidence
 
 
 def test_a_rectangular_collapse_is_not_flagged():

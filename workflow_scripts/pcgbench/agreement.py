@@ -30,8 +30,9 @@ A disagreement's cause, from a fixed vocabulary (CAUSES), is computed from what 
 - pareval_run_failed: ParEval's run exited non-zero at some configuration (its crash or time limit: ParEval's
   logs were not released) where every run here passed;
 - build_environment: one harness built the body and the other did not (the compiler's first error here; ParEval's
-  build logs were not released, and where the body collapses a non-rectangular loop nest, which ParEval's compiler
-  rejected every time, the evidence says so);
+  build logs were not released; where the body collapses a non-rectangular loop nest or joins a Kokkos reducer
+  through volatile references, which ParEval's compiler or Kokkos rejected every time, or ParEval built none of
+  the record's outputs, the evidence says so: build_hints);
 - prompt_mismatch: the record's prompt declares another interface than the problem's (not built here);
 - unexplained: any other difference (a crash here on a ParEval pass, ...): a harness bug until read and named.
 """
@@ -126,8 +127,30 @@ def nonrectangular_collapse(body: str) -> str:
     return f"{inner} from {outer}" if re.search(rf"\b{re.escape(outer)}\b", init + condition) else ""
 
 
+_DIED = re.compile(r"Signal: \w+ \(\d+\)|Segmentation fault|Aborted|corrupted[\w ]*|double free|terminate called[^\n]*")
+_VOLATILE_JOIN = re.compile(r"\bjoin\s*\(\s*(?:const\s+)?volatile\b")
+
+
+def build_hints(body: str, record_builds: tuple[int, int] | None = None) -> str:
+    """What the evidence says about a body ParEval could not build and this harness could, measured on ParEval's
+    released translations: a non-rectangular collapse (ParEval's compiler rejected all 21, built all 188 rectangular
+    ones); a Kokkos reducer's join taking volatile references, which Kokkos 4 (ParEval's tpl/kokkos) dropped (all 12
+    failed its build); a record none of whose outputs ParEval built (`record_builds`: built, of how many), whatever
+    they were (its driver or prompt: 48_sparse_la_sparse_axpy and 39_search_xor_contains in Kokkos, 0 of 140)."""
+    hints = []
+    if collapse := nonrectangular_collapse(body):
+        hints.append(f"the body collapses a non-rectangular loop nest ({collapse}: OpenMP 5.0, GCC >= 11), which "
+                     "ParEval's compiler rejected in every released translation")
+    if _VOLATILE_JOIN.search(body):
+        hints.append("the body's reducer joins through volatile references, which Kokkos 4 (ParEval's) no longer "
+                     "accepts and the Kokkos 3 here does")
+    if record_builds is not None and record_builds[0] == 0:
+        hints.append(f"ParEval built none of the record's {record_builds[1]} outputs")
+    return "".join(f"; {hint}" for hint in hints)
+
+
 def cause_of(pareval: ParEvalVerdict, verdict: str, detail: str, build_log: str, cfg: EvaluateConfig,
-             body: str = "") -> tuple[str, str]:  # fmt: skip
+             body: str = "", record_builds: tuple[int, int] | None = None) -> tuple[str, str]:  # fmt: skip
     """(cause, evidence) of a disagreement between ParEval's verdict and PCGBench's; ("", "") when they agree."""
     theirs, ours = pareval.category, pcgbench_category(verdict)
     if theirs == ours:
@@ -138,10 +161,8 @@ def cause_of(pareval: ParEvalVerdict, verdict: str, detail: str, build_log: str,
     if ours == NOT_BUILT:  # ParEval built it
         return BUILD_ENVIRONMENT, f"PCGBench's compiler: {first_error(build_log)}; {runs}"
     if theirs == NOT_BUILT:
-        collapse = nonrectangular_collapse(body)
-        why = (f"; the body collapses a non-rectangular loop nest ({collapse}: OpenMP 5.0, GCC >= 11), which ParEval's "
-               "compiler rejected in every released translation" if collapse else "")  # fmt: skip
-        return BUILD_ENVIRONMENT, f"{runs}; PCGBench: built, {verdict}" + (f" ({detail})" if detail else "") + why
+        return (BUILD_ENVIRONMENT, f"{runs}; PCGBench: built, {verdict}" + (f" ({detail})" if detail else "") +
+                build_hints(body, record_builds))  # fmt: skip
     if verdict in STRICTER:  # ParEval: valid
         source_check = "; ParEval's own source check agreed (is_source_valid false)" if (
             verdict == NO_PARALLELISM and pareval.is_source_valid is False) else ""  # fmt: skip
@@ -149,8 +170,12 @@ def cause_of(pareval: ParEvalVerdict, verdict: str, detail: str, build_log: str,
     if verdict == WRONG_ANSWER:
         return ANSWER_CHECK, f"PCGBench's driver: {detail}; {runs}"
     if verdict in (VERDICT_TIMEOUT, KILLED_RESOURCE_LIMIT):
+        # A process that died (its runtime printed the signal) and left the others waiting reads as a timeout.
+        died = _DIED.search(detail)
         return TIME_LIMIT, (f"PCGBench: {verdict} ({detail}) at size {cfg.size}, limit {cfg.run_timeout_s:g} s; "
-                            f"ParEval's best serial baseline {pareval.best_sequential_runtime} s")  # fmt: skip
+                            f"ParEval's best serial baseline {pareval.best_sequential_runtime} s" +
+                            (f"; a process died before the limit ({died.group(0)}), the others waited"
+                             if died else ""))  # fmt: skip
     if verdict == OK:  # ParEval: built but invalid
         if pareval.failed_to_run:
             return PAREVAL_RUN_FAILED, f"{runs}; PCGBench: every run passed"
@@ -171,10 +196,12 @@ def stratified(samples: list[ReleasedSample], n: int, seed: int) -> list[Release
 
 
 def agreement_rows(judged: list[ReleasedSample], mismatched: list[ReleasedSample], rows: pd.DataFrame,
-                   cfg: EvaluateConfig, rerun: dict[str, str] | None = None) -> pd.DataFrame:  # fmt: skip
+                   cfg: EvaluateConfig, rerun: dict[str, str] | None = None,
+                   record_builds: dict[int, tuple[int, int]] | None = None) -> pd.DataFrame:  # fmt: skip
     """One row per sample: ParEval's verdict, PCGBench's (the evaluation's last row of the sample), the cause, and
-    what `rerun` (without_stress) found for it in the evidence."""
-    rerun = rerun or {}
+    what `rerun` (without_stress) found for it in the evidence; `record_builds`: per record (its index in the file)
+    how many of its outputs ParEval built, of how many."""
+    rerun, record_builds = rerun or {}, record_builds or {}
     # A sample's last row: where its sweep stopped, the failing run's own detail (its verdict is on every row).
     last = rows.drop_duplicates("sample_id", keep="last").set_index("sample_id") if not rows.empty else pd.DataFrame()
     out = []
@@ -187,7 +214,8 @@ def agreement_rows(judged: list[ReleasedSample], mismatched: list[ReleasedSample
             verdict, detail, build_log, race = row["verdict"], row["detail"], row["build_log"], row["race_check"]
         else:
             continue  # its execution model cannot run here (evaluate_samples logged it)
-        cause, evidence = cause_of(released.pareval, verdict, detail or "", build_log or "", cfg, sample.body)
+        cause, evidence = cause_of(released.pareval, verdict, detail or "", build_log or "", cfg, sample.body,
+                                   record_builds.get(released.record_index))  # fmt: skip
         if sample.sample_id in rerun:
             evidence += f"; {rerun[sample.sample_id]}"
         out.append({"generator": sample.generator, "record": released.record, "output_index": sample.sample_index,
@@ -276,7 +304,11 @@ def main(results_json: Path, out_dir: Path, cfg: EvaluateConfig | None = None, *
     rows, skipped = evaluate_samples([s.sample for s in judged], out_dir, cfg) if judged else (pd.DataFrame(), {})
     if not rows.empty:
         write_outputs(rows, skipped, out_dir, cfg)
-    table = agreement_rows(judged, mismatched, rows, cfg, without_stress(judged, rows, out_dir, cfg))
+    record_builds: dict[int, tuple[int, int]] = {}
+    for s in released.judged:
+        built, total = record_builds.get(s.record_index, (0, 0))
+        record_builds[s.record_index] = (built + s.pareval.did_build, total + 1)
+    table = agreement_rows(judged, mismatched, rows, cfg, without_stress(judged, rows, out_dir, cfg), record_builds)
     with atomic_path(out_dir / "agreement.csv") as tmp:
         table.to_csv(tmp, index=False)
     summary = summarise(table)

@@ -87,12 +87,14 @@ class ParEvalVerdict:
             return "ParEval: did not build (its build log was not released)"
 
         def where(runs: list[dict]) -> str:
-            return ",".join(str(r.get("num_threads", r.get("num_procs", "?"))) for r in runs)
+            counts = [str(r[key]) for r in runs for key in ("num_threads", "num_procs") if key in r]
+            return ",".join(counts) if counts else "its one run (serial)"
 
-        unit = "ranks" if any("num_procs" in r for r in self.runs) else "threads"
+        unit = "ranks " if any("num_procs" in r for r in self.runs) else "threads " if any(
+            "num_threads" in r for r in self.runs) else ""  # fmt: skip
         failed = [r for r in self.runs if not r.get("did_run")]
         invalid = [r for r in self.runs if r.get("did_run") and not r.get("is_valid")]
-        parts = [f"ran at {unit} {where(list(self.runs))}"] if self.runs else ["no run recorded"]
+        parts = [f"ran at {unit}{where(list(self.runs))}"] if self.runs else ["no run recorded"]
         if failed:
             parts.append(f"did not run (exit status non-zero) at {where(failed)}")
         if invalid:
