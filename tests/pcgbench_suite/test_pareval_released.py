@@ -178,6 +178,15 @@ def test_each_cause_is_computed_from_evidence(pareval, verdict, detail, build_lo
     assert cause == "" or cause in CAUSES
 
 
+def test_a_size_that_ranks_do_not_divide_is_named():
+    _, evidence = cause_of(PASS, "wrong_answer", "size 1003: element 1002: expected 1, got 0", "",
+                           EvaluateConfig(race_check=False), ranks=2)  # fmt: skip
+    assert "size 1003 is not a multiple of the 2 ranks" in evidence
+    _, evidence = cause_of(PASS, "wrong_answer", "size 1004: element 1002: expected 1, got 0", "",
+                           EvaluateConfig(race_check=False), ranks=2)  # fmt: skip
+    assert "multiple" not in evidence
+
+
 def test_a_record_parevals_harness_never_built_is_named():
     _, evidence = cause_of(NOT_BUILT_THERE, "ok", "", "", EvaluateConfig(race_check=False), "return 0;\n}", (0, 20))
     assert "ParEval built none of the record's 20 outputs" in evidence

@@ -23,7 +23,7 @@ it is counted apart).
 A disagreement's cause, from a fixed vocabulary (CAUSES), is computed from what the two harnesses recorded:
 - PCGBench stricter by design, the verdict itself: race_detected, no_parallelism, tampering, resource_overuse;
 - answer_check: the two checks of the answer differ (PCGBench's wrong_answer on a ParEval pass: the evidence is the
-  driver's failure text, which input and element; or a ParEval run that ran and was invalid where PCGBench's
+  driver's failure text, which input and element, and whether that size is a multiple of the ranks; or a ParEval run that ran and was invalid where PCGBench's
   validations all passed: ParEval's invalid configurations);
 - time_limit: PCGBench's timeout or killed_resource_limit on a ParEval pass (the limit and size in the evidence;
   for an OpenMP sample, what the same run gives without the stress validations, run again to tell the phases apart);
@@ -149,8 +149,19 @@ def build_hints(body: str, record_builds: tuple[int, int] | None = None) -> str:
     return "".join(f"; {hint}" for hint in hints)
 
 
+def uneven_split(detail: str, ranks: int | None) -> str:
+    """Where the driver's failure names a size that is not a multiple of the run's ranks, that in words: ParEval's
+    sizes and rank counts are powers of two, so a body that drops the remainder of n / ranks passes there."""
+    size = re.search(r"\bsize (\d+)", detail)
+    if size is None or not ranks or ranks < 2 or int(size.group(1)) % ranks == 0:
+        return ""
+    return (f"; size {size.group(1)} is not a multiple of the {ranks} ranks (ParEval's sizes and rank counts are "
+            "powers of two)")
+
+
 def cause_of(pareval: ParEvalVerdict, verdict: str, detail: str, build_log: str, cfg: EvaluateConfig,
-             body: str = "", record_builds: tuple[int, int] | None = None) -> tuple[str, str]:  # fmt: skip
+             body: str = "", record_builds: tuple[int, int] | None = None,
+             ranks: int | None = None) -> tuple[str, str]:  # fmt: skip
     """(cause, evidence) of a disagreement between ParEval's verdict and PCGBench's; ("", "") when they agree."""
     theirs, ours = pareval.category, pcgbench_category(verdict)
     if theirs == ours:
@@ -168,7 +179,7 @@ def cause_of(pareval: ParEvalVerdict, verdict: str, detail: str, build_log: str,
             verdict == NO_PARALLELISM and pareval.is_source_valid is False) else ""  # fmt: skip
         return verdict, f"{detail}{source_check}"
     if verdict == WRONG_ANSWER:
-        return ANSWER_CHECK, f"PCGBench's driver: {detail}; {runs}"
+        return ANSWER_CHECK, f"PCGBench's driver: {detail}{uneven_split(detail, ranks)}; {runs}"
     if verdict in (VERDICT_TIMEOUT, KILLED_RESOURCE_LIMIT):
         # A process that died (its runtime printed the signal) and left the others waiting reads as a timeout.
         died = _DIED.search(detail)
@@ -208,14 +219,15 @@ def agreement_rows(judged: list[ReleasedSample], mismatched: list[ReleasedSample
     for released in judged + mismatched:
         sample = released.sample
         if released.mismatch:
-            verdict, detail, build_log, race = PROMPT_MISMATCH, released.mismatch, "", None
+            verdict, detail, build_log, race, ranks = PROMPT_MISMATCH, released.mismatch, "", None, None
         elif sample.sample_id in last.index:
             row = last.loc[sample.sample_id]
             verdict, detail, build_log, race = row["verdict"], row["detail"], row["build_log"], row["race_check"]
+            ranks = int(row["ranks"]) if pd.notna(row["ranks"]) else None
         else:
             continue  # its execution model cannot run here (evaluate_samples logged it)
         cause, evidence = cause_of(released.pareval, verdict, detail or "", build_log or "", cfg, sample.body,
-                                   record_builds.get(released.record_index))  # fmt: skip
+                                   record_builds.get(released.record_index), ranks)  # fmt: skip
         if sample.sample_id in rerun:
             evidence += f"; {rerun[sample.sample_id]}"
         out.append({"generator": sample.generator, "record": released.record, "output_index": sample.sample_index,

@@ -86,12 +86,14 @@ class ParEvalVerdict:
         if not self.did_build:
             return "ParEval: did not build (its build log was not released)"
 
-        def where(runs: list[dict]) -> str:
-            counts = [str(r[key]) for r in runs for key in ("num_threads", "num_procs") if key in r]
-            return ",".join(counts) if counts else "its one run (serial)"
+        keys = [key for key in ("num_procs", "num_threads") if any(key in r for r in self.runs)]
 
-        unit = "ranks " if any("num_procs" in r for r in self.runs) else "threads " if any(
-            "num_threads" in r for r in self.runs) else ""  # fmt: skip
+        def where(runs: list[dict]) -> str:
+            counts = ["x".join(str(r.get(key, "?")) for key in keys) for r in runs]
+            return ",".join(counts) if keys else "its one run (serial)"
+
+        unit = {("num_procs",): "ranks ", ("num_threads",): "threads ", ("num_procs", "num_threads"): "ranks x threads "}
+        unit = unit.get(tuple(keys), "")
         failed = [r for r in self.runs if not r.get("did_run")]
         invalid = [r for r in self.runs if r.get("did_run") and not r.get("is_valid")]
         parts = [f"ran at {unit}{where(list(self.runs))}"] if self.runs else ["no run recorded"]
