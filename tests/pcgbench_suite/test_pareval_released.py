@@ -136,6 +136,23 @@ def test_agreement_on_real_outputs(tmp_path):
     assert (tmp_path / "out" / "agreement.csv").is_file() and (tmp_path / "out" / "agreement.json").is_file()
 
 
+def test_the_agreement_command_scores_one_released_output(tmp_path, capsys):
+    """`python -m workflow_scripts.pcgbench agreement RESULTS --out DIR`: agreement.csv and the confusion table."""
+    from workflow_scripts.pcgbench.__main__ import main as cli
+
+    ok, why = toolchains.toolchain_status("omp")
+    if not ok:
+        pytest.skip(why)
+    status = cli(["agreement", str(RELEASED_ROOT / "translation" / "gpt-4_temp0.2.json.xz"), "--models", "omp",
+                  "--outputs", "52_stencil_1d_jacobi_3-point_stencil:7", "--out", str(tmp_path / "out"),
+                  "--cache-dir", str(tmp_path / "cache"), "--no-race-check"])  # fmt: skip
+    assert status == 0
+    rows = (tmp_path / "out" / "agreement.csv").read_text().splitlines()
+    assert len(rows) == 2 and "52_stencil_1d_jacobi_3-point_stencil" in rows[1] and "answer_check" in rows[1]
+    assert "0 of 1 agree" in capsys.readouterr().out
+    assert cli(["agreement", str(tmp_path / "missing.json"), "--out", str(tmp_path / "x")]) == 2
+
+
 _RAN = ({"did_run": True, "is_valid": True, "runtime": 0.1, "num_threads": 1},)
 _INVALID_AT_64 = _RAN + ({"did_run": True, "is_valid": False, "runtime": 0.1, "num_threads": 64},)
 _FAILED_AT_64 = _RAN + ({"did_run": False, "is_valid": False, "runtime": None, "num_threads": 64},)

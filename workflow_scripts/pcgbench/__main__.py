@@ -402,7 +402,25 @@ def build_parser() -> argparse.ArgumentParser:
                           help="do not run OpenMP samples' ThreadSanitizer builds (default: a race found there is "
                                "the verdict race_detected)")
     evaluate.set_defaults(func=_evaluate)
+    agree = sub.add_parser("agreement", parents=[common],
+                           help="score a ParEval results file (its released outputs with its verdicts) here and "
+                                "write DIR/agreement.csv: per sample ParEval's verdict, this harness's, and the cause "
+                                "of any difference; prints the confusion table")  # fmt: skip
+    # Imported here, not at the top: its imports (pandas, the evaluation) are not light.
+    from workflow_scripts.pcgbench import agreement
+
+    agreement.add_arguments(agree)
+    agree.set_defaults(func=_agreement)
     return parser
+
+
+def _agreement(args: argparse.Namespace) -> int:
+    from workflow_scripts.pcgbench import agreement
+
+    try:
+        return agreement.run(args)
+    except ValueError as err:  # a bad --outputs or --models value, a file that is not ParEval's results format
+        raise UsageError(str(err)) from err
 
 
 def main(argv: list[str] | None = None) -> int:

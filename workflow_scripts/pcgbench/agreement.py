@@ -360,6 +360,12 @@ def report(table: pd.DataFrame, summary: dict, refused: list, skipped: dict[str,
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m workflow_scripts.pcgbench.agreement",
                                      description="score a ParEval results file here; agreement with ParEval's verdicts")
+    add_arguments(parser)
+    return parser
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The command's arguments (also those of `python -m workflow_scripts.pcgbench agreement`)."""
     parser.add_argument("results", type=Path, help="ParEval results file (.json or .json.xz)")
     parser.add_argument("--out", type=Path, required=True, help="folder for agreement.csv and the evaluation's files")
     parser.add_argument("--generator", default=None, help="name in the results (default: the file's stem)")
@@ -377,7 +383,6 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--jobs", type=int, default=None, help="parallel compiles")
     parser.add_argument("--cache-dir", type=Path, default=None, help="build cache (default: the config schema's)")
     parser.add_argument("--no-race-check", action="store_true")
-    return parser
 
 
 def config_from(args: argparse.Namespace) -> EvaluateConfig:
@@ -386,15 +391,20 @@ def config_from(args: argparse.Namespace) -> EvaluateConfig:
     return EvaluateConfig(**{k: v for k, v in given.items() if v is not None}, race_check=not args.no_race_check)
 
 
+def run(args: argparse.Namespace) -> int:
+    """main() with the command's arguments (add_arguments); its exit status."""
+    main(args.results, args.out, config_from(args), generator=args.generator,
+         models=args.models.split(",") if args.models else None,
+         sources=args.sources.split(",") if args.sources else None,
+         outputs={(name, int(index)) for name, _, index in (o.rpartition(":") for o in args.outputs.split(","))}
+         if args.outputs else None, sample=args.sample,
+         sample_seed=args.sample_seed)  # fmt: skip
+    return 0
+
+
 if __name__ == "__main__":
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    args = build_parser().parse_args()
     try:
-        main(args.results, args.out, config_from(args), generator=args.generator,
-             models=args.models.split(",") if args.models else None,
-             sources=args.sources.split(",") if args.sources else None,
-             outputs={(name, int(index)) for name, _, index in (o.rpartition(":") for o in args.outputs.split(","))}
-             if args.outputs else None, sample=args.sample,
-             sample_seed=args.sample_seed)  # fmt: skip
+        sys.exit(run(build_parser().parse_args()))
     except (GenerationsError, ValueError) as err:
         sys.exit(f"error: {err}")
