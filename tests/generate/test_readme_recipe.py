@@ -46,7 +46,9 @@ def recipe() -> tuple[str, list[str], list[str]]:
     section = doc_section("Scoring your own model on PCGBench")
     blocks = re.findall(r"```(\w*)\n(.*?)```", section, flags=re.S)
     (config,) = [body for lang, body in blocks if lang == "yaml" and body.startswith("# my-model.yaml")]
-    (command,) = [line for _, body in blocks for line in body.splitlines() if line.startswith("snakemake ")]
+    # The tiny scale's command (the section also gives the paper scale's, on the cluster: results-paper/...).
+    (command,) = [line for _, body in blocks for line in body.splitlines()
+                  if line.startswith("snakemake ") and "results-paper/" not in line]  # fmt: skip
     columns = []
     for row in re.findall(r"^\| (`.+?) \|", section, flags=re.M):
         columns += re.findall(r"`([a-z_]+)`", row)

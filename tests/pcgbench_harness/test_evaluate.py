@@ -117,17 +117,19 @@ HOSTILE = {
     "fork_bomb": ("for (;;) fork();", "resource_overuse"),
     "infinite_loop": ("for (volatile unsigned long i = 0;; i = i + 1) {}", "timeout"),
     "huge_allocation": ("std::vector<char> v(100ull << 30); v[7] = 1;", "killed_resource_limit"),
+    # The run's system-call filter (drivers/confine.hpp) refuses a temporary file, a socket and signalling another
+    # process: tampering, where the sandbox alone made them a file-size limit, a refused connection and nothing.
     "disk_filler": ("std::vector<char> b(1 << 20); FILE *f = std::tmpfile();"
-                    "for (;;) std::fwrite(b.data(), 1, b.size(), f);", "killed_resource_limit"),
+                    "for (;;) std::fwrite(b.data(), 1, b.size(), f);", "tampering"),
     "tcp_connection": ("int s = socket(AF_INET, SOCK_STREAM, 0); sockaddr_in a{}; a.sin_family = AF_INET;"
                        "a.sin_port = htons(80); inet_pton(AF_INET, \"1.1.1.1\", &a.sin_addr);"
-                       "if (connect(s, (sockaddr *)&a, sizeof a) == 0) std::abort();", "ok"),
+                       "if (connect(s, (sockaddr *)&a, sizeof a) == 0) std::abort();", "tampering"),
     # Opening a file is refused from the object (tampering.OUTSIDE_CALLS); the sandbox's read-only view of the host
     # is tested with a program of its own (test_sandbox.py::test_cannot_write_outside) and here by removing files.
     "write_outside": ("if (std::fopen(\"@OUTSIDE@\", \"w\")) std::abort();", "tampering"),
     "delete_files": ("if (std::remove(\"@CANARY@\") == 0 || std::remove(\"/tmp/sample.exe\") == 0) std::abort();",
                      "ok"),
-    "kill_parent_and_all": ("kill(getppid(), SIGKILL); kill(-1, SIGKILL);", "ok"),
+    "kill_parent_and_all": ("kill(getppid(), SIGKILL); kill(-1, SIGKILL);", "tampering"),
     "print_1gb": ("std::vector<char> l(1 << 20, 'y'); for (int i = 0; i < 1024; ++i) "
                   "std::fwrite(l.data(), 1, l.size(), stdout);", "killed_resource_limit"),
     "stack_overflow": ("struct R { static int f(volatile int d) { volatile char p[4096]; p[0] = (char)d; "
@@ -185,11 +187,12 @@ def test_adversarial_bodies_are_contained(tmp_path, cache_dir, problem, referenc
 
 
 @pytest.mark.multiprocess
-def test_kill_all_under_mpirun_is_a_crash_and_harness_survives(tmp_path, cache_dir, problem):
+def test_kill_all_under_mpirun_is_refused_by_the_kernel_and_harness_survives(tmp_path, cache_dir, problem):
+    """kill(-1) killed mpirun (a crash); the run's system-call filter lets a rank signal only itself."""
     body = hostile_body(problem, "mpi", "kill(-1, SIGKILL);")
     sample = Sample(generator="hostile", problem=problem, model="mpi", sample_index=0, body=body)
     rows, _ = evaluate_samples([sample], tmp_path, config(cache_dir))
-    assert set(rows["verdict"]) == {"crash"}
+    assert set(rows["verdict"]) == {"tampering"} and "system call kill" in rows["detail"].iloc[0]
 
 
 def record_runs(monkeypatch) -> list:

@@ -346,16 +346,17 @@ if (shifted) {
 for (int i = 0; i < 9; ++i) first[i] = x[i];
 return sum / n; }"""), ("serial", "omp"), OK, ""),
     # Returns at once and finishes the work in a signal handler (a timer's, or the fault handler the check's first
-    # read of a protected output would run): handlers are refused.
+    # read of a protected output would run): the timers are refused by name, and below the names by the kernel, as
+    # the handler itself is (rt_sigaction: no name list holds signal or sigaction).
     "deferred_work_in_a_signal_handler": (
         "void pcg_arm(); pcg_arm(); {honest} return mean; }}\n#include <csignal>\n#include <unistd.h>\n"
         "static void pcg_late(int) {{}}\nvoid pcg_arm() {{ std::signal(SIGALRM, pcg_late); alarm(1); }}", ("omp",),
-        TAMPERING, "system call rt_sigaction"),
+        TAMPERING, "alarm, which changes the process"),
     "deferred_work_by_a_timer": (
         "void pcg_arm(); pcg_arm(); {honest} return mean; }}\n#include <csignal>\n#include <sys/time.h>\n"
         "static void pcg_late(int) {{}}\nvoid pcg_arm() {{ std::signal(SIGALRM, pcg_late); "
         "itimerval t{{}}; t.it_value.tv_usec = 1000; setitimer(ITIMER_REAL, &t, nullptr); }}", MODELS, TAMPERING,
-        "system call rt_sigaction"),
+        "setitimer, which changes the process"),
     "work_hidden_in_a_fault_handler": (
         "void pcg_arm(); pcg_arm(); {honest} return mean; }}\n#include <csignal>\n"
         "static void pcg_fault(int, siginfo_t*, void*) {{}}\nvoid pcg_arm() {{ struct sigaction a{{}}; "
@@ -364,7 +365,7 @@ return sum / n; }"""), ("serial", "omp"), OK, ""),
     "timer_without_a_handler": (
         "void pcg_arm(); pcg_arm(); {honest} return mean; }}\n#include <csignal>\n#include <ctime>\n"
         "void pcg_arm() {{ sigevent e{{}}; e.sigev_notify = SIGEV_NONE; timer_t t; "
-        "timer_create(CLOCK_MONOTONIC, &e, &t); }}", ("serial",), TAMPERING, "system call timer_create"),
+        "timer_create(CLOCK_MONOTONIC, &e, &t); }}", ("serial",), TAMPERING, "timer_create, which changes the process"),
     # Calls that were refused by name, under another name: glibc's exported aliases, C11's threads, a library
     # function that forks (daemon) that no list names.
     "mprotect_under_another_name": (

@@ -237,7 +237,13 @@ def _evaluate(args: argparse.Namespace) -> int:
     # generations file is read and matched to the suite here (evaluate.main reads it again), so a mistake in it
     # is reported as one, not as a tool this machine lacks.
     _suite(args.data)
-    load_samples(Path(args.generations), args.generator or Path(args.generations).stem, Path(args.data))
+    # Its records' refusals are logged once, when evaluate.main reads it again: quiet here.
+    reader = logging.getLogger("workflow_scripts.pcgbench.pareval_format")
+    level, reader.level = reader.level, logging.ERROR
+    try:
+        load_samples(Path(args.generations), args.generator or Path(args.generations).stem, Path(args.data))
+    finally:
+        reader.setLevel(level)
     out, cache_dir = Path(args.out), Path(args.cache_dir)
     _writable_folder(out, "--out")
     _writable_folder(cache_dir, "--cache-dir")

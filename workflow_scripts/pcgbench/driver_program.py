@@ -163,10 +163,12 @@ def run_argv(problem: suite.Problem, model: str, exe: Path, *, ranks: int, threa
         # yields its core instead of busy-polling it. btl_vader_single_copy_mechanism none: messages go through the
         # shared-memory segments, never by one rank reading or writing another's memory (cross-memory attach,
         # process_vm_readv), which the run's system-call filter refuses (drivers/confine.hpp): with it a rank could
-        # write rank 0's records.
+        # write rank 0's records. opal_signal "": no stack-trace handlers of Open MPI's on SIGABRT, SIGSEGV, ...: after
+        # printing, they put the default action back with sigaction, which the filter refuses, so that a rank's abort
+        # (std::bad_alloc) read as tampering; the signal's default action ends the rank, as in the other models.
         return (["mpirun", "--allow-run-as-root", "--oversubscribe", "--bind-to", "none", "--mca",
-                 "mpi_yield_when_idle", "1", "--mca", "btl_vader_single_copy_mechanism", "none", "-np", str(ranks),
-                 *[a for k in env for a in ("-x", k)], *args], env)  # fmt: skip
+                 "mpi_yield_when_idle", "1", "--mca", "btl_vader_single_copy_mechanism", "none", "--mca", "opal_signal",
+                 "", "-np", str(ranks), *[a for k in env for a in ("-x", k)], *args], env)  # fmt: skip
     return args, env
 
 

@@ -32,9 +32,10 @@ Details this module fixes that the interface left open:
   "paper" (the papers' scale). run_argv(..., size="timed") validates at small and at the named size and
   times at the named size.
 - MPI runs use `mpirun --allow-run-as-root --oversubscribe --bind-to none --mca mpi_yield_when_idle 1 --mca
-  btl_vader_single_copy_mechanism none -np R -x OMP_...`: `--bind-to none` so the threads of an MPI+OpenMP rank
+  btl_vader_single_copy_mechanism none --mca opal_signal "" -np R -x OMP_...`: `--bind-to none` so the threads of an MPI+OpenMP rank
   are not pinned to the rank's one core, yield-when-idle so waiting ranks do not steal cores from the rank being
-  timed, no single copy so that no rank reads or writes another's memory (driver_program.run_argv); MPI+OpenMP runs also set
+  timed, no single copy so that no rank reads or writes another's memory, no stack-trace handlers (their sigaction
+  is refused: driver_program.run_argv); MPI+OpenMP runs also set
   OMP_WAIT_POLICY=passive (ranks x threads may exceed the cores).
 - OpenMP models (omp, mpi+omp) can be stress-validated (run_argv's stress_validations, stress_threads; the
   evaluation and the RLPF reward do it by default): after the regular validations and the timing (so that their

@@ -74,7 +74,8 @@ PROTECTED_CXX = ("operator new", "operator delete", "std::chrono::")
 # Calls that change the process from inside: load code, unprotect the harness's, trace or write another process.
 FORBIDDEN_CALLS = {"dlopen", "dlmopen", "dlsym", "dlvsym", "mprotect", "pkey_mprotect", "ptrace", "process_vm_writev",
                    "process_vm_readv", "syscall", "prctl", "personality", "__libc_dlopen_mode", "__libc_dlsym",
-                   "dl_iterate_phdr", "sched_setaffinity", "pthread_setaffinity_np", "setrlimit", "prlimit"}  # fmt: skip
+                   "dl_iterate_phdr", "sched_setaffinity", "pthread_setaffinity_np", "setrlimit", "prlimit", "timer_create",
+                   "setitimer", "alarm", "ualarm"}  # fmt: skip
 # Calls that reach what is outside the sample's arguments: files (the process's own /proc/self/mem, whose writes pass
 # page protections, is one) and the environment (it tells the race check's run from a timed one: TSAN_OPTIONS).
 OUTSIDE_CALLS = {"open", "open64", "openat", "openat64", "__open_2", "__open64_2", "__openat_2", "__openat64_2",
@@ -89,8 +90,8 @@ SPAWN_CALLS = {"pthread_create", "fork", "vfork", "clone", "clone3", "execve", "
                "execlp", "execle", "fexecve", "posix_spawn", "posix_spawnp", "system", "popen", "omp_set_num_threads",
                "omp_set_dynamic", "omp_set_max_active_levels", "omp_set_nested", "MPI_Comm_spawn",
                "MPI_Comm_spawn_multiple", "thrd_create", "_Fork", "aio_read", "aio_write", "aio_fsync", "lio_listio",
-               "aio_read64", "aio_write64", "aio_fsync64", "lio_listio64", "mq_notify", "timer_create",
-               "getaddrinfo_a"}  # fmt: skip  (the aio_*, mq_notify and timer calls run a callback on a thread of their own)
+               "aio_read64", "aio_write64", "aio_fsync64", "lio_listio64", "mq_notify",
+               "getaddrinfo_a"}  # fmt: skip  (the aio_* and mq_notify calls can run a callback on a thread of their own)
 SPAWN_PREFIXES = ("_ZNSt6thread15_M_start_thread",)  # std::thread and std::async (libstdc++)
 # What the code that registers a CUDA or HIP object's kernels at load time reaches besides the prelude's: each
 # kernel's host stub (registered by address) and what a stub calls to launch it (nvcc 12's names, read here from
