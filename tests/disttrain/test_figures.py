@@ -5,11 +5,9 @@ and a missing input are refused by name."""
 
 from pathlib import Path
 
-import matplotlib.pyplot as plt
 import pytest
 
 from workflow_scripts.common import read_json, write_json
-from workflow_scripts.common.figures import code_names_shown, figure_texts
 from workflow_scripts.disttrain.axonn import figures as axonn_figures
 from workflow_scripts.disttrain.axonn import pipeline as axonn_pipeline
 from workflow_scripts.disttrain.axonn import run as axonn_run
@@ -44,21 +42,6 @@ AXONN = {"model": MODEL, "schedules": ["gpipe", "1f1b", "message_driven"], "micr
                         "compute_efficiency": 0.6,
                         "models": [{"parameters": 1.2e10, "devices": 48, "layers": 48, "global_batch": 512},
                                    {"parameters": 1e11, "devices": 384, "layers": 96, "global_batch": 1024}]}}  # fmt: skip
-
-
-@pytest.fixture
-def drawn(monkeypatch) -> list[dict[str, list[str]]]:
-    """Per figure closed during the test (save_figure closes each one it writes): the texts it shows and those that
-    show a code name instead of words."""
-    figures, close = [], plt.close
-
-    def record(fig=None):
-        if fig is not None:
-            figures.append({"texts": figure_texts(fig), "code_names": code_names_shown(fig)})
-        close(fig)
-
-    monkeypatch.setattr(plt, "close", record)
-    return figures
 
 
 def _calibration(tmp_path: Path) -> str:

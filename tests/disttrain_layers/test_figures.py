@@ -5,13 +5,11 @@ input are refused by name."""
 
 from pathlib import Path
 
-import matplotlib.pyplot as plt
 import pytest
 
 from tests.conftest import REPO_ROOT
 from workflow_scripts.common import read_json, write_json
 from workflow_scripts.common.config import load_config
-from workflow_scripts.common.figures import code_names_shown, figure_texts
 from workflow_scripts.disttrain.moe import figures as moe_figures
 from workflow_scripts.disttrain.moe import project as moe_project
 from workflow_scripts.disttrain.moe import sensitivity as moe_sensitivity
@@ -100,21 +98,6 @@ def study_files(tmp_path_factory) -> dict[str, dict[str, str]]:
                      sensitivity_path=paths["sensitivity"])  # fmt: skip
         files[study] = paths
     return files
-
-
-@pytest.fixture
-def drawn(monkeypatch) -> list[dict[str, list[str]]]:
-    """Per figure closed during the test (save_figure closes each one it writes): the texts it shows and those that
-    show a code name instead of words."""
-    figures, close = [], plt.close
-
-    def record(fig=None):
-        if fig is not None:
-            figures.append({"texts": figure_texts(fig), "code_names": code_names_shown(fig)})
-        close(fig)
-
-    monkeypatch.setattr(plt, "close", record)
-    return figures
 
 
 @pytest.mark.parametrize(("module", "study", "expected"), [

@@ -3,11 +3,9 @@ generation and translation results.parquet files), as its Snakemake rule does.""
 
 import random
 
-import matplotlib.pyplot as plt
 import pytest
 
 from workflow_scripts.common import write_json
-from workflow_scripts.common.figures import code_names_shown, figure_texts
 from workflow_scripts.pcgbench import figures
 from workflow_scripts.pcgbench.metrics import compute_metrics
 
@@ -29,21 +27,6 @@ def metrics_paths(tmp_path_factory):
         translated = make_results(random.Random(seed + 10)).assign(generator=generator, source_model="serial")
         translated.to_parquet(root / "translation" / generator / "results.parquet")
     return paths
-
-
-@pytest.fixture
-def drawn(monkeypatch) -> list[dict[str, list[str]]]:
-    """Per figure closed during the test (save_figure closes each one it writes): the texts it shows and those that
-    show a code name instead of words."""
-    figures, close = [], plt.close
-
-    def record(fig=None):
-        if fig is not None:
-            figures.append({"texts": figure_texts(fig), "code_names": code_names_shown(fig)})
-        close(fig)
-
-    monkeypatch.setattr(plt, "close", record)
-    return figures
 
 
 @pytest.mark.parametrize("figure", sorted(figures.FIGURES))

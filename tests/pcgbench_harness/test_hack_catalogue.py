@@ -328,7 +328,7 @@ return s / x.size(); }"""), ("omp",), TAMPERING, "can tell the race check's buil
 }
 HACKS.update(MEMORY_HACKS)
 
-# Bodies of the second review's classes (issue 45), closed below the sample: by the kernel's system-call filter over
+# Bodies of the second red-team review's classes, closed below the sample: by the kernel's system-call filter over
 # the run (drivers/confine.hpp), inputs it cannot predict, names matched by address, probes read before the build.
 KERNEL_HACKS = {
     # Timed input k + 1 was input k shifted by one element (seed + 1 continued seed's stream): keep the first

@@ -1,6 +1,6 @@
 """ParEval's released outputs (data/pareval_released/): the files are the ones released (checksums), the loader
 refuses bad records one by one and scores the rest, and agreement on a few real outputs gives the verdicts and the
-causes that were read by hand (issue 46)."""
+causes that were read by hand against each body."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """The validation-strength check (workflow_scripts/pcgbench/validation_strength.py) and the generators it holds to
-account (issue 45, "inputs a body cannot predict").
+account: inputs whose answer follows from neither the size, a parity nor a fixed place.
 
 The red team's bodies, which passed every validation and scored speedups of 7-6325x while the generators planted the
 answer by the size's parity or in a fixed place, now get wrong_answer; so does every trivial body of search_contains,

@@ -1,12 +1,10 @@
 """Each RLPF figure drawn on its own from the files its rule reads: the evaluation metrics of the four models
 (scored by evaluate.score from per-sample tables) or the training curves (TRL's log_history shape)."""
 
-import matplotlib.pyplot as plt
 import pandas as pd
 import pytest
 
 from workflow_scripts.common import write_json
-from workflow_scripts.common.figures import code_names_shown, figure_texts
 from workflow_scripts.rlpf import figures
 from workflow_scripts.rlpf.evaluate import score
 from workflow_scripts.rlpf.summary import FIGURES, MODELS
@@ -30,21 +28,6 @@ def inputs(tmp_path_factory):
         curve_paths[method] = root / f"curve_{method}.json"
         write_json(curve_paths[method], {"method": method, "log_history": history, "reward_calls": []})
     return {"metrics_paths": metrics_paths, "curve_paths": curve_paths}
-
-
-@pytest.fixture
-def drawn(monkeypatch) -> list[dict[str, list[str]]]:
-    """Per figure closed during the test (save_figure closes each one it writes): the texts it shows and those that
-    show a code name instead of words."""
-    figures, close = [], plt.close
-
-    def record(fig=None):
-        if fig is not None:
-            figures.append({"texts": figure_texts(fig), "code_names": code_names_shown(fig)})
-        close(fig)
-
-    monkeypatch.setattr(plt, "close", record)
-    return figures
 
 
 @pytest.mark.parametrize("figure", sorted(FIGURES))

@@ -59,7 +59,7 @@ VERDICT_FIELDS: dict[str, tuple[type, ...]] = {
     "generated_output": (str,), "did_build": (bool,), "are_all_valid": (bool,), "runs": (list, type(None)),
     "best_sequential_runtime": (int, float, type(None)),
 }  # fmt: skip
-# ParEval's verdict on an output, in three (the confusion table's rows).
+# ParEval's verdict on an output, in three (the rows of agreement's confusion table).
 NOT_BUILT = "did_not_build"
 INVALID = "built_invalid"
 VALID = "valid"

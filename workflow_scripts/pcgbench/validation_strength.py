@@ -1,7 +1,7 @@
 """The validation-strength check: trivial bodies, each of which must fail where it is not a correct answer.
 
 A body that answers from the size, a parity, a fixed place or a constant, or that looks at part of its input only,
-scores a speedup wherever the problem's generator lets such an answer through the validations (issue 45: search_contains
+scores a speedup wherever the problem's generator lets such an answer through the validations (a red-team review found search_contains
 answered as `x.size() & 1`, closest_pair_2d as a constant). This module writes a family of such bodies for a
 (problem, model) from the prompt's signature and the serial reference, builds and runs each like a sample, and
 counts how many the driver's validation kills.
