@@ -101,7 +101,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from workflow_scripts.common import write_json  # noqa: E402
-from workflow_scripts.pcgbench import numbered_names, problem_name, prompt_record, suite  # noqa: E402
+from workflow_scripts.pcgbench import numbered_names, problem_name, prompt_record, resource_sweep, suite  # noqa: E402
 
 PAREVAL_RECORDED_S = 44.0  # ParEval's own harness on this workload, measured earlier on a machine of this kind
 TARGET_RATIO = 3.0
@@ -139,14 +139,46 @@ def evaluate(generations: Path, out: Path, cache: Path, machine_cache: Path, rac
     return wall, {f"{r.problem}/{r.model}#{r.sample_index}": r.verdict for r in rows.itertuples()}, speedups
 
 
-PAREVAL_MODELS = ("serial", "omp")
+PAREVAL_MODELS = ("serial", "omp")  # the models this benchmark's side by side supports (no MPI, no Kokkos needed)
+# ParEval's launch formats on one node without a job launcher (its own launch-configs.json wraps every run in srun).
+# Its MPI runs under Open MPI's mpirun here (as root it needs --allow-run-as-root; --oversubscribe: as many ranks as
+# asked whatever slots Open MPI counts, as srun gave). Its Kokkos driver hands its arguments to Kokkos::initialize and
+# stops with its usage line if any is left: Kokkos before 3.7 leaves ParEval's --kokkos-num-threads there and reads
+# --kokkos-threads instead (pareval_launch_configs' kokkos_version).
+MPIRUN = "mpirun --allow-run-as-root --oversubscribe --bind-to none -np {num_procs}"
+PAREVAL_LAUNCH_FORMATS = {
+    "serial": "{exec_path} {args}",
+    "omp": "{exec_path} {args} {num_threads}",
+    "mpi": MPIRUN + " {exec_path} {args}",
+    "mpi+omp": MPIRUN + " {exec_path} {args} {num_threads}",
+    "kokkos": "{exec_path} {args} --kokkos-num-threads={num_threads}",
+}
+KOKKOS_NUM_THREADS_SINCE = 30700  # KOKKOS_VERSION (major * 10000 + minor * 100 + patch) that reads --kokkos-num-threads
+# ParEval's driver object of each model (drivers/cpp/Makefile's targets)
+PAREVAL_DRIVER_OBJECTS = {model: f"models/{model.replace('+', '-')}-driver.o" for model in PAREVAL_LAUNCH_FORMATS}
 
 
-def pareval_inputs(drivers: Path, work: Path, problems: list[str], threads: tuple[int, ...] = (1, 2)
-                   ) -> tuple[Path, Path]:  # fmt: skip
+def pareval_launch_configs(models: list[str], max_cores: int, kokkos_version: int | None = None) -> dict:
+    """ParEval's launch configs for `models` at this harness's resource sweep (resource_sweep: threads and ranks
+    1, 2, 4, ... max_cores), so that both harnesses run every sample at the same thread and rank counts; Kokkos's
+    thread count in the flag its KOKKOS_VERSION `kokkos_version` reads (None: ParEval's)."""
+    configs = {}
+    for model in models:
+        params = []
+        for config in resource_sweep(model, max_cores):
+            param = {"num_procs": config.ranks} if model in ("mpi", "mpi+omp") else {}
+            param |= {"num_threads": config.threads} if model in ("omp", "mpi+omp", "kokkos") else {}
+            params.append(param)
+        launch = PAREVAL_LAUNCH_FORMATS[model]
+        if model == "kokkos" and kokkos_version is not None and kokkos_version < KOKKOS_NUM_THREADS_SINCE:
+            launch = launch.replace("--kokkos-num-threads=", "--kokkos-threads=")
+        configs[model] = {"format": launch, "params": params}
+    return configs
+
+
+def pareval_inputs(drivers: Path, work: Path, problems: list[str], max_cores: int = 2) -> tuple[Path, Path]:
     """ParEval's launch configs and problem sizes for this workload, written under `work`."""
-    launch = {"serial": {"format": "{exec_path} {args}", "params": [{}]},
-              "omp": {"format": "{exec_path} {args} {num_threads}", "params": [{"num_threads": t} for t in threads]}}
+    launch = pareval_launch_configs(list(PAREVAL_MODELS), max_cores)
     sizes = json.loads((drivers / "problem-sizes.json").read_text())
     names = numbered_names()
     for name in problems:
@@ -159,29 +191,40 @@ def pareval_inputs(drivers: Path, work: Path, problems: list[str], threads: tupl
 
 
 def run_pareval(drivers: Path, python: str, generations: Path, work: Path, models: list[str],
-                launch: Path, sizes: Path) -> tuple[float, dict]:  # fmt: skip
-    """(wall time, verdict per sample) of one cold run of ParEval's harness on `generations`."""
+                launch: Path, sizes: Path, wrap: tuple[str, ...] = ()) -> tuple[float, list[dict]]:  # fmt: skip
+    """(wall time, the results records it wrote) of one cold run of ParEval's harness on `generations`: its driver
+    objects of `models` removed and built again inside the timed window, then run-all.py (under `wrap`, a command
+    prefix, if given)."""
     work.mkdir()
     subprocess.run(["make", "-C", "cpp", "clean"], cwd=drivers, check=True, capture_output=True)
     started = time.perf_counter()
-    make = subprocess.run(["make", "-C", "cpp", *[f"models/{m}-driver.o" for m in models]], cwd=drivers,
+    make = subprocess.run(["make", "-C", "cpp", *[PAREVAL_DRIVER_OBJECTS[m] for m in models]], cwd=drivers,
                           capture_output=True, text=True)  # fmt: skip
     if make.returncode != 0:
         raise SystemExit(f"building ParEval's drivers in {drivers / 'cpp'} failed:\n{make.stderr[-3000:]}")
-    proc = subprocess.run([python, "run-all.py", str(generations), "-o", str(work / "results.json"),
+    proc = subprocess.run([*wrap, python, "run-all.py", str(generations), "-o", str(work / "results.json"),
                            "--launch-configs", str(launch), "--problem-sizes", str(sizes),
                            "--scratch-dir", str(work), "--include-models", *models, "--yes-to-all",
                            "--hide-progress"], cwd=drivers, capture_output=True, text=True)  # fmt: skip
     wall = time.perf_counter() - started
     if proc.returncode != 0:
         raise SystemExit(f"ParEval's run-all.py failed in {drivers}:\n{proc.stderr[-3000:]}")
-    verdicts = {}
-    for record in json.loads((work / "results.json").read_text()):
-        key = f"{problem_name(record)}/{record['parallelism_model']}"
-        for i, out in enumerate(record["outputs"]):
-            verdicts[f"{key}#{i}"] = ("ok" if out.get("are_all_valid") else "invalid" if out.get("did_all_run")
-                                      else "did not run" if out.get("did_build") else "did not build")  # fmt: skip
-    return wall, verdicts
+    return wall, json.loads((work / "results.json").read_text())
+
+
+def pareval_verdict(output: dict | str) -> str:
+    """ParEval's verdict on one output of its results file, in words ("not run": left a string, its model
+    excluded)."""
+    if not isinstance(output, dict):
+        return "not run"
+    return ("ok" if output.get("are_all_valid") else "invalid" if output.get("did_all_run")
+            else "did not run" if output.get("did_build") else "did not build")  # fmt: skip
+
+
+def pareval_verdicts(records: list[dict]) -> dict[str, str]:
+    """{problem/model#index: ParEval's verdict} of this workload's results records."""
+    return {f"{problem_name(record)}/{record['parallelism_model']}#{i}": pareval_verdict(out)
+            for record in records for i, out in enumerate(record["outputs"])}  # fmt: skip
 
 
 def print_run(label: str, wall: float, verdicts: dict) -> None:
@@ -218,8 +261,9 @@ def main() -> None:
                                                  ("cold_again", tmp / "machine_2", True),
                                                  ("cold_no_race_check", tmp / "machine_3", False)):
             if drivers and label in ("cold", "cold_again"):  # ParEval cold just before each cold run here
-                wall, verdicts = run_pareval(drivers, args.pareval_python, generations,
-                                             tmp / f"pareval_{label}", models, launch, sizes)  # fmt: skip
+                wall, records = run_pareval(drivers, args.pareval_python, generations,
+                                            tmp / f"pareval_{label}", models, launch, sizes)  # fmt: skip
+                verdicts = pareval_verdicts(records)
                 pareval_runs[f"pareval_{label}"] = {"wall_s": wall, "verdicts": verdicts}
                 print_run(f"pareval_{label}", wall, verdicts)
             wall, verdicts, speedups = evaluate(generations, tmp / f"out_{label}", tmp / f"cache_{label}",
