@@ -502,3 +502,134 @@ rule pcgbench_translation:
     input:
         lambda wildcards: translation_metrics(config["pcgbench"], RESULTS),
         results(TRANSLATION_FIGURE),
+
+
+# ParEval's released outputs re-scored (workflow_scripts/pcgbench/pareval_released.py, pareval_table.py,
+# pareval_figures.py): each released file's outputs of pcgbench.pareval_released (a fixed sample in the tiny config,
+# every judged one in config/paper.yaml) scored by this harness, one job per (file, shard), each verdict held against
+# ParEval's; then the paper's table re-measured and two figures, in results/pcgbench/pareval_released/. A study of its
+# own in the report (pcgbench/pareval_released), and part of `snakemake pcgbench`.
+#
+#   snakemake pcgbench_pareval_released
+
+from workflow_scripts.pcgbench.pareval_released import (
+    STUDY_DIR as PAREVAL_RELEASED,
+    agreement_files,
+    cluster_resources as released_resources,
+    file_folder,
+    layout as released_layout,
+)
+
+RELEASED_SHARDS = released_layout(config["pcgbench"])
+
+
+rule pcgbench_pareval_released_score:
+    input:
+        released="data/pareval_released/{task}/{generator}.json.xz",
+        suite=suite_files("all"),  # a changed problem, driver or reference rescores
+    output:
+        agreement=RELEASED_SHARDS.path(file_folder(RESULTS), "agreement.csv"),
+        confusion=RELEASED_SHARDS.path(file_folder(RESULTS), "agreement.json"),
+    log:
+        study_log(PAREVAL_RELEASED, RELEASED_SHARDS.tag("score_{task}_{generator}")),
+    benchmark:
+        study_benchmark(PAREVAL_RELEASED, RELEASED_SHARDS.tag("score_{task}_{generator}"))
+    wildcard_constraints:
+        task="translation|generation",
+        generator=r"[A-Za-z0-9_.+-]+",
+    threads: 2
+    resources:
+        **released_resources(config["pcgbench"], {"mem_mb": 4000, "timing_slot": 1}),
+    params:
+        section=lookup(dpath="pcgbench/pareval_released", within=config),
+        evaluate=lookup(dpath="pcgbench/evaluate", within=config),
+        shard=lambda wildcards: RELEASED_SHARDS.of(wildcards),
+        seed=config["seed"],
+        software_env=software_env("../workflow_scripts/pcgbench/pareval_released.py"),
+    script:
+        "../workflow_scripts/pcgbench/pareval_released.py"
+
+
+rule pcgbench_pareval_released_table:
+    input:
+        agreements=lambda wildcards: agreement_files(config["pcgbench"], RESULTS),
+        released=lambda wildcards: expand(
+            "data/pareval_released/{file}.json.xz", file=config["pcgbench"]["pareval_released"]["files"]
+        ),
+    output:
+        summary=results(f"{PAREVAL_RELEASED}/summary.json"),
+        table=report(
+            results(f"{PAREVAL_RELEASED}/table.csv"),
+            category=PAREVAL_RELEASED,
+            caption="captions/pcgbench_pareval_released_table.rst",
+        ),
+        html=report(
+            results(f"{PAREVAL_RELEASED}/table.html"),
+            category=PAREVAL_RELEASED,
+            caption="captions/pcgbench_pareval_released_table.rst",
+        ),
+        markdown=results(f"{PAREVAL_RELEASED}/table.md"),
+        by_type=results(f"{PAREVAL_RELEASED}/by_problem_type.json"),
+        causes=results(f"{PAREVAL_RELEASED}/causes.json"),
+    log:
+        study_log(PAREVAL_RELEASED, "table"),
+    benchmark:
+        study_benchmark(PAREVAL_RELEASED, "table")
+    threads: 1
+    resources:
+        mem_mb=2000,
+    params:
+        every_output=lambda wildcards: config["pcgbench"]["pareval_released"]["outputs"] == "all",
+        resamples=lookup(dpath="pcgbench/pareval_released/bootstrap_resamples", within=config),
+        seed=config["seed"],
+        software_env=software_env("../workflow_scripts/pcgbench/pareval_table.py"),
+    script:
+        "../workflow_scripts/pcgbench/pareval_table.py"
+
+
+# One rule per figure (workflow_scripts/pcgbench/pareval_figures.py FIGURES: name -> the table's file it reads).
+PAREVAL_RELEASED_FIGURES = {
+    "pass_at_1_vs_pareval": (
+        "by_problem_type.json",
+        "captions/pcgbench_pareval_released_pass_at_1_vs_pareval.rst",
+    ),
+    "disagreement_causes": ("causes.json", "captions/pcgbench_pareval_released_disagreement_causes.rst"),
+}
+for _figure, (_source, _caption) in PAREVAL_RELEASED_FIGURES.items():
+
+    rule:
+        name:
+            f"pcgbench_pareval_released_figure_{_figure}"
+        input:
+            source=results(f"{PAREVAL_RELEASED}/{_source}"),
+            caption=f"rules/{_caption}",  # drawn under the figure (workflow_scripts/common/figures.py)
+        output:
+            figure=report(
+                results(f"{PAREVAL_RELEASED}/figures/{_figure}.png"),
+                category=PAREVAL_RELEASED,
+                caption=_caption,
+            ),
+        log:
+            study_log(PAREVAL_RELEASED, f"figure_{_figure}"),
+        benchmark:
+            study_benchmark(PAREVAL_RELEASED, f"figure_{_figure}")
+        threads: 1
+        resources:
+            mem_mb=1000,
+        params:
+            figure=_figure,
+            software_env=software_env("../workflow_scripts/pcgbench/pareval_figures.py"),
+        script:
+            "../workflow_scripts/pcgbench/pareval_figures.py"
+
+
+register_study(
+    PAREVAL_RELEASED,
+    summary=results(f"{PAREVAL_RELEASED}/summary.json"),
+    figures=[results(f"{PAREVAL_RELEASED}/figures/{name}.png") for name in PAREVAL_RELEASED_FIGURES],
+)
+
+
+rule pcgbench_pareval_released:
+    input:
+        lambda wildcards: study_outputs(PAREVAL_RELEASED),

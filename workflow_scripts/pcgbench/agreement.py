@@ -303,11 +303,15 @@ def summarise(table: pd.DataFrame) -> dict:
 def main(results_json: Path, out_dir: Path, cfg: EvaluateConfig | None = None, *, generator: str | None = None,
          models: list[str] | None = None, sources: list[str] | None = None,
          outputs: Collection[tuple[str, int]] | None = None, sample: int | None = None,
-         sample_seed: int = 0) -> pd.DataFrame:  # fmt: skip
+         sample_seed: int = 0, problems: Collection[str] | None = None,
+         keys: Collection[tuple[str, str, int]] | None = None, empty_ok: bool = False) -> pd.DataFrame:  # fmt: skip
     """Score the judged outputs of a ParEval results file (of `models` and, for a translation file, `sources` only,
-    if given; of `outputs`, (record name, output index) pairs, only, if given; `sample` of them stratified by
-    ParEval's verdict, if given) with this harness, write DIR/agreement.csv and the rest (the module docstring),
-    print the confusion table; returns the agreement table."""
+    if given; of `outputs`, (record name, output index) pairs, only, if given; of `problems`, the suite's problem
+    names, only, if given; of `keys`, (execution model, record name, output index) triples, only, if given: a
+    record's name is shared by its execution models; `sample` of them stratified by ParEval's verdict, if given)
+    with this harness, write DIR/agreement.csv and the rest (the module docstring), print the confusion table;
+    returns the agreement table. Where nothing is selected, `empty_ok` writes an empty agreement (a shard of the
+    workflow's study, pareval_released.py, whose models a file has none of) instead of stopping."""
     cfg = cfg or EvaluateConfig()
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -315,7 +319,9 @@ def main(results_json: Path, out_dir: Path, cfg: EvaluateConfig | None = None, *
 
     def wanted(s: ReleasedSample) -> bool:
         return ((not models or s.sample.model in models) and (not sources or s.sample.source_model in sources)
-                and (outputs is None or (s.record, s.sample.sample_index) in outputs))
+                and (outputs is None or (s.record, s.sample.sample_index) in outputs)
+                and (problems is None or s.sample.problem.name in problems)
+                and (keys is None or (s.sample.model, s.record, s.sample.sample_index) in keys))
 
     judged = [s for s in released.judged if wanted(s)]
     mismatched = [s for s in released.mismatched if s.pareval is not None and wanted(s)]
@@ -325,7 +331,7 @@ def main(results_json: Path, out_dir: Path, cfg: EvaluateConfig | None = None, *
                     results_json)  # fmt: skip
     if sample is not None:
         judged = stratified(judged, sample, sample_seed)
-    if not judged and not mismatched:
+    if not judged and not mismatched and not empty_ok:
         raise GenerationsError(f"{results_json}: no output with ParEval's verdict" +
                                (f" of models {models} / sources {sources}" if models or sources else ""))  # fmt: skip
     write_json(out_dir / "refused.json", [dataclasses.asdict(r) for r in released.refused])

@@ -1,0 +1,179 @@
+"""The re-scoring of ParEval's released LLM outputs as a study of the workflow: one job per (released file, shard)
+scores that file's outputs with this harness and holds each verdict against ParEval's own (agreement.py).
+
+    snakemake pcgbench_pareval_released     # results/pcgbench/pareval_released/
+
+Inputs: the released files with ParEval's verdicts (data/pareval_released/<task>/<generator>.json.xz, read by
+pareval_results.load_results), named in config section `pcgbench.pareval_released` as `<task>/<generator>`
+(`files`). The config scores either `outputs: all` (every judged output of the CPU execution models listed in
+`models`; config/paper.yaml) or a fixed list of outputs, each named by file, execution model, record and output
+index (config/config.yaml: a dozen, stratified by model, task, execution model and ParEval's verdict, chosen to
+build and run in a few seconds each). The same jobs run both: the fixed list is a filter on the same plan.
+
+Shards: shards.plan over the config's `models` and every problem of the suite, with `pcgbench.pareval_released
+.shards` (by execution model and, past problems_per_shard, by problem): one shard, "all", in the tiny config. A
+job writes, in results/pcgbench/pareval_released/<task>/<generator>/ (one shard) or .../shards/<shard>/ (several):
+
+    agreement.csv, agreement.json     agreement.main's (one row per sample; the confusion and causes); a shard that
+                                      holds none of the file's outputs writes them empty
+    samples.jsonl, results.parquet, metrics.json, refused.json   the evaluation's own files (when it ran any)
+
+pareval_table.py reads every job's agreement.csv. The harness is pcgbench.evaluate with `pcgbench.pareval_released
+.harness`'s keys over it (default size: paper, ParEval's problem sizes, so that a difference in verdict is not one
+of input size).
+
+    main(released=Path("data/pareval_released/translation/gpt-4_temp0.2.json.xz"), out_dir=Path("DIR"),
+         evaluate={}, section={...}, shard="all", seed=0)
+"""
+
+
+import dataclasses
+import functools
+import logging
+from pathlib import Path
+
+import pandas as pd
+
+from workflow_scripts.pcgbench import agreement, shards, suite
+from workflow_scripts.pcgbench.harness import EvaluateConfig
+from workflow_scripts.pcgbench.pareval_results import RELEASED_ROOT
+
+logger = logging.getLogger(__name__)
+
+TASKS = ("translation", "generation")
+CPU_MODELS = ("serial", "omp", "mpi", "mpi+omp", "kokkos")
+# In the results folder (the rules name them results(...)):
+STUDY_DIR = "pcgbench/pareval_released"
+KEY = "pcgbench.pareval_released"
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class ReleasedOutput:
+    """One output of a released file: `file` (<task>/<generator>), its execution model, ParEval's record name, the
+    output's index in the record."""
+
+    file: str
+    model: str
+    record: str
+    output: int
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class ParEvalReleasedConfig:
+    """Config section pcgbench.pareval_released, whole (its defaults are the schema's, filled in by the Snakefile;
+    `from_config(schema_defaults("pcgbench.pareval_released"))` outside it). The schema validates the types; this
+    checks what it cannot: that the fixed outputs belong to the files and models scored."""
+
+    files: tuple[str, ...]  # <task>/<generator> under data/pareval_released
+    models: tuple[str, ...]  # execution models scored
+    outputs: str | tuple[ReleasedOutput, ...]  # "all", or the fixed sample
+    by_model: bool  # one shard per execution model
+    problems_per_shard: int  # 0: every problem in one shard
+    harness: dict  # pcgbench.evaluate's keys changed for this study
+    bootstrap_resamples: int  # draws of the table's bootstrap intervals (pareval_table.py)
+
+    def __post_init__(self) -> None:
+        for i, name in enumerate(self.files):
+            task, _, generator = name.partition("/")
+            if task not in TASKS or not generator:
+                raise ValueError(f"{KEY}.files[{i}]: {name!r} is not <task>/<generator> with task one of {TASKS}")
+        for i, out in enumerate(self.outputs if not isinstance(self.outputs, str) else ()):
+            if out.file not in self.files:
+                raise ValueError(f"{KEY}.outputs[{i}].file: {out.file!r} is not among {KEY}.files {list(self.files)};"
+                                 " add it there or drop the output")  # fmt: skip
+            if out.model not in self.models:
+                raise ValueError(f"{KEY}.outputs[{i}].model: {out.model!r} is not among {KEY}.models "
+                                 f"{list(self.models)}; add it there or drop the output")  # fmt: skip
+
+    @classmethod
+    def from_config(cls, section: dict) -> "ParEvalReleasedConfig":
+        outputs = section["outputs"]
+        return cls(files=tuple(section["files"]), models=tuple(section["models"]),
+                   outputs=outputs if isinstance(outputs, str) else tuple(ReleasedOutput(**o) for o in outputs),
+                   by_model=section["shards"]["by_model"], problems_per_shard=section["shards"]["problems_per_shard"],
+                   harness=dict(section["harness"]), bootstrap_resamples=section["bootstrap_resamples"])  # fmt: skip
+
+    def keys(self, file: str) -> set[tuple[str, str, int]] | None:
+        """The fixed outputs of `file` as (execution model, record, index), or None (every output)."""
+        if isinstance(self.outputs, str):
+            return None
+        return {(o.model, o.record, o.output) for o in self.outputs if o.file == file}
+
+
+def released_path(file: str, root: Path = RELEASED_ROOT) -> Path:
+    """data/pareval_released/<task>/<generator>.json.xz of the config's name <task>/<generator>."""
+    return root / f"{file}.json.xz"
+
+
+@functools.cache
+def _suite_problems() -> tuple[str, ...]:
+    return tuple(problem.name for problem in suite.load_suite())
+
+
+def plan(cfg: ParEvalReleasedConfig) -> list[shards.Shard]:
+    """The shards of every file's scoring (the same for every file: a file's outputs of a shard's models and
+    problems)."""
+    return shards.plan(list(cfg.models), list(_suite_problems()), by_model=cfg.by_model,
+                       problems_per_shard=cfg.problems_per_shard)  # fmt: skip
+
+
+def layout(pcgbench_config: dict) -> shards.Layout:
+    """Where the scoring jobs write (shards.Layout: one shard writes in the file's folder, several in shards/)."""
+    return shards.Layout(tuple(s.name for s in plan(ParEvalReleasedConfig.from_config(pcgbench_config["pareval_released"]))))
+
+
+def file_folder(results: str) -> str:
+    """A file's folder, as the rules' pattern (wildcards task and generator)."""
+    return f"{results}/{STUDY_DIR}/{{task}}/{{generator}}"
+
+
+def agreement_files(pcgbench_config: dict, results: str) -> list[str]:
+    """Every scoring job's agreement.csv: the table's inputs."""
+    cfg = ParEvalReleasedConfig.from_config(pcgbench_config["pareval_released"])
+    places = layout(pcgbench_config)
+    return [places.file(file_folder(results), shard, "agreement.csv").format(task=task, generator=generator)
+            for task, _, generator in (f.partition("/") for f in cfg.files) for shard in places.names]  # fmt: skip
+
+
+# Resources that grow with a retried job's attempt, as in profiles/slurm's default-resources (shards.py).
+_PER_ATTEMPT = ("mem_mb", "runtime")
+
+
+def cluster_resources(pcgbench_config: dict, local: dict[str, int]) -> dict:
+    """A scoring job's resources: `local` (mem_mb, timing_slot) and, for a cluster, pcgbench.cluster.cpu's requests
+    (every model scored here runs on a CPU), mem_mb and runtime growing with a retry's attempt."""
+    requests = {**local, "gpu": 0, **pcgbench_config["cluster"]["cpu"]}
+
+    def request(key: str):
+        value = requests[key]
+        return (lambda wildcards, attempt: value * attempt) if key in _PER_ATTEMPT else value
+
+    return {key: request(key) for key in sorted(requests)}
+
+
+def harness_config(evaluate: dict, overrides: dict, seed: int) -> EvaluateConfig:
+    """pcgbench.evaluate with pcgbench.pareval_released.harness's keys over it."""
+    return EvaluateConfig(**evaluate, seed=seed).overridden(overrides, key=f"{KEY}.harness")
+
+
+def main(*, released: Path, out_dir: Path, evaluate: dict, section: dict, shard: str, seed: int,
+         file: str | None = None) -> pd.DataFrame:  # fmt: skip
+    """Score one released file's outputs of one shard (its models and problems; of the fixed sample only, where
+    the config gives one) into `out_dir`; returns the agreement table (agreement.main)."""
+    cfg = ParEvalReleasedConfig.from_config(section)
+    file = file or f"{Path(released).parent.name}/{Path(released).name.removesuffix('.json.xz')}"
+    chosen = shards.find(plan(cfg), shard)
+    keys = cfg.keys(file)
+    logger.info("%s, shard %s (%s; %d problems): %s", file, chosen.name, ", ".join(chosen.models),
+                len(chosen.problems), "every output" if keys is None else f"{len(keys)} fixed outputs")  # fmt: skip
+    return agreement.main(Path(released), Path(out_dir), harness_config(evaluate, cfg.harness, seed),
+                          models=list(chosen.models), problems=set(chosen.problems), keys=keys, empty_ok=True)
+
+
+if __name__ == "__main__":
+    from workflow_scripts.common import snakemake_step
+
+    smk = snakemake_step(snakemake)  # noqa: F821 -- injected by Snakemake's script: directive
+    main(released=Path(smk.input.released), out_dir=Path(smk.output.agreement).parent, evaluate=smk.params.evaluate,
+         section=smk.params.section, shard=smk.params.shard, seed=smk.params.seed,
+         file=f"{smk.wildcards.task}/{smk.wildcards.generator}")  # fmt: skip
