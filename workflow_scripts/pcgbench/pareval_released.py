@@ -42,6 +42,9 @@ logger = logging.getLogger(__name__)
 
 TASKS = ("translation", "generation")
 CPU_MODELS = ("serial", "omp", "mpi", "mpi+omp", "kokkos")
+# The execution models a released file of each task holds outputs of (ParEval's translation pairs' targets: serial
+# to OpenMP and MPI, CUDA to Kokkos): a shard of none of them is not planned for that file.
+TASK_MODELS = {"translation": ("omp", "mpi", "kokkos"), "generation": CPU_MODELS}
 # In the results folder (the rules name them results(...)):
 STUDY_DIR = "pcgbench/pareval_released"
 KEY = "pcgbench.pareval_released"
@@ -128,11 +131,12 @@ def file_folder(results: str) -> str:
 
 
 def agreement_files(pcgbench_config: dict, results: str) -> list[str]:
-    """Every scoring job's agreement.csv: the table's inputs."""
+    """Every scoring job's agreement.csv: the table's inputs (per file, the shards holding a model its task has)."""
     cfg = ParEvalReleasedConfig.from_config(pcgbench_config["pareval_released"])
-    places = layout(pcgbench_config)
-    return [places.file(file_folder(results), shard, "agreement.csv").format(task=task, generator=generator)
-            for task, _, generator in (f.partition("/") for f in cfg.files) for shard in places.names]  # fmt: skip
+    places = shards.Layout(tuple(s.name for s in plan(cfg)))
+    return [places.file(file_folder(results), shard.name, "agreement.csv").format(task=task, generator=generator)
+            for task, _, generator in (f.partition("/") for f in cfg.files) for shard in plan(cfg)
+            if set(shard.models) & set(TASK_MODELS[task])]  # fmt: skip
 
 
 # Resources that grow with a retried job's attempt, as in profiles/slurm's default-resources (shards.py).
