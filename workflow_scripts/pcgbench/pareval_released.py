@@ -178,6 +178,7 @@ if __name__ == "__main__":
     from workflow_scripts.common import snakemake_step
 
     smk = snakemake_step(snakemake)  # noqa: F821 -- injected by Snakemake's script: directive
-    main(released=Path(smk.input.released), out_dir=Path(smk.output.agreement).parent, evaluate=smk.params.evaluate,
+    main(released=Path(smk.input.released), out_dir=Path(smk.output.agreement).parent,
+         evaluate={**smk.params.evaluate, "jobs": smk.threads},  # compiles at once: the job's threads
          section=smk.params.section, shard=smk.params.shard, seed=smk.params.seed,
          file=f"{smk.wildcards.task}/{smk.wildcards.generator}")  # fmt: skip

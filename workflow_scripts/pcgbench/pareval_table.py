@@ -394,10 +394,19 @@ def main(*, agreements: Sequence[str | Path], out_dir: str | Path, every_output:
                   for task, by_task in table.groupby("task")},
         "orderings": orderings(table), "orderings_as_pareval": orderings(table, "pcgbench_as_pareval_pass@1"),
     }  # fmt: skip
-    summary = json.loads(json.dumps(summary, default=_plain).replace("NaN", "null"))
+    summary = _without_nan(json.loads(json.dumps(summary, default=_plain)))
     write_json(out_dir / "summary.json", summary)
     print(markdown(table, every_output))
     return summary
+
+
+def _without_nan(value):
+    """`value` with every NaN (a cell with nothing to measure) as None: JSON has no NaN."""
+    if isinstance(value, dict):
+        return {key: _without_nan(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_without_nan(item) for item in value]
+    return None if isinstance(value, float) and math.isnan(value) else value
 
 
 def _plain(value):
