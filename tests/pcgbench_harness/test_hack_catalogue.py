@@ -10,8 +10,10 @@ The sandbox's own classes (host files, keyrings, sockets, wrapper messages) are 
 the scanner's and the generations file's in tests/spine/test_c_scanner.py and test_pareval_format.py.
 """
 
+import ctypes
 import json
 import shutil
+import statistics
 import subprocess
 
 import pytest
@@ -193,6 +195,7 @@ double pcg_steal(std::vector<double> const& x) {
 }"""), ("serial", "omp"), TAMPERING, "not printed by the driver"),
     # Computes nothing: where the driver keeps its own copy of the input beside the solution's (a std::vector header
     # in main's frame, the same values), it cuts that copy to one zero, so the baseline's answer is the 0 returned.
+    # Under the judge (serial, omp) the driver's copies are in another process: the body finds none and answers 0.
     "rewrites_the_drivers_input": (_template(r"""
 double pcg_cheat(std::vector<double> const&); return pcg_cheat(x); }
 double pcg_cheat(std::vector<double> const& x) {
@@ -210,7 +213,7 @@ double pcg_cheat(std::vector<double> const& x) {
   if (copies == 0) return 0.0;  // no copy to cut: a wrong answer
   {honest}
   return mean;
-}"""), ("serial", "omp"), WRONG_ANSWER, "timed call 1 of 3"),
+}"""), ("serial", "omp"), WRONG_ANSWER, "size 1001"),
     # Computes honestly, then moves the driver's start time (a timespec of the monotonic clock just before now in
     # main's frame, read within 1 ms before the call began) and its threads' CPU clocks read before the call (a vector of (thread id, seconds) holding this
     # thread's id, its pages checked with mincore before they are read) forward, so the call reads as 1% of its time.
@@ -256,7 +259,8 @@ double pcg_fast(std::vector<double> const& x) {
   return mean;
 }"""), ("serial", "omp"), TAMPERING, "system call mincore"),
     # Puts its own clock in the driver's table of library addresses (its global offset table), so that the driver's
-    # clock reads go through it: every clock runs back by 99% of each of its calls.
+    # clock reads go through it: every clock runs back by 99% of each of its calls. (A judged run's clock is the
+    # judge's, in another process; the write faults all the same.)
     "rewrites_the_drivers_clock_address": (_template(r"""
 double pcg_fast(std::vector<double> const&); return pcg_fast(x); }
 extern "C" char _GLOBAL_OFFSET_TABLE_[];
@@ -280,7 +284,7 @@ double pcg_fast(std::vector<double> const& x) {
   pcg_real(CLOCK_MONOTONIC, &b);
   pcg_back_ns += (long)(0.99 * (1e9 * (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec)));
   return mean;
-}"""), ("serial", "omp"), CRASH, "signal 11"),
+}"""), ("serial",), CRASH, "signal 11"),
     # Opens the process's own memory file, whose writes go through page protections.
     "opens_its_own_memory_file": (_template(r"""
 int pcg_open(); const int fd = pcg_open();
@@ -327,6 +331,37 @@ for (size_t i = 0; i < x.size(); ++i) s += x[i];
 return s / x.size(); }"""), ("omp",), TAMPERING, "can tell the race check's build"),
 }
 HACKS.update(MEMORY_HACKS)
+
+def _libc_offset(name: str, base: str) -> int:
+    """Where libc's `name` lies from its `base` (this machine's libc, which the sample's process loads too)."""
+    libc = ctypes.CDLL("libc.so.6")
+    return ctypes.cast(getattr(libc, name), ctypes.c_void_p).value - ctypes.cast(getattr(libc, base), ctypes.c_void_p).value
+
+
+SPINNER = _template(r"""
+void pcg_spin(); pcg_spin(); {honest} return mean; }
+#include <cstdio>
+#include <sched.h>
+static volatile unsigned long pcg_turns;
+static void* pcg_loop(void*) {
+  if (WIDEN) {  // off the core its creator is bound to, onto any: sched_setaffinity through its computed address
+    cpu_set_t all;
+    CPU_ZERO(&all);
+    for (int c = 0; c < 64; ++c) CPU_SET(c, &all);
+    using widen_fn = int (*)(int, size_t, const cpu_set_t*);
+    ((widen_fn)((const char*)&std::printf + AFFINITY))(0, sizeof all, &all);
+  }
+  for (;;) pcg_turns = pcg_turns + 1;
+  return nullptr; }
+void pcg_spin() {
+  static bool started = false;
+  if (started) return;
+  started = true;
+  using start_fn = int (*)(unsigned long*, const void*, void* (*)(void*), void*);
+  static unsigned long thread;
+  ((start_fn)((const char*)&std::printf + OFFSET))(&thread, nullptr, pcg_loop, nullptr); }""").replace(
+    "OFFSET", str(_libc_offset("pthread_create", "printf"))).replace(
+    "AFFINITY", str(_libc_offset("sched_setaffinity", "printf")))
 
 # Bodies of the second red-team review's classes, closed below the sample: by the kernel's system-call filter over
 # the run (drivers/confine.hpp), inputs it cannot predict, names matched by address, probes read before the build.
@@ -426,6 +461,14 @@ return s / x.size(); }"""), ("omp",), TAMPERING, "`program_invocation_name`"),
     "reads_the_program_name": (
         "if (program_invocation_name[0] == 0) return 0; {honest} return mean; }}", ("serial",), TAMPERING,
         "program_invocation_name"),
+    # A thread of the sample's own, started through pthread_create's address computed from printf's (no name the
+    # inspection reads), spinning for the rest of the run. In the sample's process it slowed the baseline timed beside
+    # it; under the judge (drivers/judge.hpp) the process is stopped while the baseline runs: on the core its creator
+    # is bound to it only slows the sample's own calls, and moved onto another core (sched_setaffinity, found the same
+    # way) beside a call given one thread of a two-core run, its CPU time, read from outside for every call, is a
+    # second core busy.
+    # (The second is test_a_spinner_on_a_core_not_given_is_never_a_speedup: whether it gets that core is the load's.)
+    "spinner_thread_beside_a_serial_call": (SPINNER.replace("WIDEN", "false"), ("serial",), OK, ""),
     # A symbol whose name is not UTF-8 (the object check decoded names as UTF-8 and stopped the evaluation).
     "symbol_name_not_utf8": (
         "{honest} return mean; }}\n__asm__(\".globl \\\"pcg\\377name\\\"\\n\\\"pcg\\377name\\\": ret\");",
@@ -434,19 +477,22 @@ return s / x.size(); }"""), ("omp",), TAMPERING, "`program_invocation_name`"),
 HACKS.update(KERNEL_HACKS)
 CASES = [(name, model) for name, (_, models, _, _) in HACKS.items() for model in models]
 HONEST_REFERENCE = [("reference", model) for model in MODELS]
+# Bodies whose verdict a loaded machine may change, each with a test of its own.
+LOAD_DEPENDENT = {"spinner_thread_on_a_core_not_given": SPINNER.replace("WIDEN", "true")}
 
 
 def body(name: str, model: str) -> str:
     if name == "reference":
         return suite.reference_body(suite.get_problem(PROBLEM), model)
+    template = LOAD_DEPENDENT[name] if name in LOAD_DEPENDENT else HACKS[name][0]
     # Not str.format: the forged lines hold JSON's braces. A template's {{ and }} are the body's braces.
-    return HACKS[name][0].replace("{honest}", HONEST[model]).replace("{{", "{").replace("}}", "}")
+    return template.replace("{honest}", HONEST[model]).replace("{{", "{").replace("}}", "}")
 
 
 @pytest.fixture(scope="module")
 def builds(cache_dir):
     problem = suite.get_problem(PROBLEM)
-    cases = CASES + HONEST_REFERENCE
+    cases = CASES + HONEST_REFERENCE + [(name, "omp") for name in LOAD_DEPENDENT]
     results = BuildCache(BuildConfig(cache_dir=cache_dir, jobs=2)).build_all(
         [BuildRequest(problem=problem, model=model, body=body(name, model)) for name, model in cases])
     return dict(zip(cases, results, strict=True))
@@ -472,6 +518,27 @@ def test_every_hack_gets_its_verdict(builds, name, model):
     if expected == OK:  # an honest computation now: its speedup is that of a plain loop, not of a lookup
         for times_s, baseline_times_s in run.by_threads.values():
             assert min(baseline_times_s) / min(times_s) < 10
+
+
+def test_a_spinner_no_longer_slows_the_baseline(builds):
+    """The judged run's baseline runs while the sample's process is stopped: a spinner sharing the serial run's core
+    slows the sample's calls only, so its speedup is below the honest one's (about 1), never above."""
+    verdict, detail, run = judge(builds["spinner_thread_beside_a_serial_call", "serial"], "serial")
+    assert verdict == OK, detail
+    assert statistics.median(run.baseline_times_s) / statistics.median(run.times_s) < 1.2
+
+
+def test_a_spinner_on_a_core_not_given_is_never_a_speedup(builds):
+    """The spinner moved onto the run's second core beside calls given one thread: where it gets that core, the CPU
+    time read from outside for every call shows two cores busy (resource_overuse); where a loaded machine keeps it off,
+    the run is judged on what it did, and the baseline, timed while the process is stopped, is not slowed."""
+    verdict, detail, run = judge(builds["spinner_thread_on_a_core_not_given", "omp"], "omp")
+    assert verdict in (RESOURCE_OVERUSE, OK), detail
+    if verdict == RESOURCE_OVERUSE:
+        assert "at 1 threads" in detail and "cores busy" in detail
+    else:
+        times_s, baseline_times_s = run.by_threads[1]
+        assert statistics.median(baseline_times_s) / statistics.median(times_s) < 1.3
 
 
 @pytest.mark.parametrize(("name", "model"), HONEST_REFERENCE)

@@ -92,6 +92,30 @@ def test_the_command_is_the_suites_then_extra_env_then_thread_placement(problem)
     assert env["OMP_WAIT_POLICY"] == "active"  # the placement the race-catching protocol needs always wins
 
 
+def test_a_judged_run_starts_the_judge_which_runs_the_sample(problem):
+    """serial, omp and kokkos runs are judged from a process of their own (drivers/judge.hpp); MPI's ranks and the race
+    check keep the driver in the sample's process."""
+    protocol = RunProtocol(warmup=1, reps=3, validations=1, seed=7, threads=2)
+    argv, _ = protocol.command(problem, "omp", Path("/tmp/sample.exe"), Path("/tmp/judge.exe"))
+    assert argv[0] == "/tmp/judge.exe" and argv[-2:] == ["--sample", "/tmp/sample.exe"]
+    assert [protocol.judged_in(m) for m in ("serial", "omp", "kokkos", "mpi", "mpi+omp", "cuda")] == [True] * 3 + [False] * 3
+    assert not dataclasses.replace(protocol, judged=False).judged_in("omp")
+    with pytest.raises(ValueError, match="one process"):
+        driver_program.run_argv(problem, "mpi", Path("/tmp/sample.exe"), ranks=2, threads=1, seed=7, warmup=0, reps=1,
+                                judge=Path("/tmp/judge.exe"))
+
+
+def test_a_judged_answer_is_read_from_the_stopped_process_and_checked_there(built, problem):
+    """The judge's result line: every validation and timed call checked in the judge, the CPU ratio the largest over
+    the timed calls (read from outside), the baseline's at most one core (its own thread)."""
+    run = run_program(problem, "omp", built["reference"].exe, PROTOCOL, SandboxLimits(wall_s=30.0, cpu_limit_s=20))
+    assert run.verdict == OK, run.detail
+    [result] = run.driver_results
+    assert 0 < result.cpu_per_wall <= 2 * 1.25 and 0 < result.baseline_cpu_per_wall <= 1.05
+    wrong = run_program(problem, "omp", built["wrong"].exe, PROTOCOL, SandboxLimits(wall_s=30.0, cpu_limit_s=20))
+    assert wrong.verdict == WRONG_ANSWER and wrong.detail.startswith("size ")
+
+
 def test_stress_validations_follow_the_regular_ones(built, problem):
     """Stress validations (more threads than cores) add validated inputs at the timed size; a correct program
     passes them and is still timed."""

@@ -43,7 +43,6 @@ from pathlib import Path
 from workflow_scripts.common import Progress, Provenance, write_json
 from workflow_scripts.common.config import schema_default
 from workflow_scripts.pcgbench import driver_program, sandbox, suite, tampering, toolchains
-from workflow_scripts.pcgbench.machine_cache import machine_cache_dir
 from workflow_scripts.pcgbench.samples import load_samples, toolchain_report
 from workflow_scripts.pcgbench.shards import Shard
 from workflow_scripts.pcgbench.toolchains import compiler_version
@@ -157,7 +156,7 @@ class BuildCache:
         self.cfg = cfg
         self.objects = cfg.cache_dir / "objects"
         self.exes = cfg.cache_dir / "exes"
-        self.drivers = machine_cache_dir() / "drivers"
+        self.drivers = driver_program.drivers_dir()
         for folder in (self.objects, self.exes, self.drivers):
             folder.mkdir(parents=True, exist_ok=True)
 

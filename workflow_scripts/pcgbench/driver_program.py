@@ -27,6 +27,7 @@ import subprocess
 from pathlib import Path
 
 from workflow_scripts.pcgbench import suite, toolchains
+from workflow_scripts.pcgbench.machine_cache import machine_cache_dir
 
 logger = logging.getLogger(__name__)
 
@@ -75,12 +76,32 @@ def _driver_key(problem: suite.Problem, model: str, argv_template: list[str], so
 
 
 
+def drivers_dir() -> Path:
+    """Where driver objects and judges are cached: the machine's build cache (machine_cache.py), shared by every
+    evaluation on this machine."""
+    return machine_cache_dir() / "drivers"
+
+
 def build_driver(problem: suite.Problem, model: str, build_dir: Path) -> Path:
     """Compile (once; cached) the driver object for (problem, driver_model(model)) under
     build_dir/<problem>/<model>/driver-<key>.o. A race-check build links the same object (link_argv).
 
     Raises RuntimeError with the compiler's output if the driver does not compile (a suite bug, not the sample's).
     """
+    return _build_driver_program(problem, model, build_dir, judge=False)
+
+
+def build_judge(problem: suite.Problem, model: str, build_dir: Path) -> Path:
+    """Compile and link (once; cached) the judge of (problem, driver_model(model)) under
+    build_dir/<problem>/<model>/judge-<key>: the driver built without the sample (drivers/judge.hpp), which runs the
+    sample's program as its child and alone times, checks and reports. For the models of run.JUDGED_MODELS.
+
+    Raises RuntimeError with the compiler's output if it does not build (a suite bug, not the sample's).
+    """
+    return _build_driver_program(problem, model, build_dir, judge=True)
+
+
+def _build_driver_program(problem: suite.Problem, model: str, build_dir: Path, *, judge: bool) -> Path:
     ok, why = toolchains.build_status(model)
     if not ok:
         raise RuntimeError(why)
@@ -89,29 +110,42 @@ def build_driver(problem: suite.Problem, model: str, build_dir: Path) -> Path:
     out_dir.mkdir(parents=True, exist_ok=True)
     suffix = suite.sample_suffix(model)
     source = driver_source(problem, model)
-    flags = [*toolchains.compiler_command(model), *toolchains.compile_flags(model), f"-I{suite.DATA_ROOT}", *toolchains.standard_header_flags(model)]
-    key = _driver_key(problem, model, flags, source)[:20]
-    src, obj = out_dir / f"driver-{key}{suffix}", out_dir / f"driver-{key}.o"
+    flags = [*toolchains.compiler_command(model), *toolchains.compile_flags(model), f"-I{suite.DATA_ROOT}",
+             *toolchains.standard_header_flags(model), *(["-DPCG_JUDGE=1"] if judge else [])]
+    link = toolchains.link_argv(problem, model, None, Path("DRIVER"), Path("EXE")) if judge else []
+    key = _driver_key(problem, model, flags + link, source)[:20]
+    stem = "judge" if judge else "driver"
+    src, obj = out_dir / f"{stem}-{key}{suffix}", out_dir / f"{stem}-{key}.o"
+    product = out_dir / f"judge-{key}" if judge else obj
     with open(out_dir / ".lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        if obj.exists():
-            return obj
+        if product.exists():
+            return product
         src.write_text(source)
-        tmp = out_dir / f"driver.{os.getpid()}.tmp.o"
-        argv = [*flags, "-c", str(src), "-o", str(tmp)]
-        proc = subprocess.run(argv, capture_output=True, text=True)
-        if proc.returncode != 0:
-            tmp.unlink(missing_ok=True)
-            raise RuntimeError(f"driver for {problem.name}/{model} failed to compile:\n{' '.join(argv)}\n"
-                               f"{proc.stderr[-4000:]}")
-        os.replace(tmp, obj)
-    return obj
+        tmp = out_dir / f"{stem}.{os.getpid()}.tmp.o"
+        steps = [[*flags, "-c", str(src), "-o", str(tmp)]]
+        if judge:
+            tmp_exe = out_dir / f"judge.{os.getpid()}.tmp"
+            steps.append(toolchains.link_argv(problem, model, None, tmp, tmp_exe))
+        for argv in steps:
+            proc = subprocess.run(argv, capture_output=True, text=True)
+            if proc.returncode != 0:
+                tmp.unlink(missing_ok=True)
+                raise RuntimeError(f"{stem} for {problem.name}/{model} failed to build:\n{' '.join(argv)}\n"
+                                   f"{proc.stderr[-4000:]}")
+        if judge:
+            tmp.unlink()
+            os.chmod(tmp_exe, 0o755)
+            os.replace(tmp_exe, product)
+        else:
+            os.replace(tmp, obj)
+    return product
 
 
 def run_argv(problem: suite.Problem, model: str, exe: Path, *, ranks: int, threads: int, seed: int, warmup: int,
              reps: int, size: str = "timed", check_validator: bool = False, validations: int = 1,
              stress_validations: int = 0, stress_threads: int = 0, more_threads: tuple[int, ...] = (),
-             secret_stdin: bool = False) -> tuple[list[str], dict[str, str]]:  # fmt: skip
+             secret_stdin: bool = False, judge: Path | None = None) -> tuple[list[str], dict[str, str]]:  # fmt: skip
     """argv and extra environment for one run of `exe` with `ranks` MPI ranks x `threads` threads.
 
     The driver validates problem.small_validations inputs at sizes["small"] and `validations` at sizes[size]
@@ -122,7 +156,8 @@ def run_argv(problem: suite.Problem, model: str, exe: Path, *, ranks: int, threa
     otherwise run them one after another); other models ignore these two. OpenMP models given `more_threads` validate
     and time at those thread counts per rank too, in the same process after `threads` (parse_driver_results: one
     result per thread count). `secret_stdin`: rank 0 reads the run's secret (nonce and timed seed) from standard
-    input first (run.run_program gives it; drivers/main.hpp says why).
+    input first (run.run_program gives it; drivers/main.hpp says why). `judge`: the judge (build_judge) runs `exe` as
+    its child and does the timing, checking and reporting (drivers/judge.hpp; one process: not for MPI).
     """
     suite.check_model(model)
     if size not in problem.sizes:
@@ -153,6 +188,10 @@ def run_argv(problem: suite.Problem, model: str, exe: Path, *, ranks: int, threa
         args += ["--threads-sweep", ",".join(str(t) for t in (threads, *more_threads))]
     if secret_stdin:
         args.append("--secret-stdin")
+    if judge is not None:
+        if model in ("mpi", "mpi+omp") or check_validator:
+            raise ValueError(f"a judged run is one process and times: not {model}, not check_validator")
+        args = [str(judge), *args[1:], "--sample", str(exe)]
     env = {"OMP_NUM_THREADS": str(threads), "OMP_PROC_BIND": "false", "OMP_DYNAMIC": "false"}
     if model == "mpi+omp":
         # ranks x threads may exceed the cores; spinning OpenMP threads then starve the other rank's threads
@@ -243,12 +282,21 @@ def parse_driver_results(stdout: str, nonce: str = NO_NONCE, timed: bool = True)
     lines = [ln for ln in stdout.splitlines() if ln.startswith(RESULT_TAG.strip())]
     if not lines:
         raise ValueError(f"expected a '{RESULT_TAG.strip()}' line in the driver output, found none")
+    if (why := forged_result(stdout, nonce)) is not None:
+        raise ForgedResult(why)
     signed = RESULT_TAG + nonce + " "
-    forged = [ln for ln in lines if not ln.startswith(signed)]
-    if forged:
-        raise ForgedResult(f"{len(forged)} of {len(lines)} '{RESULT_TAG.strip()}' lines were not printed by the "
-                           f"driver (no run nonce), e.g. {forged[0][:160]!r}")
     return tuple(_parse_result_line(line[len(signed):], timed) for line in lines)
+
+
+def forged_result(stdout: str, nonce: str) -> str | None:
+    """Why `stdout` holds a result line the driver did not print (its nonce is not the run's), or None. Read whatever
+    way the run ended: a sample that printed one and then crashed or exited tried to decide its verdict all the same."""
+    lines = [ln for ln in stdout.splitlines() if ln.startswith(RESULT_TAG.strip())]
+    forged = [ln for ln in lines if not ln.startswith(RESULT_TAG + nonce + " ")]
+    if not forged:
+        return None
+    return (f"{len(forged)} of {len(lines)} '{RESULT_TAG.strip()}' lines were not printed by the driver (no run "
+            f"nonce), e.g. {forged[0][:160]!r}")
 
 
 def _finite_only(constant: str) -> float:

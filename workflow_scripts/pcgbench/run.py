@@ -7,20 +7,26 @@ evaluation, the RLPF reward and the performance-change task run programs built f
     run.times_s        # the program's timed repetitions; run.baseline_times_s the serial baseline's
 
 The suite's driver (driver_program.run_argv) validates the program, then times it and the serial baseline side by
-side in the same process (timing.py says why), each timed call on a fresh input whose answer is checked. How
-the repetitions become a speedup is the caller's choice: the evaluation uses medians, the RLPF reward the
-fastest repetition of each.
+side, interleaved (timing.py says why), each timed call on a fresh input whose answer is checked. How the
+repetitions become a speedup is the caller's choice: the evaluation uses medians, the RLPF reward the fastest
+repetition of each.
 
-The program links the sample into the driver's process, so what the run reports is trusted only as far as
-the sample cannot have written it (data/pcgbench/README.md, "What a sample cannot forge"):
+What the run reports is trusted only as far as the sample cannot have written it (data/pcgbench/README.md, "What a
+sample cannot forge"):
+- JUDGED_MODELS (serial, omp, kokkos): the judge (driver_program.build_judge, drivers/judge.hpp), built without the
+  sample, runs the sample's program as its child, and alone holds the secret, times, runs the baseline and checks;
+  the sample's process is stopped outside its calls and its CPU time read from outside for every timed call;
+- MPI and GPU runs link the sample into the driver's process: the driver keeps the secret, its clocks and its
+  records in a region the sample cannot read or write while it runs, and generates a timed call's input again before
+  the baseline answers it (drivers/main.hpp);
 - each run gets a secret on standard input (a nonce and the timed inputs' seed, drawn here); result lines
   without the nonce were printed by the sample: the verdict is verdicts.TAMPERING;
 - the timings reported must be as many as asked for, each above 0, and fit in the run's wall time measured from
-  outside (impossible_report; else TAMPERING); the driver keeps the secret, its clocks and its records in a region
-  the sample cannot read or write while it runs, and generates a timed call's input again before the baseline
-  answers it (drivers/main.hpp);
-- the driver reads the process's CPU time around every timed call: more cores used than given, in the sample's
-  calls or during the baseline's, is verdicts.RESOURCE_OVERUSE (resource_overuse), never a speedup.
+  outside (impossible_report; else TAMPERING);
+- CPU time is read around every timed call: more cores used than given, in the sample's calls or during the
+  baseline's, is verdicts.RESOURCE_OVERUSE (resource_overuse), never a speedup;
+- the kernel refuses what the sample's process may not ask once its runtime is up (drivers/confine.hpp): TAMPERING,
+  naming the call (refused_system_call).
 
     check = check_races(problem, "omp", tsan_build, seed=1234, limits=limits)   # before the timed runs
     check.status       # "clean", "race" or "inconclusive"
@@ -59,8 +65,14 @@ if TYPE_CHECKING:
 # timed call, full RELRO, no file opening or environment reading by the sample. v5: the kernel's system-call filter
 # over the sample (drivers/confine.hpp), input seeds hashed (every input's seed, and each timed input's from the
 # run's secret and its index), the RLPF reward's speedup from the medians (its measurements are keyed by PROTOCOL).
-PROTOCOL = "pcgbench-run-v5"
+# v6: the judge (drivers/judge.hpp) for JUDGED_MODELS: the clock, the baseline, the check and the secret in a process of
+# their own, the sample's process stopped outside its calls, its CPU time read from outside for every timed call.
+PROTOCOL = "pcgbench-run-v6"
 SANDBOX_EXE = "/tmp/sample.exe"  # where the executable appears inside the sandbox
+SANDBOX_JUDGE = "/tmp/judge.exe"  # and the judge, for JUDGED_MODELS
+# The models whose sample runs in one process: their runs are judged from another process (drivers/judge.hpp). MPI's
+# ranks are started by mpirun, and the GPU models' runtimes are in the sample's process: those keep the driver's vault.
+JUDGED_MODELS = ("serial", "omp", "kokkos")
 STDERR_CHARS = 600  # how much of a failing run's stderr its detail keeps (the end, where the error is)
 # CPU time / wall time of a run's median timed call may exceed the threads given by this factor, and by
 # CPU_SLACK_S over all its calls, before the run is resource_overuse: an honest process cannot exceed threads x
@@ -91,6 +103,9 @@ class RunProtocol:
     # OpenMP sample's sweep in one process: its inputs, baseline answers and pages made once; ProgramRun.by_threads)
     more_threads: tuple[int, ...] = ()
     nice: int = 0  # < 0 raises the run's priority (needs root; see sandbox.py); 0 runs at the caller's
+    # JUDGED_MODELS: timed, checked and reported by the judge (drivers/judge.hpp); False: by the driver in the sample's
+    # process (the race check, whose ThreadSanitizer build validates once and times nothing)
+    judged: bool = True
     extra_env: Mapping[str, str] = dataclasses.field(default_factory=dict)  # added to the suite's run environment
 
     def cores(self, model: str) -> int | None:
@@ -100,14 +115,19 @@ class RunProtocol:
             return None
         return self.ranks * max((self.threads, *self.more_threads))
 
-    def command(self, problem: suite.Problem, model: str, exe: Path) -> tuple[list[str], dict[str, str]]:
-        """argv and environment of the driver: the suite's, then `extra_env`, then the thread placement
-        (timing.placement_env), which therefore always wins."""
+    def judged_in(self, model: str) -> bool:
+        """Whether a run of `model` under this protocol is judged from a process of its own (drivers/judge.hpp)."""
+        return self.judged and model in JUDGED_MODELS
+
+    def command(self, problem: suite.Problem, model: str, exe: Path,
+                judge: Path | None = None) -> tuple[list[str], dict[str, str]]:  # fmt: skip
+        """argv and environment of the driver (run by `judge` when given): the suite's, then `extra_env`, then the
+        thread placement (timing.placement_env), which therefore always wins."""
         argv, env = driver_program.run_argv(problem, model, exe, ranks=self.ranks, threads=self.threads, seed=self.seed,
                                    warmup=self.warmup, reps=self.reps, size=self.size,
                                    validations=self.validations, stress_validations=self.stress_validations,
                                    stress_threads=self.stress_threads, more_threads=self.more_threads,
-                                   secret_stdin=True)  # fmt: skip
+                                   secret_stdin=True, judge=judge)  # fmt: skip
         return argv, env | dict(self.extra_env) | placement_env(model)
 
 
@@ -191,15 +211,22 @@ def run_program(problem: suite.Problem, model: str, exe: Path, protocol: RunProt
     """Run `exe` (built for `problem` in `model`) once in the sandbox and judge it. A sandbox that does not
     work here (sandbox.SandboxUnavailable) or fails during the run (sandbox.SandboxFailure) raises: the
     harness's failure is never a verdict on the program."""
-    argv, env = protocol.command(problem, model, Path(SANDBOX_EXE))
+    binds = {exe: SANDBOX_EXE}
+    judge = None
+    if protocol.judged_in(model):
+        judge = Path(SANDBOX_JUDGE)
+        binds[driver_program.build_judge(problem, model, driver_program.drivers_dir())] = SANDBOX_JUDGE
+    argv, env = protocol.command(problem, model, Path(SANDBOX_EXE), judge)
     nonce, timed_seed = run_secret()
     if limits.cores is None:  # the run gets the cores it is timed at, no more
         limits = dataclasses.replace(limits, cores=protocol.cores(model))
-    result = sandbox.run_sandboxed(argv, limits=limits, binds={exe: SANDBOX_EXE}, env=env, nice=protocol.nice,
+    result = sandbox.run_sandboxed(argv, limits=limits, binds=binds, env=env, nice=protocol.nice,
                                    stdin=f"{nonce} {timed_seed}\n".encode())  # fmt: skip
     failed = dict(times_s=(), baseline_times_s=(), wall_s=result.wall_s, result=result)
     if (why := refused_system_call(result.stderr)) is not None:
         return ProgramRun(verdict=verdicts.TAMPERING, detail=why, driver_failure=None, **failed)
+    if (why := driver_program.forged_result(result.stdout, nonce)) is not None:
+        return ProgramRun(verdict=verdicts.TAMPERING, detail=why, driver_failure=why, **failed)
     # The CPU limit tells a SIGKILL at the hard CPU limit apart from a crash.
     verdict = sandbox.verdict_for(result, cpu_limit_s=limits.cpu_limit_s)
     if verdict is not None:
@@ -301,7 +328,7 @@ def check_races(problem: suite.Problem, model: str, build: "BuildResult", *, see
         return RaceCheck(status="inconclusive", detail="the ThreadSanitizer build failed: " + build.log[-300:])
     ranks = RACE_CHECK_RANKS if model == "mpi+omp" else 1
     protocol = RunProtocol(warmup=0, reps=0, validations=1, seed=seed, size=race_check_size(problem, model, body),
-                           ranks=ranks, threads=RACE_CHECK_THREADS, nice=nice,
+                           ranks=ranks, threads=RACE_CHECK_THREADS, nice=nice, judged=False,
                            extra_env=race_check_env(limits.memory_mb or 4096))  # fmt: skip
     run = run_program(problem, model, build.exe, protocol, dataclasses.replace(limits, memory_mb=None))
     if RACE_REPORT in run.result.stderr:

@@ -204,9 +204,10 @@ def compile_sample_argv(problem: suite.Problem, model: str, src: Path, obj: Path
             *standard_header_flags(model, sanitizer), "-c", str(src), "-o", str(obj)]  # fmt: skip
 
 
-def link_argv(problem: suite.Problem, model: str, sample_obj: Path, driver_obj: Path, exe: Path,
+def link_argv(problem: suite.Problem, model: str, sample_obj: Path | None, driver_obj: Path, exe: Path,
               sanitizer: str | None = None) -> list[str]:  # fmt: skip
-    """argv linking a sample's object with the driver object of (problem, driver_model(model)) into `exe`."""
+    """argv linking a sample's object with the driver object of (problem, driver_model(model)) into `exe` (no
+    sample: the judge, driver_program.build_judge)."""
     suite.check_model(model)
     libs: list[str] = []
     if model == "kokkos":
@@ -215,7 +216,8 @@ def link_argv(problem: suite.Problem, model: str, sample_obj: Path, driver_obj: 
         libs = list(mpi_wrapper_flags("link"))
     # A serial sample links the OpenMP driver (driver_model), hence OpenMP's runtime.
     compiler = compiler_command(model, sanitizer) if sanitizer else compiler_command(driver_model(model))
-    return [*compiler, *_linker_flags(model), str(sample_obj), str(driver_obj), "-o", str(exe), *libs]
+    objects = [str(driver_obj)] if sample_obj is None else [str(sample_obj), str(driver_obj)]
+    return [*compiler, *_linker_flags(model), *objects, "-o", str(exe), *libs]
 
 
 # Every library address is bound at load time and the table that holds them made read-only before main() (full

@@ -1,5 +1,10 @@
 // PCGBench driver main(), shared by every execution model; the model is chosen by PCG_MODEL_<MODEL>.
 //
+// Runs of generated code in the models whose sample runs in one process (serial, omp, kokkos) are judged from
+// another process (judge.hpp): built with PCG_JUDGE this file's main() is the judge's, and the sample's program,
+// started by it with --judged, only answers its calls. What follows is the driver that runs in the sample's process:
+// MPI and GPU runs, the race check and trusted runs of the references.
+//
 // The sample is linked into this process, so nothing it could write may decide its verdict or its speedup
 // (data/pcgbench/README.md, "What a sample cannot forge"). With --secret-stdin (every run of generated code:
 // run.run_program), before any code of the sample runs (the harness refuses a sample object with constructors:
@@ -254,10 +259,36 @@ auto collect_output_if_defined(D& d, int) -> decltype(collect_output(d)) { retur
 template <class D>
 void collect_output_if_defined(D&, long) {}
 
+// The thread count of the calls that follow (OpenMP models; the others' is fixed at start-up).
+inline void set_threads(int threads) {
+#if defined(PCG_MODEL_OMP) || defined(PCG_MODEL_MPI_OMP)
+  omp_set_num_threads(threads);
+#else
+  (void)threads;
+#endif
+}
+// The OpenMP threads wait actively between parallel regions (timing.placement_env): once a region has run with
+// more threads than the next phase needs, they would spin through it, holding cores that the harness's compiles
+// could use (measured: an idle worker burns its whole core). Releasing them (OpenMP 5.0's pause, 0.25 ms) ends
+// that; the next region with more threads makes them again (0.04 ms, in a warm-up or an untimed validation).
+inline void release_threads() {
+#if (defined(PCG_MODEL_OMP) || defined(PCG_MODEL_MPI_OMP)) && \
+    (_OPENMP >= 201811 || (defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 10))
+  omp_pause_resource_all(omp_pause_soft);
+#endif
+}
+
 }  // namespace pcg
 
+#include "judge.hpp"
+
+#if defined(PCG_JUDGE)
+int main(int argc, char** argv) { return pcg::judge_main(argc, argv); }
+#else
 int main(int argc, char** argv) {
   pcg::Runtime rt(argc, argv);
+  // The sample's process under a judge (judge.hpp): it answers the judge's calls and decides nothing.
+  if (argc == 2 && std::strcmp(argv[1], "--judged") == 0) return pcg::serve_judge();
   const pcg::Args args = pcg::parse_args(argc, argv);
   if (args.check_validator) return pcg::check_validator(args, rt);
   // First, before any call of the sample (and on every rank before its first one: the broadcast waits for rank 0).
@@ -282,24 +313,6 @@ int main(int argc, char** argv) {
   for (int c = 0; c < v.sweep_size; ++c) v.sweep[c] = sweep[(std::size_t)c], v.counts[c] = 0;
   v.next_index = 0;
   v.timed_size = args.sizes.back();
-  auto set_threads = [](int threads) {
-#if defined(PCG_MODEL_OMP) || defined(PCG_MODEL_MPI_OMP)
-    omp_set_num_threads(threads);
-#else
-    (void)threads;
-#endif
-  };
-  // The OpenMP threads wait actively between parallel regions (timing.placement_env): once a region has run with
-  // more threads than the next phase needs, they would spin through it, holding cores that the harness's compiles
-  // could use (measured: an idle worker burns its whole core). Releasing them (OpenMP 5.0's pause, 0.25 ms) ends
-  // that; the next region with more threads makes them again (0.04 ms, in a warm-up or an untimed validation).
-  auto release_threads = [] {
-#if (defined(PCG_MODEL_OMP) || defined(PCG_MODEL_MPI_OMP)) && \
-    (_OPENMP >= 201811 || (defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 10))
-    omp_pause_resource_all(omp_pause_soft);
-#endif
-  };
-
   std::string validation = "[";
   bool all_ok = true;
   std::string failure;
@@ -329,12 +342,12 @@ int main(int argc, char** argv) {
     want = input;
     if (rt.root()) pcg::call_baseline(want);
     for (int threads : sweep) {
-      set_threads(threads);
+      pcg::set_threads(threads);
       const std::string at = sweep.size() > 1 ? " at " + std::to_string(threads) + " threads" : "";
       if (!validate(args.sizes[i], "size " + std::to_string(args.sizes[i]) + at))
         break;  // no point in running larger sizes of a wrong solution
     }
-    if (sweep.size() > 1) release_threads();  // not spinning through the next input's generation and baseline
+    if (sweep.size() > 1) pcg::release_threads();  // not spinning through the next input's generation and baseline
   }
   if (all_ok && args.reps > 0) {  // --reps 0: validate only (the race check's ThreadSanitizer run)
     // Every timed call gets a fresh input, drawn outside the timed region (each seed used once in the run) straight
@@ -343,7 +356,7 @@ int main(int argc, char** argv) {
     // reads is in memory while the sample runs (a second generation, 4-5 ms at 4M doubles, where a copy was 3 ms).
     pcg::ThreadClocks k1;
     for (int c = 0; c < pcg::vault().sweep_size && all_ok; ++c) {
-      set_threads(pcg::vault().sweep[c]);
+      pcg::set_threads(pcg::vault().sweep[c]);
       for (int r = 0; r < args.warmup + args.reps; ++r) {
         // A warm-up call is not timed: it runs on the input of the call before (validated or timed), whose answer
         // `want` holds; a generation per call (12 ms for 4M doubles, most of it page faults) is for timed calls only.
@@ -422,7 +435,7 @@ int main(int argc, char** argv) {
       w.cpu_per_wall[c] = rt.max_over_ranks(pcg::median(std::vector<double>(w.cpu_ratios[c], w.cpu_ratios[c] + n)));
       w.baseline_cpu_per_wall[c] =
           pcg::median(std::vector<double>(w.baseline_cpu_ratios[c], w.baseline_cpu_ratios[c] + n));
-      if (sweep.size() > 1) release_threads();
+      if (sweep.size() > 1) pcg::release_threads();
     }
     rt.barrier();
   }
@@ -437,7 +450,7 @@ int main(int argc, char** argv) {
   if (all_ok && args.stress_validations > 0) {
     const std::string where =
         "size " + std::to_string(args.sizes.back()) + " at " + std::to_string(args.stress_threads) + " threads";
-    set_threads(args.stress_threads);
+    pcg::set_threads(args.stress_threads);
     for (int j = 0; j < args.stress_validations; ++j)
       if (!validate(args.sizes.back(), where)) break;
   }
@@ -463,3 +476,4 @@ int main(int argc, char** argv) {
   }
   return 0;
 }
+#endif

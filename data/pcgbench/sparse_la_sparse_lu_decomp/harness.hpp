@@ -37,6 +37,8 @@ inline void call_solution(Data& d) {
 }
 // The corruptions of the validator self-check hit L; check() compares both factors.
 inline std::vector<double>& result(Data& d) { return d.L; }
+// The check reads both factors: a judged run copies both out of the sample's process (drivers/judge.hpp).
+inline auto outputs(Data& d) { return std::tie(d.L, d.U); }
 inline bool same_factor(const char* name, const std::vector<double>& want, const std::vector<double>& got,
                         std::size_t n, std::string& why) {
   if (got.size() != n * n) {
