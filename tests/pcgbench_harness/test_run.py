@@ -53,6 +53,9 @@ def built(cache_dir, problem):
               "wrong": reference.replace("return", "return 1 +", 1),
               # right at 1 and 2 threads per rank, wrong with more (the stress validations' thread count)
               "wrong_above_2_threads": reference.replace("return acc;", "return omp_get_max_threads() > 2 ? 2 * acc + 1 : acc;"),
+              # right, but seconds a call with more threads than the run's cores (the stress validations' thread count)
+              "slow_above_2_threads": reference.replace("return acc;", "if (omp_get_max_threads() > 2) { volatile "
+                                                        "unsigned long k = 0; while (k < 8000000000UL) k = k + 1; } return acc;"),
               # wrong when it runs on one thread while another thread of the process exists (e.g. a spinning worker)
               "wrong_beside_an_idle_worker": THREADS_OF_PROCESS + reference.replace(
                   "return acc;", "return omp_get_max_threads() == 1 && threads > 1 ? 2 * acc + 1 : acc;") + COUNT_THREADS,
@@ -93,16 +96,21 @@ def test_the_command_is_the_suites_then_extra_env_then_thread_placement(problem)
 
 
 def test_a_judged_run_starts_the_judge_which_runs_the_sample(problem):
-    """serial, omp and kokkos runs are judged from a process of their own (drivers/judge.hpp); MPI's ranks and the race
-    check keep the driver in the sample's process."""
+    """CPU runs are judged from a process of their own (drivers/judge.hpp), which starts the sample's program (MPI: an
+    mpirun of it); the GPU models and the race check keep the driver in the sample's process."""
     protocol = RunProtocol(warmup=1, reps=3, validations=1, seed=7, threads=2)
     argv, _ = protocol.command(problem, "omp", Path("/tmp/sample.exe"), Path("/tmp/judge.exe"))
     assert argv[0] == "/tmp/judge.exe" and argv[-2:] == ["--sample", "/tmp/sample.exe"]
-    assert [protocol.judged_in(m) for m in ("serial", "omp", "kokkos", "mpi", "mpi+omp", "cuda")] == [True] * 3 + [False] * 3
+    mpi = dataclasses.replace(protocol, ranks=2, threads=1)
+    argv, _ = mpi.command(problem, "mpi", Path("/tmp/sample.exe"), Path("/tmp/judge.exe"))
+    launch = argv.index("--launch")
+    assert argv[0] == "/tmp/judge.exe" and argv[launch - 4:launch] == ["--sample", "/tmp/sample.exe", "--ranks", "2"]
+    assert argv[launch + 1] == "mpirun" and "/tmp/sample.exe" not in argv[launch:]  # the judge names it to mpirun
+    assert [protocol.judged_in(m) for m in ("serial", "omp", "kokkos", "mpi", "mpi+omp", "cuda")] == [True] * 5 + [False]
     assert not dataclasses.replace(protocol, judged=False).judged_in("omp")
-    with pytest.raises(ValueError, match="one process"):
-        driver_program.run_argv(problem, "mpi", Path("/tmp/sample.exe"), ranks=2, threads=1, seed=7, warmup=0, reps=1,
-                                judge=Path("/tmp/judge.exe"))
+    with pytest.raises(ValueError, match="check_validator"):
+        driver_program.run_argv(problem, "omp", Path("/tmp/sample.exe"), ranks=1, threads=1, seed=7, warmup=0, reps=1,
+                                check_validator=True, judge=Path("/tmp/judge.exe"))
 
 
 def test_a_judged_answer_is_read_from_the_stopped_process_and_checked_there(built, problem):
@@ -153,6 +161,17 @@ def test_a_stress_failure_after_the_timing_drops_the_timings(built, problem):
     unstressed = run_program(problem, "omp", exe, dataclasses.replace(sweep, stress_validations=0),
                              SandboxLimits(wall_s=30.0, cpu_limit_s=20))  # fmt: skip
     assert unstressed.verdict == OK, unstressed.detail
+
+
+def test_stress_validations_that_crawl_stop_at_their_budget_and_the_run_is_judged_on_the_rest(built, problem):
+    """The stress validations look for races (with more threads than cores); a correct body that crawls there is not
+    failed for it: the judge stops them once they have taken twice the run before them (at least 2 s)."""
+    stressed = RunProtocol(warmup=0, reps=2, validations=1, seed=1234, threads=2, nice=0, stress_validations=3,
+                           stress_threads=6)  # fmt: skip
+    run = run_program(problem, "omp", built["slow_above_2_threads"].exe, stressed, SandboxLimits(wall_s=30.0, cpu_limit_s=20))
+    assert run.verdict == OK, run.detail
+    assert "stress validations stopped after" in run.result.stderr and "0 of 3 done" in run.result.stderr
+    assert run.wall_s < 10 and len(run.times_s) == 2
 
 
 def test_a_sweep_releases_its_threads_before_running_on_fewer(built, problem):

@@ -156,8 +156,8 @@ def run_argv(problem: suite.Problem, model: str, exe: Path, *, ranks: int, threa
     otherwise run them one after another); other models ignore these two. OpenMP models given `more_threads` validate
     and time at those thread counts per rank too, in the same process after `threads` (parse_driver_results: one
     result per thread count). `secret_stdin`: rank 0 reads the run's secret (nonce and timed seed) from standard
-    input first (run.run_program gives it; drivers/main.hpp says why). `judge`: the judge (build_judge) runs `exe` as
-    its child and does the timing, checking and reporting (drivers/judge.hpp; one process: not for MPI).
+    input first (run.run_program gives it; drivers/main.hpp says why). `judge`: the judge (build_judge) runs `exe` (as
+    its child, or as the ranks of an mpirun it starts) and does the timing, checking and reporting (drivers/judge.hpp).
     """
     suite.check_model(model)
     if size not in problem.sizes:
@@ -189,8 +189,8 @@ def run_argv(problem: suite.Problem, model: str, exe: Path, *, ranks: int, threa
     if secret_stdin:
         args.append("--secret-stdin")
     if judge is not None:
-        if model in ("mpi", "mpi+omp") or check_validator:
-            raise ValueError(f"a judged run is one process and times: not {model}, not check_validator")
+        if check_validator:
+            raise ValueError("a judged run times: not check_validator")
         args = [str(judge), *args[1:], "--sample", str(exe)]
     env = {"OMP_NUM_THREADS": str(threads), "OMP_PROC_BIND": "false", "OMP_DYNAMIC": "false"}
     if model == "mpi+omp":
@@ -205,9 +205,12 @@ def run_argv(problem: suite.Problem, model: str, exe: Path, *, ranks: int, threa
         # write rank 0's records. opal_signal "": no stack-trace handlers of Open MPI's on SIGABRT, SIGSEGV, ...: after
         # printing, they put the default action back with sigaction, which the filter refuses, so that a rank's abort
         # (std::bad_alloc) read as tampering; the signal's default action ends the rank, as in the other models.
-        return (["mpirun", "--allow-run-as-root", "--oversubscribe", "--bind-to", "none", "--mca",
-                 "mpi_yield_when_idle", "1", "--mca", "btl_vader_single_copy_mechanism", "none", "--mca", "opal_signal",
-                 "", "-np", str(ranks), *[a for k in env for a in ("-x", k)], *args], env)  # fmt: skip
+        mpirun = ["mpirun", "--allow-run-as-root", "--oversubscribe", "--bind-to", "none", "--mca",
+                  "mpi_yield_when_idle", "1", "--mca", "btl_vader_single_copy_mechanism", "none", "--mca", "opal_signal",
+                  "", "-np", str(ranks), *[a for k in env for a in ("-x", k)]]  # fmt: skip
+        if judge is not None:  # the judge starts mpirun, which starts the ranks of the sample's program
+            return [*args, "--ranks", str(ranks), "--launch", *mpirun], env
+        return [*mpirun, *args], env
     return args, env
 
 

@@ -13,12 +13,13 @@ repetition of each.
 
 What the run reports is trusted only as far as the sample cannot have written it (data/pcgbench/README.md, "What a
 sample cannot forge"):
-- JUDGED_MODELS (serial, omp, kokkos): the judge (driver_program.build_judge, drivers/judge.hpp), built without the
-  sample, runs the sample's program as its child, and alone holds the secret, times, runs the baseline and checks;
-  the sample's process is stopped outside its calls and its CPU time read from outside for every timed call;
-- MPI and GPU runs link the sample into the driver's process: the driver keeps the secret, its clocks and its
-  records in a region the sample cannot read or write while it runs, and generates a timed call's input again before
-  the baseline answers it (drivers/main.hpp);
+- JUDGED_MODELS (the CPU models): the judge (driver_program.build_judge, drivers/judge.hpp), built without the
+  sample, runs the sample's program (as its child, or as the ranks of an mpirun it starts), and alone holds the
+  secret, times, runs the baseline and checks; the sample's processes are stopped outside their calls and their CPU
+  time read from outside for every timed call;
+- GPU runs link the sample into the driver's process: the driver keeps the secret, its clocks and its records in a
+  region the sample cannot read or write while it runs, and generates a timed call's input again before the baseline
+  answers it (drivers/main.hpp);
 - each run gets a secret on standard input (a nonce and the timed inputs' seed, drawn here); result lines
   without the nonce were printed by the sample: the verdict is verdicts.TAMPERING;
 - the timings reported must be as many as asked for, each above 0, and fit in the run's wall time measured from
@@ -66,13 +67,13 @@ if TYPE_CHECKING:
 # over the sample (drivers/confine.hpp), input seeds hashed (every input's seed, and each timed input's from the
 # run's secret and its index), the RLPF reward's speedup from the medians (its measurements are keyed by PROTOCOL).
 # v6: the judge (drivers/judge.hpp) for JUDGED_MODELS: the clock, the baseline, the check and the secret in a process of
-# their own, the sample's process stopped outside its calls, its CPU time read from outside for every timed call.
+# their own, the sample's processes stopped outside their calls, their CPU time read from outside for every timed call.
 PROTOCOL = "pcgbench-run-v6"
 SANDBOX_EXE = "/tmp/sample.exe"  # where the executable appears inside the sandbox
 SANDBOX_JUDGE = "/tmp/judge.exe"  # and the judge, for JUDGED_MODELS
-# The models whose sample runs in one process: their runs are judged from another process (drivers/judge.hpp). MPI's
-# ranks are started by mpirun, and the GPU models' runtimes are in the sample's process: those keep the driver's vault.
-JUDGED_MODELS = ("serial", "omp", "kokkos")
+# The models whose runs are judged from another process (drivers/judge.hpp): the GPU models' runtimes are in the
+# sample's process, which keeps the driver's vault there.
+JUDGED_MODELS = ("serial", "omp", "kokkos", "mpi", "mpi+omp")
 STDERR_CHARS = 600  # how much of a failing run's stderr its detail keeps (the end, where the error is)
 # CPU time / wall time of a run's median timed call may exceed the threads given by this factor, and by
 # CPU_SLACK_S over all its calls, before the run is resource_overuse: an honest process cannot exceed threads x

@@ -297,6 +297,8 @@ struct Args {
   std::vector<int> threads_sweep;
   bool secret_stdin = false;  // --secret-stdin: rank 0 reads the run's secret from standard input (main.hpp)
   std::string sample_exe;     // --sample PATH: the judge's sample program (judge.hpp); the judge build only
+  int ranks = 1;              // --ranks N: the judge's MPI ranks, which --launch ... (the rest: mpirun and its options) starts
+  std::vector<std::string> launch;
 };
 
 inline Args parse_args(int argc, char** argv) {
@@ -316,6 +318,10 @@ inline Args parse_args(int argc, char** argv) {
     else if (k == "--model") a.model = value();
     else if (k == "--secret-stdin") a.secret_stdin = true;
     else if (k == "--sample") a.sample_exe = value();
+    else if (k == "--ranks") a.ranks = std::stoi(value());
+    else if (k == "--launch") {
+      while (i + 1 < argc) a.launch.push_back(argv[++i]);
+    }
     else if (k == "--threads-sweep") {
       std::stringstream s(value());
       std::string item;
@@ -335,7 +341,7 @@ inline Args parse_args(int argc, char** argv) {
       (a.stress_validations > 0) != (a.stress_threads > 0)) {
     std::fprintf(stderr, "usage: --seed S --sizes N1,...,Ntimed --warmup W>=0 --reps R>=0 (0: validate only) [--check-validator] "
                          "[--stress-threads T>=1 --stress-validations K>=1] [--model NAME] "
-                         "[--threads-sweep T1,T2,... (OpenMP models, each >= 1)] [--secret-stdin] [--sample PATH (judge)]\n");
+                         "[--threads-sweep T1,T2,... (OpenMP models, each >= 1)] [--secret-stdin] [--sample PATH [--ranks N --launch MPIRUN...] (judge)]\n");
     std::exit(2);
   }
   return a;

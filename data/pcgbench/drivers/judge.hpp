@@ -1,24 +1,24 @@
-// The judge: the clock, the serial baseline, the check and the verdict in a process the sample is not linked into, for
-// the execution models whose sample runs in one process (serial, omp, kokkos; run.JUDGED_MODELS).
+// The judge: the clock, the serial baseline, the check and the verdict in a process the sample is not linked into.
 //
 // Two programs. The judge is this driver compiled with PCG_JUDGE and linked without the sample (the harness's
 // call_solution is never called, so nothing of the sample is in it): it alone reads the run's secret, draws the timed
 // inputs' seeds, times, computes the baseline's answers, checks and prints the signed result lines. The sample's
-// program (the driver linked with the sample, started with --judged) is the judge's child: it loads the system-call
-// filter (confine.hpp) and then only answers the judge, one call at a time, over two pipes (descriptors 3 and 4):
-//   judge -> sample  PREPARE(size, seed, threads)  the sample's process generates that input (never told the secret)
-//   sample -> judge  READY
-//   judge -> sample  GO                             the timed window opens when the judge sends it ...
-//   sample -> judge  DONE                           ... and closes when the judge reads this
-//   sample -> judge  OUTPUT(where its answer is)    the judge then stops the process (SIGSTOP) and copies the answer
-//                                                   out of it (process_vm_readv) while no code of it can run
-// The sample's process is stopped from the end of each call until the judge's next PREPARE: while the judge times the
-// baseline (no spinner, no signal handler and no thread of the sample can slow it: none of them runs), while it checks
-// the answer (no work deferred past the call can finish it: nothing runs; no fault handler: rt_sigaction is refused),
-// and while it prints. Its CPU time is read from outside, from the kernel's clock of the whole process (every thread
-// of it), with the process stopped at both ends of each call's window, so the reading is exact (a running thread's
-// clock is only brought up to date at a scheduler tick) and every timed call is checked, not the median one.
-// What the sample's process could still do: lie about where its answer is (the judge reads whatever it names, so the
+// program (the driver linked with the sample) only answers the judge, one call at a time: serial, omp and kokkos run
+// it as the judge's child (--judged; its descriptors 3 and 4 the pipes), MPI as the ranks of an mpirun the judge
+// starts (--judged-at DIR; each rank's pipes are named pipes in DIR, opened before any code of the sample runs).
+// Each rank's process says hello (its pid) and loads the system-call filter (confine.hpp), then:
+//   judge -> each rank  PREPARE(size, seed, threads)  every rank generates that input (none is told the secret)
+//   each rank -> judge  READY
+//   judge -> each rank  GO                            the timed window opens when the judge sends it ...
+//   each rank -> judge  DONE(where its answer is)     ... and closes when the last rank's DONE is read; each rank's
+//                                                     process is stopped (SIGSTOP) as its DONE arrives, and rank 0's
+//                                                     answer copied out of it (process_vm_readv) while nothing runs
+// The sample's processes stay stopped from the end of each call until the judge's next PREPARE: while the judge times
+// the baseline (no spinner, signal handler or thread of the sample can slow it: none runs), while it checks the answer
+// (no work deferred past the call can finish it) and while it prints. Their CPU time is read from outside, from the
+// kernel's clock of each whole process (every thread of it), with the processes stopped and settled at both ends of
+// each call's window, so the reading is exact, and every timed call is checked, not the median one.
+// What a sample's process could still do: lie about where its answer is (the judge reads whatever it names, so the
 // answer must be there, right, by the end of the call) and generate a wrong input (its answer is checked against the
 // baseline's on the input generated here). It cannot reach the judge: no ptrace, no process_vm_*, no kill of another
 // process (confine.hpp), and the judge's memory is its own.
@@ -27,13 +27,15 @@
 #include <csignal>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
 #include <tuple>
 
 namespace pcg {
 
-enum JudgeOp : std::int32_t { kPrepare = 1, kGo, kRelease, kExit, kReady = 101, kDone, kOutput };
+enum JudgeOp : std::int32_t { kPrepare = 1, kGo, kRelease, kExit, kHello = 100, kReady, kDone };
 constexpr int kCommandFd = 3, kReplyFd = 4;
 constexpr int kMaxOutputs = 4;
 
@@ -86,49 +88,69 @@ inline std::uint64_t address_of(const void* p) { return (std::uint64_t)(std::uin
 
 #ifndef PCG_JUDGE
 // ---------------------------------------------------------------------------------------------------------
-// The sample's side: say where each output is (a std::vector<bool>'s bits are copied out as bytes first).
+// The sample's side: say where each output is.
 template <class T>
-OutputSpan describe_output(std::vector<T>& v, std::vector<unsigned char>&) {
+OutputSpan describe_output(std::vector<T>& v) {
   static_assert(std::is_trivially_copyable<T>::value, "an output's elements are copied as bytes");
   return {address_of(v.data()), v.size() * sizeof(T), v.size()};
 }
-inline OutputSpan describe_output(std::vector<bool>& v, std::vector<unsigned char>& bytes) {
-  bytes.assign(v.begin(), v.end());
-  return {address_of(bytes.data()), bytes.size(), bytes.size()};
+// libstdc++'s std::vector<bool> keeps its bits in words from the first, bit i of the answer in word i / 64.
+inline OutputSpan describe_output(std::vector<bool>& v) {
+  return {address_of(v.begin()._M_p), (v.size() + 63) / 64 * sizeof(unsigned long), v.size()};
 }
+#if defined(PCG_MODEL_KOKKOS)
+template <class T, class... P>
+OutputSpan describe_output(Kokkos::View<T*, P...>& v) {
+  return {address_of(v.data()), v.extent(0) * sizeof(T), v.extent(0)};
+}
+#endif
 template <class T>
-OutputSpan describe_output(T& x, std::vector<unsigned char>&) {
+OutputSpan describe_output(T& x) {
   static_assert(std::is_trivially_copyable<T>::value, "an output is copied as bytes");
   return {address_of(&x), sizeof x, 1};
 }
 
-// The sample's process under the judge (main() with --judged): confined, then one call per PREPARE and GO.
-inline int serve_judge() {
+// The sample's process under the judge (main() with --judged, or --judged-at DIR for an MPI rank): hello, confined,
+// then one call per PREPARE and GO. Before any code of the sample runs, its pipes are opened and its pid sent.
+inline int serve_judge(const Runtime& rt, const char* fifo_dir) {
+  int in = kCommandFd, out = kReplyFd;
+  if (fifo_dir != nullptr) {
+    const std::string at = std::string(fifo_dir) + "/" + std::to_string(rt.rank);
+    in = open((at + ".command").c_str(), O_RDONLY | O_CLOEXEC);
+    out = open((at + ".reply").c_str(), O_WRONLY | O_CLOEXEC);
+    if (in < 0 || out < 0) {
+      std::fprintf(stderr, "pcgbench driver: cannot open the judge's pipes in %s\n", fifo_dir);
+      return 3;
+    }
+  }
+  JudgeMessage hello;
+  hello.op = kHello;
+  hello.seed = (std::uint64_t)getpid();
+  if (!send_message(out, hello)) return 1;
   if (!confine()) return 5;
   Data got;
-  std::vector<unsigned char> bytes[kMaxOutputs];
   int threads = 0;
   JudgeMessage m;
-  while (receive_message(kCommandFd, m)) {
+  while (receive_message(in, m)) {
     JudgeMessage reply;
     if (m.op == kPrepare) {
       if (m.threads != threads) set_threads(threads = m.threads);
       got = generate((std::size_t)m.size, m.seed);
       reply.op = kReady;
-      if (!send_message(kReplyFd, reply)) return 1;
+      if (!send_message(out, reply)) return 1;
     } else if (m.op == kGo) {
+      rt.barrier();
       call_solution(got);
       escape(&result(got));
       reply.op = kDone;
-      if (!send_message(kReplyFd, reply)) return 1;
-      collect_output_if_defined(got, 0);  // the harness's conversion, after the timed window
-      auto outs = outputs_of(got, 0);
-      constexpr std::size_t n = std::tuple_size<decltype(outs)>::value;
-      static_assert(n <= (std::size_t)kMaxOutputs, "at most kMaxOutputs outputs");
-      reply.op = kOutput;
-      reply.outputs = (int)n;
-      for_indices(std::make_index_sequence<n>{}, [&](auto i) { reply.spans[i] = describe_output(std::get<i>(outs), bytes[i]); });
-      if (!send_message(kReplyFd, reply)) return 1;
+      if (rt.root()) {  // the answer is rank 0's
+        auto outs = outputs_of(got, 0);
+        constexpr std::size_t n = std::tuple_size<decltype(outs)>::value;
+        static_assert(n <= (std::size_t)kMaxOutputs, "at most kMaxOutputs outputs");
+        reply.outputs = (int)n;
+        for_indices(std::make_index_sequence<n>{}, [&](auto i) { reply.spans[i] = describe_output(std::get<i>(outs)); });
+      }
+      if (!send_message(out, reply)) return 1;
     } else if (m.op == kRelease) {
       release_threads();
     } else {
@@ -159,6 +181,10 @@ inline bool read_remote(pid_t pid, std::uint64_t address, void* into, std::size_
 inline std::size_t most_elements(std::size_t expected) { return 4 * expected + 64; }
 template <class T>
 std::size_t element_count(const std::vector<T>& v) { return v.size(); }
+#if defined(PCG_MODEL_KOKKOS)
+template <class T, class... P>
+std::size_t element_count(const Kokkos::View<T*, P...>& v) { return v.extent(0); }
+#endif
 template <class T>
 std::size_t element_count(const T&) { return 1; }
 
@@ -166,25 +192,33 @@ inline bool unreadable(const OutputSpan& s, std::string& why) {
   why = "the sample's answer could not be read where its process said it was (" + std::to_string(s.bytes) + " bytes)";
   return false;
 }
+inline bool wrong_shape(const OutputSpan& s, std::size_t bytes, std::size_t expected, std::string& why) {
+  if (s.count <= most_elements(expected) && s.bytes == bytes) return false;
+  why = "the answer has " + std::to_string(s.count) + " elements, expected " + std::to_string(expected);
+  return true;
+}
 template <class T>
 bool take_output(pid_t pid, const OutputSpan& s, std::vector<T>& v, std::size_t expected, std::string& why) {
-  if (s.count > most_elements(expected) || s.bytes != s.count * sizeof(T)) {
-    why = "the answer has " + std::to_string(s.count) + " elements, expected " + std::to_string(expected);
-    return false;
-  }
+  if (wrong_shape(s, (std::size_t)s.count * sizeof(T), expected, why)) return false;
   v.resize((std::size_t)s.count);
   return read_remote(pid, s.address, v.data(), (std::size_t)s.bytes) || unreadable(s, why);
 }
 inline bool take_output(pid_t pid, const OutputSpan& s, std::vector<bool>& v, std::size_t expected, std::string& why) {
-  if (s.count > most_elements(expected) || s.bytes != s.count) {
-    why = "the answer has " + std::to_string(s.count) + " elements, expected " + std::to_string(expected);
-    return false;
-  }
-  std::vector<unsigned char> bytes((std::size_t)s.bytes);
-  if (!read_remote(pid, s.address, bytes.data(), bytes.size())) return unreadable(s, why);
-  v.assign(bytes.begin(), bytes.end());
+  if (wrong_shape(s, ((std::size_t)s.count + 63) / 64 * sizeof(unsigned long), expected, why)) return false;
+  std::vector<unsigned long> words((std::size_t)s.bytes / sizeof(unsigned long));
+  if (!read_remote(pid, s.address, words.data(), (std::size_t)s.bytes)) return unreadable(s, why);
+  v.resize((std::size_t)s.count);
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] = (words[i / 64] >> (i % 64)) & 1UL;
   return true;
 }
+#if defined(PCG_MODEL_KOKKOS)
+template <class T, class... P>
+bool take_output(pid_t pid, const OutputSpan& s, Kokkos::View<T*, P...>& v, std::size_t expected, std::string& why) {
+  if (wrong_shape(s, (std::size_t)s.count * sizeof(T), expected, why)) return false;
+  v = Kokkos::View<T*, P...>("judged output", (std::size_t)s.count);
+  return read_remote(pid, s.address, v.data(), (std::size_t)s.bytes) || unreadable(s, why);
+}
+#endif
 template <class T>
 bool take_output(pid_t pid, const OutputSpan& s, T& x, std::size_t, std::string& why) {
   if (s.bytes != sizeof(T)) {
@@ -194,31 +228,80 @@ bool take_output(pid_t pid, const OutputSpan& s, T& x, std::size_t, std::string&
   return read_remote(pid, s.address, &x, sizeof x) || unreadable(s, why);
 }
 
-// The sample's process, seen from the judge.
+// Sends `sig` to one process, never to a group or to every process (kill's meaning of 0 and negative pids, which a
+// pid not yet known, -1, would have).
+inline bool signal_process(pid_t pid, int sig) { return pid > 1 && pid != getpid() && kill(pid, sig) == 0; }
+
+// One process of the sample (the judge's child, or one MPI rank), seen from the judge.
 struct SampleProcess {
   pid_t pid = -1;
-  int to = -1, from = -1;  // the command and reply pipes
+  int to = -1, from = -1;  // its command and reply pipes
   clockid_t clock{};       // the kernel's CPU clock of the whole process
   DIR* tasks = nullptr;    // its /proc/<pid>/task
+  bool child = false;      // the judge's child (it waits for its stops), else a rank mpirun started
   bool stopped = false;
+  double cpu_at_start = 0;  // its CPU clock when the call's window opened
 
-  // The process ended (or stopped answering: then it is killed). The judge ends the same way, so that the run's
-  // verdict reads as if the sample's process were the run: its signal (a crash, a resource limit), its exit status
-  // (the filter's refusal, kRefusedExit), or 1 (it exited, or closed its pipes, in the middle of the protocol).
+  double cpu_s() const { return read_clock_s(clock); }
+  // Whether every thread has stopped and left its core. The kernel tells a parent that the process stopped when its
+  // last thread has agreed to, just before that thread leaves its core, and a thread's CPU time is brought up to date
+  // when it leaves (or at a scheduler tick): a reading in between misses up to a tick (measured: a serial call of
+  // 2 ms read as 2.64 cores). /proc says both: the state ('T') and wchan, where a thread sleeps, which is "0" while it
+  // still runs.
+  bool settled() {
+    if (tasks == nullptr) return true;
+    bool all = true;
+    rewinddir(tasks);
+    while (dirent* entry = readdir(tasks)) {
+      if (entry->d_name[0] < '1' || entry->d_name[0] > '9') continue;
+      const std::string at = "/proc/" + std::to_string(pid) + "/task/" + entry->d_name + "/";
+      char stat[512] = {0}, where[64] = {0};
+      const int s = open((at + "stat").c_str(), O_RDONLY | O_CLOEXEC), w = open((at + "wchan").c_str(), O_RDONLY | O_CLOEXEC);
+      const ssize_t ns = s >= 0 ? read(s, stat, sizeof stat - 1) : -1, nw = w >= 0 ? read(w, where, sizeof where - 1) : -1;
+      if (s >= 0) close(s);
+      if (w >= 0) close(w);
+      if (ns <= 0) continue;  // the thread has ended
+      const char* close_paren = std::strrchr(stat, ')');
+      const char state = close_paren && close_paren[1] == ' ' ? close_paren[2] : '?';
+      if ((state != 'T' && state != 't') || nw <= 0 || (nw == 1 && where[0] == '0')) all = false;
+    }
+    return all;
+  }
+};
+
+// The sample's processes, and what the judge started: the sample's program itself, or mpirun.
+struct Sample {
+  std::vector<SampleProcess> ranks;
+  pid_t launcher = -1;
+  std::string fifo_dir;  // MPI: the folder of the ranks' named pipes
+
+  void remove_pipes() {
+    if (fifo_dir.empty()) return;
+    for (std::size_t r = 0; r < ranks.size(); ++r)
+      for (const char* end : {".command", ".reply"}) unlink((fifo_dir + "/" + std::to_string(r) + end).c_str());
+    rmdir(fifo_dir.c_str());
+    fifo_dir.clear();
+  }
+  // The run's sample ended (or stopped answering: then it is ended). The judge ends the same way, so that the run's
+  // verdict reads as if the sample's program (or mpirun) were the run: its signal (a crash, a resource limit), its
+  // exit status (the filter's refusal, kRefusedExit; mpirun's after a rank failed), or 1 (it exited, or closed its
+  // pipes, in the middle of a call).
   [[noreturn]] void gone(const char* during) {
     int status = 0;
     pid_t done = 0;
     // A process that crashed closes its pipes a moment before it can be reaped: up to a second for it to end.
-    for (int wait = 0; wait < 1000 && (done = waitpid(pid, &status, WNOHANG)) == 0; ++wait) {
+    for (int wait = 0; wait < 1000 && (done = waitpid(launcher, &status, WNOHANG)) == 0; ++wait) {
       const timespec pause{0, 1000000};
       nanosleep(&pause, nullptr);
     }
     bool killed_here = false;
     if (done == 0) {  // alive and silent: its pipes closed, or a message made no sense
-      kill(pid, SIGKILL);
+      for (SampleProcess& p : ranks) signal_process(p.pid, SIGKILL);
+      signal_process(launcher, SIGKILL);
       killed_here = true;
-      waitpid(pid, &status, 0);
+      waitpid(launcher, &status, 0);
     }
+    remove_pipes();
     std::fflush(stdout);
     if (!killed_here && WIFSIGNALED(status)) {
       const int sig = WTERMSIG(status);
@@ -240,134 +323,245 @@ struct SampleProcess {
                  killed_here ? "stopped answering" : "exited", during);
     std::_Exit(1);
   }
-  void send(JudgeOp op, std::size_t size = 0, std::uint64_t seed = 0, int threads = 0) {
+  void send(SampleProcess& p, JudgeOp op, std::size_t size = 0, std::uint64_t seed = 0, int threads = 0) {
     JudgeMessage m;
     m.op = op, m.size = size, m.seed = seed, m.threads = threads;
-    if (!send_message(to, m)) gone("a call");
+    if (!send_message(p.to, m)) gone("a call");
   }
-  JudgeMessage expect(JudgeOp op) {
-    JudgeMessage m;
-    if (!receive_message(from, m) || m.op != op) gone("a call");
-    return m;
+  void send_all(JudgeOp op, std::size_t size = 0, std::uint64_t seed = 0, int threads = 0) {
+    for (SampleProcess& p : ranks) send(p, op, size, seed, threads);
   }
-  void stop() {
-    if (stopped) return;
-    int status = 0;
-    if (kill(pid, SIGSTOP) != 0 || waitpid(pid, &status, WUNTRACED) != pid || !WIFSTOPPED(status)) gone("a call");
-    stopped = true;
-    settle();
-  }
-  // The kernel tells the parent that the process stopped when its last thread has agreed to stop, just before that
-  // thread leaves its core; a thread's CPU time is brought up to date when it leaves (or at a scheduler tick), so a
-  // reading taken in between misses up to a tick of it (measured: a serial call of 2 ms read as 2.64 cores). So the
-  // judge waits until every thread is off its core: /proc's wchan names where a thread sleeps only once it is
-  // (do_signal_stop), "0" while it still runs. Bounded (2 ms): a /proc that does not say leaves the reading as it is.
-  void settle() {
-    if (tasks == nullptr) return;
-    for (int attempt = 0; attempt < 200; ++attempt) {
-      bool all_off = true;
-      rewinddir(tasks);
-      while (dirent* entry = readdir(tasks)) {
-        if (entry->d_name[0] < '1' || entry->d_name[0] > '9') continue;
-        const std::string path = "/proc/" + std::to_string(pid) + "/task/" + entry->d_name + "/wchan";
-        char where[64] = {0};
-        const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-        if (fd < 0) continue;  // the thread has ended
-        const ssize_t n = read(fd, where, sizeof where - 1);
-        close(fd);
-        if (n <= 0 || (n == 1 && where[0] == '0')) all_off = false;
+  // The next message of one of the ranks not yet heard from (`waiting`, one flag per rank): its rank. Waits as long
+  // as the launcher lives (the run's wall-clock limit bounds it).
+  // With a `deadline` (the monotonic clock), kCut once it has passed.
+  static constexpr std::size_t kCut = ~(std::size_t)0;
+  double deadline = 0;
+  std::size_t next_reply(std::vector<bool>& waiting, JudgeMessage& m) {
+    for (;;) {
+      std::vector<pollfd> fds;
+      std::vector<std::size_t> which;
+      for (std::size_t r = 0; r < ranks.size(); ++r)
+        if (waiting[r]) fds.push_back(pollfd{ranks[r].from, POLLIN, 0}), which.push_back(r);
+      int wait_ms = 200;
+      if (deadline > 0) {
+        const double left = deadline - now_s();
+        if (left <= 0) return kCut;
+        wait_ms = std::min(wait_ms, 1 + (int)(1000 * left));
       }
-      if (all_off) return;
+      const int n = poll(fds.data(), (nfds_t)fds.size(), wait_ms);
+      if (n < 0 && errno != EINTR) gone("a call");
+      for (std::size_t i = 0; n > 0 && i < fds.size(); ++i) {
+        if (!(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+        if (!receive_message(fds[i].fd, m)) gone("a call");
+        waiting[which[i]] = false;
+        return which[i];
+      }
+      siginfo_t ended{};  // the launcher has ended (left to gone() to reap)
+      if (n == 0 && waitid(P_PID, (id_t)launcher, &ended, WEXITED | WNOHANG | WNOWAIT) == 0 && ended.si_pid != 0)
+        gone("a call");
+    }
+  }
+  // The next message of `p`, which must be `op`; false when the deadline passed first.
+  bool expect_one(SampleProcess& p, JudgeOp op, JudgeMessage& m) {
+    std::vector<bool> waiting(ranks.size(), false);
+    waiting[(std::size_t)(&p - ranks.data())] = true;
+    if (next_reply(waiting, m) == kCut) return false;
+    if (m.op != op) gone("a call");
+    return true;
+  }
+  bool expect_all(JudgeOp op) {
+    JudgeMessage m;
+    for (SampleProcess& p : ranks)
+      if (!expect_one(p, op, m)) return false;
+    return true;
+  }
+  // Ends the sample's processes where they are (a call cut at its deadline) and reaps the launcher.
+  void end() {
+    for (SampleProcess& p : ranks) signal_process(p.pid, SIGKILL);
+    signal_process(launcher, SIGKILL);
+    int status = 0;
+    waitpid(launcher, &status, 0);
+    remove_pipes();
+  }
+  void wait_stopped(SampleProcess& p) {
+    int status = 0;
+    if (p.child && (waitpid(p.pid, &status, WUNTRACED) != p.pid || !WIFSTOPPED(status))) gone("a call");
+    for (int attempt = 0; attempt < 20000 && !p.settled(); ++attempt) {  // at most about 2 s
       const timespec pause{0, 10000};
       nanosleep(&pause, nullptr);
     }
+    p.stopped = true;
   }
-  void resume() {
-    if (!stopped) return;
-    kill(pid, SIGCONT);
-    stopped = false;
+  void stop_all() {
+    for (SampleProcess& p : ranks)
+      if (!p.stopped && !signal_process(p.pid, SIGSTOP)) gone("a call");
+    for (SampleProcess& p : ranks)
+      if (!p.stopped) wait_stopped(p);
   }
-  double cpu_s() const { return read_clock_s(clock); }
+  void resume_all() {
+    for (SampleProcess& p : ranks)
+      if (p.stopped) signal_process(p.pid, SIGCONT), p.stopped = false;
+  }
 };
 
-// Starts the sample's program with --judged, its standard input empty (the secret stays here), descriptors 3 and 4
-// the pipes, its standard output and error the run's.
-inline SampleProcess start_sample(const std::string& exe) {
-  // The CPUs the run was given: OpenMP's places (made from the process's mask before its runtime bound this thread to
-  // the first of them, as it binds the first thread of every run with OMP_PROC_BIND), so that the sample's process
-  // starts on all of them, not on this thread's one.
+// The CPUs the run was given: OpenMP's places (made from the process's mask before its runtime bound this thread to
+// the first of them, as it binds the first thread of every run with OMP_PROC_BIND), so that the sample's processes
+// start on all of them, not on this thread's one. Empty without places.
+inline cpu_set_t given_cpus(bool& placed) {
   cpu_set_t given;
   CPU_ZERO(&given);
-  bool placed = false;
+  placed = false;
+#if defined(_OPENMP)
   for (int p = 0; p < omp_get_num_places(); ++p) {
     std::vector<int> ids((std::size_t)omp_get_place_num_procs(p));
     omp_get_place_proc_ids(p, ids.data());
     for (int id : ids) CPU_SET(id, &given), placed = true;
   }
-  int command[2], reply[2];
-  if (pipe2(command, O_CLOEXEC) != 0 || pipe2(reply, O_CLOEXEC) != 0) {
-    std::perror("pcgbench judge: pipe2");
-    std::exit(3);
-  }
+#endif
+  return given;
+}
+
+// Starts argv (its standard input empty: the secret stays here; SIGPIPE as it was) with `keep` moved to descriptors
+// 3, 4, ... in order, on the CPUs the run was given.
+inline pid_t start_program(const std::vector<std::string>& argv, const std::vector<int>& keep) {
+  bool placed = false;
+  const cpu_set_t given = given_cpus(placed);
+  std::vector<char*> args;
+  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
   const pid_t pid = fork();
   if (pid < 0) {
     std::perror("pcgbench judge: fork");
     std::exit(3);
   }
-  if (pid == 0) {
-    // Above 4 first, so that dup2 onto 3 and 4 cannot meet a descriptor already there.
-    const int in = fcntl(command[0], F_DUPFD, 10), out = fcntl(reply[1], F_DUPFD, 10);
-    const int empty = open("/dev/null", O_RDONLY);
-    if (in < 0 || out < 0 || empty < 0 || dup2(empty, 0) < 0 || dup2(in, kCommandFd) < 0 || dup2(out, kReplyFd) < 0) _exit(3);
-    if (placed && sched_setaffinity(0, sizeof given, &given) != 0) _exit(3);
-    char* argv[] = {const_cast<char*>(exe.c_str()), const_cast<char*>("--judged"), nullptr};
-    execv(exe.c_str(), argv);
-    std::fprintf(stderr, "pcgbench judge: cannot start %s\n", exe.c_str());
-    _exit(3);
+  if (pid != 0) return pid;
+  // Above every target first, so that dup2 onto 3, 4, ... cannot meet a descriptor already there.
+  std::vector<int> high;
+  for (int fd : keep) high.push_back(fcntl(fd, F_DUPFD, 64));
+  const int empty = open("/dev/null", O_RDONLY);
+  if (empty < 0 || dup2(empty, 0) < 0) _exit(3);
+  for (std::size_t i = 0; i < high.size(); ++i)
+    if (high[i] < 0 || dup2(high[i], 3 + (int)i) < 0) _exit(3);
+  if (placed && sched_setaffinity(0, sizeof given, &given) != 0) _exit(3);
+  std::signal(SIGPIPE, SIG_DFL);
+  execvp(args[0], args.data());
+  std::fprintf(stderr, "pcgbench judge: cannot start %s\n", args[0]);
+  _exit(3);
+}
+
+inline SampleProcess watch(pid_t pid, int to, int from, bool child) {
+  SampleProcess p;
+  p.pid = pid, p.to = to, p.from = from, p.child = child;
+  return p;
+}
+// The rank's process, as its hello names it (its pid: sent before any code of the sample ran).
+inline void greet(Sample& s, SampleProcess& p) {
+  JudgeMessage hello;
+  s.expect_one(p, kHello, hello);
+  p.pid = (pid_t)hello.seed;
+  if (p.pid <= 1 || p.pid == getpid() || clock_getcpuclockid(p.pid, &p.clock) != 0) s.gone("its start");
+  p.tasks = opendir(("/proc/" + std::to_string(p.pid) + "/task").c_str());
+}
+
+// One process: the sample's program as the judge's child, its pipes on descriptors 3 and 4.
+inline Sample start_sample(const std::string& exe) {
+  int command[2], reply[2];
+  if (pipe2(command, O_CLOEXEC) != 0 || pipe2(reply, O_CLOEXEC) != 0) {
+    std::perror("pcgbench judge: pipe2");
+    std::exit(3);
   }
+  Sample s;
+  s.launcher = start_program({exe, "--judged"}, {command[0], reply[1]});
   close(command[0]);
   close(reply[1]);
-  SampleProcess s;
-  s.pid = pid, s.to = command[1], s.from = reply[0];
-  if (clock_getcpuclockid(pid, &s.clock) != 0) s.gone("its start");
-  s.tasks = opendir(("/proc/" + std::to_string(pid) + "/task").c_str());
+  s.ranks.push_back(watch(s.launcher, command[1], reply[0], true));
+  greet(s, s.ranks[0]);
   return s;
 }
 
-// One call of the sample on the input (size, seed) at `threads` threads; its outputs copied into `got` (the rest of
-// `got` left as constructed). Returns false (why set) when its answer cannot be taken. With `timing`, the call's wall
-// time (from GO sent to DONE read) and its process's CPU time over the wall time of a window holding the call.
+// MPI: `launch` (mpirun and its options) starts `ranks` ranks of the sample's program, each with the named pipes of
+// its rank in a folder of the judge's.
+inline Sample start_ranks(const std::string& exe, int ranks, std::vector<std::string> launch) {
+  Sample s;
+  char folder[] = "/tmp/pcgbench-judge-XXXXXX";
+  if (mkdtemp(folder) == nullptr) {
+    std::perror("pcgbench judge: mkdtemp");
+    std::exit(3);
+  }
+  s.fifo_dir = folder;
+  for (int r = 0; r < ranks; ++r) {
+    const std::string at = s.fifo_dir + "/" + std::to_string(r);
+    // Opened for reading and writing here, so that no open waits for the other end.
+    if (mkfifo((at + ".command").c_str(), 0600) != 0 || mkfifo((at + ".reply").c_str(), 0600) != 0) {
+      std::perror("pcgbench judge: mkfifo");
+      std::exit(3);
+    }
+    const int to = open((at + ".command").c_str(), O_RDWR | O_CLOEXEC), from = open((at + ".reply").c_str(), O_RDWR | O_CLOEXEC);
+    if (to < 0 || from < 0) {
+      std::perror("pcgbench judge: open");
+      std::exit(3);
+    }
+    s.ranks.push_back(watch(-1, to, from, false));
+  }
+  launch.insert(launch.end(), {exe, "--judged-at", s.fifo_dir});
+  s.launcher = start_program(launch, {});
+  for (SampleProcess& p : s.ranks) greet(s, p);
+  return s;
+}
+
+// One call of the sample on the input (size, seed) at `threads` threads per rank; rank 0's outputs copied into `got`
+// (the rest of `got` left as constructed). Returns false (why set) when its answer cannot be taken. With `timing`, the
+// call's wall time (from the first GO sent to the last DONE read) and the largest over the ranks of each process's CPU
+// time over the wall time of a window holding the call.
 struct CallTiming {
   double wall_s = 0, cpu_per_wall = 0;
 };
-inline bool call_sample(SampleProcess& s, std::size_t size, std::uint64_t seed, int threads, Data& got,
-                        const Data& want, std::string& why, CallTiming* timing) {
-  s.resume();
-  s.send(kPrepare, size, seed, threads);
-  s.expect(kReady);
-  s.stop();
-  const double cpu0 = s.cpu_s(), w0 = now_s();
-  s.resume();
+// With the Sample's deadline set, a call not answered by then is cut: false, `cut` set, the processes left as they are.
+inline bool call_sample(Sample& s, std::size_t size, std::uint64_t seed, int threads, Data& got, const Data& want,
+                        std::string& why, CallTiming* timing, bool* cut = nullptr) {
+  auto cut_at_deadline = [&] {
+    why = "cut at its deadline";
+    if (cut) *cut = true;
+    return false;
+  };
+  s.resume_all();
+  s.send_all(kPrepare, size, seed, threads);
+  if (!s.expect_all(kReady)) return cut_at_deadline();
+  s.stop_all();
+  for (SampleProcess& p : s.ranks) p.cpu_at_start = p.cpu_s();
+  const double w0 = now_s();
+  s.resume_all();
   const double t0 = now_s();
-  s.send(kGo);
-  s.expect(kDone);
-  const double t1 = now_s();
-  const JudgeMessage out = s.expect(kOutput);
-  s.stop();
-  const double w1 = now_s(), cpu1 = s.cpu_s();
-  if (timing) *timing = CallTiming{t1 - t0, w1 > w0 ? (cpu1 - cpu0) / (w1 - w0) : 0.0};
+  s.send_all(kGo);
+  // Each rank's process is stopped as soon as its DONE arrives: nothing of it runs past its call.
+  std::vector<bool> waiting(s.ranks.size(), true);
+  JudgeMessage done, first;
+  double t1 = t0;
+  for (std::size_t left = s.ranks.size(); left > 0; --left) {
+    const std::size_t r = s.next_reply(waiting, done);
+    if (r == Sample::kCut) return cut_at_deadline();
+    t1 = now_s();
+    if (done.op != kDone || !signal_process(s.ranks[r].pid, SIGSTOP)) s.gone("a call");
+    if (r == 0) first = done;
+  }
+  for (SampleProcess& p : s.ranks) s.wait_stopped(p);
+  const double w1 = now_s();
+  double ratio = 0;
+  for (SampleProcess& p : s.ranks) ratio = std::max(ratio, w1 > w0 ? (p.cpu_s() - p.cpu_at_start) / (w1 - w0) : 0.0);
+  if (timing) *timing = CallTiming{t1 - t0, ratio};
   got = Data{};
   auto outs = outputs_of(got, 0);
   auto wanted = outputs_of(const_cast<Data&>(want), 0);
   constexpr std::size_t n = std::tuple_size<decltype(outs)>::value;
-  if (out.outputs != (int)n) {
-    why = "the sample's process described " + std::to_string(out.outputs) + " outputs, expected " + std::to_string(n);
+  if (first.outputs != (int)n) {
+    why = "the sample's process described " + std::to_string(first.outputs) + " outputs, expected " + std::to_string(n);
     return false;
   }
   bool ok = true;
   for_indices(std::make_index_sequence<n>{}, [&](auto i) {
-    if (ok) ok = take_output(s.pid, out.spans[i], std::get<i>(outs), element_count(std::get<i>(wanted)), why);
+    if (ok) ok = take_output(s.ranks[0].pid, first.spans[i], std::get<i>(outs), element_count(std::get<i>(wanted)), why);
   });
+  if (ok) collect_output_if_defined(got, 0);  // the harness's conversion (a Kokkos View to the vector checked)
   return ok;
 }
 
@@ -377,7 +571,7 @@ inline bool call_sample(SampleProcess& s, std::size_t size, std::uint64_t seed, 
 inline double own_cpu_s() { return read_clock_s(CLOCK_THREAD_CPUTIME_ID); }
 
 // The threads each process of a timed call may keep busy: OpenMP's sweep count, Kokkos's thread count as the run gave
-// it (OMP_NUM_THREADS, read before anything here changes it), one for serial.
+// it (OMP_NUM_THREADS, read before anything here changes it), one for serial and MPI ranks.
 inline int judged_threads_allowed(int sweep_threads, int given) {
 #if defined(PCG_MODEL_KOKKOS)
   (void)sweep_threads;
@@ -389,12 +583,17 @@ inline int judged_threads_allowed(int sweep_threads, int given) {
 }
 
 inline int judge_main(int argc, char** argv) {
+  const double started = now_s();
   const Args args = parse_args(argc, argv);
   if (args.sample_exe.empty() || args.check_validator) {
     std::fprintf(stderr, "pcgbench judge: needs --sample PATH (and no --check-validator)\n");
     return 2;
   }
+#if defined(PCG_MODEL_OMP) || defined(PCG_MODEL_MPI_OMP) || defined(PCG_MODEL_KOKKOS)
   const int given = omp_get_max_threads();  // OMP_NUM_THREADS of the run (run_argv)
+#else
+  const int given = 1;
+#endif
   // The secret: the nonce signs the result lines, the timed seed draws the timed inputs; neither leaves this process.
   std::string nonce = "-";
   std::uint64_t timed_seed = args.seed + 1000003ULL;
@@ -409,8 +608,9 @@ inline int judge_main(int argc, char** argv) {
     unsigned long long seed = 0;
     if (std::sscanf(line, "%128s %llu", text, &seed) == 2) nonce = text, timed_seed = seed;
   }
-  std::signal(SIGPIPE, SIG_IGN);  // a sample's process that dies shows as a closed pipe (SampleProcess::gone)
-  SampleProcess sample = start_sample(args.sample_exe);
+  std::signal(SIGPIPE, SIG_IGN);  // a sample's process that dies shows as a closed pipe (Sample::gone)
+  Sample sample = args.launch.empty() ? start_sample(args.sample_exe)
+                                      : start_ranks(args.sample_exe, args.ranks, args.launch);
 #if defined(PCG_MODEL_KOKKOS)
   // The judge's own Kokkos (a generator may allocate Views) on one thread: no worker of its own spins beside the sample.
   omp_set_num_threads(1);
@@ -426,9 +626,12 @@ inline int judge_main(int argc, char** argv) {
   Data input, want, got;
   std::size_t last_size = 0;
   std::uint64_t last_seed = 0;
-  auto validate = [&](std::size_t n, const std::string& where, int threads) {
+  // One validation on the input (last_size, last_seed) against `want`; with `cut`, a call cut at the Sample's deadline
+  // is no validation (false, *cut set).
+  auto validate = [&](std::size_t n, const std::string& where, int threads, bool* cut = nullptr) {
     std::string why;
-    bool ok = call_sample(sample, last_size, last_seed, threads, got, want, why, nullptr);
+    bool ok = call_sample(sample, last_size, last_seed, threads, got, want, why, nullptr, cut);
+    if (cut && *cut) return false;
     ok = ok && check(input, want, got, why);
     validation += std::string(validation.size() > 1 ? "," : "") + "{\"size\":" + std::to_string(n) +
                   ",\"pass\":" + (ok ? "true" : "false") + ",\"why\":\"" + json_escape(why) + "\"}";
@@ -445,11 +648,11 @@ inline int judge_main(int argc, char** argv) {
       const std::string at = sweep.size() > 1 ? " at " + std::to_string(threads) + " threads" : "";
       if (!validate(last_size, "size " + std::to_string(last_size) + at, threads)) break;
     }
-    if (sweep.size() > 1) sample.send(kRelease);
+    if (sweep.size() > 1) sample.send_all(kRelease);
   }
   // 2. Timed: per thread count, warm-ups on the input of the call before, then timed calls each on a fresh input
-  // whose seed only this process knows, each followed by the baseline's call on the same input (the sample's process
-  // stopped meanwhile) and the check of the sample's answer.
+  // whose seed only this process knows, each followed by the baseline's call on the same input (the sample's
+  // processes stopped meanwhile) and the check of the sample's answer.
   std::vector<std::vector<double>> times(sweep.size()), baseline_times(sweep.size()), ratios(sweep.size()),
       baseline_ratios(sweep.size());
   std::uint64_t next_index = 0;
@@ -465,12 +668,13 @@ inline int judge_main(int argc, char** argv) {
           input = generate(last_size, last_seed);
           if (CheckReadsInput<Data>::value) want = input;
           else want = std::move(input);
-          const double c0 = own_cpu_s(), b0 = now_s();
+          // The CPU ratio's window holds the CPU clock's reads (system calls: a call of 50 ns read as 3.4 cores).
+          const double w0 = now_s(), c0 = own_cpu_s(), b0 = now_s();
           call_baseline(want);
           escape(&result(want));
-          const double b1 = now_s(), c1 = own_cpu_s();
+          const double b1 = now_s(), c1 = own_cpu_s(), w1 = now_s();
           baseline_times[c].push_back(b1 - b0);
-          baseline_ratios[c].push_back(b1 > b0 ? (c1 - c0) / (b1 - b0) : 0.0);
+          baseline_ratios[c].push_back(w1 > w0 ? (c1 - c0) / (w1 - w0) : 0.0);
         }
         ok = ok && check(input, want, got, why);
         if (!ok) {
@@ -483,44 +687,59 @@ inline int judge_main(int argc, char** argv) {
         }
         if (fresh) times[c].push_back(timing.wall_s), ratios[c].push_back(timing.cpu_per_wall);
       }
-      if (sweep.size() > 1) sample.send(kRelease);
+      if (sweep.size() > 1) sample.send_all(kRelease);
     }
   }
-#if defined(PCG_MODEL_OMP)
-  // 3. Stress validations (main.hpp says why they come last), on the input timed last.
+  bool stress_cut = false;
+#if defined(PCG_MODEL_OMP) || defined(PCG_MODEL_MPI_OMP)
+  // 3. Stress validations (main.hpp says why they come last), on the input timed last. They look for races, which the
+  // race check finds from the order of accesses; a correct body whose parallel regions crawl with more threads than
+  // cores (one per recursion call) is not failed for it: they stop when they have taken twice the run before them
+  // (at least 2 s), the one under way cut, and the run is judged on the rest.
   if (all_ok && args.stress_validations > 0) {
     const std::string where = "size " + std::to_string(last_size) + " at " + std::to_string(args.stress_threads) + " threads";
-    for (int j = 0; j < args.stress_validations; ++j)
-      if (!validate(last_size, where, args.stress_threads)) break;
+    const double stress_start = now_s();
+    sample.deadline = stress_start + std::max(2.0, 2.0 * (stress_start - started));
+    int done = 0;
+    while (done < args.stress_validations && validate(last_size, where, args.stress_threads, &stress_cut)) ++done;
+    sample.deadline = 0;
+    if (stress_cut)
+      std::fprintf(stderr, "pcgbench judge: stress validations stopped after %.1f s (twice the run before them), %d of %d done\n",
+                   now_s() - stress_start, done, args.stress_validations);
   }
 #endif
   validation += "]";
-  sample.resume();
-  sample.send(kExit);
   int status = 0;
-  if (waitpid(sample.pid, &status, 0) != sample.pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    // Its exit failed: the same as a failure during a call (the status is read again there).
-    std::fprintf(stderr, "pcgbench judge: the sample's process did not exit cleanly\n");
+  if (stress_cut) {
+    sample.end();
+  } else {
+    sample.resume_all();
+    sample.send_all(kExit);
+  }
+  if (!stress_cut && (waitpid(sample.launcher, &status, 0) != sample.launcher || !WIFEXITED(status) || WEXITSTATUS(status) != 0)) {
+    std::fprintf(stderr, "pcgbench judge: the sample's program did not exit cleanly\n");
+    sample.remove_pipes();
     if (WIFSIGNALED(status)) {
       std::signal(WTERMSIG(status), SIG_DFL);
       kill(getpid(), WTERMSIG(status));
     }
     std::_Exit(WIFEXITED(status) && WEXITSTATUS(status) != 0 ? WEXITSTATUS(status) : 1);
   }
+  sample.remove_pipes();
   const std::string json_model = json_escape(args.model);
   for (std::size_t c = 0; c < sweep.size(); ++c) {
     const std::size_t n = all_ok ? times[c].size() : 0;  // an invalid run's timings are dropped
-    // Every timed call's CPU ratio is checked (the largest), not the median: read from outside, with the process
+    // Every timed call's CPU ratio is checked (the largest), not the median: read from outside, with the processes
     // stopped at both ends, an honest call cannot exceed its threads.
     const double cpu = n ? *std::max_element(ratios[c].begin(), ratios[c].end()) : 0.0;
     const double baseline_cpu = n ? median(baseline_ratios[c]) : 0.0;
-    std::printf("PCGBENCH_RESULT %s {\"problem\":\"%s\",\"model\":\"%s\",\"ranks\":1,\"threads\":%d,"
+    std::printf("PCGBENCH_RESULT %s {\"problem\":\"%s\",\"model\":\"%s\",\"ranks\":%d,\"threads\":%d,"
                 "\"seed\":%llu,\"timed_seed\":%llu,\"timed_size\":%zu,\"valid\":%s,\"failure\":\"%s\","
                 "\"validation\":%s,\"times_s\":%s,\"baseline_times_s\":%s,\"threads_allowed\":%d,"
                 "\"cpu_per_wall\":%s,\"baseline_cpu_per_wall\":%s}\n",
-                nonce.c_str(), PCG_PROBLEM_NAME, json_model.c_str(), sweep[c], (unsigned long long)args.seed,
-                (unsigned long long)timed_seed, timed_size, all_ok ? "true" : "false", json_escape(failure).c_str(),
-                validation.c_str(), times_json(times[c].data(), (int)n).c_str(),
+                nonce.c_str(), PCG_PROBLEM_NAME, json_model.c_str(), (int)sample.ranks.size(), sweep[c],
+                (unsigned long long)args.seed, (unsigned long long)timed_seed, timed_size, all_ok ? "true" : "false",
+                json_escape(failure).c_str(), validation.c_str(), times_json(times[c].data(), (int)n).c_str(),
                 times_json(baseline_times[c].data(), (int)n).c_str(), judged_threads_allowed(sweep[c], given),
                 show(cpu).c_str(), show(baseline_cpu).c_str());
   }

@@ -1,9 +1,9 @@
 // PCGBench driver main(), shared by every execution model; the model is chosen by PCG_MODEL_<MODEL>.
 //
-// Runs of generated code in the models whose sample runs in one process (serial, omp, kokkos) are judged from
-// another process (judge.hpp): built with PCG_JUDGE this file's main() is the judge's, and the sample's program,
-// started by it with --judged, only answers its calls. What follows is the driver that runs in the sample's process:
-// MPI and GPU runs, the race check and trusted runs of the references.
+// Runs of generated code in the CPU models are judged from another process (judge.hpp): built with PCG_JUDGE this
+// file's main() is the judge's, and the sample's program, started by it with --judged (or, as MPI ranks, with
+// --judged-at), only answers its calls. What follows is the driver that decides in the sample's own process: GPU runs,
+// the race check (ThreadSanitizer) and the validator check (--check-validator).
 //
 // The sample is linked into this process, so nothing it could write may decide its verdict or its speedup
 // (data/pcgbench/README.md, "What a sample cannot forge"). With --secret-stdin (every run of generated code:
@@ -288,7 +288,8 @@ int main(int argc, char** argv) { return pcg::judge_main(argc, argv); }
 int main(int argc, char** argv) {
   pcg::Runtime rt(argc, argv);
   // The sample's process under a judge (judge.hpp): it answers the judge's calls and decides nothing.
-  if (argc == 2 && std::strcmp(argv[1], "--judged") == 0) return pcg::serve_judge();
+  if (argc == 2 && std::strcmp(argv[1], "--judged") == 0) return pcg::serve_judge(rt, nullptr);
+  if (argc == 3 && std::strcmp(argv[1], "--judged-at") == 0) return pcg::serve_judge(rt, argv[2]);
   const pcg::Args args = pcg::parse_args(argc, argv);
   if (args.check_validator) return pcg::check_validator(args, rt);
   // First, before any call of the sample (and on every rank before its first one: the broadcast waits for rank 0).
