@@ -195,7 +195,8 @@ double pcg_steal(std::vector<double> const& x) {
 }"""), ("serial", "omp"), TAMPERING, "not printed by the driver"),
     # Computes nothing: where the driver keeps its own copy of the input beside the solution's (a std::vector header
     # in main's frame, the same values), it cuts that copy to one zero, so the baseline's answer is the 0 returned.
-    # Under the judge (serial, omp) the driver's copies are in another process: the body finds none and answers 0.
+    # Under the judge (serial, omp) the driver's copies are in another process: what the body finds and cuts is its own
+    # process's (none, or the copy it keeps of an input that comes again), and its 0 is wrong wherever it answers it.
     "rewrites_the_drivers_input": (_template(r"""
 double pcg_cheat(std::vector<double> const&); return pcg_cheat(x); }
 double pcg_cheat(std::vector<double> const& x) {
@@ -213,7 +214,7 @@ double pcg_cheat(std::vector<double> const& x) {
   if (copies == 0) return 0.0;  // no copy to cut: a wrong answer
   {honest}
   return mean;
-}"""), ("serial", "omp"), WRONG_ANSWER, "size 1001"),
+}"""), ("serial", "omp"), WRONG_ANSWER, ""),
     # Computes honestly, then moves the driver's start time (a timespec of the monotonic clock just before now in
     # main's frame, read within 1 ms before the call began) and its threads' CPU clocks read before the call (a vector of (thread id, seconds) holding this
     # thread's id, its pages checked with mincore before they are read) forward, so the call reads as 1% of its time.

@@ -88,20 +88,6 @@ def build_driver(problem: suite.Problem, model: str, build_dir: Path) -> Path:
 
     Raises RuntimeError with the compiler's output if the driver does not compile (a suite bug, not the sample's).
     """
-    return _build_driver_program(problem, model, build_dir, judge=False)
-
-
-def build_judge(problem: suite.Problem, model: str, build_dir: Path) -> Path:
-    """Compile and link (once; cached) the judge of (problem, driver_model(model)) under
-    build_dir/<problem>/<model>/judge-<key>: the driver built without the sample (drivers/judge.hpp), which runs the
-    sample's program as its child and alone times, checks and reports. For the models of run.JUDGED_MODELS.
-
-    Raises RuntimeError with the compiler's output if it does not build (a suite bug, not the sample's).
-    """
-    return _build_driver_program(problem, model, build_dir, judge=True)
-
-
-def _build_driver_program(problem: suite.Problem, model: str, build_dir: Path, *, judge: bool) -> Path:
     ok, why = toolchains.build_status(model)
     if not ok:
         raise RuntimeError(why)
@@ -110,36 +96,69 @@ def _build_driver_program(problem: suite.Problem, model: str, build_dir: Path, *
     out_dir.mkdir(parents=True, exist_ok=True)
     suffix = suite.sample_suffix(model)
     source = driver_source(problem, model)
-    flags = [*toolchains.compiler_command(model), *toolchains.compile_flags(model), f"-I{suite.DATA_ROOT}",
-             *toolchains.standard_header_flags(model), *(["-DPCG_JUDGE=1"] if judge else [])]
-    link = toolchains.link_argv(problem, model, None, Path("DRIVER"), Path("EXE")) if judge else []
-    key = _driver_key(problem, model, flags + link, source)[:20]
-    stem = "judge" if judge else "driver"
-    src, obj = out_dir / f"{stem}-{key}{suffix}", out_dir / f"{stem}-{key}.o"
-    product = out_dir / f"judge-{key}" if judge else obj
+    flags = [*toolchains.compiler_command(model), *toolchains.compile_flags(model), f"-I{suite.DATA_ROOT}", *toolchains.standard_header_flags(model)]
+    key = _driver_key(problem, model, flags, source)[:20]
+    src, obj = out_dir / f"driver-{key}{suffix}", out_dir / f"driver-{key}.o"
     with open(out_dir / ".lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        if product.exists():
-            return product
+        if obj.exists():
+            return obj
         src.write_text(source)
-        tmp = out_dir / f"{stem}.{os.getpid()}.tmp.o"
-        steps = [[*flags, "-c", str(src), "-o", str(tmp)]]
-        if judge:
-            tmp_exe = out_dir / f"judge.{os.getpid()}.tmp"
-            steps.append(toolchains.link_argv(problem, model, None, tmp, tmp_exe))
-        for argv in steps:
-            proc = subprocess.run(argv, capture_output=True, text=True)
-            if proc.returncode != 0:
-                tmp.unlink(missing_ok=True)
-                raise RuntimeError(f"{stem} for {problem.name}/{model} failed to build:\n{' '.join(argv)}\n"
-                                   f"{proc.stderr[-4000:]}")
-        if judge:
-            tmp.unlink()
-            os.chmod(tmp_exe, 0o755)
-            os.replace(tmp_exe, product)
-        else:
-            os.replace(tmp, obj)
-    return product
+        tmp = out_dir / f"driver.{os.getpid()}.tmp.o"
+        argv = [*flags, "-c", str(src), "-o", str(tmp)]
+        proc = subprocess.run(argv, capture_output=True, text=True)
+        if proc.returncode != 0:
+            tmp.unlink(missing_ok=True)
+            raise RuntimeError(f"driver for {problem.name}/{model} failed to compile:\n{' '.join(argv)}\n"
+                               f"{proc.stderr[-4000:]}")
+        os.replace(tmp, obj)
+    return obj
+
+
+NO_SAMPLE = "pcg_no_sample"  # what a judge's solution symbol is bound to (drivers/main.hpp); it is never called
+
+
+def solution_symbol(problem: suite.Problem, model: str, driver_obj: Path) -> str:
+    """The linker's name of the solution in `driver_obj`: the one undefined symbol of the global namespace that
+    demangles to the prompt's function (the sample defines it)."""
+    name = re.search(r"(\w+)\s*\(", problem.signature(model)).group(1)
+    def undefined(*demangle: str) -> list[str]:  # POSIX format: "name type", one symbol a line (a name may have spaces)
+        text = subprocess.run(["nm", "-u", "-P", *demangle, str(driver_obj)], capture_output=True, text=True,
+                              check=True).stdout  # fmt: skip
+        return [line.rstrip().rsplit(" ", 1)[0] for line in text.splitlines() if line.strip()]
+
+    found = [m for m, r in zip(undefined(), undefined("-C"), strict=True) if r.startswith(name + "(") or r == name]
+    if len(found) != 1:
+        raise RuntimeError(f"{driver_obj}: expected one undefined symbol for {name}, found {found}")
+    return found[0]
+
+
+def build_judge(problem: suite.Problem, model: str, build_dir: Path) -> Path:
+    """Link (once; cached) the judge of (problem, driver_model(model)) under build_dir/<problem>/<model>/judge-<key>:
+    the driver object (build_driver) alone, its solution symbol bound to NO_SAMPLE, so that nothing of any sample is
+    in it. Started with --sample, it runs the sample's program and alone times, checks and reports (drivers/judge.hpp).
+    For the models of run.JUDGED_MODELS. Raises RuntimeError if it does not link (a suite bug, not the sample's)."""
+    driver_obj = build_driver(problem, model, build_dir)
+    model = toolchains.driver_model(model)
+    argv = toolchains.link_argv(problem, model, None, driver_obj, Path("EXE"))
+    # Named by the driver object and the link (the symbol follows from the object).
+    judge = driver_obj.parent / f"judge-{hashlib.sha256(' '.join([driver_obj.name, *argv]).encode()).hexdigest()[:20]}"
+    if judge.exists():
+        return judge
+    with open(driver_obj.parent / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if judge.exists():
+            return judge
+        tmp = driver_obj.parent / f"judge.{os.getpid()}.tmp"
+        argv[argv.index("EXE")] = str(tmp)
+        argv.append(f"-Wl,--defsym,{solution_symbol(problem, model, driver_obj)}={NO_SAMPLE}")
+        proc = subprocess.run(argv, capture_output=True, text=True)
+        if proc.returncode != 0:
+            tmp.unlink(missing_ok=True)
+            raise RuntimeError(f"judge for {problem.name}/{model} failed to link:\n{' '.join(argv)}\n{proc.stderr[-4000:]}")
+        os.chmod(tmp, 0o755)
+        os.replace(tmp, judge)
+    return judge
 
 
 def run_argv(problem: suite.Problem, model: str, exe: Path, *, ranks: int, threads: int, seed: int, warmup: int,

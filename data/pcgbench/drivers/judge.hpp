@@ -1,7 +1,7 @@
 // The judge: the clock, the serial baseline, the check and the verdict in a process the sample is not linked into.
 //
-// Two programs. The judge is this driver compiled with PCG_JUDGE and linked without the sample (the harness's
-// call_solution is never called, so nothing of the sample is in it): it alone reads the run's secret, draws the timed
+// Two programs. The judge is this driver linked without the sample (the solution's symbol bound to pcg_no_sample, which
+// it never calls, so nothing of the sample is in it): it alone reads the run's secret, draws the timed
 // inputs' seeds, times, computes the baseline's answers, checks and prints the signed result lines. The sample's
 // program (the driver linked with the sample) only answers the judge, one call at a time: serial, omp and kokkos run
 // it as the judge's child (--judged; its descriptors 3 and 4 the pipes), MPI as the ranks of an mpirun the judge
@@ -46,7 +46,8 @@ struct OutputSpan {
 struct JudgeMessage {
   std::int32_t op = 0, threads = 0;
   std::uint64_t size = 0, seed = 0;
-  std::int32_t outputs = 0, unused = 0;
+  std::int32_t outputs = 0;
+  std::int32_t keep = 0;  // PREPARE: the same input comes again (the sample's process keeps a copy to start it from)
   OutputSpan spans[kMaxOutputs] = {};
 };
 static_assert(sizeof(JudgeMessage) <= PIPE_BUF, "a message is written in one piece");
@@ -86,7 +87,6 @@ void for_indices(std::index_sequence<I...>, F&& f) { (f(std::integral_constant<s
 
 inline std::uint64_t address_of(const void* p) { return (std::uint64_t)(std::uintptr_t)p; }
 
-#ifndef PCG_JUDGE
 // ---------------------------------------------------------------------------------------------------------
 // The sample's side: say where each output is.
 template <class T>
@@ -128,14 +128,25 @@ inline int serve_judge(const Runtime& rt, const char* fifo_dir) {
   hello.seed = (std::uint64_t)getpid();
   if (!send_message(out, hello)) return 1;
   if (!confine()) return 5;
-  Data got;
+  Data got, kept;  // kept: an input that comes again (a generation of 4M doubles is 17 ms, most of it page faults;
+                   // a copy into the buffers of the call before, 5 ms)
+  std::uint64_t kept_size = 0, kept_seed = 0;
+  bool have_kept = false;
   int threads = 0;
   JudgeMessage m;
   while (receive_message(in, m)) {
     JudgeMessage reply;
     if (m.op == kPrepare) {
       if (m.threads != threads) set_threads(threads = m.threads);
-      got = generate((std::size_t)m.size, m.seed);
+      if (have_kept && m.size == kept_size && m.seed == kept_seed) {
+        got = kept;
+      } else if (m.keep) {
+        kept = generate((std::size_t)m.size, m.seed);
+        kept_size = m.size, kept_seed = m.seed, have_kept = true;
+        got = kept;
+      } else {
+        got = generate((std::size_t)m.size, m.seed);
+      }
       reply.op = kReady;
       if (!send_message(out, reply)) return 1;
     } else if (m.op == kGo) {
@@ -159,7 +170,7 @@ inline int serve_judge(const Runtime& rt, const char* fifo_dir) {
   }
   return 1;  // the judge is gone
 }
-#else
+
 // ---------------------------------------------------------------------------------------------------------
 // The judge's side.
 
@@ -215,7 +226,7 @@ inline bool take_output(pid_t pid, const OutputSpan& s, std::vector<bool>& v, st
 template <class T, class... P>
 bool take_output(pid_t pid, const OutputSpan& s, Kokkos::View<T*, P...>& v, std::size_t expected, std::string& why) {
   if (wrong_shape(s, (std::size_t)s.count * sizeof(T), expected, why)) return false;
-  v = Kokkos::View<T*, P...>("judged output", (std::size_t)s.count);
+  if (v.extent(0) != (std::size_t)s.count) v = Kokkos::View<T*, P...>("judged output", (std::size_t)s.count);
   return read_remote(pid, s.address, v.data(), (std::size_t)s.bytes) || unreadable(s, why);
 }
 #endif
@@ -323,13 +334,13 @@ struct Sample {
                  killed_here ? "stopped answering" : "exited", during);
     std::_Exit(1);
   }
-  void send(SampleProcess& p, JudgeOp op, std::size_t size = 0, std::uint64_t seed = 0, int threads = 0) {
+  void send(SampleProcess& p, JudgeOp op, std::size_t size = 0, std::uint64_t seed = 0, int threads = 0, bool keep = false) {
     JudgeMessage m;
-    m.op = op, m.size = size, m.seed = seed, m.threads = threads;
+    m.op = op, m.size = size, m.seed = seed, m.threads = threads, m.keep = keep;
     if (!send_message(p.to, m)) gone("a call");
   }
-  void send_all(JudgeOp op, std::size_t size = 0, std::uint64_t seed = 0, int threads = 0) {
-    for (SampleProcess& p : ranks) send(p, op, size, seed, threads);
+  void send_all(JudgeOp op, std::size_t size = 0, std::uint64_t seed = 0, int threads = 0, bool keep = false) {
+    for (SampleProcess& p : ranks) send(p, op, size, seed, threads, keep);
   }
   // The next message of one of the ranks not yet heard from (`waiting`, one flag per rank): its rank. Waits as long
   // as the launcher lives (the run's wall-clock limit bounds it).
@@ -510,22 +521,23 @@ inline Sample start_ranks(const std::string& exe, int ranks, std::vector<std::st
 }
 
 // One call of the sample on the input (size, seed) at `threads` threads per rank; rank 0's outputs copied into `got`
-// (the rest of `got` left as constructed). Returns false (why set) when its answer cannot be taken. With `timing`, the
+// (the rest of `got` left as it was). Returns false (why set) when its answer cannot be taken. With `timing`, the
 // call's wall time (from the first GO sent to the last DONE read) and the largest over the ranks of each process's CPU
 // time over the wall time of a window holding the call.
 struct CallTiming {
   double wall_s = 0, cpu_per_wall = 0;
 };
 // With the Sample's deadline set, a call not answered by then is cut: false, `cut` set, the processes left as they are.
-inline bool call_sample(Sample& s, std::size_t size, std::uint64_t seed, int threads, Data& got, const Data& want,
-                        std::string& why, CallTiming* timing, bool* cut = nullptr) {
+// `keep`: the same input comes again (validated at more thread counts, or the next warm-up's).
+inline bool call_sample(Sample& s, std::size_t size, std::uint64_t seed, int threads, bool keep, Data& got,
+                        const Data& want, std::string& why, CallTiming* timing, bool* cut = nullptr) {
   auto cut_at_deadline = [&] {
     why = "cut at its deadline";
     if (cut) *cut = true;
     return false;
   };
   s.resume_all();
-  s.send_all(kPrepare, size, seed, threads);
+  s.send_all(kPrepare, size, seed, threads, keep);
   if (!s.expect_all(kReady)) return cut_at_deadline();
   s.stop_all();
   for (SampleProcess& p : s.ranks) p.cpu_at_start = p.cpu_s();
@@ -549,7 +561,7 @@ inline bool call_sample(Sample& s, std::size_t size, std::uint64_t seed, int thr
   double ratio = 0;
   for (SampleProcess& p : s.ranks) ratio = std::max(ratio, w1 > w0 ? (p.cpu_s() - p.cpu_at_start) / (w1 - w0) : 0.0);
   if (timing) *timing = CallTiming{t1 - t0, ratio};
-  got = Data{};
+  // Into the buffers of the call before (a fresh 32 MB answer is 17 ms of page faults here); every output is written.
   auto outs = outputs_of(got, 0);
   auto wanted = outputs_of(const_cast<Data&>(want), 0);
   constexpr std::size_t n = std::tuple_size<decltype(outs)>::value;
@@ -630,7 +642,7 @@ inline int judge_main(int argc, char** argv) {
   // is no validation (false, *cut set).
   auto validate = [&](std::size_t n, const std::string& where, int threads, bool* cut = nullptr) {
     std::string why;
-    bool ok = call_sample(sample, last_size, last_seed, threads, got, want, why, nullptr, cut);
+    bool ok = call_sample(sample, last_size, last_seed, threads, true, got, want, why, nullptr, cut);
     if (cut && *cut) return false;
     ok = ok && check(input, want, got, why);
     validation += std::string(validation.size() > 1 ? "," : "") + "{\"size\":" + std::to_string(n) +
@@ -663,7 +675,8 @@ inline int judge_main(int argc, char** argv) {
         if (fresh) last_size = timed_size, last_seed = input_seed(timed_seed, next_index++);
         CallTiming timing;
         std::string why;
-        bool ok = call_sample(sample, last_size, last_seed, sweep[c], got, want, why, fresh ? &timing : nullptr);
+        const bool last = r + 1 == args.warmup + args.reps;  // its input is the next warm-up's or the stress's
+        bool ok = call_sample(sample, last_size, last_seed, sweep[c], last, got, want, why, fresh ? &timing : nullptr);
         if (fresh) {
           input = generate(last_size, last_seed);
           if (CheckReadsInput<Data>::value) want = input;
@@ -750,6 +763,4 @@ inline int judge_main(int argc, char** argv) {
 #endif
   return 0;
 }
-#endif
-
 }  // namespace pcg

@@ -1,8 +1,8 @@
 // PCGBench driver main(), shared by every execution model; the model is chosen by PCG_MODEL_<MODEL>.
 //
-// Runs of generated code in the CPU models are judged from another process (judge.hpp): built with PCG_JUDGE this
-// file's main() is the judge's, and the sample's program, started by it with --judged (or, as MPI ranks, with
-// --judged-at), only answers its calls. What follows is the driver that decides in the sample's own process: GPU runs,
+// Runs of generated code in the CPU models are judged from another process (judge.hpp): linked without the sample and
+// started with --sample, this file's main() is the judge's, and the sample's program, started by it with --judged (or,
+// as MPI ranks, with --judged-at), only answers its calls. What follows is the driver that decides in the sample's own process: GPU runs,
 // the race check (ThreadSanitizer) and the validator check (--check-validator).
 //
 // The sample is linked into this process, so nothing it could write may decide its verdict or its speedup
@@ -282,10 +282,14 @@ inline void release_threads() {
 
 #include "judge.hpp"
 
-#if defined(PCG_JUDGE)
-int main(int argc, char** argv) { return pcg::judge_main(argc, argv); }
-#else
+// The judge is this driver linked without the sample: the solution's symbol is bound to this function
+// (driver_program.build_judge), which the judge never calls.
+extern "C" __attribute__((used, noreturn)) void pcg_no_sample() { std::abort(); }
+
 int main(int argc, char** argv) {
+  // The judge (--sample PATH): it starts the sample's program and needs no runtime of its own (no MPI_Init).
+  for (int i = 1; i < argc; ++i)
+    if (std::strcmp(argv[i], "--sample") == 0) return pcg::judge_main(argc, argv);
   pcg::Runtime rt(argc, argv);
   // The sample's process under a judge (judge.hpp): it answers the judge's calls and decides nothing.
   if (argc == 2 && std::strcmp(argv[1], "--judged") == 0) return pcg::serve_judge(rt, nullptr);
@@ -477,4 +481,3 @@ int main(int argc, char** argv) {
   }
   return 0;
 }
-#endif
