@@ -3,7 +3,7 @@
     .venv/bin/python benchmarks/pcgbench_reference_speedups.py [--threads 2] [--reps 5] [--problems a,b] [--csv T.csv]
 
 Builds each problem's OpenMP reference, validates it (small and timed sizes) and times it against the serial
-baseline in the same process (workflow_scripts/pcgbench/reference_speedups.py, the code behind the workflow's
+baseline in the same run (workflow_scripts/pcgbench/reference_speedups.py, the code behind the workflow's
 results/pcgbench/reference_speedups.csv and `python -m workflow_scripts.pcgbench check-references`). Prints
 one row per problem, slowest first: median speedup of the repetitions, their min-max and IQR; then the median
 over problems against the suite's target of >= 1.3x. Exit status 1 if a reference fails or the target is missed.

@@ -273,7 +273,7 @@ class DriverResult:
     failure: str                         # the first failing size or timed call and why ("" when valid)
     validation: tuple[SizeCheck, ...]    # sizes validated, in order (stops at the first failure)
     times_s: tuple[float, ...]           # one per timed repetition of the sample (empty if not valid)
-    baseline_times_s: tuple[float, ...]  # the serial baseline, timed in the same process
+    baseline_times_s: tuple[float, ...]  # the serial baseline, timed in the same run, interleaved
     timed_seed: int = 0                  # the seed of the first timed input (from the run's secret)
     threads_allowed: int = 0             # threads per process the timed calls were given (0: not checked, GPU)
     cpu_per_wall: float = 0.0            # CPU time / wall time of a timed call: the median call's, largest over ranks

@@ -2,7 +2,7 @@
 
 For each (problem, execution model) the reference body is compiled as a sample and linked with the cached
 driver; the driver validates it at the small and the timed size, then times it against the serial baseline in
-the same process, once per resource configuration of the harness's sweep (timing.resource_sweep: threads
+the same run (its judge: drivers/judge.hpp), once per resource configuration of the harness's sweep (timing.resource_sweep: threads
 1, 2, ... up to max_cores for omp and kokkos, ranks for mpi, both for mpi+omp). References are trusted code,
 but they are measured exactly as samples are (run.run_program: the sandbox, the run secret, fresh checked inputs
 for every timed call, the CPU-time check, the thread placement), so that a speedup in this table and one in the
@@ -250,7 +250,7 @@ def _write(rows: list[dict], problems: list[str], models: list[str], cfg: CheckC
     summary = summarise(rows) | {
         "problems": problems, "models": models, "size": cfg.size, "reps": cfg.reps, "seed": cfg.seed,
         "measured_on": hosts[0] if len(set(hosts)) == 1 else sorted(set(hosts)),
-        "note": "speedup = median serial-baseline time / reference time, measured in the same process; on a "
+        "note": "speedup = median serial-baseline time / reference time, measured in the same run; on a "
                 "shared small CPU these are indicative only",
     }  # fmt: skip
     target = summary["target"]

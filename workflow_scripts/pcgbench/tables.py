@@ -92,7 +92,7 @@ def reference_speedups_table(*, table: str | os.PathLike, html_path: str | os.Pa
     write_table(rows, columns, csv_path=None, html_path=html_path,
                 title="PCGBench: speedups of the reference solutions",
                 note="Each reference solution built, validated and timed against the serial baseline in the "
-                     "same process; speedup is the median of the repetitions.")  # fmt: skip
+                     "same run, call for call; speedup is the median of the repetitions.")  # fmt: skip
     logger.info("PCGBench reference-speedup table: %d rows", len(rows))
     prov.finish([html_path])
     return rows

@@ -4,8 +4,10 @@ A sample is linked into the driver's process (toolchains.link_argv), so an objec
 harness runs its own: a global constructor runs before main() (and could print a forged result line and exit),
 a definition of clock_gettime, malloc, memmove or a harness function takes the place of the real one for the
 whole executable (the linker prefers a definition in the executable to a shared library's, and a strong one to
-the driver's inline copy), an indirect function's resolver runs while the program is loaded. The sample was
-asked for one function; this module reads its object (and the executable's libraries) with binutils' readelf
+the driver's inline copy), an indirect function's resolver runs while the program is loaded. (Since protocol v6 the
+clock, the baseline and the check of every CPU run are in another process, the judge's: drivers/judge.hpp. There
+these checks are a second line and the source of a clear detail; for the GPU models they are the first.) The sample
+was asked for one function; this module reads its object (and the executable's libraries) with binutils' readelf
 and names what else it defines or calls:
 
     why = inspect_sample(problem, model, sample_obj, driver_obj, exe)
@@ -40,11 +42,12 @@ MPI_Comm_spawn, ...), and an OpenMP `num_threads(...)` clause (inspect_source; o
 the count given, is allowed): the model's runtime (OpenMP, MPI, Kokkos) makes the threads and ranks a run is
 given, never the body. These are decided from the code, so they hold on a loaded machine, where the run's own
 CPU-time check (run.resource_overuse) can only see what the scheduler let the extra threads do.
-A body that reads or writes the process's memory through pointers names nothing this module could refuse: the
-driver keeps what the verdict rests on out of its reach while it runs (drivers/main.hpp's vault) and executables
-are linked with full RELRO (toolchains.FULL_RELRO). What is left, code that calls libc through an address it computes
-(mprotect on the vault), is bounded by the run's own checks: reported times must fit in the wall time measured
-outside, CPU time is read around every timed call, every timed call's answer is checked (run.py).
+A body that reads or writes the process's memory through pointers names nothing this module could refuse: what the
+verdict rests on is in the judge's process (CPU runs) or in the driver's vault, out of the sample's reach while it runs
+(GPU runs: drivers/main.hpp), and executables are linked with full RELRO (toolchains.FULL_RELRO). What is left for GPU
+runs, code that calls libc through an address it computes (mprotect on the vault), is bounded by the run's own checks:
+reported times must fit in the wall time measured outside, CPU time is read around every timed call, every timed
+call's answer is checked (run.py).
 CUDA objects are read as compiled by nvcc here (no GPU runs them); HIP's registration names are clang's, not read
 here (no hipcc).
 """

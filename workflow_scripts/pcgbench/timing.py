@@ -2,8 +2,8 @@
 
 Each run of a sample's executable (one process, or one mpirun) validates the sample (the timed size
 `validations` times, on other inputs), makes `warmup` untimed repetitions, then `reps` timed ones, each a
-call of the sample followed by a call of the serial baseline, in the same process (the suite's driver
-does this): a speedup is a ratio of two times measured side by side, interleaved so that load drifting
+call of the sample followed by a call of the serial baseline, in the same run (the suite's judge
+does this, in a process of its own: drivers/judge.hpp): a speedup is a ratio of two times measured side by side, interleaved so that load drifting
 during the run reaches both.
 The harness runs that once per resource configuration of the sweep:
 

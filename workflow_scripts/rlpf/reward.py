@@ -15,8 +15,8 @@ Grades (defaults; config section `rlpf.reward`), strictly ordered so that every 
     correct, speedup s < 1                     -0.5 * (1 - s)    (in (-0.5, 0]: slower is worse)
     correct, speedup s >= 1                    log(s)
 
-The speedup is the serial baseline's median repetition over the sample's, both measured in the same process by
-the suite's driver (validation first, at two sizes). An OpenMP completion's ThreadSanitizer build runs before
+The speedup is the serial baseline's median repetition over the sample's, both measured in the same run by
+the suite's judge (drivers/judge.hpp; validation first, at two sizes). An OpenMP completion's ThreadSanitizer build runs before
 that (`race_check`): a race it reports is the verdict, however the load let the threads run. Each distinct program (task set, kernel, full body,
 threads, timing protocol) is cached on disk by the SHA-256 of that content. A failure is kept for good; a pass
 is not proof (a racy program passes some runs and fails others), so a passing program is measured again each

@@ -96,6 +96,18 @@ struct Rng {
   long long integer(long long lo, long long hi) { return lo + (long long)(next() % (std::uint64_t)(hi - lo + 1)); }
 };
 
+// Where a generator plants the value its answer turns on (the searched value, a closest pair, a hull corner), by
+// region: 0 the first index, 1 the last, 2 the first half, 3 the second half of `size`, so that a body that skips the
+// boundaries or reads half of the input misses it in one region of four. A harness passes the seed as `region`
+// (seed % 4, or seed / 2 % 4 where seed % 2 says whether there is an answer at all): consecutive seeds, the validated
+// inputs', cover all four, and a timed input's seed, a hash, draws one at random.
+inline std::size_t planted_position(Rng& rng, std::size_t size, std::uint64_t region) {
+  const std::size_t half = size / 2;
+  if (region % 4 < 2) return region % 4 == 0 ? 0 : size - 1;
+  return region % 4 == 2 ? (std::size_t)rng.integer(0, (long long)half - 1)
+                         : half + (std::size_t)rng.integer(0, (long long)(size - half) - 1);
+}
+
 // Reserved, then appended: `std::vector v(n)` would first write n zeros (1 ms of the 4.5 ms for 4M doubles), and
 // every timed call generates an input of its own.
 inline std::vector<double> uniform_vector(Rng& rng, std::size_t n, double lo, double hi) {

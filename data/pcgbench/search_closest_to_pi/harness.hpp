@@ -9,21 +9,11 @@ struct Data {
 };
 inline Data generate(std::size_t n, std::uint64_t seed) {
   Rng rng(seed);
-  // Where a planted value goes, by region: 0 the first index, 1 the last, 2 the first half, 3 the second half, so
-  // that a body that skips the boundaries or reads half of the vector misses it in one region of four. The answer's
-  // region is the seed's (seed % 4, or seed / 2 % 4 where seed % 2 says whether there is one): consecutive seeds,
-  // the validated inputs', cover all four, and a timed input's seed, a hash, draws one at random.
-  auto place = [&rng](std::size_t size, std::uint64_t region) -> std::size_t {
-    const std::size_t half = size / 2;
-    if (region % 4 < 2) return region % 4 == 0 ? 0 : size - 1;
-    return region % 4 == 2 ? (std::size_t)rng.integer(0, (long long)half - 1)
-                           : half + (std::size_t)rng.integer(0, (long long)(size - half) - 1);
-  };
   Data d{uniform_vector(rng, n, -100.0, 100.0), 0};
   // The three farther ones first: the closest, placed last, is never overwritten.
   for (int k = 0; k < 4; ++k) {
     const double offset = k < 3 ? rng.uniform(3e-9, 1e-7) : rng.uniform(1e-9, 2e-9);
-    const std::size_t i = place(n, k < 3 ? rng.next() : seed);
+    const std::size_t i = planted_position(rng, n, k < 3 ? rng.next() : seed);
     d.x[i] = rng.integer(0, 1) == 0 ? M_PI + offset : M_PI - offset;
   }
   return d;

@@ -11,20 +11,10 @@ struct Data {
 };
 inline Data generate(std::size_t n, std::uint64_t seed) {
   Rng rng(seed);
-  // Where a planted value goes, by region: 0 the first index, 1 the last, 2 the first half, 3 the second half, so
-  // that a body that skips the boundaries or reads half of the vector misses it in one region of four. The answer's
-  // region is the seed's (seed % 4, or seed / 2 % 4 where seed % 2 says whether there is one): consecutive seeds,
-  // the validated inputs', cover all four, and a timed input's seed, a hash, draws one at random.
-  auto place = [&rng](std::size_t size, std::uint64_t region) -> std::size_t {
-    const std::size_t half = size / 2;
-    if (region % 4 < 2) return region % 4 == 0 ? 0 : size - 1;
-    return region % 4 == 2 ? (std::size_t)rng.integer(0, (long long)half - 1)
-                           : half + (std::size_t)rng.integer(0, (long long)(size - half) - 1);
-  };
   Data d;
   d.x = int_vector(rng, n, 0, 999999);
   d.target = 1000003;
-  if (seed & 1) d.x[place(n, seed >> 1)] = d.target;
+  if (seed & 1) d.x[planted_position(rng, n, seed >> 1)] = d.target;
   return d;
 }
 inline void call_baseline(Data& d) { d.out = pcg_baseline::contains(d.x, d.target); }

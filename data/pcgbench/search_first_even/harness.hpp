@@ -7,20 +7,10 @@ struct Data {
 };
 inline Data generate(std::size_t n, std::uint64_t seed) {
   Rng rng(seed);
-  // Where a planted value goes, by region: 0 the first index, 1 the last, 2 the first half, 3 the second half, so
-  // that a body that skips the boundaries or reads half of the vector misses it in one region of four. The answer's
-  // region is the seed's (seed % 4, or seed / 2 % 4 where seed % 2 says whether there is one): consecutive seeds,
-  // the validated inputs', cover all four, and a timed input's seed, a hash, draws one at random.
-  auto place = [&rng](std::size_t size, std::uint64_t region) -> std::size_t {
-    const std::size_t half = size / 2;
-    if (region % 4 < 2) return region % 4 == 0 ? 0 : size - 1;
-    return region % 4 == 2 ? (std::size_t)rng.integer(0, (long long)half - 1)
-                           : half + (std::size_t)rng.integer(0, (long long)(size - half) - 1);
-  };
   Data d;
   d.x.resize(n);
   for (auto& v : d.x) v = 2 * (int)rng.integer(-1000, 1000) + 1;
-  const std::size_t first = place(n, seed);
+  const std::size_t first = planted_position(rng, n, seed);
   for (std::size_t i = first; i < n; i += 1 + (std::size_t)rng.integer(0, (long long)n / 8)) d.x[i] -= 1;
   return d;
 }
