@@ -55,8 +55,10 @@ evaluate.main(generations, out, cfg, generator="gen")
 """
 
 
-def evaluate_in(tree: Path, config: Path, generations: Path, out: Path, cache: Path) -> pd.DataFrame:
-    argv = [sys.executable, "-c", EVALUATE, str(REPO / "config" / "config.yaml"), str(config), str(generations),
+def evaluate_in(tree: Path, config: str, generations: Path, out: Path, cache: Path) -> pd.DataFrame:
+    """One evaluation with the code of `tree`, its own config schema and defaults, and `config` (a path relative to
+    the tree: each revision reads its own; an absolute one is read by both)."""
+    argv = [sys.executable, "-c", EVALUATE, str(tree / "config" / "config.yaml"), str(tree / config), str(generations),
             str(out), str(cache)]  # fmt: skip
     subprocess.run(argv, cwd=tree, env=os.environ | {"PYTHONPATH": str(tree)}, check=True, stdout=subprocess.DEVNULL)
     return pd.read_parquet(out / "results.parquet")
@@ -79,8 +81,7 @@ def main() -> None:
     parser.add_argument("--models", default="serial,omp,mpi")
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
-    config_path = REPO / args.config
-    config = load_config(REPO / "config" / "config.yaml", config_path)
+    config = load_config(REPO / "config" / "config.yaml", REPO / args.config)
     problems = args.problems.split(",") if args.problems else list(config["pcgbench"]["problems"])
     models = args.models.split(",")
     ways = {args.against: None, "working tree": REPO}
@@ -91,11 +92,11 @@ def main() -> None:
         generations = work / "gen.json"
         write_generations(generations, problems, models)
         for i, tree in enumerate(ways.values()):  # the builds, cached for every round
-            evaluate_in(tree, config_path, generations, work / f"warm-up-{i}", work / f"cache-{i}")
+            evaluate_in(tree, args.config, generations, work / f"warm-up-{i}", work / f"cache-{i}")
         for round_ in range(args.rounds):
             for i, (way, tree) in enumerate(ways.items()):
                 started = time.perf_counter()
-                rows = evaluate_in(tree, config_path, generations, work / f"{i}-{round_}", work / f"cache-{i}")
+                rows = evaluate_in(tree, args.config, generations, work / f"{i}-{round_}", work / f"cache-{i}")
                 print(f"round {round_ + 1} {way}: {time.perf_counter() - started:.1f} s, "
                       f"{rows.drop_duplicates('sample_id')['verdict'].value_counts().to_dict()}")  # fmt: skip
                 verdicts[(way, round_)] = {r.sample_id: r.verdict for r in rows.itertuples()}
