@@ -280,20 +280,26 @@ inline void release_threads() {
 
 }  // namespace pcg
 
+#if !defined(PCG_GPU)  // the GPU models' runs decide in the sample's process (run.JUDGED_MODELS)
 #include "judge.hpp"
+#endif
 
 // The judge is this driver linked without the sample: the solution's symbol is bound to this function
 // (driver_program.build_judge), which the judge never calls.
 extern "C" __attribute__((used, noreturn)) void pcg_no_sample() { std::abort(); }
 
 int main(int argc, char** argv) {
+#if !defined(PCG_GPU)
   // The judge (--sample PATH): it starts the sample's program and needs no runtime of its own (no MPI_Init).
   for (int i = 1; i < argc; ++i)
     if (std::strcmp(argv[i], "--sample") == 0) return pcg::judge_main(argc, argv);
+#endif
   pcg::Runtime rt(argc, argv);
+#if !defined(PCG_GPU)
   // The sample's process under a judge (judge.hpp): it answers the judge's calls and decides nothing.
   if (argc == 2 && std::strcmp(argv[1], "--judged") == 0) return pcg::serve_judge(rt, nullptr);
   if (argc == 3 && std::strcmp(argv[1], "--judged-at") == 0) return pcg::serve_judge(rt, argv[2]);
+#endif
   const pcg::Args args = pcg::parse_args(argc, argv);
   if (args.check_validator) return pcg::check_validator(args, rt);
   // First, before any call of the sample (and on every rank before its first one: the broadcast waits for rank 0).
