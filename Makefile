@@ -19,8 +19,8 @@ run: setup
 # one worker too, one after another: tests/conftest.py TORCH_DISTRIBUTED), then the exclusive ones alone
 # (tests/conftest.py EXCLUSIVE says which and why). Both phases always run; either failing fails the target. A phase
 # that PYTEST_ARGS leaves without tests (pytest's exit status 5) is not a failure. The files start slowest first
-# (tests/conftest.py SLOW_FIRST; --no-loadscope-reorder keeps that order). Two workers: 13 min 8 s + 21 s after `make run`
-# in a fresh clone (2026-12-07, 2 cores); CI runs one worker (TEST_WORKERS=1): 966 s with the linters at the last landing.
+# (tests/conftest.py SLOW_FIRST; --no-loadscope-reorder keeps that order). Two workers: 15 min 19 s + 22 s in a fresh
+# clone (2026-12-07, 2 cores); CI runs one worker (TEST_WORKERS=1): 1287 s with the linters at the last landing.
 TEST_WORKERS ?= 2
 test: setup
 	@status=0; \
