@@ -494,7 +494,7 @@ inline Sample start_sample(const std::string& exe) {
 // its rank in a folder of the judge's.
 inline Sample start_ranks(const std::string& exe, int ranks, std::vector<std::string> launch) {
   Sample s;
-  char folder[] = "/tmp/pcgbench-judge-XXXXXX";
+  char folder[] = "/tmp/pcgbench-judge-XXXXXX";  // mkdtemp fills the Xs; /tmp is the run's private one (the sandbox)
   if (mkdtemp(folder) == nullptr) {
     std::perror("pcgbench judge: mkdtemp");
     std::exit(3);
@@ -607,19 +607,9 @@ inline int judge_main(int argc, char** argv) {
   const int given = 1;
 #endif
   // The secret: the nonce signs the result lines, the timed seed draws the timed inputs; neither leaves this process.
-  std::string nonce = "-";
-  std::uint64_t timed_seed = args.seed + 1000003ULL;
-  if (args.secret_stdin) {
-    char line[160] = {0}, text[129] = {0};
-    std::size_t used = 0;
-    while (used + 1 < sizeof line && (used == 0 || line[used - 1] != '\n')) {
-      const ssize_t got = read(0, line + used, sizeof line - 1 - used);
-      if (got <= 0) break;
-      used += (std::size_t)got;
-    }
-    unsigned long long seed = 0;
-    if (std::sscanf(line, "%128s %llu", text, &seed) == 2) nonce = text, timed_seed = seed;
-  }
+  char nonce[129] = "-";
+  unsigned long long timed_seed = args.seed + 1000003ULL;  // without a secret (main.hpp's read_secret says why)
+  if (args.secret_stdin && !read_secret_line(nonce, timed_seed)) std::strcpy(nonce, "-"), timed_seed = args.seed + 1000003ULL;
   std::signal(SIGPIPE, SIG_IGN);  // a sample's process that dies shows as a closed pipe (Sample::gone)
   Sample sample = args.launch.empty() ? start_sample(args.sample_exe)
                                       : start_ranks(args.sample_exe, args.ranks, args.launch);
@@ -739,22 +729,14 @@ inline int judge_main(int argc, char** argv) {
     std::_Exit(WIFEXITED(status) && WEXITSTATUS(status) != 0 ? WEXITSTATUS(status) : 1);
   }
   sample.remove_pipes();
-  const std::string json_model = json_escape(args.model);
   for (std::size_t c = 0; c < sweep.size(); ++c) {
     const std::size_t n = all_ok ? times[c].size() : 0;  // an invalid run's timings are dropped
     // Every timed call's CPU ratio is checked (the largest), not the median: read from outside, with the processes
     // stopped at both ends, an honest call cannot exceed its threads.
     const double cpu = n ? *std::max_element(ratios[c].begin(), ratios[c].end()) : 0.0;
-    const double baseline_cpu = n ? median(baseline_ratios[c]) : 0.0;
-    std::printf("PCGBENCH_RESULT %s {\"problem\":\"%s\",\"model\":\"%s\",\"ranks\":%d,\"threads\":%d,"
-                "\"seed\":%llu,\"timed_seed\":%llu,\"timed_size\":%zu,\"valid\":%s,\"failure\":\"%s\","
-                "\"validation\":%s,\"times_s\":%s,\"baseline_times_s\":%s,\"threads_allowed\":%d,"
-                "\"cpu_per_wall\":%s,\"baseline_cpu_per_wall\":%s}\n",
-                nonce.c_str(), PCG_PROBLEM_NAME, json_model.c_str(), (int)sample.ranks.size(), sweep[c],
-                (unsigned long long)args.seed, (unsigned long long)timed_seed, timed_size, all_ok ? "true" : "false",
-                json_escape(failure).c_str(), validation.c_str(), times_json(times[c].data(), (int)n).c_str(),
-                times_json(baseline_times[c].data(), (int)n).c_str(), judged_threads_allowed(sweep[c], given),
-                show(cpu).c_str(), show(baseline_cpu).c_str());
+    print_result(nonce, args, (int)sample.ranks.size(), sweep[c], timed_seed, timed_size, all_ok, failure, validation,
+                 times[c].data(), baseline_times[c].data(), (int)n, judged_threads_allowed(sweep[c], given), cpu,
+                 n ? median(baseline_ratios[c]) : 0.0);
   }
   std::fflush(stdout);
 #if defined(PCG_MODEL_KOKKOS)

@@ -163,27 +163,32 @@ static void unlock_vault() { set_vault_access(PROT_READ | PROT_WRITE); }
 
 // Reads the run's secret into the vault with read(2), not through stdin's buffer (which would keep a copy in the
 // heap), and clears the line it read.
+// Reads the line "<nonce> <timed seed>" from standard input with read(2), not through stdin's buffer (which would keep
+// a copy in the heap), into `nonce` (129 bytes); clears the line it read. False when there is none.
+static bool read_secret_line(char* nonce, unsigned long long& timed_seed) {
+  char line[160] = {0};
+  std::size_t used = 0;
+  while (used + 1 < sizeof line && (used == 0 || line[used - 1] != '\n')) {
+    const ssize_t got = read(0, line + used, sizeof line - 1 - used);
+    if (got <= 0) break;
+    used += (std::size_t)got;
+  }
+  const bool given = std::sscanf(line, "%128s %llu", nonce, &timed_seed) == 2;
+  volatile char* wipe_line = line;
+  for (std::size_t i = 0; i < sizeof line; ++i) wipe_line[i] = 0;
+  return given;
+}
+
 static void read_secret(const Runtime& rt, const Args& args) {
   Vault& v = vault();
   std::strcpy(v.nonce, "-");
   bool given = false;
   unsigned long long timed_seed = 0;
   if (args.secret_stdin && rt.root()) {
-    char line[160] = {0};
-    std::size_t used = 0;
-    while (used + 1 < sizeof line && (used == 0 || line[used - 1] != '\n')) {
-      const ssize_t got = read(0, line + used, sizeof line - 1 - used);
-      if (got <= 0) break;
-      used += (std::size_t)got;
-    }
     char nonce[129] = {0};
-    if (std::sscanf(line, "%128s %llu", nonce, &timed_seed) == 2) {
-      std::memcpy(v.nonce, nonce, sizeof nonce);
-      given = true;
-    }
-    volatile char* wipe_line = line;
+    given = read_secret_line(nonce, timed_seed);
+    if (given) std::memcpy(v.nonce, nonce, sizeof nonce);
     volatile char* wipe_nonce = nonce;
-    for (std::size_t i = 0; i < sizeof line; ++i) wipe_line[i] = 0;
     for (std::size_t i = 0; i < sizeof nonce; ++i) wipe_nonce[i] = 0;
   }
   given = rt.broadcast(given);
@@ -213,6 +218,22 @@ inline std::string times_json(const double* t, int n) {
   std::string s = "[";
   for (int i = 0; i < n; ++i) s += (i ? "," : "") + show(t[i]);
   return s + "]";
+}
+
+// One result line (the harness reads it: driver_program.parse_driver_results): a thread count's timings (`n` of each;
+// none for an invalid run) with the whole validation, signed with the run's nonce.
+inline void print_result(const char* nonce, const Args& args, int ranks, int threads, std::uint64_t timed_seed,
+                         std::size_t timed_size, bool valid, const std::string& failure, const std::string& validation,
+                         const double* times_s, const double* baseline_times_s, int n, int threads_allowed,
+                         double cpu_per_wall, double baseline_cpu_per_wall) {
+  std::printf("PCGBENCH_RESULT %s {\"problem\":\"%s\",\"model\":\"%s\",\"ranks\":%d,\"threads\":%d,"
+              "\"seed\":%llu,\"timed_seed\":%llu,\"timed_size\":%zu,\"valid\":%s,\"failure\":\"%s\","
+              "\"validation\":%s,\"times_s\":%s,\"baseline_times_s\":%s,\"threads_allowed\":%d,"
+              "\"cpu_per_wall\":%s,\"baseline_cpu_per_wall\":%s}\n",
+              nonce, PCG_PROBLEM_NAME, json_escape(args.model).c_str(), ranks, threads, (unsigned long long)args.seed,
+              (unsigned long long)timed_seed, timed_size, valid ? "true" : "false", json_escape(failure).c_str(),
+              validation.c_str(), times_json(times_s, n).c_str(), times_json(baseline_times_s, n).c_str(),
+              threads_allowed, show(cpu_per_wall).c_str(), show(baseline_cpu_per_wall).c_str());
 }
 
 inline int check_validator(const Args& args, const Runtime& rt) {
@@ -469,19 +490,11 @@ int main(int argc, char** argv) {
   validation += "]";
   if (rt.root()) {
     const pcg::Vault& w = pcg::vault();
-    const std::string json_model = pcg::json_escape(args.model);
     for (int c = 0; c < w.sweep_size; ++c) {  // one line per thread count, each with the whole validation
       const int n = all_ok ? w.counts[c] : 0;  // an invalid run's timings are dropped
-      std::printf("PCGBENCH_RESULT %s {\"problem\":\"%s\",\"model\":\"%s\",\"ranks\":%d,\"threads\":%d,"
-                  "\"seed\":%llu,\"timed_seed\":%llu,\"timed_size\":%zu,\"valid\":%s,\"failure\":\"%s\","
-                  "\"validation\":%s,\"times_s\":%s,\"baseline_times_s\":%s,\"threads_allowed\":%d,"
-                  "\"cpu_per_wall\":%s,\"baseline_cpu_per_wall\":%s}\n",
-                  w.nonce, PCG_PROBLEM_NAME, json_model.c_str(), rt.ranks, w.sweep[c],
-                  (unsigned long long)args.seed, (unsigned long long)w.timed_seed, w.timed_size,
-                  all_ok ? "true" : "false", pcg::json_escape(failure).c_str(), validation.c_str(),
-                  pcg::times_json(w.times_s[c], n).c_str(), pcg::times_json(w.baseline_times_s[c], n).c_str(),
-                  pcg::threads_allowed(w.sweep[c], rt), pcg::show(w.cpu_per_wall[c]).c_str(),
-                  pcg::show(w.baseline_cpu_per_wall[c]).c_str());
+      pcg::print_result(w.nonce, args, rt.ranks, w.sweep[c], w.timed_seed, w.timed_size, all_ok, failure, validation,
+                        w.times_s[c], w.baseline_times_s[c], n, pcg::threads_allowed(w.sweep[c], rt), w.cpu_per_wall[c],
+                        w.baseline_cpu_per_wall[c]);
     }
     std::fflush(stdout);
   }
