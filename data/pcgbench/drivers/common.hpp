@@ -81,10 +81,29 @@ inline std::uint64_t mix64(std::uint64_t z) {
   z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
   return z ^ (z >> 31);
 }
-// The seed of input `index` of a run whose secret seed is `secret`: a hash, so that no two inputs' seeds are
-// consecutive or otherwise related (a body that saw one input cannot derive the next from it).
+// SipHash-2-4 of one 64-bit word under a 128-bit key: a keyed pseudo-random function (mix64 is a bijection: from its
+// output anyone can compute its input).
+inline std::uint64_t siphash(std::uint64_t k0, std::uint64_t k1, std::uint64_t m) {
+  auto rotl = [](std::uint64_t x, int b) { return (x << b) | (x >> (64 - b)); };
+  std::uint64_t v0 = k0 ^ 0x736f6d6570736575ULL, v1 = k1 ^ 0x646f72616e646f6dULL, v2 = k0 ^ 0x6c7967656e657261ULL,
+                v3 = k1 ^ 0x7465646279746573ULL;
+  auto round = [&] {
+    v0 += v1, v1 = rotl(v1, 13), v1 ^= v0, v0 = rotl(v0, 32);
+    v2 += v3, v3 = rotl(v3, 16), v3 ^= v2;
+    v0 += v3, v3 = rotl(v3, 21), v3 ^= v0;
+    v2 += v1, v1 = rotl(v1, 17), v1 ^= v2, v2 = rotl(v2, 32);
+  };
+  const std::uint64_t b = 8ULL << 56;  // the message's length (8 bytes) in the last word
+  v3 ^= m, round(), round(), v0 ^= m;
+  v3 ^= b, round(), round(), v0 ^= b;
+  v2 ^= 0xff, round(), round(), round(), round();
+  return v0 ^ v1 ^ v2 ^ v3;
+}
+// The seed of input `index` of a run whose secret seed is `secret`: a keyed pseudo-random function of the index, so
+// that no two inputs' seeds are related and, under the judge, whose sample's process is told each seed as it comes,
+// no seed seen tells the next (with an invertible hash, the secret followed from one seed).
 inline std::uint64_t input_seed(std::uint64_t secret, std::uint64_t index) {
-  return mix64(mix64(secret) ^ mix64(index + 0x632BE59BD9B4E019ULL));
+  return siphash(secret, mix64(secret ^ 0x632BE59BD9B4E019ULL), index);
 }
 struct Rng {
   std::uint64_t state;
