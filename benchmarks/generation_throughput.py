@@ -33,10 +33,10 @@ FALLBACK_PROMPT = "/* Return the average of the vector x. Use OpenMP. */\ndouble
 
 def benchmark_prompt() -> str:
     try:
-        from workflow_scripts.pcgbench import suite
+        from workflow_scripts.measure import load_suite, prompt
 
-        problem = next(p for p in suite.load_suite() if p.name == "reduce_average")
-        return suite.prompt(problem, "omp")
+        problem = next(p for p in load_suite() if p.name == "reduce_average")
+        return prompt(problem, "omp")
     except (ImportError, StopIteration, ValueError, OSError):
         return FALLBACK_PROMPT
 

@@ -55,7 +55,7 @@ def pcgbench_cuda(device: str, work: Path) -> str:
         raise RuntimeError(f"check-references exited {out.returncode}: {out.stdout[-400:]} {out.stderr[-400:]}")
     import pandas as pd
 
-    from workflow_scripts.pcgbench import BUILD_ONLY, OK
+    from workflow_scripts.measure import BUILD_ONLY, OK
 
     table = pd.read_csv(csv)
     wanted = OK if device == "cuda" else BUILD_ONLY  # without a GPU the references only compile

@@ -45,22 +45,19 @@ sys.path.insert(0, str(REPO))
 import pandas as pd  # noqa: E402
 
 from workflow_scripts.common import write_json  # noqa: E402
-from workflow_scripts.pcgbench import (  # noqa: E402
+from workflow_scripts.measure import (  # noqa: E402
     BuildCache,
     BuildConfig,
     BuildRequest,
     EvaluateConfig,
-    Sample,
     can_raise_priority,
     driver_program,
-    evaluate,
-    generators,
     priority_argv,
-    prompt_record,
     resource_sweep,
     suite,
     toolchains,
 )
+from workflow_scripts.pcgbench import Sample, evaluate, generators, prompt_record  # noqa: E402
 
 RUN_TIMEOUT_S = 20.0
 

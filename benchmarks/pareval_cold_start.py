@@ -101,7 +101,8 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from workflow_scripts.common import write_json  # noqa: E402
-from workflow_scripts.pcgbench import numbered_names, problem_name, prompt_record, resource_sweep, suite  # noqa: E402
+from workflow_scripts.measure import get_problem, reference_body, resource_sweep  # noqa: E402
+from workflow_scripts.pcgbench import numbered_names, problem_name, prompt_record  # noqa: E402
 
 PAREVAL_RECORDED_S = 44.0  # ParEval's own harness on this workload, measured earlier on a machine of this kind
 TARGET_RATIO = 3.0
@@ -111,9 +112,9 @@ def write_generations(path: Path, problems: list[str], models: list[str], sample
     names = numbered_names()
     records = []
     for name in problems:
-        problem = suite.get_problem(name)
+        problem = get_problem(name)
         for model in models:
-            body = suite.reference_body(problem, model)
+            body = reference_body(problem, model)
             outputs = [body.rstrip() + f"  // sample {i}\n" for i in range(samples)]  # distinct programs
             records.append(dict(prompt_record(problem, model, names.get(name, name)), outputs=outputs))
     path.write_text(json.dumps(records))
@@ -182,7 +183,7 @@ def pareval_inputs(drivers: Path, work: Path, problems: list[str], max_cores: in
     sizes = json.loads((drivers / "problem-sizes.json").read_text())
     names = numbered_names()
     for name in problems:
-        timed = str(suite.get_problem(name).sizes["timed"])
+        timed = str(get_problem(name).sizes["timed"])
         sizes.setdefault(names[name], {}).update({model: timed for model in PAREVAL_MODELS})
     launch_path, sizes_path = work / "pareval-launch-configs.json", work / "pareval-problem-sizes.json"
     launch_path.write_text(json.dumps(launch, indent=2))

@@ -23,7 +23,7 @@ The runs, one after the other, ParEval's first in each round:
    problem sizes (drivers/problem-sizes.json) and its own limits (build 30 s, run 120 s), with launch configs at
    this harness's thread and rank counts (pareval_launch_configs: --max-cores) and mpirun in place of srun. Its
    Kokkos outputs build against --pareval-kokkos, linked in as ParEval's tpl/kokkos/build; by default the Kokkos
-   this project builds (toolchains.ensure_kokkos), 3.4, which lacks headers ParEval's Kokkos drivers include
+   this project builds (ensure_kokkos), 3.4, which lacks headers ParEval's Kokkos drivers include
    (missing_kokkos_headers: it warns that every Kokkos output will then fail ParEval's build). ParEval runs what
    it is given with no sandbox; here run-all.py runs in bubblewrap with the file system read-only but for its
    scratch folder (its TMPDIR too) and no network (one bwrap for the whole run: its start costs milliseconds).
@@ -66,7 +66,8 @@ import pandas as pd  # noqa: E402
 from pareval_cold_start import pareval_launch_configs, pareval_verdict, run_pareval  # noqa: E402
 
 from workflow_scripts.common import write_json  # noqa: E402
-from workflow_scripts.pcgbench import EvaluateConfig, pareval_results, toolchains  # noqa: E402
+from workflow_scripts.measure import EvaluateConfig, ensure_kokkos  # noqa: E402
+from workflow_scripts.pcgbench import pareval_results  # noqa: E402
 
 CPU_MODELS = ("serial", "omp", "mpi", "mpi+omp", "kokkos")
 DEFAULT_LIMIT = 500
@@ -289,7 +290,7 @@ def main(limit: int, seed: int, max_cores: int, drivers: Path | None, pareval_py
     records, keys = slice_records(entries)
     released = {key: category(entry.output) for key, entry in zip(keys, entries, strict=True)}
     models = tuple(sorted({entry.model for entry in entries}, key=CPU_MODELS.index))
-    kokkos_prefix = toolchains.ensure_kokkos() if "kokkos" in models else None
+    kokkos_prefix = ensure_kokkos() if "kokkos" in models else None
     pareval_kokkos = pareval_kokkos or kokkos_prefix
     missing = missing_kokkos_headers(drivers, pareval_kokkos) if drivers and "kokkos" in models else []
     if missing:

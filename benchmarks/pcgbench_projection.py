@@ -79,25 +79,27 @@ sys.path.insert(0, str(REPO))
 
 from workflow_scripts.common import write_json  # noqa: E402
 from workflow_scripts.common.config import load_config  # noqa: E402
-from workflow_scripts.pcgbench import (  # noqa: E402
+from workflow_scripts.measure import (  # noqa: E402
     BuildCache,
     BuildConfig,
     BuildRequest,
     EvaluateConfig,
-    Sample,
     check_races,
     check_sandbox,
     driver_program,
+    resource_sweep,
+    suite,
+    toolchains,
+)
+from workflow_scripts.pcgbench import (  # noqa: E402
+    Sample,
     evaluate,
     generators,
     pareval_pairs,
     parse_pair,
     prompt_record,
-    resource_sweep,
     select_problems,
     shards,
-    suite,
-    toolchains,
 )
 from workflow_scripts.pcgbench import projection as pj  # noqa: E402
 

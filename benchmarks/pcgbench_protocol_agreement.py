@@ -47,7 +47,7 @@ EVALUATE = """
 import sys
 from pathlib import Path
 from workflow_scripts.common.config import load_config
-from workflow_scripts.pcgbench import evaluate
+from workflow_scripts.pcgbench import evaluate  # noqa: E402
 defaults, config_path, generations, out, cache = map(Path, sys.argv[1:])
 config = load_config(defaults, config_path)
 cfg = evaluate.EvaluateConfig(**dict(config["pcgbench"]["evaluate"], cache_dir=cache, jobs=2), seed=config["seed"])

@@ -17,7 +17,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from workflow_scripts.pcgbench import OK, suite  # noqa: E402
+from workflow_scripts.common.project_files import PROJECT_ROOT  # noqa: E402
+from workflow_scripts.measure import OK, load_suite  # noqa: E402
 from workflow_scripts.pcgbench import reference_speedups as rs  # noqa: E402
 
 
@@ -28,11 +29,11 @@ def main() -> int:
     parser.add_argument("--warmup", type=int, default=1)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--problems", default="", help="comma-separated names (default: all)")
-    parser.add_argument("--build-dir", default=str(suite.REPO_ROOT / ".cache" / "pcgbench_drivers"))
+    parser.add_argument("--build-dir", default=str(PROJECT_ROOT / ".cache" / "pcgbench_drivers"))
     parser.add_argument("--jobs", type=int, default=2, help="parallel compiles")
     parser.add_argument("--csv", default="", help="also write the table here")
     args = parser.parse_args()
-    problems = suite.load_suite()
+    problems = load_suite()
     if args.problems:
         problems = [p for p in problems if p.name in args.problems.split(",")]
     # The harness's settings with the benchmark's own: a 10-minute run limit with its CPU time on each thread, no

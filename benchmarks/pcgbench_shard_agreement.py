@@ -36,15 +36,16 @@ import pandas as pd  # noqa: E402
 
 from workflow_scripts.common import write_json  # noqa: E402
 from workflow_scripts.common.config import load_config  # noqa: E402
-from workflow_scripts.pcgbench import evaluate, prompt_record, shards, suite  # noqa: E402
+from workflow_scripts.measure import get_problem, reference_body  # noqa: E402
+from workflow_scripts.pcgbench import evaluate, prompt_record, shards  # noqa: E402
 
 
 def write_generations(path: Path, problems: list[str], models: list[str]) -> None:
     records = []
     for name in problems:
         for model in models:
-            problem = suite.get_problem(name)
-            records.append(dict(prompt_record(problem, model), outputs=[suite.reference_body(problem, model)]))
+            problem = get_problem(name)
+            records.append(dict(prompt_record(problem, model), outputs=[reference_body(problem, model)]))
     path.write_text(json.dumps(records))
 
 

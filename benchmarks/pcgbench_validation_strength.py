@@ -28,7 +28,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from workflow_scripts.pcgbench import BuildCache, BuildConfig, suite  # noqa: E402
+from workflow_scripts.common.project_files import PROJECT_ROOT  # noqa: E402
+from workflow_scripts.measure import BuildCache, BuildConfig, load_suite  # noqa: E402
 from workflow_scripts.pcgbench import validation_strength as vs  # noqa: E402
 
 
@@ -39,14 +40,14 @@ def main() -> int:
     parser.add_argument("--validations", type=int, default=vs.DEFAULT_VALIDATIONS)
     parser.add_argument("--seed", type=int, default=vs.DEFAULT_SEED)
     parser.add_argument("--jobs", type=int, default=2, help="parallel compiles")
-    parser.add_argument("--cache-dir", default=str(suite.REPO_ROOT / ".cache" / "pcgbench_validation_strength"))
+    parser.add_argument("--cache-dir", default=str(PROJECT_ROOT / ".cache" / "pcgbench_validation_strength"))
     parser.add_argument("--csv", default="", help="also write one row per body here")
     args = parser.parse_args()
     models = args.models.split(",")
     unknown = set(models) - set(vs.MODELS)
     if unknown:
         parser.error(f"--models: {sorted(unknown)} not among {vs.MODELS}")
-    problems = suite.load_suite()
+    problems = load_suite()
     if args.problems:
         wanted = args.problems.split(",")
         missing = set(wanted) - {p.name for p in problems}

@@ -62,19 +62,24 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from workflow_scripts.common.config import schema_defaults  # noqa: E402
-from workflow_scripts.pcgbench import (  # noqa: E402
+from workflow_scripts.measure import (  # noqa: E402
     OK,
+    RACE_CHECKED_MODELS,
+    TSAN,
     BuildCache,
     BuildConfig,
     BuildRequest,
+    Problem,
     RunProtocol,
     SandboxLimits,
     check_races,
-    generators,
+    load_suite,
+    prompt,
+    reference_body,
     run_program,
-    suite,
-    toolchains,
+    serial_baseline_body,
 )
+from workflow_scripts.pcgbench import generators  # noqa: E402
 
 RACE_MUTANTS = ("missing_reduction", "data_race")
 
@@ -89,17 +94,17 @@ def race_mutants(body: str, prompt_text: str) -> dict[str, str]:
     return out
 
 
-def racy_search(problem: suite.Problem) -> str:
+def racy_search(problem: Problem) -> str:
     """The serial reference with a bare `parallel for` on its first loop: a race on the shared best."""
-    body = suite.serial_baseline_body(problem)
+    body = serial_baseline_body(problem)
     at = body.index("  for (")
     return body[:at] + "  #pragma omp parallel for\n" + body[at:]
 
 
-def pick_problems(count: int, models: list[str]) -> list[suite.Problem]:
+def pick_problems(count: int, models: list[str]) -> list[Problem]:
     chosen = []
-    for problem in suite.load_suite():
-        if any(race_mutants(suite.reference_body(problem, m), suite.prompt(problem, m)) for m in models):
+    for problem in load_suite():
+        if any(race_mutants(reference_body(problem, m), prompt(problem, m)) for m in models):
             chosen.append(problem)
         if len(chosen) == count:
             break
@@ -128,28 +133,28 @@ def main() -> None:
     protocols = args.protocols.split(",")
 
     problems = pick_problems(args.problems, models)
-    searches = [p for p in suite.load_suite() if p.name in args.search_problems.split(",") if args.search_problems]
+    searches = [p for p in load_suite() if p.name in args.search_problems.split(",") if args.search_problems]
     print(f"problems ({len(problems)}): {', '.join(p.name for p in problems)}", flush=True)
     programs = []  # (problem, model, label, body)
     for problem in problems:
         for model in models:
-            ref = suite.reference_body(problem, model)
+            ref = reference_body(problem, model)
             programs.append((problem, model, "reference", ref))
-            for name, body in race_mutants(ref, suite.prompt(problem, model)).items():
+            for name, body in race_mutants(ref, prompt(problem, model)).items():
                 programs.append((problem, model, name, body))
     for problem in searches:
         for model in models:
             if problem not in problems:
-                programs.append((problem, model, "reference", suite.reference_body(problem, model)))
+                programs.append((problem, model, "reference", reference_body(problem, model)))
             programs.append((problem, model, "racy_search", racy_search(problem)))
     cache = BuildCache(BuildConfig(cache_dir=args.cache_dir, jobs=2))
     limits = SandboxLimits(wall_s=60.0, cpu_limit_s=240)
     if args.all_references:
         check_every_reference(cache, limits, args.nice)
     builds = cache.build_all([BuildRequest(problem=p, model=m, body=b) for p, m, _, b in programs])
-    checked = [i for i, (_, m, _, _) in enumerate(programs) if m in toolchains.RACE_CHECKED_MODELS]
+    checked = [i for i, (_, m, _, _) in enumerate(programs) if m in RACE_CHECKED_MODELS]
     tsan_builds = dict(zip(checked, cache.build_all([BuildRequest(problem=programs[i][0], model=programs[i][1],
-                                                                  body=programs[i][3], sanitizer=toolchains.TSAN)
+                                                                  body=programs[i][3], sanitizer=TSAN)
                                                      for i in checked]), strict=True))  # fmt: skip
     for (problem, model, label, _), build in zip(programs, builds, strict=True):
         if not build.ok:  # e.g. data_race moves a `schedule` clause onto a bare `parallel`: not a race then
@@ -215,10 +220,10 @@ def main() -> None:
 
 def check_every_reference(cache: BuildCache, limits: SandboxLimits, nice: int) -> None:
     """Race-check the OpenMP and MPI+OpenMP reference of every problem once: a report on any is a false failure."""
-    problems = suite.load_suite()
-    for model in toolchains.RACE_CHECKED_MODELS:
-        builds = cache.build_all([BuildRequest(problem=p, model=model, body=suite.reference_body(p, model),
-                                               sanitizer=toolchains.TSAN) for p in problems])  # fmt: skip
+    problems = load_suite()
+    for model in RACE_CHECKED_MODELS:
+        builds = cache.build_all([BuildRequest(problem=p, model=model, body=reference_body(p, model),
+                                               sanitizer=TSAN) for p in problems])  # fmt: skip
         found: dict[str, list[str]] = {}
         for problem, build in zip(problems, builds, strict=True):
             status = check_races(problem, model, build, seed=1234, limits=limits, nice=nice).status

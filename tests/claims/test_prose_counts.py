@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from workflow_scripts.pcgbench import pareval_format, suite
+from workflow_scripts.measure import suite
+from workflow_scripts.pcgbench import pareval_format
 
 REPO = Path(__file__).resolve().parents[2]
 PROSE = ("rules/captions/workflow.rst", "data/claims.yaml", "data/headlines.yaml", "config/paper.yaml")

@@ -84,7 +84,7 @@ def test_completed_text_restores_the_stop_string(completion, expected):
 
 
 def _suite_cases():
-    from workflow_scripts.pcgbench.suite import EXECUTION_MODELS, load_suite
+    from workflow_scripts.measure.suite import EXECUTION_MODELS, load_suite
 
     return [(problem, model) for problem in load_suite() for model in EXECUTION_MODELS]
 
@@ -93,7 +93,7 @@ def _suite_cases():
 def test_suite_reference_bodies_survive_continuation_and_chat_wrapping(problem, model):
     """Every PCGBench reference body, written as a model would, comes back out exactly."""
     from workflow_scripts.generate.extract import _signature
-    from workflow_scripts.pcgbench.suite import prompt, reference_body
+    from workflow_scripts.measure.suite import prompt, reference_body
 
     text, body = prompt(problem, model), reference_body(problem, model)
     continuation = body + "\n\n// Driver code\nint main(int argc, char **argv) {\n  return 0;\n}\n"

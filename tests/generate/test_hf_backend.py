@@ -108,7 +108,8 @@ def test_main_writes_pareval_generations_with_sampling_record(tiny_model_dir, pr
 def test_main_gives_a_translation_record_its_translation_prompt(tiny_model_dir, tmp_path, monkeypatch):
     """ParEval's translation task: the model is given translation_prompt (the source implementation, then the target's
     prompt), and the body is cut after the target's signature; the records keep their translation fields."""
-    from workflow_scripts.pcgbench import suite, translation
+    from workflow_scripts.measure import suite
+    from workflow_scripts.pcgbench import translation
 
     prompts = tmp_path / "translation.json"
     translation.export_translation_prompts([suite.get_problem("reduce_average")], prompts, pairs=["serial->omp"])

@@ -234,7 +234,7 @@ def test_summary_reports_the_fine_tuned_and_the_from_scratch_model(tmp_path):
 
 def test_perfchange_reuses_another_models_timings_only_for_the_same_versions(tmp_path):
     from workflow_scripts.hpccoder.perfchange import make_versions, reuse_timed_versions
-    from workflow_scripts.pcgbench import suite
+    from workflow_scripts.measure import suite
 
     problems = [p for p in suite.load_suite() if p.name in ("reduce_average", "transform_relu")]
     versions = make_versions(problems, ["pragma_removed", "one_thread"], ["omp"])

@@ -10,7 +10,7 @@ import pytest
 
 from workflow_scripts.hpccoder import code_completion, kernel_edits, perfchange
 from workflow_scripts.hpccoder.perfchange import apply_edit, leave_one_problem_out, make_pairs, make_versions
-from workflow_scripts.pcgbench import OK, EvaluateConfig, suite
+from workflow_scripts.measure import OK, EvaluateConfig, suite
 
 
 @pytest.fixture(scope="module")

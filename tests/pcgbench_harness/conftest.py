@@ -2,7 +2,7 @@
 
 import pytest
 
-from workflow_scripts.pcgbench import suite
+from workflow_scripts.measure import suite
 
 PROBLEM = "reduce_sum_of_min_pairs"  # every test that runs programs uses it; its OpenMP reference reduces with +,
 # so every mutant applies (missing_reduction and data_race need a reduction to break)

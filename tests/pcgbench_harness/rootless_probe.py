@@ -20,7 +20,7 @@ import sys
 import time
 from pathlib import Path
 
-from workflow_scripts.pcgbench import sandbox
+from workflow_scripts.measure import sandbox
 
 INSIDE = "/tmp/prog"  # where the executable appears inside the sandbox
 
@@ -81,7 +81,7 @@ def run_cases(spec: dict) -> dict:
 
 
 def evaluate(spec: dict) -> dict:
-    from workflow_scripts.pcgbench import suite
+    from workflow_scripts.measure import suite
     from workflow_scripts.pcgbench.evaluate import EvaluateConfig, evaluate_samples
     from workflow_scripts.pcgbench.samples import Sample
 

@@ -7,8 +7,8 @@ import time
 
 import pytest
 
-from workflow_scripts.pcgbench import TAMPERING, build, driver_program, sandbox, suite, toolchains
-from workflow_scripts.pcgbench.build import BuildCache, BuildConfig, BuildRequest
+from workflow_scripts.measure import TAMPERING, build_cache, driver_program, sandbox, suite, toolchains
+from workflow_scripts.measure.build_cache import BuildCache, BuildConfig, BuildRequest
 
 
 @pytest.fixture()
@@ -23,13 +23,13 @@ def cache(tmp_path, cache_dir):
 
 def count_compiles(monkeypatch):
     calls = []
-    real = build._run_compiler
+    real = build_cache._run_compiler
 
     def counting(argv, *args, **kwargs):
         calls.append(argv)
         return real(argv, *args, **kwargs)
 
-    monkeypatch.setattr(build, "_run_compiler", counting)
+    monkeypatch.setattr(build_cache, "_run_compiler", counting)
     return calls
 
 
@@ -62,7 +62,7 @@ def test_key_depends_on_source_flags_and_compiler(cache, problem, monkeypatch):
     base = cache.object_key(BuildRequest(problem=problem, model="serial", body=body))
     assert cache.object_key(BuildRequest(problem=problem, model="serial", body=body + " ")) != base
     assert cache.object_key(BuildRequest(problem=problem, model="omp", body=body)) != base  # -fopenmp
-    monkeypatch.setattr(build, "compiler_version", lambda compiler: "g++ 99.0")
+    monkeypatch.setattr(build_cache, "compiler_version", lambda compiler: "g++ 99.0")
     assert cache.object_key(BuildRequest(problem=problem, model="serial", body=body)) != base
 
 
@@ -104,20 +104,20 @@ def test_drivers_are_queued_one_problem_ahead_of_their_sources(tmp_path, cache, 
 
 def test_trim_log_keeps_head_and_tail():
     text = "E" * 100 + "x" * 10_000 + "T" * 100
-    trimmed = build.trim_log(text, 1000)
+    trimmed = build_cache.trim_log(text, 1000)
     assert len(trimmed) < 1100 and trimmed.startswith("E" * 100) and trimmed.endswith("T" * 100)
     assert "trimmed" in trimmed
 
 
 def test_compile_timeout_kills_the_compiler(tmp_path):
     cfg = BuildConfig(cache_dir=tmp_path, compile_timeout_s=0.5)
-    code, output = build._run_compiler(["sleep", "30"], cfg, tmp_path)
+    code, output = build_cache._run_compiler(["sleep", "30"], cfg, tmp_path)
     assert code == 124 and "killed after" in output
 
 
 def test_compile_timeout_kills_the_whole_process_group(tmp_path):
     cfg = BuildConfig(cache_dir=tmp_path, compile_timeout_s=0.5)
-    code, _ = build._run_compiler(["sh", "-c", "sleep 31 & sleep 31 & wait"], cfg, tmp_path)
+    code, _ = build_cache._run_compiler(["sh", "-c", "sleep 31 & sleep 31 & wait"], cfg, tmp_path)
     assert code == 124
     uid = os.getuid() if sandbox.rootless() else sandbox.SANDBOX_UID  # the compiler's uid outside
     # SIGKILL is delivered at once but a loaded machine may take a moment to tear the processes down.
@@ -148,15 +148,16 @@ def test_compiler_runs_unprivileged_and_cannot_read_secrets(cache, problem):
 
 
 def test_build_step_builds_a_generations_file_and_writes_its_manifest(tmp_path, problem):
-    """build.main, the pcgbench_build rule's step, reads samples through samples.py (not the evaluation)."""
+    """pcgbench/build.py main, the pcgbench_build rule's step, reads samples through samples.py (not the evaluation)."""
     import json
 
+    from workflow_scripts.pcgbench import build as pcgbench_build
     from workflow_scripts.pcgbench.pareval_format import prompt_record
 
     record = prompt_record(problem, "serial") | {"outputs": [suite.reference_body(problem, "serial"), "  return x\n}\n"]}
     generations = tmp_path / "gen.json"
     generations.write_text(json.dumps([record]))
-    entries = build.main(generations, tmp_path / "manifest.json", tmp_path / "cache", jobs=2, compile_timeout_s=60.0,
+    entries = pcgbench_build.main(generations, tmp_path / "manifest.json", tmp_path / "cache", jobs=2, compile_timeout_s=60.0,
                          generator="gen", seed=1)  # fmt: skip
     assert [e["ok"] for e in entries] == [True, False]
     manifest = json.loads((tmp_path / "manifest.json").read_text())

@@ -15,20 +15,13 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from workflow_scripts.pcgbench import (
-    BuildCache,
-    BuildConfig,
-    BuildRequest,
-    SandboxFailure,
-    evaluate,
-    generators,
-    suite,
-    toolchains,
-)
+from workflow_scripts.measure import BuildCache, BuildConfig, BuildRequest, SandboxFailure, suite, toolchains
+from workflow_scripts.measure.timing import ResourceConfig, resource_sweep
+from workflow_scripts.pcgbench import evaluate, generators
+from workflow_scripts.pcgbench import samples as samples_module
 from workflow_scripts.pcgbench.evaluate import EvaluateConfig, evaluate_samples, runs_of_sweep
 from workflow_scripts.pcgbench.pareval_format import numbered_names, prompt_record
 from workflow_scripts.pcgbench.samples import Sample
-from workflow_scripts.pcgbench.timing import ResourceConfig, resource_sweep
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -328,16 +321,16 @@ def test_samples_run_while_later_ones_build_only_when_runs_outrank_compiles(tmp_
 
 
 def test_overlap_needs_raised_run_priority(cache_dir, monkeypatch):
-    monkeypatch.setattr(evaluate.sandbox, "can_raise_priority", lambda: True)
+    monkeypatch.setattr(evaluate, "can_raise_priority", lambda: True)
     assert evaluate.overlap_builds_and_runs(config(cache_dir, run_nice=-20))
     assert not evaluate.overlap_builds_and_runs(config(cache_dir, run_nice=0))
-    monkeypatch.setattr(evaluate.sandbox, "can_raise_priority", lambda: False)
+    monkeypatch.setattr(evaluate, "can_raise_priority", lambda: False)
     assert not evaluate.overlap_builds_and_runs(config(cache_dir, run_nice=-20))
 
 
 def test_missing_toolchain_is_reported_and_skipped(tmp_path, cache_dir, problem, monkeypatch):
     real = toolchains.toolchain_status
-    monkeypatch.setattr(toolchains, "toolchain_status",
+    monkeypatch.setattr(samples_module, "toolchain_status",
                         lambda model: (False, "no mpirun: test") if model == "mpi" else real(model))
     samples, _ = samples_of("reference", problem, ["serial", "mpi"])
     rows, skipped = evaluate_samples(samples, tmp_path, config(cache_dir))

@@ -18,7 +18,7 @@ import subprocess
 
 import pytest
 
-from workflow_scripts.pcgbench import (
+from workflow_scripts.measure import (
     CRASH,
     OK,
     RESOURCE_OVERUSE,

@@ -22,7 +22,8 @@ from pathlib import Path
 import pytest
 
 from tests.pcgbench_harness.test_evaluate import HOSTILE, hostile_body
-from workflow_scripts.pcgbench import evaluate, sandbox, suite, verdicts
+from workflow_scripts.measure import sandbox, suite, verdicts
+from workflow_scripts.pcgbench import evaluate
 from workflow_scripts.pcgbench.evaluate import EvaluateConfig, evaluate_samples
 from workflow_scripts.pcgbench.samples import Sample
 
@@ -250,15 +251,15 @@ def test_a_broken_sandbox_stops_the_evaluation_before_any_sample(tmp_path, cache
 def test_a_wrapper_failing_during_a_run_stops_it_instead_of_judging(tmp_path, monkeypatch):
     """After the self-check, a run whose wrapper fails (setpriv refused, as for a normal user before rootless
     mode) raises SandboxFailure; the compile of a sample is never recorded as a build_error for it."""
-    from workflow_scripts.pcgbench import build
+    from workflow_scripts.measure import build_cache
 
     sandbox.check_sandbox()
     real_argv = sandbox.unprivileged_argv
     monkeypatch.setattr(sandbox, "unprivileged_argv", lambda argv, limits: real_argv(["setpriv", "--reuid=0", "--",
                                                                                        *argv], limits))  # fmt: skip
-    cfg = build.BuildConfig(cache_dir=tmp_path)
+    cfg = build_cache.BuildConfig(cache_dir=tmp_path)
     with pytest.raises(sandbox.SandboxFailure, match="setpriv.*not the sample"):
-        build._run_compiler(["true"], cfg, tmp_path)
+        build_cache._run_compiler(["true"], cfg, tmp_path)
 
 
 # ---- the modes' command lines and refusals (no unprivileged process needed)
@@ -316,12 +317,12 @@ def test_limits_above_a_normal_users_hard_limits_are_refused_by_name(monkeypatch
 
 
 def test_a_failed_build_logged_by_a_broken_sandbox_is_built_again(tmp_path, problem):
-    from workflow_scripts.pcgbench import BuildCache, BuildConfig, BuildRequest, build
+    from workflow_scripts.measure import BuildCache, BuildConfig, BuildRequest, build_cache
 
     cache = BuildCache(BuildConfig(cache_dir=tmp_path))
     request = BuildRequest(problem=problem, model="serial", body=suite.reference_body(problem, "serial"))
     key = cache.object_key(request)
-    build.write_json(cache.objects / f"{key}.json", {"ok": False, "compile_s": 0.0,
+    build_cache.write_json(cache.objects / f"{key}.json", {"ok": False, "compile_s": 0.0,
                                                      "log": "setpriv: setgroups failed: Operation not permitted\n"})
     [result] = cache.build_all([request])
     assert result.ok and not result.cached

@@ -1,4 +1,4 @@
-"""The package's public API: build a program, run it once in the sandbox under a RunProtocol, read its verdict
+"""The measurement engine's public API: build a program, run it once in the sandbox under a RunProtocol, read its verdict
 and times; the command a protocol runs; the names the package exports."""
 
 import dataclasses
@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-import workflow_scripts.pcgbench as pcgbench
-from workflow_scripts.pcgbench import (
+import workflow_scripts.measure as measure
+from workflow_scripts.measure import (
     OK,
     TAMPERING,
     WRONG_ANSWER,
@@ -91,7 +91,7 @@ def test_the_command_is_the_suites_then_extra_env_then_thread_placement(problem)
                                            warmup=1, reps=3, size="timed", validations=2,
                                            secret_stdin=True)  # fmt: skip
     assert argv == suite_argv and argv[-1] == "--secret-stdin"
-    assert env == suite_env | {"GLIBC_TUNABLES": "x"} | pcgbench.placement_env("omp")
+    assert env == suite_env | {"GLIBC_TUNABLES": "x"} | measure.placement_env("omp")
     assert env["OMP_WAIT_POLICY"] == "active"  # the placement the race-catching protocol needs always wins
 
 
@@ -200,7 +200,7 @@ def test_only_openmp_models_get_stress_validations(problem, model, threads, flag
 
 
 def test_the_verdict_vocabulary_holds_the_basic_verdicts():
-    assert set(pcgbench.VERDICTS) >= {pcgbench.OK, pcgbench.WRONG_ANSWER, pcgbench.CRASH, pcgbench.BUILD_ERROR}
+    assert set(measure.VERDICTS) >= {measure.OK, measure.WRONG_ANSWER, measure.CRASH, measure.BUILD_ERROR}
 
 
 @pytest.mark.parametrize(("body", "size"), [
@@ -218,7 +218,7 @@ def test_the_verdict_vocabulary_holds_the_basic_verdicts():
 def test_the_race_check_runs_where_the_bodys_numbers_cannot_idle_a_thread(problem, body, size):
     """A number in the body's code could be a chunk or a threshold that leaves a thread idle at the small size
     (where a schedule(dynamic,65536) race was never seen): then the race check runs at the timed size."""
-    from workflow_scripts.pcgbench.run import race_check_size
+    from workflow_scripts.measure.run import race_check_size
 
     assert problem.sizes["small"] == 1001
     assert race_check_size(problem, "omp", body) == size
@@ -232,7 +232,7 @@ def test_the_race_check_runs_where_the_bodys_numbers_cannot_idle_a_thread(proble
     (1, 1.6, 1.0, False),  # calls so short (5 x 1 ms) that the excess is within the readings' slack
 ])  # fmt: skip
 def test_more_cores_than_given_is_resource_overuse(threads_allowed, cpu, baseline_cpu, flagged):
-    from workflow_scripts.pcgbench.run import resource_overuse
+    from workflow_scripts.measure.run import resource_overuse
 
     wall = (0.0005,) * 5 if (threads_allowed, cpu) == (1, 1.6) else (0.01,) * 5
     result = driver_program.DriverResult(problem="p", model="omp", ranks=1, threads=max(threads_allowed, 1), timed_size=10,

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from workflow_scripts.pcgbench import sandbox, verdicts
-from workflow_scripts.pcgbench.sandbox import SandboxLimits, run_sandboxed, verdict_for
+from workflow_scripts.measure import sandbox, verdicts
+from workflow_scripts.measure.sandbox import SandboxLimits, run_sandboxed, verdict_for
 
 PROGRAMS = Path(__file__).with_name("programs.cpp")
 INSIDE = "/tmp/prog"  # where the executable appears inside the sandbox

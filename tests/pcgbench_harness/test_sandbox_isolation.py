@@ -24,8 +24,8 @@ from pathlib import Path
 
 import pytest
 
-from workflow_scripts.pcgbench import build, sandbox, verdicts
-from workflow_scripts.pcgbench.sandbox import SandboxLimits, run_sandboxed, verdict_for
+from workflow_scripts.measure import build_cache, sandbox, verdicts
+from workflow_scripts.measure.sandbox import SandboxLimits, run_sandboxed, verdict_for
 
 INSIDE = "/tmp/prog"  # where a test executable appears inside the sandbox
 SYSTEM_PYTHON = "/usr/bin/python3"  # under /usr, so the sandbox shows it
@@ -92,8 +92,8 @@ def test_a_compile_error_naming_a_wrapper_is_a_build_error(tmp_path):
     try:
         source = work / "sample.cpp"
         source.write_text(f'#line 1 "{FAKE_WRAPPER_ERROR}"\nint x = ;\n')
-        code, log = build._run_compiler(["g++", "-c", str(source), "-o", str(work / "sample.o")],
-                                        build.BuildConfig(cache_dir=tmp_path), work)  # fmt: skip
+        code, log = build_cache._run_compiler(["g++", "-c", str(source), "-o", str(work / "sample.o")],
+                                        build_cache.BuildConfig(cache_dir=tmp_path), work)  # fmt: skip
     finally:
         shutil.rmtree(work, ignore_errors=True)
     assert code == 1 and log.startswith(FAKE_WRAPPER_ERROR) and "error" in log
@@ -249,12 +249,12 @@ def test_runs_cannot_connect_to_host_sockets(folder):
 
 
 def compile_confined(source: str, tmp_path: Path, flags: tuple[str, ...] = ()) -> tuple[int, str, bytes]:
-    """Compile `source` to an object through build._run_compiler; (exit code, log, the object's bytes or b"")."""
+    """Compile `source` to an object through build_cache._run_compiler; (exit code, log, the object's bytes or b"")."""
     work = sandbox.confined_workdir("pcgbench-isolation-")
     try:
         (work / "sample.cpp").write_text(source)
-        code, log = build._run_compiler(["g++", *flags, "-c", str(work / "sample.cpp"), "-o", str(work / "sample.o")],
-                                        build.BuildConfig(cache_dir=tmp_path), work)  # fmt: skip
+        code, log = build_cache._run_compiler(["g++", *flags, "-c", str(work / "sample.cpp"), "-o", str(work / "sample.o")],
+                                        build_cache.BuildConfig(cache_dir=tmp_path), work)  # fmt: skip
         obj = (work / "sample.o").read_bytes() if (work / "sample.o").exists() else b""
         return code, log, obj
     finally:

@@ -7,7 +7,8 @@ import pandas as pd
 import pytest
 
 from tests.conftest import REPO_ROOT, run_snakemake
-from workflow_scripts.pcgbench import evaluate, shards, suite
+from workflow_scripts.measure import suite
+from workflow_scripts.pcgbench import evaluate, shards
 from workflow_scripts.pcgbench.evaluate import EvaluateConfig
 from workflow_scripts.pcgbench.pareval_format import prompt_record
 

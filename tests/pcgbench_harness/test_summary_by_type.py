@@ -35,7 +35,7 @@ def test_summary_carries_a_language_models_table_per_model_and_type(tmp_path):
 
 
 def test_every_verdict_has_its_colour_in_the_verdict_figure():
+    from workflow_scripts.measure.verdicts import VERDICTS
     from workflow_scripts.pcgbench.figures import VERDICT_COLOURS
-    from workflow_scripts.pcgbench.verdicts import VERDICTS
 
     assert set(VERDICT_COLOURS) == set(VERDICTS)

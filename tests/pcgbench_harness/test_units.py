@@ -3,10 +3,11 @@
 import pandas as pd
 import pytest
 
-from workflow_scripts.pcgbench import generators, suite
+from workflow_scripts.measure import suite
+from workflow_scripts.measure.timing import ResourceConfig, doubling_counts, resource_sweep, summarise_times
+from workflow_scripts.pcgbench import generators
 from workflow_scripts.pcgbench.prompts import select_problems
 from workflow_scripts.pcgbench.summary import self_test
-from workflow_scripts.pcgbench.timing import ResourceConfig, doubling_counts, resource_sweep, summarise_times
 
 
 @pytest.mark.parametrize("maximum,expected", [(1, [1]), (2, [1, 2]), (6, [1, 2, 4, 6]), (64, [1, 2, 4, 8, 16, 32, 64])])
@@ -89,7 +90,7 @@ def test_a_mutant_that_applies_nowhere_stops_with_where_it_applies():
 
 
 def test_only_a_sanitizer_run_goes_without_an_address_space_limit():
-    from workflow_scripts.pcgbench import sandbox
+    from workflow_scripts.measure import sandbox
 
     limited = sandbox.unprivileged_argv(["a.out"], sandbox.SandboxLimits(memory_mb=512))
     assert f"--as={512 << 20}" in limited

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from workflow_scripts.pcgbench import driver_program, kokkos, suite
+from workflow_scripts.measure import driver_program, kokkos, suite
 
 ROTATING_OMP = 8
 ROTATING_PER_MODEL = 3

@@ -12,8 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from workflow_scripts.measure import suite, toolchains
 from workflow_scripts.pcgbench import __main__ as cli
-from workflow_scripts.pcgbench import evaluate, suite, toolchains
+from workflow_scripts.pcgbench import evaluate
 from workflow_scripts.pcgbench.pareval_format import GenerationsError, closest_names, prompt_record
 from workflow_scripts.pcgbench.paths import user_cache_dir
 
@@ -147,7 +148,7 @@ def test_a_bad_option_is_one_line_without_the_usage(workdir, capsys, argv, expec
 def test_the_input_is_checked_before_the_machine(workdir, capsys, monkeypatch, caplog):
     """A missing generations file is reported as missing, not as a race-check library or a Kokkos build this
     machine lacks: nothing of the machine is looked at (or announced) before the input is read."""
-    from workflow_scripts.pcgbench import machine_cache
+    from workflow_scripts.measure import machine_cache
 
     def no_machine(*args):
         raise AssertionError("the machine was checked before the input")
@@ -251,12 +252,15 @@ def test_the_command_prints_no_traceback(tmp_path):
 
 
 def test_says_what_a_cold_machine_cache_builds_before_the_wait(tmp_path, monkeypatch, caplog):
-    from workflow_scripts.pcgbench import machine_cache
+    import workflow_scripts.measure as measure
+    from workflow_scripts.measure import machine_cache
 
     cache = tmp_path / "machine"
-    monkeypatch.setattr(machine_cache, "machine_cache_dir", lambda: cache)
+    # The engine's own modules and the API's names the command reads (its API is what __main__ imports)
+    for module in (machine_cache, measure):
+        monkeypatch.setattr(module, "machine_cache_dir", lambda: cache)
     monkeypatch.setenv("PCGBENCH_KOKKOS_PREFIX", str(tmp_path / "no-kokkos"))
-    monkeypatch.setattr(toolchains, "toolchain_status", lambda model: (True, ""))
+    monkeypatch.setattr(measure, "toolchain_status", lambda model: (True, ""))
     gen = write(tmp_path / "gen.json", [record(model=m) for m in ("serial", "omp", "mpi", "kokkos")])
     with caplog.at_level("INFO"):
         cli._announce_first_builds(gen, suite.DATA_ROOT)

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from workflow_scripts.pcgbench import suite
+from workflow_scripts.measure import suite
 
 FILES = Path(__file__).parent / "pareval_files"
 SIZES_SHA256 = "8bbdccc733cab5030975c1c46d45e3aa6ae5efb59cffb10c2bab33a7abda37db"  # pareval_files/README.md

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from workflow_scripts.pcgbench import BuildCache, BuildConfig, BuildRequest, suite, toolchains
+from workflow_scripts.measure import BuildCache, BuildConfig, BuildRequest, suite, toolchains
 from workflow_scripts.pcgbench import pareval_format as pf
 from workflow_scripts.pcgbench.evaluate import EvaluateConfig, evaluate_samples
 from workflow_scripts.pcgbench.samples import load_samples

@@ -9,8 +9,8 @@ import sys
 
 import pytest
 
+from workflow_scripts.measure import suite
 from workflow_scripts.pcgbench import pareval_format as pf
-from workflow_scripts.pcgbench import suite
 
 PROBLEMS = suite.load_suite()
 

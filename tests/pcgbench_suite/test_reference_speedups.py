@@ -14,7 +14,7 @@ import pytest
 import yaml
 
 from tests.conftest import run_snakemake
-from workflow_scripts.pcgbench import (
+from workflow_scripts.measure import (
     BUILD_ONLY,
     CRASH,
     OK,

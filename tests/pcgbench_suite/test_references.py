@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from workflow_scripts.pcgbench import driver_program, suite, toolchains
+from workflow_scripts.measure import driver_program, suite, toolchains
 
 from .conftest import RUN_MODELS, rotation_seed, run_driver, selected_pairs
 

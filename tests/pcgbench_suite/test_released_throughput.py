@@ -92,7 +92,7 @@ def test_agreement_counts_only_samples_both_scored(bench):
 
 
 def test_pareval_runs_at_this_harness_thread_and_rank_counts(bench):
-    from workflow_scripts.pcgbench import resource_sweep
+    from workflow_scripts.measure import resource_sweep
 
     configs = bench.pareval_launch_configs(list(bench.CPU_MODELS), 2, kokkos_version=30401)
     for model in bench.CPU_MODELS:

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from workflow_scripts.common.c_scanner import strip_comments_and_strings, uses_model
-from workflow_scripts.pcgbench import driver_program, kokkos, machine_cache, suite, toolchains
+from workflow_scripts.measure import driver_program, kokkos, machine_cache, suite, toolchains
 
 PROBLEMS = suite.load_suite()
 PROMPT_CASES = [(p.name, m) for p in PROBLEMS for m in suite.EXECUTION_MODELS]

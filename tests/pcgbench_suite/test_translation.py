@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
+from workflow_scripts.measure import suite
 from workflow_scripts.pcgbench import pareval_format as pf
-from workflow_scripts.pcgbench import suite
 from workflow_scripts.pcgbench import translation as tr
 from workflow_scripts.pcgbench.__main__ import main as cli
 from workflow_scripts.pcgbench.evaluate import EvaluateConfig, evaluate_samples

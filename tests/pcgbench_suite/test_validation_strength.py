@@ -10,7 +10,7 @@ benchmarks/pcgbench_validation_strength.py).
 
 import pytest
 
-from workflow_scripts.pcgbench import (
+from workflow_scripts.measure import (
     OK,
     WRONG_ANSWER,
     BuildCache,
@@ -19,8 +19,8 @@ from workflow_scripts.pcgbench import (
     SandboxLimits,
     run_program,
     suite,
-    validation_strength,
 )
+from workflow_scripts.pcgbench import validation_strength
 
 # problem -> the red team's body: how each answered without looking where the answer was.
 RED_TEAM = {

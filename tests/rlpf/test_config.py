@@ -14,7 +14,7 @@ from workflow_scripts.common.config import (
     schema_section,
     section_errors,
 )
-from workflow_scripts.pcgbench import EvaluateConfig
+from workflow_scripts.measure import EvaluateConfig
 from workflow_scripts.rlpf.evaluate import EvalConfig
 from workflow_scripts.rlpf.reward import RewardConfig
 from workflow_scripts.rlpf.reward_model import RewardModelConfig

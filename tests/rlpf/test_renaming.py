@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from workflow_scripts.common.c_scanner import top_level_loops
-from workflow_scripts.pcgbench import OK, EvaluateConfig, suite, toolchains
+from workflow_scripts.measure import OK, EvaluateConfig, suite, toolchains
 from workflow_scripts.rlpf.candidates import candidate_completions, measure_candidates, reduction_clauses
 from workflow_scripts.rlpf.program_body import program_body
 from workflow_scripts.rlpf.renaming import local_names, rename_completion, rename_identifiers

@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from workflow_scripts.pcgbench import (
+from workflow_scripts.measure import (
     BUILD_ERROR,
     OK,
     PROTOCOL,
@@ -174,7 +174,7 @@ def test_program_key_hashes_the_protocol_as_the_caches_were_written(tmp_path):
     a protocol without stress validations; with them (the default) it adds them, so that a cache written without
     them (which may hold racy programs measured ok), or with them before the timing, is not reused; so does the race
     check, where it runs (OpenMP tasks, on by default)."""
-    from workflow_scripts.pcgbench import placement_env
+    from workflow_scripts.measure import placement_env
     from workflow_scripts.rlpf import reward
 
     tasks = build_tasks(TaskConfig(kernels=["transform_squaring", "reduce_xor"], held_out=1, task_sets=["omp"]),
@@ -189,7 +189,7 @@ def test_program_key_hashes_the_protocol_as_the_caches_were_written(tmp_path):
                 fields.append({"stress_validations": 4, "stress_threads": 8, "after_timing": True})
             if task.model in toolchains.RACE_CHECKED_MODELS:
                 fields.append({"race_check": True})
-            fields.append({"protocol": PROTOCOL})  # the measurement protocol's version (pcgbench.run.PROTOCOL)
+            fields.append({"protocol": PROTOCOL})  # the measurement protocol's version (measure.run.PROTOCOL)
             protocol = json.dumps(fields)
             for body, program in (("body", "body"), (None, "MALFORMED\0c")):
                 text = "\0".join([task.task_set, task.kernel, task.model, protocol, program])

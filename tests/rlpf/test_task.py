@@ -37,7 +37,7 @@ def test_top_level_loops_skip_nested_and_trailing_code():
 def test_a_loop_whose_body_is_an_unbraced_if_ends_with_that_if():
     """The kernel of search_xor_contains: `for (...) if (...) { ...; }` twice. Its first loop used to run on to the
     next `;` outside brackets, swallowing the second loop (one top-level loop instead of two)."""
-    from workflow_scripts.pcgbench import suite
+    from workflow_scripts.measure import suite
 
     body = strip_comments(suite.reference_body(suite.get_problem("search_xor_contains"), "serial"))
     loops = top_level_loops(body)
@@ -86,7 +86,7 @@ def test_parse_completion(completion, task_set, expected):
     ("dense_la_gemv", []),  # its accumulator is declared inside the loop: private already
 ])
 def test_reduction_clauses(kernel, clauses):
-    from workflow_scripts.pcgbench import suite
+    from workflow_scripts.measure import suite
 
     body = strip_comments(suite.reference_body(suite.get_problem(kernel), "serial"))
     assert reduction_clauses(body, top_level_loops(body)[0]) == clauses

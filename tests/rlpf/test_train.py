@@ -4,7 +4,7 @@ import pandas as pd
 import pytest
 
 from workflow_scripts.generate.tiny_model import build_tiny_model
-from workflow_scripts.pcgbench import EvaluateConfig
+from workflow_scripts.measure import EvaluateConfig
 from workflow_scripts.rlpf.candidates import candidate_completions
 from workflow_scripts.rlpf.evaluate import score
 from workflow_scripts.rlpf.reward import Measurer, PerformanceReward, RewardConfig

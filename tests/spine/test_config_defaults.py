@@ -46,7 +46,7 @@ PAIRS = [
     ("monitoring.models", "MLPConfig", "monitoring.models.mlp", {}, set()),
     ("monitoring.models", "ModelConfig", "monitoring.models", {}, {"gbm", "mlp"}),  # nested: GBMConfig, MLPConfig
     ("monitoring.analysis", "AnalysisConfig", "monitoring.analysis", {}, set()),
-    ("pcgbench.harness", "EvaluateConfig", "pcgbench.evaluate", {"seed": "<top>.seed"}, {"suite_root"}),
+    ("measure.settings", "EvaluateConfig", "pcgbench.evaluate", {"seed": "<top>.seed"}, {"suite_root"}),
     # the harness's settings (EvaluateConfig's fields) and which configurations
     ("pcgbench.reference_speedups", "CheckConfig", "pcgbench.evaluate", {"seed": "<top>.seed"}, {"suite_root", "fixed"}),
     ("rlpf.evaluate", "EvalConfig", "rlpf.evaluate", {}, set()),
@@ -144,7 +144,7 @@ def test_schema_keys_have_fields(section):
 # *Config dataclasses with defaults that are not one config section, and why.
 UNPAIRED = {
     "jorge.train.OptimizerConfig": "one class for the four jorge.optimizers.<name> sections, which have no defaults",
-    "pcgbench.build.BuildConfig": "the build cache's settings, filled from pcgbench.evaluate by EvaluateConfig.build_config",
+    "measure.build_cache.BuildConfig": "the build cache's settings, filled from pcgbench.evaluate by EvaluateConfig.build_config",
 }
 
 
@@ -250,8 +250,8 @@ def _get(tree: dict, path: tuple):
 def test_pcgbench_command_line_defaults_are_the_schema_defaults(monkeypatch, tmp_path):
     """`python -m workflow_scripts.pcgbench evaluate` without options evaluates with the workflow's defaults."""
     import workflow_scripts.pcgbench.evaluate as evaluate
+    from workflow_scripts.measure import suite
     from workflow_scripts.pcgbench import __main__ as cli
-    from workflow_scripts.pcgbench import suite
     from workflow_scripts.pcgbench.pareval_format import prompt_record
     from workflow_scripts.pcgbench.paths import user_cache_dir
 

@@ -33,8 +33,9 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import copy_workflow
+from workflow_scripts.measure import suite
 from workflow_scripts.pcgbench import __main__ as pcgbench_cli
-from workflow_scripts.pcgbench import suite, translation
+from workflow_scripts.pcgbench import translation
 from workflow_scripts.pcgbench.pareval_format import prompt_record
 
 REPO = Path(__file__).resolve().parents[2]

@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from workflow_scripts.common.config import load_config
-from workflow_scripts.pcgbench import shards, suite, translation
+from workflow_scripts.measure import suite
+from workflow_scripts.pcgbench import shards, translation
 from workflow_scripts.pcgbench.pareval_format import numbered_names, pareval_extras
 
 REPO = Path(__file__).resolve().parents[2]

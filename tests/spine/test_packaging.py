@@ -57,7 +57,7 @@ def test_the_installed_package_works_away_from_the_checkout(wheel, tmp_path):
     env = {name: value for name, value in os.environ.items() if name != "PYTHONPATH"} | {"PYTHONPATH": str(site)}
     probe = (
         "import workflow_scripts, json; from workflow_scripts.common.config import SCHEMA_PATH, load_config;"
-        "from workflow_scripts.pcgbench import suite;"
+        "from workflow_scripts.measure import suite;"
         "print(json.dumps([workflow_scripts.__file__, str(SCHEMA_PATH), str(suite.DATA_ROOT),"
         " load_config(suite.REPO_ROOT / 'config' / 'config.yaml')['seed']]))"
     )

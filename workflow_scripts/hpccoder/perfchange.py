@@ -45,15 +45,17 @@ from workflow_scripts.common.config import schema_default
 from workflow_scripts.common.device import resolve_device
 from workflow_scripts.common.model_source import context_tokens, load_causal_lm, load_tokenizer, resolve
 from workflow_scripts.hpccoder.kernel_edits import EDIT_FUNCTIONS, SOURCE_EDITS
-from workflow_scripts.pcgbench import (
+from workflow_scripts.measure import (
     BUILD_ERROR,
     OK,
     BuildCache,
     BuildRequest,
     EvaluateConfig,
+    Problem,
     check_sandbox,
+    load_suite,
+    reference_body,
     run_program,
-    suite,
     summarise_times,
     vet,
 )
@@ -130,13 +132,13 @@ def apply_edit(body: str, edit: str, signature: str = "") -> str:
     raise ValueError(f"unknown edit {edit!r} (allowed: {', '.join(EDITS)})")
 
 
-def make_versions(problems: list[suite.Problem], edits: list[str], models: list[str] = ("omp",)) -> pd.DataFrame:
+def make_versions(problems: list[Problem], edits: list[str], models: list[str] = ("omp",)) -> pd.DataFrame:
     """One row per (problem, model, version): the reference kernel ("original") and each edit that changes it;
     a kernel that no edit changes is left out (it would make no pair)."""
     rows = []
     for problem in problems:
         for model in models:
-            original = suite.reference_body(problem, model)
+            original = reference_body(problem, model)
             kernel = [{"problem": problem.name, "model": model, "version": "original", "body": original}]
             seen = {original}
             for edit in edits:
@@ -150,7 +152,7 @@ def make_versions(problems: list[suite.Problem], edits: list[str], models: list[
     return pd.DataFrame(rows, columns=["problem", "model", "version", "body"])
 
 
-def time_versions(versions: pd.DataFrame, problems: dict[str, suite.Problem], harness: EvaluateConfig, threads: int) -> pd.DataFrame:
+def time_versions(versions: pd.DataFrame, problems: dict[str, Problem], harness: EvaluateConfig, threads: int) -> pd.DataFrame:
     """Build every version with the harness's cache and time it in the sandbox (OpenMP at `threads` threads,
     serial at one). An edited version's time limit is max(floor, factor x its original's run time), as for
     generated code, so an edit that makes a kernel far slower costs seconds, not the reference's limit."""
@@ -304,7 +306,7 @@ def main(model_dir, versions_path, pairs_path, metrics_path, section: dict[str, 
     harness = dataclasses.replace(harness, timeout_factor=cfg.timeout_factor)
     prov = Provenance.start(step="hpccoder.perfchange", config={"perfchange": dataclasses.asdict(cfg), "evaluate": dataclasses.asdict(harness)}, seed=seed)
     seed_everything(seed)
-    available = {p.name: p for p in suite.load_suite(harness.suite_root)}
+    available = {p.name: p for p in load_suite(harness.suite_root)}
     missing = sorted(set(cfg.problems) - set(available))
     if missing:
         raise ValueError(f"hpccoder.perfchange.problems: {missing} are not PCGBench problems (have: {sorted(available)})")

@@ -42,9 +42,9 @@ from pathlib import Path
 from typing import NoReturn
 
 from workflow_scripts.common.config import schema_defaults
+from workflow_scripts.measure import EXECUTION_MODELS, PROBLEMS_ROOT, load_suite
 from workflow_scripts.pcgbench.pareval_format import NUMBERINGS, GenerationsError, export_prompts
 from workflow_scripts.pcgbench.paths import user_cache_dir
-from workflow_scripts.pcgbench.suite import DATA_ROOT, EXECUTION_MODELS, load_suite
 
 logger = logging.getLogger("workflow_scripts.pcgbench")
 
@@ -67,7 +67,7 @@ class UsageError(Exception):
 # What main() reports as one line: the user's mistakes and what the machine lacks. Any other exception is a bug
 # and keeps its traceback.
 def _user_errors() -> tuple[type[BaseException], ...]:
-    from workflow_scripts.pcgbench.sandbox import SandboxUnavailable  # the sandbox's tools are missing here
+    from workflow_scripts.measure import SandboxUnavailable  # the sandbox's tools are missing here
 
     return UsageError, GenerationsError, SandboxUnavailable
 
@@ -163,7 +163,7 @@ def _writable_file(path: Path, flag: str) -> None:
 def _machine_cache() -> None:
     """The machine's build cache (driver objects, precompiled headers, Kokkos: machine_cache.py) is usable, or
     a UsageError saying why (its checks raise RuntimeError, e.g. a folder the confined compiler cannot enter)."""
-    from workflow_scripts.pcgbench.machine_cache import machine_cache_dir
+    from workflow_scripts.measure import machine_cache_dir
 
     try:
         machine_cache_dir()
@@ -177,14 +177,20 @@ def _announce_first_builds(generations: Path, data: Path) -> None:
     execution model; measured on 2 shared cores: one problem's two drivers added 3 s to a 4.5 s evaluation), and
     Kokkos (several minutes, once per machine). Between "builds [0/N] started" and the first finished build
     nothing else is logged, and on a cold cache that wait is the longest of a small evaluation."""
-    from workflow_scripts.pcgbench import kokkos, toolchains
-    from workflow_scripts.pcgbench.machine_cache import machine_cache_dir
+    from workflow_scripts.measure import (
+        KOKKOS_VERSION,
+        driver_model,
+        kokkos_prefix,
+        kokkos_ready,
+        machine_cache_dir,
+        toolchain_status,
+    )
     from workflow_scripts.pcgbench.pareval_format import load_generations, problem_name
 
     records = load_generations(generations)
     cache = machine_cache_dir()
-    models = {r["parallelism_model"] for r in records if toolchains.toolchain_status(r["parallelism_model"])[0]}
-    drivers = {(problem_name(r, data), toolchains.driver_model(r["parallelism_model"])) for r in records
+    models = {r["parallelism_model"] for r in records if toolchain_status(r["parallelism_model"])[0]}
+    drivers = {(problem_name(r, data), driver_model(r["parallelism_model"])) for r in records
                if r["parallelism_model"] in models and r["outputs"]}  # fmt: skip
     # A driver is missing when its folder holds no object; one built for other driver sources or another checkout
     # (its name is a hash of its sources and flags, which name the problem set's path) is compiled beside it too,
@@ -196,8 +202,8 @@ def _announce_first_builds(generations: Path, data: Path) -> None:
         first.append("precompile the standard headers (a few seconds per compiler)")
     if missing:
         first.append(f"compile {missing} driver object(s) (1-4 s each)")
-    if "kokkos" in models and not kokkos.kokkos_ready(kokkos.kokkos_prefix()):
-        first.append(f"build Kokkos {kokkos.KOKKOS_VERSION} into {kokkos.kokkos_prefix()} (downloads its sources "
+    if "kokkos" in models and not kokkos_ready(kokkos_prefix()):
+        first.append(f"build Kokkos {KOKKOS_VERSION} into {kokkos_prefix()} (downloads its sources "
                      "with pip, then cmake and make: several minutes)")
     if first:
         logger.info("the machine build cache %s is missing what this file needs; before the first sample is built, "
@@ -228,8 +234,7 @@ def _export_prompts(args: argparse.Namespace) -> int:
 
 
 def _evaluate(args: argparse.Namespace) -> int:
-    from workflow_scripts.pcgbench import toolchains
-    from workflow_scripts.pcgbench.evaluate import EvaluateConfig
+    from workflow_scripts.measure import EvaluateConfig, race_check_status
     from workflow_scripts.pcgbench.evaluate import main as evaluate_main
     from workflow_scripts.pcgbench.samples import load_samples
 
@@ -252,7 +257,7 @@ def _evaluate(args: argparse.Namespace) -> int:
         raise UsageError(f"--reference-results {reference}: no such file (the reference generator's results.parquet, "
                          "written by an evaluation of the reference solutions)")
     # The machine, once the input is known to be right.
-    if not args.no_race_check and not (status := toolchains.race_check_status())[0]:
+    if not args.no_race_check and not (status := race_check_status())[0]:
         raise UsageError(f"the race check cannot run here: {status[1]}; install it, or pass --no-race-check (racy "
                          "OpenMP samples may then pass validation by luck)")
     _machine_cache()
@@ -329,7 +334,7 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("out", help="output JSON file")
     export.add_argument("--models", default="", help="comma-separated execution models (default: all 7)")
     export.add_argument("--problems", default="", help="comma-separated problem names (default: all)")
-    export.add_argument("--data", default=str(DATA_ROOT), help="problem set root (default: data/pcgbench)")
+    export.add_argument("--data", default=str(PROBLEMS_ROOT), help="problem set root (default: data/pcgbench)")
     export.add_argument("--numbering", default="suite", choices=NUMBERINGS,
                         help="record names: the suite's folders, or ParEval's numbered names (default: %(default)s)")
     export.add_argument("--task", default="generation", choices=("generation", "translation"),
@@ -344,7 +349,7 @@ def build_parser() -> argparse.ArgumentParser:
                            help="build and run every reference; print speedups")
     check.add_argument("--models", default="", help="comma-separated execution models (default: all 7)")
     check.add_argument("--problems", default="", help="comma-separated problem names (default: all)")
-    check.add_argument("--data", default=str(DATA_ROOT), help="problem set root (default: data/pcgbench)")
+    check.add_argument("--data", default=str(PROBLEMS_ROOT), help="problem set root (default: data/pcgbench)")
     check.add_argument("--build-dir", default=str(cache / "drivers"),
                        help="driver object cache (default: %(default)s: $XDG_CACHE_HOME/pcgbench, else "
                             "~/.cache/pcgbench)")
@@ -401,7 +406,7 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--cache-dir", default=str(cache / "build_cache"),
                           help="build cache of the samples' objects and executables, kept between runs (default: "
                                "%(default)s: $XDG_CACHE_HOME/pcgbench, else ~/.cache/pcgbench)")
-    evaluate.add_argument("--data", default=str(DATA_ROOT), help="problem set root (default: data/pcgbench)")
+    evaluate.add_argument("--data", default=str(PROBLEMS_ROOT), help="problem set root (default: data/pcgbench)")
     evaluate.add_argument("--run-every-sample", action="store_true",
                           help="run identical samples separately (default: run each distinct program once)")
     evaluate.add_argument("--no-race-check", action="store_true",

@@ -68,8 +68,21 @@ import pandas as pd
 
 from workflow_scripts.common import write_json
 from workflow_scripts.common.io import atomic_path
+from workflow_scripts.measure import (
+    BUILD_ERROR,
+    KILLED_RESOURCE_LIMIT,
+    NO_PARALLELISM,
+    OK,
+    OPENMP_MODELS,
+    PROMPT_MISMATCH,
+    RACE_DETECTED,
+    RESOURCE_OVERUSE,
+    TAMPERING,
+    VERDICT_TIMEOUT,
+    WRONG_ANSWER,
+    EvaluateConfig,
+)
 from workflow_scripts.pcgbench.evaluate import evaluate_samples, write_outputs
-from workflow_scripts.pcgbench.harness import EvaluateConfig
 from workflow_scripts.pcgbench.pareval_format import GenerationsError
 from workflow_scripts.pcgbench.pareval_results import (
     CATEGORIES,
@@ -79,19 +92,6 @@ from workflow_scripts.pcgbench.pareval_results import (
     ParEvalVerdict,
     ReleasedSample,
     load_results,
-)
-from workflow_scripts.pcgbench.suite import OPENMP_MODELS
-from workflow_scripts.pcgbench.verdicts import (
-    BUILD_ERROR,
-    KILLED_RESOURCE_LIMIT,
-    NO_PARALLELISM,
-    OK,
-    PROMPT_MISMATCH,
-    RACE_DETECTED,
-    RESOURCE_OVERUSE,
-    TAMPERING,
-    VERDICT_TIMEOUT,
-    WRONG_ANSWER,
 )
 
 logger = logging.getLogger(__name__)

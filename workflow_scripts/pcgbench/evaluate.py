@@ -57,17 +57,30 @@ import pandas as pd
 
 from workflow_scripts.common import Progress, Provenance, write_json
 from workflow_scripts.common.io import atomic_path
-from workflow_scripts.pcgbench import sandbox, suite, toolchains
-from workflow_scripts.pcgbench.build import BuildCache, BuildRequest, BuildResult
-from workflow_scripts.pcgbench.harness import EvaluateConfig, vet
+from workflow_scripts.measure import (
+    CRASH,
+    OK,
+    OPENMP_MODELS,
+    PROMPT_MISMATCH,
+    TSAN,
+    BuildCache,
+    BuildRequest,
+    BuildResult,
+    EvaluateConfig,
+    ResourceConfig,
+    SandboxUnavailable,
+    can_raise_priority,
+    check_sandbox,
+    resource_sweep,
+    run_program,
+    summarise_times,
+    uses_model,
+    vet,
+)
 from workflow_scripts.pcgbench.metrics import compute_metrics, metrics_long_table
 from workflow_scripts.pcgbench.pareval_format import MALFORMED as MALFORMED_RECORD
-from workflow_scripts.pcgbench.run import run_program
 from workflow_scripts.pcgbench.samples import Sample, load_samples, toolchain_report
-from workflow_scripts.pcgbench.sandbox import SandboxUnavailable, check_sandbox
 from workflow_scripts.pcgbench.shards import Shard
-from workflow_scripts.pcgbench.timing import ResourceConfig, resource_sweep, summarise_times
-from workflow_scripts.pcgbench.verdicts import CRASH, OK, PROMPT_MISMATCH
 
 logger = logging.getLogger(__name__)
 
@@ -114,7 +127,7 @@ def runs_of_sweep(model: str, configs: list[ResourceConfig]) -> list[list[Resour
     once per thread count); every other configuration is a run of its own."""
     runs: list[list[ResourceConfig]] = []
     for config in configs:
-        if model in suite.OPENMP_MODELS and runs and runs[-1][0].ranks == config.ranks:
+        if model in OPENMP_MODELS and runs and runs[-1][0].ranks == config.ranks:
             runs[-1].append(config)
         else:
             runs.append([config])
@@ -255,11 +268,11 @@ def runs_of_another_evaluation(results_path: Path | None, fingerprint: str) -> d
 
 def overlap_builds_and_runs(cfg: EvaluateConfig) -> bool:
     """Whether a sample may run while later samples still build. Only when its runs are raised above the
-    compilers (run_nice < 0, root mode: sandbox.can_raise_priority): a timed run's threads then hold their
+    compilers (run_nice < 0, root mode: can_raise_priority): a timed run's threads then hold their
     cores, and a compiler gets only what a single-threaded run leaves idle (a compiler's session weighs about
     1/87 of a run's at nice -20). At the harness's own priority the compilers would share the run's cores,
     so every build finishes before the first run."""
-    return cfg.run_nice < 0 and sandbox.can_raise_priority()
+    return cfg.run_nice < 0 and can_raise_priority()
 
 
 def evaluate_samples(samples: list[Sample], out_dir: Path, cfg: EvaluateConfig,
@@ -297,9 +310,9 @@ def evaluate_samples(samples: list[Sample], out_dir: Path, cfg: EvaluateConfig,
     for key, s in to_run.items():
         build_index[key] = len(requests)
         requests.append(BuildRequest(problem=s.problem, model=s.model, body=s.body))
-        if cfg.race_checked(s.model) and suite.uses_model(s.model, s.body)[0]:
+        if cfg.race_checked(s.model) and uses_model(s.model, s.body)[0]:
             race_build_index[key] = len(requests)
-            requests.append(BuildRequest(problem=s.problem, model=s.model, body=s.body, sanitizer=toolchains.TSAN))
+            requests.append(BuildRequest(problem=s.problem, model=s.model, body=s.body, sanitizer=TSAN))
     cache = BuildCache(cfg.build_config())
     progress = Progress("evaluated samples", total=len(pending), unit="sample", logger=logger)
     with cache.building(requests) as builds, open(log_path, "a", encoding="utf-8") as log:

@@ -34,9 +34,9 @@ from workflow_scripts.common.figures import (  # noqa: E402
     readable,
     save_figure,
 )
+from workflow_scripts.measure import VERDICTS  # noqa: E402
 from workflow_scripts.pcgbench.metrics import translation_versus_generation  # noqa: E402
 from workflow_scripts.pcgbench.translation import PAIR_NAMES, parse_pair  # noqa: E402
-from workflow_scripts.pcgbench.verdicts import VERDICTS  # noqa: E402
 
 logger = logging.getLogger(__name__)
 

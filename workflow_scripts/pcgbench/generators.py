@@ -21,7 +21,7 @@ The two reduction mutants are made only where their verdict is certain: on a `pa
 reductions all use +, *, ^ or - (a lost or repeated partial result changes those; min, max, |, &, ||, &&
 would absorb it), never on a `parallel` region's one final update per thread (a race window of a few
 instructions). The race itself shows because the harness runs threads on cores of their own, at the same
-time, and validates the timed size several times (workflow_scripts/pcgbench/timing.py): every thread's
+time, and validates the timed size several times (workflow_scripts/measure/timing.py): every thread's
 partial sum, kept in a register for the whole loop, is written over by another's. Beside a competing load
 the timed threads may still run one after another; the stress validations at more threads than cores then
 interleave them (driver_program.run_argv; benchmarks/race_detection.py). Where the evaluation's race check runs
@@ -44,17 +44,23 @@ from workflow_scripts.common.c_scanner import (
     without_first_reduction,
     without_for_of_first_reduction,
 )
-from workflow_scripts.pcgbench import suite, toolchains
-from workflow_scripts.pcgbench.pareval_format import load_generations, problem_name
-from workflow_scripts.pcgbench.verdicts import (
+from workflow_scripts.measure import (
     BUILD_ERROR,
     KILLED_RESOURCE_LIMIT,
     NO_PARALLELISM,
     OK,
+    PROBLEMS_ROOT,
+    RACE_CHECKED_MODELS,
     RACE_DETECTED,
+    SIGNATURE_FAMILY,
     VERDICT_TIMEOUT,
-    WRONG_ANSWER,  # fmt: skip
+    WRONG_ANSWER,
+    Problem,
+    load_suite,
+    reference_body,
+    serial_baseline_body,
 )
+from workflow_scripts.pcgbench.pareval_format import load_generations, problem_name
 
 logger = logging.getLogger(__name__)
 
@@ -109,7 +115,7 @@ def mutate(body: str, mutant: str, prompt_text: str) -> tuple[str, str] | None:
 def serial_expected(model: str) -> str:
     if model == "serial":
         return OK
-    if suite.SIGNATURE_FAMILY[model] == "vector":
+    if SIGNATURE_FAMILY[model] == "vector":
         return NO_PARALLELISM
     return BUILD_ERROR
 
@@ -117,14 +123,14 @@ def serial_expected(model: str) -> str:
 def race_checked_verdict(mutant: str, model: str, verdict: str, race_check: bool) -> str:
     """A mutant's expected verdict where the evaluation race-checks `model`: the race mutant's race is reported
     by ThreadSanitizer (race_detected) before validation could see its wrong answer."""
-    if race_check and model in toolchains.RACE_CHECKED_MODELS and mutant == "missing_reduction":
+    if race_check and model in RACE_CHECKED_MODELS and mutant == "missing_reduction":
         return RACE_DETECTED
     return verdict
 
 
 def generate(records: list[dict], generator: str, *, samples: int, mutants: list[str],
              mutant_problems: str | list[str] = "all", race_check: bool = True,
-             suite_root: Path = suite.DATA_ROOT) -> tuple[list[dict], list[dict]]:  # fmt: skip
+             suite_root: Path = PROBLEMS_ROOT) -> tuple[list[dict], list[dict]]:  # fmt: skip
     """(records with outputs, expected verdicts) for one self-test generator.
 
     `mutant_problems` ("all" or names) limits the mutants to some problems: each infinite-loop mutant
@@ -133,7 +139,7 @@ def generate(records: list[dict], generator: str, *, samples: int, mutants: list
     """
     if generator not in GENERATORS:
         raise ValueError(f"unknown generator {generator!r}; known: {', '.join(GENERATORS)}")
-    problems = {p.name: p for p in suite.load_suite(suite_root)}
+    problems = {p.name: p for p in load_suite(suite_root)}
     if generator == "mutants" and mutant_problems != "all":
         selected = {problem_name(r) for r in records}
         if not selected & set(mutant_problems):
@@ -144,11 +150,11 @@ def generate(records: list[dict], generator: str, *, samples: int, mutants: list
     for record in records:
         problem, model = problems[problem_name(record)], record["parallelism_model"]
         if generator == "reference":
-            outputs = [(suite.reference_body(problem, model), "reference", OK)] * samples
+            outputs = [(reference_body(problem, model), "reference", OK)] * samples
         elif generator == "serial":
-            outputs = [(suite.serial_baseline_body(problem), "serial_baseline", serial_expected(model))] * samples
+            outputs = [(serial_baseline_body(problem), "serial_baseline", serial_expected(model))] * samples
         else:
-            reference = suite.reference_body(problem, model)
+            reference = reference_body(problem, model)
             outputs = []
             for mutant in mutants:
                 made = mutate(reference, mutant, record["prompt"])
@@ -166,9 +172,9 @@ def generate(records: list[dict], generator: str, *, samples: int, mutants: list
     return filled, expected
 
 
-def _mutant_applies(problem: suite.Problem, model: str, mutant: str) -> bool:
+def _mutant_applies(problem: Problem, model: str, mutant: str) -> bool:
     try:
-        return mutate(suite.reference_body(problem, model), mutant, "") is not None
+        return mutate(reference_body(problem, model), mutant, "") is not None
     except FileNotFoundError:  # no reference for this model (HIP)
         return False
 

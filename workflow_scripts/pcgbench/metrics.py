@@ -42,8 +42,8 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from workflow_scripts.measure import BUILD_ERROR, OK, PROMPT_MISMATCH
 from workflow_scripts.pcgbench.translation import pair_name
-from workflow_scripts.pcgbench.verdicts import BUILD_ERROR, OK, PROMPT_MISMATCH
 
 logger = logging.getLogger(__name__)
 

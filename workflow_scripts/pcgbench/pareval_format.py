@@ -41,8 +41,14 @@ import yaml
 from workflow_scripts.common.c_scanner import canonical_declaration as canonical
 from workflow_scripts.common.c_scanner import struct_definitions
 from workflow_scripts.common.io import write_json
-from workflow_scripts.pcgbench.suite import DATA_ROOT, EXECUTION_MODELS, PROBLEM_TYPES, Problem, prompt
-from workflow_scripts.pcgbench.verdicts import PROMPT_MISMATCH
+from workflow_scripts.measure import (
+    EXECUTION_MODELS,
+    PROBLEM_TYPES,
+    PROBLEMS_ROOT,
+    PROMPT_MISMATCH,
+    Problem,
+    prompt,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -77,7 +83,7 @@ class ParEvalName:
 
 
 @functools.cache
-def pareval_names(root: Path = DATA_ROOT) -> dict[str, ParEvalName]:
+def pareval_names(root: Path = PROBLEMS_ROOT) -> dict[str, ParEvalName]:
     """ParEval's problems by name (without number), from <root>/pareval.yaml; {} when the file is absent.
 
     A malformed map (unknown folder, a number or a folder used twice) raises ValueError naming the entry.
@@ -107,18 +113,18 @@ def pareval_names(root: Path = DATA_ROOT) -> dict[str, ParEvalName]:
     return names
 
 
-def numbered_names(root: Path = DATA_ROOT) -> dict[str, str]:
+def numbered_names(root: Path = PROBLEMS_ROOT) -> dict[str, str]:
     """ParEval's numbered name (e.g. "27_reduce_average") of every suite problem that has one, by folder."""
     return {entry.problem: entry.numbered for entry in pareval_names(root).values()}
 
 
-def pareval_extras(root: Path = DATA_ROOT) -> list[str]:
+def pareval_extras(root: Path = PROBLEMS_ROOT) -> list[str]:
     """The suite's problems that have no ParEval counterpart (pareval.yaml's `extras`)."""
     path = Path(root) / NAMES_FILE
     return list((yaml.safe_load(path.read_text()) or {}).get("extras") or []) if path.exists() else []
 
 
-def problem_name(record: dict, root: Path = DATA_ROOT) -> str:
+def problem_name(record: dict, root: Path = PROBLEMS_ROOT) -> str:
     """The suite's problem name for a record: ParEval's name (numbered or not, any numbering) through the map,
     else the name itself without a numeric prefix (the suite's own folder names)."""
     name = _PAREVAL_PREFIX.sub("", record["name"])
@@ -126,7 +132,7 @@ def problem_name(record: dict, root: Path = DATA_ROOT) -> str:
     return entry.problem if entry else name
 
 
-def closest_names(name: str, problems: list[Problem], root: Path = DATA_ROOT, n: int = 3) -> list[str]:
+def closest_names(name: str, problems: list[Problem], root: Path = PROBLEMS_ROOT, n: int = 3) -> list[str]:
     """The names of the suite most like `name` (a record's name that matched no problem), closest first: the
     suite's folders and ParEval's names (numbered when `name` is), by difflib's ratio; [] when none is close."""
     bare = _PAREVAL_PREFIX.sub("", name)
@@ -137,7 +143,7 @@ def closest_names(name: str, problems: list[Problem], root: Path = DATA_ROOT, n:
     return list(dict.fromkeys(candidates[c] for c in close))
 
 
-def unknown_name_reason(name: str, problems: list[Problem], root: Path = DATA_ROOT) -> str:
+def unknown_name_reason(name: str, problems: list[Problem], root: Path = PROBLEMS_ROOT) -> str:
     """Why a record of this name is not scored, with the closest names of the suite."""
     close = closest_names(name, problems, root)
     return f"no problem {name!r} here" + (f" (closest: {', '.join(close)})" if close else "")
@@ -306,7 +312,7 @@ class Match:
     refused: tuple[tuple[int, str], ...] = ()  # (index in `outputs`, why) of outputs not scored (MALFORMED)
 
 
-def match_generations(records: list[dict], problems: list[Problem], root: Path = DATA_ROOT,
+def match_generations(records: list[dict], problems: list[Problem], root: Path = PROBLEMS_ROOT,
                       source: str = "generations") -> list[Match]:  # fmt: skip
     """Pair each record with its problem. Records for problems the suite lacks get status `no_driver`, records
     whose prompt declares another interface `prompt_mismatch` (problem set: the one its name names), records

@@ -34,8 +34,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from workflow_scripts.pcgbench import agreement, shards, suite
-from workflow_scripts.pcgbench.harness import EvaluateConfig
+from workflow_scripts.measure import EvaluateConfig, load_suite
+from workflow_scripts.pcgbench import agreement, shards
 from workflow_scripts.pcgbench.pareval_results import RELEASED_ROOT
 
 logger = logging.getLogger(__name__)
@@ -110,7 +110,7 @@ def released_path(file: str, root: Path = RELEASED_ROOT) -> Path:
 
 @functools.cache
 def _suite_problems() -> tuple[str, ...]:
-    return tuple(problem.name for problem in suite.load_suite())
+    return tuple(problem.name for problem in load_suite())
 
 
 def plan(cfg: ParEvalReleasedConfig) -> list[shards.Shard]:

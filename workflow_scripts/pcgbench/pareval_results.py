@@ -37,7 +37,8 @@ import logging
 import lzma
 from pathlib import Path
 
-from workflow_scripts.pcgbench import suite, translation
+from workflow_scripts.measure import PROBLEMS_ROOT, PROMPT_MISMATCH, Problem, load_suite
+from workflow_scripts.pcgbench import translation
 from workflow_scripts.pcgbench.pareval_format import (
     MALFORMED,
     NO_DRIVER,
@@ -47,11 +48,10 @@ from workflow_scripts.pcgbench.pareval_format import (
     validate_records,
 )
 from workflow_scripts.pcgbench.samples import Sample
-from workflow_scripts.pcgbench.verdicts import PROMPT_MISMATCH
 
 logger = logging.getLogger(__name__)
 
-RELEASED_ROOT = suite.DATA_ROOT.parent / "pareval_released"
+RELEASED_ROOT = PROBLEMS_ROOT.parent / "pareval_released"
 CHECKSUMS = "SHA256SUMS"
 MISSING_FIELD = "missing_field"
 # ParEval's verdict fields that this project reads, with the types they hold (run-all.py's driver_wrapper.py).
@@ -234,7 +234,7 @@ def _verdict(output: dict, where: str) -> tuple[ParEvalVerdict | None, str]:
                           is_source_valid=source_valid if isinstance(source_valid, bool) else None), ""  # fmt: skip
 
 
-def read_record(record: object, index: int, problems: list[suite.Problem], generator: str, source: str,
+def read_record(record: object, index: int, problems: list[Problem], generator: str, source: str,
                 root: Path) -> tuple[list[ReleasedSample], list[ReleasedSample], list[Refusal]]:  # fmt: skip
     """(samples, prompt_mismatch samples, refusals) of one record of a results or generations file."""
     name = record_name(record) if isinstance(record, dict) and isinstance(record.get("name"), str) else "?"
@@ -281,7 +281,7 @@ def read_record(record: object, index: int, problems: list[suite.Problem], gener
     return samples, [], refused
 
 
-def load_results(path: Path, generator: str | None = None, root: Path = suite.DATA_ROOT) -> ReleasedResults:
+def load_results(path: Path, generator: str | None = None, root: Path = PROBLEMS_ROOT) -> ReleasedResults:
     """Every output of a ParEval results (or generations) file as a sample of the suite, with ParEval's verdict
     where the file has one; records and outputs that cannot be scored are refused one by one (the module
     docstring). A file that is not a JSON list, or of which nothing can be scored, raises GenerationsError."""
@@ -290,7 +290,7 @@ def load_results(path: Path, generator: str | None = None, root: Path = suite.DA
     if not isinstance(data, list):
         raise GenerationsError(f"{source}: expected a JSON list of records (ParEval's results or generations format), "
                                f"got {type(data).__name__}")
-    problems = suite.load_suite(root)
+    problems = load_suite(root)
     released = ReleasedResults(source, [], [], [])
     for index, record in enumerate(data):
         samples, mismatched, refused = read_record(record, index, problems, generator or generator_name(path), source,

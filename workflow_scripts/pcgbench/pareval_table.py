@@ -53,16 +53,7 @@ import pandas as pd
 from workflow_scripts.common import write_json
 from workflow_scripts.common.io import atomic_path
 from workflow_scripts.common.tables import write_table
-from workflow_scripts.pcgbench import suite
-from workflow_scripts.pcgbench.agreement import STRICTER, summarise
-from workflow_scripts.pcgbench.pareval_results import (
-    NOT_BUILT,
-    RELEASED_ROOT,
-    VALID,
-    read_json,
-    verify_checksum,
-)
-from workflow_scripts.pcgbench.verdicts import (
+from workflow_scripts.measure import (
     BUILD_ERROR,
     CRASH,
     KILLED_RESOURCE_LIMIT,
@@ -74,6 +65,15 @@ from workflow_scripts.pcgbench.verdicts import (
     TAMPERING,
     VERDICT_TIMEOUT,
     WRONG_ANSWER,
+    load_suite,
+)
+from workflow_scripts.pcgbench.agreement import STRICTER, summarise
+from workflow_scripts.pcgbench.pareval_results import (
+    NOT_BUILT,
+    RELEASED_ROOT,
+    VALID,
+    read_json,
+    verify_checksum,
 )
 
 logger = logging.getLogger(__name__)
@@ -132,7 +132,7 @@ def read_agreements(paths: Sequence[str | Path]) -> pd.DataFrame:
     rows = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
     if rows.empty:
         return rows
-    types = {problem.name: problem.problem_type for problem in suite.load_suite()}
+    types = {problem.name: problem.problem_type for problem in load_suite()}
     rows["task"] = np.where(rows["source_model"].notna(), "translation", "generation")
     rows["problem_type"] = rows["problem"].map(types)
     rows["agree"] = rows["agree"].astype(str).str.lower() == "true"

@@ -32,10 +32,9 @@ import heapq
 import math
 import statistics
 
+from workflow_scripts.measure import OPENMP_MODELS, RACE_CHECKED_MODELS, resource_sweep
 from workflow_scripts.pcgbench import shards as shards_module
-from workflow_scripts.pcgbench import suite, toolchains
 from workflow_scripts.pcgbench.evaluate import runs_of_sweep
-from workflow_scripts.pcgbench.timing import resource_sweep
 
 # How a sample ends, as far as its cost goes (module docstring).
 OK, TIMEOUT, FIRST_RUN, RACE, BUILD_ONLY = "ok", "timeout", "first_run", "race", "build_only"
@@ -58,7 +57,7 @@ class SampleCost:
 
     build_s: float  # compile + link + inspection, one compiler process
     runs_s: tuple[float, ...]  # each run of the sweep (evaluate.runs_of_sweep at the paper's max_cores)
-    race_checked: bool = False  # toolchains.RACE_CHECKED_MODELS with pcgbench.evaluate.race_check
+    race_checked: bool = False  # RACE_CHECKED_MODELS with pcgbench.evaluate.race_check
     race_build_s: float = 0.0  # its ThreadSanitizer build (in the evaluate job)
     race_check_s: float = 0.0  # the race check's run (at the small or timed size, never the paper size)
     runs_measured: bool = True  # False: the runs are an assumption (GPU models: no GPU here)
@@ -402,7 +401,7 @@ def paper_costs(measured: dict, problem_types: dict[str, str], models: list[str]
                                                      runs_s=runs, runs_measured=False)  # fmt: skip
             continue
         rows = by_model[source(model)]
-        openmp = model in suite.OPENMP_MODELS  # stress validations; the race check: toolchains.RACE_CHECKED_MODELS
+        openmp = model in OPENMP_MODELS  # stress validations; the race check: RACE_CHECKED_MODELS
         if openmp and not any("stress_s" in r for r in rows.values()):
             rows = by_model[source("omp")]  # the stress validations and race check of an OpenMP model
         launch_rows = by_model["mpi"] if model == "mpi+omp" and by_model.get("mpi") and not by_model.get(model) else rows
@@ -422,7 +421,7 @@ def paper_costs(measured: dict, problem_types: dict[str, str], models: list[str]
                 runs[0] += overhead.stress_per_call * sample_1  # in the sweep's first run only
             own = rows.get(problem, {})  # builds, race checks: the problem's own where measured
             costs[(problem, model)] = SampleCost(
-                build_s=own.get("build_s", medians["build_s"]), runs_s=tuple(runs), race_checked=model in toolchains.RACE_CHECKED_MODELS and race_check,
+                build_s=own.get("build_s", medians["build_s"]), runs_s=tuple(runs), race_checked=model in RACE_CHECKED_MODELS and race_check,
                 race_build_s=own.get("race_build_s", medians["race_build_s"]) if openmp else 0.0,
                 race_check_s=own.get("race_check_s", medians["race_check_s"]) if openmp else 0.0,  # (the same models)
             )  # fmt: skip

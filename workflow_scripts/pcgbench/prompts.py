@@ -15,18 +15,19 @@ import logging
 from pathlib import Path
 
 from workflow_scripts.common import Provenance
-from workflow_scripts.pcgbench import suite, translation
+from workflow_scripts.measure import PROBLEMS_ROOT, Problem, load_suite
+from workflow_scripts.pcgbench import translation
 from workflow_scripts.pcgbench.pareval_format import export_prompts
 
 logger = logging.getLogger(__name__)
 
 
-def select_problems(problems: list[suite.Problem], selection: str | list[str]) -> list[suite.Problem]:
+def select_problems(problems: list[Problem], selection: str | list[str]) -> list[Problem]:
     """The problems named by `selection` ("all", "one_per_type" or a list of names), sorted by name."""
     if selection == "all":
         return list(problems)
     if selection == "one_per_type":
-        first: dict[str, suite.Problem] = {}
+        first: dict[str, Problem] = {}
         for problem in sorted(problems, key=lambda p: p.name):
             first.setdefault(problem.problem_type, problem)
         return sorted(first.values(), key=lambda p: p.name)
@@ -46,7 +47,7 @@ def main(out: Path, selection: str | list[str], models: list[str], suite_root: P
     config = {"problems": selection, "models": models} if pairs is None else {"problems": selection, "pairs": pairs}
     prov = Provenance.start(step="pcgbench.prompts" if pairs is None else "pcgbench.translation_prompts",
                             config=config, seed=seed)  # fmt: skip
-    problems = select_problems(suite.load_suite(suite_root), selection)
+    problems = select_problems(load_suite(suite_root), selection)
     if pairs is None:
         records = export_prompts(problems, models, out)
     else:
@@ -67,5 +68,5 @@ if __name__ == "__main__":
 
     smk = snakemake_step(snakemake)  # noqa: F821 -- injected by Snakemake's script: directive
     pairs = smk.params.get("pairs")
-    main(Path(smk.output.prompts), smk.params.problems, list(smk.params.get("models") or []), suite.DATA_ROOT,
+    main(Path(smk.output.prompts), smk.params.problems, list(smk.params.get("models") or []), PROBLEMS_ROOT,
          smk.params.seed, pairs=list(pairs) if pairs is not None else None)

@@ -36,22 +36,33 @@ from pathlib import Path
 
 from workflow_scripts.common import Progress, Provenance, write_json
 from workflow_scripts.common.io import atomic_path
-from workflow_scripts.pcgbench import kokkos, suite, toolchains
-from workflow_scripts.pcgbench.build import BuildCache, BuildRequest, BuildResult
-from workflow_scripts.pcgbench.harness import EvaluateConfig
-from workflow_scripts.pcgbench.prompts import select_problems
-from workflow_scripts.pcgbench.run import run_program
-from workflow_scripts.pcgbench.sandbox import SandboxUnavailable
-from workflow_scripts.pcgbench.shards import Shard
-from workflow_scripts.pcgbench.timing import ResourceConfig, resource_sweep, summarise_times
-from workflow_scripts.pcgbench.verdicts import (
+from workflow_scripts.measure import (
     BUILD_ERROR,
     BUILD_ONLY,
     OK,
+    PROBLEMS_ROOT,
     UNAVAILABLE,
     VERDICTS,
     WRONG_ANSWER,
+    BuildCache,
+    BuildRequest,
+    BuildResult,
+    EvaluateConfig,
+    Problem,
+    ResourceConfig,
+    SandboxUnavailable,
+    build_status,
+    ensure_kokkos,
+    get_problem,
+    load_suite,
+    reference_body,
+    resource_sweep,
+    run_program,
+    summarise_times,
+    toolchain_status,
 )
+from workflow_scripts.pcgbench.prompts import select_problems
+from workflow_scripts.pcgbench.shards import Shard
 
 logger = logging.getLogger(__name__)
 
@@ -86,7 +97,7 @@ class CheckConfig(EvaluateConfig):
                                threads if model in ("omp", "mpi+omp", "kokkos") else 1)]
 
 
-def _row(problem: suite.Problem, model: str, status: str, detail: str = "", config: ResourceConfig | None = None,
+def _row(problem: Problem, model: str, status: str, detail: str = "", config: ResourceConfig | None = None,
          **timing) -> dict:  # fmt: skip
     row = {column: None for column in COLUMNS}
     row.update(problem=problem.name, problem_type=problem.problem_type, model=model, status=status,
@@ -95,13 +106,13 @@ def _row(problem: suite.Problem, model: str, status: str, detail: str = "", conf
     return row
 
 
-def _builds(pairs: list[tuple[suite.Problem, str]], build_dir: Path,
+def _builds(pairs: list[tuple[Problem, str]], build_dir: Path,
             cfg: CheckConfig) -> list[tuple[Path | None, dict | None]]:  # fmt: skip
     """For each pair, (executable, None) when its reference can run here, else (None, the row saying why not).
     References compile as samples do (build.BuildCache: in the sandbox, cached by content), with the harness's
     build settings (jobs, compile_timeout_s)."""
-    status = {model: toolchains.build_status(model) for _, model in pairs}
-    requests = [BuildRequest(problem=p, model=m, body=suite.reference_body(p, m)) for p, m in pairs if status[m][0]]
+    status = {model: build_status(model) for _, model in pairs}
+    requests = [BuildRequest(problem=p, model=m, body=reference_body(p, m)) for p, m in pairs if status[m][0]]
     outcomes = []
     with BuildCache(cfg.build_config(cache_dir=build_dir)).building(requests) as futures:
         built = iter(futures)
@@ -111,7 +122,7 @@ def _builds(pairs: list[tuple[suite.Problem, str]], build_dir: Path,
     return outcomes
 
 
-def _built(problem: suite.Problem, model: str, build: Future[BuildResult]) -> tuple[Path | None, dict | None]:
+def _built(problem: Problem, model: str, build: Future[BuildResult]) -> tuple[Path | None, dict | None]:
     try:
         result = build.result()
     except SandboxUnavailable:  # the sandbox failed, not the reference: never a verdict
@@ -122,11 +133,11 @@ def _built(problem: suite.Problem, model: str, build: Future[BuildResult]) -> tu
         return None, _row(problem, model, BUILD_ERROR, result.log[-400:])
     if result.finding is not None:  # the harness would never run it as a sample: neither does the check
         return None, _row(problem, model, result.finding.verdict, result.finding.detail)
-    runnable, why = toolchains.toolchain_status(model)
+    runnable, why = toolchain_status(model)
     return (result.exe, None) if runnable else (None, _row(problem, model, BUILD_ONLY, why))
 
 
-def _run(problem: suite.Problem, model: str, exe: Path, config: ResourceConfig, cfg: CheckConfig) -> dict:
+def _run(problem: Problem, model: str, exe: Path, config: ResourceConfig, cfg: CheckConfig) -> dict:
     protocol = cfg.protocol(ranks=config.ranks, threads=config.threads, stress=False)
     run = run_program(problem, model, exe, protocol, cfg.limits())
     if run.verdict != OK:  # a wrong answer's detail is the validator's; another failure's says what it was
@@ -140,13 +151,13 @@ def _run(problem: suite.Problem, model: str, exe: Path, config: ResourceConfig, 
                 time_iqr_s=times.iqr_s, baseline_median_s=baseline)
 
 
-def check_references(problems: list[suite.Problem], models: list[str], cfg: CheckConfig, build_dir: Path,
+def check_references(problems: list[Problem], models: list[str], cfg: CheckConfig, build_dir: Path,
                      progress=None) -> list[dict]:  # fmt: skip
     """Rows (see COLUMNS) for every problem x model, in that order, built in the build cache `build_dir`
     (build.BuildCache). Compiles run `cfg.jobs` at a time; runs one at a time, so no two timings share the cores.
     `progress(row)` is called as each row is made."""
-    if "kokkos" in models and toolchains.build_status("kokkos")[0]:
-        kokkos.ensure_kokkos()  # once, before the compile workers start
+    if "kokkos" in models and build_status("kokkos")[0]:
+        ensure_kokkos()  # once, before the compile workers start
     rows: list[dict] = []
     pairs = [(p, m) for p in problems for m in models]
     built = _builds(pairs, Path(build_dir), cfg)
@@ -236,7 +247,7 @@ def _check_config(evaluate: dict, seed: int, jobs: int | None) -> CheckConfig:
     return CheckConfig(**evaluate | given)
 
 
-def _check(problems: list[suite.Problem], models: list[str], cfg: CheckConfig, evaluate: dict) -> list[dict]:
+def _check(problems: list[Problem], models: list[str], cfg: CheckConfig, evaluate: dict) -> list[dict]:
     # The harness's build cache: references are built there as samples are, and the evaluation that follows finds
     # their drivers built (in the machine's cache: build.BuildCache).
     build_dir = Path(evaluate["cache_dir"])
@@ -263,12 +274,12 @@ def _write(rows: list[dict], problems: list[str], models: list[str], cfg: CheckC
 
 
 def main(table: Path, summary_path: Path, *, selection: str | list[str], models: list[str], evaluate: dict,
-         seed: int, jobs: int | None = None, suite_root: Path = suite.DATA_ROOT) -> dict:  # fmt: skip
+         seed: int, jobs: int | None = None, suite_root: Path = PROBLEMS_ROOT) -> dict:  # fmt: skip
     """The configured problems and models, timed with the harness's settings, in one process."""
     cfg = _check_config(evaluate, seed, jobs)
     prov = Provenance.start(step="pcgbench.reference_speedups", seed=seed,
                             config={"problems": selection, "models": models, **dataclasses.asdict(cfg)})
-    problems = select_problems(suite.load_suite(suite_root), selection)
+    problems = select_problems(load_suite(suite_root), selection)
     rows = _check(problems, models, cfg, evaluate)
     summary = _write(rows, [p.name for p in problems], models, cfg, [socket.gethostname()], table, summary_path)
     prov.finish([table, summary_path])
@@ -281,7 +292,7 @@ def check_shard(rows_path: Path, shard: Shard, *, evaluate: dict, seed: int, job
     cfg = _check_config(evaluate, seed, jobs)
     prov = Provenance.start(step="pcgbench.reference_speedups_shard", seed=seed,
                             config={"shard": dataclasses.asdict(shard), **dataclasses.asdict(cfg)})  # fmt: skip
-    rows = _check([suite.get_problem(name) for name in shard.problems], list(shard.models), cfg, evaluate)
+    rows = _check([get_problem(name) for name in shard.problems], list(shard.models), cfg, evaluate)
     write_json(rows_path, {"shard": shard.name, "measured_on": socket.gethostname(), "rows": rows})
     prov.finish([rows_path])
     return rows
@@ -293,7 +304,7 @@ def merge(table: Path, summary_path: Path, shard_rows: list[Path], *, selection:
     cfg = _check_config(evaluate, seed, 1)
     prov = Provenance.start(step="pcgbench.reference_speedups_merge", seed=seed,
                             config={"problems": selection, "models": models, **dataclasses.asdict(cfg)})
-    problems = [p.name for p in select_problems(suite.load_suite(), selection)]
+    problems = [p.name for p in select_problems(load_suite(), selection)]
     parts = [json.loads(Path(path).read_text()) for path in shard_rows]
     rows = [row for part in parts for row in part["rows"]]
     rows.sort(key=lambda r: (problems.index(r["problem"]), models.index(r["model"])))  # stable: sweep order kept

@@ -1,10 +1,10 @@
 """The samples of a generations file: every output matched to its suite problem, and which execution models
 can be built and run on this machine.
 
-    samples, unscored = load_samples(Path("generations.json"), "gpt-4", suite.DATA_ROOT)
+    samples, unscored = load_samples(Path("generations.json"), "gpt-4", PROBLEMS_ROOT)
     skipped = toolchain_report({s.model for s in samples})   # {model: why}, logged
 
-Used by the build step (build.py, which compiles ahead of the evaluation) and by the evaluation (evaluate.py).
+Used by the build step (pcgbench/build.py, which compiles ahead of the evaluation) and by the evaluation (evaluate.py).
 """
 
 import dataclasses
@@ -12,7 +12,8 @@ import hashlib
 import logging
 from pathlib import Path
 
-from workflow_scripts.pcgbench import suite, toolchains, translation
+from workflow_scripts.measure import PROMPT_MISMATCH, Problem, load_suite, toolchain_status
+from workflow_scripts.pcgbench import translation
 from workflow_scripts.pcgbench.pareval_format import (
     MALFORMED,
     NO_DRIVER,
@@ -21,7 +22,6 @@ from workflow_scripts.pcgbench.pareval_format import (
     match_generations,
     record_name,
 )
-from workflow_scripts.pcgbench.verdicts import PROMPT_MISMATCH
 
 logger = logging.getLogger(__name__)
 
@@ -29,7 +29,7 @@ logger = logging.getLogger(__name__)
 @dataclasses.dataclass(frozen=True)
 class Sample:
     generator: str
-    problem: suite.Problem
+    problem: Problem
     model: str
     sample_index: int
     body: str
@@ -78,7 +78,7 @@ def load_samples(generations_path: Path, generator: str, suite_root: Path) -> tu
     records = load_generations(generations_path)
     translation.check_translation_fields(records, source=str(generations_path))
     samples, unscored = [], []
-    matches = match_generations(records, suite.load_suite(suite_root), suite_root, source=str(generations_path))
+    matches = match_generations(records, load_suite(suite_root), suite_root, source=str(generations_path))
     matches = translation.mark_translation_mismatches(matches)
     for match in matches:
         name = record_name(match.record)
@@ -130,7 +130,7 @@ def toolchain_report(models: set[str]) -> dict[str, str]:
     """{model: why} for every model that cannot be built and run here; logged before any work starts."""
     unavailable = {}
     for model in sorted(models):
-        ok, why = toolchains.toolchain_status(model)
+        ok, why = toolchain_status(model)
         if not ok:
             unavailable[model] = why
             logger.warning("execution model %s skipped: %s", model, why)

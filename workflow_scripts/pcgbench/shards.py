@@ -25,7 +25,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 
-from workflow_scripts.pcgbench import suite
+from workflow_scripts.measure import check_model, load_suite
 
 ALL = "all"
 
@@ -50,7 +50,7 @@ def plan(models: list[str], problems: list[str], *, by_model: bool, problems_per
         raise ValueError(f"pcgbench.shards.problems_per_shard must be >= 0 (0: no split by problem), got "
                          f"{problems_per_shard}")  # fmt: skip
     for model in models:
-        suite.check_model(model)
+        check_model(model)
     size = problems_per_shard or max(len(problems), 1)
     groups = [tuple(problems[i : i + size]) for i in range(0, len(problems), size)] or [()]
     split = len(groups) > 1
@@ -76,7 +76,7 @@ def node_kind(shard: Shard, gpu_models: list[str]) -> str:
 def _problem_names(selection: str | tuple[str, ...]) -> tuple[str, ...]:
     from workflow_scripts.pcgbench.prompts import select_problems  # prompts imports the suite's generators
 
-    return tuple(p.name for p in select_problems(suite.load_suite(), selection))
+    return tuple(p.name for p in select_problems(load_suite(), selection))
 
 
 def plan_for(pcgbench_config: dict, task: str = "generation") -> list[Shard]:

@@ -40,6 +40,7 @@ import re
 from pathlib import Path
 
 from workflow_scripts.common.io import write_json
+from workflow_scripts.measure import EXECUTION_MODELS, PROBLEMS_ROOT, PROMPT_MISMATCH, Problem, reference_body
 from workflow_scripts.pcgbench.pareval_format import (
     NUMBERINGS,
     GenerationsError,
@@ -49,8 +50,6 @@ from workflow_scripts.pcgbench.pareval_format import (
     pareval_names,
     prompt_record,
 )
-from workflow_scripts.pcgbench.suite import DATA_ROOT, EXECUTION_MODELS, Problem, reference_body
-from workflow_scripts.pcgbench.verdicts import PROMPT_MISMATCH
 
 logger = logging.getLogger(__name__)
 
@@ -140,7 +139,7 @@ def translation_record(problem: Problem, source: str, target: str, name: str | N
     return record
 
 
-def pareval_pairs(problem: Problem, root: Path = DATA_ROOT) -> list[tuple[str, str]]:
+def pareval_pairs(problem: Problem, root: Path = PROBLEMS_ROOT) -> list[tuple[str, str]]:
     """The translation pairs ParEval has for this problem, in ParEval's order; none for a problem ParEval lacks
     (the suite's extras)."""
     entry = next((e for e in pareval_names(Path(root)).values() if e.problem == problem.name), None)
@@ -150,7 +149,7 @@ def pareval_pairs(problem: Problem, root: Path = DATA_ROOT) -> list[tuple[str, s
 
 
 def export_translation_prompts(problems: list[Problem], out: Path, *, pairs: list[str] | tuple[str, ...] = PAIR_NAMES,
-                               numbering: str = "suite", root: Path = DATA_ROOT) -> list[dict]:  # fmt: skip
+                               numbering: str = "suite", root: Path = PROBLEMS_ROOT) -> list[dict]:  # fmt: skip
     """Write one translation record per (problem, pair) that ParEval has, for the `pairs` named ("serial->omp"),
     atomically to `out`: grouped by pair in ParEval's order, then by name (ParEval's numbered names with
     `numbering="pareval"`, else the suite's folders)."""

@@ -43,10 +43,16 @@ import dataclasses
 import logging
 import re
 
-from workflow_scripts.pcgbench import suite, verdicts
-from workflow_scripts.pcgbench.build import BuildCache, BuildRequest
-from workflow_scripts.pcgbench.run import RunProtocol, run_program
-from workflow_scripts.pcgbench.sandbox import SandboxLimits
+from workflow_scripts.measure import (
+    OK,
+    BuildCache,
+    BuildRequest,
+    Problem,
+    RunProtocol,
+    SandboxLimits,
+    reference_body,
+    run_program,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -298,7 +304,7 @@ def _replay_body(sig: Signature, size: str) -> str:
             + "  return pcg_vs_answer;\n}\n")
 
 
-def trivial_bodies(problem: suite.Problem, model: str) -> dict[str, str]:
+def trivial_bodies(problem: Problem, model: str) -> dict[str, str]:
     """name -> body (the text after the prompt's "{", closing "}" included) of each trivial body of (problem, model)."""
     if model not in MODELS:
         raise ValueError(f"the validation-strength check runs {MODELS}, not {model!r} (nothing runs it here)")
@@ -320,7 +326,7 @@ def trivial_bodies(problem: suite.Problem, model: str) -> dict[str, str]:
             derived |= _restoring_bodies(sig)
     # The serial reference serves the vector models; Kokkos's own serves its view signature.
     reference = _reference_signature(sig) + " {\n"
-    reference += suite.reference_body(problem, "serial" if model in VECTOR_MODELS else model)
+    reference += reference_body(problem, "serial" if model in VECTOR_MODELS else model)
     return bodies | {name: body + reference for name, body in derived.items()}
 
 
@@ -343,7 +349,7 @@ class StrengthScore:
 
     @property
     def survivors(self) -> list[str]:
-        return [n for n in self.counted if self.verdicts[n] == verdicts.OK]
+        return [n for n in self.counted if self.verdicts[n] == OK]
 
     @property
     def killed(self) -> int:
@@ -357,7 +363,7 @@ def strength_protocol(model: str, *, validations: int = DEFAULT_VALIDATIONS, see
                        ranks=2 if model in ("mpi", "mpi+omp") else 1, threads=1)  # fmt: skip
 
 
-def check_validation_strength(problems: list[suite.Problem], models: list[str], *, cache: BuildCache,
+def check_validation_strength(problems: list[Problem], models: list[str], *, cache: BuildCache,
                               validations: int = DEFAULT_VALIDATIONS, seed: int = DEFAULT_SEED,
                               limits: SandboxLimits | None = None,
                               reference: bool = False) -> list[StrengthScore]:  # fmt: skip
@@ -373,7 +379,7 @@ def check_validation_strength(problems: list[suite.Problem], models: list[str], 
         for model in models:
             bodies = trivial_bodies(problem, model)
             if reference:
-                bodies["reference"] = suite.reference_body(problem, model)
+                bodies["reference"] = reference_body(problem, model)
             jobs += [(problem, model, name, body) for name, body in bodies.items()]
     scores: dict[tuple[str, str], StrengthScore] = {}
     with cache.building([BuildRequest(problem=p, model=m, body=b) for p, m, _, b in jobs]) as futures:
@@ -387,7 +393,7 @@ def check_validation_strength(problems: list[suite.Problem], models: list[str], 
             score = scores.setdefault((problem.name, model),
                                       StrengthScore(problem=problem.name, model=model, verdicts={}, details={}))
             if name == "reference":
-                if run.verdict != verdicts.OK:
+                if run.verdict != OK:
                     raise RuntimeError(f"the reference of {problem.name}/{model} got {run.verdict}: {run.detail}")
                 continue
             score.verdicts[name] = run.verdict

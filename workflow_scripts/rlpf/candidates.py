@@ -29,7 +29,7 @@ import pandas as pd
 from workflow_scripts.common import Provenance, read_json
 from workflow_scripts.common.c_scanner import declarator_name, for_loops, scalar_declarations, top_level_loops
 from workflow_scripts.common.io import atomic_path
-from workflow_scripts.pcgbench import suite
+from workflow_scripts.measure import get_problem, reference_body
 from workflow_scripts.rlpf.program_body import SERIAL_LINE, completion_text, program_body
 from workflow_scripts.rlpf.renaming import rename_completion
 from workflow_scripts.rlpf.reward import Measurer, RewardConfig, grade
@@ -72,9 +72,9 @@ def candidate_completions(task: Task, max_candidates: int) -> list[str]:
     """A deterministic list of completions worth measuring: all serial, and per loop a plain parallel for,
     with the detected reductions, and with schedules that are sometimes right and sometimes slow."""
     if task.kind == "function":
-        problem = suite.get_problem(task.kernel)
+        problem = get_problem(task.kernel)
         pragma_task = dataclasses.replace(task, kind="pragma")
-        bodies = [suite.reference_body(problem, task.model), task.body]
+        bodies = [reference_body(problem, task.model), task.body]
         bodies += [program_body(pragma_task, c) for c in candidate_completions(pragma_task, max_candidates)[1:]]
         return list(dict.fromkeys(bodies))[:max_candidates]
     loops = top_level_loops(task.body)

@@ -25,7 +25,7 @@ then on. Repeated completions (common once a policy sharpens) then cost nothing.
 Distinct programs of one batch compile concurrently (the harness's BuildCache, `jobs` compilers); runs
 are one at a time, because concurrent runs would perturb each other's timings, and each run is bounded
 by the sandbox's wall-clock limit, so no program can block the batch for longer than that.
-How a completion is built, checked and run is the PCGBench harness's (pcgbench/harness.py): its settings are
+How a completion is built, checked and run is the measurement engine's (workflow_scripts/measure/, settings.py): its settings are
 config section pcgbench.evaluate with rlpf.reward.harness's overrides on top (RewardConfig.from_config), the checks
 before the timed run its `vet`. The run's wall-clock limit is the harness's run_timeout_s: the reward has no
 reference run time to scale (the serial baseline is timed in the same run).
@@ -44,7 +44,7 @@ from pathlib import Path
 
 from workflow_scripts.common import Progress, write_json
 from workflow_scripts.common.config import schema_default
-from workflow_scripts.pcgbench import (
+from workflow_scripts.measure import (
     BUILD_ERROR,
     CRASH,
     KILLED_RESOURCE_LIMIT,
@@ -53,6 +53,7 @@ from workflow_scripts.pcgbench import (
     RACE_DETECTED,
     RESOURCE_OVERUSE,
     TAMPERING,
+    TSAN,
     VERDICT_TIMEOUT,
     WRONG_ANSWER,
     BuildCache,
@@ -60,10 +61,9 @@ from workflow_scripts.pcgbench import (
     BuildResult,
     EvaluateConfig,
     RunProtocol,
+    get_problem,
     placement_env,
     run_program,
-    suite,
-    toolchains,
     vet,
 )
 from workflow_scripts.rlpf.program_body import program_body
@@ -210,7 +210,7 @@ class Measurer:
         """Measure one built completion: the harness's checks (vet: its build, what its object holds, its race
         check), then one run."""
         fields = dict(key=key, task_id=task.task_id, speedup=None, time_s=None, baseline_time_s=None, spread=None)
-        problem = suite.get_problem(task.kernel)
+        problem = get_problem(task.kernel)
         vetting = vet(problem, task.model, build, self.cfg.harness, body=body, race_build=race_build)
         if vetting.verdict is not None:
             # A compiler's log ends with what went wrong; the other reasons start with it.
@@ -262,10 +262,10 @@ class Measurer:
                 todo[key] = (task, body)
         if todo:
             keys = list(todo)
-            requests = [BuildRequest(problem=suite.get_problem(todo[k][0].kernel), model=todo[k][0].model,
+            requests = [BuildRequest(problem=get_problem(todo[k][0].kernel), model=todo[k][0].model,
                                      body=todo[k][1]) for k in keys]  # fmt: skip
             checked = [i for i, k in enumerate(keys) if self.race_checked(todo[k][0])]
-            requests += [dataclasses.replace(requests[i], sanitizer=toolchains.TSAN) for i in checked]
+            requests += [dataclasses.replace(requests[i], sanitizer=TSAN) for i in checked]
             builds = self.builds.build_all(requests)
             race_builds = dict(zip((keys[i] for i in checked), builds[len(keys):], strict=True))
             # No start line: the GRPO reward calls this for every step's few completions.

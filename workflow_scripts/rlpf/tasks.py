@@ -55,7 +55,8 @@ import random
 
 from workflow_scripts.common.c_scanner import strip_line_comments, top_level_loops
 from workflow_scripts.common.config import schema_default
-from workflow_scripts.pcgbench import suite
+from workflow_scripts.measure import get_problem, reference_body
+from workflow_scripts.measure import prompt as problem_prompt
 from workflow_scripts.rlpf.renaming import choose_renaming, rename_identifiers
 
 logger = logging.getLogger(__name__)
@@ -162,8 +163,8 @@ def build_tasks(cfg: TaskConfig, seed: int, token_count=None) -> list[Task]:
     split = split_kernels(cfg.kernels, cfg.held_out, seed)
     tasks = []
     for kernel in cfg.kernels:
-        problem = suite.get_problem(kernel)
-        body = strip_comments(suite.reference_body(problem, "serial"))
+        problem = get_problem(kernel)
+        body = strip_comments(reference_body(problem, "serial"))
         n_loops = len(top_level_loops(body))
         if n_loops == 0 and cfg.kind == "pragma":
             logger.warning("%s: no top-level loop that starts its own line; dropped", kernel)
@@ -171,7 +172,7 @@ def build_tasks(cfg: TaskConfig, seed: int, token_count=None) -> list[Task]:
         signature = problem.signatures["vector"]
         for task_set in cfg.task_sets:
             if cfg.kind == "function":
-                prompt = suite.prompt(problem, FUNCTION_MODELS[task_set])
+                prompt = problem_prompt(problem, FUNCTION_MODELS[task_set])
             else:
                 prompt = make_prompt(task_set, signature, body, n_loops)
             if token_count is not None and token_count(prompt) > cfg.max_prompt_tokens:

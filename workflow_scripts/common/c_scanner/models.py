@@ -4,7 +4,7 @@
   the corpus touches at all. Any API marker counts, in comments too (the paper tags files by content, and a
   pragma in a comment is rare), Fortran's `!$omp` and `use mpi` included. Keys: PARALLEL_MODELS ("omp", "mpi",
   ...), named as PCGBench names its execution models.
-- `uses_model(model, body)` (PCGBench, pcgbench/suite.py): whether a generated function body really does the
+- `uses_model(model, body)` (the measurement engine, measure/suite.py): whether a generated function body really does the
   work in the execution model its prompt asked for. Much stricter: only code counts (comments and strings are
   removed first) and only constructs that create parallel work or communicate. Keys: PCGBench's execution
   models ("omp", "mpi", ...).

@@ -31,11 +31,11 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from workflow_scripts.common.config import schema_default, schema_section, section_errors
-from workflow_scripts.pcgbench import suite, toolchains
-from workflow_scripts.pcgbench.build import BuildConfig, BuildResult
-from workflow_scripts.pcgbench.run import PROTOCOL, RaceCheck, RunProtocol, check_races
-from workflow_scripts.pcgbench.sandbox import SandboxLimits
-from workflow_scripts.pcgbench.verdicts import BUILD_ERROR, NO_PARALLELISM, RACE_DETECTED
+from workflow_scripts.measure import suite, toolchains
+from workflow_scripts.measure.build_cache import BuildConfig, BuildResult
+from workflow_scripts.measure.run import PROTOCOL, RaceCheck, RunProtocol, check_races
+from workflow_scripts.measure.sandbox import SandboxLimits
+from workflow_scripts.measure.verdicts import BUILD_ERROR, NO_PARALLELISM, RACE_DETECTED
 
 SECTION = "pcgbench.evaluate"  # the config section EvaluateConfig reads
 

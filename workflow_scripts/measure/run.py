@@ -51,11 +51,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from workflow_scripts.common.c_scanner import strip_comments_and_strings
-from workflow_scripts.pcgbench import driver_program, sandbox, suite, toolchains, verdicts
-from workflow_scripts.pcgbench.timing import placement_env
+from workflow_scripts.measure import driver_program, sandbox, suite, toolchains, verdicts
+from workflow_scripts.measure.timing import placement_env
 
 if TYPE_CHECKING:
-    from workflow_scripts.pcgbench.build import BuildResult
+    from workflow_scripts.measure.build_cache import BuildResult
 
 # The measurement protocol's name: part of every cache key and resume fingerprint that holds a verdict (the
 # evaluation's resume log, the RLPF reward's measurements), so nothing judged under an older protocol is reused.

@@ -111,7 +111,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from workflow_scripts.pcgbench.verdicts import CRASH, KILLED_RESOURCE_LIMIT, VERDICT_TIMEOUT
+from workflow_scripts.measure.verdicts import CRASH, KILLED_RESOURCE_LIMIT, VERDICT_TIMEOUT
 
 logger = logging.getLogger(__name__)
 
@@ -348,7 +348,7 @@ def project_folders() -> list[Path]:
     (suite.DATA_ROOT) and the machine's build cache (precompiled headers, driver objects, Kokkos; machine_cache.py),
     and Kokkos's installation where $PCGBENCH_KOKKOS_PREFIX puts it elsewhere. Programs read none of them."""
     # Imported here: suite is heavy, and modules that suite imports may come to import this one's verdicts.
-    from workflow_scripts.pcgbench import kokkos, machine_cache, suite
+    from workflow_scripts.measure import kokkos, machine_cache, suite
 
     folders: list[Path] = []
     for folder in (Path(suite.DATA_ROOT).resolve(), machine_cache.machine_cache_dir(), kokkos.kokkos_prefix()):
@@ -575,7 +575,7 @@ def _self_check() -> None:
                     f"`{' '.join(command)}` ended {how} and printed {result.stdout.strip()[-200:]!r}, "
                     f"stderr {result.stderr.strip()[-600:]!r} (expected {SELF_CHECK_OUTPUT.strip()!r}). "
                     f"The tool named in the error ({', '.join(WRAPPER_TOOLS)}) needs fixing before any sample "
-                    "can be judged; see workflow_scripts/pcgbench/sandbox.py for what each mode needs"
+                    "can be judged; see workflow_scripts/measure/sandbox.py for what each mode needs"
                 )
     finally:
         shutil.rmtree(workdir, ignore_errors=True)

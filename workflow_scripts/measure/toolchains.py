@@ -21,9 +21,9 @@ import subprocess
 from pathlib import Path
 
 from workflow_scripts.common.c_scanner import MODEL_TITLES
-from workflow_scripts.pcgbench import suite
-from workflow_scripts.pcgbench.kokkos import ensure_kokkos, kokkos_flags, kokkos_prefix
-from workflow_scripts.pcgbench.machine_cache import machine_cache_dir
+from workflow_scripts.measure import suite
+from workflow_scripts.measure.kokkos import ensure_kokkos, kokkos_flags, kokkos_prefix
+from workflow_scripts.measure.machine_cache import machine_cache_dir
 
 logger = logging.getLogger(__name__)
 

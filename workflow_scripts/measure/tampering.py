@@ -63,7 +63,7 @@ import tempfile
 from pathlib import Path
 
 from workflow_scripts.common.c_scanner import pragmas, strip_comments_and_strings
-from workflow_scripts.pcgbench import suite, toolchains, verdicts
+from workflow_scripts.measure import suite, toolchains, verdicts
 
 CONSTRUCTOR_SECTIONS = (".init_array", ".ctors", ".fini_array", ".dtors", ".preinit_array")
 # What the static constructor of a translation unit that includes <iostream> (GCC 12) refers to, and nothing else:

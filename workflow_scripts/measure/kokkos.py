@@ -9,7 +9,7 @@ Where: `$PCGBENCH_KOKKOS_PREFIX` if set, else `kokkos-<version>` in the machine'
 (machine_cache.py): the confined compiler reads its headers, so it may not live in a checkout others cannot
 enter. A file lock keeps two processes from building at once; a stamp file marks a finished installation.
 
-Run by hand:  python -m workflow_scripts.pcgbench.kokkos [PREFIX]
+Run by hand:  python -m workflow_scripts.measure.kokkos [PREFIX]
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ import tarfile
 import tempfile
 from pathlib import Path
 
-from workflow_scripts.pcgbench.machine_cache import check_reachable, machine_cache_dir
+from workflow_scripts.measure.machine_cache import check_reachable, machine_cache_dir
 
 logger = logging.getLogger(__name__)
 
