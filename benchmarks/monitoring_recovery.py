@@ -23,7 +23,7 @@ from workflow_scripts.common.config import load_config  # noqa: E402
 from workflow_scripts.common.io import _jsonable  # noqa: E402
 from workflow_scripts.monitoring.analysis import AnalysisConfig, analyse  # noqa: E402
 from workflow_scripts.monitoring.features import FeatureConfig, build_features  # noqa: E402
-from workflow_scripts.monitoring.models import ModelConfig, fit_models  # noqa: E402
+from workflow_scripts.monitoring.models import PerformanceModelConfig, fit_models  # noqa: E402
 from workflow_scripts.monitoring.summary import summarise  # noqa: E402
 from workflow_scripts.monitoring.synthetic import SyntheticConfig, generate  # noqa: E402
 
@@ -38,7 +38,7 @@ def run_once(section: dict, seed: int) -> tuple[dict, dict]:
                                     FeatureConfig(**section["features"]))  # fmt: skip
     times["features"] = time.perf_counter() - start
     start = time.perf_counter()
-    predictions, bundle = fit_models(features, meta, ModelConfig(**section["models"]), seed)
+    predictions, bundle = fit_models(features, meta, PerformanceModelConfig(**section["models"]), seed)
     times["models"] = time.perf_counter() - start
     start = time.perf_counter()
     with threadpool_limits(limits=1):

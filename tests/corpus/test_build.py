@@ -7,7 +7,7 @@ import pytest
 
 from workflow_scripts.common import write_json
 from workflow_scripts.corpus import build
-from workflow_scripts.corpus.build import BuildConfig, deduplicate, parallel_models, split_by_repository
+from workflow_scripts.corpus.build import CorpusConfig, deduplicate, parallel_models, split_by_repository
 
 # A real-looking kernel file long enough for MinHash shingles to be meaningful.
 KERNEL = textwrap.dedent("""\
@@ -59,13 +59,13 @@ def _records(*texts):
 
 
 def test_exact_duplicate_is_dropped_and_names_the_kept_copy():
-    kept, dropped = deduplicate(_records(KERNEL, DIFFERENT, KERNEL), BuildConfig(), seed=1)
+    kept, dropped = deduplicate(_records(KERNEL, DIFFERENT, KERNEL), CorpusConfig(), seed=1)
     assert [r["id"] for r in kept] == ["repo/file0.c", "repo/file1.c"]
     assert dropped == [{"id": "repo/file2.c", "reason": build.DROP_EXACT, "duplicate_of": "repo/file0.c"}]
 
 
 def test_near_duplicate_is_dropped_but_different_code_is_kept():
-    kept, dropped = deduplicate(_records(KERNEL, NEAR_COPY, DIFFERENT), BuildConfig(), seed=1)
+    kept, dropped = deduplicate(_records(KERNEL, NEAR_COPY, DIFFERENT), CorpusConfig(), seed=1)
     assert NEAR_COPY != KERNEL
     assert [r["id"] for r in kept] == ["repo/file0.c", "repo/file2.c"]
     assert dropped == [{"id": "repo/file1.c", "reason": build.DROP_NEAR, "duplicate_of": "repo/file0.c"}]
@@ -73,7 +73,7 @@ def test_near_duplicate_is_dropped_but_different_code_is_kept():
 
 def test_near_duplicate_threshold_controls_what_counts_as_a_copy():
     # At a threshold of 0.98 the reworded file (Jaccard about 0.92) is not a copy.
-    kept, dropped = deduplicate(_records(KERNEL, NEAR_COPY), BuildConfig(near_dup_threshold=0.98), seed=1)
+    kept, dropped = deduplicate(_records(KERNEL, NEAR_COPY), CorpusConfig(near_dup_threshold=0.98), seed=1)
     assert len(kept) == 2 and dropped == []
 
 
@@ -119,15 +119,15 @@ def test_generated_files_and_spdx_licenses_are_recognised():
 
 def test_split_keeps_each_repository_on_one_side_and_is_seeded():
     counts = {"a": 50, "b": 30, "c": 10, "d": 10}
-    cfg = BuildConfig(validation_fraction=0.2)
+    cfg = CorpusConfig(validation_fraction=0.2)
     first = split_by_repository(counts, cfg, seed=7)
     assert first == split_by_repository(counts, cfg, seed=7)
     assert set(first.values()) == {"train", "validation"}
     assert sum(counts[r] for r, s in first.items() if s == "validation") >= 0.2 * sum(counts.values())
-    fixed = split_by_repository(counts, BuildConfig(validation_sources=["c"]), seed=7)
+    fixed = split_by_repository(counts, CorpusConfig(validation_sources=["c"]), seed=7)
     assert fixed == {"a": "train", "b": "train", "c": "validation", "d": "train"}
     with pytest.raises(ValueError, match="validation_sources.*'zz'"):
-        split_by_repository(counts, BuildConfig(validation_sources=["zz"]), seed=7)
+        split_by_repository(counts, CorpusConfig(validation_sources=["zz"]), seed=7)
 
 
 def _source(tmp_path, name, files):

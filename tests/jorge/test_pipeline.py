@@ -8,7 +8,7 @@ import torch
 
 from tests.conftest import run_snakemake
 from workflow_scripts.jorge import cost_model, figures, hparam, numerics, step_cost, summary, train
-from workflow_scripts.jorge.tasks import TaskConfig, build_task
+from workflow_scripts.jorge.tasks import BenchmarkTaskConfig, build_task
 
 TINY_DIGITS = {"kind": "image", "source": "digits", "model": "cnn", "width": 2, "epochs": 2, "batch_size": 128,
                "target": 0.5}  # fmt: skip
@@ -93,7 +93,7 @@ def test_pipeline_end_to_end(tmp_path):
 
 
 def test_lm_optimum_is_the_chain_cross_entropy():
-    cfg = TaskConfig(name="lm", **TINY_LM)
+    cfg = BenchmarkTaskConfig(name="lm", **TINY_LM)
     task = build_task(cfg, seed=3)
     assert 0.0 < task.optimum_loss < torch.log(torch.tensor(4.0)).item()
     assert task.target_metric == pytest.approx(task.optimum_loss + 0.3)
@@ -101,7 +101,7 @@ def test_lm_optimum_is_the_chain_cross_entropy():
 
 
 def test_same_seed_same_data_and_split_never_leaks_test():
-    cfg = TaskConfig(name="digits", **TINY_DIGITS)
+    cfg = BenchmarkTaskConfig(name="digits", **TINY_DIGITS)
     a, b = build_task(cfg, seed=5), build_task(cfg, seed=5)
     assert torch.equal(a.x_train, b.x_train) and torch.equal(a.y_eval, b.y_eval)
     val = build_task(cfg, seed=5, validation=True)
@@ -111,9 +111,9 @@ def test_same_seed_same_data_and_split_never_leaks_test():
 @pytest.mark.parametrize(
     ("build", "field"),
     [
-        (lambda: TaskConfig(name="t", kind="video", epochs=1, batch_size=1, target=0.5), "kind"),
-        (lambda: TaskConfig(name="t", kind="image", epochs=1, batch_size=1, target=1.5), "target"),
-        (lambda: TaskConfig(name="t", kind="image", source="npz", epochs=1, batch_size=1, target=0.5), "npz_path"),
+        (lambda: BenchmarkTaskConfig(name="t", kind="video", epochs=1, batch_size=1, target=0.5), "kind"),
+        (lambda: BenchmarkTaskConfig(name="t", kind="image", epochs=1, batch_size=1, target=1.5), "target"),
+        (lambda: BenchmarkTaskConfig(name="t", kind="image", source="npz", epochs=1, batch_size=1, target=0.5), "npz_path"),
         (lambda: train.OptimizerConfig(name="adamw", transfer_from_sgd=True), "transfer_from_sgd"),
         (lambda: train.OptimizerConfig(name="sgd", transfer_from_sgd=True, lr_schedule="step"), "lr_schedule"),
         (lambda: hparam.GridConfig(lrs=[], weight_decays=[0.0]), "lrs"),

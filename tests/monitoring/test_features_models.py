@@ -12,7 +12,7 @@ from workflow_scripts.monitoring.analysis import (
 )
 from workflow_scripts.monitoring.features import FeatureConfig, build_features, window_bounds
 from workflow_scripts.monitoring.models import (
-    ModelConfig,
+    PerformanceModelConfig,
     fit_models,
     last_run_baseline,
     near_constant_features,
@@ -88,7 +88,7 @@ def fitted(small_data):
     # A stuck counter (one value in every run), as real LDMS exports have: dropped, never ranked.
     features = features.assign(stuck__job__3600s=7.0)
     meta = meta | {"stuck__job__3600s": {"kind": "counter", "counter": "stuck", "scope": "job", "window_s": 3600}}
-    cfg = ModelConfig(gbm={"max_iter": 60}, mlp={"hidden_layers": [16], "max_iter": 150})
+    cfg = PerformanceModelConfig(gbm={"max_iter": 60}, mlp={"hidden_layers": [16], "max_iter": 150})
     predictions, bundle = fit_models(features, meta, cfg, seed=3)
     return features, meta, predictions, bundle
 
@@ -111,9 +111,9 @@ def test_models_predict_only_test_runs_with_every_family(fitted):
 
 def test_model_config_rejects_bad_values():
     with pytest.raises(ValueError, match="train_fraction"):
-        ModelConfig(train_fraction=0.99)
+        PerformanceModelConfig(train_fraction=0.99)
     with pytest.raises(ValueError, match="learning_rate"):
-        ModelConfig(gbm={"learning_rate": 0})
+        PerformanceModelConfig(gbm={"learning_rate": 0})
 
 
 def test_grouped_importance_finds_the_real_driver():
@@ -155,7 +155,7 @@ def test_counter_clusters_join_redundant_counters_only():
 
 def test_same_seed_same_predictions(small_data, fitted):
     features, meta, predictions, _ = fitted
-    cfg = ModelConfig(gbm={"max_iter": 60}, mlp={"hidden_layers": [16], "max_iter": 150})
+    cfg = PerformanceModelConfig(gbm={"max_iter": 60}, mlp={"hidden_layers": [16], "max_iter": 150})
     again, _ = fit_models(features, meta, cfg, seed=3)
     pd.testing.assert_frame_equal(predictions, again)
 
@@ -180,14 +180,14 @@ def test_too_few_runs_names_the_keys_that_fix_it():
                          "hour_of_day": np.arange(40) % 24 * 1.0})  # fmt: skip
     meta = {"hour_of_day": {"kind": "time", "counter": "time", "scope": "system", "window_s": 0}}
     with pytest.raises(ValueError) as caught:
-        fit_models(runs, meta, ModelConfig(), seed=1)
+        fit_models(runs, meta, PerformanceModelConfig(), seed=1)
     message = str(caught.value)
     assert "monitoring.models.train_fraction" in message
     # Each app alone would be left out of the models; with neither left, the study stops naming both.
     assert message.startswith("app a: 14 training and 6 test runs; the models need >= 20 and >= 5; app b: 14 training")
     assert "runs_per_app_per_day" in message.split("synthetic data:")[1]  # the synthetic key only as the synthetic fix
     with pytest.raises(ValueError, match="only one app.*monitoring.real.apps"):
-        fit_models(runs[runs["app"] == "a"], meta, ModelConfig(), seed=1)
+        fit_models(runs[runs["app"] == "a"], meta, PerformanceModelConfig(), seed=1)
 
 
 def test_pooled_r2_is_within_apps_and_verdicts_compare_with_baselines():

@@ -10,10 +10,10 @@ from tests.monitoring.conftest import SITE_APPS, SITE_REAL, write_site_runtimes
 from workflow_scripts.monitoring.analysis import AnalysisConfig, analyse, left_out_of_models
 from workflow_scripts.monitoring.features import FeatureConfig, build_features
 from workflow_scripts.monitoring.loaders import RealDataConfig, load_runtimes
-from workflow_scripts.monitoring.models import ModelConfig, fit_models, time_ordered_split
+from workflow_scripts.monitoring.models import PerformanceModelConfig, fit_models, time_ordered_split
 from workflow_scripts.monitoring.summary import summarise
 
-FAST_MODELS = ModelConfig(gbm={"max_iter": 30}, mlp={"hidden_layers": [8], "max_iter": 60})
+FAST_MODELS = PerformanceModelConfig(gbm={"max_iter": 30}, mlp={"hidden_layers": [8], "max_iter": 60})
 META = {"hour_of_day": {"kind": "time", "counter": "time", "scope": "system", "window_s": 0}}
 
 

@@ -14,6 +14,7 @@ Driver objects are cached (keyed by a hash of their sources and flags) in $PCGBE
 from __future__ import annotations
 
 import datetime
+import json
 import os
 import random
 import subprocess
@@ -22,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from workflow_scripts.measure import driver_program, kokkos, suite
+from workflow_scripts.measure import driver_program, kokkos, suite, toolchains
 
 ROTATING_OMP = 8
 ROTATING_PER_MODEL = 3
@@ -57,6 +58,46 @@ def driver_build_dir() -> Path:
     return path
 
 
+
+# Trusted builds and runs of the references, outside the build cache and the judge: the drivers' own output read
+# directly (a sample's runs go through measure.run_program instead).
+def build_executable(problem, model: str, body: str, work_dir: Path, driver_build_dir: Path) -> Path:
+    """Compile `body` as a sample of (problem, model) and link it with the cached driver; trusted code only.
+    Raises RuntimeError with the compiler's output on failure."""
+    work_dir = Path(work_dir)
+    work_dir.mkdir(parents=True, exist_ok=True)
+    driver_obj = driver_program.build_driver(problem, model, driver_build_dir)
+    src = work_dir / f"sample{suite.sample_suffix(model)}"
+    obj, exe = work_dir / "sample.o", work_dir / "sample.exe"
+    src.write_text(suite.sample_source(problem, model, body))
+    for argv in (toolchains.compile_sample_argv(problem, model, src, obj),
+                 toolchains.link_argv(problem, model, obj, driver_obj, exe)):  # fmt: skip
+        proc = subprocess.run(argv, capture_output=True, text=True)
+        if proc.returncode != 0:
+            raise RuntimeError(f"{problem.name}/{model}: {' '.join(argv)}\n{proc.stderr[-4000:]}")
+    return exe
+
+
+def parse_driver_output(stdout: str, nonce: str = driver_program.NO_NONCE, timed: bool = True):
+    """The one DriverResult in a driver's stdout; ValueError if it is missing, malformed or not alone."""
+    results = driver_program.parse_driver_results(stdout, nonce, timed)
+    if len(results) != 1:
+        raise ValueError(f"expected exactly one '{driver_program.RESULT_TAG.strip()}' line in the driver output, "
+                         f"found {len(results)}")  # fmt: skip
+    return results[0]
+
+
+VALIDATOR_TAG = "PCGBENCH_VALIDATOR "
+
+
+def parse_validator_output(stdout: str) -> dict[str, tuple[str, str]]:
+    """{corruption: (verdict, why)} from a --check-validator run."""
+    lines = [ln for ln in stdout.splitlines() if ln.startswith(VALIDATOR_TAG)]
+    if len(lines) != 1:
+        raise ValueError(f"expected one '{VALIDATOR_TAG.strip()}' line, found {len(lines)}")
+    raw = json.loads(lines[0][len(VALIDATOR_TAG):])
+    return {kind: (v["verdict"], v["why"]) for kind, v in raw.items()}
+
 @pytest.fixture(scope="session")
 def reference_executables(problems, driver_build_dir, tmp_path_factory) -> dict[tuple[str, str], Path | str]:
     """{(problem, model): executable path, or the build error text} for the selected pairs."""
@@ -70,7 +111,7 @@ def reference_executables(problems, driver_build_dir, tmp_path_factory) -> dict[
         name, model = pair
         problem = by_name[name]
         try:
-            return pair, driver_program.build_executable(problem, model, suite.reference_body(problem, model),
+            return pair, build_executable(problem, model, suite.reference_body(problem, model),
                                                 work / name / model.replace("+", "_"), driver_build_dir)
         except RuntimeError as err:
             return pair, str(err)

@@ -16,6 +16,7 @@ import shutil
 
 import pandas as pd
 import pytest
+import yaml
 
 from workflow_scripts.measure import BuildCache, BuildConfig, BuildRequest, suite, toolchains
 from workflow_scripts.pcgbench import pareval_format as pf
@@ -55,7 +56,7 @@ def test_the_map_names_sixty_problems_numbered_0_to_59():
         assert name.startswith(problem.problem_type + "_"), (name, problem.problem_type)
         if name in PROBLEMS:  # a ParEval name that is also a folder here names the same problem
             assert entry.problem == name
-    extras = set(pf.pareval_extras())
+    extras = set(yaml.safe_load((suite.DATA_ROOT / pf.NAMES_FILE).read_text())["extras"])
     mapped = {e.problem for e in NAMES.values()}
     assert not extras & mapped and extras | mapped == set(PROBLEMS)
     assert {PROBLEMS[p].problem_type for p in mapped} == set(suite.PROBLEM_TYPES)

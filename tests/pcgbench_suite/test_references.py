@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from workflow_scripts.measure import driver_program, suite, toolchains
+from tests.pcgbench_suite.conftest import build_executable, parse_driver_output, parse_validator_output
+from workflow_scripts.measure import suite, toolchains
 
 from .conftest import RUN_MODELS, rotation_seed, run_driver, selected_pairs
 
@@ -26,7 +27,7 @@ def test_reference_builds_and_validates(name, model, problems, reference_executa
     assert not isinstance(exe, str), f"reference of {name}/{model} did not build:\n{exe}"
     proc = run_driver(problem, model, exe)
     assert proc.returncode == 0, proc.stderr[-2000:]
-    result = driver_program.parse_driver_output(proc.stdout)
+    result = parse_driver_output(proc.stdout)
     assert result.valid, f"{name}/{model}: {result.failure}"
     assert [c.size for c in result.validation] == [problem.sizes["small"]] * problem.small_validations + [
         problem.sizes["timed"]]
@@ -44,7 +45,7 @@ def test_validator_rejects_wrong_answers(name, problems, reference_executables):
     exe = reference_executables[(name, "serial")]
     assert not isinstance(exe, str), exe
     proc = run_driver(problem, "serial", exe, check_validator=True)
-    verdicts = driver_program.parse_validator_output(proc.stdout)
+    verdicts = parse_validator_output(proc.stdout)
     assert set(verdicts) == {"off_by_one", "missing_element", "race"}
     assert all(v != "accepted" for v, _ in verdicts.values()), verdicts
     assert verdicts["off_by_one"][0] == "rejected", verdicts
@@ -57,8 +58,8 @@ def test_wrong_body_fails_validation(problems, reference_executables, driver_bui
     problem = next(p for p in problems if p.name == "reduce_average")
     body = ("  double sum = 0.0;\n  #pragma omp parallel for reduction(+ : sum)\n"
             "  for (std::size_t i = 0; i < x.size() - 1; ++i) sum += x[i];\n  return sum / x.size();\n}\n")
-    exe = driver_program.build_executable(problem, "omp", body, tmp_path, driver_build_dir)
-    result = driver_program.parse_driver_output(run_driver(problem, "omp", exe).stdout)
+    exe = build_executable(problem, "omp", body, tmp_path, driver_build_dir)
+    result = parse_driver_output(run_driver(problem, "omp", exe).stdout)
     assert not result.valid and "expected" in result.failure and result.times_s == ()
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.pcgbench_suite.conftest import build_executable, parse_driver_output
 from workflow_scripts.common.c_scanner import strip_comments_and_strings, uses_model
 from workflow_scripts.measure import driver_program, kokkos, machine_cache, suite, toolchains
 
@@ -122,9 +123,9 @@ def test_a_one_bit_answer_is_validated_on_many_small_inputs(tmp_path):
     assert sizes == [problem.sizes["small"]] * 16 + [problem.sizes["timed"]] * 2
     # A body that drops the last value: wrong on about half of the inputs, so caught among 16 (seeds differ).
     body = "  bool r = false;\n  for (std::size_t i = 0; i + 1 < x.size(); ++i) r = r != x[i];\n  return r;\n}\n"
-    exe = driver_program.build_executable(problem, "serial", body, tmp_path / "drop_last", tmp_path / "drivers")
+    exe = build_executable(problem, "serial", body, tmp_path / "drop_last", tmp_path / "drivers")
     proc = subprocess.run([str(exe), *argv[1:]], capture_output=True, text=True, timeout=60)
-    result = driver_program.parse_driver_output(proc.stdout)
+    result = parse_driver_output(proc.stdout)
     assert not result.valid and result.validation[-1].size == problem.sizes["small"]
 
 
@@ -161,20 +162,20 @@ GOOD = ('PCGBENCH_RESULT n0nce {"problem":"p","model":"omp","ranks":1,"threads":
 
 
 def test_parse_driver_output():
-    result = driver_program.parse_driver_output("noise\n" + GOOD + "\n", "n0nce")
+    result = parse_driver_output("noise\n" + GOOD + "\n", "n0nce")
     assert result.valid and result.times_s == (0.5, 0.25) and [c.size for c in result.validation] == [3, 10]
     assert (result.timed_seed, result.threads_allowed, result.cpu_per_wall) == (77, 2, 1.5)
     with pytest.raises(ValueError, match="found none"):
-        driver_program.parse_driver_output("Validation: PASS\n", "n0nce")
+        parse_driver_output("Validation: PASS\n", "n0nce")
     with pytest.raises(ValueError, match="exactly one"):
-        driver_program.parse_driver_output(GOOD + "\n" + GOOD, "n0nce")
+        parse_driver_output(GOOD + "\n" + GOOD, "n0nce")
     # A run of several thread counts (run_argv's more_threads) prints a line per thread count.
     two = driver_program.parse_driver_results(GOOD + "\nnoise\n" + GOOD.replace('"threads":2', '"threads":4'), "n0nce")
     assert [r.threads for r in two] == [2, 4] and two[0].times_s == two[1].times_s
     with pytest.raises(ValueError, match="malformed"):
-        driver_program.parse_driver_output(GOOD.replace('"times_s"', '"tims"'), "n0nce")
+        parse_driver_output(GOOD.replace('"times_s"', '"tims"'), "n0nce")
     with pytest.raises(ValueError, match="without timings"):
-        driver_program.parse_driver_output(GOOD.replace("[0.5,0.25]", "[]"), "n0nce")
+        parse_driver_output(GOOD.replace("[0.5,0.25]", "[]"), "n0nce")
 
 
 @pytest.mark.parametrize("line", [GOOD.replace("n0nce ", ""), GOOD.replace("n0nce", "guess"),
@@ -273,10 +274,10 @@ def test_serial_and_openmp_samples_link_one_driver_and_say_their_model(tmp_path)
     assert driver_program.build_driver(problem, "serial", drivers) == driver_program.build_driver(problem, "omp", drivers)
     assert [p.name for p in (drivers / problem.name).iterdir()] == ["omp"]
     for model, threads in (("serial", 1), ("omp", 2)):
-        exe = driver_program.build_executable(problem, model, suite.reference_body(problem, model), tmp_path / model, drivers)
+        exe = build_executable(problem, model, suite.reference_body(problem, model), tmp_path / model, drivers)
         argv, env = driver_program.run_argv(problem, model, exe, ranks=1, threads=threads, seed=3, warmup=0, reps=1)
         proc = subprocess.run(argv, capture_output=True, text=True, timeout=120, env=os.environ | env)
-        result = driver_program.parse_driver_output(proc.stdout)
+        result = parse_driver_output(proc.stdout)
         assert result.valid and (result.model, result.threads) == (model, threads), proc.stderr
 
 
@@ -292,9 +293,9 @@ def test_a_nan_in_a_vector_answer_is_wrong_and_located(tmp_path):
     """The vector comparison's fast pass (no early exit) and its element loop agree: a NaN fails, at its index."""
     problem = suite.get_problem("transform_relu")
     body = "  for (auto& v : x) v = v > 0 ? v : 0;\n  x[7] = std::nan(\"\");\n}\n"
-    exe = driver_program.build_executable(problem, "serial", body, tmp_path / "nan", tmp_path / "drivers")
+    exe = build_executable(problem, "serial", body, tmp_path / "nan", tmp_path / "drivers")
     argv, env = driver_program.run_argv(problem, "serial", exe, ranks=1, threads=1, seed=3, warmup=0, reps=1)
-    result = driver_program.parse_driver_output(subprocess.run(argv, capture_output=True, text=True, timeout=60).stdout)
+    result = parse_driver_output(subprocess.run(argv, capture_output=True, text=True, timeout=60).stdout)
     assert not result.valid and "element 7:" in result.failure and "nan" in result.failure
 
 

@@ -17,7 +17,7 @@ from workflow_scripts.common.config import fill_defaults, place_results, schema_
 
 # (module, dataclass, config section, {field: schema key where the names differ}, fields that are not in the section)
 PAIRS = [
-    ("corpus.build", "BuildConfig", "corpus",
+    ("corpus.build", "CorpusConfig", "corpus",
      {"near_dup_threshold": "near_dedup.threshold", "minhash_permutations": "near_dedup.num_perm",
       "shingle_tokens": "near_dedup.shingle_tokens"}, set()),
     ("corpus.sources", "FetchConfig", "corpus", {}, set()),
@@ -30,7 +30,7 @@ PAIRS = [
     ("jorge.hparam", "GridConfig", "jorge.sgd_grid", {}, set()),
     ("jorge.numerics", "NumericsConfig", "jorge.numerics", {}, set()),
     ("jorge.step_cost", "StepCostConfig", "jorge.step_cost", {}, set()),
-    ("jorge.tasks", "TaskConfig", "jorge.tasks.*", {}, {"name"}),
+    ("jorge.tasks", "BenchmarkTaskConfig", "jorge.tasks.*", {}, {"name"}),
     ("jorge.cost_model", "ProjectionConfig", "jorge.projection", {}, set()),
     ("jorge.cost_model", "GPUAssumedConfig", "jorge.projection.gpu_assumed", {}, set()),
     ("jorge.cost_model", "ProjectionModelConfig", "jorge.projection.models.*", {}, {"name"}),
@@ -44,7 +44,7 @@ PAIRS = [
     ("monitoring.features", "FeatureConfig", "monitoring.features", {}, set()),
     ("monitoring.models", "GBMConfig", "monitoring.models.gbm", {}, set()),
     ("monitoring.models", "MLPConfig", "monitoring.models.mlp", {}, set()),
-    ("monitoring.models", "ModelConfig", "monitoring.models", {}, {"gbm", "mlp"}),  # nested: GBMConfig, MLPConfig
+    ("monitoring.models", "PerformanceModelConfig", "monitoring.models", {}, {"gbm", "mlp"}),  # nested: GBMConfig, MLPConfig
     ("monitoring.analysis", "AnalysisConfig", "monitoring.analysis", {}, set()),
     ("measure.settings", "EvaluateConfig", "pcgbench.evaluate", {"seed": "<top>.seed"}, {"suite_root"}),
     # the harness's settings (EvaluateConfig's fields) and which configurations

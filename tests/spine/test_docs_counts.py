@@ -17,7 +17,7 @@ import pytest
 from workflow_scripts.common.config import load_config
 from workflow_scripts.measure import suite
 from workflow_scripts.pcgbench import shards, translation
-from workflow_scripts.pcgbench.pareval_format import numbered_names, pareval_extras
+from workflow_scripts.pcgbench.pareval_format import numbered_names
 
 REPO = Path(__file__).resolve().parents[2]
 DOCS = ["README.md", *sorted(str(p.relative_to(REPO)) for p in (REPO / "docs").glob("*.md"))]
@@ -37,7 +37,7 @@ def counts() -> dict[str, int]:
     return {
         "problems": len(problems),
         "ParEval's problems": pareval,
-        "the suite's own problems": len(pareval_extras()),
+        "the suite's own problems": len(problems) - pareval,
         "problem types": len(types),
         "ParEval's problems per type": pareval // len(types),
         "execution models": len(models),

@@ -53,7 +53,6 @@ REDUCERS = {"min", "max", "sum", "mean", "len", "all", "any"}
 OPS = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge, "==": operator.eq}
 NEEDS = {"<": "below", "<=": "at most", ">": "above", ">=": "at least", "==": "exactly"}  # a reason in words
 CHECK_OPS = set(OPS) | {"true", "startswith"}
-_MISSING = object()
 
 
 class ClaimsError(ValueError):

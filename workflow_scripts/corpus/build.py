@@ -57,7 +57,7 @@ DROP_EXACT, DROP_NEAR = "exact_duplicate", "near_duplicate"
 
 
 @dataclasses.dataclass(kw_only=True)
-class BuildConfig:
+class CorpusConfig:
     """Filters, deduplication and split of the corpus (config section `corpus`)."""
 
     languages: list[str] = schema_default("corpus.languages")
@@ -89,7 +89,7 @@ class BuildConfig:
             raise ValueError(f"corpus.validation_fraction: {self.validation_fraction} (allowed: between 0 and 1)")
 
     @classmethod
-    def from_config(cls, section: dict[str, Any]) -> "BuildConfig":
+    def from_config(cls, section: dict[str, Any]) -> "CorpusConfig":
         # Keys the config leaves out keep the fields' (the schema's) defaults.
         keys = ("languages", "max_file_bytes", "min_tokens", "validation_fraction", "validation_sources")
         near_fields = {"threshold": "near_dup_threshold", "num_perm": "minhash_permutations",
@@ -133,7 +133,7 @@ def minhash_of(text: str, num_perm: int, shingle_tokens: int, seed: int) -> MinH
     return signature
 
 
-def deduplicate(files: list[dict[str, Any]], cfg: BuildConfig, seed: int) -> tuple[list[dict], list[dict]]:
+def deduplicate(files: list[dict[str, Any]], cfg: CorpusConfig, seed: int) -> tuple[list[dict], list[dict]]:
     """Drop exact copies (sha256) then near copies (MinHash LSH); the first file in order is kept.
 
     `files` are dicts with at least `text` and an `id`; returns (kept, dropped) where each dropped
@@ -167,7 +167,7 @@ def deduplicate(files: list[dict[str, Any]], cfg: BuildConfig, seed: int) -> tup
     return unique, dropped
 
 
-def split_by_repository(file_counts: dict[str, int], cfg: BuildConfig, seed: int) -> dict[str, str]:
+def split_by_repository(file_counts: dict[str, int], cfg: CorpusConfig, seed: int) -> dict[str, str]:
     """Assign each repository wholly to "train" or "validation" (no file of a repository on both sides).
 
     With `validation_sources` set, those go to validation. Otherwise repositories are shuffled with the
@@ -200,7 +200,7 @@ def split_by_repository(file_counts: dict[str, int], cfg: BuildConfig, seed: int
 # ---------------------------------------------------------------------------------------------------
 
 
-def collect_files(manifest: dict[str, Any], cfg: BuildConfig) -> tuple[list[dict], Counter]:
+def collect_files(manifest: dict[str, Any], cfg: CorpusConfig) -> tuple[list[dict], Counter]:
     """Read every source file of the wanted languages and apply the filters; returns (files, drop counts)."""
     files, drops = [], Counter()
     for source in manifest["sources"]:
@@ -263,7 +263,7 @@ def statistics(frame: pd.DataFrame) -> dict[str, Any]:
 
 def main(manifest_path: str | Path, train_path: str | Path, validation_path: str | Path, stats_path: str | Path,
          section: dict[str, Any], seed: int) -> dict[str, Any]:  # fmt: skip
-    cfg = BuildConfig.from_config(section)
+    cfg = CorpusConfig.from_config(section)
     prov = Provenance.start(step="corpus.build", config=section, seed=seed)
     manifest = read_json(manifest_path)
     files, drops = collect_files(manifest, cfg)

@@ -19,7 +19,7 @@ import torch
 from workflow_scripts.common import Progress, Provenance, snakemake_step, write_json
 from workflow_scripts.common.config import schema_default
 from workflow_scripts.common.device import describe_device, resolve_device
-from workflow_scripts.jorge.tasks import TaskConfig, build_task, task_on
+from workflow_scripts.jorge.tasks import BenchmarkTaskConfig, build_task, task_on
 from workflow_scripts.jorge.train import SCHEDULES, train_run
 
 logger = logging.getLogger(__name__)
@@ -49,7 +49,7 @@ class GridConfig:
             raise ValueError(f"jorge.sgd_grid.grid_epochs: must be >= 1, got {self.grid_epochs}")
 
 
-def grid_search(task_cfg: TaskConfig, grid: GridConfig, seed: int, device) -> dict[str, Any]:
+def grid_search(task_cfg: BenchmarkTaskConfig, grid: GridConfig, seed: int, device) -> dict[str, Any]:
     task = task_on(build_task(task_cfg, seed, validation=True), device)  # moved once, not per grid point
     points = []
     progress = Progress(f"{task_cfg.name} SGD grid points", total=len(grid.lrs) * len(grid.weight_decays),
@@ -84,7 +84,7 @@ def main(*, task_config: dict[str, Any], grid_config: dict[str, Any], task_name:
          device: str, threads: int = 1) -> dict[str, Any]:  # fmt: skip
     torch.set_num_threads(threads)
     resolved = resolve_device(device, key="jorge.device")
-    task_cfg = TaskConfig(name=task_name, **task_config)
+    task_cfg = BenchmarkTaskConfig(name=task_name, **task_config)
     grid = GridConfig(**grid_config)
     prov = Provenance.start(step="jorge.sgd_grid", config={"task": task_config, "grid": grid_config, "device": device},
                             seed=seed)  # fmt: skip

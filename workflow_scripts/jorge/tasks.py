@@ -31,7 +31,7 @@ IMAGE_MODELS = ("mlp", "cnn", "resnet")
 
 
 @dataclasses.dataclass(kw_only=True)
-class TaskConfig:
+class BenchmarkTaskConfig:
     """One benchmark task, from config["jorge"]["tasks"][name]."""
 
     name: str
@@ -87,7 +87,7 @@ class TaskConfig:
 
 @dataclasses.dataclass(kw_only=True)
 class Task:
-    config: TaskConfig
+    config: BenchmarkTaskConfig
     x_train: torch.Tensor
     y_train: torch.Tensor
     x_eval: torch.Tensor  # validation split (grid search) or test split (final runs)
@@ -111,7 +111,7 @@ def _split(n: int, fraction: float, rng: np.random.Generator) -> tuple[np.ndarra
     return order[cut:], order[:cut]
 
 
-def load_images(cfg: TaskConfig, seed: int, validation: bool):
+def load_images(cfg: BenchmarkTaskConfig, seed: int, validation: bool):
     """(x_train, y_train, x_eval, y_eval); eval is the validation split if `validation`, else the test set."""
     rng = np.random.default_rng(seed)
     if cfg.source == "digits":
@@ -158,7 +158,7 @@ class BasicBlock(nn.Module):
         return torch.relu(self.bn2(self.conv2(out)) + self.shortcut(x))
 
 
-def build_image_model(cfg: TaskConfig, input_shape: tuple[int, ...], num_classes: int) -> nn.Module:
+def build_image_model(cfg: BenchmarkTaskConfig, input_shape: tuple[int, ...], num_classes: int) -> nn.Module:
     channels, height, width = input_shape
     if cfg.model == "mlp":
         layers: list[nn.Module] = [nn.Flatten()]
@@ -193,7 +193,7 @@ def build_image_model(cfg: TaskConfig, input_shape: tuple[int, ...], num_classes
 # --- synthetic language model ------------------------------------------------------------------------
 
 
-def markov_chain(cfg: TaskConfig, rng: np.random.Generator) -> np.ndarray:
+def markov_chain(cfg: BenchmarkTaskConfig, rng: np.random.Generator) -> np.ndarray:
     """Transition table P[context..., next] of an order-k chain, rows drawn from Dirichlet(concentration)."""
     contexts = cfg.vocab_size**cfg.context_tokens
     table = rng.dirichlet(np.full(cfg.vocab_size, cfg.concentration), size=contexts)
@@ -218,7 +218,7 @@ def ngram_windows(tokens: np.ndarray, order: int) -> tuple[np.ndarray, np.ndarra
     return windows[:, :order].copy(), windows[:, order].copy()
 
 
-def load_lm(cfg: TaskConfig, seed: int, validation: bool):
+def load_lm(cfg: BenchmarkTaskConfig, seed: int, validation: bool):
     """Train tokens and eval tokens from one chain; eval is a validation stream or the test stream."""
     rng = np.random.default_rng(seed)
     table = markov_chain(cfg, rng)
@@ -248,7 +248,7 @@ class NGramLM(nn.Module):
         return self.out(torch.tanh(self.hidden(h)))  # (B, vocab)
 
 
-def build_model(cfg: TaskConfig, input_shape: tuple[int, ...]) -> nn.Module:
+def build_model(cfg: BenchmarkTaskConfig, input_shape: tuple[int, ...]) -> nn.Module:
     if cfg.kind == "lm":
         return NGramLM(cfg.vocab_size, cfg.context_tokens, cfg.embed_dim, cfg.hidden_dim)
     num_classes = 10 if cfg.source == "digits" else None
@@ -258,7 +258,7 @@ def build_model(cfg: TaskConfig, input_shape: tuple[int, ...]) -> nn.Module:
     return build_image_model(cfg, input_shape, num_classes)
 
 
-def build_task(cfg: TaskConfig, seed: int, validation: bool = False) -> Task:
+def build_task(cfg: BenchmarkTaskConfig, seed: int, validation: bool = False) -> Task:
     """The task's data (validation split for the grid search, test split for the final runs)."""
     if cfg.kind == "image":
         x_train, y_train, x_eval, y_eval = load_images(cfg, seed, validation)

@@ -27,7 +27,7 @@ from workflow_scripts.common import Provenance, read_json, seed_everything, snak
 from workflow_scripts.common.device import describe_device, resolve_device, synchronize
 from workflow_scripts.common.progress import Progress
 from workflow_scripts.jorge.optim import Jorge, Shampoo, build_optimizer
-from workflow_scripts.jorge.tasks import Task, TaskConfig, build_task, evaluate, metric_of, task_on
+from workflow_scripts.jorge.tasks import BenchmarkTaskConfig, Task, build_task, evaluate, metric_of, task_on
 
 logger = logging.getLogger(__name__)
 
@@ -180,7 +180,7 @@ def main(*, task_config: dict[str, Any], optimizer_config: dict[str, Any], optim
          sgd_grid: str | None, output: str, seed: int, device: str, threads: int = 1) -> dict[str, Any]:  # fmt: skip
     torch.set_num_threads(threads)
     resolved = resolve_device(device, key="jorge.device")
-    task_cfg = TaskConfig(name=task_name, **task_config)
+    task_cfg = BenchmarkTaskConfig(name=task_name, **task_config)
     opt_cfg = OptimizerConfig(name=optimizer_name, **optimizer_config)
     sgd_best = read_json(sgd_grid)["best"] if sgd_grid else None
     hparams = opt_cfg.hparams(sgd_best)

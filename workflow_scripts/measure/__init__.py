@@ -31,7 +31,8 @@ timing.py        ResourceConfig, resource_sweep, placement_env, summarise_times 
                                                                       medians with their spread
 settings.py      EvaluateConfig, vet, Vetting                         the settings (config section pcgbench.evaluate);
                                                                       the checks before any timed run
-verdicts.py      OK, BUILD_ERROR, WRONG_ANSWER, ..., VERDICTS; BUILD_ONLY, UNAVAILABLE   the verdict vocabulary
+verdicts.py      OK, BUILD_ERROR, WRONG_ANSWER, ..., VERDICTS; BUILD_ONLY, UNAVAILABLE, MALFORMED   the verdict
+                                      vocabulary every study shares
 toolchains.py    toolchain_status, build_status, race_check_status, driver_model, TSAN, RACE_CHECKED_MODELS
                                       which models build and run here; the race-check build
 kokkos.py        ensure_kokkos, kokkos_ready, kokkos_prefix, KOKKOS_VERSION   the cached Kokkos build
@@ -97,6 +98,7 @@ from workflow_scripts.measure.verdicts import (
     BUILD_ONLY,
     CRASH,
     KILLED_RESOURCE_LIMIT,
+    MALFORMED,
     NO_PARALLELISM,
     OK,
     PROMPT_MISMATCH,
@@ -128,6 +130,7 @@ __all__ = [
     # verdicts
     "OK", "BUILD_ERROR", "WRONG_ANSWER", "CRASH", "VERDICT_TIMEOUT", "KILLED_RESOURCE_LIMIT", "NO_PARALLELISM",
     "RACE_DETECTED", "PROMPT_MISMATCH", "TAMPERING", "RESOURCE_OVERUSE", "VERDICTS", "BUILD_ONLY", "UNAVAILABLE",
+    "MALFORMED",
     # toolchains, Kokkos, the machine's cache, drivers
     "toolchain_status", "build_status", "race_check_status", "driver_model", "TSAN", "RACE_CHECKED_MODELS",
     "ensure_kokkos", "kokkos_ready", "kokkos_prefix", "KOKKOS_VERSION", "machine_cache_dir", "build_driver",

@@ -233,22 +233,6 @@ def run_argv(problem: suite.Problem, model: str, exe: Path, *, ranks: int, threa
     return args, env
 
 
-def build_executable(problem: suite.Problem, model: str, body: str, work_dir: Path, driver_build_dir: Path) -> Path:
-    """Compile `body` as a sample of (problem, model) and link it with the cached driver; trusted code only
-    (references, tests, the CLI). Raises RuntimeError with the compiler's output on failure."""
-    work_dir = Path(work_dir)
-    work_dir.mkdir(parents=True, exist_ok=True)
-    driver_obj = build_driver(problem, model, driver_build_dir)
-    src = work_dir / f"sample{suite.sample_suffix(model)}"
-    obj, exe = work_dir / "sample.o", work_dir / "sample.exe"
-    src.write_text(suite.sample_source(problem, model, body))
-    for argv in (toolchains.compile_sample_argv(problem, model, src, obj), toolchains.link_argv(problem, model, obj, driver_obj, exe)):
-        proc = subprocess.run(argv, capture_output=True, text=True)
-        if proc.returncode != 0:
-            raise RuntimeError(f"{problem.name}/{model}: {' '.join(argv)}\n{proc.stderr[-4000:]}")
-    return exe
-
-
 # ---------------------------------------------------------------------------------------------------------
 # Driver output
 
@@ -286,15 +270,6 @@ NO_NONCE = "-"  # the nonce of a run given no secret (trusted runs of the refere
 
 class ForgedResult(ValueError):
     """A result line that the driver did not print: its nonce is not the run's."""
-
-
-def parse_driver_output(stdout: str, nonce: str = NO_NONCE, timed: bool = True) -> DriverResult:
-    """The DriverResult in a driver's stdout; ValueError if the result line is missing or malformed, or if
-    there are several (a run with more_threads: parse_driver_results); ForgedResult if one bears another nonce."""
-    results = parse_driver_results(stdout, nonce, timed)
-    if len(results) != 1:
-        raise ValueError(f"expected exactly one '{RESULT_TAG.strip()}' line in the driver output, found {len(results)}")
-    return results[0]
 
 
 def parse_driver_results(stdout: str, nonce: str = NO_NONCE, timed: bool = True) -> tuple[DriverResult, ...]:
@@ -349,15 +324,3 @@ def _parse_result_line(text: str, timed: bool = True) -> DriverResult:
     if timed and result.valid and (not result.times_s or not result.baseline_times_s):
         raise ValueError("driver reported a valid result without timings")
     return result
-
-
-VALIDATOR_TAG = "PCGBENCH_VALIDATOR "
-
-
-def parse_validator_output(stdout: str) -> dict[str, tuple[str, str]]:
-    """{corruption: (verdict, why)} from a --check-validator run."""
-    lines = [ln for ln in stdout.splitlines() if ln.startswith(VALIDATOR_TAG)]
-    if len(lines) != 1:
-        raise ValueError(f"expected one '{VALIDATOR_TAG.strip()}' line, found {len(lines)}")
-    raw = json.loads(lines[0][len(VALIDATOR_TAG):])
-    return {kind: (v["verdict"], v["why"]) for kind, v in raw.items()}

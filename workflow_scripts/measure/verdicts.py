@@ -28,6 +28,11 @@ RESOURCE_OVERUSE = "resource_overuse"
 VERDICTS = (PROMPT_MISMATCH, BUILD_ERROR, TAMPERING, VERDICT_TIMEOUT, CRASH, WRONG_ANSWER, RACE_DETECTED,
             RESOURCE_OVERUSE, KILLED_RESOURCE_LIMIT, NO_PARALLELISM, OK)
 
+# Code not of the form asked for, so nothing is built: a generations record's output that cannot be written
+# (pareval_format.py), an RLPF completion that is not a list of allowed pragmas (rlpf/reward.py). Not in VERDICTS:
+# no evaluated sample has it.
+MALFORMED = "malformed"
+
 # What a reference can be here that no evaluated sample is (reference_speedups.py): not a verdict on the code,
 # a statement about this machine, and never a failure.
 BUILD_ONLY = "build_only"  # compiled; cannot run here (CUDA or HIP without a GPU)

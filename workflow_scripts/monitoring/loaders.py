@@ -48,7 +48,6 @@ logger = logging.getLogger(__name__)
 LDMS_REQUIRED = ("#Time", "ProducerName", "component_id", "job_id")
 LDMS_METADATA = ("#Time", "Time_usec", "ProducerName", "component_id", "job_id", "app_id")
 JOB_TABLE_REQUIRED = ("job_id", "app", "nodes", "start_time", "end_time")
-RUN_TABLE_REQUIRED = ("app", "start_time", "job_id", "run_time_s")
 # The run table's roles (keys of monitoring.real.columns); nodes is optional.
 RUN_TABLE_ROLES = ("app", "start", "job_id", "run_time", "nodes")
 TOPOLOGY_REQUIRED = ("component_id", "router_id", "group_id")

@@ -30,7 +30,7 @@ the control's permuted test labels, and the apps left out with their reason and 
 for analysis.py). A single app, or fewer than two apps with enough runs, stop with the keys that fix it
 (monitoring.models.train_fraction, monitoring.real.apps, or the synthetic history's length).
 
-Run: `snakemake monitoring` (rule monitoring_models), or `main(features_path=..., ..., cfg=ModelConfig())`.
+Run: `snakemake monitoring` (rule monitoring_models), or `main(features_path=..., ..., cfg=PerformanceModelConfig())`.
 """
 
 
@@ -99,7 +99,7 @@ class MLPConfig:
 
 
 @dataclass(kw_only=True)
-class ModelConfig:
+class PerformanceModelConfig:
     # share of runs (by start time) before the train/test cutoff
     train_fraction: float = schema_default("monitoring.models.train_fraction")
     gbm: GBMConfig = field(default_factory=GBMConfig)
@@ -225,14 +225,14 @@ def left_out_baselines(runs: pd.DataFrame, last_run: np.ndarray, rolling_median:
     return table[table["app"].isin(apps) & table["last_run"].notna()].reset_index(drop=True)
 
 
-def fit_models(features: pd.DataFrame, meta: dict, cfg: ModelConfig, seed: int,
+def fit_models(features: pd.DataFrame, meta: dict, cfg: PerformanceModelConfig, seed: int,
                threads: int = 1) -> tuple[pd.DataFrame, dict]:  # fmt: skip
     # OpenMP/BLAS pools sized to the job: on shared cores, spinning extra threads made fits 15x slower.
     with threadpool_limits(limits=threads):
         return _fit_models(features, meta, cfg, seed)
 
 
-def _fit_models(features: pd.DataFrame, meta: dict, cfg: ModelConfig, seed: int) -> tuple[pd.DataFrame, dict]:
+def _fit_models(features: pd.DataFrame, meta: dict, cfg: PerformanceModelConfig, seed: int) -> tuple[pd.DataFrame, dict]:
     features = features.reset_index(drop=True)
     train, test, cutoff_s = time_ordered_split(features, cfg.train_fraction)
     if features["app"].nunique() < 2:
@@ -337,7 +337,7 @@ def _fit_models(features: pd.DataFrame, meta: dict, cfg: ModelConfig, seed: int)
     return predictions, bundle
 
 
-def main(*, features_path, meta_path, predictions_path, models_path, cfg: ModelConfig, seed: int, threads: int = 1):
+def main(*, features_path, meta_path, predictions_path, models_path, cfg: PerformanceModelConfig, seed: int, threads: int = 1):
     seed_everything(seed)
     prov = Provenance.start(step="monitoring.models", config=asdict(cfg), seed=seed)
     predictions, bundle = fit_models(pd.read_parquet(features_path), read_json(meta_path), cfg, seed, threads)
@@ -351,4 +351,4 @@ def main(*, features_path, meta_path, predictions_path, models_path, cfg: ModelC
 if __name__ == "__main__":
     smk = snakemake_step(snakemake)  # noqa: F821 -- injected by Snakemake's script: directive
     main(features_path=smk.input.features, meta_path=smk.input.meta, predictions_path=smk.output.predictions,
-         models_path=smk.output.models, cfg=ModelConfig(**smk.params.cfg), seed=smk.params.seed, threads=smk.threads)  # fmt: skip
+         models_path=smk.output.models, cfg=PerformanceModelConfig(**smk.params.cfg), seed=smk.params.seed, threads=smk.threads)  # fmt: skip

@@ -43,6 +43,7 @@ from workflow_scripts.common.c_scanner import struct_definitions
 from workflow_scripts.common.io import write_json
 from workflow_scripts.measure import (
     EXECUTION_MODELS,
+    MALFORMED,
     PROBLEM_TYPES,
     PROBLEMS_ROOT,
     PROMPT_MISMATCH,
@@ -55,7 +56,6 @@ logger = logging.getLogger(__name__)
 LANGUAGE = "cpp"
 FIELDS = {"name": str, "problem_type": str, "parallelism_model": str, "language": str, "prompt": str, "outputs": list}
 NO_DRIVER = "no_driver"
-MALFORMED = "malformed"
 NAMES_FILE = "pareval.yaml"
 NUMBERINGS = ("suite", "pareval")
 _PAREVAL_PREFIX = re.compile(r"^\d+_")
@@ -116,12 +116,6 @@ def pareval_names(root: Path = PROBLEMS_ROOT) -> dict[str, ParEvalName]:
 def numbered_names(root: Path = PROBLEMS_ROOT) -> dict[str, str]:
     """ParEval's numbered name (e.g. "27_reduce_average") of every suite problem that has one, by folder."""
     return {entry.problem: entry.numbered for entry in pareval_names(root).values()}
-
-
-def pareval_extras(root: Path = PROBLEMS_ROOT) -> list[str]:
-    """The suite's problems that have no ParEval counterpart (pareval.yaml's `extras`)."""
-    path = Path(root) / NAMES_FILE
-    return list((yaml.safe_load(path.read_text()) or {}).get("extras") or []) if path.exists() else []
 
 
 def problem_name(record: dict, root: Path = PROBLEMS_ROOT) -> str:
@@ -360,5 +354,5 @@ def match_generations(records: list[dict], problems: list[Problem], root: Path =
 __all__ = ["FIELDS", "FIELD_HINTS", "FORMAT_HINT", "LANGUAGE", "MALFORMED", "NO_DRIVER", "NUMBERINGS", "PROBLEM_TYPES",
            "PROMPT_MISMATCH", "GenerationsError", "Match", "ParEvalName", "canonical", "closest_names",
            "declared_interface", "export_prompts", "interface_mismatch", "load_generations", "match_generations",
-           "pareval_extras", "pareval_names", "problem_name", "prompt_record", "record_name", "unencodable",
+           "pareval_names", "problem_name", "prompt_record", "record_name", "unencodable",
            "unknown_name_reason", "validate_records"]

@@ -55,7 +55,6 @@ logger = logging.getLogger(__name__)
 
 GENERATION = "generation"
 TRANSLATION = "translation"
-TASKS = (GENERATION, TRANSLATION)
 # ParEval's translation tasks (source, target), in its order (create-translation-prompts.py TRANSLATION_TASKS).
 PAIRS: tuple[tuple[str, str], ...] = (("serial", "omp"), ("serial", "mpi"), ("cuda", "kokkos"))
 SEPARATOR = "->"
@@ -235,6 +234,6 @@ def mark_translation_mismatches(matches: list[Match]) -> list[Match]:
 
 
 __all__ = ["FIELDS", "GENERATION", "MODEL_NAMES", "PAIRS", "PAIR_NAMES", "PAREVAL_MISSING", "PROMPT_FORMAT",
-           "SEPARATOR", "TASKS", "TRANSLATION", "check_translation_fields", "export_translation_prompts",
+           "SEPARATOR", "TRANSLATION", "check_translation_fields", "export_translation_prompts",
            "function_name", "is_translation", "mark_translation_mismatches", "model_prompt", "pair_name",
            "pareval_pairs", "parse_pair", "source_example", "source_model", "translation_record"]

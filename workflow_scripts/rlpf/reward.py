@@ -46,16 +46,14 @@ from workflow_scripts.common import Progress, write_json
 from workflow_scripts.common.config import schema_default
 from workflow_scripts.measure import (
     BUILD_ERROR,
-    CRASH,
-    KILLED_RESOURCE_LIMIT,
+    MALFORMED,
+    NO_PARALLELISM,
     OK,
+    PROMPT_MISMATCH,
     PROTOCOL,
-    RACE_DETECTED,
-    RESOURCE_OVERUSE,
     TAMPERING,
     TSAN,
-    VERDICT_TIMEOUT,
-    WRONG_ANSWER,
+    VERDICTS,
     BuildCache,
     BuildRequest,
     BuildResult,
@@ -78,9 +76,10 @@ logger = logging.getLogger(__name__)
 # 0.8 s run). The timed region is the same either way: it starts on data that the copy has just touched.
 RUN_ENV = {"GLIBC_TUNABLES": "glibc.malloc.mmap_max=0:glibc.malloc.trim_threshold=4294967296"}
 
-MALFORMED = "malformed"  # the completion is not a list of allowed pragmas: nothing to build
-VERDICTS = (MALFORMED, BUILD_ERROR, TAMPERING, VERDICT_TIMEOUT, CRASH, WRONG_ANSWER, RACE_DETECTED, RESOURCE_OVERUSE,
-            KILLED_RESOURCE_LIMIT, OK)
+# What a completion's measurement can end as: the engine's vocabulary, MALFORMED (not a list of allowed pragmas:
+# nothing to build) first, without the verdicts of a generations record (a completion's prompt is the task's own,
+# and a pragma completion is parallel by construction).
+COMPLETION_VERDICTS = (MALFORMED, *(v for v in VERDICTS if v not in (PROMPT_MISMATCH, NO_PARALLELISM)))
 # Passing runs a program needs before its pass is reused without measuring it again (a failure needs one).
 CONFIRMATIONS = 3
 
@@ -122,7 +121,7 @@ class RewardConfig:
 class Measurement:
     key: str  # SHA-256 of the program and the protocol (the cache key)
     task_id: str
-    verdict: str  # one of VERDICTS
+    verdict: str  # one of COMPLETION_VERDICTS
     speedup: float | None  # baseline time / sample time (median repetition of each), when correct
     time_s: float | None  # the sample's median repetition
     baseline_time_s: float | None
@@ -300,7 +299,7 @@ class PerformanceReward:
         rewards = [grade(m, self.measurer.cfg) for m in measurements]
         flat = constant_groups([str(p) for p in prompts], rewards)
         n_groups = len(set(map(str, prompts)))
-        verdicts = {v: sum(m.verdict == v for m in measurements) for v in VERDICTS}
+        verdicts = {v: sum(m.verdict == v for m in measurements) for v in COMPLETION_VERDICTS}
         set_of = {str(p): self.tasks[t].task_set for p, t in zip(prompts, task_id, strict=True)}
         by_set = {ts: sum(s == ts for s in set_of.values()) for ts in set(set_of.values())}
         flat_by_set = {ts: sum(set_of[p] == ts for p in flat) for ts in by_set}
