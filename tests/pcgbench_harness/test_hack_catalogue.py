@@ -1,5 +1,5 @@
 """The hack catalogue: one body per way a sample could fool PCGBench's measurement, each in serial, omp and mpi
-where it applies, and the typed verdict it must get (data/pcgbench/README.md, "What a sample cannot forge").
+where it applies (and in mpi+omp and kokkos where the kernel's system-call filter, built per model, closes it), and the typed verdict it must get (data/pcgbench/README.md, "What a sample cannot forge").
 
 Each body answers reduce_average (the mean of x) and cheats in one way; MEMORY_HACKS read or write the driver's
 memory through pointers (its secret, its copy of the input, its clocks, its table of library addresses). A body
@@ -46,7 +46,17 @@ HONEST = {
            "double local = 0; for (size_t i = x.size() * rank / size; i < x.size() * (rank + 1) / size; ++i) "
            "local += x[i];\ndouble s = 0; MPI_Allreduce(&local, &s, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);\n"
            "const double mean = s / x.size();",
+    "mpi+omp": "int rank = 0, size = 1; MPI_Comm_rank(MPI_COMM_WORLD, &rank); MPI_Comm_size(MPI_COMM_WORLD, &size);\n"
+               "double local = 0;\n#pragma omp parallel for reduction(+:local)\n"
+               "for (size_t i = x.size() * rank / size; i < x.size() * (rank + 1) / size; ++i) local += x[i];\n"
+               "double s = 0; MPI_Allreduce(&local, &s, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);\n"
+               "const double mean = s / x.size();",
+    "kokkos": "double s = 0; Kokkos::parallel_reduce(x.extent(0), KOKKOS_LAMBDA(const size_t i, double& acc) "
+              "{ acc += x(i); }, s);\nconst double mean = s / x.extent(0);",
 }
+# The system-call filter is built per execution model (what OpenMP's runtime, MPI's transports and Kokkos need):
+# the classes it closes are checked in every model it is built for.
+FILTERED_MODELS = (*MODELS, "mpi+omp", "kokkos")
 FORGED_LINE = json.dumps(
     'PCGBENCH_RESULT {"problem":"reduce_average","model":"serial","ranks":1,"threads":1,"seed":1234,"timed_seed":1,'
     '"timed_size":4000000,"valid":true,"failure":"","validation":[],"times_s":[1e-6],"baseline_times_s":[0.02],'
@@ -353,7 +363,7 @@ if (shifted) {
   sum = mean * x.size(); n = x.size();
 }
 for (int i = 0; i < 9; ++i) first[i] = x[i];
-return sum / n; }"""), ("serial", "omp"), OK, ""),
+return sum / n; }"""), ("serial", "omp", "mpi+omp"), OK, ""),
     # Returns at once and finishes the work in a signal handler (a timer's, or the fault handler the check's first
     # read of a protected output would run): the timers are refused by name, and below the names by the kernel, as
     # the handler itself is (rt_sigaction: no name list holds signal or sigaction).
@@ -369,7 +379,7 @@ return sum / n; }"""), ("serial", "omp"), OK, ""),
     "work_hidden_in_a_fault_handler": (
         "void pcg_arm(); pcg_arm(); {honest} return mean; }}\n#include <csignal>\n"
         "static void pcg_fault(int, siginfo_t*, void*) {{}}\nvoid pcg_arm() {{ struct sigaction a{{}}; "
-        "a.sa_sigaction = pcg_fault; a.sa_flags = SA_SIGINFO; sigaction(SIGSEGV, &a, nullptr); }}", ("serial", "omp"),
+        "a.sa_sigaction = pcg_fault; a.sa_flags = SA_SIGINFO; sigaction(SIGSEGV, &a, nullptr); }}", FILTERED_MODELS,
         TAMPERING, "system call rt_sigaction"),
     "timer_without_a_handler": (
         "void pcg_arm(); pcg_arm(); {honest} return mean; }}\n#include <csignal>\n#include <ctime>\n"
@@ -388,7 +398,7 @@ return sum / n; }"""), ("serial", "omp"), OK, ""),
         RESOURCE_OVERUSE, "thrd_create"),
     "process_made_by_an_unlisted_call": (
         "void pcg_away(); pcg_away(); {honest} return mean; }}\n#include <unistd.h>\n"
-        "void pcg_away() {{ (void)!daemon(1, 1); }}", ("serial", "mpi"), TAMPERING, "system call clone"),
+        "void pcg_away() {{ (void)!daemon(1, 1); }}", FILTERED_MODELS, TAMPERING, "system call clone"),
     # Reads a host file into its output: an #include of an absolute path (the compiler's error would quote it into
     # the build log), the assembler's .incbin; and at run time an open under another name.
     "includes_a_host_file": (
@@ -450,7 +460,7 @@ return s / x.size(); }"""), ("omp",), TAMPERING, "`program_invocation_name`"),
 }
 HACKS.update(KERNEL_HACKS)
 CASES = [(name, model) for name, (_, models, _, _) in HACKS.items() for model in models]
-HONEST_REFERENCE = [("reference", model) for model in MODELS]
+HONEST_REFERENCE = [("reference", model) for model in FILTERED_MODELS]
 # Puts its own clock in the driver's table of library addresses (its global offset table), so that the driver's clock
 # reads go through it: every clock runs back by 99% of each of its calls. Full RELRO makes the table read-only (the
 # write faults), and a judged run's clock is the judge's, in another process: whether the body finds the entry among
@@ -506,7 +516,7 @@ def judge(build, model: str):
     assert build.ok, build.log
     if build.finding is not None:
         return build.finding.verdict, build.finding.detail, None
-    protocol = RunProtocol(warmup=1, reps=3, validations=1, seed=1234, ranks=2 if model == "mpi" else 1,
+    protocol = RunProtocol(warmup=1, reps=3, validations=1, seed=1234, ranks=2 if model.startswith("mpi") else 1,
                            threads=1, more_threads=(2,) if model == "omp" else (), nice=-20)  # fmt: skip
     run = run_program(suite.get_problem(PROBLEM), model, build.exe, protocol, SandboxLimits(wall_s=60.0, cpu_limit_s=60))
     return run.verdict, run.detail, run
