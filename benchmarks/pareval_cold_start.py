@@ -17,7 +17,7 @@ command a user runs (`python -m workflow_scripts.pcgbench evaluate FILE --out DI
 Prints wall times with the verdicts of each run (which must agree), the run-to-run spread of every speedup
 (sample and thread count) over the four runs, and writes
 results/pcgbench/benchmarks/pareval_cold_start.json. The reference point is ParEval's harness measured on a
-machine of this kind: 44 s for this workload, 20 s for this harness before its caches; the target
+machine of this kind: 44 s for this workload (PAREVAL_RECORDED_S); the target
 is a third of ParEval's, 14.7 s. Without --pareval-drivers the ratio printed is against that recorded figure and
 is indicative only (the load average is printed beside it).
 
@@ -32,57 +32,14 @@ so both harnesses time the same input sizes. The same samples must pass in both 
 ParEval runs the samples outside any sandbox: the bodies here are the suite's references, trusted code.
 Only the serial and omp models, the ones its Makefile builds without MPI or Kokkos, are supported.
 
-Measured side by side on the 2-core machine, two invocations with --pareval-drivers (ParEval's published
-drivers/, serial and OpenMP parts; every run of both harnesses: 24 ok, the same verdicts), under the run protocol
-a sample cannot forge (data/pcgbench/README.md: a run secret, a fresh checked input for every timed call, the
-sample's object inspected, compiles and runs in bubblewrap with their own user namespace):
-
-    ParEval's harness, cold                      23.6-24.7 s
-    this harness, cold, with the race check      12.5-13.1 s  1.87-1.90x ParEval's (medians)
-    cold, without it (ParEval has none)          11.1-11.4 s  2.10-2.19x
-    warm machine (drivers and headers cached)    8.6-8.7 s
-    speedups' run-to-run spread, (max - min) / median over the four runs: median 0.12, max 0.62-1.23
-
-Under protocol v4 (the driver's vault, the baseline's input generated again after each timed call, full RELRO),
-six invocations on 2026-12-06, nothing else running: ParEval's harness 30.3-33.7 s cold, this one 11.2-13.9 s
-with the race check (2.68x, 2.71x, 2.49x, 2.45x, 2.71x, 2.48x, medians), 9.7-10.7 s without it (2.93-3.30x),
-7.9-8.6 s warm; spread median 0.158, 0.109, 0.156, 0.134, 0.133 and 0.108 (the aim is at most 0.14), max
-0.40-0.77. The same day and machine under v3 (c6174da), three invocations, the last two interleaved with v4's last
-two: ParEval 30.6-35.1 s, this harness 11.2-13.4 s (2.81x, 2.53x, 2.54x), spread median 0.101, 0.116, 0.142.
-
-On 2026-12-06, two invocations on another machine of this kind (v3, no harness change since the figures below):
-ParEval's harness 29.5-31.3 s cold, this one 10.6-11.7 s with the race check (2.79x and 2.73x, medians), 9.7-9.8 s
-without it (3.10x, 3.21x), 7.3 s warm; spread median 0.122 and 0.128, max 0.385 and 0.403. The same benchmark gave
-1.78-1.95x the session before (ParEval 23.5-29.7 s, this harness 13.1-15.9 s): the ratio moves with the machine,
-ParEval's side most.
-
-Then, with runs pinned to their cores and the timed call's input handed to the baseline without a copy (one
-invocation): ParEval 24.2-24.5 s; this harness 12.6-13.0 s with the race check (1.91x), 10.4 s without (2.34x),
-8.5 s warm; spread median 0.144, max 1.16. An OpenMP run of reduce_average (305 ms) spends 14 ms starting, 64 ms
-validating the timed size (40 ms of it system time: page faults), 193 ms in 12 timed calls (each about 11 ms:
-5.5 ms generating its fresh input, 3 ms copying it for the solution, 2.6 ms in the two calls) and 34 ms in the
-stress validations; the first run starts 3.4 s in (the precompiled header 1.8 s, then a driver 1.3 s).
-
-Before that protocol: 9.8-10.2 s cold with the race check (3.3x), 9.0-9.5 s without (3.5-3.7x), 7.2-7.3 s warm.
-The cost is in the runs, which run one at a time: every timed call generates a fresh input outside the timed
-region (4.5 ms for 4M doubles) and checks its answer against the baseline's (up to 5 ms for a vector), 10 calls
-per OpenMP sample and 5 per serial one; then every compile and link in bubblewrap (10-20 ms each), every run in a
-user namespace of its own (4-6 ms), one readelf of each object (5 ms). The 2.0x aim with the race check is missed
-by about 0.7 s.
-
-What got it there (each measured by interleaving one evaluation with the version before): the stress
-validations validate the timed input again instead of new inputs; vector answers are compared in one
-branch-free pass, two pairs at a time with SSE2; GNU gold links; a problem's serial samples link its OpenMP
-driver; an OpenMP sample's thread counts run in one process (every input and its baseline answer made once, and
-the buffers' pages faulted in once); the sample builds no longer wait for clang's header of the race-check
-builds (their keys are computed by the workers, each once its own header is built); a run releases its OpenMP
-threads after each input's validations and each thread count's timing (waiting actively, an idle worker spun
-through the next phase on a core the compiles could use: 9.9-10.4 s against 11.2-11.8 s, 3 pairs). Tried and
-not kept: transparent huge pages for the runs' heap (0.5-0.9 s faster, but the speedups' run-to-run spread rose
-from a median of 0.12-0.16 to 0.20-0.26); race checks in the background beside the builds (no gain); one
-precompiled header for serial and OpenMP compiles (GCC crashes compiling an OpenMP loop against a header
-precompiled without OpenMP). The stress validations now run after the timing: their team of 8 threads, left in
-the OpenMP runtime, lifted the 2-thread speedups timed after it (reduce_average 2.17-2.29x against 1.86-1.89x).
+Measured side by side under protocol v6 (the judge: data/pcgbench/README.md, "What a sample cannot forge"), on 2
+cores on 2026-12-07, idle, two invocations: this harness 15.8-16.1 s cold with the race check, 14.7 s without it,
+ParEval's 22.9-23.1 s: 1.44x (1.57x without the race check), the same verdicts from both; the speedups' run-to-run
+spread ((max - min) / median over four runs) has a median of 0.096. What each layer of the protocol costs and what
+the harness does to be fast: data/pcgbench/README.md (its "Speed:" paragraph); earlier figures: benchmarks/HISTORY.md.
+Tried and not kept: transparent huge pages for the runs' heap (faster, but a wider run-to-run spread of the
+speedups) and one precompiled header for serial and OpenMP compiles (GCC crashes compiling an OpenMP loop against a
+header precompiled without OpenMP).
 """
 
 import argparse

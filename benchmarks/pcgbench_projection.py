@@ -39,17 +39,16 @@ model sample is a distinct program that passes the sweep or times out (a wrong a
 sample of any model is no faster at 1 thread or rank than the serial reference; CUDA and HIP runs are not measured
 (no GPU) and are assumed to take the serial reference's run at the paper size (their baseline is that serial code).
 
-Measured on the 2-core shared machine (load 1.3 -> 1.7; 330 s of measurement), config/paper.yaml, the defaults:
+Measured on the 2-core shared machine on 2026-12-06 (load 1.3 -> 1.7; 330 s of measurement), config/paper.yaml, the
+defaults:
 - per sample, cold sample cache: build serial 0.19 s (median of 68 problems), omp 0.20 s + its ThreadSanitizer
   build 0.25 s + race check 0.24 s, mpi 0.64 s, cuda 2.6 s (nvcc, build-only); the sweep at 2 cores, timed size:
   serial 0.43 s, omp 0.52 s, mpi 1.20 s (medians of 12 problems); omp's 1-thread run is the serial one's, mpi's 1.06
   x it + 0.29 s; the stress validations cost 9.7 calls of the sample;
-- the serial reference's run at the paper size, when the paper sizes were 2-8000x ParEval's: 2.2 s
-  (transform_negate_odds, measured) to 1615 s (dense_la_lu, extrapolated n^3.2); exponents 1.0 (reductions,
-  transforms) to 3.0 (gemm, solve) and 3.6-4.0 (sparse LU, solve). At ParEval's sizes (its 60 problems;
-  --from-json, extrapolated again) 0.001 s (scan_max_subarray, 122x below its timed size: the start-up shrinks
-  with it, an underestimate) to 2.9 s (dense_la_axpy); the suite's own 8 problems, now at the sizes of ParEval's
-  problems of their type, are as short;
+- the serial reference's run at the paper size, ParEval's sizes (its 60 problems; --from-json, extrapolated again):
+  0.001 s (scan_max_subarray, 122x below its timed size: the start-up shrinks with it, an underestimate) to 2.9 s
+  (dense_la_axpy); the suite's own 8 problems, at the sizes of ParEval's problems of their type, are as short;
+  exponents 1.0 (reductions, transforms) to 3.0 (gemm, solve) and 3.6-4.0 (sparse LU, solve);
 - projected for config/paper.yaml (problems_per_shard 10, 12 h runtime, run_timeout_s 600), --from-json: 644 CPU
   shards (1253 jobs), 620 node-hours (196 / 1893 with 0% / 20% of the language models' samples timing out; 607 at
   efficiency 0.5), longest job 3.4 h (mpi+omp; 9.3 h with 20% time-outs); 182 GPU shards (350 jobs), 59 node-hours
@@ -57,9 +56,8 @@ Measured on the 2-core shared machine (load 1.3 -> 1.7; 330 s of measurement), c
   run_timeout_s. Per model, CPU node-hours: serial 25, omp 264, mpi 81, mpi+omp 195, kokkos 56. The time-outs
   dominate: a sample that times out costs max(120 s, 10 x the reference's run) per run, and an OpenMP one also
   run_timeout_s in its race check.
-- at the earlier paper sizes (2-8000x ParEval's): 7733 CPU node-hours, longest job 51 h, 243 shards over 12 h,
-  and 47 references past 600 s (dense_la_lu's OpenMP sweep: 203 min).
-One run; the least certain numbers are the extrapolations of single problems (two sizes, a loaded machine).
+One run; the least certain numbers are the extrapolations of single problems (two sizes, a loaded machine). The
+figures at the earlier paper sizes (2-8000x ParEval's): benchmarks/HISTORY.md.
 """
 
 import argparse

@@ -14,10 +14,8 @@ Built bodies are kept in --cache-dir (by content), so a second invocation mostly
 
 Measured on 2 cores shared with other jobs (2026-12-07, seed 1234): every trivial body killed in every model run,
 serial 501/501 over the 68 problems (198 s with the bodies built; 11.5 min from cold), omp 501/501 (536 s), kokkos
-202/202 (238 s), mpi 501/501 (915 s), mpi+omp 501/501 (948 s). With the generators that planted answers by size and place, serial
-over the 14 problems they changed: 111/133, the survivors search_contains' and search_xor_contains' size parity and
-replay by size, closest_pair_2d's replay by size (its answer was always 0.001) and, in 11 problems, the reference on
-the half or without the ends of the input where the answer was never planted.
+202/202 (238 s), mpi 501/501 (915 s), mpi+omp 501/501 (948 s). What it found in the generators before they changed:
+benchmarks/HISTORY.md.
 """
 
 import argparse

@@ -23,32 +23,11 @@ and counts racy passes (a mutant judged ok; target 0) and false failures (a refe
 ok; target 0), with the mean run wall time (the cost). With `--all-references`, it first race-checks the OpenMP
 reference of every problem of the suite once (target: every one clean). Prints tables; writes nothing.
 
-Measured on 2 loaded cores (other jobs of this machine running beside, plus 2 busy loops at nice 0), 8
-problems, omp and mpi+omp, 10 repeats, `--all-references --protocols plain,race_check` (19 min; graph_edge_count's
-and reduce_xor's data_race mutants do not build and are not run):
-
-    race check of every omp reference (68): clean 68
-    race check of every mpi+omp reference (68): clean 68
-    protocol   model    program            runs passes      protocol   model    program            runs passes
-    plain      omp      missing_reduction    60      0      race_check omp      missing_reduction    60      0
-    plain      omp      data_race            40      0      race_check omp      data_race            40      0
-    plain      omp      racy_search          10      1      race_check omp      racy_search          10      0
-    plain      omp      reference            90     90      race_check omp      reference            90     90
-    plain      mpi+omp  missing_reduction    80      0      race_check mpi+omp  missing_reduction    80      0
-    plain      mpi+omp  data_race            60      0      race_check mpi+omp  data_race            60      0
-    plain      mpi+omp  racy_search          10      6      race_check mpi+omp  racy_search          10      0
-    plain      mpi+omp  reference            90     90      race_check mpi+omp  reference            90     90
-
-Reference run wall time, median (mean): omp 0.48 s (0.73) plain, 0.88 s (1.53) with the race check; mpi+omp
-0.79 s (1.03) plain, 1.75 s (2.43) with the race check. (An earlier run, before the race check, with the busy
-loops at nice -20: stress caught every mutant there too, but a racy search passed stress validation once in 24
-runs beside 2 busy loops at nice 0.) Since the stress validations validate the timed input again rather than
-new inputs (`--protocols plain,stress`, 8 problems, 10 repeats, 2 busy loops at nice 0): stress 0 racy passes
-in 300 mutant runs (omp and mpi+omp), 0 false failures in 180 reference runs; plain in the same runs let 7
-mutant runs of mpi+omp pass (5 missing_reduction, 2 racy_search). Since the stress validations run after the
-timing (`--protocols plain,stress`, 8 problems, 5 repeats): stress 0 racy passes in 150 mutant runs, 0 false
-failures in 90 reference runs; plain in the same runs let 3 pass (1 missing_reduction of mpi+omp, 2 racy_search). The race check found real races in four of the suite's own OpenMP
-references (since fixed).
+Measured on 2 cores on 2026-12-04, with the stress validations after the timing (`--protocols plain,stress`, 8
+problems, 5 repeats): stress 0 racy passes in 150 mutant runs, 0 false failures in 90 reference runs; plain in the
+same runs let 3 pass (1 missing_reduction of mpi+omp, 2 racy_search). The race check found real races in four of
+the suite's own OpenMP references (since fixed). Earlier figures, the race check's table among them:
+benchmarks/HISTORY.md.
 """
 
 import argparse
