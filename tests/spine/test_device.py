@@ -182,9 +182,9 @@ def test_jorge_trains_on_its_device_and_records_it(no_gpu, tmp_path):
 
 def test_jorge_moves_the_data_to_its_device():
     """train_run puts the task's tensors where it was told (a meta device stands in for a GPU)."""
-    from workflow_scripts.jorge.tasks import TaskConfig, build_task, task_on
+    from workflow_scripts.jorge.tasks import BenchmarkTaskConfig, build_task, task_on
 
-    task = build_task(TaskConfig(name="lm", kind="lm", vocab_size=4, context_tokens=2, train_tokens=300,
+    task = build_task(BenchmarkTaskConfig(name="lm", kind="lm", vocab_size=4, context_tokens=2, train_tokens=300,
                                  eval_tokens=100, embed_dim=4, hidden_dim=8, epochs=1, batch_size=64, target=0.3),
                       seed=1)  # fmt: skip
     moved = task_on(task, torch.device("meta"))
