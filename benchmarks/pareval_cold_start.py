@@ -17,8 +17,8 @@ command a user runs (`python -m workflow_scripts.pcgbench evaluate FILE --out DI
 Prints wall times with the verdicts of each run (which must agree), the run-to-run spread of every speedup
 (sample and thread count) over the four runs, and writes
 results/pcgbench/benchmarks/pareval_cold_start.json. The reference point is ParEval's harness measured on a
-machine of this kind: 44 s for this workload (PAREVAL_RECORDED_S); the target
-is a third of ParEval's, 14.7 s. Without --pareval-drivers the ratio printed is against that recorded figure and
+machine of this kind: 44 s for this workload (PAREVAL_RECORDED_S); the aim is at least 2.5x
+ParEval's time with the race check (TARGET_RATIO; 17.6 s against the recorded figure). Without --pareval-drivers the ratio printed is against that recorded figure and
 is indicative only (the load average is printed beside it).
 
 Side by side (--pareval-drivers: the drivers/ folder of a checkout of ParEval, its Python dependency tqdm in
@@ -62,7 +62,7 @@ from workflow_scripts.measure import get_problem, reference_body, resource_sweep
 from workflow_scripts.pcgbench import numbered_names, problem_name, prompt_record  # noqa: E402
 
 PAREVAL_RECORDED_S = 44.0  # ParEval's own harness on this workload, measured earlier on a machine of this kind
-TARGET_RATIO = 3.0
+TARGET_RATIO = 2.5  # the aim with the race check (issue 45): at least 2.5x faster than ParEval's harness
 
 
 def write_generations(path: Path, problems: list[str], models: list[str], samples: int) -> int:
