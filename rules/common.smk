@@ -1,4 +1,5 @@
-# Helpers shared by all rules/<study>.smk files.
+# Helpers of the rules/<study>.smk files, which hold declarations only (`snakemake --lint`: a file with rules has no
+# functions); the functions that make rules are here too, called by the study whose rules they make.
 #
 # Each study registers its final outputs (summary.json and figures) with `register_study`, so that
 # `rule all` and `rule figures` are derived from what the included studies declare.
@@ -87,3 +88,188 @@ def software_env(script):
     return software_fingerprint(
         os.path.join(workflow.current_basedir, script), os.path.join(workflow.basedir, "requirements.txt")
     )
+
+
+def figure_rule(name, study, figure, inputs, caption, figure_script, extra_params=None):
+    """The rule `name` that draws figure `figure` of `study`, results/<study>/figures/<figure>.png, with
+    `figure_script` from `inputs` (the names its main takes).
+
+    Each figure has a rule of its own that reads only the files it draws from, so deleting a figure redraws only
+    it. `caption` (relative to rules/) is the figure's caption in the report and an input the script draws under
+    the figure (workflow_scripts/common/figures.py). The script's params are `extra_params`, then `figure`.
+    """
+
+    rule:
+        name:
+            name
+        input:
+            **inputs,
+            caption=f"rules/{caption}",
+        output:
+            figure=report(results(f"{study}/figures/{figure}.png"), category=study, caption=caption),
+        log:
+            study_log(study, f"figure_{figure}"),
+        benchmark:
+            study_benchmark(study, f"figure_{figure}")
+        threads: 1
+        resources:
+            mem_mb=1000,
+        params:
+            **(extra_params or {}),
+            figure=figure,
+            software_env=software_env(figure_script),
+        script:
+            figure_script
+
+
+def disttrain_figure_rules(study, figure_inputs, caption):
+    """The figure rules of study disttrain/<study> (disttrain_figure_<figure>), and the study registered with its
+    summary and figures (rules/disttrain.smk and rules/disttrain_layers.smk).
+
+    `figure_inputs`: figure -> its inputs (the names `<study>/figures.py` main takes). `caption`: the caption
+    file's pattern, relative to rules/, where {figure} stands for the figure's name.
+    """
+    for figure, inputs in figure_inputs.items():
+        figure_rule(
+            f"disttrain_figure_{figure}",
+            f"disttrain/{study}",
+            figure,
+            inputs,
+            caption=caption.format(figure=figure),
+            figure_script=f"../workflow_scripts/disttrain/{study}/figures.py",
+            extra_params={"study": study},
+        )
+    register_study(
+        f"disttrain/{study}",
+        summary=results(f"disttrain/{study}/summary.json"),
+        figures=[results(f"disttrain/{study}/figures/{figure}.png") for figure in figure_inputs],
+    )
+
+
+def pcgbench_task_rules(task, shards, folder, prefix, prompts, generations, share_runs=None):
+    """The rules of PCGBench task `task` (generation or translation) after its prompts: the self-test generators'
+    generations, then every generator's build, evaluation and (with several shards) merge, pcgbench_<prefix><step>.
+    Called by rules/pcgbench.smk, which imports the shard and path functions used here.
+
+    `shards`: the task's shards.Layout. `folder`: the task's folder in the results folder, which is also its config
+    section. `prompts`: its prompts file in the results folder. `generations`: the path of a generator's generations
+    (paths.generations_path, paths.translation_generations_path). `share_runs`: an input function of the evaluation,
+    the results whose runs it takes instead of running the same programs again.
+    """
+    generator_folder = f"{folder}/{{generator}}"
+
+    rule:
+        name:
+            f"pcgbench_{prefix}self_test_generations"
+        input:
+            suite=suite_files(config["pcgbench"]["problems"]),  # a changed problem, harness or reference reruns it
+            prompts=results(prompts),
+        output:
+            generations=results(f"{folder}/generations/{{generator}}.json"),
+            expected=results(f"{folder}/generations/{{generator}}.expected.json"),
+        log:
+            study_log("pcgbench", f"{prefix}generations_{{generator}}"),
+        benchmark:
+            study_benchmark("pcgbench", f"{prefix}generations_{{generator}}")
+        wildcard_constraints:
+            generator="|".join(SELF_TEST_GENERATORS),
+        threads: 1
+        resources:
+            mem_mb=500,
+        params:
+            samples=lookup(dpath="pcgbench/samples", within=config),
+            mutants=lookup(dpath=f"{folder}/mutants", within=config),
+            mutant_problems=lookup(dpath=f"{folder}/mutant_problems", within=config),
+            race_check=lookup(dpath="pcgbench/evaluate/race_check", within=config),
+            seed=config["seed"],
+            software_env=software_env("../workflow_scripts/pcgbench/generators.py"),
+        script:
+            "../workflow_scripts/pcgbench/generators.py"
+
+    rule:
+        name:
+            f"pcgbench_{prefix}build"
+        input:
+            # a changed problem, harness or reference reruns its shards
+            suite=lambda wildcards: shard_suite_files(config["pcgbench"], shards.of(wildcards), task),
+            generations=lambda wildcards: generations(wildcards.generator, RESULTS),
+        output:
+            manifest=results(shards.path(generator_folder, "builds.json")),
+        log:
+            study_log("pcgbench", shards.tag(f"{prefix}build_{{generator}}")),
+        benchmark:
+            study_benchmark("pcgbench", shards.tag(f"{prefix}build_{{generator}}"))
+        threads: 2
+        resources:
+            **cluster_resources(config["pcgbench"], {"mem_mb": 2000}, task),
+        params:
+            shard=lambda wildcards: shard_params(config["pcgbench"], shards.of(wildcards), task),
+            evaluate=lookup(dpath="pcgbench/evaluate", within=config),
+            seed=config["seed"],
+            software_env=software_env("../workflow_scripts/pcgbench/build.py"),
+        script:
+            "../workflow_scripts/pcgbench/build.py"
+
+    rule:
+        name:
+            f"pcgbench_{prefix}evaluate"
+        input:
+            unpack(
+                lambda wildcards: reference_results_input(
+                    wildcards.generator, config["pcgbench"], shards.of(wildcards), RESULTS
+                )
+            ),
+            **({"share_runs": share_runs} if share_runs else {}),
+            # a changed problem, harness or reference reruns its shards
+            suite=lambda wildcards: shard_suite_files(config["pcgbench"], shards.of(wildcards), task),
+            generations=lambda wildcards: generations(wildcards.generator, RESULTS),
+            manifest=results(shards.path(generator_folder, "builds.json")),
+        output:
+            **shards.outputs(
+                shard={"results": results(shards.path(generator_folder, "results.parquet"))},
+                whole=evaluation_outputs(results(generator_folder)),
+            ),
+        log:
+            study_log("pcgbench", shards.tag(f"{prefix}evaluate_{{generator}}")),
+        benchmark:
+            study_benchmark("pcgbench", shards.tag(f"{prefix}evaluate_{{generator}}"))
+        threads: 2
+        resources:
+            **cluster_resources(config["pcgbench"], {"mem_mb": 4000, "timing_slot": 1}, task),
+        params:
+            shard=lambda wildcards: shard_params(config["pcgbench"], shards.of(wildcards), task),
+            evaluate=lookup(dpath="pcgbench/evaluate", within=config),
+            seed=config["seed"],
+            software_env=software_env("../workflow_scripts/pcgbench/evaluate.py"),
+        script:
+            "../workflow_scripts/pcgbench/evaluate.py"
+
+    if not shards.one:
+
+        rule:
+            # The shards' rows as one evaluation's results and metrics (evaluate.merge).
+            name:
+                f"pcgbench_{prefix}merge"
+            input:
+                suite=suite_files(config["pcgbench"]["problems"]),
+                generations=lambda wildcards: generations(wildcards.generator, RESULTS),
+                shards=lambda wildcards: expand(
+                    results(shards.path(generator_folder, "results.parquet")),
+                    generator=wildcards.generator,
+                    shard=shards.names,
+                ),
+            output:
+                **evaluation_outputs(results(generator_folder)),
+            log:
+                study_log("pcgbench", f"{prefix}merge_{{generator}}"),
+            benchmark:
+                study_benchmark("pcgbench", f"{prefix}merge_{{generator}}")
+            threads: 1
+            resources:
+                mem_mb=2000,
+            params:
+                evaluate=lookup(dpath="pcgbench/evaluate", within=config),
+                seed=config["seed"],
+                software_env=software_env("../workflow_scripts/pcgbench/evaluate.py"),
+            script:
+                "../workflow_scripts/pcgbench/evaluate.py"

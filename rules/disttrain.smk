@@ -7,6 +7,11 @@
 #
 # Logic lives in workflow_scripts/disttrain/. Rules that launch processes time things: timing_slot=1.
 
+# The processes of the runs on every node of disttrain.launch (the network calibration, the survey, sparse).
+DISTTRAIN_PROCESSES = (
+    config["disttrain"]["launch"]["nodes"] * config["disttrain"]["launch"]["processes_per_node"]
+)
+
 
 rule disttrain_network:
     output:
@@ -17,14 +22,12 @@ rule disttrain_network:
         study_benchmark("disttrain/network", "calibrate")
     threads: 2
     resources:
-        **launch_resources(
-            config["disttrain"]["launch"]["nodes"] * config["disttrain"]["launch"]["processes_per_node"]
-        ),
+        **launch_resources(DISTTRAIN_PROCESSES),
         mem_mb=2000,
         timing_slot=1,
     params:
         network=lookup(dpath="disttrain/network", within=config),
-        nproc=config["disttrain"]["launch"]["nodes"] * config["disttrain"]["launch"]["processes_per_node"],
+        nproc=DISTTRAIN_PROCESSES,
         seed=config["seed"],
         software_env=software_env("../workflow_scripts/disttrain/calibrate.py"),
     script:
@@ -43,15 +46,13 @@ rule disttrain_survey_run:
         study_benchmark("disttrain/survey", "run")
     threads: 2
     resources:
-        **launch_resources(
-            config["disttrain"]["launch"]["nodes"] * config["disttrain"]["launch"]["processes_per_node"]
-        ),
+        **launch_resources(DISTTRAIN_PROCESSES),
         mem_mb=6000,
         timing_slot=1,
     params:
         survey=lookup(dpath="disttrain/survey", within=config),
         machine=lookup(dpath="disttrain/network/machine", within=config),
-        nproc=config["disttrain"]["launch"]["nodes"] * config["disttrain"]["launch"]["processes_per_node"],
+        nproc=DISTTRAIN_PROCESSES,
         timeout_s=lookup(dpath="disttrain/launch/timeout_s", within=config),
         seed=config["seed"],
         software_env=software_env("../workflow_scripts/disttrain/survey/run.py"),
@@ -71,15 +72,13 @@ rule disttrain_sparse_run:
         study_benchmark("disttrain/sparse", "run")
     threads: 2
     resources:
-        **launch_resources(
-            config["disttrain"]["launch"]["nodes"] * config["disttrain"]["launch"]["processes_per_node"]
-        ),
+        **launch_resources(DISTTRAIN_PROCESSES),
         mem_mb=3000,
         timing_slot=1,
     params:
         sparse=lookup(dpath="disttrain/sparse", within=config),
         machine=lookup(dpath="disttrain/network/machine", within=config),
-        nproc=config["disttrain"]["launch"]["nodes"] * config["disttrain"]["launch"]["processes_per_node"],
+        nproc=DISTTRAIN_PROCESSES,
         timeout_s=lookup(dpath="disttrain/launch/timeout_s", within=config),
         seed=config["seed"],
         software_env=software_env("../workflow_scripts/disttrain/sparse/run.py"),
@@ -133,41 +132,7 @@ DISTTRAIN_FIGURE_INPUTS = {
     },
 }
 for _study, _figures in DISTTRAIN_FIGURE_INPUTS.items():
-    for _figure, _inputs in _figures.items():
-        _caption = f"captions/disttrain_{_figure}.rst"
-
-        rule:
-            name:
-                f"disttrain_figure_{_figure}"
-            input:
-                **_inputs,
-                caption=f"rules/{_caption}",  # drawn under the figure (workflow_scripts/common/figures.py)
-            output:
-                figure=report(
-                    results(f"disttrain/{_study}/figures/{_figure}.png"),
-                    category=f"disttrain/{_study}",
-                    caption=_caption,
-                ),
-            log:
-                study_log(f"disttrain/{_study}", f"figure_{_figure}"),
-            benchmark:
-                study_benchmark(f"disttrain/{_study}", f"figure_{_figure}")
-            threads: 1
-            resources:
-                mem_mb=1000,
-            params:
-                study=_study,
-                figure=_figure,
-                software_env=software_env(f"../workflow_scripts/disttrain/{_study}/figures.py"),
-            script:
-                # Formatted by Snakemake when the job runs (a loop variable would hold the last study by then).
-                "../workflow_scripts/disttrain/{params.study}/figures.py"
-
-    register_study(
-        f"disttrain/{_study}",
-        summary=results(f"disttrain/{_study}/summary.json"),
-        figures=[results(f"disttrain/{_study}/figures/{_figure}.png") for _figure in _figures],
-    )
+    disttrain_figure_rules(_study, _figures, caption="captions/disttrain_{figure}.rst")
 
 
 rule disttrain_sparse:

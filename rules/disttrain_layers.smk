@@ -205,41 +205,7 @@ DISTTRAIN_LAYERS_FIGURE_INPUTS = {
     },
 }
 for _study, _figures in DISTTRAIN_LAYERS_FIGURE_INPUTS.items():
-    for _figure, _inputs in _figures.items():
-        _caption = f"captions/{_figure}.rst"
-
-        rule:
-            name:
-                f"disttrain_figure_{_figure}"
-            input:
-                **_inputs,
-                caption=f"rules/{_caption}",  # drawn under the figure (workflow_scripts/common/figures.py)
-            output:
-                figure=report(
-                    results(f"disttrain/{_study}/figures/{_figure}.png"),
-                    category=f"disttrain/{_study}",
-                    caption=_caption,
-                ),
-            log:
-                study_log(f"disttrain/{_study}", f"figure_{_figure}"),
-            benchmark:
-                study_benchmark(f"disttrain/{_study}", f"figure_{_figure}")
-            threads: 1
-            resources:
-                mem_mb=1000,
-            params:
-                study=_study,
-                figure=_figure,
-                software_env=software_env(f"../workflow_scripts/disttrain/{_study}/figures.py"),
-            script:
-                # Formatted by Snakemake when the job runs (a loop variable would hold the last study by then).
-                "../workflow_scripts/disttrain/{params.study}/figures.py"
-
-    register_study(
-        f"disttrain/{_study}",
-        summary=results(f"disttrain/{_study}/summary.json"),
-        figures=[results(f"disttrain/{_study}/figures/{_figure}.png") for _figure in _figures],
-    )
+    disttrain_figure_rules(_study, _figures, caption="captions/{figure}.rst")  # rules/disttrain.smk
 
 
 rule disttrain_tensor3d:

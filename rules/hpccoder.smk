@@ -177,28 +177,14 @@ if "from_scratch" in HPCCODER_ARMS:  # both arms' headline numbers, from the sum
 HPCCODER_FIGURES = [results(f"hpccoder/figures/{name}.png") for name in HPCCODER_FIGURE_INPUTS]
 
 for _figure, _metrics in HPCCODER_FIGURE_INPUTS.items():
-    _caption = f"captions/hpccoder_{_figure}.rst"
-
-    rule:
-        name:
-            f"hpccoder_figure_{_figure}"
-        input:
-            metrics=_metrics,
-            caption=f"rules/{_caption}",  # drawn under the figure (workflow_scripts/common/figures.py)
-        output:
-            figure=report(results(f"hpccoder/figures/{_figure}.png"), category="hpccoder", caption=_caption),
-        log:
-            study_log("hpccoder", f"figure_{_figure}"),
-        benchmark:
-            study_benchmark("hpccoder", f"figure_{_figure}")
-        threads: 1
-        resources:
-            mem_mb=1000,
-        params:
-            figure=_figure,
-            software_env=software_env("../workflow_scripts/hpccoder/figures.py"),
-        script:
-            "../workflow_scripts/hpccoder/figures.py"
+    figure_rule(
+        f"hpccoder_figure_{_figure}",
+        "hpccoder",
+        _figure,
+        {"metrics": _metrics},
+        caption=f"captions/hpccoder_{_figure}.rst",
+        figure_script="../workflow_scripts/hpccoder/figures.py",
+    )
 
 
 rule hpccoder_summary:

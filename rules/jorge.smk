@@ -154,28 +154,14 @@ JORGE_FIGURE_INPUTS = {
     },
 }
 for _figure, _inputs in JORGE_FIGURE_INPUTS.items():
-    _caption = f"captions/jorge_{_figure}.rst"
-
-    rule:
-        name:
-            f"jorge_figure_{_figure}"
-        input:
-            **_inputs,
-            caption=f"rules/{_caption}",  # drawn under the figure (workflow_scripts/common/figures.py)
-        output:
-            figure=report(results(f"jorge/figures/{_figure}.png"), category="jorge", caption=_caption),
-        log:
-            study_log("jorge", f"figure_{_figure}"),
-        benchmark:
-            study_benchmark("jorge", f"figure_{_figure}")
-        threads: 1
-        resources:
-            mem_mb=1000,
-        params:
-            figure=_figure,
-            software_env=software_env("../workflow_scripts/jorge/figures.py"),
-        script:
-            "../workflow_scripts/jorge/figures.py"
+    figure_rule(
+        f"jorge_figure_{_figure}",
+        "jorge",
+        _figure,
+        _inputs,
+        caption=f"captions/jorge_{_figure}.rst",
+        figure_script="../workflow_scripts/jorge/figures.py",
+    )
 
 
 rule jorge_summary:

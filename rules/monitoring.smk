@@ -106,33 +106,19 @@ rule monitoring_analysis:
 
 # One rule per figure, so that deleting one figure redraws only that figure.
 for _figure in MONITORING_FIGURES:
-    _caption = f"captions/monitoring_{_figure}.rst"
-
-    rule:
-        name:
-            f"monitoring_figure_{_figure}"
-        input:
-            runs=results("monitoring/data/runs.parquet"),
-            truth=results("monitoring/data/truth.json"),
-            predictions=results("monitoring/predictions.parquet"),
-            analysis=results("monitoring/analysis.json"),
-            caption=f"rules/{_caption}",  # drawn under the figure (workflow_scripts/common/figures.py)
-        output:
-            figure=report(
-                results(f"monitoring/figures/{_figure}.png"), category="monitoring", caption=_caption
-            ),
-        log:
-            study_log("monitoring", f"figure_{_figure}"),
-        benchmark:
-            study_benchmark("monitoring", f"figure_{_figure}")
-        threads: 1
-        resources:
-            mem_mb=1000,
-        params:
-            figure=_figure,
-            software_env=software_env("../workflow_scripts/monitoring/figures.py"),
-        script:
-            "../workflow_scripts/monitoring/figures.py"
+    figure_rule(
+        f"monitoring_figure_{_figure}",
+        "monitoring",
+        _figure,
+        {
+            "runs": results("monitoring/data/runs.parquet"),
+            "truth": results("monitoring/data/truth.json"),
+            "predictions": results("monitoring/predictions.parquet"),
+            "analysis": results("monitoring/analysis.json"),
+        },
+        caption=f"captions/monitoring_{_figure}.rst",
+        figure_script="../workflow_scripts/monitoring/figures.py",
+    )
 
 
 rule monitoring_summary:

@@ -124,115 +124,17 @@ if not SHARDS.one:
             "../workflow_scripts/pcgbench/reference_speedups.py"
 
 
-rule pcgbench_self_test_generations:
-    input:
-        suite=suite_files(config["pcgbench"]["problems"]),  # a changed problem, harness or reference reruns it
-        prompts=results("pcgbench/prompts.json"),
-    output:
-        generations=results("pcgbench/generations/{generator}.json"),
-        expected=results("pcgbench/generations/{generator}.expected.json"),
-    log:
-        study_log("pcgbench", "generations_{generator}"),
-    benchmark:
-        study_benchmark("pcgbench", "generations_{generator}")
-    wildcard_constraints:
-        generator="|".join(SELF_TEST_GENERATORS),
-    threads: 1
-    resources:
-        mem_mb=500,
-    params:
-        samples=lookup(dpath="pcgbench/samples", within=config),
-        mutants=lookup(dpath="pcgbench/mutants", within=config),
-        mutant_problems=lookup(dpath="pcgbench/mutant_problems", within=config),
-        race_check=lookup(dpath="pcgbench/evaluate/race_check", within=config),
-        seed=config["seed"],
-        software_env=software_env("../workflow_scripts/pcgbench/generators.py"),
-    script:
-        "../workflow_scripts/pcgbench/generators.py"
-
-
-rule pcgbench_build:
-    input:
-        # a changed problem, harness or reference reruns its shards
-        suite=lambda wildcards: shard_suite_files(config["pcgbench"], SHARDS.of(wildcards)),
-        generations=lambda wildcards: generations_path(wildcards.generator, RESULTS),
-    output:
-        manifest=results(SHARDS.path("pcgbench/{generator}", "builds.json")),
-    log:
-        study_log("pcgbench", SHARDS.tag("build_{generator}")),
-    benchmark:
-        study_benchmark("pcgbench", SHARDS.tag("build_{generator}"))
-    threads: 2
-    resources:
-        **cluster_resources(config["pcgbench"], {"mem_mb": 2000}),
-    params:
-        shard=lambda wildcards: shard_params(config["pcgbench"], SHARDS.of(wildcards)),
-        evaluate=lookup(dpath="pcgbench/evaluate", within=config),
-        seed=config["seed"],
-        software_env=software_env("../workflow_scripts/pcgbench/build.py"),
-    script:
-        "../workflow_scripts/pcgbench/build.py"
-
-
-rule pcgbench_evaluate:
-    input:
-        unpack(
-            lambda wildcards: reference_results_input(
-                wildcards.generator, config["pcgbench"], SHARDS.of(wildcards), RESULTS
-            )
-        ),
-        # a changed problem, harness or reference reruns its shards
-        suite=lambda wildcards: shard_suite_files(config["pcgbench"], SHARDS.of(wildcards)),
-        generations=lambda wildcards: generations_path(wildcards.generator, RESULTS),
-        manifest=results(SHARDS.path("pcgbench/{generator}", "builds.json")),
-    output:
-        **SHARDS.outputs(
-            shard={"results": results(SHARDS.path("pcgbench/{generator}", "results.parquet"))},
-            whole=evaluation_outputs(results("pcgbench/{generator}")),
-        ),
-    log:
-        study_log("pcgbench", SHARDS.tag("evaluate_{generator}")),
-    benchmark:
-        study_benchmark("pcgbench", SHARDS.tag("evaluate_{generator}"))
-    threads: 2
-    resources:
-        **cluster_resources(config["pcgbench"], {"mem_mb": 4000, "timing_slot": 1}),
-    params:
-        shard=lambda wildcards: shard_params(config["pcgbench"], SHARDS.of(wildcards)),
-        evaluate=lookup(dpath="pcgbench/evaluate", within=config),
-        seed=config["seed"],
-        software_env=software_env("../workflow_scripts/pcgbench/evaluate.py"),
-    script:
-        "../workflow_scripts/pcgbench/evaluate.py"
-
-
-if not SHARDS.one:
-
-    rule pcgbench_merge:
-        # The shards' rows as one evaluation's results and metrics (evaluate.merge).
-        input:
-            suite=suite_files(config["pcgbench"]["problems"]),
-            generations=lambda wildcards: generations_path(wildcards.generator, RESULTS),
-            shards=lambda wildcards: expand(
-                results(SHARDS.path("pcgbench/{generator}", "results.parquet")),
-                generator=wildcards.generator,
-                shard=SHARDS.names,
-            ),
-        output:
-            **evaluation_outputs(results("pcgbench/{generator}")),
-        log:
-            study_log("pcgbench", "merge_{generator}"),
-        benchmark:
-            study_benchmark("pcgbench", "merge_{generator}")
-        threads: 1
-        resources:
-            mem_mb=2000,
-        params:
-            evaluate=lookup(dpath="pcgbench/evaluate", within=config),
-            seed=config["seed"],
-            software_env=software_env("../workflow_scripts/pcgbench/evaluate.py"),
-        script:
-            "../workflow_scripts/pcgbench/evaluate.py"
+# pcgbench_self_test_generations, pcgbench_build, pcgbench_evaluate and, with several shards, pcgbench_merge
+# (rules/common.smk): the self-test generators' generations, then each generator's built, run and timed, shard by
+# shard. The translation task's rules are made the same way, below.
+pcgbench_task_rules(
+    "generation",
+    SHARDS,
+    folder="pcgbench",
+    prefix="",
+    prompts="pcgbench/prompts.json",
+    generations=generations_path,
+)
 
 
 rule pcgbench_summary:
@@ -274,29 +176,18 @@ PCGBENCH_FIGURE_CAPTIONS = {
 }
 PCGBENCH_FIGURES = [results(f"pcgbench/figures/{name}.png") for name in PCGBENCH_FIGURE_CAPTIONS]
 for _figure, _caption in PCGBENCH_FIGURE_CAPTIONS.items():
-
-    rule:
-        name:
-            f"pcgbench_figure_{_figure}"
-        input:
-            metrics=lambda wildcards: expand(
+    figure_rule(
+        f"pcgbench_figure_{_figure}",
+        "pcgbench",
+        _figure,
+        {
+            "metrics": lambda wildcards: expand(
                 results("pcgbench/{g}/metrics.json"), g=evaluated_generators(config["pcgbench"])
-            ),
-            caption=f"rules/{_caption}",  # drawn under the figure (workflow_scripts/common/figures.py)
-        output:
-            figure=report(results(f"pcgbench/figures/{_figure}.png"), category="pcgbench", caption=_caption),
-        log:
-            study_log("pcgbench", f"figure_{_figure}"),
-        benchmark:
-            study_benchmark("pcgbench", f"figure_{_figure}")
-        threads: 1
-        resources:
-            mem_mb=1000,
-        params:
-            figure=_figure,
-            software_env=software_env("../workflow_scripts/pcgbench/figures.py"),
-        script:
-            "../workflow_scripts/pcgbench/figures.py"
+            )
+        },
+        caption=_caption,
+        figure_script="../workflow_scripts/pcgbench/figures.py",
+    )
 
 
 # Translation (workflow_scripts/pcgbench/translation.py): the configured pairs of the selected problems that
@@ -326,131 +217,19 @@ rule pcgbench_translation_prompts:
         "../workflow_scripts/pcgbench/prompts.py"
 
 
-rule pcgbench_translation_self_test_generations:
-    input:
-        suite=suite_files(config["pcgbench"]["problems"]),  # a changed problem, harness or reference reruns it
-        prompts=results(TRANSLATION_PROMPTS),
-    output:
-        generations=results("pcgbench/translation/generations/{generator}.json"),
-        expected=results("pcgbench/translation/generations/{generator}.expected.json"),
-    log:
-        study_log("pcgbench", "translation_generations_{generator}"),
-    benchmark:
-        study_benchmark("pcgbench", "translation_generations_{generator}")
-    wildcard_constraints:
-        generator="|".join(SELF_TEST_GENERATORS),
-    threads: 1
-    resources:
-        mem_mb=500,
-    params:
-        samples=lookup(dpath="pcgbench/samples", within=config),
-        mutants=lookup(dpath="pcgbench/translation/mutants", within=config),
-        mutant_problems=lookup(dpath="pcgbench/translation/mutant_problems", within=config),
-        race_check=lookup(dpath="pcgbench/evaluate/race_check", within=config),
-        seed=config["seed"],
-        software_env=software_env("../workflow_scripts/pcgbench/generators.py"),
-    script:
-        "../workflow_scripts/pcgbench/generators.py"
-
-
-rule pcgbench_translation_build:
-    input:
-        # a changed problem, harness or reference reruns its shards
-        suite=lambda wildcards: shard_suite_files(
-            config["pcgbench"], TRANSLATION_SHARDS.of(wildcards), "translation"
-        ),
-        generations=lambda wildcards: translation_generations_path(wildcards.generator, RESULTS),
-    output:
-        manifest=results(TRANSLATION_SHARDS.path("pcgbench/translation/{generator}", "builds.json")),
-    log:
-        study_log("pcgbench", TRANSLATION_SHARDS.tag("translation_build_{generator}")),
-    benchmark:
-        study_benchmark("pcgbench", TRANSLATION_SHARDS.tag("translation_build_{generator}"))
-    threads: 2
-    resources:
-        **cluster_resources(config["pcgbench"], {"mem_mb": 2000}, "translation"),
-    params:
-        shard=lambda wildcards: shard_params(
-            config["pcgbench"], TRANSLATION_SHARDS.of(wildcards), "translation"
-        ),
-        evaluate=lookup(dpath="pcgbench/evaluate", within=config),
-        seed=config["seed"],
-        software_env=software_env("../workflow_scripts/pcgbench/build.py"),
-    script:
-        "../workflow_scripts/pcgbench/build.py"
-
-
-rule pcgbench_translation_evaluate:
-    input:
-        unpack(
-            lambda wildcards: reference_results_input(
-                wildcards.generator, config["pcgbench"], TRANSLATION_SHARDS.of(wildcards), RESULTS
-            )
-        ),
-        # a changed problem, harness or reference reruns its shards
-        suite=lambda wildcards: shard_suite_files(
-            config["pcgbench"], TRANSLATION_SHARDS.of(wildcards), "translation"
-        ),
-        generations=lambda wildcards: translation_generations_path(wildcards.generator, RESULTS),
-        manifest=results(TRANSLATION_SHARDS.path("pcgbench/translation/{generator}", "builds.json")),
-        # its generation evaluation's same shard (the same programs: their runs are taken, not run again)
-        share_runs=lambda wildcards: SHARDS.file(
-            results(f"pcgbench/{wildcards.generator}"), TRANSLATION_SHARDS.of(wildcards), "results.parquet"
-        ),
-    output:
-        **TRANSLATION_SHARDS.outputs(
-            shard={
-                "results": results(
-                    TRANSLATION_SHARDS.path("pcgbench/translation/{generator}", "results.parquet")
-                )
-            },
-            whole=evaluation_outputs(results("pcgbench/translation/{generator}")),
-        ),
-    log:
-        study_log("pcgbench", TRANSLATION_SHARDS.tag("translation_evaluate_{generator}")),
-    benchmark:
-        study_benchmark("pcgbench", TRANSLATION_SHARDS.tag("translation_evaluate_{generator}"))
-    threads: 2
-    resources:
-        **cluster_resources(config["pcgbench"], {"mem_mb": 4000, "timing_slot": 1}, "translation"),
-    params:
-        shard=lambda wildcards: shard_params(
-            config["pcgbench"], TRANSLATION_SHARDS.of(wildcards), "translation"
-        ),
-        evaluate=lookup(dpath="pcgbench/evaluate", within=config),
-        seed=config["seed"],
-        software_env=software_env("../workflow_scripts/pcgbench/evaluate.py"),
-    script:
-        "../workflow_scripts/pcgbench/evaluate.py"
-
-
-if not TRANSLATION_SHARDS.one:
-
-    rule pcgbench_translation_merge:
-        # The shards' rows as one evaluation's results and metrics (evaluate.merge).
-        input:
-            suite=suite_files(config["pcgbench"]["problems"]),
-            generations=lambda wildcards: translation_generations_path(wildcards.generator, RESULTS),
-            shards=lambda wildcards: expand(
-                results(TRANSLATION_SHARDS.path("pcgbench/translation/{generator}", "results.parquet")),
-                generator=wildcards.generator,
-                shard=TRANSLATION_SHARDS.names,
-            ),
-        output:
-            **evaluation_outputs(results("pcgbench/translation/{generator}")),
-        log:
-            study_log("pcgbench", "translation_merge_{generator}"),
-        benchmark:
-            study_benchmark("pcgbench", "translation_merge_{generator}")
-        threads: 1
-        resources:
-            mem_mb=2000,
-        params:
-            evaluate=lookup(dpath="pcgbench/evaluate", within=config),
-            seed=config["seed"],
-            software_env=software_env("../workflow_scripts/pcgbench/evaluate.py"),
-        script:
-            "../workflow_scripts/pcgbench/evaluate.py"
+# pcgbench_translation_self_test_generations, _build, _evaluate and, with several shards, _merge (rules/common.smk).
+pcgbench_task_rules(
+    "translation",
+    TRANSLATION_SHARDS,
+    folder="pcgbench/translation",
+    prefix="translation_",
+    prompts=TRANSLATION_PROMPTS,
+    generations=translation_generations_path,
+    # its generation evaluation's same shard (the same programs: their runs are taken, not run again)
+    share_runs=lambda wildcards: SHARDS.file(
+        results(f"pcgbench/{wildcards.generator}"), TRANSLATION_SHARDS.of(wildcards), "results.parquet"
+    ),
+)
 
 
 rule pcgbench_figure_translation:
@@ -596,31 +375,14 @@ PAREVAL_RELEASED_FIGURES = {
     "disagreement_causes": ("causes.json", "captions/pcgbench_pareval_released_disagreement_causes.rst"),
 }
 for _figure, (_source, _caption) in PAREVAL_RELEASED_FIGURES.items():
-
-    rule:
-        name:
-            f"pcgbench_pareval_released_figure_{_figure}"
-        input:
-            source=results(f"{PAREVAL_RELEASED}/{_source}"),
-            caption=f"rules/{_caption}",  # drawn under the figure (workflow_scripts/common/figures.py)
-        output:
-            figure=report(
-                results(f"{PAREVAL_RELEASED}/figures/{_figure}.png"),
-                category=PAREVAL_RELEASED,
-                caption=_caption,
-            ),
-        log:
-            study_log(PAREVAL_RELEASED, f"figure_{_figure}"),
-        benchmark:
-            study_benchmark(PAREVAL_RELEASED, f"figure_{_figure}")
-        threads: 1
-        resources:
-            mem_mb=1000,
-        params:
-            figure=_figure,
-            software_env=software_env("../workflow_scripts/pcgbench/pareval_figures.py"),
-        script:
-            "../workflow_scripts/pcgbench/pareval_figures.py"
+    figure_rule(
+        f"pcgbench_pareval_released_figure_{_figure}",
+        PAREVAL_RELEASED,
+        _figure,
+        {"source": results(f"{PAREVAL_RELEASED}/{_source}")},
+        caption=_caption,
+        figure_script="../workflow_scripts/pcgbench/pareval_figures.py",
+    )
 
 
 register_study(

@@ -122,57 +122,36 @@ rule rlpf_reward_model:
         "../workflow_scripts/rlpf/reward_model.py"
 
 
-rule rlpf_sft:
-    input:
-        tasks=results("rlpf/tasks.json"),
-        model=input_paths(RLPF_MODEL["base"], key="rlpf.base_model", results=RESULTS),
-        candidates=results("rlpf/candidates.parquet"),
-    output:
-        model=directory(results("rlpf/models/sft")),
-        curve=results("rlpf/curves/sft.json"),
-    log:
-        study_log("rlpf", "sft"),
-    benchmark:
-        study_benchmark("rlpf", "sft")
-    threads: 1  # torch's threads (rlpf/train.py load_policy): on one, two trainers run side by side
-    resources:
-        mem_mb=3000,
-    params:
-        model=RLPF_MODEL["base"],  # the model source the script loads (its files are the input)
-        method="sft",
-        train=lookup(dpath="rlpf/sft", within=config),
-        device=lookup(dpath="rlpf/device", within=config),
-        seed=config["seed"],
-        software_env=software_env("../workflow_scripts/rlpf/train.py"),
-    script:
-        "../workflow_scripts/rlpf/train.py"
+# The two trainers on the candidates (rlpf/train.py): SFT from the base model, DPO from rlpf.dpo.init (which is
+# also its reference model).
+for _method, _init in {"sft": "base", "dpo": config["rlpf"]["dpo"]["init"]}.items():
 
-
-rule rlpf_dpo:
-    input:
-        tasks=results("rlpf/tasks.json"),
-        # starts from, and its reference is, this model
-        model=input_paths(RLPF_MODEL[config["rlpf"]["dpo"]["init"]], results=RESULTS),
-        candidates=results("rlpf/candidates.parquet"),
-    output:
-        model=directory(results("rlpf/models/dpo")),
-        curve=results("rlpf/curves/dpo.json"),
-    log:
-        study_log("rlpf", "dpo"),
-    benchmark:
-        study_benchmark("rlpf", "dpo")
-    threads: 1  # torch's threads (rlpf/train.py load_policy): on one, two trainers run side by side
-    resources:
-        mem_mb=3000,
-    params:
-        model=RLPF_MODEL[config["rlpf"]["dpo"]["init"]],  # the model source the script loads (its files are the input)
-        method="dpo",
-        train=lookup(dpath="rlpf/dpo", within=config),
-        device=lookup(dpath="rlpf/device", within=config),
-        seed=config["seed"],
-        software_env=software_env("../workflow_scripts/rlpf/train.py"),
-    script:
-        "../workflow_scripts/rlpf/train.py"
+    rule:
+        name:
+            f"rlpf_{_method}"
+        input:
+            tasks=results("rlpf/tasks.json"),
+            model=input_paths(RLPF_MODEL[_init], results=RESULTS),
+            candidates=results("rlpf/candidates.parquet"),
+        output:
+            model=directory(results(f"rlpf/models/{_method}")),
+            curve=results(f"rlpf/curves/{_method}.json"),
+        log:
+            study_log("rlpf", _method),
+        benchmark:
+            study_benchmark("rlpf", _method)
+        threads: 1  # torch's threads (rlpf/train.py load_policy): on one, two trainers run side by side
+        resources:
+            mem_mb=3000,
+        params:
+            model=RLPF_MODEL[_init],  # the model source the script loads (its files are the input)
+            method=_method,
+            train=lookup(dpath=f"rlpf/{_method}", within=config),
+            device=lookup(dpath="rlpf/device", within=config),
+            seed=config["seed"],
+            software_env=software_env("../workflow_scripts/rlpf/train.py"),
+        script:
+            "../workflow_scripts/rlpf/train.py"
 
 
 rule rlpf_rl:
@@ -244,28 +223,14 @@ RLPF_FIGURE_INPUTS = {
 RLPF_FIGURES = [results(f"rlpf/figures/{name}.png") for name in RLPF_FIGURE_INPUTS]
 
 for _figure, _inputs in RLPF_FIGURE_INPUTS.items():
-    _caption = f"captions/rlpf_{_figure}.rst"
-
-    rule:
-        name:
-            f"rlpf_figure_{_figure}"
-        input:
-            **_inputs,
-            caption=f"rules/{_caption}",  # drawn under the figure (workflow_scripts/common/figures.py)
-        output:
-            figure=report(results(f"rlpf/figures/{_figure}.png"), category="rlpf", caption=_caption),
-        log:
-            study_log("rlpf", f"figure_{_figure}"),
-        benchmark:
-            study_benchmark("rlpf", f"figure_{_figure}")
-        threads: 1
-        resources:
-            mem_mb=1000,
-        params:
-            figure=_figure,
-            software_env=software_env("../workflow_scripts/rlpf/figures.py"),
-        script:
-            "../workflow_scripts/rlpf/figures.py"
+    figure_rule(
+        f"rlpf_figure_{_figure}",
+        "rlpf",
+        _figure,
+        _inputs,
+        caption=f"captions/rlpf_{_figure}.rst",
+        figure_script="../workflow_scripts/rlpf/figures.py",
+    )
 
 
 rule rlpf_summary:
