@@ -13,13 +13,10 @@
 
 from workflow_scripts.pcgbench.shards import cluster_resources, layout
 from workflow_scripts.pcgbench.paths import (
-    SELF_TEST_GENERATORS,
     TRANSLATION_FIGURE,
     TRANSLATION_PROMPTS,
     evaluated_generators,
-    evaluation_outputs,
     generations_path,
-    reference_results_input,
     shard_params,
     shard_suite_files,
     suite_files,
@@ -27,6 +24,9 @@ from workflow_scripts.pcgbench.paths import (
     translation_metrics,
     translation_summary_inputs,
 )
+
+
+include: "pcgbench_tasks.smk"
 
 
 wildcard_constraints:
