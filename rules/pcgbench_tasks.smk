@@ -137,6 +137,6 @@ def pcgbench_task_rules(task, shards, folder, prefix, prompts, generations, shar
             params:
                 evaluate=lookup(dpath="pcgbench/evaluate", within=config),
                 seed=config["seed"],
-                software_env=software_env("../workflow_scripts/pcgbench/evaluate.py"),
+                software_env=software_env("../workflow_scripts/pcgbench/merge.py"),
             script:
-                "../workflow_scripts/pcgbench/evaluate.py"
+                "../workflow_scripts/pcgbench/merge.py"

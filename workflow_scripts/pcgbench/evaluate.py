@@ -465,12 +465,10 @@ if __name__ == "__main__":
     config = EvaluateConfig(**{**smk.params.evaluate, "seed": smk.params.seed, "jobs": smk.threads})
     reference = Path(smk.input.reference) if smk.input.get("reference") else None
     share_runs = Path(smk.input.share_runs) if smk.input.get("share_runs") else None
-    if smk.output.get("metrics") and smk.params.get("shard"):  # rule pcgbench_evaluate, the plan's only shard
+    # Rule pcgbench_evaluate (and its translation twin). The merge of several shards is merge.py's step.
+    if smk.output.get("metrics"):  # the plan's only shard: the whole evaluation, metrics included
         main(Path(smk.input.generations), Path(smk.output.results).parent, config, smk.wildcards.generator,
              reference_results=reference, share_runs_from=share_runs, shard=Shard(**smk.params.shard))  # fmt: skip
-    elif smk.params.get("shard"):  # rule pcgbench_evaluate, one shard of several
+    else:  # one shard of several
         evaluate_shard(Path(smk.input.generations), Path(smk.output.results).parent, config, smk.wildcards.generator,
                        Shard(**smk.params.shard), reference_results=reference, share_runs_from=share_runs)  # fmt: skip
-    else:  # rule pcgbench_merge
-        merge(Path(smk.input.generations), [Path(p).parent for p in smk.input.shards], Path(smk.output.results).parent,
-              config, smk.wildcards.generator)  # fmt: skip
