@@ -49,7 +49,6 @@ from workflow_scripts.measure import (  # noqa: E402
     BuildCache,
     BuildConfig,
     BuildRequest,
-    EvaluateConfig,
     can_raise_priority,
     driver_program,
     priority_argv,
@@ -57,7 +56,7 @@ from workflow_scripts.measure import (  # noqa: E402
     suite,
     toolchains,
 )
-from workflow_scripts.pcgbench import Sample, evaluate, generators, prompt_record  # noqa: E402
+from workflow_scripts.pcgbench import EvaluateConfig, Sample, evaluate, generators, prompt_record  # noqa: E402
 
 RUN_TIMEOUT_S = 20.0
 

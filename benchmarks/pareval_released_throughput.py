@@ -66,8 +66,8 @@ import pandas as pd  # noqa: E402
 from pareval_cold_start import pareval_launch_configs, pareval_verdict, run_pareval  # noqa: E402
 
 from workflow_scripts.common import write_json  # noqa: E402
-from workflow_scripts.measure import EvaluateConfig, ensure_kokkos  # noqa: E402
-from workflow_scripts.pcgbench import pareval_results  # noqa: E402
+from workflow_scripts.measure import ensure_kokkos  # noqa: E402
+from workflow_scripts.pcgbench import EvaluateConfig, pareval_results  # noqa: E402
 
 CPU_MODELS = ("serial", "omp", "mpi", "mpi+omp", "kokkos")
 DEFAULT_LIMIT = 500

@@ -81,7 +81,6 @@ from workflow_scripts.measure import (  # noqa: E402
     BuildCache,
     BuildConfig,
     BuildRequest,
-    EvaluateConfig,
     check_races,
     check_sandbox,
     driver_program,
@@ -90,6 +89,7 @@ from workflow_scripts.measure import (  # noqa: E402
     toolchains,
 )
 from workflow_scripts.pcgbench import (  # noqa: E402
+    EvaluateConfig,
     Sample,
     evaluate,
     generators,

@@ -50,7 +50,9 @@ from workflow_scripts.common.config import load_config
 from workflow_scripts.pcgbench import evaluate  # noqa: E402
 defaults, config_path, generations, out, cache = map(Path, sys.argv[1:])
 config = load_config(defaults, config_path)
-cfg = evaluate.EvaluateConfig(**dict(config["pcgbench"]["evaluate"], cache_dir=cache, jobs=2), seed=config["seed"])
+# The engine's settings are the section `measure` since it has one; a revision before read them in pcgbench.evaluate.
+settings = {**config.get("measure", {}), **config["pcgbench"]["evaluate"]}
+cfg = evaluate.EvaluateConfig(**dict(settings, cache_dir=cache, jobs=2), seed=config["seed"])
 evaluate.main(generations, out, cfg, generator="gen")
 """
 

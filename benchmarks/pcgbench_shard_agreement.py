@@ -37,7 +37,7 @@ import pandas as pd  # noqa: E402
 from workflow_scripts.common import write_json  # noqa: E402
 from workflow_scripts.common.config import load_config  # noqa: E402
 from workflow_scripts.measure import get_problem, reference_body  # noqa: E402
-from workflow_scripts.pcgbench import evaluate, prompt_record, shards  # noqa: E402
+from workflow_scripts.pcgbench import evaluate, evaluation_settings, prompt_record, shards  # noqa: E402
 
 
 def write_generations(path: Path, problems: list[str], models: list[str]) -> None:
@@ -126,7 +126,7 @@ def main() -> None:
         work = Path(tmp)
         generations = work / "gen.json"
         write_generations(generations, problems, models)
-        cfg = evaluate.EvaluateConfig(**dict(config["pcgbench"]["evaluate"], cache_dir=work / "cache", jobs=2),
+        cfg = evaluate.EvaluateConfig(**dict(evaluation_settings(config), cache_dir=work / "cache", jobs=2),
                                       seed=config["seed"])  # fmt: skip
         evaluate.main(generations, work / "warm-up", cfg, generator="gen")  # the builds, cached for every round
         for round_ in range(args.rounds):

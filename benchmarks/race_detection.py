@@ -91,7 +91,7 @@ def pick_problems(count: int, models: list[str]) -> list[Problem]:
 
 
 def main() -> None:
-    evaluate = schema_defaults("pcgbench.evaluate")
+    evaluate = schema_defaults("measure")
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--problems", type=int, default=8)
     ap.add_argument("--models", default="omp,mpi+omp")

@@ -151,7 +151,7 @@ for _arm, _cfg in HPCCODER_ARMS.items():
             timing_slot=0 if _arm else 1,  # the main arm times every code version; another reuses its timings
         params:
             perfchange={k: v for k, v in _cfg["perfchange"].items() if k != "enabled"},
-            evaluate=lookup(dpath="pcgbench/evaluate", within=config),
+            measure=lookup(dpath="measure", within=config),
             seed=config["seed"],
             software_env=software_env("../workflow_scripts/hpccoder/perfchange.py"),
         script:

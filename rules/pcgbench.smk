@@ -13,6 +13,7 @@
 
 from workflow_scripts.pcgbench.shards import cluster_resources, layout
 from workflow_scripts.pcgbench.paths import (
+    evaluation_settings,
     TRANSLATION_FIGURE,
     TRANSLATION_PROMPTS,
     evaluated_generators,
@@ -90,7 +91,7 @@ rule pcgbench_reference_speedups_shard:
         **cluster_resources(config["pcgbench"], {"mem_mb": 2000, "timing_slot": 1}),
     params:
         shard=lambda wildcards: shard_params(config["pcgbench"], SHARDS.of(wildcards)),
-        evaluate=lookup(dpath="pcgbench/evaluate", within=config),
+        evaluate=evaluation_settings(config),
         seed=config["seed"],
         software_env=software_env("../workflow_scripts/pcgbench/reference_speedups.py"),
     script:
@@ -117,7 +118,7 @@ if not SHARDS.one:
         params:
             problems=lookup(dpath="pcgbench/problems", within=config),
             models=lookup(dpath="pcgbench/models", within=config),
-            evaluate=lookup(dpath="pcgbench/evaluate", within=config),
+            evaluate=evaluation_settings(config),
             seed=config["seed"],
             software_env=software_env("../workflow_scripts/pcgbench/reference_speedups.py"),
         script:
@@ -321,7 +322,7 @@ rule pcgbench_pareval_released_score:
         **released_resources(config["pcgbench"], {"mem_mb": 4000, "timing_slot": 1}),
     params:
         section=lookup(dpath="pcgbench/pareval_released", within=config),
-        evaluate=lookup(dpath="pcgbench/evaluate", within=config),
+        evaluate=evaluation_settings(config),
         shard=lambda wildcards: RELEASED_SHARDS.of(wildcards),
         seed=config["seed"],
         software_env=software_env("../workflow_scripts/pcgbench/pareval_released.py"),

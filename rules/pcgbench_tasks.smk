@@ -3,6 +3,7 @@
 # apart); it is PCGBench's own, so it imports the study's shard and path helpers itself.
 
 from workflow_scripts.pcgbench.paths import (
+    evaluation_settings,
     SELF_TEST_GENERATORS,
     evaluation_outputs,
     reference_results_input,
@@ -47,7 +48,7 @@ def pcgbench_task_rules(task, shards, folder, prefix, prompts, generations, shar
             samples=lookup(dpath="pcgbench/samples", within=config),
             mutants=lookup(dpath=f"{folder}/mutants", within=config),
             mutant_problems=lookup(dpath=f"{folder}/mutant_problems", within=config),
-            race_check=lookup(dpath="pcgbench/evaluate/race_check", within=config),
+            race_check=lookup(dpath="measure/race_check", within=config),
             seed=config["seed"],
             software_env=software_env("../workflow_scripts/pcgbench/generators.py"),
         script:
@@ -71,7 +72,7 @@ def pcgbench_task_rules(task, shards, folder, prefix, prompts, generations, shar
             **cluster_resources(config["pcgbench"], {"mem_mb": 2000}, task),
         params:
             shard=lambda wildcards: shard_params(config["pcgbench"], shards.of(wildcards), task),
-            evaluate=lookup(dpath="pcgbench/evaluate", within=config),
+            evaluate=evaluation_settings(config),
             seed=config["seed"],
             software_env=software_env("../workflow_scripts/pcgbench/build.py"),
         script:
@@ -105,7 +106,7 @@ def pcgbench_task_rules(task, shards, folder, prefix, prompts, generations, shar
             **cluster_resources(config["pcgbench"], {"mem_mb": 4000, "timing_slot": 1}, task),
         params:
             shard=lambda wildcards: shard_params(config["pcgbench"], shards.of(wildcards), task),
-            evaluate=lookup(dpath="pcgbench/evaluate", within=config),
+            evaluate=evaluation_settings(config),
             seed=config["seed"],
             software_env=software_env("../workflow_scripts/pcgbench/evaluate.py"),
         script:
@@ -135,7 +136,7 @@ def pcgbench_task_rules(task, shards, folder, prefix, prompts, generations, shar
             resources:
                 mem_mb=2000,
             params:
-                evaluate=lookup(dpath="pcgbench/evaluate", within=config),
+                evaluate=evaluation_settings(config),
                 seed=config["seed"],
                 software_env=software_env("../workflow_scripts/pcgbench/merge.py"),
             script:

@@ -60,7 +60,7 @@ rule rlpf_candidates:
         timing_slot=1,
     params:
         reward=lookup(dpath="rlpf/reward", within=config),
-        harness=lookup(dpath="pcgbench/evaluate", within=config),  # under rlpf.reward.harness's overrides
+        measure=lookup(dpath="measure", within=config),  # under rlpf.reward.measure's overrides
         cache_dir=lookup(dpath="rlpf/cache_dir", within=config),
         max_candidates=lookup(dpath="rlpf/max_candidates", within=config),
         split="train",
@@ -86,7 +86,7 @@ rule rlpf_held_out_candidates:
         timing_slot=1,
     params:
         reward=lookup(dpath="rlpf/reward", within=config),
-        harness=lookup(dpath="pcgbench/evaluate", within=config),  # under rlpf.reward.harness's overrides
+        measure=lookup(dpath="measure", within=config),  # under rlpf.reward.measure's overrides
         cache_dir=lookup(dpath="rlpf/cache_dir", within=config),
         max_candidates=lookup(dpath="rlpf/max_candidates", within=config),
         split="held_out",  # only the reward model's test pairs: never trained on
@@ -175,7 +175,7 @@ rule rlpf_rl:
         train=lookup(dpath="rlpf/rl", within=config),
         device=lookup(dpath="rlpf/device", within=config),
         reward=lookup(dpath="rlpf/reward", within=config),
-        harness=lookup(dpath="pcgbench/evaluate", within=config),  # under rlpf.reward.harness's overrides
+        measure=lookup(dpath="measure", within=config),  # under rlpf.reward.measure's overrides
         cache_dir=lookup(dpath="rlpf/cache_dir", within=config),
         torch_threads=rlpf_torch_threads,
         seed=config["seed"],
@@ -205,7 +205,7 @@ rule rlpf_evaluate:
         model=lambda wildcards: RLPF_MODEL[wildcards.model],  # the model source the script loads (its files are the input)
         evaluate=lookup(dpath="rlpf/evaluate", within=config),
         reward=lookup(dpath="rlpf/reward", within=config),
-        harness=lookup(dpath="pcgbench/evaluate", within=config),  # under rlpf.reward.harness's overrides
+        measure=lookup(dpath="measure", within=config),  # under rlpf.reward.measure's overrides
         cache_dir=lookup(dpath="rlpf/cache_dir", within=config),
         torch_threads=rlpf_torch_threads,
         seed=config["seed"],

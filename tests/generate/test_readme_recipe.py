@@ -30,7 +30,8 @@ pcgbench:
   models: [serial]
   generators: [reference]
   samples: 1
-  evaluate: {max_cores: 1, warmup: 0, reps: 2, ks: [1], run_timeout_s: 60, timeout_floor_s: 3}
+  evaluate: {max_cores: 1, ks: [1]}
+measure: {warmup: 0, reps: 2, run_timeout_s: 60, timeout_floor_s: 3}
 """
 
 

@@ -10,7 +10,7 @@ import pytest
 
 from workflow_scripts.hpccoder import code_completion, kernel_edits, perfchange
 from workflow_scripts.hpccoder.perfchange import apply_edit, leave_one_problem_out, make_pairs, make_versions
-from workflow_scripts.measure import OK, EvaluateConfig, suite
+from workflow_scripts.measure import OK, MeasureConfig, suite
 
 
 @pytest.fixture(scope="module")
@@ -109,7 +109,7 @@ def timed_edits(kernels, tmp_path_factory):
     chosen = [kernels[name] for name in ("stencil_xor_kernel", "sort_kth_smallest", "search_first_even")]
     versions = make_versions(chosen, list(kernel_edits.SOURCE_EDITS), ["serial"])
     assert set(versions["version"]) == {"original", *kernel_edits.SOURCE_EDITS}
-    cfg = EvaluateConfig(cache_dir=tmp_path_factory.mktemp("perfchange_cache"), warmup=1, reps=3, jobs=2,
+    cfg = MeasureConfig(cache_dir=tmp_path_factory.mktemp("perfchange_cache"), warmup=1, reps=3, jobs=2,
                          timeout_floor_s=5, timeout_factor=10)  # fmt: skip
     return perfchange.time_versions(versions, kernels, cfg, threads=2)
 

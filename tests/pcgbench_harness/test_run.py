@@ -259,7 +259,8 @@ def test_the_schema_allows_no_more_timed_calls_than_the_driver_records():
 
     driver = (suite.DATA_ROOT / "drivers" / "main.hpp").read_text()
     [most] = re.findall(r"constexpr int kMaxReps = (\d+);", driver)
-    assert schema_section("pcgbench.evaluate")["properties"]["reps"]["maximum"] == int(most)
-    # RLPF's reward overrides the harness's keys under the harness's own schema, so its cap is the same one.
-    assert schema_section("rlpf.reward")["properties"]["harness"]["allOf"] == [
-        {"$ref": "pcgbench.schema.yaml#/properties/evaluate"}]
+    assert schema_section("measure")["properties"]["reps"]["maximum"] == int(most)
+    # RLPF's reward and the re-scoring study override the engine's keys under its own schema: the same cap.
+    assert schema_section("rlpf.reward")["properties"]["measure"]["allOf"] == [{"$ref": "measure.schema.yaml"}]
+    assert schema_section("pcgbench.pareval_released")["properties"]["measure"]["allOf"] == [
+        {"$ref": "measure.schema.yaml"}]

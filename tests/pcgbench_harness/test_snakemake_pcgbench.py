@@ -20,7 +20,8 @@ pcgbench:
   mutant_problems: [reduce_average]
   translation: {enabled: true, pairs: [serial->omp], mutants: [missing_include, off_by_one, huge_allocation],
                 mutant_problems: [reduce_average]}
-  evaluate: {max_cores: 2, warmup: 0, reps: 2, ks: [1], run_timeout_s: 60, timeout_floor_s: 3}
+  evaluate: {max_cores: 2, ks: [1]}
+measure: {warmup: 0, reps: 2, run_timeout_s: 60, timeout_floor_s: 3}
 """
 
 

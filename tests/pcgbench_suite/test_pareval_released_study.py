@@ -65,7 +65,7 @@ def test_an_output_outside_the_files_or_models_scored_is_refused(outputs, expect
 def test_the_schema_defaults_make_a_config_of_every_released_file():
     built = ParEvalReleasedConfig.from_config(defaults())
     assert built.outputs == "all" and built.models == ("serial", "omp", "mpi", "mpi+omp", "kokkos")
-    assert built.harness == {"size": "paper"} and len(built.files) == 8  # every released file with verdicts
+    assert built.measure == {"size": "paper"} and len(built.files) == 8  # every released file with verdicts
     for name in built.files:
         assert pareval_released.released_path(name).is_file(), name
 
@@ -99,7 +99,7 @@ def test_the_paper_config_scores_every_output_in_shards_of_the_same_plan():
     cfg = ParEvalReleasedConfig.from_config(section)
     assert cfg.outputs == "all" and cfg.keys("translation/gpt-4_temp0.2") is None
     # the tiny config's keys merge under the paper's: every file, and the paper's timed calls
-    assert len(cfg.files) == 8 and cfg.harness == {"size": "paper", "reps": 5, "warmup": 1}
+    assert len(cfg.files) == 8 and cfg.measure == {"size": "paper", "reps": 5, "warmup": 1}
     names = [s.name for s in pareval_released.plan(cfg)]
     assert len(names) > 5 and {n.split(".")[0] for n in names} == {"serial", "omp", "mpi", "mpi+omp", "kokkos"}
     pcgbench = {**paper["pcgbench"], "pareval_released": section}
@@ -117,7 +117,7 @@ def test_the_paper_config_scores_every_output_in_shards_of_the_same_plan():
 def test_a_shard_with_none_of_a_files_outputs_writes_an_empty_agreement(tmp_path):
     # The translation files have no serial outputs: the serial shard of a paper-scale plan scores nothing.
     section = defaults(files=["translation/gpt-4_temp0.2"], models=["serial", "omp"],
-                       shards={"by_model": True, "problems_per_shard": 0}, harness={"race_check": False})
+                       shards={"by_model": True, "problems_per_shard": 0}, measure={"race_check": False})
     table = pareval_released.main(released=pareval_released.released_path("translation/gpt-4_temp0.2"),
                                   out_dir=tmp_path, evaluate={}, section=section, shard="serial", seed=0)  # fmt: skip
     assert table.empty

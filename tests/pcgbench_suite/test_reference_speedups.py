@@ -141,7 +141,8 @@ def test_snakemake_rule_writes_the_reference_speedups(tmp_path):
     # One shard per model (pcgbench.shards), merged into the one table.
     (tmp_path / "tiny.yaml").write_text("pcgbench:\n  problems: [reduce_average]\n  models: [serial, omp]\n"
                                         "  shards: {by_model: true}\n"
-                                        "  evaluate: {max_cores: 2, warmup: 0, reps: 2, run_timeout_s: 60}\n")
+                                        "  evaluate: {max_cores: 2}\n"
+                                        "measure: {warmup: 0, reps: 2, run_timeout_s: 60}\n")
     target = "results/pcgbench/reference_speedups.csv"
     proc = run_snakemake(tmp_path, "--configfile=tiny.yaml", target, timeout=240)
     assert proc.returncode == 0, proc.stderr[-3000:]

@@ -14,7 +14,7 @@ from workflow_scripts.common.config import (
     schema_section,
     section_errors,
 )
-from workflow_scripts.measure import EvaluateConfig
+from workflow_scripts.measure import MeasureConfig
 from workflow_scripts.rlpf.evaluate import EvalConfig
 from workflow_scripts.rlpf.reward import RewardConfig
 from workflow_scripts.rlpf.reward_model import RewardModelConfig
@@ -29,7 +29,7 @@ def test_rlpf_section(repo_root, files):
     section = config["rlpf"]
     assert {"tasks", "reward", "sft", "dpo", "rl", "evaluate", "reward_model"} <= set(section)
     TaskConfig(**section["tasks"])
-    RewardConfig.from_config(section["reward"], config["pcgbench"]["evaluate"], seed=config["seed"],
+    RewardConfig.from_config(section["reward"], config["measure"], seed=config["seed"],
                              cache_dir=section["cache_dir"])  # fmt: skip
     for method in ("sft", "dpo", "rl"):
         TrainConfig(**section[method])
@@ -37,48 +37,48 @@ def test_rlpf_section(repo_root, files):
     RewardModelConfig(**section["reward_model"])
 
 
-def test_the_reward_measures_with_the_harness_and_its_overrides(repo_root):
-    """RLPF's reward measures with pcgbench.evaluate, rlpf.reward.harness's keys on top: in the tiny config more
+def test_the_reward_measures_with_the_engines_settings_and_its_overrides(repo_root):
+    """RLPF's reward measures with the section `measure`, rlpf.reward.measure's keys on top: in the tiny config more
     repetitions and validations and shorter limits than the evaluation's, everything else the evaluation's."""
     config = load_config(repo_root / "config" / "config.yaml")
-    cfg = RewardConfig.from_config(config["rlpf"]["reward"], config["pcgbench"]["evaluate"], seed=config["seed"],
+    cfg = RewardConfig.from_config(config["rlpf"]["reward"], config["measure"], seed=config["seed"],
                                    cache_dir="unused")  # fmt: skip
-    evaluation = EvaluateConfig(**config["pcgbench"]["evaluate"], seed=config["seed"])
+    evaluation = MeasureConfig(**config["measure"], seed=config["seed"])
     overrides = {"reps": 10, "validations": 3, "run_timeout_s": 20, "cpu_limit_s": 60}
-    assert {key: getattr(cfg.harness, key) for key in overrides} == overrides
-    assert dataclasses.replace(cfg.harness, **{key: getattr(evaluation, key) for key in overrides}) == evaluation
-    limits = cfg.harness.limits()  # no reference time: the fixed run_timeout_s
+    assert {key: getattr(cfg.measure, key) for key in overrides} == overrides
+    assert dataclasses.replace(cfg.measure, **{key: getattr(evaluation, key) for key in overrides}) == evaluation
+    limits = cfg.measure.limits()  # no reference time: the fixed run_timeout_s
     assert (limits.wall_s, limits.cpu_limit_s, limits.max_processes) == (20, 60, evaluation.max_processes)
 
 
-def test_no_harness_key_is_declared_twice():
-    """rlpf.reward holds the reward's own keys only; the harness's are pcgbench.evaluate's, overridden in
-    rlpf.reward.harness, which is validated as pcgbench.evaluate."""
-    reward, harness = schema_section("rlpf.reward")["properties"], schema_section("pcgbench.evaluate")["properties"]
-    assert set(reward) == {"build_error_reward", "wrong_reward", "slow_floor_reward", "harness"}
-    assert not set(reward) & set(harness)
+def test_no_measure_key_is_declared_twice():
+    """rlpf.reward holds the reward's own keys only; the engine's are the section measure's, overridden in
+    rlpf.reward.measure, which is validated as the section measure."""
+    reward, measure = schema_section("rlpf.reward")["properties"], schema_section("measure")["properties"]
+    assert set(reward) == {"build_error_reward", "wrong_reward", "slow_floor_reward", "measure"}
+    assert not set(reward) & set(measure)
 
 
-def test_an_unknown_harness_override_is_named(repo_root):
+def test_an_unknown_measure_override_is_named(repo_root):
     config = load_config(repo_root / "config" / "config.yaml")
-    config["rlpf"]["reward"]["harness"]["repz"] = 3
+    config["rlpf"]["reward"]["measure"]["repz"] = 3
     [problem] = explain_config_errors(config, SCHEMA_PATH)  # what the Snakefile prints
-    assert problem.startswith("config: unknown key 'rlpf.reward.harness.repz' (known keys: cache_dir, ")
-    with pytest.raises(ValueError, match=r"^rlpf.reward.harness.repz: not a key of pcgbench.evaluate"):
-        RewardConfig.from_config(config["rlpf"]["reward"], config["pcgbench"]["evaluate"], seed=1, cache_dir="x")
-    config["rlpf"]["reward"]["harness"] = {"reps": 0}
-    with pytest.raises(ValueError, match=r"^rlpf.reward.harness.reps: 0 is less than the minimum of 1"):
-        RewardConfig.from_config(config["rlpf"]["reward"], config["pcgbench"]["evaluate"], seed=1, cache_dir="x")
+    assert problem.startswith("config: unknown key 'rlpf.reward.measure.repz' (known keys: cache_dir, ")
+    with pytest.raises(ValueError, match=r"^rlpf.reward.measure.repz: not a key of measure"):
+        RewardConfig.from_config(config["rlpf"]["reward"], config["measure"], seed=1, cache_dir="x")
+    config["rlpf"]["reward"]["measure"] = {"reps": 0}
+    with pytest.raises(ValueError, match=r"^rlpf.reward.measure.reps: 0 is less than the minimum of 1"):
+        RewardConfig.from_config(config["rlpf"]["reward"], config["measure"], seed=1, cache_dir="x")
 
 
-def test_a_harness_key_left_in_the_reward_section_is_pointed_to_its_place(repo_root):
-    """A config written before the reward read the harness's settings names rlpf.reward.harness; a key the
-    harness does not know either gets no such hint."""
+def test_a_measure_key_left_in_the_reward_section_is_pointed_to_its_place(repo_root):
+    """A config written before the reward read the engine's settings names rlpf.reward.measure; a key the
+    engine does not know either gets no such hint."""
     config = load_config(repo_root / "config" / "config.yaml")
     config["rlpf"]["reward"]["reps"] = 10
     [problem] = explain_config_errors(config, SCHEMA_PATH)
     assert problem.startswith("config: unknown key 'rlpf.reward.reps' (known keys: ")
-    assert problem.endswith("; they are settings of 'rlpf.reward.harness': move them there")
+    assert problem.endswith("; they are settings of 'rlpf.reward.measure': move them there")
     del config["rlpf"]["reward"]["reps"]
     config["rlpf"]["reward"]["repz"] = 10
     [problem] = explain_config_errors(config, SCHEMA_PATH)
@@ -87,7 +87,7 @@ def test_a_harness_key_left_in_the_reward_section_is_pointed_to_its_place(repo_r
 
 def test_schema_refuses_unknown_keys(repo_root):
     section = yaml.safe_load((repo_root / "config/config.yaml").read_text())["rlpf"]
-    # The schema with the files it refers to (rlpf.reward.harness is validated as pcgbench.evaluate).
+    # The schema with the files it refers to (rlpf.reward.measure is validated as the section measure).
     problems = section_errors("rlpf", section | {"rl": section["rl"] | {"lr": 0.1}}, key="rlpf")
     assert len(problems) == 1 and "'lr' was unexpected" in problems[0], problems
 
@@ -114,3 +114,16 @@ def test_another_base_model_replaces_hpccoder_as_rlpf_base(tmp_path):
     assert planned.returncode == 0, planned.stderr[-2000:]
     assert "rule rlpf_sft:" in planned.stdout and "rule hpccoder_pretrain:" not in planned.stdout
     assert "models/base.Q4_1.gguf" in planned.stdout
+
+
+def test_a_config_of_the_settings_before_the_engine_had_its_section_is_told_where_they_went(repo_root):
+    """The engine's settings were keys of pcgbench.evaluate, and the studies' overrides of them were `harness`."""
+    config = load_config(repo_root / "config" / "config.yaml")
+    config["pcgbench"]["evaluate"]["reps"] = 9
+    [problem] = explain_config_errors(config, SCHEMA_PATH)
+    assert problem.startswith("config: unknown key 'pcgbench.evaluate.reps' (known keys: ")
+    assert problem.endswith("they are settings of the section 'measure' (the measurement engine's): move them there")
+    del config["pcgbench"]["evaluate"]["reps"]
+    config["rlpf"]["reward"]["harness"] = config["rlpf"]["reward"].pop("measure")
+    [problem] = explain_config_errors(config, SCHEMA_PATH)
+    assert problem.startswith("config: unknown key 'rlpf.reward.harness'") and problem.endswith("renamed 'rlpf.reward.measure'")

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from workflow_scripts.common.c_scanner import top_level_loops
-from workflow_scripts.measure import OK, EvaluateConfig, suite, toolchains
+from workflow_scripts.measure import OK, MeasureConfig, suite, toolchains
 from workflow_scripts.rlpf.candidates import candidate_completions, measure_candidates, reduction_clauses
 from workflow_scripts.rlpf.program_body import program_body
 from workflow_scripts.rlpf.renaming import local_names, rename_completion, rename_identifiers
@@ -108,8 +108,8 @@ def test_config_refuses_renaming_whole_functions():
 def test_derived_rows_are_renamed_and_a_measured_variant_matches_its_original(tmp_path):
     tasks = build_tasks(TaskConfig(kernels=["reduce_xor", "transform_squaring"], held_out=1,
                                        task_sets=["omp"], renamings=1), seed=5)  # fmt: skip
-    harness = EvaluateConfig(reps=3, validations=3, run_timeout_s=30, cpu_limit_s=60)  # as RLPF measures
-    measurer = Measurer(RewardConfig(cache_dir=tmp_path / "cache", harness=harness))
+    harness = MeasureConfig(reps=3, validations=3, run_timeout_s=30, cpu_limit_s=60)  # as RLPF measures
+    measurer = Measurer(RewardConfig(cache_dir=tmp_path / "cache", measure=harness))
     table = measure_candidates(tasks, measurer, max_candidates=2, verify_renamed=1)
     variant = next(t for t in tasks if t.origin)
     own, original = table[table.task_id == variant.task_id], table[table.task_id == variant.origin]

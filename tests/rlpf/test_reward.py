@@ -12,7 +12,7 @@ from workflow_scripts.measure import (
     PROTOCOL,
     RACE_DETECTED,
     WRONG_ANSWER,
-    EvaluateConfig,
+    MeasureConfig,
     sandbox,
     suite,
     toolchains,
@@ -29,14 +29,14 @@ from workflow_scripts.rlpf.reward import (
 )
 from workflow_scripts.rlpf.tasks import TaskConfig, build_tasks
 
-# The reward's harness settings where they differ from pcgbench.evaluate's defaults (the tiny config's
-# rlpf.reward.harness, with fewer repetitions): more validations, shorter limits.
+# The reward's settings where they differ from the section measure's defaults (the tiny config's
+# rlpf.reward.measure, with fewer repetitions): more validations, shorter limits.
 RLPF_HARNESS = {"reps": 3, "validations": 3, "run_timeout_s": 20, "cpu_limit_s": 60}
 
 
 def reward_config(cache_dir, **harness) -> RewardConfig:
     """A reward measuring with RLPF_HARNESS, `harness` keys changed."""
-    return RewardConfig(cache_dir=cache_dir, harness=EvaluateConfig(**RLPF_HARNESS | harness))
+    return RewardConfig(cache_dir=cache_dir, measure=MeasureConfig(**RLPF_HARNESS | harness))
 
 
 @pytest.fixture(scope="module")
@@ -181,7 +181,7 @@ def test_program_key_hashes_the_protocol_as_the_caches_were_written(tmp_path):
                         seed=1)  # fmt: skip
     for stress_validations in (0, 4):
         cfg = reward_config(tmp_path, reps=2, seed=7, stress_validations=stress_validations, stress_threads=8)
-        harness = cfg.harness
+        harness = cfg.measure
         for task in tasks:
             fields = [harness.warmup, harness.reps, harness.validations, harness.seed, task.threads, harness.run_nice,
                       placement_env(task.model), reward.RUN_ENV]  # fmt: skip
@@ -194,7 +194,7 @@ def test_program_key_hashes_the_protocol_as_the_caches_were_written(tmp_path):
             for body, program in (("body", "body"), (None, "MALFORMED\0c")):
                 text = "\0".join([task.task_set, task.kernel, task.model, protocol, program])
                 assert Measurer(cfg).program_key(task, body, "c") == hashlib.sha256(text.encode()).hexdigest()
-    assert EvaluateConfig().stress_validations > 0  # the default protocol stress-validates
+    assert MeasureConfig().stress_validations > 0  # the default protocol stress-validates
 
 
 def test_constant_groups_are_detected():
@@ -216,7 +216,7 @@ def test_performance_reward_reports_constant_groups(measured):
 
 def test_config_refuses_unordered_grades():
     with pytest.raises(ValueError, match="build_error_reward < wrong_reward < slow_floor_reward"):
-        RewardConfig(cache_dir="x", harness=EvaluateConfig(), wrong_reward=-0.4, slow_floor_reward=-0.5)
+        RewardConfig(cache_dir="x", measure=MeasureConfig(), wrong_reward=-0.4, slow_floor_reward=-0.5)
 
 
 def test_serial_task_set_builds_hints_on_one_thread(tmp_path):

@@ -4,7 +4,7 @@ import pandas as pd
 import pytest
 
 from workflow_scripts.generate.tiny_model import build_tiny_model
-from workflow_scripts.measure import EvaluateConfig
+from workflow_scripts.measure import MeasureConfig
 from workflow_scripts.rlpf.candidates import candidate_completions
 from workflow_scripts.rlpf.evaluate import score
 from workflow_scripts.rlpf.reward import Measurer, PerformanceReward, RewardConfig
@@ -38,8 +38,8 @@ def test_sft_and_dpo_train(setup, method):
 
 def test_grpo_sees_only_training_prompts_and_reports_constant_groups(setup, tmp_path):
     root, model_dir, tasks, _ = setup
-    harness = EvaluateConfig(reps=3, validations=3, run_timeout_s=20, cpu_limit_s=60)  # as RLPF measures
-    measurer = Measurer(RewardConfig(cache_dir=tmp_path / "cache", harness=harness))
+    harness = MeasureConfig(reps=3, validations=3, run_timeout_s=20, cpu_limit_s=60)  # as RLPF measures
+    measurer = Measurer(RewardConfig(cache_dir=tmp_path / "cache", measure=harness))
     seen = []
 
     class Recording(PerformanceReward):

@@ -15,6 +15,9 @@ import pytest
 
 from workflow_scripts.common.config import fill_defaults, place_results, schema_section
 
+# The measurement engine's settings, which PCGBench's evaluation config holds beside its own section's
+MEASURE_FIELDS = set(schema_section("measure")["properties"])
+
 # (module, dataclass, config section, {field: schema key where the names differ}, fields that are not in the section)
 PAIRS = [
     ("corpus.build", "CorpusConfig", "corpus",
@@ -46,12 +49,15 @@ PAIRS = [
     ("monitoring.models", "MLPConfig", "monitoring.models.mlp", {}, set()),
     ("monitoring.models", "PerformanceModelConfig", "monitoring.models", {}, {"gbm", "mlp"}),  # nested: GBMConfig, MLPConfig
     ("monitoring.analysis", "AnalysisConfig", "monitoring.analysis", {}, set()),
-    ("measure.settings", "EvaluateConfig", "pcgbench.evaluate", {"seed": "<top>.seed"}, {"suite_root"}),
-    # the harness's settings (EvaluateConfig's fields) and which configurations
-    ("pcgbench.reference_speedups", "CheckConfig", "pcgbench.evaluate", {"seed": "<top>.seed"}, {"suite_root", "fixed"}),
+    ("measure.settings", "MeasureConfig", "measure", {"seed": "<top>.seed"}, {"suite_root"}),
+    # PCGBench's evaluation: the engine's fields (section measure) and its own (pcgbench.evaluate)
+    ("pcgbench.evaluate", "EvaluateConfig", "pcgbench.evaluate", {"seed": "<top>.seed"}, {"suite_root"} | MEASURE_FIELDS),
+    # the evaluation's settings (EvaluateConfig's fields) and which configurations
+    ("pcgbench.reference_speedups", "CheckConfig", "pcgbench.evaluate", {"seed": "<top>.seed"},
+     {"suite_root", "fixed"} | MEASURE_FIELDS),
     ("rlpf.evaluate", "EvalConfig", "rlpf.evaluate", {}, set()),
-    # harness: pcgbench.evaluate's settings (an EvaluateConfig) under rlpf.reward.harness's overrides (from_config)
-    ("rlpf.reward", "RewardConfig", "rlpf.reward", {}, {"cache_dir", "harness"}),
+    # measure: the section measure's settings (a MeasureConfig) under rlpf.reward.measure's overrides (from_config)
+    ("rlpf.reward", "RewardConfig", "rlpf.reward", {}, {"cache_dir", "measure"}),
     ("rlpf.reward_model", "RewardModelConfig", "rlpf.reward_model", {}, set()),
     ("rlpf.tasks", "TaskConfig", "rlpf.tasks", {}, set()),
     ("rlpf.train", "TrainConfig", "rlpf.sft", {}, set()),
@@ -144,7 +150,7 @@ def test_schema_keys_have_fields(section):
 # *Config dataclasses with defaults that are not one config section, and why.
 UNPAIRED = {
     "jorge.train.OptimizerConfig": "one class for the four jorge.optimizers.<name> sections, which have no defaults",
-    "measure.build_cache.BuildConfig": "the build cache's settings, filled from pcgbench.evaluate by EvaluateConfig.build_config",
+    "measure.build_cache.BuildConfig": "the build cache's settings, filled from section measure by MeasureConfig.build_config",
 }
 
 
@@ -191,9 +197,9 @@ def test_load_config_resolves_as_the_snakefile(files):
 def test_defaults_are_filled_at_every_depth_and_set_values_are_kept():
     from workflow_scripts.common.config import schema_defaults
 
-    filled = fill_defaults({"pcgbench": {"evaluate": {"reps": 99}}})
-    assert filled["pcgbench"]["evaluate"]["reps"] == 99
-    assert filled["pcgbench"]["evaluate"]["validations"] == schema_defaults("pcgbench.evaluate")["validations"]
+    filled = fill_defaults({"pcgbench": {"evaluate": {"max_cores": 99}}})
+    assert filled["pcgbench"]["evaluate"]["max_cores"] == 99
+    assert filled["pcgbench"]["evaluate"]["ks"] == schema_defaults("pcgbench.evaluate")["ks"]
     assert filled["rlpf"]["reward"] == schema_defaults("rlpf.reward")  # an absent section: all its defaults
     assert filled["seed"] == schema_defaults("")["seed"]
 

@@ -53,7 +53,7 @@ def test_config_paths_under_results_follow_the_folder(scale):
     assert config["generate"]["models"]["hpccoder"]["path"] == f"{folder}/hpccoder/model"
     assert config["generate"]["models"]["hpccoder_http"]["serve_local"] == f"{folder}/hpccoder/model"
     assert config["generate"]["prompt_sets"]["pcgbench"] == f"{folder}/pcgbench/prompts.json"
-    assert config["pcgbench"]["evaluate"]["cache_dir"] == f"{folder}/pcgbench/build_cache"
+    assert config["measure"]["cache_dir"] == f"{folder}/pcgbench/build_cache"
     assert config["rlpf"]["cache_dir"] == f"{folder}/rlpf/measure_cache"
 
 

@@ -73,7 +73,7 @@ def _allowed(error) -> str:
 
 def _moved_into(validator, error, unknown: list[str]) -> str:
     """Where a section's unknown keys belong when a closed sub-section of it takes them (rlpf.reward.reps is
-    rlpf.reward.harness.reps since the reward reads the harness's settings): a hint for an older config."""
+    rlpf.reward.measure.reps since the reward reads the engine's settings): a hint for an older config."""
     where = ".".join(map(str, error.absolute_path))
     for name, sub in error.schema.get("properties", {}).items():
         if not isinstance(sub, dict) or sub.get("type") != "object":
@@ -85,6 +85,26 @@ def _moved_into(validator, error, unknown: list[str]) -> str:
                 return f"they are settings of '{where}.{name}': move them there"
         except Unresolvable:  # a reference relative to the sub-section's own file, not this one's: no hint
             continue
+    return ""
+
+
+# Sections whose keys moved, for a hint to a config written before: the measurement engine's settings were keys of
+# pcgbench.evaluate and are the section `measure`; the studies' overrides of them were called `harness`.
+MOVED_KEYS = {"pcgbench.evaluate": "measure"}
+RENAMED_KEYS = {"rlpf.reward.harness": "rlpf.reward.measure",
+                "pcgbench.pareval_released.harness": "pcgbench.pareval_released.measure"}
+
+
+def _moved_out(unknown: list[str], where: str) -> str:
+    """Where keys of an older config went (MOVED_KEYS, RENAMED_KEYS), or ""."""
+    renamed = [RENAMED_KEYS[f"{where}.{name}"] for name in unknown if f"{where}.{name}" in RENAMED_KEYS]
+    if renamed:
+        return f"renamed '{renamed[0]}'"
+    if where in MOVED_KEYS:
+        section = MOVED_KEYS[where]
+        known = schema_section(section).get("properties", {})
+        if all(name in known for name in unknown):
+            return f"they are settings of the section '{section}' (the measurement engine's): move them there"
     return ""
 
 
@@ -108,7 +128,8 @@ def explain_config_errors(config: dict[str, Any], schema_path: str | Path) -> li
             unknown = sorted(set(error.instance) - set(error.schema.get("properties", {})))
             where = f"{key}." if error.absolute_path else ""
             message = "unknown key " + ", ".join(f"'{where}{name}'" for name in unknown)
-            hint = _moved_into(validator, error, unknown) or _did_you_mean(unknown, error.schema, where)
+            hint = (_moved_out(unknown, key) or _moved_into(validator, error, unknown)
+                    or _did_you_mean(unknown, error.schema, where))
             lines.append(f"config: {message} ({_allowed(error)})" + (f"; {hint}" if hint else ""))
             continue
         hint = _allowed(error)

@@ -2,7 +2,7 @@
 
 Dataset: code versions made by applying performance-relevant edits to real kernels, the serial and
 OpenMP reference solutions of the PCGBench problems (data/pcgbench/), each version built, run in the
-sandbox, validated and timed by the PCGBench harness (workflow_scripts/pcgbench: BuildCache, run_program
+sandbox, validated and timed by the measurement engine (workflow_scripts/measure: BuildCache, run_program
 under the evaluation's run protocol); serial kernels on one thread, OpenMP kernels at `threads`. The edits:
   pragmas (OpenMP kernels)
   - pragma_removed: every `#pragma omp` line deleted (the kernel runs serially);
@@ -23,7 +23,7 @@ Predictors, scored by leave-one-problem-out cross-validation (no kernel in both 
     dynamic schedules, num_threads(1), reductions, loops, lines);
   - the majority class of the training folds.
 
-Inputs: the model folder; the harness config (`pcgbench.evaluate`); for a second model compared with the first
+Inputs: the model folder; the measurement engine's settings (config section `measure`); for a second model compared with the first
 (the from-scratch HPC-Coder), the first one's versions table, whose timings it reuses. Outputs: the versions table with
 times (parquet), the pairs with labels and predictions (parquet), a metrics JSON.
 
@@ -50,7 +50,7 @@ from workflow_scripts.measure import (
     OK,
     BuildCache,
     BuildRequest,
-    EvaluateConfig,
+    MeasureConfig,
     Problem,
     check_sandbox,
     load_suite,
@@ -79,8 +79,8 @@ class PerfChangeConfig:
     threads: int = schema_default("hpccoder.perfchange.threads")
     # "slower" means more than 5% slower (below that is timing noise)
     slower_margin: float = schema_default("hpccoder.perfchange.slower_margin")
-    # An edited version's wall-clock limit: max(pcgbench.evaluate.timeout_floor_s, this x its original's run
-    # time). Larger than the harness's factor for generated code: an edit is meant to change the run time
+    # An edited version's wall-clock limit: max(measure.timeout_floor_s, this x its original's run
+    # time). Larger than the engine's factor for generated code: an edit is meant to change the run time
     # (a full sort instead of a selection ran 7x the original here), and a version that times out is lost.
     timeout_factor: float = schema_default("hpccoder.perfchange.timeout_factor")
     # inverse L2 strength of both logistic regressions
@@ -152,13 +152,13 @@ def make_versions(problems: list[Problem], edits: list[str], models: list[str] =
     return pd.DataFrame(rows, columns=["problem", "model", "version", "body"])
 
 
-def time_versions(versions: pd.DataFrame, problems: dict[str, Problem], harness: EvaluateConfig, threads: int) -> pd.DataFrame:
-    """Build every version with the harness's cache and time it in the sandbox (OpenMP at `threads` threads,
+def time_versions(versions: pd.DataFrame, problems: dict[str, Problem], measure_cfg: MeasureConfig, threads: int) -> pd.DataFrame:
+    """Build every version with the engine's build cache and time it in the sandbox (OpenMP at `threads` threads,
     serial at one). An edited version's time limit is max(floor, factor x its original's run time), as for
     generated code, so an edit that makes a kernel far slower costs seconds, not the reference's limit."""
     check_sandbox()  # before any version is built or judged
     requests = [BuildRequest(problem=problems[r.problem], model=r.model, body=r.body) for r in versions.itertuples()]
-    builds = BuildCache(harness.build_config()).build_all(requests)
+    builds = BuildCache(measure_cfg.build_config()).build_all(requests)
     n = len(versions)
     verdicts, medians, iqrs, used_threads = [BUILD_ERROR] * n, [np.nan] * n, [np.nan] * n, [1] * n
     original_wall_s = {}
@@ -169,15 +169,15 @@ def time_versions(versions: pd.DataFrame, problems: dict[str, Problem], harness:
         used_threads[index] = 1 if row.model == "serial" else threads
         # A failed build, or what pcgbench's tampering.py found in its object (never run): no race check (the
         # edits are of trusted references).
-        vetting = vet(problems[row.problem], row.model, build, harness, body=row.body)
+        vetting = vet(problems[row.problem], row.model, build, measure_cfg, body=row.body)
         if vetting.verdict is not None:
             verdicts[index] = vetting.verdict
             excerpt = vetting.detail[-300:] if vetting.verdict == BUILD_ERROR else vetting.detail[:200]
             logger.info("%s/%s %s: %s %s", row.problem, row.model, row.version, vetting.verdict, excerpt)
             progress.advance()
             continue
-        run = run_program(problems[row.problem], row.model, build.exe, harness.protocol(threads=used_threads[index]),
-                          harness.limits(original_wall_s.get((row.problem, row.model))))  # fmt: skip
+        run = run_program(problems[row.problem], row.model, build.exe, measure_cfg.protocol(threads=used_threads[index]),
+                          measure_cfg.limits(original_wall_s.get((row.problem, row.model))))  # fmt: skip
         if row.version == "original" and run.verdict == OK:
             original_wall_s[(row.problem, row.model)] = run.wall_s
         verdicts[index] = run.verdict
@@ -297,16 +297,16 @@ def reuse_timed_versions(versions: pd.DataFrame, timed_versions_path: str | Path
     return timed
 
 
-def main(model_dir, versions_path, pairs_path, metrics_path, section: dict[str, Any], harness: EvaluateConfig,
+def main(model_dir, versions_path, pairs_path, metrics_path, section: dict[str, Any], measure_cfg: MeasureConfig,
          seed: int, timed_versions_path=None) -> dict[str, Any]:  # fmt: skip
-    """`harness`: the PCGBench harness's settings (pcgbench.evaluate), the versions' time limits taken with this
+    """`measure_cfg`: the measurement engine's settings (section `measure`), the versions' time limits taken with this
     task's timeout_factor. `timed_versions_path`: another model's versions table (the fine-tuned HPC-Coder's, for the
     from-scratch model) whose timings and labels are reused instead of timing the same programs again."""
     cfg = PerfChangeConfig(**section)
-    harness = dataclasses.replace(harness, timeout_factor=cfg.timeout_factor)
-    prov = Provenance.start(step="hpccoder.perfchange", config={"perfchange": dataclasses.asdict(cfg), "evaluate": dataclasses.asdict(harness)}, seed=seed)
+    measure_cfg = dataclasses.replace(measure_cfg, timeout_factor=cfg.timeout_factor)
+    prov = Provenance.start(step="hpccoder.perfchange", config={"perfchange": dataclasses.asdict(cfg), "measure": dataclasses.asdict(measure_cfg)}, seed=seed)
     seed_everything(seed)
-    available = {p.name: p for p in load_suite(harness.suite_root)}
+    available = {p.name: p for p in load_suite(measure_cfg.suite_root)}
     missing = sorted(set(cfg.problems) - set(available))
     if missing:
         raise ValueError(f"hpccoder.perfchange.problems: {missing} are not PCGBench problems (have: {sorted(available)})")
@@ -319,7 +319,7 @@ def main(model_dir, versions_path, pairs_path, metrics_path, section: dict[str, 
     if timed_versions_path:
         versions = reuse_timed_versions(versions, timed_versions_path)
     else:
-        versions = time_versions(versions, available, harness, cfg.threads)
+        versions = time_versions(versions, available, measure_cfg, cfg.threads)
     with atomic_path(versions_path, suffix=".parquet") as tmp:
         versions.to_parquet(tmp, index=False)
     pairs = make_pairs(versions, cfg.slower_margin)
@@ -368,6 +368,6 @@ if __name__ == "__main__":
     from workflow_scripts.common import snakemake_step
 
     smk = snakemake_step(snakemake)  # noqa: F821 -- injected by Snakemake's script: directive
-    harness = EvaluateConfig(**{**smk.params.evaluate, "seed": smk.params.seed, "jobs": smk.threads})
-    main(smk.input.model, smk.output.versions, smk.output.pairs, smk.output.metrics, smk.params.perfchange, harness,
+    measure_cfg = MeasureConfig(**{**smk.params.measure, "seed": smk.params.seed, "jobs": smk.threads})
+    main(smk.input.model, smk.output.versions, smk.output.pairs, smk.output.metrics, smk.params.perfchange, measure_cfg,
          smk.params.seed, timed_versions_path=smk.input.get("timed_versions"))  # fmt: skip

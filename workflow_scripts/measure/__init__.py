@@ -29,7 +29,7 @@ sandbox.py       SandboxLimits, check_sandbox, check_tools            the sandbo
                  can_raise_priority, priority_argv                    a timed run's raised priority
 timing.py        ResourceConfig, resource_sweep, placement_env, summarise_times   resource configurations, placement,
                                                                       medians with their spread
-settings.py      EvaluateConfig, vet, Vetting                         the settings (config section pcgbench.evaluate);
+settings.py      MeasureConfig, vet, Vetting                          the settings (config section `measure`);
                                                                       the checks before any timed run
 verdicts.py      OK, BUILD_ERROR, WRONG_ANSWER, ..., VERDICTS; BUILD_ONLY, UNAVAILABLE, MALFORMED   the verdict
                                       vocabulary every study shares
@@ -65,7 +65,7 @@ from workflow_scripts.measure.sandbox import (
     check_tools,
     priority_argv,
 )
-from workflow_scripts.measure.settings import EvaluateConfig, Vetting, vet
+from workflow_scripts.measure.settings import MeasureConfig, Vetting, vet
 from workflow_scripts.measure.suite import (
     DATA_ROOT as PROBLEMS_ROOT,
 )
@@ -126,7 +126,7 @@ __all__ = [
     # timing
     "ResourceConfig", "resource_sweep", "placement_env", "summarise_times",
     # settings and the checks before a timed run
-    "EvaluateConfig", "vet", "Vetting",
+    "MeasureConfig", "vet", "Vetting",
     # verdicts
     "OK", "BUILD_ERROR", "WRONG_ANSWER", "CRASH", "VERDICT_TIMEOUT", "KILLED_RESOURCE_LIMIT", "NO_PARALLELISM",
     "RACE_DETECTED", "PROMPT_MISMATCH", "TAMPERING", "RESOURCE_OVERUSE", "VERDICTS", "BUILD_ONLY", "UNAVAILABLE",

@@ -55,9 +55,9 @@ KEY_SOURCE_PATH, KEY_OBJECT_PATH = Path("@SRC@"), Path("@OBJ@")
 @dataclasses.dataclass(kw_only=True)
 class BuildConfig:
     cache_dir: Path  # where objects and executables are kept (driver objects: the machine's cache)
-    jobs: int = schema_default("pcgbench.evaluate.jobs")  # compiler processes at once
+    jobs: int = schema_default("measure.jobs")  # compiler processes at once
     # ParEval's limit is 30 s; nvcc needs more
-    compile_timeout_s: float = schema_default("pcgbench.evaluate.compile_timeout_s")
+    compile_timeout_s: float = schema_default("measure.compile_timeout_s")
     compiler_memory_mb: int = 8192  # address-space limit of one compiler process
     log_chars: int = 2000  # how much of a failing compiler's output is kept in the result
     # An object or executable larger than this is a build error, never an entry (a sample's `static char

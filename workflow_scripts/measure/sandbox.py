@@ -167,7 +167,7 @@ class SandboxFailure(SandboxUnavailable):
 @dataclasses.dataclass(kw_only=True)
 class SandboxLimits:
     """Limits for one sandboxed run. Sizes in MB (2**20 bytes). The limits the config sets keep its names
-    (pcgbench.evaluate: cpu_limit_s, memory_mb, file_size_mb, max_processes, output_bytes); wall_s is the deadline
+    (config section measure: cpu_limit_s, memory_mb, file_size_mb, max_processes, output_bytes); wall_s is the deadline
     of whatever runs, a program's run_timeout_s (or its reference-scaled limit) or a compile's compile_timeout_s."""
 
     wall_s: float = 30.0  # wall-clock deadline, enforced by the parent

@@ -1,23 +1,24 @@
-"""The harness's settings, and the checks a built program passes before it is timed: one home for how generated
-code is built, run and timed, whichever study runs it.
+"""The measurement engine's settings, and the checks a built program passes before it is timed: one home for how
+generated code is built, run and timed, whichever study runs it.
 
-EvaluateConfig is config section `pcgbench.evaluate`: the run protocol (warm-up, repetitions, validations, stress
-validations, priority, size, the input seed), the sandbox's limits and the time-limit rule (max(timeout_floor_s,
-timeout_factor x the reference's run time), else run_timeout_s), the build settings (jobs, compile_timeout_s,
-cache_dir) and the race check; and the evaluation's own keys (the sweep's max_cores, ks, ...). Every study that
-runs generated code takes one, and makes its SandboxLimits, RunProtocol and BuildConfig with `limits`, `protocol`
-and `build_config`, so a setting means the same thing everywhere:
+MeasureConfig is config section `measure`: the run protocol (warm-up, repetitions, validations, stress validations,
+priority, size, the input seed), the sandbox's limits and the time-limit rule (max(timeout_floor_s, timeout_factor x
+the reference's run time), else run_timeout_s), the build settings (jobs, compile_timeout_s, cache_dir) and the race
+check. Every study that runs generated code takes one, and makes its SandboxLimits, RunProtocol and BuildConfig with
+`limits`, `protocol` and `build_config`, so a setting means the same thing everywhere:
 
-    PCGBench's evaluation (evaluate.py)            the section as configured
-    PCGBench's reference check (reference_speedups.py)   the same, without race checks (references are trusted)
-    HPC-Coder's performance change (hpccoder/perfchange.py)   its own timeout_factor on top
-    RLPF's reward (rlpf/reward.py)                 rlpf.reward.harness's overrides on top (`overridden`)
+    PCGBench's evaluation (pcgbench/evaluate.py EvaluateConfig)   the section as configured, with pcgbench.evaluate's
+                                                                    keys of the evaluation (sweep, metrics)
+    PCGBench's reference check (reference_speedups.py)             the same, without race checks (references are trusted)
+    PCGBench's re-scoring of ParEval's outputs (pareval_released)  pcgbench.pareval_released.measure's overrides on top
+    HPC-Coder's performance change (hpccoder/perfchange.py)        its own timeout_factor on top
+    RLPF's reward (rlpf/reward.py)                                 rlpf.reward.measure's overrides on top (`overridden`)
 
 `vet` is what a built program meets before its timed runs (a failed build, what tampering.py found, a body that
 does not use its model, the race check), in the order the evaluation and the RLPF reward both take.
 
-    cfg = EvaluateConfig(reps=3, run_timeout_s=20, cache_dir=Path("results/pcgbench/build_cache"))
-    cfg = cfg.overridden({"reps": 10}, key="rlpf.reward.harness")       # an unknown key stops, named
+    cfg = MeasureConfig(reps=3, run_timeout_s=20, cache_dir=Path("results/pcgbench/build_cache"))
+    cfg = cfg.overridden({"reps": 10}, key="rlpf.reward.measure")       # an unknown key stops, named
     [build] = BuildCache(cfg.build_config()).build_all([BuildRequest(problem=problem, model="omp", body=body)])
     vetting = vet(problem, "omp", build, cfg, body=body)
     if vetting.verdict is None:
@@ -37,82 +38,71 @@ from workflow_scripts.measure.run import PROTOCOL, RaceCheck, RunProtocol, check
 from workflow_scripts.measure.sandbox import SandboxLimits
 from workflow_scripts.measure.verdicts import BUILD_ERROR, NO_PARALLELISM, RACE_DETECTED
 
-SECTION = "pcgbench.evaluate"  # the config section EvaluateConfig reads
+SECTION = "measure"  # the config section MeasureConfig reads
 
 
 @dataclasses.dataclass(kw_only=True)
-class EvaluateConfig:
-    """How generated code is built, run and timed, and how an evaluation is scored (config section
-    `pcgbench.evaluate`)."""
+class MeasureConfig:
+    """How generated code is built, run and timed (config section `measure`)."""
 
-    # N of the resource sweep: threads 1..N, ranks 1..N, ranks x threads <= N
-    max_cores: int = schema_default("pcgbench.evaluate.max_cores")
     # untimed calls before the timed ones, in every run
-    warmup: int = schema_default("pcgbench.evaluate.warmup")
+    warmup: int = schema_default("measure.warmup")
     # timed calls of the sample (and of the serial baseline) per run
-    reps: int = schema_default("pcgbench.evaluate.reps")
+    reps: int = schema_default("measure.reps")
     # times every run validates the timed size, on other inputs (a race shows in some only)
-    validations: int = schema_default("pcgbench.evaluate.validations")
+    validations: int = schema_default("measure.validations")
     # OpenMP models: the timed input validated again, stress_validations times, with stress_threads threads per
     # rank, more than the cores (a race whose threads a competing load serialises at the timed threads shows
     # there; 0: none). In a sample's first run of the sweep only: the thread count is the same in every run, so a
     # second round would repeat the same validations at the same threads.
-    stress_validations: int = schema_default("pcgbench.evaluate.stress_validations")
-    stress_threads: int = schema_default("pcgbench.evaluate.stress_threads")
+    stress_validations: int = schema_default("measure.stress_validations")
+    stress_threads: int = schema_default("measure.stress_threads")
     # which of the problem's sizes is validated last and timed ("timed" or "paper")
-    size: str = schema_default("pcgbench.evaluate.size")
+    size: str = schema_default("measure.size")
     seed: int = schema_default("seed")  # input generation
-    ks: tuple[int, ...] = schema_default("pcgbench.evaluate.ks")  # k of the @k metrics
-    jobs: int = schema_default("pcgbench.evaluate.jobs")  # parallel compiler processes
-    compile_timeout_s: float = schema_default("pcgbench.evaluate.compile_timeout_s")
+    jobs: int = schema_default("measure.jobs")  # parallel compiler processes
+    compile_timeout_s: float = schema_default("measure.compile_timeout_s")
     # wall-clock limit of one run when no reference run time is known there
-    run_timeout_s: float = schema_default("pcgbench.evaluate.run_timeout_s")
+    run_timeout_s: float = schema_default("measure.run_timeout_s")
     # with a reference run time: limit = max(floor, factor x reference's time)
-    timeout_floor_s: float = schema_default("pcgbench.evaluate.timeout_floor_s")
-    timeout_factor: float = schema_default("pcgbench.evaluate.timeout_factor")
-    cpu_limit_s: int = schema_default("pcgbench.evaluate.cpu_limit_s")  # RLIMIT_CPU per process
-    memory_mb: int = schema_default("pcgbench.evaluate.memory_mb")  # RLIMIT_AS per process
-    file_size_mb: int = schema_default("pcgbench.evaluate.file_size_mb")  # RLIMIT_FSIZE
+    timeout_floor_s: float = schema_default("measure.timeout_floor_s")
+    timeout_factor: float = schema_default("measure.timeout_factor")
+    cpu_limit_s: int = schema_default("measure.cpu_limit_s")  # RLIMIT_CPU per process
+    memory_mb: int = schema_default("measure.memory_mb")  # RLIMIT_AS per process
+    file_size_mb: int = schema_default("measure.file_size_mb")  # RLIMIT_FSIZE
     # RLIMIT_NPROC for the sandbox user (threads count too)
-    max_processes: int = schema_default("pcgbench.evaluate.max_processes")
-    output_bytes: int = schema_default("pcgbench.evaluate.output_bytes")  # cap on captured stdout / stderr
+    max_processes: int = schema_default("measure.max_processes")
+    output_bytes: int = schema_default("measure.output_bytes")  # cap on captured stdout / stderr
     # scheduling priority of the sandboxed runs (< 0 needs root; 0 = the harness's own)
-    run_nice: int = schema_default("pcgbench.evaluate.run_nice")
-    # run an identical program once and give its rows to every copy
-    share_identical_runs: bool = schema_default("pcgbench.evaluate.share_identical_runs")
+    run_nice: int = schema_default("measure.run_nice")
     # OpenMP and MPI+OpenMP samples: a ThreadSanitizer build runs once before the timed runs; a race is the verdict
-    race_check: bool = schema_default("pcgbench.evaluate.race_check")
-    # n at which the ParEval-definition speedup_n@k / efficiency_n@k are read, per execution model
-    pareval_resources: dict = schema_default("pcgbench.evaluate.pareval_resources")
-    cache_dir: Path = schema_default("pcgbench.evaluate.cache_dir")
+    race_check: bool = schema_default("measure.race_check")
+    cache_dir: Path = schema_default("measure.cache_dir")
     suite_root: Path = suite.DATA_ROOT
 
     def __post_init__(self) -> None:
         self.cache_dir, self.suite_root = Path(self.cache_dir), Path(self.suite_root)
-        self.ks = tuple(self.ks)
-        for name in ("max_cores", "reps", "validations", "stress_threads", "jobs", "compile_timeout_s", "run_timeout_s",
+        for name in ("reps", "validations", "stress_threads", "jobs", "compile_timeout_s", "run_timeout_s",
                      "timeout_floor_s", "timeout_factor", "cpu_limit_s", "memory_mb", "file_size_mb", "max_processes",
                      "output_bytes"):  # fmt: skip
             if not getattr(self, name) > 0:
-                raise ValueError(f"pcgbench.evaluate.{name} must be > 0, got {getattr(self, name)!r}")
+                raise ValueError(f"{SECTION}.{name} must be > 0, got {getattr(self, name)!r}")
         if not -20 <= self.run_nice <= 0:
-            raise ValueError(f"pcgbench.evaluate.run_nice must be in -20..0, got {self.run_nice}")
+            raise ValueError(f"{SECTION}.run_nice must be in -20..0, got {self.run_nice}")
         for name in ("warmup", "stress_validations"):
             if getattr(self, name) < 0:
-                raise ValueError(f"pcgbench.evaluate.{name} must be >= 0, got {getattr(self, name)}")
+                raise ValueError(f"{SECTION}.{name} must be >= 0, got {getattr(self, name)}")
         if self.size not in ("timed", "paper"):
-            raise ValueError(f"pcgbench.evaluate.size must be 'timed' or 'paper', got {self.size!r}")
-        if not self.ks or min(self.ks) < 1:
-            raise ValueError(f"pcgbench.evaluate.ks must be a non-empty list of integers >= 1, got {self.ks}")
+            raise ValueError(f"{SECTION}.size must be 'timed' or 'paper', got {self.size!r}")
         if self.race_check:
             ok, why = toolchains.race_check_status()
             if not ok:
-                raise ValueError(f"pcgbench.evaluate.race_check is on, but {why}; install it, or set race_check: "
+                raise ValueError(f"{SECTION}.race_check is on, but {why}; install it, or set race_check: "
                                  "false (racy OpenMP samples may then pass validation by luck on a loaded machine)")
 
-    def overridden(self, overrides: Mapping, *, key: str) -> "EvaluateConfig":
-        """This config with `overrides` on top: keys of pcgbench.evaluate, given at config key `key` (RLPF's
-        rlpf.reward.harness). An unknown key or a value the schema refuses stops with its full key."""
+    def overridden(self, overrides: Mapping, *, key: str) -> "MeasureConfig":
+        """This config with `overrides` on top: keys of the section `measure`, given at config key `key` (RLPF's
+        rlpf.reward.measure). An unknown key or a value the schema refuses stops with its full key."""
         known = schema_section(SECTION)["properties"]
         unknown = sorted(set(overrides) - set(known))
         if unknown:
@@ -124,7 +114,8 @@ class EvaluateConfig:
         return dataclasses.replace(self, **overrides)
 
     def fingerprint(self) -> str:
-        """What changes a sample's result: a resume log written under another fingerprint is not reused."""
+        """What changes a sample's result: a resume log written under another fingerprint is not reused. Every
+        field but those that change no result (a subclass's too: PCGBench's sweep and run sharing count)."""
         fields = {k: v for k, v in dataclasses.asdict(self).items() if k not in ("jobs", "ks", "pareval_resources", "cache_dir", "suite_root")}
         fields["protocol"] = PROTOCOL
         return hashlib.sha256(json.dumps(fields, sort_keys=True, default=str).encode()).hexdigest()[:16]
@@ -170,7 +161,7 @@ class Vetting:
     race_check: RaceCheck | None = None  # what its race check found; None where none ran
 
 
-def vet(problem: suite.Problem, model: str, build: BuildResult, cfg: EvaluateConfig, *, body: str,
+def vet(problem: suite.Problem, model: str, build: BuildResult, cfg: MeasureConfig, *, body: str,
         race_build: BuildResult | None = None, needs_parallelism: bool = False) -> Vetting:  # fmt: skip
     """A built program's checks before any timed run, in order, the first that fails giving the verdict: its build
     (build_error); what tampering.py found in its object (tampering, resource_overuse: never run); with

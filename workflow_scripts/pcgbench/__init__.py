@@ -8,8 +8,9 @@ compute_metrics`), never a module inside it: tests/pcgbench_harness/test_api.py 
 get:
 
 - the evaluation's estimators, compute_metrics (metrics.py); the evaluation itself, `evaluate` (a generations
-  file, one shard of it and the shards' merge, a list of samples, one sample's runs), and a sample, Sample
-  (samples.py);
+  file, one shard of it and the shards' merge, a list of samples, one sample's runs), its settings, EvaluateConfig,
+  made from a config's sections measure and pcgbench.evaluate by evaluation_settings (paths.py), and a sample,
+  Sample (samples.py);
 - generations files: load_generations, validate_records, and a problem's prompt record and ParEval names,
   prompt_record, problem_name, numbered_names (pareval_format.py); translation prompts: is_translation,
   model_prompt, and the pairs, parse_pair, pareval_pairs (translation.py); ParEval's results files, its outputs
@@ -36,6 +37,7 @@ from workflow_scripts.pcgbench import (
     shards,
     validation_strength,
 )
+from workflow_scripts.pcgbench.evaluate import EvaluateConfig
 from workflow_scripts.pcgbench.metrics import compute_metrics
 from workflow_scripts.pcgbench.pareval_format import (
     load_generations,
@@ -44,14 +46,19 @@ from workflow_scripts.pcgbench.pareval_format import (
     prompt_record,
     validate_records,
 )
-from workflow_scripts.pcgbench.paths import SELF_TEST_GENERATORS, prompt_set_file, suite_files
+from workflow_scripts.pcgbench.paths import (
+    SELF_TEST_GENERATORS,
+    evaluation_settings,
+    prompt_set_file,
+    suite_files,
+)
 from workflow_scripts.pcgbench.prompts import select_problems
 from workflow_scripts.pcgbench.samples import Sample
 from workflow_scripts.pcgbench.translation import is_translation, model_prompt, pareval_pairs, parse_pair
 
 __all__ = [
     # the evaluation's estimators, the evaluation itself and its samples
-    "compute_metrics", "evaluate", "Sample",
+    "compute_metrics", "evaluate", "Sample", "EvaluateConfig", "evaluation_settings",
     # generations files, ParEval's names and translation prompts
     "load_generations", "validate_records", "prompt_record", "problem_name", "numbered_names", "is_translation",
     "model_prompt", "parse_pair", "pareval_pairs",

@@ -234,7 +234,8 @@ def _export_prompts(args: argparse.Namespace) -> int:
 
 
 def _evaluate(args: argparse.Namespace) -> int:
-    from workflow_scripts.measure import EvaluateConfig, race_check_status
+    from workflow_scripts.measure import race_check_status
+    from workflow_scripts.pcgbench.evaluate import EvaluateConfig
     from workflow_scripts.pcgbench.evaluate import main as evaluate_main
     from workflow_scripts.pcgbench.samples import load_samples
 
@@ -318,7 +319,7 @@ def _check_references(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    harness = schema_defaults("pcgbench.evaluate")  # the defaults of the workflow's evaluation (config schema)
+    harness = schema_defaults("measure") | schema_defaults("pcgbench.evaluate")  # the workflow's evaluation defaults (config schema)
     cache = user_cache_dir()
     positive_int, positive_float = _positive(int), _positive(float)
     # Options every subcommand takes (after its name, where users type them).

@@ -80,9 +80,8 @@ from workflow_scripts.measure import (
     TAMPERING,
     VERDICT_TIMEOUT,
     WRONG_ANSWER,
-    EvaluateConfig,
 )
-from workflow_scripts.pcgbench.evaluate import evaluate_samples, write_outputs
+from workflow_scripts.pcgbench.evaluate import EvaluateConfig, evaluate_samples, write_outputs
 from workflow_scripts.pcgbench.pareval_format import GenerationsError
 from workflow_scripts.pcgbench.pareval_results import (
     CATEGORIES,

@@ -56,6 +56,7 @@ from pathlib import Path
 import pandas as pd
 
 from workflow_scripts.common import Progress, Provenance, write_json
+from workflow_scripts.common.config import schema_default
 from workflow_scripts.common.io import atomic_path
 from workflow_scripts.measure import (
     CRASH,
@@ -66,7 +67,7 @@ from workflow_scripts.measure import (
     BuildCache,
     BuildRequest,
     BuildResult,
-    EvaluateConfig,
+    MeasureConfig,
     ResourceConfig,
     SandboxUnavailable,
     can_raise_priority,
@@ -83,6 +84,30 @@ from workflow_scripts.pcgbench.samples import Sample, load_samples, toolchain_re
 from workflow_scripts.pcgbench.shards import Shard
 
 logger = logging.getLogger(__name__)
+
+
+
+@dataclasses.dataclass(kw_only=True)
+class EvaluateConfig(MeasureConfig):
+    """PCGBench's evaluation: how each program is measured (config section `measure`, MeasureConfig) and how the
+    evaluation sweeps and scores (config section `pcgbench.evaluate`); the rules give both (paths.evaluation_settings)."""
+
+    # N of the resource sweep: threads 1..N, ranks 1..N, ranks x threads <= N
+    max_cores: int = schema_default("pcgbench.evaluate.max_cores")
+    ks: tuple[int, ...] = schema_default("pcgbench.evaluate.ks")  # k of the @k metrics
+    # run an identical program once and give its rows to every copy
+    share_identical_runs: bool = schema_default("pcgbench.evaluate.share_identical_runs")
+    # n at which the ParEval-definition speedup_n@k / efficiency_n@k are read, per execution model
+    pareval_resources: dict = schema_default("pcgbench.evaluate.pareval_resources")
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        self.ks = tuple(self.ks)
+        if not self.max_cores > 0:
+            raise ValueError(f"pcgbench.evaluate.max_cores must be > 0, got {self.max_cores!r}")
+        if not self.ks or min(self.ks) < 1:
+            raise ValueError(f"pcgbench.evaluate.ks must be a non-empty list of integers >= 1, got {self.ks}")
+
 
 RESUME_LOG = "samples.jsonl"
 DETAIL_CHARS = 600  # how much of a failure's detail (a run's story, a build log) a row keeps

@@ -135,7 +135,7 @@ def generate(records: list[dict], generator: str, *, samples: int, mutants: list
 
     `mutant_problems` ("all" or names) limits the mutants to some problems: each infinite-loop mutant
     costs a full run timeout, so the tiny config mutates one or two problems. `race_check`: whether the
-    evaluation runs the race check (pcgbench.evaluate.race_check), which changes the race mutant's verdict.
+    evaluation runs the race check (measure.race_check), which changes the race mutant's verdict.
     """
     if generator not in GENERATORS:
         raise ValueError(f"unknown generator {generator!r}; known: {', '.join(GENERATORS)}")

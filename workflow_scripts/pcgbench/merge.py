@@ -4,8 +4,7 @@ evaluation's results.parquet, metrics.json and metrics.csv (evaluate.merge)."""
 from pathlib import Path
 
 from workflow_scripts.common import snakemake_step
-from workflow_scripts.measure import EvaluateConfig
-from workflow_scripts.pcgbench.evaluate import merge
+from workflow_scripts.pcgbench.evaluate import EvaluateConfig, merge
 
 if __name__ == "__main__":
     smk = snakemake_step(snakemake)  # noqa: F821 -- injected by Snakemake's script: directive

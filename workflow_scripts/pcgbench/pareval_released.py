@@ -18,9 +18,9 @@ job writes, in results/pcgbench/pareval_released/<task>/<generator>/ (one shard)
                                       holds none of the file's outputs writes them empty
     samples.jsonl, results.parquet, metrics.json, refused.json   the evaluation's own files (when it ran any)
 
-pareval_table.py reads every job's agreement.csv. The harness is pcgbench.evaluate with `pcgbench.pareval_released
-.harness`'s keys over it (default size: paper, ParEval's problem sizes, so that a difference in verdict is not one
-of input size).
+pareval_table.py reads every job's agreement.csv. The settings are the evaluation's (sections `measure` and
+pcgbench.evaluate) with `pcgbench.pareval_released.measure`'s keys over them (default size: paper, ParEval's problem
+sizes, so that a difference in verdict is not one of input size).
 
     main(released=Path("data/pareval_released/translation/gpt-4_temp0.2.json.xz"), out_dir=Path("DIR"),
          evaluate={}, section={...}, shard="all", seed=0)
@@ -34,8 +34,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from workflow_scripts.measure import EvaluateConfig, load_suite
+from workflow_scripts.measure import load_suite
 from workflow_scripts.pcgbench import agreement, shards
+from workflow_scripts.pcgbench.evaluate import EvaluateConfig
 from workflow_scripts.pcgbench.pareval_results import RELEASED_ROOT
 
 logger = logging.getLogger(__name__)
@@ -72,7 +73,7 @@ class ParEvalReleasedConfig:
     outputs: str | tuple[ReleasedOutput, ...]  # "all", or the fixed sample
     by_model: bool  # one shard per execution model
     problems_per_shard: int  # 0: every problem in one shard
-    harness: dict  # pcgbench.evaluate's keys changed for this study
+    measure: dict  # keys of the section `measure` changed for this study
     bootstrap_resamples: int  # draws of the table's bootstrap intervals (pareval_table.py)
 
     def __post_init__(self) -> None:
@@ -94,7 +95,7 @@ class ParEvalReleasedConfig:
         return cls(files=tuple(section["files"]), models=tuple(section["models"]),
                    outputs=outputs if isinstance(outputs, str) else tuple(ReleasedOutput(**o) for o in outputs),
                    by_model=section["shards"]["by_model"], problems_per_shard=section["shards"]["problems_per_shard"],
-                   harness=dict(section["harness"]), bootstrap_resamples=section["bootstrap_resamples"])  # fmt: skip
+                   measure=dict(section["measure"]), bootstrap_resamples=section["bootstrap_resamples"])  # fmt: skip
 
     def keys(self, file: str) -> set[tuple[str, str, int]] | None:
         """The fixed outputs of `file` as (execution model, record, index), or None (every output)."""
@@ -155,9 +156,9 @@ def cluster_resources(pcgbench_config: dict, local: dict[str, int]) -> dict:
     return {key: request(key) for key in sorted(requests)}
 
 
-def harness_config(evaluate: dict, overrides: dict, seed: int) -> EvaluateConfig:
-    """pcgbench.evaluate with pcgbench.pareval_released.harness's keys over it."""
-    return EvaluateConfig(**evaluate, seed=seed).overridden(overrides, key=f"{KEY}.harness")
+def evaluation_config(evaluate: dict, overrides: dict, seed: int) -> EvaluateConfig:
+    """The evaluation's settings with pcgbench.pareval_released.measure's keys over them."""
+    return EvaluateConfig(**evaluate, seed=seed).overridden(overrides, key=f"{KEY}.measure")
 
 
 def main(*, released: Path, out_dir: Path, evaluate: dict, section: dict, shard: str, seed: int,
@@ -170,7 +171,7 @@ def main(*, released: Path, out_dir: Path, evaluate: dict, section: dict, shard:
     keys = cfg.keys(file)
     logger.info("%s, shard %s (%s; %d problems): %s", file, chosen.name, ", ".join(chosen.models),
                 len(chosen.problems), "every output" if keys is None else f"{len(keys)} fixed outputs")  # fmt: skip
-    return agreement.main(Path(released), Path(out_dir), harness_config(evaluate, cfg.harness, seed),
+    return agreement.main(Path(released), Path(out_dir), evaluation_config(evaluate, cfg.measure, seed),
                           models=list(chosen.models), problems=set(chosen.problems), keys=keys, empty_ok=True)
 
 

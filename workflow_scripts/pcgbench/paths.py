@@ -24,6 +24,12 @@ TRANSLATION_FIGURE = "pcgbench/figures/translation_vs_generation.png"
 SUITE_DIR = Path("data/pcgbench")
 
 
+def evaluation_settings(config: dict) -> dict:
+    """The settings of PCGBench's evaluation steps (pcgbench.evaluate.EvaluateConfig's fields): the measurement
+    engine's section `measure` and the evaluation's own pcgbench.evaluate."""
+    return {**config["measure"], **config["pcgbench"]["evaluate"]}
+
+
 def suite_files(selection: str | list[str]) -> list[str]:
     """The problem set's files that the PCGBench rules judge by: every file of the selected problems' folders
     (problem.yaml, harness, references; "all" and "one_per_type": every folder), the shared drivers and ParEval's
@@ -114,6 +120,6 @@ def user_cache_dir() -> Path:
     ~/.cache/pcgbench, as the XDG base directory specification says (which also says to ignore a relative
     $XDG_CACHE_HOME). A command writes only under its --out and here (and in the machine's build cache,
     machine_cache.py), never into the folder it is run from; the workflow keeps its own cache in its results folder
-    (pcgbench.evaluate.cache_dir)."""
+    (measure.cache_dir)."""
     base = os.environ.get("XDG_CACHE_HOME", "")
     return (Path(base) if os.path.isabs(base) else Path.home() / ".cache") / "pcgbench"

@@ -57,7 +57,7 @@ class SampleCost:
 
     build_s: float  # compile + link + inspection, one compiler process
     runs_s: tuple[float, ...]  # each run of the sweep (evaluate.runs_of_sweep at the paper's max_cores)
-    race_checked: bool = False  # RACE_CHECKED_MODELS with pcgbench.evaluate.race_check
+    race_checked: bool = False  # RACE_CHECKED_MODELS with measure.race_check
     race_build_s: float = 0.0  # its ThreadSanitizer build (in the evaluate job)
     race_check_s: float = 0.0  # the race check's run (at the small or timed size, never the paper size)
     runs_measured: bool = True  # False: the runs are an assumption (GPU models: no GPU here)
@@ -65,7 +65,7 @@ class SampleCost:
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class Limits:
-    """The evaluation's time limits and build parallelism (pcgbench.evaluate, the rules' threads)."""
+    """The evaluation's time limits and build parallelism (sections measure and pcgbench.evaluate, the rules' threads)."""
 
     run_timeout_s: float  # a run's limit with no reference time: the reference's own runs, every race check
     timeout_floor_s: float

@@ -47,7 +47,6 @@ from workflow_scripts.measure import (
     BuildCache,
     BuildRequest,
     BuildResult,
-    EvaluateConfig,
     Problem,
     ResourceConfig,
     SandboxUnavailable,
@@ -61,6 +60,7 @@ from workflow_scripts.measure import (
     summarise_times,
     toolchain_status,
 )
+from workflow_scripts.pcgbench.evaluate import EvaluateConfig
 from workflow_scripts.pcgbench.prompts import select_problems
 from workflow_scripts.pcgbench.shards import Shard
 
@@ -82,7 +82,7 @@ COLUMNS = ("problem", "problem_type", "model", "ranks", "threads", "status", "va
 
 @dataclasses.dataclass(kw_only=True)
 class CheckConfig(EvaluateConfig):
-    """How references are run and timed: the harness's settings (pcgbench.evaluate: the evaluation's protocol less
+    """How references are run and timed: the evaluation's settings (sections measure and pcgbench.evaluate: the evaluation's protocol less
     its stress validations, its limits with the wall-clock limit run_timeout_s, its builds), and which resource
     configurations. References are trusted code: where the config is read, race_check is off."""
 
@@ -241,7 +241,7 @@ def format_row(row: dict) -> str:
 
 
 def _check_config(evaluate: dict, seed: int, jobs: int | None) -> CheckConfig:
-    """Config section pcgbench.evaluate with the config's seed and the job's compilers (None: the section's jobs);
+    """The evaluation's settings (sections measure and pcgbench.evaluate) with the config's seed and the job's compilers (None: the section's jobs);
     no race check (trusted code)."""
     given = {"seed": seed, "race_check": False} | ({"jobs": jobs} if jobs is not None else {})
     return CheckConfig(**evaluate | given)

@@ -157,15 +157,15 @@ def measure_candidates(tasks, measurer: Measurer, max_candidates: int, split: st
     return pd.concat([table, derived], ignore_index=True)
 
 
-def main(tasks_path, out_path, *, reward_cfg: dict, harness_cfg: dict, cache_dir, max_candidates: int, seed: int,
+def main(tasks_path, out_path, *, reward_cfg: dict, measure_cfg: dict, cache_dir, max_candidates: int, seed: int,
          split: str = "train", verify_renamed: int = 0) -> pd.DataFrame:  # fmt: skip
-    """`reward_cfg`, `harness_cfg`: config sections rlpf.reward and pcgbench.evaluate (RewardConfig.from_config)."""
-    prov = Provenance.start(step="rlpf.candidates", config={"reward": reward_cfg, "harness": harness_cfg,
+    """`reward_cfg`, `measure_cfg`: config sections rlpf.reward and measure (RewardConfig.from_config)."""
+    prov = Provenance.start(step="rlpf.candidates", config={"reward": reward_cfg, "measure": measure_cfg,
                                                             "max_candidates": max_candidates, "split": split,
                                                             "verify_renamed": verify_renamed},
                             seed=seed)  # fmt: skip
     tasks = [task_from_dict(r) for r in read_json(tasks_path)["tasks"]]
-    measurer = Measurer(RewardConfig.from_config(reward_cfg, harness_cfg, seed=seed, cache_dir=Path(cache_dir)))
+    measurer = Measurer(RewardConfig.from_config(reward_cfg, measure_cfg, seed=seed, cache_dir=Path(cache_dir)))
     table = measure_candidates(tasks, measurer, max_candidates, split, verify_renamed)
     for task_id, group in table[~table.derived].groupby("task_id"):
         best = group.sort_values("reward").iloc[-1]
@@ -180,6 +180,6 @@ if __name__ == "__main__":
     from workflow_scripts.common import snakemake_step
 
     smk = snakemake_step(snakemake)  # noqa: F821 -- injected by Snakemake's script: directive
-    main(smk.input.tasks, smk.output.candidates, reward_cfg=smk.params.reward, harness_cfg=smk.params.harness,
+    main(smk.input.tasks, smk.output.candidates, reward_cfg=smk.params.reward, measure_cfg=smk.params.measure,
          cache_dir=smk.params.cache_dir, max_candidates=smk.params.max_candidates, seed=smk.params.seed,
          split=smk.params.split, verify_renamed=smk.params.verify_renamed)

@@ -91,14 +91,14 @@ def score(table: pd.DataFrame, faster_margin: float) -> dict:
 
 
 def main(model_name: str, *, tasks_path, model_dir, out_samples, out_metrics, eval_cfg: dict, reward_cfg: dict,
-         harness_cfg: dict, cache_dir, seed: int, torch_threads: int = 1) -> dict:  # fmt: skip
-    """`reward_cfg`, `harness_cfg`: config sections rlpf.reward and pcgbench.evaluate (RewardConfig.from_config)."""
+         measure_cfg: dict, cache_dir, seed: int, torch_threads: int = 1) -> dict:  # fmt: skip
+    """`reward_cfg`, `measure_cfg`: config sections rlpf.reward and measure (RewardConfig.from_config)."""
     prov = Provenance.start(step=f"rlpf.evaluate.{model_name}",
-                            config={"evaluate": eval_cfg, "reward": reward_cfg, "harness": harness_cfg}, seed=seed)
+                            config={"evaluate": eval_cfg, "reward": reward_cfg, "measure": measure_cfg}, seed=seed)
     seed_everything(seed)
     cfg = EvalConfig(**eval_cfg)
     tasks = [t for t in (task_from_dict(r) for r in read_json(tasks_path)["tasks"]) if t.split == "held_out"]
-    measurer = Measurer(RewardConfig.from_config(reward_cfg, harness_cfg, seed=seed, cache_dir=Path(cache_dir)))
+    measurer = Measurer(RewardConfig.from_config(reward_cfg, measure_cfg, seed=seed, cache_dir=Path(cache_dir)))
     # Sampling takes the job's GPU when it has one ("auto"); the cluster profile gives this CPU-timing rule none.
     device = resolve_device("auto")
     completions = generate(model_dir, [t.prompt for t in tasks], cfg, seed, torch_threads, device)
@@ -131,5 +131,5 @@ if __name__ == "__main__":
     model = step_model(smk, key="rlpf model")
     main(smk.wildcards.model, tasks_path=smk.input.tasks, model_dir=model, out_samples=smk.output.samples,
          out_metrics=smk.output.metrics, eval_cfg=smk.params.evaluate, reward_cfg=smk.params.reward,
-         harness_cfg=smk.params.harness, cache_dir=smk.params.cache_dir, seed=smk.params.seed,
+         measure_cfg=smk.params.measure, cache_dir=smk.params.cache_dir, seed=smk.params.seed,
          torch_threads=smk.params.torch_threads)  # fmt: skip

@@ -1,6 +1,6 @@
 """The performance reward: build, validate and time each completion with the PCGBench harness, then grade it.
 
-    cfg = RewardConfig.from_config(config["rlpf"]["reward"], config["pcgbench"]["evaluate"], seed=config["seed"],
+    cfg = RewardConfig.from_config(config["rlpf"]["reward"], config["measure"], seed=config["seed"],
                                    cache_dir=Path("results/rlpf/measure_cache"))
     measurer = Measurer(cfg)
     reward_fn = PerformanceReward(measurer, tasks)        # a TRL reward function
@@ -26,8 +26,8 @@ Distinct programs of one batch compile concurrently (the harness's BuildCache, `
 are one at a time, because concurrent runs would perturb each other's timings, and each run is bounded
 by the sandbox's wall-clock limit, so no program can block the batch for longer than that.
 How a completion is built, checked and run is the measurement engine's (workflow_scripts/measure/, settings.py): its settings are
-config section pcgbench.evaluate with rlpf.reward.harness's overrides on top (RewardConfig.from_config), the checks
-before the timed run its `vet`. The run's wall-clock limit is the harness's run_timeout_s: the reward has no
+config section `measure` with rlpf.reward.measure's overrides on top (RewardConfig.from_config), the checks
+before the timed run its `vet`. The run's wall-clock limit is the settings' run_timeout_s: the reward has no
 reference run time to scale (the serial baseline is timed in the same run).
 
 A group whose completions all get the same reward gives GRPO a zero advantage, hence zero gradient:
@@ -57,7 +57,7 @@ from workflow_scripts.measure import (
     BuildCache,
     BuildRequest,
     BuildResult,
-    EvaluateConfig,
+    MeasureConfig,
     RunProtocol,
     get_problem,
     placement_env,
@@ -86,16 +86,16 @@ CONFIRMATIONS = 3
 
 @dataclasses.dataclass(kw_only=True)
 class RewardConfig:
-    """Config section `rlpf.reward`: the grades, and the harness that measures (cache_dir comes from the rule)."""
+    """Config section `rlpf.reward`: the grades, and the settings it measures with (cache_dir comes from the rule)."""
 
     cache_dir: Path
-    # How completions are built, run and timed: pcgbench.evaluate with rlpf.reward.harness's overrides (from_config).
-    # Its protocol is the harness's race-catching one: the timed size validated on `validations` inputs, OpenMP
+    # How completions are built, run and timed: section `measure` with rlpf.reward.measure's overrides (from_config).
+    # Its protocol is the engine's race-catching one: the timed size validated on `validations` inputs, OpenMP
     # threads bound one per core and spinning (timing.placement_env), a raised priority (run_nice), then
     # `stress_validations` more at `stress_threads` threads, more than the cores, so that a missing reduction's race
     # shows even when training jobs share the cores (passive waiting let racy pragmas pass validation and become SFT
     # targets); OpenMP completions' ThreadSanitizer build runs first (race_check), a race there is the verdict.
-    harness: EvaluateConfig
+    measure: MeasureConfig
     build_error_reward: float = schema_default("rlpf.reward.build_error_reward")
     wrong_reward: float = schema_default("rlpf.reward.wrong_reward")
     # the limit of a correct program's reward as its speedup goes to 0
@@ -109,12 +109,12 @@ class RewardConfig:
                              f"{self.build_error_reward}, {self.wrong_reward}, {self.slow_floor_reward}")
 
     @classmethod
-    def from_config(cls, reward: dict, evaluate: dict, *, seed: int, cache_dir: Path) -> "RewardConfig":
-        """From config sections rlpf.reward and pcgbench.evaluate and the config's seed (the driver's inputs):
-        the harness is pcgbench.evaluate with rlpf.reward.harness's keys on top."""
-        grades = {key: value for key, value in reward.items() if key != "harness"}
-        harness = EvaluateConfig(**evaluate, seed=seed).overridden(reward.get("harness", {}), key="rlpf.reward.harness")
-        return cls(cache_dir=cache_dir, harness=harness, **grades)
+    def from_config(cls, reward: dict, measure: dict, *, seed: int, cache_dir: Path) -> "RewardConfig":
+        """From config sections rlpf.reward and measure and the config's seed (the driver's inputs): the settings
+        are the section `measure` with rlpf.reward.measure's keys on top."""
+        grades = {key: value for key, value in reward.items() if key != "measure"}
+        settings = MeasureConfig(**measure, seed=seed).overridden(reward.get("measure", {}), key="rlpf.reward.measure")
+        return cls(cache_dir=cache_dir, measure=settings, **grades)
 
 
 @dataclasses.dataclass(kw_only=True)
@@ -165,7 +165,7 @@ class Measurer:
 
     def __init__(self, cfg: RewardConfig) -> None:
         self.cfg = cfg
-        self.builds = BuildCache(cfg.harness.build_config(cache_dir=cfg.cache_dir / "builds"))
+        self.builds = BuildCache(cfg.measure.build_config(cache_dir=cfg.cache_dir / "builds"))
         self.results_dir = cfg.cache_dir / "measurements"
         self.results_dir.mkdir(parents=True, exist_ok=True)
         self.n_measured = 0  # programs built and run by this process (cache misses)
@@ -173,7 +173,7 @@ class Measurer:
 
     def protocol(self, task: Task) -> RunProtocol:
         """How a completion of `task` is run: one rank at the task's threads, RUN_ENV's allocator."""
-        return self.cfg.harness.protocol(threads=task.threads, extra_env=RUN_ENV)
+        return self.cfg.measure.protocol(threads=task.threads, extra_env=RUN_ENV)
 
     def program_key(self, task: Task, body: str | None, completion: str) -> str:
         # The protocol's fields in the order and form the cache has always hashed them, then the stress
@@ -203,21 +203,21 @@ class Measurer:
         write_json(self.results_dir / f"{m.key}.json", dataclasses.asdict(m))
 
     def race_checked(self, task: Task) -> bool:
-        return self.cfg.harness.race_checked(task.model)
+        return self.cfg.measure.race_checked(task.model)
 
     def _run(self, task: Task, build: BuildResult, key: str, body: str, race_build: BuildResult | None = None) -> Measurement:
         """Measure one built completion: the harness's checks (vet: its build, what its object holds, its race
         check), then one run."""
         fields = dict(key=key, task_id=task.task_id, speedup=None, time_s=None, baseline_time_s=None, spread=None)
         problem = get_problem(task.kernel)
-        vetting = vet(problem, task.model, build, self.cfg.harness, body=body, race_build=race_build)
+        vetting = vet(problem, task.model, build, self.cfg.measure, body=body, race_build=race_build)
         if vetting.verdict is not None:
             # A compiler's log ends with what went wrong; the other reasons start with it.
             detail = vetting.detail[-400:] if vetting.verdict == BUILD_ERROR else vetting.detail[:400]
             return Measurement(**fields, verdict=vetting.verdict, detail=detail)
         if vetting.race_check is not None and vetting.race_check.status == "inconclusive":
             logger.warning("%s: race check inconclusive: %s", task.task_id, vetting.race_check.detail[:300])
-        run = run_program(problem, task.model, build.exe, self.protocol(task), self.cfg.harness.limits())
+        run = run_program(problem, task.model, build.exe, self.protocol(task), self.cfg.measure.limits())
         if run.verdict != OK:
             # Shorter than the harness's detail: what the driver reported, else the end of the run's output.
             if run.driver_failure is not None:

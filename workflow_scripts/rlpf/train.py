@@ -185,20 +185,20 @@ def train(method: str, *, start_model, tasks, candidates: pd.DataFrame | None, c
 
 
 def main(method: str, *, tasks_path, start_model, out_model, out_curve, train_cfg: dict, seed: int, device: str,
-         candidates_path=None, reward_cfg: dict | None = None, harness_cfg: dict | None = None, cache_dir=None,
+         candidates_path=None, reward_cfg: dict | None = None, measure_cfg: dict | None = None, cache_dir=None,
          torch_threads: int = 1) -> list[dict]:  # fmt: skip
-    """RL's reward: `reward_cfg`, `harness_cfg`, config sections rlpf.reward and pcgbench.evaluate
+    """RL's reward: `reward_cfg`, `measure_cfg`, config sections rlpf.reward and measure
     (RewardConfig.from_config)."""
     from workflow_scripts.rlpf.reward import Measurer, PerformanceReward, RewardConfig
 
-    prov = Provenance.start(step=f"rlpf.{method}", config={"train": train_cfg, "reward": reward_cfg, "harness": harness_cfg,
+    prov = Provenance.start(step=f"rlpf.{method}", config={"train": train_cfg, "reward": reward_cfg, "measure": measure_cfg,
                                                            "device": device}, seed=seed)  # fmt: skip
     cfg = TrainConfig(**train_cfg)
     tasks = [task_from_dict(r) for r in read_json(tasks_path)["tasks"]]
     candidates = pd.read_parquet(candidates_path) if candidates_path else None
     reward_fn = None
     if method == "rl":
-        reward_cfg = RewardConfig.from_config(reward_cfg, harness_cfg, seed=seed, cache_dir=Path(cache_dir))
+        reward_cfg = RewardConfig.from_config(reward_cfg, measure_cfg, seed=seed, cache_dir=Path(cache_dir))
         reward_fn = PerformanceReward(Measurer(reward_cfg), tasks)
     out_model = Path(out_model)
     work_dir = out_model.with_name(out_model.name + ".work")
@@ -234,5 +234,5 @@ if __name__ == "__main__":
     main(smk.params.method, tasks_path=smk.input.tasks, start_model=start_model, out_model=smk.output.model,
          out_curve=smk.output.curve, train_cfg=smk.params.train, seed=smk.params.seed, device=smk.params.device,
          candidates_path=smk.input.get("candidates"), reward_cfg=smk.params.get("reward"),
-         harness_cfg=smk.params.get("harness"), cache_dir=smk.params.get("cache_dir"),
+         measure_cfg=smk.params.get("measure"), cache_dir=smk.params.get("cache_dir"),
          torch_threads=smk.params.get("torch_threads", smk.threads))  # fmt: skip
