@@ -92,6 +92,7 @@ from workflow_scripts.pcgbench import (  # noqa: E402
     EvaluateConfig,
     Sample,
     evaluate,
+    evaluation_settings,
     generators,
     pareval_pairs,
     parse_pair,
@@ -522,7 +523,8 @@ def main() -> int:
     parser.add_argument("--out", default=str(REPO / "results/pcgbench/benchmarks/projection.json"))
     args = parser.parse_args()
     config = load_config(*dict.fromkeys([REPO / "config/config.yaml", REPO / args.configfile]))
-    pcgbench = config["pcgbench"]
+    # The evaluation's settings are the sections measure and pcgbench.evaluate; the functions here read them as one.
+    pcgbench = dict(config["pcgbench"], evaluate=evaluation_settings(config))
     problems = select_problems(suite.load_suite(), pcgbench["problems"])
     runtimes, nodes = runtime_s(pcgbench, args.configfile), {"cpu": args.cpu_nodes, "gpu": args.gpu_nodes}
     if args.from_json:

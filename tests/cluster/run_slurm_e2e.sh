@@ -65,7 +65,8 @@ pcgbench:
   cluster:
     cpu: {slurm_partition: e2e, gpu: 0}
     gpu: {slurm_partition: gpu, gpu: 1}
-  evaluate: {max_cores: 1, warmup: 0, reps: 2}
+  evaluate: {max_cores: 1}
+measure: {warmup: 0, reps: 2}
 CONF
 }
 
