@@ -241,8 +241,8 @@ def format_row(row: dict) -> str:
 
 
 def _check_config(evaluate: dict, seed: int, jobs: int | None) -> CheckConfig:
-    """The evaluation's settings (sections measure and pcgbench.evaluate) with the config's seed and the job's compilers (None: the section's jobs);
-    no race check (trusted code)."""
+    """The evaluation's settings (sections measure and pcgbench.evaluate) with the config's seed and the job's
+    compilers (None: the section's jobs); no race check (trusted code)."""
     given = {"seed": seed, "race_check": False} | ({"jobs": jobs} if jobs is not None else {})
     return CheckConfig(**evaluate | given)
 
