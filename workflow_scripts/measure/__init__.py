@@ -5,7 +5,8 @@ performance-change timings. It imports only `workflow_scripts.common`. Code outs
 names below from here (`from workflow_scripts.measure import run_program`), never a module inside it;
 tests/pcgbench_harness/test_api.py holds every package, benchmark and rule to that.
 
-    cache = BuildCache(BuildConfig(cache_dir=Path("results/pcgbench/build_cache")))
+    settings = MeasureConfig(**config["measure"], seed=config["seed"])   # config section `measure`
+    cache = BuildCache(settings.build_config())
     [build] = cache.build_all([BuildRequest(problem=problem, model="omp", body=body)])
     vetting = vet(problem, "omp", build, settings, body=body)           # build, tampering, race check
     if vetting.verdict is None:
@@ -37,15 +38,12 @@ toolchains.py    toolchain_status, build_status, race_check_status, driver_model
                                       which models build and run here; the race-check build
 kokkos.py        ensure_kokkos, kokkos_ready, kokkos_prefix, KOKKOS_VERSION   the cached Kokkos build
 machine_cache.py machine_cache_dir    the machine's cache (driver objects, judges, Kokkos, headers)
-driver_program.py build_driver, run_argv   a problem's driver object; a driver's command line (the self-test
-                                      generators' trusted runs)
 
 Inside the package the modules import each other directly (`from workflow_scripts.measure.run import ...`),
 never this file, which imports them all.
 """
 
 from workflow_scripts.measure.build_cache import BuildCache, BuildConfig, BuildRequest, BuildResult
-from workflow_scripts.measure.driver_program import build_driver, run_argv
 from workflow_scripts.measure.kokkos import KOKKOS_VERSION, ensure_kokkos, kokkos_prefix, kokkos_ready
 from workflow_scripts.measure.machine_cache import machine_cache_dir
 from workflow_scripts.measure.run import (
@@ -133,6 +131,5 @@ __all__ = [
     "MALFORMED",
     # toolchains, Kokkos, the machine's cache, drivers
     "toolchain_status", "build_status", "race_check_status", "driver_model", "TSAN", "RACE_CHECKED_MODELS",
-    "ensure_kokkos", "kokkos_ready", "kokkos_prefix", "KOKKOS_VERSION", "machine_cache_dir", "build_driver",
-    "run_argv",
+    "ensure_kokkos", "kokkos_ready", "kokkos_prefix", "KOKKOS_VERSION", "machine_cache_dir",
 ]  # fmt: skip
