@@ -1,5 +1,6 @@
 """The hack catalogue: one body per way a sample could fool PCGBench's measurement, each in serial, omp and mpi
-where it applies (and in mpi+omp and kokkos where the kernel's system-call filter, built per model, closes it), and the typed verdict it must get (data/pcgbench/README.md, "What a sample cannot forge").
+where it applies (and in mpi+omp and kokkos where the kernel's system-call filter, built per model, closes it), and
+the typed verdict it must get (data/pcgbench/README.md, "What a sample cannot forge").
 
 Each body answers reduce_average (the mean of x) and cheats in one way; MEMORY_HACKS read or write the driver's
 memory through pointers (its secret, its copy of the input, its clocks, its table of library addresses). A body
