@@ -233,6 +233,8 @@ def run_program(problem: suite.Problem, model: str, exe: Path, protocol: RunProt
     if verdict is not None:
         how = f"{result.outcome}" + (f" signal {result.signal_number}" if result.signal_number else "")
         how += f" exit {result.returncode}" if result.returncode is not None else ""
+        if result.usage is not None and (limit_hit := result.usage.describe()):
+            how += f" ({limit_hit})"
         return ProgramRun(verdict=verdict, detail=f"{how}: {result.stderr.strip()[-STDERR_CHARS:]}",
                           driver_failure=None, **failed)  # fmt: skip
     threads = (protocol.threads, *protocol.more_threads)
@@ -331,7 +333,10 @@ def check_races(problem: suite.Problem, model: str, build: "BuildResult", *, see
     protocol = RunProtocol(warmup=0, reps=0, validations=1, seed=seed, size=race_check_size(problem, model, body),
                            ranks=ranks, threads=RACE_CHECK_THREADS, nice=nice, judged=False,
                            extra_env=race_check_env(limits.memory_mb or 4096))  # fmt: skip
-    run = run_program(problem, model, build.exe, protocol, dataclasses.replace(limits, memory_mb=None))
+    # No address-space limit (TSan reserves terabytes of it); the run's memory is bounded by the sanitizer's RSS limit
+    # per process and, where it has a control group, by the run's own limit on all its processes together.
+    run = run_program(problem, model, build.exe, protocol,
+                      dataclasses.replace(limits, memory_mb=None, run_memory_mb=limits.whole_run_memory_mb()))
     if RACE_REPORT in run.result.stderr:
         return RaceCheck(status="race", detail=race_report(run.result.stderr))
     if run.verdict == verdicts.OK:

@@ -20,7 +20,8 @@ What the program sees (bubblewrap 0.8+, util-linux 2.38+ prlimit, setpriv and un
   namespace is then the run's own: without one, every run as uid 65534 shared that uid's keyrings, and a key
   one run added (`add_key()`) was read back by a later run, of the same evaluation or the next. The session
   keyring, which a process keeps across setuid and into a user namespace, is a fresh one per run (_spawn);
-- rlimits set by `prlimit` (CPU seconds, address space, file size, processes, open files, stack);
+- rlimits set by `prlimit` (CPU seconds, address space, file size, processes, open files, stack), and in root
+  mode a control group of the run's own (run_cgroup.py): the memory and tasks of all its processes together;
 - on standard input the caller's bytes (`stdin`, then end of file: the driver's per-run secret), else /dev/null.
 
 Two modes, chosen by who runs the harness (`rootless()`):
@@ -111,6 +112,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from workflow_scripts.measure.run_cgroup import RunCgroup, RunUsage
 from workflow_scripts.measure.verdicts import CRASH, KILLED_RESOURCE_LIMIT, VERDICT_TIMEOUT
 
 logger = logging.getLogger(__name__)
@@ -175,6 +177,9 @@ class SandboxLimits:
     # RLIMIT_AS per process (virtual memory). None: none, only for ThreadSanitizer builds, which reserve terabytes
     # of shadow address space; their memory is bounded by the sanitizer's RSS limit instead (run.check_races).
     memory_mb: int | None = 4096
+    # The resident memory of all the run's processes together, its /tmp and /dev/shm files included: its control
+    # group's limit (run_cgroup.py), where the harness can make one. None: memory_mb's value (none when that is None).
+    run_memory_mb: int | None = None
     file_size_mb: int = 64  # RLIMIT_FSIZE: the largest file the program may write
     max_processes: int = 128  # RLIMIT_NPROC for uid 65534: processes and threads (mpirun needs ~40 for 2 ranks)
     nofile: int = 256  # RLIMIT_NOFILE
@@ -188,10 +193,14 @@ class SandboxLimits:
     def __post_init__(self) -> None:
         for field in dataclasses.fields(self):
             value = getattr(self, field.name)
-            if value is None and field.name in ("memory_mb", "cores"):
+            if value is None and field.name in ("memory_mb", "run_memory_mb", "cores"):
                 continue
             if not value > 0:
                 raise ValueError(f"SandboxLimits.{field.name} must be > 0, got {value!r}")
+
+
+    def whole_run_memory_mb(self) -> int | None:
+        return self.run_memory_mb if self.run_memory_mb is not None else self.memory_mb
 
 
 @dataclasses.dataclass(kw_only=True)
@@ -203,6 +212,8 @@ class SandboxResult:
     stderr: str
     wall_s: float
     output_truncated: bool
+    # The whole run's memory, tasks and CPU time, from its control group; None where there was none (run_cgroup.py).
+    usage: RunUsage | None = None
 
 
 def rootless() -> bool:
@@ -628,11 +639,29 @@ def _run(command_for: Callable[[int], list[str]], limits: SandboxLimits, env: di
     Only the command gets the pipe (pass_fds; subprocess closes every other descriptor in the child, so runs
     started meanwhile by other threads hold no copy), and the harness closes its own write end at once: the
     pipe's end of file then comes when the sentinel step has closed it, or when the wrappers have all died.
+    The command runs in a control group of its own where the harness can make one (run_cgroup.py): the result's
+    `usage` is then the whole run's, read once nothing of it is left.
     """
+    group = RunCgroup.make(memory_mb=limits.whole_run_memory_mb(), max_tasks=limits.max_processes)
+    try:
+        result, started, command = _run_in(command_for, limits, env, cwd, kill, stdin, group)
+    except BaseException:
+        if group is not None:
+            group.remove()
+        raise
+    if group is not None:
+        result = dataclasses.replace(result, usage=group.close())
+    return result, started, command
+
+
+def _run_in(command_for: Callable[[int], list[str]], limits: SandboxLimits, env: dict[str, str], cwd: Path | None,
+            kill, stdin: bytes | None, group: RunCgroup | None) -> tuple[SandboxResult, bool, list[str]]:  # fmt: skip
     sentinel_read, sentinel_write = os.pipe()
     started = time.monotonic()
     try:
         command = command_for(sentinel_write)
+        if group is not None:
+            command = group.enter_argv() + command
         # A new session makes the command the leader of its own process group, so one killpg reaches it all.
         proc, release = _spawn(
             command, pinned_cpus(limits.cores), stdin=subprocess.DEVNULL if stdin is None else subprocess.PIPE, stdout=subprocess.PIPE,
@@ -832,15 +861,21 @@ def verdict_for(result: SandboxResult, cpu_limit_s: int | None = None) -> str | 
     (its output must then be validated by the caller).
 
     Resource limits are told apart from crashes by how the kernel enforces them (SIGXCPU, SIGXFSZ,
-    SIGKILL at the hard CPU limit, when `cpu_limit_s` is given), by the output cap, and by an allocation refused under RLIMIT_AS
-    (std::bad_alloc). mpirun reports a rank's fatal signal in its own output, which is read the same way.
+    SIGKILL at the hard CPU limit, when `cpu_limit_s` is given), by the output cap, by an allocation refused under RLIMIT_AS
+    (std::bad_alloc), and, where the run had a control group (result.usage), by its memory limit's kill (whatever the
+    run did next) and by a run that failed after its task limit refused a process or thread. mpirun reports a rank's
+    fatal signal in its own output, which is read the same way.
     """
+    if result.usage is not None and result.usage.memory_limit_hit:  # whatever followed (a crash, a hang) came of it
+        return KILLED_RESOURCE_LIMIT
     if result.outcome == TIMEOUT:
         return VERDICT_TIMEOUT
     if result.outcome == OUTPUT_LIMIT:
         return KILLED_RESOURCE_LIMIT
     if any(marker in result.stderr or marker in result.stdout for marker in ALLOCATION_FAILURE_MARKERS):
         return KILLED_RESOURCE_LIMIT
+    if result.usage is not None and result.usage.task_limit_hit and not (result.outcome == EXITED and result.returncode == 0):
+        return KILLED_RESOURCE_LIMIT  # it failed after a process or thread was refused at the run's task limit
     if result.outcome == SIGNALED:
         if result.signal_number in RESOURCE_SIGNALS:
             return KILLED_RESOURCE_LIMIT
