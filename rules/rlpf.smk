@@ -184,6 +184,7 @@ rule rlpf_rl:
         "../workflow_scripts/rlpf/train.py"
 
 
+# Each model on the held-out tasks: sampled (config rlpf.held_out), built, validated and timed as the reward does.
 rule rlpf_evaluate:
     input:
         tasks=results("rlpf/tasks.json"),
@@ -203,15 +204,15 @@ rule rlpf_evaluate:
         timing_slot=1,
     params:
         model=lambda wildcards: RLPF_MODEL[wildcards.model],  # the model source the script loads (its files are the input)
-        evaluate=lookup(dpath="rlpf/evaluate", within=config),
+        held_out=lookup(dpath="rlpf/held_out", within=config),
         reward=lookup(dpath="rlpf/reward", within=config),
         measure=lookup(dpath="measure", within=config),  # under rlpf.reward.measure's overrides
         cache_dir=lookup(dpath="rlpf/cache_dir", within=config),
         torch_threads=rlpf_torch_threads,
         seed=config["seed"],
-        software_env=software_env("../workflow_scripts/rlpf/evaluate.py"),
+        software_env=software_env("../workflow_scripts/rlpf/held_out.py"),
     script:
-        "../workflow_scripts/rlpf/evaluate.py"
+        "../workflow_scripts/rlpf/held_out.py"
 
 
 # Figure name -> what it is drawn from. One rule per figure: deleting one figure redraws only it, and a new RL

@@ -15,7 +15,7 @@ from workflow_scripts.common.config import (
     section_errors,
 )
 from workflow_scripts.measure import MeasureConfig
-from workflow_scripts.rlpf.evaluate import EvalConfig
+from workflow_scripts.rlpf.held_out import HeldOutConfig
 from workflow_scripts.rlpf.reward import RewardConfig
 from workflow_scripts.rlpf.reward_model import RewardModelConfig
 from workflow_scripts.rlpf.tasks import TaskConfig
@@ -27,13 +27,13 @@ from workflow_scripts.rlpf.train import TrainConfig
 def test_rlpf_section(repo_root, files):
     config = load_config(*(repo_root / "config" / name for name in files))  # validated
     section = config["rlpf"]
-    assert {"tasks", "reward", "sft", "dpo", "rl", "evaluate", "reward_model"} <= set(section)
+    assert {"tasks", "reward", "sft", "dpo", "rl", "held_out", "reward_model"} <= set(section)
     TaskConfig(**section["tasks"])
     RewardConfig.from_config(section["reward"], config["measure"], seed=config["seed"],
                              cache_dir=section["cache_dir"])  # fmt: skip
     for method in ("sft", "dpo", "rl"):
         TrainConfig(**section[method])
-    EvalConfig(**section["evaluate"])
+    HeldOutConfig(**section["held_out"])
     RewardModelConfig(**section["reward_model"])
 
 
@@ -127,3 +127,12 @@ def test_a_config_of_the_settings_before_the_engine_had_its_section_is_told_wher
     config["rlpf"]["reward"]["harness"] = config["rlpf"]["reward"].pop("measure")
     [problem] = explain_config_errors(config, SCHEMA_PATH)
     assert problem.startswith("config: unknown key 'rlpf.reward.harness'") and problem.endswith("renamed 'rlpf.reward.measure'")
+
+
+def test_a_config_with_rlpf_evaluate_is_told_it_was_renamed(repo_root):
+    """RLPF's evaluation on the held-out tasks was `rlpf.evaluate` (PCGBench's evaluation is pcgbench.evaluate)."""
+    config = load_config(repo_root / "config" / "config.yaml")
+    config["rlpf"]["evaluate"] = config["rlpf"].pop("held_out")
+    [problem] = explain_config_errors(config, SCHEMA_PATH)
+    assert problem.startswith("config: unknown key 'rlpf.evaluate'") and problem.endswith("renamed 'rlpf.held_out'")
+    assert "\n" not in problem

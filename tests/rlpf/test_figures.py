@@ -1,12 +1,12 @@
 """Each RLPF figure drawn on its own from the files its rule reads: the evaluation metrics of the four models
-(scored by evaluate.score from per-sample tables) or the training curves (TRL's log_history shape)."""
+(scored by held_out.score from per-sample tables) or the training curves (TRL's log_history shape)."""
 
 import pandas as pd
 import pytest
 
 from workflow_scripts.common import write_json
 from workflow_scripts.rlpf import figures
-from workflow_scripts.rlpf.evaluate import score
+from workflow_scripts.rlpf.held_out import score
 from workflow_scripts.rlpf.summary import FIGURES, MODELS
 
 

@@ -31,7 +31,7 @@ def test_diagnosis_counts_faster_candidates_and_flat_groups():
 def test_summary_and_table_without_figures(tmp_path):
     """main writes summary.json and per_kernel.csv from the four evaluations; the figures are their own rules."""
     from workflow_scripts.common import read_json, write_json
-    from workflow_scripts.rlpf.evaluate import score
+    from workflow_scripts.rlpf.held_out import score
     from workflow_scripts.rlpf.summary import MODELS, main
 
     tasks = [{"task_id": "omp/k1", "task_set": "omp", "kernel": "k1", "split": "held_out"},

@@ -6,7 +6,7 @@ import pytest
 from workflow_scripts.generate.tiny_model import build_tiny_model
 from workflow_scripts.measure import MeasureConfig
 from workflow_scripts.rlpf.candidates import candidate_completions
-from workflow_scripts.rlpf.evaluate import score
+from workflow_scripts.rlpf.held_out import score
 from workflow_scripts.rlpf.reward import Measurer, PerformanceReward, RewardConfig
 from workflow_scripts.rlpf.tasks import TaskConfig, build_tasks, task_to_dict
 from workflow_scripts.rlpf.train import TrainConfig, train

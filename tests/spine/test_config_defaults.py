@@ -55,7 +55,7 @@ PAIRS = [
     # the evaluation's settings (EvaluateConfig's fields) and which configurations
     ("pcgbench.reference_speedups", "CheckConfig", "pcgbench.evaluate", {"seed": "<top>.seed"},
      {"suite_root", "fixed"} | MEASURE_FIELDS),
-    ("rlpf.evaluate", "EvalConfig", "rlpf.evaluate", {}, set()),
+    ("rlpf.held_out", "HeldOutConfig", "rlpf.held_out", {}, set()),
     # measure: the section measure's settings (a MeasureConfig) under rlpf.reward.measure's overrides (from_config)
     ("rlpf.reward", "RewardConfig", "rlpf.reward", {}, {"cache_dir", "measure"}),
     ("rlpf.reward_model", "RewardModelConfig", "rlpf.reward_model", {}, set()),

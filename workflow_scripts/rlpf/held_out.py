@@ -32,24 +32,24 @@ logger = logging.getLogger(__name__)
 
 
 @dataclasses.dataclass(kw_only=True)
-class EvalConfig:
-    """Config section `rlpf.evaluate`."""
+class HeldOutConfig:
+    """Config section `rlpf.held_out`."""
 
-    samples: int = schema_default("rlpf.evaluate.samples")  # completions per held-out task
-    temperature: float = schema_default("rlpf.evaluate.temperature")
-    max_new_tokens: int = schema_default("rlpf.evaluate.max_new_tokens")
+    samples: int = schema_default("rlpf.held_out.samples")  # completions per held-out task
+    temperature: float = schema_default("rlpf.held_out.temperature")
+    max_new_tokens: int = schema_default("rlpf.held_out.max_new_tokens")
     # "faster" means speedup > 1 + margin (timing noise is a few percent)
-    faster_margin: float = schema_default("rlpf.evaluate.faster_margin")
+    faster_margin: float = schema_default("rlpf.held_out.faster_margin")
 
     def __post_init__(self) -> None:
         if self.samples < 1 or self.max_new_tokens < 1:
-            raise ValueError(f"rlpf.evaluate.samples and max_new_tokens must be >= 1, got {self.samples}, "
+            raise ValueError(f"rlpf.held_out.samples and max_new_tokens must be >= 1, got {self.samples}, "
                              f"{self.max_new_tokens}")  # fmt: skip
         if self.temperature <= 0 or self.faster_margin < 0:
-            raise ValueError("rlpf.evaluate.temperature must be > 0 and faster_margin >= 0")
+            raise ValueError("rlpf.held_out.temperature must be > 0 and faster_margin >= 0")
 
 
-def generate(model_dir, prompts: list[str], cfg: EvalConfig, seed: int, torch_threads: int = 1,
+def generate(model_dir, prompts: list[str], cfg: HeldOutConfig, seed: int, torch_threads: int = 1,
              device="cpu") -> list[list[str]]:  # fmt: skip
     """`cfg.samples` sampled completions per prompt (new text only), sampled on `device` (a resolved torch device)."""
     import torch
@@ -90,13 +90,13 @@ def score(table: pd.DataFrame, faster_margin: float) -> dict:
     }
 
 
-def main(model_name: str, *, tasks_path, model_dir, out_samples, out_metrics, eval_cfg: dict, reward_cfg: dict,
+def main(model_name: str, *, tasks_path, model_dir, out_samples, out_metrics, held_out_cfg: dict, reward_cfg: dict,
          measure_cfg: dict, cache_dir, seed: int, torch_threads: int = 1) -> dict:  # fmt: skip
     """`reward_cfg`, `measure_cfg`: config sections rlpf.reward and measure (RewardConfig.from_config)."""
-    prov = Provenance.start(step=f"rlpf.evaluate.{model_name}",
-                            config={"evaluate": eval_cfg, "reward": reward_cfg, "measure": measure_cfg}, seed=seed)
+    prov = Provenance.start(step=f"rlpf.held_out.{model_name}",
+                            config={"held_out": held_out_cfg, "reward": reward_cfg, "measure": measure_cfg}, seed=seed)
     seed_everything(seed)
-    cfg = EvalConfig(**eval_cfg)
+    cfg = HeldOutConfig(**held_out_cfg)
     tasks = [t for t in (task_from_dict(r) for r in read_json(tasks_path)["tasks"]) if t.split == "held_out"]
     measurer = Measurer(RewardConfig.from_config(reward_cfg, measure_cfg, seed=seed, cache_dir=Path(cache_dir)))
     # Sampling takes the job's GPU when it has one ("auto"); the cluster profile gives this CPU-timing rule none.
@@ -130,6 +130,6 @@ if __name__ == "__main__":
     smk = snakemake_step(snakemake)  # noqa: F821 -- injected by Snakemake's script: directive
     model = step_model(smk, key="rlpf model")
     main(smk.wildcards.model, tasks_path=smk.input.tasks, model_dir=model, out_samples=smk.output.samples,
-         out_metrics=smk.output.metrics, eval_cfg=smk.params.evaluate, reward_cfg=smk.params.reward,
+         out_metrics=smk.output.metrics, held_out_cfg=smk.params.held_out, reward_cfg=smk.params.reward,
          measure_cfg=smk.params.measure, cache_dir=smk.params.cache_dir, seed=smk.params.seed,
          torch_threads=smk.params.torch_threads)  # fmt: skip
