@@ -136,3 +136,19 @@ def test_a_config_with_rlpf_evaluate_is_told_it_was_renamed(repo_root):
     [problem] = explain_config_errors(config, SCHEMA_PATH)
     assert problem.startswith("config: unknown key 'rlpf.evaluate'") and problem.endswith("renamed 'rlpf.held_out'")
     assert "\n" not in problem
+
+
+def test_a_config_with_rlpf_tasks_held_out_is_told_it_was_renamed(repo_root):
+    """The number of held-out kernels was `rlpf.tasks.held_out`; `rlpf.held_out` is the held-out evaluation's
+    section, so the count is `rlpf.tasks.held_out_kernels` (the name summary.json gives the kernels)."""
+    config = load_config(repo_root / "config" / "config.yaml")
+    tasks = config["rlpf"]["tasks"]
+    tasks["held_out"] = 6  # an older override file merged onto the current config: the old key beside the new
+    [problem] = explain_config_errors(config, SCHEMA_PATH)
+    assert problem.startswith("config: unknown key 'rlpf.tasks.held_out' (known keys: ")
+    assert problem.endswith("renamed 'rlpf.tasks.held_out_kernels'") and "\n" not in problem
+    tasks.pop("held_out_kernels")  # a whole config of before: the new key is missing as well, and is named
+    problems = explain_config_errors(config, SCHEMA_PATH)
+    assert problem in problems and any("'held_out_kernels' is a required property" in p for p in problems)
+    with pytest.raises(TypeError, match="held_out"):
+        TaskConfig(**tasks)

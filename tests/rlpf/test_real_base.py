@@ -15,7 +15,7 @@ KERNELS = ["reduce_sum_of_min_pairs", "reduce_xor", "transform_squaring"]
 
 @pytest.fixture(scope="module")
 def tasks_and_candidates():
-    tasks = build_tasks(TaskConfig(kernels=KERNELS, held_out=1, task_sets=["omp"]), seed=3)
+    tasks = build_tasks(TaskConfig(kernels=KERNELS, held_out_kernels=1, task_sets=["omp"]), seed=3)
     rows = [{"task_id": t.task_id, "completion": c, "verdict": "ok", "reward": -0.1 * i}
             for t in tasks for i, c in enumerate(candidate_completions(t, 3))]  # fmt: skip
     return tasks, pd.DataFrame(rows)

@@ -29,7 +29,7 @@ KERNELS = ["reduce_sum_of_min_pairs", "reduce_xor", "graph_highest_degree", "sea
 
 @pytest.fixture(scope="module")
 def tasks():
-    cfg = TaskConfig(kernels=KERNELS, held_out=2, task_sets=["omp", "serial"], renamings=2)
+    cfg = TaskConfig(kernels=KERNELS, held_out_kernels=2, task_sets=["omp", "serial"], renamings=2)
     return build_tasks(cfg, seed=11)
 
 
@@ -63,9 +63,10 @@ def test_variants_rename_body_prompt_and_candidates_consistently(tasks):
             assert reduction_clauses(v.body, loop_v) == [rename_identifiers(c, renaming)
                                                             for c in reduction_clauses(original.body, loop_o)]
     # Seeded: the same config and seed give the same variants; another seed other names.
-    again = build_tasks(TaskConfig(kernels=KERNELS, held_out=2, task_sets=["omp", "serial"], renamings=2), 11)
+    cfg = TaskConfig(kernels=KERNELS, held_out_kernels=2, task_sets=["omp", "serial"], renamings=2)
+    again = build_tasks(cfg, 11)
     assert again == tasks
-    other = build_tasks(TaskConfig(kernels=KERNELS, held_out=2, task_sets=["omp", "serial"], renamings=2), 12)
+    other = build_tasks(cfg, 12)
     assert [t.renaming for t in other if t.origin] != [t.renaming for t in variants]
 
 
@@ -102,11 +103,11 @@ def test_tasks_round_trip_through_json(tasks):
 
 def test_config_refuses_renaming_whole_functions():
     with pytest.raises(ValueError, match="renamings"):
-        TaskConfig(kernels=KERNELS, held_out=1, task_sets=["omp"], kind="function", renamings=1)
+        TaskConfig(kernels=KERNELS, held_out_kernels=1, task_sets=["omp"], kind="function", renamings=1)
 
 
 def test_derived_rows_are_renamed_and_a_measured_variant_matches_its_original(tmp_path):
-    tasks = build_tasks(TaskConfig(kernels=["reduce_xor", "transform_squaring"], held_out=1,
+    tasks = build_tasks(TaskConfig(kernels=["reduce_xor", "transform_squaring"], held_out_kernels=1,
                                        task_sets=["omp"], renamings=1), seed=5)  # fmt: skip
     harness = MeasureConfig(reps=3, validations=3, run_timeout_s=30, cpu_limit_s=60)  # as RLPF measures
     measurer = Measurer(RewardConfig(cache_dir=tmp_path / "cache", measure=harness))

@@ -42,8 +42,8 @@ def reward_config(cache_dir, **harness) -> RewardConfig:
 @pytest.fixture(scope="module")
 def measured(tmp_path_factory):
     """One real batch through the harness: malformed, build failure, wrong clause, correct parallel, baseline."""
-    tasks = build_tasks(TaskConfig(kernels=["reduce_sum_of_min_pairs", "reduce_xor"], held_out=1,
-                                       task_sets=["omp"]), seed=1)
+    tasks = build_tasks(TaskConfig(kernels=["reduce_sum_of_min_pairs", "reduce_xor"], held_out_kernels=1,
+                                   task_sets=["omp"]), seed=1)
     task = next(t for t in tasks if t.kernel == "reduce_sum_of_min_pairs")
     measurer = Measurer(reward_config(tmp_path_factory.mktemp("cache"), run_timeout_s=30))
     completions = {
@@ -80,8 +80,8 @@ def test_a_race_on_a_search_index_is_caught(tmp_path):
     (one validation, threads waiting passively, normal priority) and became an SFT target, and the stress
     validations still let it pass on a loaded machine; the race check reports it whatever the load. Without the
     race check, validation alone judges it (wrong_answer, or ok when the load serialised its threads)."""
-    task = next(t for t in build_tasks(TaskConfig(kernels=["search_closest_to_pi", "reduce_xor"], held_out=1,
-                                                      task_sets=["omp"]), seed=1)
+    task = next(t for t in build_tasks(TaskConfig(kernels=["search_closest_to_pi", "reduce_xor"],
+                                                  held_out_kernels=1, task_sets=["omp"]), seed=1)
                 if t.kernel == "search_closest_to_pi")  # fmt: skip
     measurer = Measurer(reward_config(tmp_path, run_timeout_s=30))
     race, correct = measurer.measure([(task, "#pragma omp parallel for"), (task, "serial")])
@@ -153,8 +153,8 @@ def test_runs_keep_freed_memory_and_still_validate(tmp_path, monkeypatch):
         return real(argv, **kwargs)
 
     monkeypatch.setattr(sandbox, "run_sandboxed", recording)
-    tasks = build_tasks(TaskConfig(kernels=["transform_squaring", "reduce_xor"], held_out=1, task_sets=["omp"]),
-                          seed=1)  # fmt: skip
+    tasks = build_tasks(TaskConfig(kernels=["transform_squaring", "reduce_xor"], held_out_kernels=1,
+                                   task_sets=["omp"]), seed=1)  # fmt: skip
     task = next(t for t in tasks if t.kernel == "transform_squaring")
     measurer = Measurer(reward_config(tmp_path, reps=2))
     m = measurer.measure([(task, "#pragma omp parallel for")])[0]
@@ -177,22 +177,22 @@ def test_program_key_hashes_the_protocol_as_the_caches_were_written(tmp_path):
     from workflow_scripts.measure import placement_env
     from workflow_scripts.rlpf import reward
 
-    tasks = build_tasks(TaskConfig(kernels=["transform_squaring", "reduce_xor"], held_out=1, task_sets=["omp"]),
-                        seed=1)  # fmt: skip
+    tasks = build_tasks(TaskConfig(kernels=["transform_squaring", "reduce_xor"], held_out_kernels=1,
+                                   task_sets=["omp"]), seed=1)  # fmt: skip
     for stress_validations in (0, 4):
         cfg = reward_config(tmp_path, reps=2, seed=7, stress_validations=stress_validations, stress_threads=8)
         harness = cfg.measure
         for task in tasks:
             fields = [harness.warmup, harness.reps, harness.validations, harness.seed, task.threads, harness.run_nice,
-                      placement_env(task.model), reward.RUN_ENV]  # fmt: skip
+                      placement_env(task.exec_model), reward.RUN_ENV]  # fmt: skip
             if stress_validations:
                 fields.append({"stress_validations": 4, "stress_threads": 8, "after_timing": True})
-            if task.model in toolchains.RACE_CHECKED_MODELS:
+            if task.exec_model in toolchains.RACE_CHECKED_MODELS:
                 fields.append({"race_check": True})
             fields.append({"protocol": PROTOCOL})  # the measurement protocol's version (measure.run.PROTOCOL)
             protocol = json.dumps(fields)
             for body, program in (("body", "body"), (None, "MALFORMED\0c")):
-                text = "\0".join([task.task_set, task.kernel, task.model, protocol, program])
+                text = "\0".join([task.task_set, task.kernel, task.exec_model, protocol, program])
                 assert Measurer(cfg).program_key(task, body, "c") == hashlib.sha256(text.encode()).hexdigest()
     assert MeasureConfig().stress_validations > 0  # the default protocol stress-validates
 
@@ -220,11 +220,11 @@ def test_config_refuses_unordered_grades():
 
 
 def test_serial_task_set_builds_hints_on_one_thread(tmp_path):
-    tasks = build_tasks(TaskConfig(kernels=["reduce_sum_of_min_pairs", "transform_squaring"], held_out=1,
-                                       task_sets=["serial"]), seed=1)
+    tasks = build_tasks(TaskConfig(kernels=["reduce_sum_of_min_pairs", "transform_squaring"], held_out_kernels=1,
+                                   task_sets=["serial"]), seed=1)
     task = next(t for t in tasks if t.kernel == "reduce_sum_of_min_pairs")
     # Built with OpenMP's simd support (so `omp simd` is not silently dropped), run on one thread.
-    assert task.model == "omp" and task.threads == 1
+    assert task.exec_model == "omp" and task.threads == 1
     assert "#pragma omp simd reduction(+:acc)\n" in candidate_completions(task, 6)
     measurer = Measurer(reward_config(tmp_path / "cache", reps=2))
     unroll, simd, omp_line = measurer.measure([(task, "#pragma GCC unroll 4"), (task, "#pragma omp simd reduction(+:acc)"),
@@ -237,11 +237,11 @@ def test_serial_task_set_builds_hints_on_one_thread(tmp_path):
 def test_function_kind_measures_whole_pcgbench_bodies(tmp_path):
     """The paper config's task kind on one problem: PCGBench prompt in, whole body out, the harness's verdicts."""
 
-    tasks = build_tasks(TaskConfig(kernels=["reduce_sum_of_min_pairs", "transform_squaring"], held_out=1,
-                                       task_sets=["omp"], kind="function"), seed=1)  # fmt: skip
+    tasks = build_tasks(TaskConfig(kernels=["reduce_sum_of_min_pairs", "transform_squaring"], held_out_kernels=1,
+                                   task_sets=["omp"], kind="function"), seed=1)  # fmt: skip
     task = next(t for t in tasks if t.kernel == "reduce_sum_of_min_pairs")
     problem = suite.get_problem(task.kernel)
-    assert task.kind == "function" and task.model == "omp" and task.prompt == suite.prompt(problem, "omp")
+    assert task.kind == "function" and task.exec_model == "omp" and task.prompt == suite.prompt(problem, "omp")
     cands = candidate_completions(task, 4)
     assert cands[:2] == [suite.reference_body(problem, "omp"), task.body]  # the reference, the serial baseline
     completions = cands[:2] + [

@@ -18,7 +18,7 @@ KERNELS = ["dense_la_axpy", "reduce_sum_of_min_pairs", "reduce_xor", "reduce_pro
 
 @pytest.fixture(scope="module")
 def tasks():
-    return build_tasks(TaskConfig(kernels=KERNELS, held_out=3, task_sets=["omp", "serial"]), seed=5)
+    return build_tasks(TaskConfig(kernels=KERNELS, held_out_kernels=3, task_sets=["omp", "serial"]), seed=5)
 
 
 def _task(tasks, task_id):

@@ -65,8 +65,9 @@ def test_summary_and_table_without_figures(tmp_path):
                    out_summary=tmp_path / "summary.json", out_table=tmp_path / "per_kernel.csv", seed=0)  # fmt: skip
     assert read_json(tmp_path / "summary.json") == summary
     assert summary["task_sets"]["omp"]["rl"]["expected_speedup"] == pytest.approx((1.0 + 3.0) / 2)
-    assert summary["verdict"]["omp"].startswith("RL expected speedup 2.000 vs base 0.500: higher")
-    assert "samples faster than the baseline 0.500 vs base 0.000: the gain is partly speed" in summary["verdict"]["omp"]
+    assert summary["finding"]["omp"].startswith("RL expected speedup 2.000 vs base 0.500: higher")
+    assert "samples faster than the baseline 0.500 vs base 0.000: the gain is partly speed" in summary["finding"]["omp"]
+    assert "verdict" not in summary  # the study's finding; `verdict` is a measurement's (the samples' column)
     assert summary["diagnosis"]["omp"]["train_tasks_with_a_faster_candidate"] == 1
     assert summary["diagnosis"]["omp"]["train_tasks"] == 1  # a renamed variant is not another kernel
     assert summary["renamed_variants"] == {"training_tasks": 1, "derived_rows": 1, "measured_as_written": 1,
@@ -79,14 +80,14 @@ def test_summary_and_table_without_figures(tmp_path):
 
 @pytest.mark.parametrize(("rl_faster", "says"), [(0.0, "validity (more correct programs at about baseline speed), "
                                                        "not speed"), (0.25, "partly speed")])
-def test_verdict_says_whether_the_gain_is_speed_or_validity(rl_faster, says):
-    from workflow_scripts.rlpf.summary import verdict_text
+def test_finding_says_whether_the_gain_is_speed_or_validity(rl_faster, says):
+    from workflow_scripts.rlpf.summary import finding_text
 
     def entry(expected, faster):
         return {"task_sets": {"omp": {"expected_speedup": expected, "fraction_faster": faster, "samples": 8,
                                          "tasks": 2}}}  # fmt: skip
 
     metrics = {"base": entry(0.0, 0.0), "sft": entry(0.5, 0.0), "rl": entry(0.75, rl_faster), "dpo": entry(0.0, 0.0)}
-    text = verdict_text(metrics, "omp")
+    text = finding_text(metrics, "omp")
     assert text.startswith("RL expected speedup 0.750 vs base 0.000: higher") and says in text
-    assert "the gain is" not in verdict_text(metrics | {"rl": entry(0.0, 0.0)}, "omp")  # no gain, nothing to explain
+    assert "the gain is" not in finding_text(metrics | {"rl": entry(0.0, 0.0)}, "omp")  # no gain, nothing to explain

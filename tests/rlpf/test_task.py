@@ -21,7 +21,8 @@ KERNELS = ["dense_la_gemv", "reduce_sum_of_min_pairs", "reduce_xor", "scan_prefi
 @pytest.fixture(scope="module")
 def tasks():
     # With renamed variants: every check of the split below holds for them too.
-    return build_tasks(TaskConfig(kernels=KERNELS, held_out=2, task_sets=["omp", "serial"], renamings=1), seed=7)
+    cfg = TaskConfig(kernels=KERNELS, held_out_kernels=2, task_sets=["omp", "serial"], renamings=1)
+    return build_tasks(cfg, seed=7)
 
 
 def test_top_level_loops_skip_nested_and_trailing_code():
@@ -130,9 +131,9 @@ def test_held_out_kernels_never_reach_training_data(tasks):
 
 def test_config_errors_name_the_field():
     with pytest.raises(ValueError, match="held_out"):
-        TaskConfig(kernels=KERNELS, held_out=len(KERNELS), task_sets=["omp"])
+        TaskConfig(kernels=KERNELS, held_out_kernels=len(KERNELS), task_sets=["omp"])
     with pytest.raises(ValueError, match="task_sets"):
-        TaskConfig(kernels=KERNELS, held_out=1, task_sets=["cuda"])
+        TaskConfig(kernels=KERNELS, held_out_kernels=1, task_sets=["cuda"])
 
 
 def test_reward_model_pairs_come_from_one_split(tasks):

@@ -18,7 +18,7 @@ KERNELS = ["reduce_sum_of_min_pairs", "reduce_xor", "transform_squaring"]
 def setup(tmp_path_factory):
     root = tmp_path_factory.mktemp("rlpf_train")
     model_dir = build_tiny_model(root / "model", n_embd=32, n_positions=512)
-    tasks = build_tasks(TaskConfig(kernels=KERNELS, held_out=1, task_sets=["omp"]), seed=3)
+    tasks = build_tasks(TaskConfig(kernels=KERNELS, held_out_kernels=1, task_sets=["omp"]), seed=3)
     rows = [{"task_id": t.task_id, "completion": c, "verdict": "ok", "reward": -0.1 * i}
             for t in tasks for i, c in enumerate(candidate_completions(t, 3))]
     return root, model_dir, tasks, pd.DataFrame(rows)

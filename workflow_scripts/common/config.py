@@ -90,11 +90,13 @@ def _moved_into(validator, error, unknown: list[str]) -> str:
 
 # Sections whose keys moved, for a hint to a config written before: the measurement engine's settings were keys of
 # pcgbench.evaluate and are the section `measure`; the studies' overrides of them were called `harness`; RLPF's
-# evaluation on the held-out tasks was `rlpf.evaluate` (PCGBench's evaluation is pcgbench.evaluate).
+# evaluation on the held-out tasks was `rlpf.evaluate` (PCGBench's evaluation is pcgbench.evaluate), and its count of
+# held-out kernels `rlpf.tasks.held_out` (rlpf.held_out is the held-out evaluation's section).
 MOVED_KEYS = {"pcgbench.evaluate": "measure"}
 RENAMED_KEYS = {"rlpf.reward.harness": "rlpf.reward.measure",
                 "pcgbench.pareval_released.harness": "pcgbench.pareval_released.measure",
-                "rlpf.evaluate": "rlpf.held_out"}
+                "rlpf.evaluate": "rlpf.held_out",
+                "rlpf.tasks.held_out": "rlpf.tasks.held_out_kernels"}
 
 
 def _moved_out(unknown: list[str], where: str) -> str:

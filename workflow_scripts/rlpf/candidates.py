@@ -74,7 +74,7 @@ def candidate_completions(task: Task, max_candidates: int) -> list[str]:
     if task.kind == "function":
         problem = get_problem(task.kernel)
         pragma_task = dataclasses.replace(task, kind="pragma")
-        bodies = [reference_body(problem, task.model), task.body]
+        bodies = [reference_body(problem, task.exec_model), task.body]
         bodies += [program_body(pragma_task, c) for c in candidate_completions(pragma_task, max_candidates)[1:]]
         return list(dict.fromkeys(bodies))[:max_candidates]
     loops = top_level_loops(task.body)

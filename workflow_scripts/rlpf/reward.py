@@ -181,7 +181,8 @@ class Measurer:
         # and is not reused by one with them (it may hold racy programs measured ok), nor by one that ran them before
         # the timing (their oversubscribed team then lingered through the timed calls).
         p = self.protocol(task)
-        fields = [p.warmup, p.reps, p.validations, p.seed, p.threads, p.nice, placement_env(task.model), dict(p.extra_env)]
+        fields = [p.warmup, p.reps, p.validations, p.seed, p.threads, p.nice, placement_env(task.exec_model),
+                  dict(p.extra_env)]
         if p.stress_validations:
             fields += [{"stress_validations": p.stress_validations, "stress_threads": p.stress_threads,
                         "after_timing": True}]
@@ -190,7 +191,7 @@ class Measurer:
         fields += [{"protocol": PROTOCOL}]
         protocol = json.dumps(fields)
         program = body if body is not None else "MALFORMED\0" + completion
-        text = "\0".join([task.task_set, task.kernel, task.model, protocol, program])
+        text = "\0".join([task.task_set, task.kernel, task.exec_model, protocol, program])
         return hashlib.sha256(text.encode()).hexdigest()
 
     def _load(self, key: str) -> Measurement | None:
@@ -203,21 +204,21 @@ class Measurer:
         write_json(self.results_dir / f"{m.key}.json", dataclasses.asdict(m))
 
     def race_checked(self, task: Task) -> bool:
-        return self.cfg.measure.race_checked(task.model)
+        return self.cfg.measure.race_checked(task.exec_model)
 
     def _run(self, task: Task, build: BuildResult, key: str, body: str, race_build: BuildResult | None = None) -> Measurement:
         """Measure one built completion: the harness's checks (vet: its build, what its object holds, its race
         check), then one run."""
         fields = dict(key=key, task_id=task.task_id, speedup=None, time_s=None, baseline_time_s=None, spread=None)
         problem = get_problem(task.kernel)
-        vetting = vet(problem, task.model, build, self.cfg.measure, body=body, race_build=race_build)
+        vetting = vet(problem, task.exec_model, build, self.cfg.measure, body=body, race_build=race_build)
         if vetting.verdict is not None:
             # A compiler's log ends with what went wrong; the other reasons start with it.
             detail = vetting.detail[-400:] if vetting.verdict == BUILD_ERROR else vetting.detail[:400]
             return Measurement(**fields, verdict=vetting.verdict, detail=detail)
         if vetting.race_check is not None and vetting.race_check.status == "inconclusive":
             logger.warning("%s: race check inconclusive: %s", task.task_id, vetting.race_check.detail[:300])
-        run = run_program(problem, task.model, build.exe, self.protocol(task), self.cfg.measure.limits())
+        run = run_program(problem, task.exec_model, build.exe, self.protocol(task), self.cfg.measure.limits())
         if run.verdict != OK:
             # Shorter than the harness's detail: what the driver reported, else the end of the run's output.
             if run.driver_failure is not None:
@@ -261,8 +262,9 @@ class Measurer:
                 todo[key] = (task, body)
         if todo:
             keys = list(todo)
-            requests = [BuildRequest(problem=get_problem(todo[k][0].kernel), model=todo[k][0].model,
-                                     body=todo[k][1]) for k in keys]  # fmt: skip
+            # Positional: (problem, execution model, body), the engine's field order.
+            requests = [BuildRequest(get_problem(todo[k][0].kernel), todo[k][0].exec_model, todo[k][1])
+                        for k in keys]  # fmt: skip
             checked = [i for i, k in enumerate(keys) if self.race_checked(todo[k][0])]
             requests += [dataclasses.replace(requests[i], sanitizer=TSAN) for i in checked]
             builds = self.builds.build_all(requests)

@@ -5,8 +5,8 @@ measured candidates. Outputs:
 
     summary.json                per task set, one entry per model with expected_speedup,
                                 expected_speedup_given_correct, pass_at_1, fraction_faster; whether RL beat base
-                                (and SFT), stated plainly; the constant-group fraction seen in RL; the reward
-                                model's pairwise accuracy on held-out pairs
+                                (and SFT), stated plainly (`finding`); the constant-group fraction seen in RL;
+                                the reward model's pairwise accuracy on held-out pairs
     per_kernel.csv              model x held-out task: samples, correct, mean speedup (failures 0), best speedup
     figures/expected_speedup.png   bars like the paper's: expected speedup per model, per task set (drawn from
                                    the evaluation metrics)
@@ -50,7 +50,9 @@ def per_kernel_table(samples: pd.DataFrame) -> pd.DataFrame:
     return table.sort_values(["task_set", "kernel", "model"])
 
 
-def verdict_text(metrics: dict, task_set: str) -> str:
+def finding_text(metrics: dict, task_set: str) -> str:
+    """The study's finding on one task set: did RL beat base and SFT, and where the gain comes from (summary.json's
+    `finding`; the measurements' own verdicts are the samples' and candidates' `verdict`)."""
     m = {name: metrics[name]["task_sets"].get(task_set) for name in MODELS}
     if m["rl"] is None or m["base"] is None:
         return "not evaluated"
@@ -99,10 +101,10 @@ def notes_text(summary: dict) -> str:
     """Plain-language notes, every number taken from the summary itself."""
     parts = ["Timings are taken on shared CPU cores; speedups use the median repetition of sample and baseline "
              "measured in one process. Failures count as speedup 0."]
-    for ts, verdict in summary["verdict"].items():
+    for ts, finding in summary["finding"].items():
         d = summary["diagnosis"].get(ts, {})
         m = summary["task_sets"][ts]
-        parts.append(f"{ts}: {verdict}. Fraction of RL samples faster than the baseline: "
+        parts.append(f"{ts}: {finding}. Fraction of RL samples faster than the baseline: "
                      f"{m['rl']['fraction_faster']:.3f} (base {m['base']['fraction_faster']:.3f}); an expected speedup "
                      "made of correct baseline-speed samples (the all-serial completion scores exactly 1) is validity, "
                      "not speed. Measured candidates of the training tasks: "
@@ -215,11 +217,11 @@ def main(*, metrics_paths: dict, samples_paths: dict, curve_paths: dict, candida
     with atomic_path(out_table, suffix=".csv") as tmp:
         table.to_csv(tmp, index=False, float_format="%.4f")
 
-    summary = {"task_sets": {}, "verdict": {}}
+    summary = {"task_sets": {}, "finding": {}}
     for ts in task_sets:
         summary["task_sets"][ts] = {name: metrics[name]["task_sets"].get(ts) for name in MODELS}
-        summary["verdict"][ts] = verdict_text(metrics, ts)
-        logger.info("%s: %s", ts, summary["verdict"][ts])
+        summary["finding"][ts] = finding_text(metrics, ts)
+        logger.info("%s: %s", ts, summary["finding"][ts])
     summary["held_out_kernels"] = sorted({t["kernel"] for t in tasks if t["split"] == "held_out"})
     summary["train_kernels"] = sorted({t["kernel"] for t in tasks if t["split"] == "train"})
     summary["candidates"] = {"measured": int(len(candidates)),

@@ -62,7 +62,8 @@ from workflow_scripts.rlpf.renaming import choose_renaming, rename_identifiers
 logger = logging.getLogger(__name__)
 
 TASK_SETS = {"omp": "omp", "serial": "omp"}  # task set -> PCGBench execution model it is built as (see above)
-FUNCTION_MODELS = {"omp": "omp", "serial": "serial"}  # kind `function`: the PCGBench prompt's model
+# kind `function`: task set -> the execution model of the PCGBench prompt
+FUNCTION_EXEC_MODELS = {"omp": "omp", "serial": "serial"}
 TASK_THREADS = {"omp": 2, "serial": 1}
 TASK_KINDS = ("pragma", "function")
 PROMPT_TAIL = "// pragmas:\n"
@@ -73,7 +74,7 @@ class TaskConfig:
     """Config section `rlpf.tasks`."""
 
     kernels: list[str]  # PCGBench problem names whose serial reference is a kernel
-    held_out: int  # kernels kept out of every training set (chosen by a seeded shuffle)
+    held_out_kernels: int  # kernels kept out of every training set (chosen by a seeded shuffle)
     task_sets: list[str]  # "omp" and/or "serial"
     # kernels whose prompt is longer are dropped (the tiny model has 256 positions)
     max_prompt_tokens: int = schema_default("rlpf.tasks.max_prompt_tokens")
@@ -85,8 +86,9 @@ class TaskConfig:
     def __post_init__(self) -> None:
         if len(set(self.kernels)) != len(self.kernels) or len(self.kernels) < 2:
             raise ValueError(f"rlpf.tasks.kernels must list at least 2 distinct problems, got {self.kernels}")
-        if not 1 <= self.held_out < len(self.kernels):
-            raise ValueError(f"rlpf.tasks.held_out must be in [1, {len(self.kernels) - 1}], got {self.held_out}")
+        if not 1 <= self.held_out_kernels < len(self.kernels):
+            raise ValueError(f"rlpf.tasks.held_out_kernels must be in [1, {len(self.kernels) - 1}], got "
+                             f"{self.held_out_kernels}")
         bad = [t for t in self.task_sets if t not in TASK_SETS]
         if bad or not self.task_sets:
             raise ValueError(f"rlpf.tasks.task_sets: unknown {bad}; allowed {sorted(TASK_SETS)}")
@@ -113,8 +115,9 @@ class Task:
     renaming: tuple[tuple[str, str], ...] = ()  # a renamed variant: (original name, new name) of each local
 
     @property
-    def model(self) -> str:
-        return (FUNCTION_MODELS if self.kind == "function" else TASK_SETS)[self.task_set]
+    def exec_model(self) -> str:
+        """The PCGBench execution model the task's programs are built and run as (omp | serial)."""
+        return (FUNCTION_EXEC_MODELS if self.kind == "function" else TASK_SETS)[self.task_set]
 
     @property
     def threads(self) -> int:
@@ -151,16 +154,17 @@ def renamed_variant(task: Task, variant: int, seed: int) -> Task | None:
                                renaming=tuple(renaming.items()))  # fmt: skip
 
 
-def split_kernels(kernels: list[str], held_out: int, seed: int) -> dict[str, str]:
-    """{kernel: "train" | "held_out"}: a seeded shuffle of the sorted names, the first `held_out` held out."""
+def split_kernels(kernels: list[str], held_out_kernels: int, seed: int) -> dict[str, str]:
+    """{kernel: "train" | "held_out"}: a seeded shuffle of the sorted names, the first `held_out_kernels` of them
+    held out."""
     order = sorted(kernels)
     random.Random(seed).shuffle(order)
-    return {k: ("held_out" if i < held_out else "train") for i, k in enumerate(order)}
+    return {k: ("held_out" if i < held_out_kernels else "train") for i, k in enumerate(order)}
 
 
 def build_tasks(cfg: TaskConfig, seed: int, token_count=None) -> list[Task]:
     """Every (task set, kernel) task with its split. `token_count(text) -> int` drops over-long prompts."""
-    split = split_kernels(cfg.kernels, cfg.held_out, seed)
+    split = split_kernels(cfg.kernels, cfg.held_out_kernels, seed)
     tasks = []
     for kernel in cfg.kernels:
         problem = get_problem(kernel)
@@ -172,7 +176,7 @@ def build_tasks(cfg: TaskConfig, seed: int, token_count=None) -> list[Task]:
         signature = problem.signatures["vector"]
         for task_set in cfg.task_sets:
             if cfg.kind == "function":
-                prompt = problem_prompt(problem, FUNCTION_MODELS[task_set])
+                prompt = problem_prompt(problem, FUNCTION_EXEC_MODELS[task_set])
             else:
                 prompt = make_prompt(task_set, signature, body, n_loops)
             if token_count is not None and token_count(prompt) > cfg.max_prompt_tokens:
@@ -230,7 +234,7 @@ def main(out_path, *, tasks_cfg: dict, tokenizer_dir, seed: int) -> list[Task]:
         logger.info("%s kernels (%d): %s", split, len(names), ", ".join(names))
     logger.info("%d renamed training variants", sum(bool(t.origin) for t in tasks))
     if not training_tasks(tasks) or len(training_tasks(tasks)) == len(tasks):
-        raise ValueError("rlpf.tasks: the split left no training or no held-out task; change kernels or held_out")
+        raise ValueError("rlpf.tasks: the split left no training or no held-out task; change kernels or held_out_kernels")
     write_json(out_path, {"digest": tasks_digest(tasks), "seed": seed, "tasks": [task_to_dict(t) for t in tasks]})
     prov.finish([out_path])
     return tasks
