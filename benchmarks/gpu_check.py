@@ -121,7 +121,7 @@ def _tiny_tasks():
     from workflow_scripts.rlpf.tasks import TaskConfig, build_tasks
 
     return build_tasks(TaskConfig(kernels=["reduce_sum_of_min_pairs", "reduce_xor", "transform_squaring"],
-                                  held_out=1, task_sets=["omp"]), seed=3)  # fmt: skip
+                                  held_out_kernels=1, task_sets=["omp"]), seed=3)  # fmt: skip
 
 
 def rlpf_grpo(device: str, work: Path) -> str:
