@@ -262,6 +262,9 @@ class DriverResult:
     threads_allowed: int = 0             # threads per process the timed calls were given (0: not checked, GPU)
     cpu_per_wall: float = 0.0            # CPU time / wall time of a timed call: the median call's, largest over ranks
     baseline_cpu_per_wall: float = 0.0   # the same of the baseline's calls (rank 0)
+    prepare_cpu_s: float = 0.0           # judged runs: CPU time of a sample's process outside its calls (largest rank)
+    generate_cpu_s: float = 0.0          # judged runs: the judge's own CPU time generating the same inputs
+    extra_threads: int = 0               # judged runs: most threads of a sample's process beyond its runtime's
 
 
 RESULT_TAG = "PCGBENCH_RESULT "
@@ -315,10 +318,13 @@ def _parse_result_line(text: str, timed: bool = True) -> DriverResult:
                               baseline_times_s=tuple(float(t) for t in raw["baseline_times_s"]),
                               timed_seed=int(raw["timed_seed"]), threads_allowed=int(raw["threads_allowed"]),
                               cpu_per_wall=float(raw["cpu_per_wall"]),
-                              baseline_cpu_per_wall=float(raw["baseline_cpu_per_wall"]))
+                              baseline_cpu_per_wall=float(raw["baseline_cpu_per_wall"]),
+                              prepare_cpu_s=float(raw["prepare_cpu_s"]), generate_cpu_s=float(raw["generate_cpu_s"]),
+                              extra_threads=int(raw["extra_threads"]))
     except (KeyError, TypeError, ValueError, AttributeError, OverflowError, RecursionError) as err:
         raise ValueError(f"malformed {RESULT_TAG.strip()} line: {type(err).__name__}: {err}"[:300]) from err
-    numbers = (*result.times_s, *result.baseline_times_s, result.cpu_per_wall, result.baseline_cpu_per_wall)
+    numbers = (*result.times_s, *result.baseline_times_s, result.cpu_per_wall, result.baseline_cpu_per_wall,
+               result.prepare_cpu_s, result.generate_cpu_s)
     if not all(math.isfinite(n) for n in numbers):  # 1e999 reads as inf
         raise ValueError(f"malformed {RESULT_TAG.strip()} line: a timing or CPU ratio that is not a finite number")
     if timed and result.valid and (not result.times_s or not result.baseline_times_s):

@@ -83,6 +83,18 @@ STDERR_CHARS = 600  # how much of a failing run's stderr its detail keeps (the e
 # takes a second core where it was given one shows about 2.
 CPU_OVERUSE_FACTOR = 1.25
 CPU_SLACK_S = 0.002
+# Between its calls a judged sample's process only prepares the inputs the judge names (drivers/judge.hpp): it generates
+# them, as the judge does once for its check, and copies the ones that come again. Its CPU time there (every thread,
+# read from outside with the process stopped at both ends) may exceed the judge's own generation of the same inputs by
+# PREPARE_CPU_FACTOR, and by PREPARE_CPU_SLACK_S, before the run is resource_overuse: work a thread of the sample does
+# between the calls (where no clock of a call runs) shows there. The margin covers the copies of inputs validated
+# again (8 stress validations copy the timed input 8 times), the runtime's threads started and spinning out their
+# waits, and page faults of fresh buffers. Measured on the suite's references (benchmarks/prepare_cpu.py, 2 cores):
+# at most 3.9 x the judge's generation where it took more than 10 ms (OpenMP, whose workers wait actively), 1.6 x
+# in serial and MPI runs; below 10 ms the slack holds the rest. The thread bound (extra_threads) is the one that
+# stops a thread of the sample's own; this one bounds what any work between the calls can take.
+PREPARE_CPU_FACTOR = 6.0
+PREPARE_CPU_SLACK_S = 0.25
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -155,10 +167,20 @@ def run_secret() -> tuple[str, int]:
 
 
 def resource_overuse(result: driver_program.DriverResult) -> str | None:
-    """Why a run used more cores than it was given (CPU_OVERUSE_FACTOR), or None."""
+    """Why a run used more cores than it was given (CPU_OVERUSE_FACTOR) or more CPU between its calls than preparing
+    their inputs takes (PREPARE_CPU_FACTOR), or None."""
     allowed = result.threads_allowed
     if allowed <= 0:  # GPU models: their runtimes' own threads; not checked
         return None
+    if result.extra_threads > 0:
+        return (f"a process of the sample had {result.extra_threads} thread(s) beyond its runtime's and the team it "
+                "was given: threads of its own, started without a call the inspection names, which can work between "
+                "its calls where no clock runs")
+    prepare_allowed_s = PREPARE_CPU_FACTOR * result.generate_cpu_s + PREPARE_CPU_SLACK_S
+    if result.prepare_cpu_s > prepare_allowed_s:
+        return (f"{result.prepare_cpu_s:.3f} s of CPU in a process of the sample between its calls, where it only "
+                f"prepares inputs that the judge generated in {result.generate_cpu_s:.3f} s (at most "
+                f"{prepare_allowed_s:.3f} s allowed): work done outside the timed calls")
     wall_s = sum(result.times_s)
     for what, ratio, wall in (("its timed calls", result.cpu_per_wall, wall_s),
                               ("the baseline's calls", result.baseline_cpu_per_wall, sum(result.baseline_times_s))):

@@ -252,6 +252,27 @@ struct SampleProcess {
   bool child = false;      // the judge's child (it waits for its stops), else a rank mpirun started
   bool stopped = false;
   double cpu_at_start = 0;  // its CPU clock when the call's window opened
+  // CPU time of the whole process outside the calls' windows, while it prepared their inputs: what the judge's own
+  // generation of the same inputs bounds (run.resource_overuse), so that no work of the sample hides between calls.
+  double prepare_cpu_s = 0;
+  // Its threads at its first READY, before any call of the sample: the runtime's own (MPI's, Kokkos's pool). Threads
+  // beyond those and the OpenMP team a call was given are the sample's own (judge_main says why they matter).
+  int threads_at_first_ready = -1;
+  int extra_threads = 0;  // the most seen, at any stop
+
+  int count_threads() {
+    if (tasks == nullptr) return 0;
+    int n = 0;
+    rewinddir(tasks);
+    while (dirent* entry = readdir(tasks)) n += entry->d_name[0] >= '1' && entry->d_name[0] <= '9';
+    return n;
+  }
+  // At a stop (every thread settled): the threads beyond the runtime's and the `team` of the largest OpenMP team given so far.
+  void census(int team) {
+    const int n = count_threads();
+    if (threads_at_first_ready < 0) threads_at_first_ready = n;
+    extra_threads = std::max(extra_threads, n - threads_at_first_ready - (team - 1));
+  }
 
   double cpu_s() const { return read_clock_s(clock); }
   // Whether every thread has stopped and left its core. The kernel tells a parent that the process stopped when its
@@ -281,9 +302,21 @@ struct SampleProcess {
 };
 
 // The sample's processes, and what the judge started: the sample's program itself, or mpirun.
+// The OpenMP team a call at `threads` threads per process may start in it (its runtime makes the workers at the first
+// region of that size); Kokkos's pool is there before the first READY, and serial and MPI processes start none.
+inline int openmp_team(int threads) {
+#if defined(PCG_MODEL_OMP) || defined(PCG_MODEL_MPI_OMP)
+  return threads;
+#else
+  (void)threads;
+  return 1;
+#endif
+}
+
 struct Sample {
   std::vector<SampleProcess> ranks;
   pid_t launcher = -1;
+  int largest_team = 1;  // the largest OpenMP team (openmp_team) a call was given so far
   std::string fifo_dir;  // MPI: the folder of the ranks' named pipes
 
   void remove_pipes() {
@@ -536,11 +569,20 @@ inline bool call_sample(Sample& s, std::size_t size, std::uint64_t seed, int thr
     if (cut) *cut = true;
     return false;
   };
+  // Stopped since its last call (or, before the first, waiting for its first command): the readings are exact.
+  std::vector<double> before_prepare;
+  for (SampleProcess& p : s.ranks) before_prepare.push_back(p.cpu_s());
   s.resume_all();
   s.send_all(kPrepare, size, seed, threads, keep);
   if (!s.expect_all(kReady)) return cut_at_deadline();
   s.stop_all();
-  for (SampleProcess& p : s.ranks) p.cpu_at_start = p.cpu_s();
+  s.largest_team = std::max(s.largest_team, openmp_team(threads));
+  for (std::size_t r = 0; r < s.ranks.size(); ++r) {
+    SampleProcess& p = s.ranks[r];
+    p.cpu_at_start = p.cpu_s();
+    p.prepare_cpu_s += p.cpu_at_start - before_prepare[r];
+    p.census(s.largest_team);
+  }
   const double w0 = now_s();
   s.resume_all();
   const double t0 = now_s();
@@ -558,6 +600,7 @@ inline bool call_sample(Sample& s, std::size_t size, std::uint64_t seed, int thr
   }
   for (SampleProcess& p : s.ranks) s.wait_stopped(p);
   const double w1 = now_s();
+  for (SampleProcess& p : s.ranks) p.census(s.largest_team);
   double ratio = 0;
   for (SampleProcess& p : s.ranks) ratio = std::max(ratio, w1 > w0 ? (p.cpu_s() - p.cpu_at_start) / (w1 - w0) : 0.0);
   if (timing) *timing = CallTiming{t1 - t0, ratio};
@@ -626,6 +669,13 @@ inline int judge_main(int argc, char** argv) {
   bool all_ok = true;
   std::string failure;
   Data input, want, got;
+  double generate_cpu_s = 0;  // the judge's own CPU time generating the inputs the sample prepared
+  auto generate_here = [&](std::size_t n, std::uint64_t seed) {
+    const double c0 = own_cpu_s();
+    Data made = generate(n, seed);
+    generate_cpu_s += own_cpu_s() - c0;
+    return made;
+  };
   std::size_t last_size = 0;
   std::uint64_t last_seed = 0;
   // One validation on the input (last_size, last_seed) against `want`; with `cut`, a call cut at the Sample's deadline
@@ -643,7 +693,7 @@ inline int judge_main(int argc, char** argv) {
   // 1. Every input validated at every thread count of the sweep (its baseline answer computed once).
   for (std::size_t i = 0; i < args.sizes.size() && all_ok; ++i) {
     last_size = args.sizes[i], last_seed = args.seed + i;
-    input = generate(last_size, last_seed);
+    input = generate_here(last_size, last_seed);
     want = input;
     call_baseline(want);
     for (int threads : sweep) {
@@ -668,7 +718,7 @@ inline int judge_main(int argc, char** argv) {
         const bool last = r + 1 == args.warmup + args.reps;  // its input is the next warm-up's or the stress's
         bool ok = call_sample(sample, last_size, last_seed, sweep[c], last, got, want, why, fresh ? &timing : nullptr);
         if (fresh) {
-          input = generate(last_size, last_seed);
+          input = generate_here(last_size, last_seed);
           if (CheckReadsInput<Data>::value) want = input;
           else want = std::move(input);
           // The CPU ratio's window holds the CPU clock's reads (system calls: a call of 50 ns read as 3.4 cores).
@@ -734,9 +784,13 @@ inline int judge_main(int argc, char** argv) {
     // Every timed call's CPU ratio is checked (the largest), not the median: read from outside, with the processes
     // stopped at both ends, an honest call cannot exceed its threads.
     const double cpu = n ? *std::max_element(ratios[c].begin(), ratios[c].end()) : 0.0;
+    double prepare_cpu_s = 0;  // the largest over the ranks, for the whole run (the same on every line)
+    int extra_threads = 0;
+    for (const SampleProcess& p : sample.ranks)
+      prepare_cpu_s = std::max(prepare_cpu_s, p.prepare_cpu_s), extra_threads = std::max(extra_threads, p.extra_threads);
     print_result(nonce, args, (int)sample.ranks.size(), sweep[c], timed_seed, timed_size, all_ok, failure, validation,
                  times[c].data(), baseline_times[c].data(), (int)n, judged_threads_allowed(sweep[c], given), cpu,
-                 n ? median(baseline_ratios[c]) : 0.0);
+                 n ? median(baseline_ratios[c]) : 0.0, prepare_cpu_s, generate_cpu_s, extra_threads);
   }
   std::fflush(stdout);
 #if defined(PCG_MODEL_KOKKOS)
