@@ -68,7 +68,8 @@ class MeasureConfig:
     timeout_floor_s: float = schema_default("measure.timeout_floor_s")
     timeout_factor: float = schema_default("measure.timeout_factor")
     cpu_limit_s: int = schema_default("measure.cpu_limit_s")  # RLIMIT_CPU per process
-    memory_mb: int = schema_default("measure.memory_mb")  # RLIMIT_AS per process
+    # RLIMIT_AS per process, and the whole run's resident memory where it has a control group (run_cgroup.py)
+    memory_mb: int = schema_default("measure.memory_mb")
     file_size_mb: int = schema_default("measure.file_size_mb")  # RLIMIT_FSIZE
     # RLIMIT_NPROC for the sandbox user (threads count too)
     max_processes: int = schema_default("measure.max_processes")
