@@ -68,7 +68,10 @@ if TYPE_CHECKING:
 # run's secret and its index), the RLPF reward's speedup from the medians (its measurements are keyed by PROTOCOL).
 # v6: the judge (drivers/judge.hpp) for JUDGED_MODELS: the clock, the baseline, the check and the secret in a process of
 # their own, the sample's processes stopped outside their calls, their CPU time read from outside for every timed call.
-PROTOCOL = "pcgbench-run-v6"
+# v7: a control group per run where the harness can make one (sandbox.py, run_cgroup.py: the memory and tasks of all
+# its processes together), and what the sample's processes do between their calls bounded by the judge: no thread
+# beyond their runtime's and the team they were given, CPU time within PREPARE_CPU_FACTOR of preparing the inputs.
+PROTOCOL = "pcgbench-run-v7"
 SANDBOX_EXE = "/tmp/sample.exe"  # where the executable appears inside the sandbox
 SANDBOX_JUDGE = "/tmp/judge.exe"  # and the judge, for JUDGED_MODELS
 # The models whose runs are judged from another process (drivers/judge.hpp): the GPU models' runtimes are in the
