@@ -43,7 +43,7 @@ TRANSLATION_SHARDS = layout(config["pcgbench"], "translation")
 
 rule pcgbench_prompts:
     input:
-        suite=suite_files(config["pcgbench"]["problems"]),  # a changed problem, harness or reference reruns it
+        suite=suite_files(config["pcgbench"]["problems"]),  # a changed problem.yaml, problem.hpp or reference reruns it
     output:
         prompts=results("pcgbench/prompts.json"),
     log:
@@ -76,7 +76,7 @@ rule pcgbench_reference_speedups_shard:
     # The suite's own check, one shard (shards.py) on the node its models need: every selected reference of the
     # shard builds, validates and is timed against the serial baseline (sweep and size from pcgbench.evaluate).
     input:
-        # a changed problem, harness or reference reruns its shards
+        # a changed problem.yaml, problem.hpp or reference reruns its shards
         suite=lambda wildcards: shard_suite_files(config["pcgbench"], SHARDS.of(wildcards)),
     output:
         **SHARDS.outputs(
@@ -199,7 +199,7 @@ for _figure, _caption in PCGBENCH_FIGURE_CAPTIONS.items():
 
 rule pcgbench_translation_prompts:
     input:
-        suite=suite_files(config["pcgbench"]["problems"]),  # a changed problem, harness or reference reruns it
+        suite=suite_files(config["pcgbench"]["problems"]),  # a changed problem.yaml, problem.hpp or reference reruns it
     output:
         prompts=results(TRANSLATION_PROMPTS),
     log:

@@ -30,7 +30,7 @@ def pcgbench_task_rules(task, shards, folder, prefix, prompts, generations, shar
         name:
             f"pcgbench_{prefix}self_test_generations"
         input:
-            suite=suite_files(config["pcgbench"]["problems"]),  # a changed problem, harness or reference reruns it
+            suite=suite_files(config["pcgbench"]["problems"]),  # a changed problem.yaml, problem.hpp or reference reruns it
             prompts=results(prompts),
         output:
             generations=results(f"{folder}/generations/{{generator}}.json"),
@@ -58,7 +58,7 @@ def pcgbench_task_rules(task, shards, folder, prefix, prompts, generations, shar
         name:
             f"pcgbench_{prefix}build"
         input:
-            # a changed problem, harness or reference reruns its shards
+            # a changed problem.yaml, problem.hpp or reference reruns its shards
             suite=lambda wildcards: shard_suite_files(config["pcgbench"], shards.of(wildcards), task),
             generations=lambda wildcards: generations(wildcards.generator, RESULTS),
         output:
@@ -88,7 +88,7 @@ def pcgbench_task_rules(task, shards, folder, prefix, prompts, generations, shar
                 )
             ),
             **({"share_runs": share_runs} if share_runs else {}),
-            # a changed problem, harness or reference reruns its shards
+            # a changed problem.yaml, problem.hpp or reference reruns its shards
             suite=lambda wildcards: shard_suite_files(config["pcgbench"], shards.of(wildcards), task),
             generations=lambda wildcards: generations(wildcards.generator, RESULTS),
             manifest=results(shards.path(generator_folder, "builds.json")),

@@ -188,11 +188,11 @@ def test_a_result_line_without_the_runs_nonce_is_forged(line):
 
 
 def test_shared_type_headers_exist_and_key_the_driver_cache(tmp_path, monkeypatch):
-    """Harnesses may include a per-type header from drivers/ (fft.hpp, graph.hpp): each one exists, and editing
+    """Problem headers may include a per-type header from drivers/ (fft.hpp, graph.hpp): each one exists, and editing
     it changes the driver cache key, so no stale driver object is reused."""
     included = set()
     for problem in suite.load_suite():
-        for line in (problem.directory / "harness.hpp").read_text().splitlines():
+        for line in (problem.directory / "problem.hpp").read_text().splitlines():
             if line.startswith("#include"):
                 header = line.split('"')[1]
                 assert header.startswith("drivers/") and (suite.DATA_ROOT / header).is_file(), (problem.name, line)
@@ -338,18 +338,18 @@ def test_the_vector_comparisons_fast_pass_agrees_with_the_element_wise_definitio
     assert 0 < failed < agree  # both verdicts occur
 
 
-def test_a_harness_whose_check_reads_its_input_says_so():
+def test_a_problem_header_whose_check_reads_its_input_says_so():
     # The driver hands a timed call's input itself to the baseline unless CheckReadsInput<Data> says the check reads
     # it (drivers/common.hpp): a check that named its input without saying so would read a moved-from input.
     named, declared = set(), set()
-    for harness in sorted(suite.DATA_ROOT.glob("*/harness.hpp")):
-        text = harness.read_text()
+    for header in sorted(suite.DATA_ROOT.glob("*/problem.hpp")):
+        text = header.read_text()
         check = re.search(r"inline bool check\(const Data&\s*(\w*)\s*,", text)
-        assert check, f"{harness}: no check(const Data&, ...)"
+        assert check, f"{header}: no check(const Data&, ...)"
         if check.group(1):
-            named.add(harness.parent.name)
+            named.add(header.parent.name)
         if "struct CheckReadsInput<Data> : std::true_type" in text:
-            declared.add(harness.parent.name)
+            declared.add(header.parent.name)
     assert named == declared and named, (named, declared)
 
 
@@ -360,7 +360,7 @@ def test_the_rules_depend_on_the_selected_problems_files(monkeypatch, repo_root)
 
     monkeypatch.chdir(repo_root)  # the rules' paths are relative to the workflow's folder
     chosen = suite_files(["reduce_average", "fft_conjugate"])
-    assert "data/pcgbench/reduce_average/harness.hpp" in chosen and "data/pcgbench/fft_conjugate/problem.yaml" in chosen
+    assert "data/pcgbench/reduce_average/problem.hpp" in chosen and "data/pcgbench/fft_conjugate/problem.yaml" in chosen
     assert "data/pcgbench/reduce_average/ref_omp.cpp" in chosen and "data/pcgbench/drivers/main.hpp" in chosen
     assert "data/pcgbench/pareval.yaml" in chosen and not any("dense_la_axpy" in path for path in chosen)
     everything = suite_files("one_per_type")

@@ -15,7 +15,7 @@ tests/pcgbench_harness/test_api.py holds every package, benchmark and rule to th
 
 What each name is (the module it lives in):
 
-suite.py         the problems a program is measured on (data/pcgbench/: harness, driver, references)
+suite.py         the problems a program is measured on (data/pcgbench/: problem header, driver, references)
   Problem, load_suite, get_problem    one problem as data; all of them; one by name
   prompt, reference_body, serial_baseline_body, sample_source   a prompt; a reference body; the baseline's; a
                                       sample's translation unit

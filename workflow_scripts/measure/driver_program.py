@@ -60,15 +60,15 @@ def driver_source(problem: suite.Problem, model: str) -> str:
         lines.append(problem.types_for(model))
     lines.append(problem.signature(model) + ";  // the sample, compiled in its own translation unit")
     lines += ["namespace pcg_baseline {", baseline, "}  // namespace pcg_baseline",
-              f'#include "{problem.name}/harness.hpp"', '#include "drivers/main.hpp"', ""]
+              f'#include "{problem.name}/problem.hpp"', '#include "drivers/main.hpp"', ""]
     return "\n".join(lines)
 
 
 def _driver_key(problem: suite.Problem, model: str, argv_template: list[str], source: str) -> str:
     digest = hashlib.sha256()
-    # Every shared header under drivers/ (common.hpp, main.hpp and the per-type ones a harness may include).
+    # Every shared header under drivers/ (common.hpp, main.hpp and the per-type ones a problem.hpp may include).
     shared = [path.read_text() for path in sorted(suite.DRIVERS_DIR.glob("*.hpp"))]
-    for part in [source, " ".join(argv_template), *shared, (problem.directory / "harness.hpp").read_text()]:
+    for part in [source, " ".join(argv_template), *shared, (problem.directory / "problem.hpp").read_text()]:
         digest.update(part.encode())
         digest.update(b"\0")
     return digest.hexdigest()

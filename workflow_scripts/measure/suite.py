@@ -4,11 +4,11 @@ job, the driver program that validates and times them driver_program.py's.
 Layout of the data (`data/pcgbench/`):
 
     drivers/common.hpp, drivers/main.hpp    the driver shared by every problem and execution model
-    drivers/<type>.hpp                      helpers shared by the harnesses of one problem type (fft.hpp)
+    drivers/<type>.hpp                      helpers shared by the headers of one problem type (fft.hpp)
     <problem>/problem.yaml                  name, problem_type, description, example, sizes, includes, types,
                                             signatures (vector | kokkos | gpu), notes (per model family),
                                             small_validations (optional)
-    <problem>/harness.hpp                   Data, generate(n, seed), call_baseline, call_solution, result,
+    <problem>/problem.hpp                   Data, generate(n, seed), call_baseline, call_solution, result,
                                             check(input, want, got, why), truncate(data, keep), optionally
                                             collect_output(data) (drivers/main.hpp says when)
     <problem>/ref_<model>.cpp               the reference body for each model (text after the signature's "{",
@@ -202,8 +202,8 @@ def load_problem(directory: Path) -> Problem:
     allowed_notes = {"all", "vector", "gpu", *EXECUTION_MODELS}
     if not isinstance(notes, dict) or set(notes) - allowed_notes:
         raise _fail(path, "notes", f"keys must be among {sorted(allowed_notes)}")
-    if not (directory / "harness.hpp").exists():
-        raise _fail(path, "harness.hpp", "the problem's harness header is missing")
+    if not (directory / "problem.hpp").exists():
+        raise _fail(path, "problem.hpp", "the problem's header is missing")
     return Problem(name=raw["name"], problem_type=raw["problem_type"], directory=directory,
                    description=raw["description"].strip(), example=raw["example"].strip(), sizes=dict(sizes),
                    includes=tuple(raw.get("includes") or ()), types=types,

@@ -32,8 +32,8 @@ def evaluation_settings(config: dict) -> dict:
 
 def suite_files(selection: str | list[str]) -> list[str]:
     """The problem set's files that the PCGBench rules judge by: every file of the selected problems' folders
-    (problem.yaml, harness, references; "all" and "one_per_type": every folder), the shared drivers and ParEval's
-    name map. A rule lists them as its input `suite`, so that a changed prompt field, harness or reference reruns
+    (problem.yaml, problem.hpp, references; "all" and "one_per_type": every folder), the shared drivers and ParEval's
+    name map. A rule lists them as its input `suite`, so that a changed prompt field, problem header or reference reruns
     what was judged by the old one (Snakemake's mtime trigger); a name that is no folder is left to the rule's
     script to report."""
     if isinstance(selection, str):

@@ -8,7 +8,7 @@
 //   <the problem's includes and types>
 //   <the solution's declaration>        defined in the sample's own translation unit
 //   namespace pcg_baseline { <serial signature> <serial baseline body> }
-//   #include "<problem>/harness.hpp"    Data, generate, call_baseline, call_solution, result, check, truncate
+//   #include "<problem>/problem.hpp"    Data, generate, call_baseline, call_solution, result, check, truncate
 //                                       (and optionally collect_output: see main.hpp)
 //   #include "drivers/main.hpp"         main(): validate at every size, then time
 #pragma once
@@ -117,9 +117,9 @@ struct Rng {
 
 // Where a generator plants the value its answer turns on (the searched value, a closest pair, a hull corner), by
 // region: 0 the first index, 1 the last, 2 the first half, 3 the second half of `size`, so that a body that skips the
-// boundaries or reads half of the input misses it in one region of four. A harness passes the seed as `region`
-// (seed % 4, or seed / 2 % 4 where seed % 2 says whether there is an answer at all): consecutive seeds, the validated
-// inputs', cover all four, and a timed input's seed, a hash, draws one at random.
+// boundaries or reads half of the input misses it in one region of four. A problem's header (problem.hpp) passes
+// the seed as `region` (seed % 4, or seed / 2 % 4 where seed % 2 says whether there is an answer at all):
+// consecutive seeds, the validated inputs', cover all four, and a timed input's seed, a hash, draws one at random.
 inline std::size_t planted_position(Rng& rng, std::size_t size, std::uint64_t region) {
   const std::size_t half = size / 2;
   if (region % 4 < 2) return region % 4 == 0 ? 0 : size - 1;
@@ -142,9 +142,9 @@ inline std::vector<int> int_vector(Rng& rng, std::size_t n, int lo, int hi) {
   return v;
 }
 
-// Whether a harness's check(input, want, got, why) reads `input`: most compare `want` with `got` alone, and the
-// driver then hands the timed call's input itself to the baseline instead of a copy. A harness whose check names
-// its input specialises this to std::true_type (tests/pcgbench_suite check that each one does).
+// Whether a problem header's check(input, want, got, why) reads `input`: most compare `want` with `got` alone,
+// and the driver then hands the timed call's input itself to the baseline instead of a copy. A problem header
+// whose check names its input specialises this to std::true_type (tests/pcgbench_suite check that each one does).
 template <class D>
 struct CheckReadsInput : std::false_type {};
 
@@ -303,7 +303,7 @@ bool corrupt_output(std::array<T, K>& a, Corruption c) {
   return false;
 }
 // A scalar result is bumped for an off-by-one; a missing element or a race (lost updates) is produced by
-// the driver from the baseline's answer on a truncated input instead (see harness `truncate`).
+// the driver from the baseline's answer on a truncated input instead (see the problem header's `truncate`).
 template <class T>
 bool corrupt_output(T& v, Corruption c) {
   if (c != Corruption::OffByOne) return false;
@@ -459,8 +459,8 @@ inline double cpu_between(const ThreadClocks& before, const ThreadClocks& after)
 }
 
 // ---------------------------------------------------------------------------------------------------------
-// Kokkos: with the OpenMP backend the default memory space is host memory, so a harness hands the solution
-// an unmanaged view of its std::vector (no copy inside the timed region).
+// Kokkos: with the OpenMP backend the default memory space is host memory, so a problem header hands the
+// solution an unmanaged view of its std::vector (no copy inside the timed region).
 #if defined(PCG_MODEL_KOKKOS)
 template <class T>
 using HostView = Kokkos::View<T*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;

@@ -1,4 +1,4 @@
-// Helpers shared by the FFT problems' harnesses (data/pcgbench/fft_*/harness.hpp include this file):
+// Helpers shared by the FFT problems' headers (data/pcgbench/fft_*/problem.hpp include this file):
 // random complex inputs, Kokkos views of std::complex vectors, and the device-side complex type with the
 // copies between the host's std::complex<double> and the device's interleaved (re, im) doubles.
 #pragma once

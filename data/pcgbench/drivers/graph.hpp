@@ -1,4 +1,4 @@
-// Helpers shared by the graph problems' harnesses (data/pcgbench/graph_*/harness.hpp include this file):
+// Helpers shared by the graph problems' headers (data/pcgbench/graph_*/problem.hpp include this file):
 // the dense adjacency matrices the graph problems take (n x n ints, row-major, 1 = edge).
 #pragma once
 

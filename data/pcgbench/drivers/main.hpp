@@ -275,9 +275,10 @@ inline int check_validator(const Args& args, const Runtime& rt) {
   return 0;
 }
 
-// A harness whose Kokkos or GPU solution writes its answer somewhere `check` does not read (a bool buffer standing
-// for a std::vector<bool>) defines collect_output(Data&): called after every validated call, never inside a
-// timed region, since the conversion is the harness's work, not the solution's. Other harnesses define nothing.
+// A problem header whose Kokkos or GPU solution writes its answer somewhere `check` does not read (a bool buffer
+// standing for a std::vector<bool>) defines collect_output(Data&): called after every validated call, never
+// inside a timed region, since the conversion is the problem header's work, not the solution's. Other problem
+// headers define nothing.
 template <class D>
 auto collect_output_if_defined(D& d, int) -> decltype(collect_output(d)) { return collect_output(d); }
 template <class D>

@@ -1,4 +1,4 @@
-// Helpers shared by the sparse_la harnesses whose types declare `struct COOElement { size_t row, column; double
+// Helpers shared by the sparse_la headers whose types declare `struct COOElement { size_t row, column; double
 // value; }` (ParEval's COO element): comparison, printing and corruption of elements, random COO matrices.
 #pragma once
 
