@@ -25,7 +25,8 @@ suite.py         the problems a program is measured on (data/pcgbench/: problem 
 build_cache.py   BuildCache, BuildConfig, BuildRequest, BuildResult   content-addressed builds in the sandbox
 run.py           RunProtocol, PROTOCOL, ProgramRun, run_program       one built program run, checked and timed
                  check_races, RaceCheck                               its ThreadSanitizer build run once
-sandbox.py       SandboxLimits, check_sandbox, check_tools            the sandbox's limits and self-checks
+sandbox.py       SandboxLimits, check_sandbox, check_tools            the sandbox's limits and self-checks (a run's
+                                                                      control group: run_cgroup.py, internal)
                  SandboxUnavailable, SandboxFailure                   the sandbox's own failures (never a verdict)
                  can_raise_priority, priority_argv                    a timed run's raised priority
 timing.py        ResourceConfig, resource_sweep, placement_env, summarise_times   resource configurations, placement,
