@@ -131,9 +131,9 @@ def judged(**fields) -> str | None:
 
 
 def test_an_honest_runs_figures_pass():
-    # The references' worst ratio of prepare CPU to the judge's generation, measured (benchmarks/prepare_cpu.py): ~4.
+    # The references' worst ratio of prepare CPU to the judge's generation, measured (benchmarks/prepare_cpu.py): 4.75.
     assert judged() is None
-    assert judged(prepare_cpu_s=4 * 0.3, generate_cpu_s=0.3) is None
+    assert judged(prepare_cpu_s=4.75 * 0.3, generate_cpu_s=0.3) is None
     assert judged(prepare_cpu_s=0.0036, generate_cpu_s=0.0003) is None  # tiny inputs: within the slack
 
 

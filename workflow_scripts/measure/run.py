@@ -92,11 +92,12 @@ CPU_SLACK_S = 0.002
 # PREPARE_CPU_FACTOR, and by PREPARE_CPU_SLACK_S, before the run is resource_overuse: work a thread of the sample does
 # between the calls (where no clock of a call runs) shows there. The margin covers the copies of inputs validated
 # again (8 stress validations copy the timed input 8 times), the runtime's threads started and spinning out their
-# waits, and page faults of fresh buffers. Measured on the suite's references (benchmarks/prepare_cpu.py, 2 cores):
-# at most 3.9 x the judge's generation where it took more than 10 ms (OpenMP, whose workers wait actively), 1.6 x
-# in serial and MPI runs; below 10 ms the slack holds the rest. The thread bound (extra_threads) is the one that
-# stops a thread of the sample's own; this one bounds what any work between the calls can take.
-PREPARE_CPU_FACTOR = 6.0
+# waits, and page faults of fresh buffers. Measured on the suite's 330 references (benchmarks/prepare_cpu.py, 2 cores
+# at load 6-8, 2026-12-07): at most 4.75 x the judge's generation where that took more than 10 ms (OpenMP, whose
+# workers wait actively), 3.1 x in Kokkos, 2.1 x in serial and MPI runs; below 10 ms the slack holds the rest
+# (largest 0.03 s). The thread bound (extra_threads) is what stops a thread of the sample's own; this one bounds what
+# any work between the calls can take.
+PREPARE_CPU_FACTOR = 8.0
 PREPARE_CPU_SLACK_S = 0.25
 
 
