@@ -95,3 +95,13 @@ def test_mpi_ranks_that_together_exceed_the_run_memory_get_killed_resource_limit
     within = run_program(problem, "mpi", build.exe, protocol,
                          SandboxLimits(wall_s=120.0, cpu_limit_s=60, memory_mb=4096, run_memory_mb=4096))
     assert within.verdict == OK, within.detail
+
+
+def test_a_hierarchy_that_refuses_the_group_leaves_the_per_process_limits(monkeypatch, tmp_path):
+    from workflow_scripts.measure import run_cgroup
+
+    gone = {controller: tmp_path / "not-there" / controller for controller in run_cgroup.CONTROLLERS}
+    monkeypatch.setattr(run_cgroup, "hierarchies", lambda: gone)
+    assert run_cgroup.RunCgroup.make(memory_mb=64, max_tasks=8) is None
+    result = run_sandboxed(["true"], limits=SandboxLimits(wall_s=30.0))
+    assert (result.outcome, result.returncode, result.usage) == ("exited", 0, None)

@@ -115,6 +115,11 @@ def _remove_stale(found: dict[str, Path]) -> None:
                     pass  # not empty (something still runs in it) or already gone
 
 
+@functools.cache
+def _warn_unmade(why: str) -> None:
+    logger.warning("could not make a run's control group (%s): the run has the per-process limits only", why)
+
+
 @dataclasses.dataclass
 class RunCgroup:
     """The control groups of one run (one per controller, CONTROLLERS), with its limits set."""
@@ -141,9 +146,10 @@ class RunCgroup:
                 if (memory / "memory.memsw.limit_in_bytes").exists():  # swap counted too, where accounted
                     (memory / "memory.memsw.limit_in_bytes").write_text(str(memory_mb << 20))
             (paths["pids"] / "pids.max").write_text(str(max_tasks + WRAPPER_TASKS))
-        except OSError:
+        except OSError as err:  # a hierarchy that refuses a new group (its own limits, a read-only mount): none
             group.remove()
-            raise
+            _warn_unmade(str(err))
+            return None
         return group
 
     def enter_argv(self) -> list[str]:
