@@ -167,3 +167,17 @@ def test_a_line_without_the_judges_figures_is_malformed(field):
 def test_infinite_figures_are_malformed():
     with pytest.raises(ValueError, match="malformed"):
         parse_driver_results(result_line().replace('"prepare_cpu_s": 0.12', '"prepare_cpu_s": 1e999'))
+
+
+def test_references_whose_threads_allocate_keep_their_verdict_under_the_filter(tmp_path):
+    """sort_by_last_digit's MPI+OpenMP reference merges with std::inplace_merge on 8 stress threads per rank: its threads'
+    first allocations made glibc open /sys/devices/system/cpu/online to cap its arenas, which the filter refused
+    (tampering) until the run's environment gave the cap (driver_program.run_argv, MALLOC_ARENA_MAX)."""
+    from workflow_scripts.measure import OK, MeasureConfig
+
+    problem = suite.get_problem("sort_by_last_digit")
+    [build] = BuildCache(BuildConfig(cache_dir=tmp_path, jobs=2)).build_all(
+        [BuildRequest(problem, "mpi+omp", suite.reference_body(problem, "mpi+omp"))])
+    cfg = MeasureConfig()
+    run = run_program(problem, "mpi+omp", build.exe, cfg.protocol(ranks=2, threads=1), cfg.limits())
+    assert run.verdict == OK, run.detail

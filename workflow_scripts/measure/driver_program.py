@@ -211,7 +211,12 @@ def run_argv(problem: suite.Problem, model: str, exe: Path, *, ranks: int, threa
         if check_validator:
             raise ValueError("a judged run times: not check_validator")
         args = [str(judge), *args[1:], "--sample", str(exe)]
-    env = {"OMP_NUM_THREADS": str(threads), "OMP_PROC_BIND": "false", "OMP_DYNAMIC": "false"}
+    env = {"OMP_NUM_THREADS": str(threads), "OMP_PROC_BIND": "false", "OMP_DYNAMIC": "false",
+           # glibc's allocator caps its arenas at 8 x the CPUs online, which it learns by opening
+           # /sys/devices/system/cpu/online when a thread's first allocation makes the ninth arena: under the run's
+           # system-call filter (no files) that open ended honest programs whose threads allocate (std::inplace_merge's
+           # buffer on 8 stress threads of an MPI+OpenMP rank) as tampering. The same cap, given here.
+           "MALLOC_ARENA_MAX": str(8 * (os.cpu_count() or 1))}
     if model == "mpi+omp":
         # ranks x threads may exceed the cores; spinning OpenMP threads then starve the other rank's threads
         # (measured here: an LU step loop ran >100x slower), so idle threads sleep instead.
