@@ -184,6 +184,8 @@ CAUSE_CASES = [
     (dataclasses.replace(PASS, are_all_valid=False, runs=_FAILED_AT_64), "ok", "", "", "",
      ("pareval_run_failed", "did not run (exit status non-zero) at 64")),
     (PASS, "crash", "signal 11", "", "", ("unexplained", "signal 11")),
+    (PASS, "crash", "signaled signal 6: malloc(): corrupted top size\n---", "", "",
+     ("memory_error", "memory corrupted (malloc(): corrupted top size)")),
     (PASS, "prompt_mismatch", "the record's prompt declares `int f()`", "", "", ("prompt_mismatch", "declares")),
 ]
 

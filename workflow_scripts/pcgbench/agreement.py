@@ -34,6 +34,8 @@ A disagreement's cause, from a fixed vocabulary (CAUSES), is computed from what 
   through volatile references, which ParEval's compiler or Kokkos rejected every time, or ParEval built none of
   the record's outputs, the evidence says so: build_hints);
 - prompt_mismatch: the record's prompt declares another interface than the problem's (not built here);
+- memory_error: PCGBench's crash on a ParEval pass where the C library found the sample's memory corrupted (a write
+  past its buffer, a double free: `malloc(): corrupted top size`): undefined behaviour, which ParEval's runs survived;
 - unexplained: any other difference (a crash here on a ParEval pass, ...): a harness bug until read and named.
 
 Measured on the 2-core machine on 2026-12-07 (protocol of that day, size paper, race check on), six stratified
@@ -70,6 +72,7 @@ from workflow_scripts.common import write_json
 from workflow_scripts.common.io import atomic_path
 from workflow_scripts.measure import (
     BUILD_ERROR,
+    CRASH,
     KILLED_RESOURCE_LIMIT,
     NO_PARALLELISM,
     OK,
@@ -101,11 +104,13 @@ ANSWER_CHECK = "answer_check"
 TIME_LIMIT = "time_limit"
 PAREVAL_RUN_FAILED = "pareval_run_failed"
 BUILD_ENVIRONMENT = "build_environment"
+MEMORY_ERROR = "memory_error"
 UNEXPLAINED = "unexplained"
 CAUSES = {
     **{verdict: "stricter_by_design" for verdict in STRICTER},
     ANSWER_CHECK: "answer_check", TIME_LIMIT: "time_or_resource_limit", PAREVAL_RUN_FAILED: "time_or_resource_limit",
-    BUILD_ENVIRONMENT: "build_environment", PROMPT_MISMATCH: "interface", UNEXPLAINED: "unexplained",
+    BUILD_ENVIRONMENT: "build_environment", PROMPT_MISMATCH: "interface", MEMORY_ERROR: "undefined_behavior",
+    UNEXPLAINED: "unexplained",
 }  # fmt: skip
 EVIDENCE_CHARS = 400
 COLUMNS = ["generator", "record", "output_index", "model", "source_model", "problem", "pareval", "pareval_runs",
@@ -143,6 +148,9 @@ def nonrectangular_collapse(body: str) -> str:
 
 
 _DIED = re.compile(r"Signal: \w+ \(\d+\)|Segmentation fault|Aborted|corrupted[\w ]*|double free|terminate called[^\n]*")
+# What the C library prints when it finds a program's memory corrupted (a write past an allocation, a double free).
+_CORRUPTED = re.compile(r"(?:malloc|free|realloc|munmap_chunk|malloc_consolidate)\(\)[^\n]*|corrupted[\w ]*|double free"
+                        r"[^\n]*|stack smashing detected")
 _VOLATILE_JOIN = re.compile(r"\bjoin\s*\(\s*(?:const\s+)?volatile\b")
 
 
@@ -206,6 +214,9 @@ def cause_of(pareval: ParEvalVerdict, verdict: str, detail: str, build_log: str,
         if pareval.failed_to_run:
             return PAREVAL_RUN_FAILED, f"{runs}; PCGBench: every run passed"
         return ANSWER_CHECK, f"{runs}; PCGBench: every validation passed"
+    if verdict == CRASH and (corrupted := _CORRUPTED.search(detail)):
+        return MEMORY_ERROR, (f"PCGBench: crash: the C library found the sample's memory corrupted "
+                              f"({corrupted.group(0).strip()}): undefined behaviour that ParEval's runs survived; {runs}")
     return UNEXPLAINED, f"PCGBench: {verdict}: {detail}; {runs}"
 
 

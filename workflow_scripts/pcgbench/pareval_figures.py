@@ -35,11 +35,12 @@ CAUSE_NAMES = {"race_detected": "data race (stricter)", "no_parallelism": "no pa
                "tampering": "tampering (stricter)", "resource_overuse": "resource overuse (stricter)",
                "answer_check": "another check of the answer", "time_limit": "time or resource limit",
                "pareval_run_failed": "ParEval's run failed", "build_environment": "build environment",
-               "prompt_mismatch": "interface (prompt mismatch)", "unexplained": "unexplained"}  # fmt: skip
+               "prompt_mismatch": "interface (prompt mismatch)", "memory_error": "memory corrupted (undefined behaviour)",
+               "unexplained": "unexplained"}  # fmt: skip
 CAUSE_COLOURS = {"race_detected": "tab:pink", "no_parallelism": "tab:olive", "tampering": "black",
                  "resource_overuse": "tab:cyan", "answer_check": "tab:orange", "time_limit": "tab:purple",
                  "pareval_run_failed": "tab:brown", "build_environment": "tab:gray", "prompt_mismatch": "lightgray",
-                 "unexplained": "tab:red"}  # fmt: skip
+                 "memory_error": "tab:green", "unexplained": "tab:red"}  # fmt: skip
 assert set(CAUSE_NAMES) == set(CAUSES), "every cause agreement.py gives has a name and a colour here"
 
 
