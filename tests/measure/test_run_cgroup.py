@@ -1,5 +1,5 @@
-"""A control group per run (workflow_scripts/measure/run_cgroup.py): the memory of all a run's processes together is
-bounded, the verdict says so, the run's usage is the whole run's, and no group outlives its run.
+"""A memory control group per run (workflow_scripts/measure/run_cgroup.py): the memory of all a run's processes
+together is bounded, the verdict says so, the run's usage is the whole run's, and no group outlives its run.
 
 Root mode only: a normal user has no delegated cgroup here, and the per-process limits stand in (run_cgroup.py says
 which); test_rootless.py holds what rootless mode must still refuse.
@@ -25,7 +25,7 @@ from workflow_scripts.measure.run_cgroup import GROUP_PREFIX, hierarchies
 from workflow_scripts.measure.sandbox import run_sandboxed, verdict_for
 
 pytestmark = pytest.mark.skipif(hierarchies() is None, reason="no control group per run here (rootless mode or no "
-                                "writable cgroup v1 memory, pids and cpuacct hierarchies)")
+                                "writable cgroup v1 memory hierarchy)")
 
 PYTHON = "/usr/bin/python3"  # the system's: the sandbox shows /usr, not the project's virtual environment
 # Three forked children of 600 MB each: every process under its own address-space limit, together over the run's.
@@ -65,8 +65,6 @@ def test_the_same_processes_within_the_run_memory_pass_and_their_usage_is_the_wh
     assert verdict_for(result) is None
     assert not result.usage.memory_limit_hit
     assert result.usage.memory_peak_mb > 3 * 600  # the three children together, not one process
-    assert result.usage.tasks_peak >= 4  # the parent and its three children
-    assert result.usage.cpu_s > 0
 
 
 def test_no_group_outlives_its_run():
@@ -102,6 +100,6 @@ def test_a_hierarchy_that_refuses_the_group_leaves_the_per_process_limits(monkey
 
     gone = {controller: tmp_path / "not-there" / controller for controller in run_cgroup.CONTROLLERS}
     monkeypatch.setattr(run_cgroup, "hierarchies", lambda: gone)
-    assert run_cgroup.RunCgroup.make(memory_mb=64, max_tasks=8) is None
+    assert run_cgroup.RunCgroup.make(memory_mb=64) is None
     result = run_sandboxed(["true"], limits=SandboxLimits(wall_s=30.0))
     assert (result.outcome, result.returncode, result.usage) == ("exited", 0, None)

@@ -267,7 +267,8 @@ class DriverResult:
     threads_allowed: int = 0             # threads per process the timed calls were given (0: not checked, GPU)
     cpu_per_wall: float = 0.0            # CPU time / wall time of a timed call: the median call's, largest over ranks
     baseline_cpu_per_wall: float = 0.0   # the same of the baseline's calls (rank 0)
-    prepare_cpu_s: float = 0.0           # judged runs: CPU time of a sample's process outside its calls (largest rank)
+    prepare_cpu_s: float = 0.0           # judged runs: CPU time of a sample's process outside its calls, per thread
+                                         # each call could keep busy (largest rank)
     generate_cpu_s: float = 0.0          # judged runs: the judge's own CPU time generating the same inputs
     extra_threads: int = 0               # judged runs: most threads of a sample's process beyond its runtime's
 

@@ -88,7 +88,8 @@ CPU_OVERUSE_FACTOR = 1.25
 CPU_SLACK_S = 0.002
 # Between its calls a judged sample's process only prepares the inputs the judge names (drivers/judge.hpp): it generates
 # them, as the judge does once for its check, and copies the ones that come again. Its CPU time there (every thread,
-# read from outside with the process stopped at both ends) may exceed the judge's own generation of the same inputs by
+# read from outside with the process stopped at both ends, per thread the call could keep busy: OpenMP's workers wait
+# actively between regions, so that they spin through the preparation) may exceed the judge's own generation of the same inputs by
 # PREPARE_CPU_FACTOR, and by PREPARE_CPU_SLACK_S, before the run is resource_overuse: work a thread of the sample does
 # between the calls (where no clock of a call runs) shows there. The margin covers the copies of inputs validated
 # again (8 stress validations copy the timed input 8 times), the runtime's threads started and spinning out their

@@ -21,7 +21,7 @@ What the program sees (bubblewrap 0.8+, util-linux 2.38+ prlimit, setpriv and un
   one run added (`add_key()`) was read back by a later run, of the same evaluation or the next. The session
   keyring, which a process keeps across setuid and into a user namespace, is a fresh one per run (_spawn);
 - rlimits set by `prlimit` (CPU seconds, address space, file size, processes, open files, stack), and in root
-  mode a control group of the run's own (run_cgroup.py): the memory and tasks of all its processes together;
+  mode a memory control group of the run's own (run_cgroup.py): the memory of all its processes together;
 - on standard input the caller's bytes (`stdin`, then end of file: the driver's per-run secret), else /dev/null.
 
 Two modes, chosen by who runs the harness (`rootless()`):
@@ -212,7 +212,7 @@ class SandboxResult:
     stderr: str
     wall_s: float
     output_truncated: bool
-    # The whole run's memory, tasks and CPU time, from its control group; None where there was none (run_cgroup.py).
+    # The whole run's memory, from its control group; None where there was none (run_cgroup.py).
     usage: RunUsage | None = None
 
 
@@ -521,11 +521,18 @@ def run_sandboxed(
     check_tools()
     check_sandbox()
     check_limits(limits)
-    result, started, command = _run(lambda fd: sandbox_argv(argv, limits, binds, writable, nice, sentinel_fd=fd),
-                                    limits, sandbox_env(env), None, _kill_sandbox, stdin)  # fmt: skip
+    # A memory control group of the run's own where the harness can make one (run_cgroup.py): the result's `usage` is
+    # then the whole run's, read once nothing of it is left. Runs only: a compile's tools are trusted programs, one
+    # after another, each under its own RLIMIT_AS, and joining a group costs a run about 13 ms.
+    group = RunCgroup.make(memory_mb=limits.whole_run_memory_mb())
+    try:
+        result, started, command = _run(lambda fd: sandbox_argv(argv, limits, binds, writable, nice, sentinel_fd=fd),
+                                        limits, sandbox_env(env), None, _kill_sandbox, stdin, group)  # fmt: skip
+    finally:
+        usage = group.close() if group is not None else None
     if not started:
         raise _sandbox_failure(result, command)
-    return result
+    return dataclasses.replace(result, usage=usage)
 
 
 def run_confined(argv: list[str], *, limits: SandboxLimits, workdir: Path) -> SandboxResult:
@@ -632,30 +639,15 @@ def pinned_cpus(cores: int | None) -> set[int] | None:
 
 
 def _run(command_for: Callable[[int], list[str]], limits: SandboxLimits, env: dict[str, str], cwd: Path | None, kill,
-         stdin: bytes | None = None) -> tuple[SandboxResult, bool, list[str]]:  # fmt: skip
+         stdin: bytes | None = None, group: RunCgroup | None = None) -> tuple[SandboxResult, bool, list[str]]:  # fmt: skip
     """Start command_for(fd) in a new session, `fd` being the write end of the sentinel's pipe, and supervise
     it (_supervise); returns (result, whether the sentinel came, the command).
 
     Only the command gets the pipe (pass_fds; subprocess closes every other descriptor in the child, so runs
     started meanwhile by other threads hold no copy), and the harness closes its own write end at once: the
     pipe's end of file then comes when the sentinel step has closed it, or when the wrappers have all died.
-    The command runs in a control group of its own where the harness can make one (run_cgroup.py): the result's
-    `usage` is then the whole run's, read once nothing of it is left.
+    Given a `group` (run_cgroup.py), the command's first process joins it before anything else runs.
     """
-    group = RunCgroup.make(memory_mb=limits.whole_run_memory_mb(), max_tasks=limits.max_processes)
-    try:
-        result, started, command = _run_in(command_for, limits, env, cwd, kill, stdin, group)
-    except BaseException:
-        if group is not None:
-            group.remove()
-        raise
-    if group is not None:
-        result = dataclasses.replace(result, usage=group.close())
-    return result, started, command
-
-
-def _run_in(command_for: Callable[[int], list[str]], limits: SandboxLimits, env: dict[str, str], cwd: Path | None,
-            kill, stdin: bytes | None, group: RunCgroup | None) -> tuple[SandboxResult, bool, list[str]]:  # fmt: skip
     sentinel_read, sentinel_write = os.pipe()
     started = time.monotonic()
     try:
@@ -863,7 +855,7 @@ def verdict_for(result: SandboxResult, cpu_limit_s: int | None = None) -> str | 
     Resource limits are told apart from crashes by how the kernel enforces them (SIGXCPU, SIGXFSZ,
     SIGKILL at the hard CPU limit, when `cpu_limit_s` is given), by the output cap, by an allocation refused under RLIMIT_AS
     (std::bad_alloc), and, where the run had a control group (result.usage), by its memory limit's kill (whatever the
-    run did next) and by a run that failed after its task limit refused a process or thread. mpirun reports a rank's
+    run did next). mpirun reports a rank's
     fatal signal in its own output, which is read the same way.
     """
     if result.usage is not None and result.usage.memory_limit_hit:  # whatever followed (a crash, a hang) came of it
@@ -874,8 +866,6 @@ def verdict_for(result: SandboxResult, cpu_limit_s: int | None = None) -> str | 
         return KILLED_RESOURCE_LIMIT
     if any(marker in result.stderr or marker in result.stdout for marker in ALLOCATION_FAILURE_MARKERS):
         return KILLED_RESOURCE_LIMIT
-    if result.usage is not None and result.usage.task_limit_hit and not (result.outcome == EXITED and result.returncode == 0):
-        return KILLED_RESOURCE_LIMIT  # it failed after a process or thread was refused at the run's task limit
     if result.outcome == SIGNALED:
         if result.signal_number in RESOURCE_SIGNALS:
             return KILLED_RESOURCE_LIMIT

@@ -252,8 +252,9 @@ struct SampleProcess {
   bool child = false;      // the judge's child (it waits for its stops), else a rank mpirun started
   bool stopped = false;
   double cpu_at_start = 0;  // its CPU clock when the call's window opened
-  // CPU time of the whole process outside the calls' windows, while it prepared their inputs: what the judge's own
-  // generation of the same inputs bounds (run.resource_overuse), so that no work of the sample hides between calls.
+  // CPU time of the whole process outside the calls' windows, while it prepared their inputs, per thread each call
+  // could keep busy: what the judge's own generation of the same inputs bounds (run.resource_overuse), so that no
+  // work of the sample hides between calls.
   double prepare_cpu_s = 0;
   // Its threads at its first READY, before any call of the sample: the runtime's own (MPI's, Kokkos's pool). Threads
   // beyond those and the OpenMP team a call was given are the sample's own (judge_main says why they matter).
@@ -317,6 +318,7 @@ struct Sample {
   std::vector<SampleProcess> ranks;
   pid_t launcher = -1;
   int largest_team = 1;  // the largest OpenMP team (openmp_team) a call was given so far
+  int given = 1;         // the threads the run gave each process (OMP_NUM_THREADS: Kokkos's count)
   std::string fifo_dir;  // MPI: the folder of the ranks' named pipes
 
   void remove_pipes() {
@@ -557,6 +559,18 @@ inline Sample start_ranks(const std::string& exe, int ranks, std::vector<std::st
 // (the rest of `got` left as it was). Returns false (why set) when its answer cannot be taken. With `timing`, the
 // call's wall time (from the first GO sent to the last DONE read) and the largest over the ranks of each process's CPU
 // time over the wall time of a window holding the call.
+// The threads each process of a timed call may keep busy: OpenMP's sweep count, Kokkos's thread count as the run gave
+// it (OMP_NUM_THREADS, read before anything here changes it), one for serial and MPI ranks.
+inline int judged_threads_allowed(int sweep_threads, int given) {
+#if defined(PCG_MODEL_KOKKOS)
+  (void)sweep_threads;
+  return given;
+#else
+  (void)given;
+  return sweep_threads;
+#endif
+}
+
 struct CallTiming {
   double wall_s = 0, cpu_per_wall = 0;
 };
@@ -580,7 +594,9 @@ inline bool call_sample(Sample& s, std::size_t size, std::uint64_t seed, int thr
   for (std::size_t r = 0; r < s.ranks.size(); ++r) {
     SampleProcess& p = s.ranks[r];
     p.cpu_at_start = p.cpu_s();
-    p.prepare_cpu_s += p.cpu_at_start - before_prepare[r];
+    // Per thread the call may keep busy: the OpenMP workers of a team wait actively between regions, so that a
+    // process of t threads spends up to t x the preparation's time there (8 stress threads on 2 cores: 2x).
+    p.prepare_cpu_s += (p.cpu_at_start - before_prepare[r]) / std::max(1, judged_threads_allowed(threads, s.given));
     p.census(s.largest_team);
   }
   const double w0 = now_s();
@@ -625,18 +641,6 @@ inline bool call_sample(Sample& s, std::size_t size, std::uint64_t seed, int thr
 // as 1.33 cores).
 inline double own_cpu_s() { return read_clock_s(CLOCK_THREAD_CPUTIME_ID); }
 
-// The threads each process of a timed call may keep busy: OpenMP's sweep count, Kokkos's thread count as the run gave
-// it (OMP_NUM_THREADS, read before anything here changes it), one for serial and MPI ranks.
-inline int judged_threads_allowed(int sweep_threads, int given) {
-#if defined(PCG_MODEL_KOKKOS)
-  (void)sweep_threads;
-  return given;
-#else
-  (void)given;
-  return sweep_threads;
-#endif
-}
-
 inline int judge_main(int argc, char** argv) {
   const double started = now_s();
   const Args args = parse_args(argc, argv);
@@ -656,6 +660,7 @@ inline int judge_main(int argc, char** argv) {
   std::signal(SIGPIPE, SIG_IGN);  // a sample's process that dies shows as a closed pipe (Sample::gone)
   Sample sample = args.launch.empty() ? start_sample(args.sample_exe)
                                       : start_ranks(args.sample_exe, args.ranks, args.launch);
+  sample.given = given;
 #if defined(PCG_MODEL_KOKKOS)
   // The judge's own Kokkos (a generator may allocate Views) on one thread: no worker of its own spins beside the sample.
   omp_set_num_threads(1);
