@@ -3,7 +3,7 @@
     .venv/bin/python benchmarks/pcgbench_shard_agreement.py [--config config/config.yaml] [--problems a,b,...]
                                                             [--models serial,omp,mpi] [--rounds 3]
 
-The test (tests/pcgbench_harness/test_shards.py) holds the verdicts, details and counts of merged shards equal to
+The test (tests/pcgbench/test_shards.py) holds the verdicts, details and counts of merged shards equal to
 one unsharded evaluation's; speedups are timings, which a test on a loaded machine cannot compare. This script
 does: it evaluates the references of the problems (by default the config's; one sample per problem and model)
 `rounds` times each way, alternating, with the config's pcgbench.evaluate settings and one warm build cache: unsharded (evaluate.main) and sharded by model and problem

@@ -67,12 +67,12 @@ def run_snakemake(workdir: str | os.PathLike, *args: str, cores: int | None = 2,
 # runs at once, timing_slot): beside another test's run at the same raised priority, one thread took every chunk
 # and ThreadSanitizer saw no race (seen once with three workers).
 EXCLUSIVE = {
-    "tests/pcgbench_harness/test_evaluate.py::test_adversarial_bodies_are_contained",
-    "tests/pcgbench_harness/test_evaluate.py::test_a_race_hidden_behind_a_large_chunk_is_caught",
+    "tests/pcgbench/test_evaluate.py::test_adversarial_bodies_are_contained",
+    "tests/pcgbench/test_evaluate.py::test_a_race_hidden_behind_a_large_chunk_is_caught",
     "tests/rlpf/test_reward.py::test_a_race_on_a_search_index_is_caught",
-    "tests/pcgbench_harness/test_sandbox.py::test_fork_bomb_is_contained",
-    "tests/pcgbench_harness/test_sandbox.py::test_detached_sleepers_do_not_hold_the_harness",
-    "tests/pcgbench_harness/test_sandbox_isolation.py::test_the_process_limit_holds_in_the_programs_own_user_namespace",
+    "tests/measure/test_sandbox.py::test_fork_bomb_is_contained",
+    "tests/measure/test_sandbox.py::test_detached_sleepers_do_not_hold_the_harness",
+    "tests/measure/test_sandbox_isolation.py::test_the_process_limit_holds_in_the_programs_own_user_namespace",
 }
 
 
@@ -103,25 +103,25 @@ SLOW_FIRST = [
     *TORCH_DISTRIBUTED,
     "tests/pcgbench_suite/test_references.py",  # 137 (its fixture builds every selected reference)
     "tests/hpccoder/test_from_scratch.py",  # 101
-    "tests/pcgbench_harness/test_evaluate.py",  # 57
+    "tests/pcgbench/test_evaluate.py",  # 57
     "tests/spine/test_docs_commands.py",  # about 60 s of CPU (its dry runs, the paper DAG's among them)
     "tests/rlpf/test_real_base.py",  # 52
     "tests/monitoring/test_workflow.py",  # 41
     "tests/report/test_report_browser.py",  # 40
-    "tests/pcgbench_harness/test_snakemake_pcgbench.py",  # 36
+    "tests/pcgbench/test_snakemake_pcgbench.py",  # 36
     "tests/jorge/test_pipeline.py",  # 34
     "tests/spine/test_config.py",  # 27
     "tests/generate/test_model_source.py",  # 25
     "tests/rlpf/test_renaming.py",  # 24
-    "tests/pcgbench_harness/test_rootless.py",  # 20
+    "tests/measure/test_rootless.py",  # 20
     "tests/spine/test_results_folder.py",  # 18
-    "tests/pcgbench_harness/test_hack_catalogue.py",  # 18
+    "tests/measure/test_hack_catalogue.py",  # 18
     "tests/pcgbench_suite/test_pareval_compat.py",  # 15
     "tests/claims/test_rule.py",  # 14
     "tests/generate/test_readme_recipe.py",  # 11
     "tests/pcgbench_suite/test_reference_speedups.py",  # 11
     "tests/pcgbench_suite/test_pareval_files.py",  # 10
-    "tests/pcgbench_harness/test_sandbox_isolation.py",  # 10
+    "tests/measure/test_sandbox_isolation.py",  # 10
     "tests/generate/test_resume.py",  # 9
     "tests/generate/test_workflow.py",  # 8
 ]

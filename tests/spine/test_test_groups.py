@@ -10,7 +10,7 @@ from tests.conftest import EXCLUSIVE, REPO_ROOT, SLOW_FIRST, TORCH_DISTRIBUTED
 # namespace) or generation servers.
 MULTIPROCESS_WITHOUT_TORCH_DISTRIBUTED = {
     "tests/generate/test_resume.py",
-    "tests/pcgbench_harness/test_evaluate.py",
+    "tests/pcgbench/test_evaluate.py",
     "tests/pcgbench_suite/test_reference_speedups.py",
     "tests/pcgbench_suite/test_references.py",
 }

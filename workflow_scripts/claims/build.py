@@ -451,7 +451,9 @@ def summaries_sha256(paths: list[str | Path]) -> str:
 
 
 # A claim renamed since runs were recorded keeps its history: old rows are read under the new id.
-RENAMED_CLAIMS = {"rlpf_openmp_speedup": "rlpf_omp_speedup"}  # RLPF's task set is "omp", as PCGBench names it
+RENAMED_CLAIMS = {"rlpf_openmp_speedup": "rlpf_omp_speedup",  # RLPF's task set is "omp", as PCGBench names it
+                  # the old id read as the name of the tests' former folder (issue 48)
+                  "pcgbench_harness_verdicts": "pcgbench_self_test_verdicts"}
 
 
 def read_history(path: str | Path) -> list[dict[str, str]]:

@@ -3,7 +3,7 @@
 Every study that measures code uses it: PCGBench's evaluation and reference check, RLPF's reward, HPC-Coder's
 performance-change timings. It imports only `workflow_scripts.common`. Code outside this package imports the
 names below from here (`from workflow_scripts.measure import run_program`), never a module inside it;
-tests/pcgbench_harness/test_api.py holds every package, benchmark and rule to that.
+tests/measure/test_api.py holds every package, benchmark and rule to that.
 
     settings = MeasureConfig(**config["measure"], seed=config["seed"])   # config section `measure`
     cache = BuildCache(settings.build_config())

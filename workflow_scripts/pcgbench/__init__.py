@@ -4,7 +4,7 @@ translation prompts, ParEval's files and released outputs, the reference check a
 
 How a program is built, run, checked and timed is the measurement engine's (`workflow_scripts.measure`), which
 this study uses like every other. Other packages import from here only (`from workflow_scripts.pcgbench import
-compute_metrics`), never a module inside it: tests/pcgbench_harness/test_api.py holds them to `__all__`. What they
+compute_metrics`), never a module inside it: tests/measure/test_api.py holds them to `__all__`. What they
 get:
 
 - the evaluation's estimators, compute_metrics (metrics.py); the evaluation itself, `evaluate` (a generations

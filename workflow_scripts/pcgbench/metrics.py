@@ -13,7 +13,7 @@ resources), efficiency_n@k with v = T*/(n T_n), and the _max variants with each 
 count. Values are averaged over the prompts of a group (an execution model, or a model and a problem
 type). A metric at k is reported only when every prompt of the group has at least k samples.
 (ParEval's public code sorts descending for k > 1 and has C(n, r) = 1 for n < r; this does neither,
-and tests/pcgbench_harness/test_metrics.py checks it against brute-force enumeration.)
+and tests/pcgbench/test_metrics.py checks it against brute-force enumeration.)
 
 Beside these, `pareval_metrics` computes the same names under ParEval's own definitions (metrics.json's
 `pareval` section), with the correct estimator: speedup and efficiency over valid samples only (a failed

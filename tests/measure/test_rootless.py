@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.pcgbench_harness.test_evaluate import HOSTILE, hostile_body
+from tests.pcgbench.test_evaluate import HOSTILE, hostile_body
 from workflow_scripts.measure import sandbox, suite, verdicts
 from workflow_scripts.pcgbench import evaluate
 from workflow_scripts.pcgbench.evaluate import EvaluateConfig, evaluate_samples
@@ -42,7 +42,7 @@ PIPES_SEEN = ("import glob, os\ndef pipes(paths):\n    return sorted({os.readlin
 DROP = ["setpriv", f"--reuid={ROOTLESS_UID}", f"--regid={ROOTLESS_UID}", "--clear-groups", "--inh-caps=-all"]
 
 as_unprivileged_user = pytest.mark.skipif(os.geteuid() != 0, reason="drops to an unprivileged uid from root (as a "
-                                          "normal user the other harness tests run in rootless mode themselves)")
+                                          "normal user the engine's other tests run in rootless mode themselves)")
 
 
 def uid_processes(grace_s: float = 5.0) -> list[str]:

@@ -1,4 +1,5 @@
-"""Shared fixtures: a build cache per test session (drivers are compiled once) and the suite's problems."""
+"""Fixtures the engine's tests (tests/measure/) and the study's (tests/pcgbench/) share, imported by the conftest.py
+of each: a build cache per test session (drivers are compiled once) and the suite's problem that programs run on."""
 
 import pytest
 

@@ -118,7 +118,8 @@ HOSTILE = {
                        "a.sin_port = htons(80); inet_pton(AF_INET, \"1.1.1.1\", &a.sin_addr);"
                        "if (connect(s, (sockaddr *)&a, sizeof a) == 0) std::abort();", "tampering"),
     # Opening a file is refused from the object (tampering.OUTSIDE_CALLS); the sandbox's read-only view of the host
-    # is tested with a program of its own (test_sandbox.py::test_cannot_write_outside) and here by removing files.
+    # is tested with a program of its own (tests/measure/test_sandbox.py::test_cannot_write_outside) and here by
+    # removing files.
     "write_outside": ("if (std::fopen(\"@OUTSIDE@\", \"w\")) std::abort();", "tampering"),
     "delete_files": ("if (std::remove(\"@CANARY@\") == 0 || std::remove(\"/tmp/sample.exe\") == 0) std::abort();",
                      "ok"),
@@ -131,7 +132,7 @@ HOSTILE = {
     # fork through libc's syscall(): refused from the object (a raw system call changes the process from inside).
     "syscall_fork_bomb": ("for (;;) syscall(SYS_fork);", "tampering"),
     # fork in inline assembly: no call names it, but the object's code holds the syscall instruction (a bomb that
-    # does run is contained by the sandbox's process limit: test_sandbox.py::test_fork_bomb_is_contained).
+    # does run is contained by the sandbox's process limit: tests/measure/test_sandbox.py::test_fork_bomb_is_contained).
     "asm_fork_bomb": ("for (;;) { long r; asm volatile(\"syscall\" : \"=a\"(r) : \"a\"(57L) : \"rcx\", \"r11\", "
                       "\"memory\"); (void)r; }", "tampering"),
 }

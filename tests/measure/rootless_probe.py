@@ -3,8 +3,8 @@
 test_rootless.py runs it as an unprivileged uid (from the root test process, with setpriv), so that the
 harness takes its rootless mode exactly as it would for a normal user on a cluster node:
 
-    python3 tests/pcgbench_harness/rootless_probe.py sandbox SPEC.json    # run_sandboxed, one case at a time
-    python3 tests/pcgbench_harness/rootless_probe.py evaluate SPEC.json   # evaluate_samples on given bodies
+    python3 tests/measure/rootless_probe.py sandbox SPEC.json    # run_sandboxed, one case at a time
+    python3 tests/measure/rootless_probe.py evaluate SPEC.json   # evaluate_samples on given bodies
 
 sandbox SPEC: {"exe": host path, "cases": [{"name", "args", "limits": {...}, "nice": 0, "stdin": text}, ...]};
 each case runs `exe args` (or its "argv", with exe at /tmp/prog) in the sandbox, "stdin" on its standard input ("@PROBE_PID@" in args becomes this
