@@ -33,8 +33,10 @@ from workflow_scripts.measure import (  # noqa: E402
     BuildConfig,
     BuildRequest,
     MeasureConfig,
+    Problem,
+    load_suite,
+    reference_body,
     run_program,
-    suite,
 )
 
 MODELS = ("serial", "omp", "mpi", "mpi+omp", "kokkos")
@@ -53,7 +55,7 @@ def main() -> int:
     models = args.models.split(",")
     if unknown := set(models) - set(MODELS):
         parser.error(f"--models: {sorted(unknown)} not among {MODELS}")
-    problems = suite.load_suite()
+    problems = load_suite()
     if args.problems:
         wanted = args.problems.split(",")
         if missing := set(wanted) - {p.name for p in problems}:
@@ -103,10 +105,10 @@ def main() -> int:
     return 1 if broke else 0
 
 
-def reference_request(problem: suite.Problem, model: str) -> BuildRequest | None:
+def reference_request(problem: Problem, model: str) -> BuildRequest | None:
     """The build of `problem`'s reference in `model`, or None where it has none."""
     try:
-        return BuildRequest(problem=problem, model=model, body=suite.reference_body(problem, model))
+        return BuildRequest(problem, model, reference_body(problem, model))
     except (FileNotFoundError, ValueError):
         return None
 

@@ -16,9 +16,9 @@ import workflow_scripts.pcgbench as pcgbench
 
 REPO = Path(__file__).resolve().parents[2]
 APIS = {"workflow_scripts.measure": measure, "workflow_scripts.pcgbench": pcgbench}
-# Benchmarks that time the engine's own steps one by one (compile, link, the precompiled headers), which no study
-# calls apart: they may reach the engine's modules.
-ENGINE_BENCHMARKS = ("harness_throughput.py", "pcgbench_projection.py")
+# Benchmarks that time the engine's own steps one by one (compile, link, the precompiled headers, a run's control
+# group), which no study calls apart: they may reach the engine's modules.
+ENGINE_BENCHMARKS = ("harness_throughput.py", "pcgbench_projection.py", "run_cgroup_cost.py")
 
 
 def _module_name(path: Path, root: Path) -> str:
