@@ -88,16 +88,17 @@ CPU_OVERUSE_FACTOR = 1.25
 CPU_SLACK_S = 0.002
 # Between its calls a judged sample's process only prepares the inputs the judge names (drivers/judge.hpp): it generates
 # them, as the judge does once for its check, and copies the ones that come again. Its CPU time there (every thread,
-# read from outside with the process stopped at both ends, per thread the call could keep busy: OpenMP's workers wait
-# actively between regions, so that they spin through the preparation) may exceed the judge's own generation of the same inputs by
-# PREPARE_CPU_FACTOR, and by PREPARE_CPU_SLACK_S, before the run is resource_overuse: work a thread of the sample does
-# between the calls (where no clock of a call runs) shows there. The margin covers the copies of inputs validated
-# again (8 stress validations copy the timed input 8 times), the runtime's threads started and spinning out their
-# waits, and page faults of fresh buffers. Measured on the suite's 330 references (benchmarks/prepare_cpu.py, 2 cores
-# at load 6-8, 2026-12-07): at most 4.75 x the judge's generation where that took more than 10 ms (OpenMP, whose
-# workers wait actively), 3.1 x in Kokkos, 2.1 x in serial and MPI runs; below 10 ms the slack holds the rest
-# (largest 0.03 s). The thread bound (extra_threads) is what stops a thread of the sample's own; this one bounds what
-# any work between the calls can take.
+# read from outside with the process stopped at both ends; per thread the call could keep busy, since OpenMP's workers
+# wait actively between regions and spin through the preparation) may exceed the judge's own generation of the same
+# inputs by PREPARE_CPU_FACTOR, and by PREPARE_CPU_SLACK_S, before the run is resource_overuse: work a thread of the
+# sample does between the calls (where no clock of a call runs) shows there. The margin covers the copies of inputs
+# validated again (8 stress validations copy the timed input 8 times), page faults of fresh buffers and the runtime's
+# threads. Measured on all 340 references of the suite (benchmarks/prepare_cpu.py, 2 cores at load 6-8, 2026-12-07,
+# before the count was made per thread, which can only lower the OpenMP and Kokkos figures): where the judge's
+# generation took more than 10 ms, at most 4.75 x it (OpenMP at 2 threads), 3.1 x (Kokkos), 2.65 x (MPI+OpenMP), 2.1 x
+# (serial, MPI);
+# below 10 ms the slack holds the rest (largest 0.03 s). The thread bound (extra_threads) is what stops a thread of the
+# sample's own; this one bounds what any work between the calls can take.
 PREPARE_CPU_FACTOR = 8.0
 PREPARE_CPU_SLACK_S = 0.25
 
