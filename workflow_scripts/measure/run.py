@@ -96,9 +96,8 @@ CPU_SLACK_S = 0.002
 # threads. Measured on all 340 references of the suite (benchmarks/prepare_cpu.py, 2 cores at load 6-8, 2026-12-07,
 # before the count was made per thread, which can only lower the OpenMP and Kokkos figures): where the judge's
 # generation took more than 10 ms, at most 4.75 x it (OpenMP at 2 threads), 3.1 x (Kokkos), 2.65 x (MPI+OpenMP), 2.1 x
-# (serial, MPI);
-# below 10 ms the slack holds the rest (largest 0.03 s). The thread bound (extra_threads) is what stops a thread of the
-# sample's own; this one bounds what any work between the calls can take.
+# (serial, MPI); below 10 ms the slack holds the rest (largest 0.03 s). The thread bound (extra_threads) is what stops
+# a thread of the sample's own; this one bounds what any work between the calls can take.
 PREPARE_CPU_FACTOR = 8.0
 PREPARE_CPU_SLACK_S = 0.25
 
