@@ -61,14 +61,14 @@ from workflow_scripts.pcgbench import EvaluateConfig, Sample, evaluate, generato
 RUN_TIMEOUT_S = 20.0
 
 
-def make_samples(problems, models, samples):
+def make_samples(problems, exec_models, samples):
     made = {"reference": [], "mutants": []}
     mutants = [m for m in generators.MUTANTS if m != "infinite_loop"]
     by_name = {problem.name: problem for problem in problems}
-    records = [prompt_record(problem, model) for problem in problems for model in models]
+    records = [prompt_record(problem, exec_model) for problem in problems for exec_model in exec_models]
     for generator in made:
         filled, _ = generators.generate(records, generator, samples=samples, mutants=mutants)
-        made[generator] += [Sample(generator=generator, problem=by_name[r["name"]], model=r["parallelism_model"],
+        made[generator] += [Sample(generator=generator, problem=by_name[r["name"]], exec_model=r["parallelism_model"],
                                    sample_index=i, body=body)
                             for r in filled for i, body in enumerate(r["outputs"])]  # fmt: skip
     return made
@@ -83,7 +83,7 @@ def timed(fn, *args, **kwargs):
 
 def run_args(sample, exe, config, cfg):
     """The harness's own argv and environment for one run (its RunProtocol's command), for the other evaluators."""
-    return cfg.protocol(ranks=config.ranks, threads=config.threads).command(sample.problem, sample.model, exe)
+    return cfg.protocol(ranks=config.ranks, threads=config.threads).command(sample.problem, sample.exec_model, exe)
 
 
 def run_direct(argv, env, timeout_s, nice):
@@ -114,17 +114,17 @@ def bare(samples, work, driver_dir, cfg):
         if sample.program_id in exes:
             continue
         src, obj, exe = work / f"s{len(exes)}.cpp", work / f"s{len(exes)}.o", work / f"s{len(exes)}"
-        src.write_text(suite.sample_source(sample.problem, sample.model, sample.body))
-        ok = subprocess.run(toolchains.compile_sample_argv(sample.problem, sample.model, src, obj),
+        src.write_text(suite.sample_source(sample.problem, sample.exec_model, sample.body))
+        ok = subprocess.run(toolchains.compile_sample_argv(sample.problem, sample.exec_model, src, obj),
                             capture_output=True).returncode == 0  # fmt: skip
-        driver = driver_program.build_driver(sample.problem, sample.model, driver_dir)
-        ok = ok and subprocess.run(toolchains.link_argv(sample.problem, sample.model, obj, driver, exe),
+        driver = driver_program.build_driver(sample.problem, sample.exec_model, driver_dir)
+        ok = ok and subprocess.run(toolchains.link_argv(sample.problem, sample.exec_model, obj, driver, exe),
                                    capture_output=True).returncode == 0  # fmt: skip
         exes[sample.program_id] = (sample, exe if ok else None)
     for sample, exe in exes.values():
-        if exe is None or not suite.uses_model(sample.model, sample.body)[0]:
+        if exe is None or not suite.uses_exec_model(sample.exec_model, sample.body)[0]:
             continue
-        for config in resource_sweep(sample.model, cfg.max_cores):
+        for config in resource_sweep(sample.exec_model, cfg.max_cores):
             argv, env = run_args(sample, exe, config, cfg)
             if run_direct(argv, env, RUN_TIMEOUT_S, cfg.run_nice) != 0:
                 break
@@ -135,16 +135,16 @@ def naive(samples, work, cfg):
     """ParEval's way: driver + sample compiled as one translation unit per sample, no cache, no parallelism."""
     started = time.perf_counter()
     for index, sample in enumerate(samples):
-        problem, model = sample.problem, sample.model
+        problem, exec_model = sample.problem, sample.exec_model
         src, exe = work / f"naive{index}.cpp", work / f"naive{index}"
-        src.write_text(driver_program.driver_source(problem, model) + "\n" + suite.sample_source(problem, model, sample.body))
-        template = toolchains.compile_sample_argv(problem, model, src, exe)
+        src.write_text(driver_program.driver_source(problem, exec_model) + "\n" + suite.sample_source(problem, exec_model, sample.body))
+        template = toolchains.compile_sample_argv(problem, exec_model, src, exe)
         compile_argv = [a for a in template if a != "-c"] + [f"-I{suite.DATA_ROOT}"]
-        link = toolchains.link_argv(problem, model, Path("sample.o"), Path("driver.o"), exe)
+        link = toolchains.link_argv(problem, exec_model, Path("sample.o"), Path("driver.o"), exe)
         compile_argv += link[link.index("-o") + 2:]  # the libraries the link step adds (Kokkos)
         if subprocess.run(compile_argv, capture_output=True).returncode != 0:
             continue
-        for config in resource_sweep(model, cfg.max_cores):
+        for config in resource_sweep(exec_model, cfg.max_cores):
             argv, env = run_args(sample, exe, config, cfg)
             if run_direct(argv, env, RUN_TIMEOUT_S, cfg.run_nice) != 0:
                 break
@@ -154,7 +154,7 @@ def naive(samples, work, cfg):
 def compile_phase(samples, work, driver_dir, jobs):
     cache = BuildCache(BuildConfig(cache_dir=work / f"compile_j{jobs}", jobs=jobs))
     cache.drivers = driver_dir  # drivers prebuilt: this measures the samples' compiles
-    _, seconds = timed(cache.build_all, [BuildRequest(problem=s.problem, model=s.model, body=s.body)
+    _, seconds = timed(cache.build_all, [BuildRequest(problem=s.problem, model=s.exec_model, body=s.body)
                                             for s in samples])  # fmt: skip
     return seconds
 
@@ -192,12 +192,12 @@ def main() -> None:
     refused = [p.name for p in problems if any(p.types_for(m) for m in args.models.split(","))]
     if refused:
         sys.exit(f"--problems: {refused} declare types; the naive single-TU build cannot include them twice")
-    models = args.models.split(",")
+    exec_models = args.models.split(",")
     cfg_kwargs = {"max_cores": 2, "warmup": 1, "reps": args.reps}
     cfg = EvaluateConfig(run_timeout_s=RUN_TIMEOUT_S, **cfg_kwargs)  # the run settings every evaluator shares
-    made = make_samples(problems, models, args.samples)
+    made = make_samples(problems, exec_models, args.samples)
     everything = made["reference"] + made["mutants"]
-    report = {"problems": args.problems, "models": models, "samples_per_prompt": args.samples,
+    report = {"problems": args.problems, "models": exec_models, "samples_per_prompt": args.samples,
               "reference_samples": len(made["reference"]), "mutant_samples": len(made["mutants"]),
               "distinct_programs": len({s.program_id for s in everything}),
               "validations": cfg.validations, "run_nice": cfg.run_nice, "load_average_start": os.getloadavg()[0]}  # fmt: skip
@@ -205,7 +205,7 @@ def main() -> None:
         work = Path(tmp)
         driver_dir = work / "drivers"
         for sample in everything:  # drivers first: every evaluator uses the same driver objects
-            driver_program.build_driver(sample.problem, sample.model, driver_dir)
+            driver_program.build_driver(sample.problem, sample.exec_model, driver_dir)
         for name, samples in made.items():
             rows, seconds = harness(samples, fresh_cache(work, f"cache_{name}", driver_dir), work / f"out_{name}",
                                        cfg_kwargs, jobs=2)  # fmt: skip
@@ -250,7 +250,7 @@ def main() -> None:
     report["load_average_end"] = os.getloadavg()[0]
     write_json(args.out, report)
     print(f"{'samples':32s} {len(made['reference'])} reference + {len(made['mutants'])} mutants "
-          f"({args.problems}; {','.join(models)}): {report['distinct_programs']} distinct programs")
+          f"({args.problems}; {','.join(exec_models)}): {report['distinct_programs']} distinct programs")
     for name in ("reference", "mutants"):
         print(f"{'harness ' + name:32s} {report[f'harness_{name}_s']:7.1f} s  "
               f"{report[f'harness_{name}_samples_per_min']:7.1f} samples/min")

@@ -66,15 +66,15 @@ PAREVAL_RECORDED_S = 44.0  # ParEval's own harness on this workload, measured ea
 TARGET_RATIO = 2.5  # the aim, with the race check: cold scoring at least 2.5x faster than ParEval's harness
 
 
-def write_generations(path: Path, problems: list[str], models: list[str], samples: int) -> int:
+def write_generations(path: Path, problems: list[str], exec_models: list[str], samples: int) -> int:
     names = numbered_names()
     records = []
     for name in problems:
         problem = get_problem(name)
-        for model in models:
-            body = reference_body(problem, model)
+        for exec_model in exec_models:
+            body = reference_body(problem, exec_model)
             outputs = [body.rstrip() + f"  // sample {i}\n" for i in range(samples)]  # distinct programs
-            records.append(dict(prompt_record(problem, model, names.get(name, name)), outputs=outputs))
+            records.append(dict(prompt_record(problem, exec_model, names.get(name, name)), outputs=outputs))
     path.write_text(json.dumps(records))
     return sum(len(r["outputs"]) for r in records)
 
@@ -98,7 +98,7 @@ def evaluate(generations: Path, out: Path, cache: Path, machine_cache: Path, rac
     return wall, {f"{r.problem}/{r.model}#{r.sample_index}": r.verdict for r in rows.itertuples()}, speedups
 
 
-PAREVAL_MODELS = ("serial", "omp")  # the models this benchmark's side by side supports (no MPI, no Kokkos needed)
+PAREVAL_EXEC_MODELS = ("serial", "omp")  # the models this benchmark's side by side supports (no MPI, no Kokkos needed)
 # ParEval's launch formats on one node without a job launcher (its own launch-configs.json wraps every run in srun).
 # Its MPI runs under Open MPI's mpirun here (as root it needs --allow-run-as-root; --oversubscribe: as many ranks as
 # asked whatever slots Open MPI counts, as srun gave). Its Kokkos driver hands its arguments to Kokkos::initialize and
@@ -114,56 +114,56 @@ PAREVAL_LAUNCH_FORMATS = {
 }
 KOKKOS_NUM_THREADS_SINCE = 30700  # KOKKOS_VERSION (major * 10000 + minor * 100 + patch) that reads --kokkos-num-threads
 # ParEval's driver object of each model (drivers/cpp/Makefile's targets)
-PAREVAL_DRIVER_OBJECTS = {model: f"models/{model.replace('+', '-')}-driver.o" for model in PAREVAL_LAUNCH_FORMATS}
+PAREVAL_DRIVER_OBJECTS = {exec_model: f"models/{exec_model.replace('+', '-')}-driver.o" for exec_model in PAREVAL_LAUNCH_FORMATS}
 
 
-def pareval_launch_configs(models: list[str], max_cores: int, kokkos_version: int | None = None) -> dict:
-    """ParEval's launch configs for `models` at this harness's resource sweep (resource_sweep: threads and ranks
+def pareval_launch_configs(exec_models: list[str], max_cores: int, kokkos_version: int | None = None) -> dict:
+    """ParEval's launch configs for `exec_models` at this harness's resource sweep (resource_sweep: threads and ranks
     1, 2, 4, ... max_cores), so that both harnesses run every sample at the same thread and rank counts; Kokkos's
     thread count in the flag its KOKKOS_VERSION `kokkos_version` reads (None: ParEval's)."""
     configs = {}
-    for model in models:
+    for exec_model in exec_models:
         params = []
-        for config in resource_sweep(model, max_cores):
-            param = {"num_procs": config.ranks} if model in ("mpi", "mpi+omp") else {}
-            param |= {"num_threads": config.threads} if model in ("omp", "mpi+omp", "kokkos") else {}
+        for config in resource_sweep(exec_model, max_cores):
+            param = {"num_procs": config.ranks} if exec_model in ("mpi", "mpi+omp") else {}
+            param |= {"num_threads": config.threads} if exec_model in ("omp", "mpi+omp", "kokkos") else {}
             params.append(param)
-        launch = PAREVAL_LAUNCH_FORMATS[model]
-        if model == "kokkos" and kokkos_version is not None and kokkos_version < KOKKOS_NUM_THREADS_SINCE:
+        launch = PAREVAL_LAUNCH_FORMATS[exec_model]
+        if exec_model == "kokkos" and kokkos_version is not None and kokkos_version < KOKKOS_NUM_THREADS_SINCE:
             launch = launch.replace("--kokkos-num-threads=", "--kokkos-threads=")
-        configs[model] = {"format": launch, "params": params}
+        configs[exec_model] = {"format": launch, "params": params}
     return configs
 
 
 def pareval_inputs(drivers: Path, work: Path, problems: list[str], max_cores: int = 2) -> tuple[Path, Path]:
     """ParEval's launch configs and problem sizes for this workload, written under `work`."""
-    launch = pareval_launch_configs(list(PAREVAL_MODELS), max_cores)
+    launch = pareval_launch_configs(list(PAREVAL_EXEC_MODELS), max_cores)
     sizes = json.loads((drivers / "problem-sizes.json").read_text())
     names = numbered_names()
     for name in problems:
         timed = str(get_problem(name).sizes["timed"])
-        sizes.setdefault(names[name], {}).update({model: timed for model in PAREVAL_MODELS})
+        sizes.setdefault(names[name], {}).update({exec_model: timed for exec_model in PAREVAL_EXEC_MODELS})
     launch_path, sizes_path = work / "pareval-launch-configs.json", work / "pareval-problem-sizes.json"
     launch_path.write_text(json.dumps(launch, indent=2))
     sizes_path.write_text(json.dumps(sizes, indent=2))
     return launch_path, sizes_path
 
 
-def run_pareval(drivers: Path, python: str, generations: Path, work: Path, models: list[str],
+def run_pareval(drivers: Path, python: str, generations: Path, work: Path, exec_models: list[str],
                 launch: Path, sizes: Path, wrap: tuple[str, ...] = ()) -> tuple[float, list[dict]]:  # fmt: skip
     """(wall time, the results records it wrote) of one cold run of ParEval's harness on `generations`: its driver
-    objects of `models` removed and built again inside the timed window, then run-all.py (under `wrap`, a command
+    objects of `exec_models` removed and built again inside the timed window, then run-all.py (under `wrap`, a command
     prefix, if given)."""
     work.mkdir()
     subprocess.run(["make", "-C", "cpp", "clean"], cwd=drivers, check=True, capture_output=True)
     started = time.perf_counter()
-    make = subprocess.run(["make", "-C", "cpp", *[PAREVAL_DRIVER_OBJECTS[m] for m in models]], cwd=drivers,
+    make = subprocess.run(["make", "-C", "cpp", *[PAREVAL_DRIVER_OBJECTS[m] for m in exec_models]], cwd=drivers,
                           capture_output=True, text=True)  # fmt: skip
     if make.returncode != 0:
         raise SystemExit(f"building ParEval's drivers in {drivers / 'cpp'} failed:\n{make.stderr[-3000:]}")
     proc = subprocess.run([*wrap, python, "run-all.py", str(generations), "-o", str(work / "results.json"),
                            "--launch-configs", str(launch), "--problem-sizes", str(sizes),
-                           "--scratch-dir", str(work), "--include-models", *models, "--yes-to-all",
+                           "--scratch-dir", str(work), "--include-models", *exec_models, "--yes-to-all",
                            "--hide-progress"], cwd=drivers, capture_output=True, text=True)  # fmt: skip
     wall = time.perf_counter() - started
     if proc.returncode != 0:
@@ -200,17 +200,17 @@ def main() -> None:
     parser.add_argument("--pareval-python", default=sys.executable, help="Python for ParEval (needs tqdm)")
     parser.add_argument("--out", default=str(REPO / "results" / "pcgbench" / "benchmarks" / "pareval_cold_start.json"))
     args = parser.parse_args()
-    problems, models = args.problems.split(","), args.models.split(",")
+    problems, exec_models = args.problems.split(","), args.models.split(",")
     drivers = args.pareval_drivers.resolve() if args.pareval_drivers else None
     if drivers and not (drivers / "run-all.py").is_file():
         raise SystemExit(f"--pareval-drivers {drivers}: no run-all.py there; give the drivers/ folder of ParEval")
-    if drivers and not set(models) <= set(PAREVAL_MODELS):
-        raise SystemExit(f"--pareval-drivers supports --models {','.join(PAREVAL_MODELS)} only, not {args.models}")
+    if drivers and not set(exec_models) <= set(PAREVAL_EXEC_MODELS):
+        raise SystemExit(f"--pareval-drivers supports --models {','.join(PAREVAL_EXEC_MODELS)} only, not {args.models}")
     with tempfile.TemporaryDirectory(prefix="pareval-cold-") as tmp:
         tmp = Path(tmp)
         tmp.chmod(0o755)  # the machine caches inside must be readable by the confined compiler
         generations = tmp / "generations.json"
-        count = write_generations(generations, problems, models, args.samples)
+        count = write_generations(generations, problems, exec_models, args.samples)
         load_before = os.getloadavg()[0]
         runs, pareval_runs = {}, {}
         if drivers:
@@ -221,7 +221,7 @@ def main() -> None:
                                                  ("cold_no_race_check", tmp / "machine_3", False)):
             if drivers and label in ("cold", "cold_again"):  # ParEval cold just before each cold run here
                 wall, records = run_pareval(drivers, args.pareval_python, generations,
-                                            tmp / f"pareval_{label}", models, launch, sizes)  # fmt: skip
+                                            tmp / f"pareval_{label}", exec_models, launch, sizes)  # fmt: skip
                 verdicts = pareval_verdicts(records)
                 pareval_runs[f"pareval_{label}"] = {"wall_s": wall, "verdicts": verdicts}
                 print_run(f"pareval_{label}", wall, verdicts)

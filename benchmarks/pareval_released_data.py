@@ -40,7 +40,7 @@ COMMIT = "962462dd69cd7967e83d42168dedae117738b5ae"  # ParEval, "Add magicoder (
 TRANSLATION_RUN = "results/e65a0dff"
 GENERATION_RUN = "results/a8724ee8"
 TRANSLATION_TARGETS = ("omp", "mpi", "kokkos")
-GENERATION_MODELS = ("serial", "omp", "mpi", "mpi+omp", "kokkos", "cuda", "hip")
+GENERATION_EXEC_MODELS = ("serial", "omp", "mpi", "mpi+omp", "kokkos", "cuda", "hip")
 RECORD_FIELDS = ("name", "problem_type", "language", "parallelism_model", "prompt")
 TRANSLATION_FIELDS = ("translation_src_model", "translation_dst_model", "translation_prompt")
 VERDICT_FIELDS = ("generated_output", "source_write_success", "did_build", "is_source_valid", "did_any_run",
@@ -75,17 +75,17 @@ def trimmed(record: dict, judged: bool) -> dict:
     return kept
 
 
-def judged_records(checkout: Path, run_dir: str, models: tuple[str, ...]) -> tuple[list[dict], list[str]] | None:
+def judged_records(checkout: Path, run_dir: str, exec_models: tuple[str, ...]) -> tuple[list[dict], list[str]] | None:
     """The records each model's results file judged (its outputs are dicts), in the models' order, or None when any
     of the files was not released."""
     records, sources = [], []
-    for model in models:
-        path = f"{run_dir}/{model}.json"
+    for exec_model in exec_models:
+        path = f"{run_dir}/{exec_model}.json"
         blob = git_show(checkout, path)
         if blob is None:
             return None
-        mine = [r for r in json.loads(blob) if r["parallelism_model"] == model]
-        assert all(isinstance(o, dict) for r in mine for o in r["outputs"]), f"{path}: unjudged {model} outputs"
+        mine = [r for r in json.loads(blob) if r["parallelism_model"] == exec_model]
+        assert all(isinstance(o, dict) for r in mine for o in r["outputs"]), f"{path}: unjudged {exec_model} outputs"
         records += [trimmed(r, judged=True) for r in mine]
         sources.append(path)
     return records, sources
@@ -126,12 +126,12 @@ def build(checkout: Path) -> tuple[dict[str, bytes], list[dict]]:
         judged = sum(isinstance(o, dict) for r in records for o in r["outputs"])
         return {"records": len(records), "outputs": outputs, "judged_outputs": judged}
 
-    for run_dir, task, models in ((TRANSLATION_RUN, "translation", TRANSLATION_TARGETS),
-                                  (GENERATION_RUN, "generation", GENERATION_MODELS)):  # fmt: skip
+    for run_dir, task, exec_models in ((TRANSLATION_RUN, "translation", TRANSLATION_TARGETS),
+                                       (GENERATION_RUN, "generation", GENERATION_EXEC_MODELS)):  # fmt: skip
         model_dirs = sorted({p.split("/")[2] for p in listing(checkout, run_dir) if p.count("/") == 3})
         for model_dir in model_dirs:
             folder = f"{run_dir}/{model_dir}"
-            judged = judged_records(checkout, folder, models)
+            judged = judged_records(checkout, folder, exec_models)
             if judged is not None:
                 records, sources = judged
                 check_against_raw(checkout, folder, records)

@@ -69,7 +69,7 @@ from workflow_scripts.common import write_json  # noqa: E402
 from workflow_scripts.measure import ensure_kokkos  # noqa: E402
 from workflow_scripts.pcgbench import EvaluateConfig, pareval_results  # noqa: E402
 
-CPU_MODELS = ("serial", "omp", "mpi", "mpi+omp", "kokkos")
+CPU_EXEC_MODELS = ("serial", "omp", "mpi", "mpi+omp", "kokkos")
 DEFAULT_LIMIT = 500
 DEFAULT_SEED = 46
 NOT_RUN = "not_run"  # a sample a harness left unscored (its model cannot run there)
@@ -86,7 +86,7 @@ class Entry:
     output_index: int  # its index in the released record
 
     @property
-    def model(self) -> str:
+    def exec_model(self) -> str:
         return self.record["parallelism_model"]
 
     @property
@@ -96,7 +96,7 @@ class Entry:
     @property
     def record_key(self) -> tuple[str, str, str]:
         """(name, execution model, source model or ""): outputs with the same key share a record in the slice."""
-        return self.problem, self.model, self.record.get("translation_src_model") or ""
+        return self.problem, self.exec_model, self.record.get("translation_src_model") or ""
 
 
 def released_pool(root: Path = pareval_results.RELEASED_ROOT) -> list[Entry]:
@@ -108,7 +108,7 @@ def released_pool(root: Path = pareval_results.RELEASED_ROOT) -> list[Entry]:
         released = pareval_results.load_results(path)
         data = pareval_results.read_json(path)
         for sample in released.judged:
-            if sample.sample.model not in CPU_MODELS:
+            if sample.sample.exec_model not in CPU_EXEC_MODELS:
                 continue
             record = data[sample.record_index]
             pool.append(Entry(llm=pareval_results.generator_name(path), task=task,
@@ -125,7 +125,7 @@ def draw_slice(pool: list[Entry], n: int, seed: int) -> list[Entry]:
     rng = random.Random(seed)
     strata: dict[tuple[str, str], list[Entry]] = collections.defaultdict(list)
     for entry in pool:
-        strata[(entry.task, entry.model)].append(entry)
+        strata[(entry.task, entry.exec_model)].append(entry)
     queues = []
     for key in sorted(strata):
         items = list(strata[key])
@@ -145,10 +145,10 @@ def draw_slice(pool: list[Entry], n: int, seed: int) -> list[Entry]:
     return chosen
 
 
-def sample_key(name: str, model: str, source: str, index: int) -> str:
+def sample_key(name: str, exec_model: str, source: str, index: int) -> str:
     """A sample's key in both harnesses' outputs: record name, execution model, source model (a translation's),
     index in the slice's record."""
-    return f"{name}/{model}" + (f"<-{source}" if source else "") + f"#{index}"
+    return f"{name}/{exec_model}" + (f"<-{source}" if source else "") + f"#{index}"
 
 
 def slice_records(entries: list[Entry]) -> tuple[list[dict], list[str]]:
@@ -279,20 +279,20 @@ def print_run(label: str, wall: float, verdicts: dict[str, str]) -> None:
 def describe_slice(entries: list[Entry]) -> str:
     by = lambda f: dict(collections.Counter(map(f, entries)).most_common())  # noqa: E731
     return (f"slice: {len(entries)} outputs, {len({e.problem for e in entries})} problems; by task and model "
-            f"{by(lambda e: f'{e.task}/{e.model}')}; by LLM {by(lambda e: e.llm)}; ParEval's released verdicts "
+            f"{by(lambda e: f'{e.task}/{e.exec_model}')}; by LLM {by(lambda e: e.llm)}; ParEval's released verdicts "
             f"{by(lambda e: category(e.output))}")
 
 
 def main(limit: int, seed: int, max_cores: int, drivers: Path | None, pareval_python: str, out: Path,
-         models: tuple[str, ...] = CPU_MODELS, pareval_kokkos: Path | None = None) -> dict:  # fmt: skip
-    entries = draw_slice([e for e in released_pool() if e.model in models], limit, seed)
+         exec_models: tuple[str, ...] = CPU_EXEC_MODELS, pareval_kokkos: Path | None = None) -> dict:  # fmt: skip
+    entries = draw_slice([e for e in released_pool() if e.exec_model in exec_models], limit, seed)
     print(describe_slice(entries), flush=True)
     records, keys = slice_records(entries)
     released = {key: category(entry.output) for key, entry in zip(keys, entries, strict=True)}
-    models = tuple(sorted({entry.model for entry in entries}, key=CPU_MODELS.index))
-    kokkos_prefix = ensure_kokkos() if "kokkos" in models else None
+    exec_models = tuple(sorted({entry.exec_model for entry in entries}, key=CPU_EXEC_MODELS.index))
+    kokkos_prefix = ensure_kokkos() if "kokkos" in exec_models else None
     pareval_kokkos = pareval_kokkos or kokkos_prefix
-    missing = missing_kokkos_headers(drivers, pareval_kokkos) if drivers and "kokkos" in models else []
+    missing = missing_kokkos_headers(drivers, pareval_kokkos) if drivers and "kokkos" in exec_models else []
     if missing:
         print(f"warning: {pareval_kokkos} lacks {', '.join(missing)}, which ParEval's Kokkos drivers include: every "
               "Kokkos output will fail ParEval's build here (give --pareval-kokkos a Kokkos 4 build, or leave kokkos "
@@ -309,13 +309,13 @@ def main(limit: int, seed: int, max_cores: int, drivers: Path | None, pareval_py
             checkout = pareval_checkout(drivers, tmp, pareval_kokkos)
             launch = tmp / "pareval-launch-configs.json"
             version = kokkos_version(pareval_kokkos) if pareval_kokkos else None
-            launch.write_text(json.dumps(pareval_launch_configs(models, max_cores, version), indent=2))
+            launch.write_text(json.dumps(pareval_launch_configs(exec_models, max_cores, version), indent=2))
             sizes = checkout / "problem-sizes.json"  # ParEval's own, as --size paper here
         load_before = os.getloadavg()[0]
         for round_ in (1, 2):
             if drivers:
                 work = tmp / f"pareval_{round_}"
-                wall, results = run_pareval(checkout, pareval_python, generations, work, models, launch, sizes,
+                wall, results = run_pareval(checkout, pareval_python, generations, work, exec_models, launch, sizes,
                                             wrap=confined(work))  # fmt: skip
                 categories, verdicts = pareval_run_verdicts(results)
                 pareval_runs[round_] = {"wall_s": wall, "categories": categories, "verdicts": verdicts}
@@ -326,21 +326,21 @@ def main(limit: int, seed: int, max_cores: int, drivers: Path | None, pareval_py
             verdicts |= {key: NOT_RUN for key in keys if key not in verdicts}
             harness_runs[round_] = {"wall_s": wall, "categories": categories, "verdicts": verdicts}
             print_run(f"this, round {round_}", wall, verdicts)
-    report = {"limit": limit, "seed": seed, "max_cores": max_cores, "samples": len(entries), "models": models,
+    report = {"limit": limit, "seed": seed, "max_cores": max_cores, "samples": len(entries), "models": exec_models,
               "pareval_kokkos_missing_headers": missing,
               "slice": [{"key": key, "llm": e.llm, "task": e.task, "released_output_index": e.output_index,
                          "released": released[key]} for key, e in zip(keys, entries, strict=True)],
               "load_average": {"start": load_before, "end": os.getloadavg()[0]},
               "this_harness": harness_runs, "pareval": pareval_runs, "agreement": {}}  # fmt: skip
 
-    model_of = {key: entry.model for key, entry in zip(keys, entries, strict=True)}
+    exec_model_of = {key: entry.exec_model for key, entry in zip(keys, entries, strict=True)}
 
-    def compare(label: str, a: dict[str, str], b: dict[str, str], by_model: bool = False) -> None:
+    def compare(label: str, a: dict[str, str], b: dict[str, str], by_exec_model: bool = False) -> None:
         same, both = agreement_count(a, b)
         report["agreement"][label] = {"same": same, "compared": both}
         line = f"{label}: {same} of {both} agree" + (f" ({same / both:.1%})" if both else "")
-        if by_model:
-            counts = {m: agreement_count({k: v for k, v in a.items() if model_of.get(k) == m}, b) for m in models}
+        if by_exec_model:
+            counts = {m: agreement_count({k: v for k, v in a.items() if exec_model_of.get(k) == m}, b) for m in exec_models}
             report["agreement"][label]["by_model"] = counts
             line += "; by model " + ", ".join(f"{m} {n} of {d}" for m, (n, d) in counts.items())
         print(line)
@@ -354,7 +354,7 @@ def main(limit: int, seed: int, max_cores: int, drivers: Path | None, pareval_py
                 pareval_runs[2]["verdicts"])  # fmt: skip
         for round_ in pareval_runs:
             compare(f"round {round_}: this harness against ParEval here", harness_runs[round_]["categories"],
-                    pareval_runs[round_]["categories"], by_model=True)  # fmt: skip
+                    pareval_runs[round_]["categories"], by_exec_model=True)  # fmt: skip
             compare(f"ParEval here round {round_} against its released verdicts", pareval_runs[round_]["categories"],
                     released)  # fmt: skip
         table = pd.crosstab(pd.Series(pareval_runs[1]["categories"], name="ParEval here"),
@@ -381,7 +381,7 @@ if __name__ == "__main__":
     parser.add_argument("--pareval-kokkos", type=Path,
                         help="Kokkos for ParEval's Kokkos outputs: its tpl/kokkos/build or an installation prefix "
                              "(default: this project's, Kokkos 3.4, whose headers ParEval's drivers outgrew)")
-    parser.add_argument("--models", default=",".join(CPU_MODELS),
+    parser.add_argument("--models", default=",".join(CPU_EXEC_MODELS),
                         help="execution models to draw from, comma-separated (default %(default)s)")
     parser.add_argument("--out", type=Path,
                         default=REPO / "results" / "pcgbench" / "benchmarks" / "pareval_released_throughput.json")
@@ -391,8 +391,8 @@ if __name__ == "__main__":
         raise SystemExit(f"--pareval-drivers {drivers}: no run-all.py there; give the drivers/ folder of ParEval")
     if args.limit < 1:
         raise SystemExit(f"--limit must be >= 1, got {args.limit}")
-    models = tuple(args.models.split(","))
-    if not set(models) <= set(CPU_MODELS):
-        raise SystemExit(f"--models {args.models}: the CPU execution models are {','.join(CPU_MODELS)}")
-    main(args.limit, args.seed, args.max_cores, drivers, args.pareval_python, args.out, models,
+    exec_models = tuple(args.models.split(","))
+    if not set(exec_models) <= set(CPU_EXEC_MODELS):
+        raise SystemExit(f"--models {args.models}: the CPU execution models are {','.join(CPU_EXEC_MODELS)}")
+    main(args.limit, args.seed, args.max_cores, drivers, args.pareval_python, args.out, exec_models,
          args.pareval_kokkos.resolve() if args.pareval_kokkos else None)

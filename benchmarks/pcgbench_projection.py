@@ -117,23 +117,23 @@ def timed(fn, *args, **kwargs):
     return value, time.perf_counter() - started
 
 
-def build(cache: BuildCache, problem, model: str, sanitizer: str | None = None):
+def build(cache: BuildCache, problem, exec_model: str, sanitizer: str | None = None):
     """(BuildResult, seconds) of one reference body as a sample: compile, link, inspection; one compiler process."""
-    request = BuildRequest(problem=problem, model=model, body=suite.reference_body(problem, model), sanitizer=sanitizer)
+    request = BuildRequest(problem=problem, model=exec_model, body=suite.reference_body(problem, exec_model), sanitizer=sanitizer)
     (result,), seconds = timed(cache.build_all, [request])
     if not result.ok:
-        raise RuntimeError(f"{problem.name}/{model}{'/' + sanitizer if sanitizer else ''}: the reference does not "
+        raise RuntimeError(f"{problem.name}/{exec_model}{'/' + sanitizer if sanitizer else ''}: the reference does not "
                            f"build: {result.log[-400:]}")
     return result, seconds
 
 
-def run(problem, model: str, exe: Path, configs, cfg: EvaluateConfig, stress: bool) -> dict:
+def run(problem, exec_model: str, exe: Path, configs, cfg: EvaluateConfig, stress: bool) -> dict:
     """One sandboxed run (evaluate.run_one) of the reference as a sample: its wall, sample and baseline calls."""
-    sample = Sample(generator="reference", problem=problem, model=model, sample_index=0,
-                    body=suite.reference_body(problem, model))  # fmt: skip
+    sample = Sample(generator="reference", problem=problem, exec_model=exec_model, sample_index=0,
+                    body=suite.reference_body(problem, exec_model))  # fmt: skip
     verdict, detail, timing = evaluate.run_one(sample, exe, list(configs), cfg, None, stress=stress)[0]
     if verdict != "ok":
-        raise RuntimeError(f"{problem.name}/{model} at {problem.sizes[cfg.size]}: {verdict}: {detail[:300]}")
+        raise RuntimeError(f"{problem.name}/{exec_model} at {problem.sizes[cfg.size]}: {verdict}: {detail[:300]}")
     return {"wall_s": timing["run_wall_s"], "sample_s": timing["time_median_s"],
             "baseline_s": timing["baseline_time_median_s"]}  # fmt: skip
 
@@ -142,9 +142,9 @@ def warm_machine_cache(cache: BuildCache, pairs) -> float:
     """Build the standard headers and drivers the timed builds need (the machine's cache), as a long-lived node has
     them: the timed builds are then the samples' own."""
     started = time.perf_counter()
-    for problem, model, sanitizer in pairs:
-        toolchains.standard_header_dir(model, sanitizer)
-        driver_program.build_driver(problem, model, cache.drivers)
+    for problem, exec_model, sanitizer in pairs:
+        toolchains.standard_header_dir(exec_model, sanitizer)
+        driver_program.build_driver(problem, exec_model, cache.drivers)
     return time.perf_counter() - started
 
 
@@ -187,27 +187,27 @@ def calibrate_at_paper(problem, record: dict, exe: Path, cfg: EvaluateConfig) ->
                   scale=paper_run["wall_s"] / record["wall_timed_s"])  # fmt: skip
 
 
-def measure_model(problem, model: str, cache: BuildCache, cfg: EvaluateConfig, cores: int) -> dict:
+def measure_exec_model(problem, exec_model: str, cache: BuildCache, cfg: EvaluateConfig, cores: int) -> dict:
     """A model's sample of `problem`: build, race check (OpenMP models), the 1-resource run, the stress validations,
     and the sweep at this machine's cores as the evaluation runs it."""
-    result, build_s = build(cache, problem, model)
+    result, build_s = build(cache, problem, exec_model)
     record = {"build_s": build_s}
-    if model in toolchains.RACE_CHECKED_MODELS and cfg.race_check:
-        race_build, record["race_build_s"] = build(cache, problem, model, toolchains.TSAN)
-        check, record["race_check_s"] = timed(check_races, problem, model, race_build, seed=cfg.seed,
+    if exec_model in toolchains.RACE_CHECKED_MODELS and cfg.race_check:
+        race_build, record["race_build_s"] = build(cache, problem, exec_model, toolchains.TSAN)
+        check, record["race_check_s"] = timed(check_races, problem, exec_model, race_build, seed=cfg.seed,
                                               limits=cfg.limits(), nice=cfg.run_nice)  # fmt: skip
         record["race_check"] = check.status  # body None: at the timed size, the larger of the two
-    sweep = resource_sweep(model, cores)
-    one = run(problem, model, result.exe, sweep[:1], cfg, stress=False)
+    sweep = resource_sweep(exec_model, cores)
+    one = run(problem, exec_model, result.exe, sweep[:1], cfg, stress=False)
     record.update(wall_1_s=one["wall_s"], sample_1_s=one["sample_s"], baseline_1_s=one["baseline_s"])
-    if model in suite.OPENMP_MODELS and cfg.stress_validations:
-        stressed = run(problem, model, result.exe, sweep[:1], cfg, stress=True)
+    if exec_model in suite.OPENMP_EXEC_MODELS and cfg.stress_validations:
+        stressed = run(problem, exec_model, result.exe, sweep[:1], cfg, stress=True)
         record["stress_s"] = max(0.0, stressed["wall_s"] - one["wall_s"])
     record["runs_here"] = []
-    for i, configs in enumerate(evaluate.runs_of_sweep(model, sweep)):
-        measured = run(problem, model, result.exe, configs, cfg, stress=i == 0)
+    for i, configs in enumerate(evaluate.runs_of_sweep(exec_model, sweep)):
+        measured = run(problem, exec_model, result.exe, configs, cfg, stress=i == 0)
         record["runs_here"].append({"configs": [[c.ranks, c.threads] for c in configs], "wall_s": measured["wall_s"]})
-        if model in pj.MPI_MODELS and configs[0].ranks == 2 and "mpi_launch_s" not in record:
+        if exec_model in pj.MPI_EXEC_MODELS and configs[0].ranks == 2 and "mpi_launch_s" not in record:
             record["mpi_launch_s"] = max(0.0, measured["wall_s"] - one["wall_s"])
     record["sweep_here_s"] = sum(r["wall_s"] for r in record["runs_here"])
     return record
@@ -228,8 +228,8 @@ def measure(pcgbench: dict, seed: int, args) -> dict:
         every = select_problems(suite.load_suite(), pcgbench["problems"])
         chosen = select_problems(suite.load_suite(), args.problems if args.problems in ("all", "one_per_type")
                                  else args.problems.split(","))  # fmt: skip
-        models = [m for m in args.models.split(",") if m != "serial" and m not in pj_gpu(pcgbench)]
-        runnable = [m for m in models if toolchains.toolchain_status(m)[0]]
+        exec_models = [m for m in args.models.split(",") if m != "serial" and m not in pj_gpu(pcgbench)]
+        runnable = [m for m in exec_models if toolchains.toolchain_status(m)[0]]
         gpu = [m for m in pj_gpu(pcgbench) if m in pcgbench["models"] and toolchains.build_status(m)[0]]
         gpu_problems = chosen[: args.gpu_build_problems]
         pairs = [(p, "serial", None) for p in every] + [(p, m, None) for p in chosen for m in runnable]
@@ -257,22 +257,22 @@ def measure(pcgbench: dict, seed: int, args) -> dict:
                                                "sweep_here_s": s["wall_timed_s"]}
                                         for name, s in measured["scan"].items()}  # fmt: skip
         print(f"serial scan of {len(every)} problems: {time.perf_counter() - started:.0f} s", flush=True)
-        for model in runnable:
+        for exec_model in runnable:
             for problem in chosen:
                 try:
-                    measured["models"][model][problem.name] = measure_model(problem, model, cache, cfg, cores)
+                    measured["models"][exec_model][problem.name] = measure_exec_model(problem, exec_model, cache, cfg, cores)
                 except RuntimeError as err:
-                    measured["failed"][f"{problem.name}/{model}"] = str(err)
-            print(f"{model} on {len(chosen)} problems: {time.perf_counter() - started:.0f} s", flush=True)
-        for model in gpu:
+                    measured["failed"][f"{problem.name}/{exec_model}"] = str(err)
+            print(f"{exec_model} on {len(chosen)} problems: {time.perf_counter() - started:.0f} s", flush=True)
+        for exec_model in gpu:
             for problem in gpu_problems:
-                measured["gpu_builds"][model][problem.name] = build(cache, problem, model)[1]
+                measured["gpu_builds"][exec_model][problem.name] = build(cache, problem, exec_model)[1]
         measured.update(
             machine={"cores": cores, "load_average_start": load_start, "load_average_end": os.getloadavg()[0],
                      "nvcc": shutil.which("nvcc") is not None, "mpirun": shutil.which("mpirun") is not None,
                      "note": f"{cores}-core shared machine: timings indicative"},
             settings={"problems": args.problems, "models_measured": ["serial", *runnable], "gpu_built": gpu,
-                      "not_runnable_here": {m: toolchains.toolchain_status(m)[1] for m in models if m not in runnable},
+                      "not_runnable_here": {m: toolchains.toolchain_status(m)[1] for m in exec_models if m not in runnable},
                       "reps": cfg.reps, "warmup": cfg.warmup, "validations": cfg.validations,
                       "stress_validations": cfg.stress_validations, "stress_threads": cfg.stress_threads,
                       "max_cores_here": cores, "paper_budget_s": args.paper_budget_s, "double_below_s": args.double_below_s,
@@ -293,10 +293,10 @@ def pj_gpu(pcgbench: dict) -> list[str]:
 
 def populations(pcgbench: dict, problems, timeout_fraction: float) -> dict:
     """(generator, task) -> projection.Population for every evaluation of the config, and the reference check."""
-    models, samples = pcgbench["models"], pcgbench["samples"]
-    tasks = {(p.name, m): 1 for p in problems for m in models}
+    exec_models, samples = pcgbench["models"], pcgbench["samples"]
+    tasks = {(p.name, m): 1 for p in problems for m in exec_models}
     out = {("reference_check", pj.REFERENCE_CHECK): pj.check_population(tasks)}
-    records = [prompt_record(p, m) for p in problems for m in models]
+    records = [prompt_record(p, m) for p in problems for m in exec_models]
     for generator in pcgbench["generators"]:
         filled, expected = generators.generate(records, generator, samples=samples, mutants=pcgbench["mutants"],
                                                mutant_problems=pcgbench["mutant_problems"],
@@ -307,7 +307,7 @@ def populations(pcgbench: dict, problems, timeout_fraction: float) -> dict:
     translation_tasks: dict[tuple[str, str], int] = {}
     for problem in problems:
         for source, target in pareval_pairs(problem):
-            if (source, target) in pairs and target in models:
+            if (source, target) in pairs and target in exec_models:
                 translation_tasks[(problem.name, target)] = translation_tasks.get((problem.name, target), 0) + 1
     for name in pcgbench["language_models"]:
         out[(name, pj.GENERATION)] = pj.language_model_population(tasks, samples=samples,
@@ -323,29 +323,29 @@ def project(measured: dict, pcgbench: dict, problems, *, timeout_fraction: float
     costs = pj.paper_costs(measured, {p.name: p.problem_type for p in problems}, pcgbench["models"],
                            max_cores=ev["max_cores"], calls_per_config=ev["validations"] + ev["warmup"] + ev["reps"],
                            efficiency=efficiency, race_check=ev["race_check"],
-                           stress_validations=ev["stress_validations"], gpu_models=tuple(pj_gpu(pcgbench)),
+                           stress_validations=ev["stress_validations"], gpu_exec_models=tuple(pj_gpu(pcgbench)),
                            gpu_run_factor=gpu_run_factor)  # fmt: skip
     limits = pj.Limits(run_timeout_s=ev["run_timeout_s"], timeout_floor_s=ev["timeout_floor_s"],
                        timeout_factor=ev["timeout_factor"], build_threads=BUILD_THREADS)  # fmt: skip
     pops, _ = populations(pcgbench, problems, timeout_fraction)
-    jobs = pj.project_jobs(shards.plan_for(pcgbench), pops, costs, limits, gpu_models=pj_gpu(pcgbench))
+    jobs = pj.project_jobs(shards.plan_for(pcgbench), pops, costs, limits, gpu_exec_models=pj_gpu(pcgbench))
     return jobs, {"costs": costs, "limits": limits, "populations": pops}
 
 
-def shard_sizes(pcgbench: dict, problems, model: dict, runtimes: dict[str, float], sizes: list[int]) -> dict:
+def shard_sizes(pcgbench: dict, problems, inputs: dict, runtimes: dict[str, float], sizes: list[int]) -> dict:
     """Per problems_per_shard: the shards (all generators), the longest job, how many do not fit; at the smallest
-    size, the (problem, model) pairs whose jobs do not fit even alone."""
+    size, the (problem, exec_model) pairs whose jobs do not fit even alone."""
     table, alone = [], {}
     for size in sizes:
         plan = shards.plan(pcgbench["models"], [p.name for p in problems], by_model=True, problems_per_shard=size)
-        jobs = pj.project_jobs(plan, model["populations"], model["costs"], model["limits"], gpu_models=pj_gpu(pcgbench))
+        jobs = pj.project_jobs(plan, inputs["populations"], inputs["costs"], inputs["limits"], gpu_exec_models=pj_gpu(pcgbench))
         bad = [j for j in jobs if not pj.fits(j, runtimes[j.kind])]
         table.append({"problems_per_shard": size, "shards": len(jobs), "not_fitting": len(bad),
                       "longest_job_hours": max(j.longest_job_s for j in jobs) / HOUR_S})  # fmt: skip
         if size == 1:
             by_name = {s.name: s for s in plan}
             for job in bad:
-                key = f"{by_name[job.shard].problems[0]}/{job.models[0]}" + ("" if job.runs_measured else " (assumed)")
+                key = f"{by_name[job.shard].problems[0]}/{job.exec_models[0]}" + ("" if job.runs_measured else " (assumed)")
                 alone[key] = max(alone.get(key, 0.0), job.longest_job_s / HOUR_S)
     return {"table": table, "not_fitting_alone_hours": dict(sorted(alone.items(), key=lambda kv: -kv[1]))}
 
@@ -359,8 +359,8 @@ def runtime_s(pcgbench: dict, configfile: str) -> dict[str, float]:
     return {kind: 60.0 * pcgbench["cluster"][kind]["runtime"] for kind in ("cpu", "gpu")}
 
 
-def totals(jobs: list[pj.Job], model: dict, runtimes: dict[str, float], nodes: dict[str, int]) -> dict:
-    out = {"references_over_run_timeout": len(pj.references_over_limit(model["costs"], model["limits"]))}
+def totals(jobs: list[pj.Job], inputs: dict, runtimes: dict[str, float], nodes: dict[str, int]) -> dict:
+    out = {"references_over_run_timeout": len(pj.references_over_limit(inputs["costs"], inputs["limits"]))}
     for kind in ("cpu", "gpu"):
         mine = [j for j in jobs if j.kind == kind]
         durations = [j.total_s for j in mine]
@@ -400,28 +400,28 @@ def print_measurements(measured: dict, pcgbench: dict) -> None:
           f"evaluation's runs at {settings['max_cores_here']} cores)")
     print(f"{'model':8s} {'problem':32s} {'build s':>8s} {'tsan s':>7s} {'race s':>7s} {'W1 s':>7s} {'stress s':>8s} "
           f"{'launch s':>8s} {'sweep here s':>12s}")
-    for model, rows in measured["models"].items():
-        if model == "serial":
+    for exec_model, rows in measured["models"].items():
+        if exec_model == "serial":
             continue
         for name, r in rows.items():
-            print(f"{model:8s} {name:32s} {r['build_s']:8.2f} {r.get('race_build_s', 0):7.2f} "
+            print(f"{exec_model:8s} {name:32s} {r['build_s']:8.2f} {r.get('race_build_s', 0):7.2f} "
                   f"{r.get('race_check_s', 0):7.2f} {r['wall_1_s']:7.2f} {r.get('stress_s', 0):8.2f} "
                   f"{r.get('mpi_launch_s', 0):8.2f} {r['sweep_here_s']:12.2f}")
-    for model, rows in measured["models"].items():
+    for exec_model, rows in measured["models"].items():
         if rows:
-            print(f"  {model:8s} median build {statistics.median(r['build_s'] for r in rows.values()):.2f} s/sample "
+            print(f"  {exec_model:8s} median build {statistics.median(r['build_s'] for r in rows.values()):.2f} s/sample "
                   f"over {len(rows)} problems; median sweep here {statistics.median(r['sweep_here_s'] for r in rows.values()):.2f} s")
-    for model, rows in measured["models"].items():
-        if rows and model != "serial":
-            o = pj.model_overhead(rows, measured["scan"])
-            print(f"  {model:8s} 1-resource run vs serial: sample call x {o.ratio:.2f} (pooled), + {o.fixed_s:.2f} s fixed "
+    for exec_model, rows in measured["models"].items():
+        if rows and exec_model != "serial":
+            o = pj.exec_model_overhead(rows, measured["scan"])
+            print(f"  {exec_model:8s} 1-resource run vs serial: sample call x {o.ratio:.2f} (pooled), + {o.fixed_s:.2f} s fixed "
                   f"(median){f', stress validations = {o.stress_per_call:.1f} sample calls' if o.stress_per_call else ''}")
-    for model, rows in measured.get("gpu_builds", {}).items():
+    for exec_model, rows in measured.get("gpu_builds", {}).items():
         if rows:
-            print(f"  {model:8s} build (nvcc, build-only: no GPU) median {statistics.median(rows.values()):.2f} s/sample "
+            print(f"  {exec_model:8s} build (nvcc, build-only: no GPU) median {statistics.median(rows.values()):.2f} s/sample "
                   f"over {len(rows)} problems; runs not measured (no GPU)")
-    for model, why in settings["not_runnable_here"].items():
-        print(f"  {model}: not measured here ({why})")
+    for exec_model, why in settings["not_runnable_here"].items():
+        print(f"  {exec_model}: not measured here ({why})")
     for what, why in measured["failed"].items():
         print(f"  FAILED {what}: {why}")
 
@@ -453,7 +453,7 @@ def print_projection(jobs, pcgbench, args, runtimes, sensitivity, chosen, sugges
         print(f"{job.generator:24s} {job.task:18s} {job.shard:10s} {job.kind:4s} {job.programs:8.0f} "
               f"{hours(job.build_s)} {hours(job.evaluate_s)} {hours(job.longest_job_s)} "
               f"{hours(runtimes[job.kind])}  {'yes' if pj.fits(job, runtimes[job.kind]) else 'NO'}{note}")
-    for label, key in (("generator", lambda j: f"{j.generator} ({j.task})"), ("execution model", lambda j: "+".join(j.models))):
+    for label, key in (("generator", lambda j: f"{j.generator} ({j.task})"), ("execution model", lambda j: "+".join(j.exec_models))):
         print(f"\nPer {label}: shards, node-hours, longest job (h), shards that do not fit")
         groups: dict[str, list[pj.Job]] = {}
         for job in jobs:
@@ -545,27 +545,27 @@ def main() -> int:
               "extrapolated again from the stored runs and exponents")  # fmt: skip
     print_measurements(measured, pcgbench)
     common = dict(efficiency=args.efficiency, gpu_run_factor=args.gpu_run_factor)
-    jobs, model = project(measured, pcgbench, problems, timeout_fraction=args.timeout_fraction, **common)
+    jobs, inputs = project(measured, pcgbench, problems, timeout_fraction=args.timeout_fraction, **common)
     chosen = f"as chosen ({100 * args.timeout_fraction:.0f}% time-outs, efficiency {args.efficiency:g})"
-    sensitivity = {chosen: totals(jobs, model, runtimes, nodes)}
+    sensitivity = {chosen: totals(jobs, inputs, runtimes, nodes)}
     for fraction in (0.0, 0.2):
-        other, other_model = project(measured, pcgbench, problems, timeout_fraction=fraction, **common)
-        sensitivity[f"time-outs {100 * fraction:.0f}%"] = totals(other, other_model, runtimes, nodes)
+        other, other_inputs = project(measured, pcgbench, problems, timeout_fraction=fraction, **common)
+        sensitivity[f"time-outs {100 * fraction:.0f}%"] = totals(other, other_inputs, runtimes, nodes)
     for efficiency in sorted({0.0, 0.5} - {args.efficiency}):
-        other, other_model = project(measured, pcgbench, problems, timeout_fraction=args.timeout_fraction,
-                                     efficiency=efficiency, gpu_run_factor=args.gpu_run_factor)  # fmt: skip
+        other, other_inputs = project(measured, pcgbench, problems, timeout_fraction=args.timeout_fraction,
+                                      efficiency=efficiency, gpu_run_factor=args.gpu_run_factor)  # fmt: skip
         label = f"efficiency {efficiency:g}" + (" (upper bound)" if efficiency == 0 else "")
-        sensitivity[label] = totals(other, other_model, runtimes, nodes)
+        sensitivity[label] = totals(other, other_inputs, runtimes, nodes)
     suggestion = None
     if args.suggest:
-        size = pj.largest_fitting_shard_size(pcgbench["models"], [p.name for p in problems], model["populations"],
-                                             model["costs"], model["limits"], gpu_models=pj_gpu(pcgbench),
+        size = pj.largest_fitting_shard_size(pcgbench["models"], [p.name for p in problems], inputs["populations"],
+                                             inputs["costs"], inputs["limits"], gpu_exec_models=pj_gpu(pcgbench),
                                              runtime_s=runtimes)  # fmt: skip
         current = pcgbench["shards"]["problems_per_shard"]
         sizes = sorted({1, 2, 3, 5, current} | ({size} if size else set()))
-        suggestion = {"largest_fitting": size, **shard_sizes(pcgbench, problems, model, runtimes, sizes)}
+        suggestion = {"largest_fitting": size, **shard_sizes(pcgbench, problems, inputs, runtimes, sizes)}
     _, translation_count = populations(pcgbench, problems, args.timeout_fraction)
-    over = pj.references_over_limit(model["costs"], model["limits"])
+    over = pj.references_over_limit(inputs["costs"], inputs["limits"])
     print_projection(jobs, pcgbench, args, runtimes, sensitivity, chosen, suggestion, translation_count, over)
     too_long = [j for j in jobs if not pj.fits(j, runtimes[j.kind])]
     write_json(args.out, {
@@ -573,9 +573,10 @@ def main() -> int:
         "assumptions": {"build_threads": BUILD_THREADS, "timeout_fraction": args.timeout_fraction,
                         "efficiency": args.efficiency, "gpu_run_factor": args.gpu_run_factor, "nodes": nodes,
                         "runtime_s": runtimes},
-        "costs": {f"{p}/{m}": dataclasses.asdict(c) for (p, m), c in model["costs"].items()},
-        "jobs": [dict(dataclasses.asdict(j), total_s=j.total_s, longest_job_s=j.longest_job_s,
-                      fits=pj.fits(j, runtimes[j.kind])) for j in jobs],
+        "costs": {f"{p}/{m}": dataclasses.asdict(c) for (p, m), c in inputs["costs"].items()},
+        # a job's execution models keep the report's key `models`
+        "jobs": [dict({"models" if k == "exec_models" else k: v for k, v in dataclasses.asdict(j).items()},
+                      total_s=j.total_s, longest_job_s=j.longest_job_s, fits=pj.fits(j, runtimes[j.kind])) for j in jobs],
         "totals": sensitivity, "chosen": chosen, "suggestion": suggestion, "not_fitting": len(too_long),
         "references_over_run_timeout": [{"problem": p, "model": m, "run_s": s} for p, m, s in over],
     })  # fmt: skip

@@ -85,14 +85,14 @@ def main() -> None:
     args = parser.parse_args()
     config = load_config(REPO / "config" / "config.yaml", REPO / args.config)
     problems = args.problems.split(",") if args.problems else list(config["pcgbench"]["problems"])
-    models = args.models.split(",")
+    exec_models = args.models.split(",")
     ways = {args.against: None, "working tree": REPO}
     verdicts, speedups = {}, {way: {} for way in ways}
     with tempfile.TemporaryDirectory(prefix="protocol-agreement-") as tmp:
         work = Path(tmp)
         ways[args.against] = extract(args.against, work)
         generations = work / "gen.json"
-        write_generations(generations, problems, models)
+        write_generations(generations, problems, exec_models)
         for i, tree in enumerate(ways.values()):  # the builds, cached for every round
             evaluate_in(tree, args.config, generations, work / f"warm-up-{i}", work / f"cache-{i}")
         for round_ in range(args.rounds):
@@ -105,7 +105,7 @@ def main() -> None:
                 for r in rows[rows["verdict"] == "ok"].itertuples():
                     speedups[way].setdefault(row_key(r), []).append(float(r.speedup))
     summary = compare_speedups(verdicts, speedups, args.against, "working tree")
-    summary = {"against": args.against, "problems": problems, "models": models, "rounds": args.rounds, **summary}
+    summary = {"against": args.against, "problems": problems, "models": exec_models, "rounds": args.rounds, **summary}
     write_json(REPO / "results" / "pcgbench" / "benchmarks" / "protocol_agreement.json", summary)
     sys.exit(0 if summary["verdicts_agree"] else 1)
 

@@ -40,7 +40,7 @@ def main() -> int:
     # race check (references are trusted).
     cfg = rs.CheckConfig(warmup=args.warmup, reps=args.reps, seed=args.seed, jobs=args.jobs, run_timeout_s=600,
                          cpu_limit_s=600 * args.threads, race_check=False, fixed=(1, args.threads))
-    rows = rs.check_references(problems, [rs.TARGET_MODEL], cfg, Path(args.build_dir))
+    rows = rs.check_references(problems, [rs.TARGET_EXEC_MODEL], cfg, Path(args.build_dir))
     if args.csv:
         rs.write_table(rows, Path(args.csv))
     print(f"OpenMP references vs the serial baseline, {args.threads} threads, timed size, {args.reps} reps, "

@@ -40,12 +40,12 @@ from workflow_scripts.measure import get_problem, reference_body  # noqa: E402
 from workflow_scripts.pcgbench import evaluate, evaluation_settings, prompt_record, shards  # noqa: E402
 
 
-def write_generations(path: Path, problems: list[str], models: list[str]) -> None:
+def write_generations(path: Path, problems: list[str], exec_models: list[str]) -> None:
     records = []
     for name in problems:
-        for model in models:
+        for exec_model in exec_models:
             problem = get_problem(name)
-            records.append(dict(prompt_record(problem, model), outputs=[reference_body(problem, model)]))
+            records.append(dict(prompt_record(problem, exec_model), outputs=[reference_body(problem, exec_model)]))
     path.write_text(json.dumps(records))
 
 
@@ -119,13 +119,13 @@ def main() -> None:
     args = parser.parse_args()
     config = load_config(REPO / "config" / "config.yaml", REPO / args.config)
     problems = args.problems.split(",") if args.problems else list(config["pcgbench"]["problems"])
-    models = args.models.split(",")
-    plan = shards.plan(models, problems, by_model=True, problems_per_shard=1)
+    exec_models = args.models.split(",")
+    plan = shards.plan(exec_models, problems, by_model=True, problems_per_shard=1)
     verdicts, speedups = {}, {"unsharded": {}, "sharded": {}}
     with tempfile.TemporaryDirectory(prefix="shard-agreement-") as tmp:
         work = Path(tmp)
         generations = work / "gen.json"
-        write_generations(generations, problems, models)
+        write_generations(generations, problems, exec_models)
         cfg = evaluate.EvaluateConfig(**dict(evaluation_settings(config), cache_dir=work / "cache", jobs=2),
                                       seed=config["seed"])  # fmt: skip
         evaluate.main(generations, work / "warm-up", cfg, generator="gen")  # the builds, cached for every round
@@ -140,7 +140,7 @@ def main() -> None:
                 for r in rows[rows["verdict"] == "ok"].itertuples():
                     speedups[way].setdefault(row_key(r), []).append(float(r.speedup))
     summary = compare_speedups(verdicts, speedups, "unsharded", "sharded")
-    summary = {"problems": problems, "models": models, "rounds": args.rounds, **summary}
+    summary = {"problems": problems, "models": exec_models, "rounds": args.rounds, **summary}
     write_json(REPO / "results" / "pcgbench" / "benchmarks" / "shard_agreement.json", summary)
     sys.exit(0 if summary["verdicts_agree"] else 1)
 

@@ -80,10 +80,10 @@ def racy_search(problem: Problem) -> str:
     return body[:at] + "  #pragma omp parallel for\n" + body[at:]
 
 
-def pick_problems(count: int, models: list[str]) -> list[Problem]:
+def pick_problems(count: int, exec_models: list[str]) -> list[Problem]:
     chosen = []
     for problem in load_suite():
-        if any(race_mutants(reference_body(problem, m), prompt(problem, m)) for m in models):
+        if any(race_mutants(reference_body(problem, m), prompt(problem, m)) for m in exec_models):
             chosen.append(problem)
         if len(chosen) == count:
             break
@@ -108,24 +108,24 @@ def main() -> None:
     ap.add_argument("--nice", type=int, default=-20)
     ap.add_argument("--cache-dir", type=Path, default=Path(tempfile.gettempdir()) / "race_detection_cache")
     args = ap.parse_args()
-    models = args.models.split(",")
+    exec_models = args.models.split(",")
     protocols = args.protocols.split(",")
 
-    problems = pick_problems(args.problems, models)
+    problems = pick_problems(args.problems, exec_models)
     searches = [p for p in load_suite() if p.name in args.search_problems.split(",") if args.search_problems]
     print(f"problems ({len(problems)}): {', '.join(p.name for p in problems)}", flush=True)
-    programs = []  # (problem, model, label, body)
+    programs = []  # (problem, exec_model, label, body)
     for problem in problems:
-        for model in models:
-            ref = reference_body(problem, model)
-            programs.append((problem, model, "reference", ref))
-            for name, body in race_mutants(ref, prompt(problem, model)).items():
-                programs.append((problem, model, name, body))
+        for exec_model in exec_models:
+            ref = reference_body(problem, exec_model)
+            programs.append((problem, exec_model, "reference", ref))
+            for name, body in race_mutants(ref, prompt(problem, exec_model)).items():
+                programs.append((problem, exec_model, name, body))
     for problem in searches:
-        for model in models:
+        for exec_model in exec_models:
             if problem not in problems:
-                programs.append((problem, model, "reference", reference_body(problem, model)))
-            programs.append((problem, model, "racy_search", racy_search(problem)))
+                programs.append((problem, exec_model, "reference", reference_body(problem, exec_model)))
+            programs.append((problem, exec_model, "racy_search", racy_search(problem)))
     cache = BuildCache(BuildConfig(cache_dir=args.cache_dir, jobs=2))
     limits = SandboxLimits(wall_s=60.0, cpu_limit_s=240)
     if args.all_references:
@@ -135,11 +135,11 @@ def main() -> None:
     tsan_builds = dict(zip(checked, cache.build_all([BuildRequest(problem=programs[i][0], model=programs[i][1],
                                                                   body=programs[i][3], sanitizer=TSAN)
                                                      for i in checked]), strict=True))  # fmt: skip
-    for (problem, model, label, _), build in zip(programs, builds, strict=True):
+    for (problem, exec_model, label, _), build in zip(programs, builds, strict=True):
         if not build.ok:  # e.g. data_race moves a `schedule` clause onto a bare `parallel`: not a race then
-            print(f"  not run (does not build): {problem.name}/{model}/{label}: {build.log.splitlines()[-1:]}")
+            print(f"  not run (does not build): {problem.name}/{exec_model}/{label}: {build.log.splitlines()[-1:]}")
             if label == "reference":
-                raise SystemExit(f"the reference of {problem.name}/{model} does not build: {build.log[-500:]}")
+                raise SystemExit(f"the reference of {problem.name}/{exec_model} does not build: {build.log[-500:]}")
     runs_of = [(prog, build, tsan_builds.get(i)) for i, (prog, build) in enumerate(zip(programs, builds, strict=True))
                if build.ok]  # fmt: skip
 
@@ -160,26 +160,26 @@ def main() -> None:
     start = time.monotonic()
     try:
         for rep in range(args.repeats):
-            for (problem, model, label, _), build, tsan in runs_of:
+            for (problem, exec_model, label, _), build, tsan in runs_of:
                 for name in protocols:
                     began = time.monotonic()
                     verdict, detail = None, ""
                     if name == "race_check" and tsan is not None:
                         if not tsan.ok:
-                            raise SystemExit(f"{problem.name}/{model}/{label}: the ThreadSanitizer build failed: "
+                            raise SystemExit(f"{problem.name}/{exec_model}/{label}: the ThreadSanitizer build failed: "
                                              f"{tsan.log[-500:]}")
-                        check = check_races(problem, model, tsan, seed=1234, limits=limits, nice=args.nice)
+                        check = check_races(problem, exec_model, tsan, seed=1234, limits=limits, nice=args.nice)
                         verdict, detail = ("race_detected", check.detail) if check.status == "race" else (None, "")
                     if verdict is None:
-                        run = run_program(problem, model, build.exe, protocol(name), limits)
+                        run = run_program(problem, exec_model, build.exe, protocol(name), limits)
                         verdict, detail = run.verdict, run.detail
-                    c = counts.setdefault((name, model, label), [0, 0])
+                    c = counts.setdefault((name, exec_model, label), [0, 0])
                     c[0] += 1
                     c[1] += verdict == OK
                     if label == "reference":
-                        walls.setdefault((name, model), []).append(time.monotonic() - began)
+                        walls.setdefault((name, exec_model), []).append(time.monotonic() - began)
                         if verdict != OK:
-                            print(f"  false failure: {name} {problem.name}/{model}: {verdict} {detail[:200]}")
+                            print(f"  false failure: {name} {problem.name}/{exec_model}: {verdict} {detail[:200]}")
             print(f"repeat {rep + 1}/{args.repeats} done at {time.monotonic() - start:.0f} s", flush=True)
     finally:
         for p in load:
@@ -190,24 +190,24 @@ def main() -> None:
           f"{args.validations}; protocol stress = {args.stress_validations} validations at {args.stress_threads} threads; "
           f"runs at nice {args.nice}")
     print(f"{'protocol':10} {'model':8} {'program':18} {'runs':>5} {'passes':>6}  meaning")
-    for (name, model, label), (runs, passes) in sorted(counts.items()):
+    for (name, exec_model, label), (runs, passes) in sorted(counts.items()):
         meaning = "false failures " + str(runs - passes) if label == "reference" else "racy passes " + str(passes)
-        print(f"{name:10} {model:8} {label:18} {runs:5d} {passes:6d}  {meaning}")
-    for (name, model), w in sorted(walls.items()):
-        print(f"reference run wall, {name} {model}: mean {statistics.mean(w):.2f} s, median {statistics.median(w):.2f} s")
+        print(f"{name:10} {exec_model:8} {label:18} {runs:5d} {passes:6d}  {meaning}")
+    for (name, exec_model), w in sorted(walls.items()):
+        print(f"reference run wall, {name} {exec_model}: mean {statistics.mean(w):.2f} s, median {statistics.median(w):.2f} s")
 
 
 def check_every_reference(cache: BuildCache, limits: SandboxLimits, nice: int) -> None:
     """Race-check the OpenMP and MPI+OpenMP reference of every problem once: a report on any is a false failure."""
     problems = load_suite()
-    for model in RACE_CHECKED_MODELS:
-        builds = cache.build_all([BuildRequest(problem=p, model=model, body=reference_body(p, model),
+    for exec_model in RACE_CHECKED_MODELS:
+        builds = cache.build_all([BuildRequest(problem=p, model=exec_model, body=reference_body(p, exec_model),
                                                sanitizer=TSAN) for p in problems])  # fmt: skip
         found: dict[str, list[str]] = {}
         for problem, build in zip(problems, builds, strict=True):
-            status = check_races(problem, model, build, seed=1234, limits=limits, nice=nice).status
+            status = check_races(problem, exec_model, build, seed=1234, limits=limits, nice=nice).status
             found.setdefault(status, []).append(problem.name)
-        print(f"race check of every {model} reference ({len(problems)}): "
+        print(f"race check of every {exec_model} reference ({len(problems)}): "
               + "; ".join(f"{status} {len(names)}" + (f" ({', '.join(names)})" if status != "clean" else "")
                           for status, names in sorted(found.items())), flush=True)  # fmt: skip
 

@@ -86,7 +86,7 @@ def evaluate(spec: dict) -> dict:
     from workflow_scripts.pcgbench.samples import Sample
 
     problem = suite.get_problem(spec["problem"])
-    samples = [Sample(generator="rootless", problem=problem, model=s["model"], sample_index=i, body=s["body"])
+    samples = [Sample(generator="rootless", problem=problem, exec_model=s["model"], sample_index=i, body=s["body"])
                for i, s in enumerate(spec["samples"])]  # fmt: skip
     cfg = EvaluateConfig(cache_dir=Path(spec["cache_dir"]), **spec["config"])
     rows, _ = evaluate_samples(samples, Path(spec["out_dir"]), cfg)

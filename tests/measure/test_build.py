@@ -92,7 +92,7 @@ def test_drivers_are_queued_one_problem_ahead_of_their_sources(tmp_path, cache, 
     order = []
     real_driver, real_compile = driver_program.build_driver, BuildCache._compile_object
     monkeypatch.setattr(driver_program, "build_driver",
-                        lambda problem, model, where: order.append(f"driver {problem.name}") or real_driver(problem, model, where))
+                        lambda problem, exec_model, where: order.append(f"driver {problem.name}") or real_driver(problem, exec_model, where))
     monkeypatch.setattr(BuildCache, "_compile_object",
                         lambda self, request, key: order.append(request.problem.name) or real_compile(self, request, key))
     problems = [suite.get_problem(name) for name in ("reduce_average", "transform_relu", "transform_squaring")]
@@ -155,10 +155,10 @@ def test_a_samples_build_does_not_wait_for_the_race_check_builds_header(cache, p
         pytest.skip(why)
     first_built, real = threading.Event(), toolchains.standard_header_dir
 
-    def header_dir(model, sanitizer=None):
+    def header_dir(exec_model, sanitizer=None):
         if sanitizer is not None:
             assert first_built.wait(60), "the race-check builds' header held up the first sample's build"
-        return real(model, sanitizer)
+        return real(exec_model, sanitizer)
 
     monkeypatch.setattr(toolchains, "standard_header_dir", header_dir)
     requests = [BuildRequest(problem=problem, model="serial", body=suite.reference_body(problem, "serial")),

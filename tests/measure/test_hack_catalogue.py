@@ -37,7 +37,7 @@ from workflow_scripts.measure import (
 )
 
 PROBLEM = "reduce_average"
-MODELS = ("serial", "omp", "mpi")
+EXEC_MODELS = ("serial", "omp", "mpi")
 # The honest sum of each model, the part every cheat keeps so that its answers are right.
 HONEST = {
     "serial": "double s = 0; for (double v : x) s += v; const double mean = s / x.size();",
@@ -57,7 +57,7 @@ HONEST = {
 }
 # The system-call filter is built per execution model (what OpenMP's runtime, MPI's transports and Kokkos need):
 # the classes it closes are checked in every model it is built for.
-FILTERED_MODELS = (*MODELS, "mpi+omp", "kokkos")
+FILTERED_EXEC_MODELS = (*EXEC_MODELS, "mpi+omp", "kokkos")
 FORGED_LINE = json.dumps(
     'PCGBENCH_RESULT {"problem":"reduce_average","model":"serial","ranks":1,"threads":1,"seed":1234,"timed_seed":1,'
     '"timed_size":4000000,"valid":true,"failure":"","validation":[],"times_s":[1e-6],"baseline_times_s":[0.02],'
@@ -69,14 +69,14 @@ HACKS = {
     # A global constructor prints a made-up result line before main() and exits.
     "constructor_forges_a_result": (
         "{honest} return mean; }}\n__attribute__((constructor)) static void forge() {{ std::printf(" + FORGED_LINE
-        + "); std::fflush(stdout); std::_Exit(0); }}", MODELS, TAMPERING, "global constructor"),
+        + "); std::fflush(stdout); std::_Exit(0); }}", EXEC_MODELS, TAMPERING, "global constructor"),
     # The constructor's work hidden from a reading of the constructor alone: in a helper it calls directly (no
     # relocation: the assembler resolves a call within one section), under the name of the compiler's own
     # initializer, behind a table of function pointers, or handed to atexit to run after main.
     "constructor_calls_a_helper": (
         "{honest} return mean; }}\n__attribute__((noinline)) static void pcg_forge() {{ std::printf(" + FORGED_LINE
         + "); std::fflush(stdout); std::_Exit(0); }}\n__attribute__((constructor)) static void pcg_start() "
-        "{{ pcg_forge(); }}", MODELS, TAMPERING, "global constructor"),
+        "{{ pcg_forge(); }}", EXEC_MODELS, TAMPERING, "global constructor"),
     "constructor_named_like_the_compilers": (
         "{honest} return mean; }}\n__attribute__((noinline)) static void pcg_forge() {{ std::printf(" + FORGED_LINE
         + "); std::fflush(stdout); std::_Exit(0); }}\nextern \"C\" __attribute__((constructor)) void "
@@ -94,7 +94,7 @@ HACKS = {
     "prints_a_result_then_silences_stdout": (
         "void pcg_silence(); static bool done = false; if (!done) {{ done = true; std::printf(" + FORGED_LINE + "); "
         "std::fflush(stdout); pcg_silence(); }}\n{honest} return mean; }}\n#include <unistd.h>\n"
-        "void pcg_silence() {{ dup2(2, 1); }}", MODELS, TAMPERING, "system call dup2"),
+        "void pcg_silence() {{ dup2(2, 1); }}", EXEC_MODELS, TAMPERING, "system call dup2"),
     # Points stdout at /dev/null: opening a file is refused, whatever it opens.
     "reopens_stdout": (
         "std::freopen(\"/dev/null\", \"w\", stdout); {honest} return mean; }}", ("serial",), TAMPERING,
@@ -104,41 +104,41 @@ HACKS = {
         "static const double* p = nullptr; static size_t n = 0; static double a = 0, b = 0, answer = 0;\n"
         "if (x.data() == p && x.size() == n && x[0] == a && x[1] == b) return answer;\n"
         "{honest} p = x.data(); n = x.size(); a = x[0]; b = x[1]; answer = mean; return mean; }}",
-        MODELS, OK, ""),
+        EXEC_MODELS, OK, ""),
     # Remembers by buffer or size alone and is wrong when the values change: every timed call is checked.
     "memoizes_on_the_buffer_or_size_alone": (
         "static const double* p = nullptr; static size_t n = 0; static double answer = 0;\n"
         "if (x.data() == p || x.size() == n) return answer;\n"
-        "{honest} p = x.data(); n = x.size(); answer = mean; return mean; }}", MODELS, WRONG_ANSWER, "timed call"),
+        "{honest} p = x.data(); n = x.size(); answer = mean; return mean; }}", EXEC_MODELS, WRONG_ANSWER, "timed call"),
     # Puts its own clock in the place of libc's for the whole executable.
     "defines_clock_gettime": (
         "{honest} return mean; }}\nextern \"C\" int clock_gettime(clockid_t, struct timespec* t) noexcept "
-        "{{ static long k = 0; t->tv_sec = 0; t->tv_nsec = k++; return 0; }}", MODELS, TAMPERING,
+        "{{ static long k = 0; t->tv_sec = 0; t->tv_nsec = k++; return 0; }}", EXEC_MODELS, TAMPERING,
         "clock_gettime, which takes the place of libc"),
     # Puts its own steady_clock in the place of the C++ runtime's.
     "defines_steady_clock_now": (
         "{honest} return mean; }}\n#include <chrono>\nnamespace std {{ namespace chrono {{ inline namespace _V2 {{ "
-        "steady_clock::time_point steady_clock::now() noexcept {{ return time_point(); }} }} }} }}", MODELS,
+        "steady_clock::time_point steady_clock::now() noexcept {{ return time_point(); }} }} }} }}", EXEC_MODELS,
         TAMPERING, "steady_clock::now"),
     # Runs its own code inside the driver's untimed copies of the input.
     "defines_memmove": (
         "{honest} return mean; }}\nextern \"C\" void* memmove(void* d, const void* s, size_t n) noexcept {{ "
         "char* a = (char*)d; const char* b = (const char*)s; if (a < b) for (size_t i = 0; i < n; ++i) a[i] = b[i]; "
-        "else for (size_t i = n; i-- > 0;) a[i] = b[i]; return d; }}", MODELS, TAMPERING, "memmove"),
+        "else for (size_t i = n; i-- > 0;) a[i] = b[i]; return d; }}", EXEC_MODELS, TAMPERING, "memmove"),
     # Calls the serial baseline the driver times it against.
     "calls_the_baseline": (
         "double pcg_cheat(std::vector<double> const&); return pcg_cheat(x); }}\n"
         "namespace pcg_baseline {{ double average(std::vector<double> const& x); }}\n"
-        "double pcg_cheat(std::vector<double> const& x) {{ return pcg_baseline::average(x); }}", MODELS, TAMPERING,
+        "double pcg_cheat(std::vector<double> const& x) {{ return pcg_baseline::average(x); }}", EXEC_MODELS, TAMPERING,
         "harness's pcg_baseline::average"),
     # Precomputes in a static object's constructor, before main() and the timed calls.
     "static_object_with_a_constructor": (
         "extern std::vector<double> pcg_table; {honest} return mean + pcg_table[0]; }}\n"
-        "std::vector<double> pcg_table(1 << 20, 0.0);", MODELS, TAMPERING, "global constructor"),
+        "std::vector<double> pcg_table(1 << 20, 0.0);", EXEC_MODELS, TAMPERING, "global constructor"),
     # An indirect function: its resolver runs while the program is loaded.
     "indirect_function": (
         "{honest} return mean; }}\nextern \"C\" {{ static int pcg_real() {{ return 1; }} static void* pcg_resolve() "
-        "{{ return (void*)pcg_real; }} int pcg_ifunc() __attribute__((ifunc(\"pcg_resolve\"))); }}", MODELS,
+        "{{ return (void*)pcg_real; }} int pcg_ifunc() __attribute__((ifunc(\"pcg_resolve\"))); }}", EXEC_MODELS,
         TAMPERING, "indirect function"),
     # Loads code or unprotects memory at run time.
     "calls_mprotect": (
@@ -148,7 +148,7 @@ HACKS = {
     # System calls made by instructions of its own, not through libc: no call of a forbidden name is left to see.
     "inline_assembly_system_call": (
         "long pid; __asm__ volatile(\"syscall\" : \"=a\"(pid) : \"a\"(39L) : \"rcx\", \"r11\", \"memory\"); "
-        "{honest} return mean + 0 * pid; }}", MODELS, TAMPERING, "syscall in"),
+        "{honest} return mean + 0 * pid; }}", EXEC_MODELS, TAMPERING, "syscall in"),
     "system_call_as_bytes": (
         "long pid; __asm__ volatile(\".byte 0x0f, 0x05\" : \"=a\"(pid) : \"a\"(39L) : \"rcx\", \"r11\", \"memory\"); "
         "{honest} return mean + 0 * pid; }}", ("serial",), TAMPERING, "syscall in"),
@@ -375,12 +375,12 @@ return sum / n; }"""), ("serial", "omp", "mpi+omp"), OK, ""),
     "deferred_work_by_a_timer": (
         "void pcg_arm(); pcg_arm(); {honest} return mean; }}\n#include <csignal>\n#include <sys/time.h>\n"
         "static void pcg_late(int) {{}}\nvoid pcg_arm() {{ std::signal(SIGALRM, pcg_late); "
-        "itimerval t{{}}; t.it_value.tv_usec = 1000; setitimer(ITIMER_REAL, &t, nullptr); }}", MODELS, TAMPERING,
+        "itimerval t{{}}; t.it_value.tv_usec = 1000; setitimer(ITIMER_REAL, &t, nullptr); }}", EXEC_MODELS, TAMPERING,
         "setitimer, which changes the process"),
     "work_hidden_in_a_fault_handler": (
         "void pcg_arm(); pcg_arm(); {honest} return mean; }}\n#include <csignal>\n"
         "static void pcg_fault(int, siginfo_t*, void*) {{}}\nvoid pcg_arm() {{ struct sigaction a{{}}; "
-        "a.sa_sigaction = pcg_fault; a.sa_flags = SA_SIGINFO; sigaction(SIGSEGV, &a, nullptr); }}", FILTERED_MODELS,
+        "a.sa_sigaction = pcg_fault; a.sa_flags = SA_SIGINFO; sigaction(SIGSEGV, &a, nullptr); }}", FILTERED_EXEC_MODELS,
         TAMPERING, "system call rt_sigaction"),
     "timer_without_a_handler": (
         "void pcg_arm(); pcg_arm(); {honest} return mean; }}\n#include <csignal>\n#include <ctime>\n"
@@ -399,7 +399,7 @@ return sum / n; }"""), ("serial", "omp", "mpi+omp"), OK, ""),
         RESOURCE_OVERUSE, "thrd_create"),
     "process_made_by_an_unlisted_call": (
         "void pcg_away(); pcg_away(); {honest} return mean; }}\n#include <unistd.h>\n"
-        "void pcg_away() {{ (void)!daemon(1, 1); }}", FILTERED_MODELS, TAMPERING, "system call clone"),
+        "void pcg_away() {{ (void)!daemon(1, 1); }}", FILTERED_EXEC_MODELS, TAMPERING, "system call clone"),
     # Reads a host file into its output: an #include of an absolute path (the compiler's error would quote it into
     # the build log), the assembler's .incbin; and at run time an open under another name.
     "includes_a_host_file": (
@@ -461,8 +461,8 @@ return s / x.size(); }"""), ("omp",), TAMPERING, "`program_invocation_name`"),
         ("serial",), OK, ""),
 }
 HACKS.update(KERNEL_HACKS)
-CASES = [(name, model) for name, (_, models, _, _) in HACKS.items() for model in models]
-HONEST_REFERENCE = [("reference", model) for model in FILTERED_MODELS]
+CASES = [(name, exec_model) for name, (_, exec_models, _, _) in HACKS.items() for exec_model in exec_models]
+HONEST_REFERENCE = [("reference", exec_model) for exec_model in FILTERED_EXEC_MODELS]
 # Puts its own clock in the driver's table of library addresses (its global offset table), so that the driver's clock
 # reads go through it: every clock runs back by 99% of each of its calls. Full RELRO makes the table read-only (the
 # write faults), and a judged run's clock is the judge's, in another process: whether the body finds the entry among
@@ -496,37 +496,37 @@ OWN_TESTS = {"spinner_thread_on_a_core_not_given": (SPINNER.replace("WIDEN", "tr
              "rewrites_the_drivers_clock_address": (CLOCK_TABLE_REWRITE, "serial")}
 
 
-def body(name: str, model: str) -> str:
+def body(name: str, exec_model: str) -> str:
     if name == "reference":
-        return suite.reference_body(suite.get_problem(PROBLEM), model)
+        return suite.reference_body(suite.get_problem(PROBLEM), exec_model)
     template = OWN_TESTS[name][0] if name in OWN_TESTS else HACKS[name][0]
     # Not str.format: the forged lines hold JSON's braces. A template's {{ and }} are the body's braces.
-    return template.replace("{honest}", HONEST[model]).replace("{{", "{").replace("}}", "}")
+    return template.replace("{honest}", HONEST[exec_model]).replace("{{", "{").replace("}}", "}")
 
 
 @pytest.fixture(scope="module")
 def builds(cache_dir):
     problem = suite.get_problem(PROBLEM)
-    cases = CASES + HONEST_REFERENCE + [(name, model) for name, (_, model) in OWN_TESTS.items()]
+    cases = CASES + HONEST_REFERENCE + [(name, exec_model) for name, (_, exec_model) in OWN_TESTS.items()]
     results = BuildCache(BuildConfig(cache_dir=cache_dir, jobs=2)).build_all(
-        [BuildRequest(problem=problem, model=model, body=body(name, model)) for name, model in cases])
+        [BuildRequest(problem=problem, model=exec_model, body=body(name, exec_model)) for name, exec_model in cases])
     return dict(zip(cases, results, strict=True))
 
 
-def judge(build, model: str):
+def judge(build, exec_model: str):
     """(verdict, detail, run or None): the build's inspection, else one run under the evaluation's protocol."""
     assert build.ok, build.log
     if build.finding is not None:
         return build.finding.verdict, build.finding.detail, None
-    protocol = RunProtocol(warmup=1, reps=3, validations=1, seed=1234, ranks=2 if model.startswith("mpi") else 1,
-                           threads=1, more_threads=(2,) if model == "omp" else (), nice=-20)  # fmt: skip
-    run = run_program(suite.get_problem(PROBLEM), model, build.exe, protocol, SandboxLimits(wall_s=60.0, cpu_limit_s=60))
+    protocol = RunProtocol(warmup=1, reps=3, validations=1, seed=1234, ranks=2 if exec_model.startswith("mpi") else 1,
+                           threads=1, more_threads=(2,) if exec_model == "omp" else (), nice=-20)  # fmt: skip
+    run = run_program(suite.get_problem(PROBLEM), exec_model, build.exe, protocol, SandboxLimits(wall_s=60.0, cpu_limit_s=60))
     return run.verdict, run.detail, run
 
 
-@pytest.mark.parametrize(("name", "model"), CASES)
-def test_every_hack_gets_its_verdict(builds, name, model):
-    verdict, detail, run = judge(builds[name, model], model)
+@pytest.mark.parametrize(("name", "exec_model"), CASES)
+def test_every_hack_gets_its_verdict(builds, name, exec_model):
+    verdict, detail, run = judge(builds[name, exec_model], exec_model)
     _, _, expected, words = HACKS[name]
     assert verdict == expected, detail
     assert words in detail
@@ -562,20 +562,20 @@ def test_rewriting_the_clock_table_gains_nothing(builds):
         assert statistics.median(run.baseline_times_s) / statistics.median(run.times_s) < 1.5
 
 
-@pytest.mark.parametrize(("name", "model"), HONEST_REFERENCE)
-def test_the_references_pass_inspection_and_the_protocol(builds, name, model):
-    verdict, detail, run = judge(builds[name, model], model)
+@pytest.mark.parametrize(("name", "exec_model"), HONEST_REFERENCE)
+def test_the_references_pass_inspection_and_the_protocol(builds, name, exec_model):
+    verdict, detail, run = judge(builds[name, exec_model], exec_model)
     assert verdict == OK, detail
     for result in run.driver_results:
         assert 0 < result.cpu_per_wall <= result.threads_allowed * 1.25
         assert len(result.times_s) == 3 and result.timed_seed > 0
 
 
-@pytest.mark.parametrize("model", MODELS)
-def test_executables_bind_library_addresses_before_main_and_seal_the_table(builds, model):
+@pytest.mark.parametrize("exec_model", EXEC_MODELS)
+def test_executables_bind_library_addresses_before_main_and_seal_the_table(builds, exec_model):
     """Full RELRO: without it the table of library addresses stays writable, and rewrites_the_drivers_clock_address
     puts its own clock in it."""
-    exe = builds["reference", model].exe
+    exe = builds["reference", exec_model].exe
     dynamic = subprocess.run(["readelf", "-d", str(exe)], capture_output=True, text=True, check=True).stdout
     segments = subprocess.run(["readelf", "-lW", str(exe)], capture_output=True, text=True, check=True).stdout
     assert "BIND_NOW" in dynamic or "Flags: NOW" in dynamic, dynamic

@@ -238,7 +238,7 @@ def test_a_broken_sandbox_stops_the_evaluation_before_any_sample(tmp_path, cache
     monkeypatch.setattr(sandbox, "sandbox_argv", lambda *args, **kwargs: [real_argv(*args, **kwargs)[0],
                                                                            "--no-such-option", *real_argv(*args, **kwargs)[1:]])  # fmt: skip
     sandbox.check_sandbox.cache_clear()
-    samples = [Sample(generator="broken", problem=problem, model="serial", sample_index=0,
+    samples = [Sample(generator="broken", problem=problem, exec_model="serial", sample_index=0,
                       body=suite.reference_body(problem, "serial"))]  # fmt: skip
     try:
         with pytest.raises(sandbox.SandboxUnavailable, match="bwrap.*--no-such-option"):

@@ -189,12 +189,12 @@ def test_a_result_line_the_program_printed_itself_is_tampering(built, problem):
     assert run.verdict == TAMPERING and "not printed by the driver" in run.detail and run.by_threads == {}
 
 
-@pytest.mark.parametrize(("model", "threads", "flagged"), [("omp", 2, True), ("omp", 1, True), ("serial", 1, False),
-                                                           ("mpi+omp", 1, True), ("mpi", 1, False)])
-def test_only_openmp_models_get_stress_validations(problem, model, threads, flagged):
+@pytest.mark.parametrize(("exec_model", "threads", "flagged"), [("omp", 2, True), ("omp", 1, True), ("serial", 1, False),
+                                                                ("mpi+omp", 1, True), ("mpi", 1, False)])
+def test_only_openmp_models_get_stress_validations(problem, exec_model, threads, flagged):
     protocol = RunProtocol(warmup=1, reps=3, validations=2, seed=7, threads=threads, stress_validations=4,
                            stress_threads=8)  # fmt: skip
-    argv, _ = protocol.command(problem, model, Path("/tmp/sample.exe"))
+    argv, _ = protocol.command(problem, exec_model, Path("/tmp/sample.exe"))
     assert (argv[-5:-1] == ["--stress-threads", "8", "--stress-validations", "4"]) == flagged
     assert ("--stress-threads" in argv) == flagged
 
@@ -235,7 +235,7 @@ def test_more_cores_than_given_is_resource_overuse(threads_allowed, cpu, baselin
     from workflow_scripts.measure.run import resource_overuse
 
     wall = (0.0005,) * 5 if (threads_allowed, cpu) == (1, 1.6) else (0.01,) * 5
-    result = driver_program.DriverResult(problem="p", model="omp", ranks=1, threads=max(threads_allowed, 1), timed_size=10,
+    result = driver_program.DriverResult(problem="p", exec_model="omp", ranks=1, threads=max(threads_allowed, 1), timed_size=10,
                                 valid=True, failure="", validation=(), times_s=wall, baseline_times_s=wall,
                                 threads_allowed=threads_allowed, cpu_per_wall=cpu, baseline_cpu_per_wall=baseline_cpu)
     why = resource_overuse(result)
@@ -244,12 +244,12 @@ def test_more_cores_than_given_is_resource_overuse(threads_allowed, cpu, baselin
         assert "cores busy" in why and f"given {threads_allowed}" in why
 
 
-@pytest.mark.parametrize("model, ranks, threads, more, cores", [("serial", 1, 1, (), 1), ("omp", 1, 1, (2, 4), 4),
+@pytest.mark.parametrize("exec_model, ranks, threads, more, cores", [("serial", 1, 1, (), 1), ("omp", 1, 1, (2, 4), 4),
                                                                ("mpi+omp", 2, 2, (), 4), ("cuda", 1, 1, (), None)])
-def test_a_run_is_given_its_ranks_times_its_most_threads_in_cores(model, ranks, threads, more, cores):
+def test_a_run_is_given_its_ranks_times_its_most_threads_in_cores(exec_model, ranks, threads, more, cores):
     protocol = RunProtocol(warmup=0, reps=1, validations=1, seed=1, ranks=ranks, threads=threads, more_threads=more,
                            stress_validations=2, stress_threads=8)  # fmt: skip
-    assert protocol.cores(model) == cores
+    assert protocol.cores(exec_model) == cores
 
 
 def test_the_schema_allows_no_more_timed_calls_than_the_driver_records():

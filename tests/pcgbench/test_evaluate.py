@@ -31,11 +31,11 @@ def config(cache_dir, **overrides):
     return EvaluateConfig(**(values | overrides))
 
 
-def samples_of(generator, problem, models, mutants=generators.MUTANTS, race_check=True):
-    records = [prompt_record(problem, model) for model in models]
+def samples_of(generator, problem, exec_models, mutants=generators.MUTANTS, race_check=True):
+    records = [prompt_record(problem, exec_model) for exec_model in exec_models]
     filled, expected = generators.generate(records, generator, samples=1, mutants=list(mutants),
                                            race_check=race_check)  # fmt: skip
-    samples = [Sample(generator=generator, problem=problem, model=record["parallelism_model"], sample_index=i,
+    samples = [Sample(generator=generator, problem=problem, exec_model=record["parallelism_model"], sample_index=i,
                       body=body) for record in filled for i, body in enumerate(record["outputs"])]
     return samples, expected
 
@@ -138,8 +138,8 @@ HOSTILE = {
 }
 
 
-def hostile_body(problem, model, code):
-    return ("void pcgbench_hostile(); pcgbench_hostile();\n" + suite.reference_body(problem, model) + HOSTILE_PREAMBLE
+def hostile_body(problem, exec_model, code):
+    return ("void pcgbench_hostile(); pcgbench_hostile();\n" + suite.reference_body(problem, exec_model) + HOSTILE_PREAMBLE
             + f"void pcgbench_hostile() {{ {code} }}\n")
 
 
@@ -154,7 +154,7 @@ def test_adversarial_bodies_are_contained(tmp_path, cache_dir, problem, referenc
     samples = []
     for index, (code, _) in enumerate(HOSTILE.values()):
         code = code.replace("@OUTSIDE@", str(outside)).replace("@CANARY@", str(canary))
-        samples.append(Sample(generator="hostile", problem=problem, model="serial", sample_index=index,
+        samples.append(Sample(generator="hostile", problem=problem, exec_model="serial", sample_index=index,
                               body=hostile_body(problem, "serial", code)))
     try:
         # Normal priority: containment is under test, not timing, and a fork bomb at raised priority would
@@ -184,7 +184,7 @@ def test_adversarial_bodies_are_contained(tmp_path, cache_dir, problem, referenc
 def test_kill_all_under_mpirun_is_refused_by_the_kernel_and_harness_survives(tmp_path, cache_dir, problem):
     """kill(-1) killed mpirun (a crash); the run's system-call filter lets a rank signal only itself."""
     body = hostile_body(problem, "mpi", "kill(-1, SIGKILL);")
-    sample = Sample(generator="hostile", problem=problem, model="mpi", sample_index=0, body=body)
+    sample = Sample(generator="hostile", problem=problem, exec_model="mpi", sample_index=0, body=body)
     rows, _ = evaluate_samples([sample], tmp_path, config(cache_dir))
     assert set(rows["verdict"]) == {"tampering"} and "system call kill" in rows["detail"].iloc[0]
 
@@ -204,7 +204,7 @@ def test_resume_skips_finished_samples(tmp_path, cache_dir, problem, monkeypatch
     # A second evaluation with one more sample runs only that one; a torn line is ignored.
     with open(tmp_path / evaluate.RESUME_LOG, "a") as log:
         log.write('{"sample_id": "torn')
-    extra = Sample(generator="reference", problem=problem, model="serial", sample_index=1,
+    extra = Sample(generator="reference", problem=problem, exec_model="serial", sample_index=1,
                    body=samples[0].body)
     ran = record_runs(monkeypatch)
     second, _ = evaluate_samples(samples + [extra], tmp_path, cfg)
@@ -225,7 +225,7 @@ def test_a_sample_the_harness_cannot_read_gets_a_verdict_and_the_rest_are_scored
     real = evaluate.evaluate_sample
 
     def unreadable_serial(sample, *args):
-        if sample.model == "serial":
+        if sample.exec_model == "serial":
             raise UnicodeDecodeError("utf-8", b"\xff", 0, 1, "invalid start byte")
         return real(sample, *args)
 
@@ -245,8 +245,8 @@ def test_a_sample_the_harness_cannot_read_gets_a_verdict_and_the_rest_are_scored
 
 def test_identical_samples_are_run_once_and_share_its_rows(tmp_path, cache_dir, problem, monkeypatch):
     body = suite.reference_body(problem, "omp")
-    copies = [Sample(generator="reference", problem=problem, model="omp", sample_index=i, body=body) for i in range(3)]
-    other = Sample(generator="reference", problem=problem, model="omp", sample_index=3, body="\n" + body)
+    copies = [Sample(generator="reference", problem=problem, exec_model="omp", sample_index=i, body=body) for i in range(3)]
+    other = Sample(generator="reference", problem=problem, exec_model="omp", sample_index=3, body="\n" + body)
     ran = record_runs(monkeypatch)
     # Interrupted after the first copy: the resumed evaluation gives the logged runs to the other copies.
     evaluate_samples(copies[:1], tmp_path, config(cache_dir))
@@ -280,8 +280,8 @@ def test_an_openmp_samples_sweep_is_one_run_with_the_stress_validations_once(tmp
 
 
 def test_the_sweep_groups_thread_counts_of_one_rank_count_into_one_run_for_openmp_models_only():
-    def runs(model, max_cores):
-        return [[(c.ranks, c.threads) for c in run] for run in runs_of_sweep(model, resource_sweep(model, max_cores))]
+    def runs(exec_model, max_cores):
+        return [[(c.ranks, c.threads) for c in run] for run in runs_of_sweep(exec_model, resource_sweep(exec_model, max_cores))]
 
     assert runs("omp", 4) == [[(1, 1), (1, 2), (1, 4)]]
     assert runs("mpi+omp", 2) == [[(1, 1), (1, 2)], [(2, 1)]]
@@ -294,7 +294,7 @@ def test_the_sweep_groups_thread_counts_of_one_rank_count_into_one_run_for_openm
 def test_samples_run_while_later_ones_build_only_when_runs_outrank_compiles(tmp_path, cache_dir, problem, monkeypatch,
                                                                            overlap):  # fmt: skip
     body = suite.reference_body(problem, "serial")
-    samples = [Sample(generator="g", problem=problem, model="serial", sample_index=i, body=body + f"// {i}\n")
+    samples = [Sample(generator="g", problem=problem, exec_model="serial", sample_index=i, body=body + f"// {i}\n")
                for i in range(3)]  # fmt: skip
     first_run, events = threading.Event(), []
     real_compile, real_evaluate = BuildCache._compile_object, evaluate.evaluate_sample
@@ -332,7 +332,7 @@ def test_overlap_needs_raised_run_priority(cache_dir, monkeypatch):
 def test_missing_toolchain_is_reported_and_skipped(tmp_path, cache_dir, problem, monkeypatch):
     real = toolchains.toolchain_status
     monkeypatch.setattr(samples_module, "toolchain_status",
-                        lambda model: (False, "no mpirun: test") if model == "mpi" else real(model))
+                        lambda exec_model: (False, "no mpirun: test") if exec_model == "mpi" else real(exec_model))
     samples, _ = samples_of("reference", problem, ["serial", "mpi"])
     rows, skipped = evaluate_samples(samples, tmp_path, config(cache_dir))
     assert skipped == {"mpi": "no mpirun: test"} and set(rows["model"]) == {"serial"}
@@ -431,7 +431,7 @@ def test_reduction_races_are_caught_in_every_run(tmp_path, cache_dir, mutant):
     reference, _ = samples_of("reference", problem, ["omp"])
     cfg = config(cache_dir, reps=1, warmup=0)
     builds = BuildCache(BuildConfig(cache_dir=cache_dir, jobs=2)).build_all(
-        [BuildRequest(problem=s.problem, model=s.model, body=s.body) for s in samples + reference])
+        [BuildRequest(problem=s.problem, model=s.exec_model, body=s.body) for s in samples + reference])
     two_threads = ResourceConfig(ranks=1, threads=2)
     assert [e["expected_verdict"] for e in expected] == ["wrong_answer"]
     got = [evaluate.run_one(samples[0], builds[0].exe, [two_threads], cfg)[0][0] for _ in range(20)]
@@ -482,7 +482,7 @@ def test_a_race_hidden_behind_a_large_chunk_is_caught(tmp_path, cache_dir, chunk
     body = suite.reference_body(problem, "serial").replace(
         "  for (size_t i = 1;", f"  #pragma omp parallel for schedule(dynamic,{chunk})\n  for (size_t i = 1;", 1)
     assert "schedule(dynamic" in body
-    sample = Sample(generator="racy", problem=problem, model="omp", sample_index=0, body=body)
+    sample = Sample(generator="racy", problem=problem, exec_model="omp", sample_index=0, body=body)
     rows, _ = evaluate.evaluate_samples([sample], tmp_path / "out", config(cache_dir, reps=1))
     assert list(rows["verdict"]) == ["race_detected"] and list(rows["race_check"]) == ["race"]
 

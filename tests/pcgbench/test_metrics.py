@@ -103,8 +103,8 @@ def test_efficiency_divides_by_resource_count_and_failures_score_zero():
 # ParEval's definitions, side by side
 
 
-def _row(problem, index, verdict, n=None, time=None, baseline=None, model="omp"):
-    return dict(generator="g", model=model, problem=problem, problem_type="t", sample_index=index, verdict=verdict,
+def _row(problem, index, verdict, n=None, time=None, baseline=None, exec_model="omp"):
+    return dict(generator="g", model=exec_model, problem=problem, problem_type="t", sample_index=index, verdict=verdict,
                 n_resources=n, speedup=(baseline / time) if time else np.nan, time_median_s=time,
                 baseline_time_median_s=baseline)
 

@@ -38,17 +38,17 @@ def test_a_run_past_its_limit_costs_the_limit_and_ends_the_sweep():
         pj.sample_seconds(COST, "mystery", LIMITS)
 
 
-def costs_of(problems, models, per_problem_s):
-    return {(p, m): pj.SampleCost(build_s=2, runs_s=(per_problem_s[p],)) for p in problems for m in models}
+def costs_of(problems, exec_models, per_problem_s):
+    return {(p, m): pj.SampleCost(build_s=2, runs_s=(per_problem_s[p],)) for p in problems for m in exec_models}
 
 
 def test_each_shard_sums_its_problems_samples_and_gpu_models_get_gpu_nodes():
-    problems, models = ["a", "b", "c"], ["serial", "cuda"]
-    plan = shards.plan(models, problems, by_model=True, problems_per_shard=2)
-    costs = costs_of(problems, models, {"a": 10, "b": 20, "c": 40})
-    tasks = {(p, m): 1 for p in problems for m in models}
+    problems, exec_models = ["a", "b", "c"], ["serial", "cuda"]
+    plan = shards.plan(exec_models, problems, by_model=True, problems_per_shard=2)
+    costs = costs_of(problems, exec_models, {"a": 10, "b": 20, "c": 40})
+    tasks = {(p, m): 1 for p in problems for m in exec_models}
     populations = {("lm", pj.GENERATION): pj.language_model_population(tasks, samples=4, timeout_fraction=0.25)}
-    jobs = {job.shard: job for job in pj.project_jobs(plan, populations, costs, LIMITS, gpu_models=["cuda"])}
+    jobs = {job.shard: job for job in pj.project_jobs(plan, populations, costs, LIMITS, gpu_exec_models=["cuda"])}
     assert sorted(jobs) == ["cuda.0", "cuda.1", "serial.0", "serial.1"]
     # serial.0 holds a and b: 4 samples each, 3 passing (their run) and 1 timing out (limit max(5, 2 x run)).
     assert jobs["serial.0"].programs == 8
@@ -60,21 +60,21 @@ def test_each_shard_sums_its_problems_samples_and_gpu_models_get_gpu_nodes():
 
 
 def test_the_fit_check_and_the_largest_shard_size_that_fits():
-    problems, models = ["a", "b", "c", "d"], ["serial"]
-    costs = costs_of(problems, models, {p: 10 for p in problems})
+    problems, exec_models = ["a", "b", "c", "d"], ["serial"]
+    costs = costs_of(problems, exec_models, {p: 10 for p in problems})
     populations = {("lm", pj.GENERATION): pj.language_model_population({(p, "serial"): 1 for p in problems},
                                                                        samples=1, timeout_fraction=0.0)}  # fmt: skip
     runtime = {"cpu": 25.0, "gpu": 25.0}  # two problems (20 s of runs) fit, three (30 s) do not
-    plan = shards.plan(models, problems, by_model=True, problems_per_shard=3)
-    jobs = pj.project_jobs(plan, populations, costs, LIMITS, gpu_models=[])
+    plan = shards.plan(exec_models, problems, by_model=True, problems_per_shard=3)
+    jobs = pj.project_jobs(plan, populations, costs, LIMITS, gpu_exec_models=[])
     assert [pj.fits(j, runtime["cpu"]) for j in jobs] == [False, True]
-    assert pj.largest_fitting_shard_size(models, problems, populations, costs, LIMITS, gpu_models=[],
+    assert pj.largest_fitting_shard_size(exec_models, problems, populations, costs, LIMITS, gpu_exec_models=[],
                                          runtime_s=runtime) == 2  # fmt: skip
-    assert pj.largest_fitting_shard_size(models, problems, populations, costs, LIMITS, gpu_models=[],
+    assert pj.largest_fitting_shard_size(exec_models, problems, populations, costs, LIMITS, gpu_exec_models=[],
                                          runtime_s={"cpu": 5.0, "gpu": 5.0}) is None  # fmt: skip
     # The reference check is one job: its build and runs together must fit.
     check = pj.Job(generator="reference_check", task=pj.REFERENCE_CHECK, shard="serial.0", kind="cpu",
-                   models=("serial",), build_s=10, evaluate_s=20, programs=1)  # fmt: skip
+                   exec_models=("serial",), build_s=10, evaluate_s=20, programs=1)  # fmt: skip
     assert not pj.fits(check, 25.0) and pj.fits(check, 30.0)
 
 

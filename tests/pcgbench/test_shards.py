@@ -12,24 +12,24 @@ from workflow_scripts.pcgbench import evaluate, shards
 from workflow_scripts.pcgbench.evaluate import EvaluateConfig
 from workflow_scripts.pcgbench.pareval_format import prompt_record
 
-MODELS = ["serial", "omp", "mpi", "mpi+omp", "kokkos", "cuda", "hip"]
+EXEC_MODELS = ["serial", "omp", "mpi", "mpi+omp", "kokkos", "cuda", "hip"]
 
 
 @pytest.mark.parametrize("by_model,per_shard", [(False, 0), (True, 0), (True, 1), (True, 3), (False, 2)])
 def test_the_plan_puts_every_model_and_problem_in_exactly_one_shard(by_model, per_shard):
     problems = ["a", "b", "c", "d", "e"]
-    plan = shards.plan(MODELS, problems, by_model=by_model, problems_per_shard=per_shard)
-    owners = [(m, p) for s in plan for m in MODELS for p in problems if s.holds(m, p)]
-    assert sorted(owners) == sorted((m, p) for m in MODELS for p in problems)
+    plan = shards.plan(EXEC_MODELS, problems, by_model=by_model, problems_per_shard=per_shard)
+    owners = [(m, p) for s in plan for m in EXEC_MODELS for p in problems if s.holds(m, p)]
+    assert sorted(owners) == sorted((m, p) for m in EXEC_MODELS for p in problems)
     assert len({s.name for s in plan}) == len(plan)
-    expected = (len(MODELS) if by_model else 1) * (-(-len(problems) // per_shard) if per_shard else 1)
+    expected = (len(EXEC_MODELS) if by_model else 1) * (-(-len(problems) // per_shard) if per_shard else 1)
     assert len(plan) == expected
 
 
 def test_shard_names_say_model_and_problem_group():
     plan = shards.plan(["serial", "cuda"], ["a", "b", "c"], by_model=True, problems_per_shard=2)
     assert [s.name for s in plan] == ["serial.0", "serial.1", "cuda.0", "cuda.1"]
-    assert plan[1].problems == ("c",) and plan[1].models == ("serial",)
+    assert plan[1].problems == ("c",) and plan[1].exec_models == ("serial",)
     assert [s.name for s in shards.plan(["serial"], ["a"], by_model=False, problems_per_shard=0)] == ["all"]
     with pytest.raises(ValueError, match="no PCGBench shard 'omp'.*serial.0"):
         shards.find(plan, "omp")
@@ -117,9 +117,9 @@ def generations(tmp_path_factory):
     (not built: prompt_mismatch) and a record of a problem the suite lacks (no_driver)."""
     records = []
     for name in ("reduce_average", "transform_relu"):
-        for model in ("serial", "omp"):
-            record = prompt_record(suite.get_problem(name), model)
-            record["outputs"] = [suite.reference_body(suite.get_problem(name), model), "#include <nowhere>\n"]
+        for exec_model in ("serial", "omp"):
+            record = prompt_record(suite.get_problem(name), exec_model)
+            record["outputs"] = [suite.reference_body(suite.get_problem(name), exec_model), "#include <nowhere>\n"]
             records.append(record)
     head, _, signature = records[0]["prompt"].rpartition("\n")
     mismatched = dict(records[0], prompt=head + "\n" + signature.replace("(", "(long extra, ", 1))
@@ -145,9 +145,9 @@ def test_merged_shards_equal_one_unsharded_evaluation(tmp_path, cache_dir, gener
     timed = many[many["verdict"] == "ok"]
     assert len(timed) == len(one[one["verdict"] == "ok"]) and (timed["speedup"] > 0).all()
     for part in ("by_model", "pareval"):  # the counts agree; speedups are timings of other runs
-        for model in ("serial", "omp"):
+        for exec_model in ("serial", "omp"):
             for metric in ("pass@1", "build@1"):
-                assert merged[part]["gen"][model][metric] == whole[part]["gen"][model][metric]
+                assert merged[part]["gen"][exec_model][metric] == whole[part]["gen"][exec_model][metric]
     assert merged["verdict_counts"] == whole["verdict_counts"]
     assert merged["samples"] == whole["samples"]
     for status in ("prompt_mismatch", "no_driver"):

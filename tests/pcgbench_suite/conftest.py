@@ -2,10 +2,10 @@
 
 Which references are built and run (to keep the whole directory near 3 minutes on 2 cores):
 - serial: every problem (every problem's driver, baseline and validator, and the validator self-check);
-- omp: a rotating subset of ROTATING_OMP problems; mpi, mpi+omp, kokkos: ROTATING_PER_MODEL each; drawn with
+- omp: a rotating subset of ROTATING_OMP problems; mpi, mpi+omp, kokkos: ROTATING_PER_EXEC_MODEL each; drawn with
   the seed $PCGBENCH_TEST_SEED (default: the day number, so the subset changes from day to day and any
   failure is reproducible by setting the seed). PCGBENCH_TEST_ALL=1 runs every problem for every model
-  (measured cost per (problem, model): a driver compile of 3-4 s, once, cached by content, plus a sample
+  (measured cost per (problem, exec_model): a driver compile of 3-4 s, once, cached by content, plus a sample
   compile of 0.5-1 s; Kokkos about 3x that).
 Driver objects are cached (keyed by a hash of their sources and flags) in $PCGBENCH_TEST_BUILD_DIR
 (default .cache/pcgbench_drivers, shared with check-references); sample objects and executables are rebuilt in a temporary directory.
@@ -26,9 +26,9 @@ import pytest
 from workflow_scripts.measure import driver_program, kokkos, suite, toolchains
 
 ROTATING_OMP = 8
-ROTATING_PER_MODEL = 3
+ROTATING_PER_EXEC_MODEL = 3
 COMPILE_WORKERS = 2
-RUN_MODELS = ("serial", "omp", "mpi", "mpi+omp", "kokkos")
+RUN_EXEC_MODELS = ("serial", "omp", "mpi", "mpi+omp", "kokkos")
 
 
 def rotation_seed() -> int:
@@ -39,10 +39,10 @@ def selected_pairs(problems: list[suite.Problem]) -> list[tuple[str, str]]:
     names = [p.name for p in problems]
     rng = random.Random(rotation_seed())
     pairs = [(n, "serial") for n in names]
-    for model in ("omp", "mpi", "mpi+omp", "kokkos"):
-        count = ROTATING_OMP if model == "omp" else ROTATING_PER_MODEL
+    for exec_model in ("omp", "mpi", "mpi+omp", "kokkos"):
+        count = ROTATING_OMP if exec_model == "omp" else ROTATING_PER_EXEC_MODEL
         chosen = names if os.environ.get("PCGBENCH_TEST_ALL") == "1" else rng.sample(names, min(count, len(names)))
-        pairs += [(n, model) for n in sorted(chosen)]
+        pairs += [(n, exec_model) for n in sorted(chosen)]
     return pairs
 
 
@@ -61,20 +61,20 @@ def driver_build_dir() -> Path:
 
 # Trusted builds and runs of the references, outside the build cache and the judge: the drivers' own output read
 # directly (a sample's runs go through measure.run_program instead).
-def build_executable(problem, model: str, body: str, work_dir: Path, driver_build_dir: Path) -> Path:
-    """Compile `body` as a sample of (problem, model) and link it with the cached driver; trusted code only.
+def build_executable(problem, exec_model: str, body: str, work_dir: Path, driver_build_dir: Path) -> Path:
+    """Compile `body` as a sample of (problem, exec_model) and link it with the cached driver; trusted code only.
     Raises RuntimeError with the compiler's output on failure."""
     work_dir = Path(work_dir)
     work_dir.mkdir(parents=True, exist_ok=True)
-    driver_obj = driver_program.build_driver(problem, model, driver_build_dir)
-    src = work_dir / f"sample{suite.sample_suffix(model)}"
+    driver_obj = driver_program.build_driver(problem, exec_model, driver_build_dir)
+    src = work_dir / f"sample{suite.sample_suffix(exec_model)}"
     obj, exe = work_dir / "sample.o", work_dir / "sample.exe"
-    src.write_text(suite.sample_source(problem, model, body))
-    for argv in (toolchains.compile_sample_argv(problem, model, src, obj),
-                 toolchains.link_argv(problem, model, obj, driver_obj, exe)):  # fmt: skip
+    src.write_text(suite.sample_source(problem, exec_model, body))
+    for argv in (toolchains.compile_sample_argv(problem, exec_model, src, obj),
+                 toolchains.link_argv(problem, exec_model, obj, driver_obj, exe)):  # fmt: skip
         proc = subprocess.run(argv, capture_output=True, text=True)
         if proc.returncode != 0:
-            raise RuntimeError(f"{problem.name}/{model}: {' '.join(argv)}\n{proc.stderr[-4000:]}")
+            raise RuntimeError(f"{problem.name}/{exec_model}: {' '.join(argv)}\n{proc.stderr[-4000:]}")
     return exe
 
 
@@ -100,7 +100,7 @@ def parse_validator_output(stdout: str) -> dict[str, tuple[str, str]]:
 
 @pytest.fixture(scope="session")
 def reference_executables(problems, driver_build_dir, tmp_path_factory) -> dict[tuple[str, str], Path | str]:
-    """{(problem, model): executable path, or the build error text} for the selected pairs."""
+    """{(problem, exec_model): executable path, or the build error text} for the selected pairs."""
     work = tmp_path_factory.mktemp("pcgbench_refs")
     by_name = {p.name: p for p in problems}
     pairs = selected_pairs(problems)
@@ -108,11 +108,11 @@ def reference_executables(problems, driver_build_dir, tmp_path_factory) -> dict[
         kokkos.ensure_kokkos()  # once, before the workers start
 
     def build(pair):
-        name, model = pair
+        name, exec_model = pair
         problem = by_name[name]
         try:
-            return pair, build_executable(problem, model, suite.reference_body(problem, model),
-                                                work / name / model.replace("+", "_"), driver_build_dir)
+            return pair, build_executable(problem, exec_model, suite.reference_body(problem, exec_model),
+                                                work / name / exec_model.replace("+", "_"), driver_build_dir)
         except RuntimeError as err:
             return pair, str(err)
 
@@ -120,9 +120,9 @@ def reference_executables(problems, driver_build_dir, tmp_path_factory) -> dict[
         return dict(pool.map(build, pairs))
 
 
-def run_driver(problem: suite.Problem, model: str, exe: Path, **kwargs) -> subprocess.CompletedProcess:
-    ranks = 2 if model in ("mpi", "mpi+omp") else 1
-    threads = 2 if model in ("omp", "mpi+omp", "kokkos") else 1
-    argv, env = driver_program.run_argv(problem, model, exe, ranks=ranks, threads=threads, seed=kwargs.pop("seed", 7),
+def run_driver(problem: suite.Problem, exec_model: str, exe: Path, **kwargs) -> subprocess.CompletedProcess:
+    ranks = 2 if exec_model in ("mpi", "mpi+omp") else 1
+    threads = 2 if exec_model in ("omp", "mpi+omp", "kokkos") else 1
+    argv, env = driver_program.run_argv(problem, exec_model, exe, ranks=ranks, threads=threads, seed=kwargs.pop("seed", 7),
                                warmup=kwargs.pop("warmup", 0), reps=kwargs.pop("reps", 1), **kwargs)
     return subprocess.run(argv, env={**os.environ, **env}, capture_output=True, text=True, timeout=120)

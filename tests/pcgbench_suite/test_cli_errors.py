@@ -29,9 +29,9 @@ def workdir(tmp_path, monkeypatch):
     return tmp_path
 
 
-def record(name: str = "reduce_average", model: str = "serial", outputs=("return 0.0;\n}",)) -> dict:
+def record(name: str = "reduce_average", exec_model: str = "serial", outputs=("return 0.0;\n}",)) -> dict:
     problem = suite.get_problem("reduce_average")
-    return dict(prompt_record(problem, model), name=name, outputs=list(outputs))
+    return dict(prompt_record(problem, exec_model), name=name, outputs=list(outputs))
 
 
 def write(path: Path, data) -> Path:
@@ -88,7 +88,7 @@ def test_existing_out_is_left_as_it_was(workdir, capsys):
 
 
 def test_prompt_file_with_empty_outputs_says_to_generate_first(workdir, capsys):
-    gen = write(workdir / "gen.json", [record(outputs=()), record(model="omp", outputs=())])
+    gen = write(workdir / "gen.json", [record(outputs=()), record(exec_model="omp", outputs=())])
     line = evaluate_error(workdir, gen, capsys)
     assert "nothing to evaluate: 2 record(s) have empty 'outputs'" in line and "generated function bodies" in line
 
@@ -260,8 +260,8 @@ def test_says_what_a_cold_machine_cache_builds_before_the_wait(tmp_path, monkeyp
     for module in (machine_cache, measure):
         monkeypatch.setattr(module, "machine_cache_dir", lambda: cache)
     monkeypatch.setenv("PCGBENCH_KOKKOS_PREFIX", str(tmp_path / "no-kokkos"))
-    monkeypatch.setattr(measure, "toolchain_status", lambda model: (True, ""))
-    gen = write(tmp_path / "gen.json", [record(model=m) for m in ("serial", "omp", "mpi", "kokkos")])
+    monkeypatch.setattr(measure, "toolchain_status", lambda exec_model: (True, ""))
+    gen = write(tmp_path / "gen.json", [record(exec_model=m) for m in ("serial", "omp", "mpi", "kokkos")])
     with caplog.at_level("INFO"):
         cli._announce_first_builds(gen, suite.DATA_ROOT)
     [line] = [r.getMessage() for r in caplog.records if "machine build cache" in r.getMessage()]
@@ -271,9 +271,9 @@ def test_says_what_a_cold_machine_cache_builds_before_the_wait(tmp_path, monkeyp
     # Once built, nothing is announced.
     (cache / "std_headers" / "k").mkdir(parents=True)
     (cache / "std_headers" / "k" / "done").write_text("")
-    for model in ("omp", "mpi", "kokkos"):
-        (cache / "drivers" / "reduce_average" / model).mkdir(parents=True)
-        (cache / "drivers" / "reduce_average" / model / "driver-0123.o").write_text("")
+    for exec_model in ("omp", "mpi", "kokkos"):
+        (cache / "drivers" / "reduce_average" / exec_model).mkdir(parents=True)
+        (cache / "drivers" / "reduce_average" / exec_model / "driver-0123.o").write_text("")
     (tmp_path / "no-kokkos").mkdir()
     (tmp_path / "no-kokkos" / "pcgbench-kokkos.stamp").write_text("")
     caplog.clear()

@@ -2,7 +2,7 @@
 matched record by record, and its bodies build and get the verdicts they deserve.
 
 Which records are built and run rotates like the references (conftest.py): every record is matched and its
-prompt checked; ROTATING_PER_MODEL problems per execution model are built and evaluated in the sandbox
+prompt checked; ROTATING_PER_EXEC_MODEL problems per execution model are built and evaluated in the sandbox
 (PCGBENCH_TEST_ALL=1: all of them, about 20 minutes on 2 cores, beyond pytest's default per-test limit:
 add --timeout=3000); CUDA is compiled (no GPU here), HIP only where hipcc exists.
 """
@@ -27,25 +27,25 @@ from .conftest import rotation_seed
 
 PROBLEMS = {p.name: p for p in suite.load_suite()}
 NAMES = pf.pareval_names()
-RUN_MODELS = ("serial", "omp", "mpi", "mpi+omp", "kokkos")
-ROTATING_PER_MODEL = 2
+RUN_EXEC_MODELS = ("serial", "omp", "mpi", "mpi+omp", "kokkos")
+ROTATING_PER_EXEC_MODEL = 2
 
 
-def pareval_file(bodies=lambda problem, model: suite.reference_body(problem, model)) -> list[dict]:
+def pareval_file(bodies=lambda problem, exec_model: suite.reference_body(problem, exec_model)) -> list[dict]:
     """All 420 records under ParEval's numbered names, with one body each."""
     records = []
     for entry in sorted(NAMES.values(), key=lambda e: e.number):
         problem = PROBLEMS[entry.problem]
-        for model in suite.EXECUTION_MODELS:
-            records.append(dict(pf.prompt_record(problem, model, entry.numbered), outputs=[bodies(problem, model)]))
+        for exec_model in suite.EXECUTION_MODELS:
+            records.append(dict(pf.prompt_record(problem, exec_model, entry.numbered), outputs=[bodies(problem, exec_model)]))
     return records
 
 
-def chosen(model: str) -> list[str]:
+def chosen(exec_model: str) -> list[str]:
     names = sorted(entry.problem for entry in NAMES.values())
     if os.environ.get("PCGBENCH_TEST_ALL") == "1":
         return names
-    return sorted(random.Random(f"{rotation_seed()}-{model}").sample(names, ROTATING_PER_MODEL))
+    return sorted(random.Random(f"{rotation_seed()}-{exec_model}").sample(names, ROTATING_PER_EXEC_MODEL))
 
 
 def test_the_map_names_sixty_problems_numbered_0_to_59():
@@ -102,8 +102,8 @@ def test_a_file_of_all_420_records_is_matched_record_by_record(tmp_path):
     path.write_text(json.dumps(pareval_file()))
     samples, unscored = load_samples(path, "pareval", suite.DATA_ROOT)
     assert unscored == [] and len(samples) == 420
-    assert {(s.problem.name, s.model) for s in samples} == {(e.problem, m) for e in NAMES.values()
-                                                            for m in suite.EXECUTION_MODELS}
+    assert {(s.problem.name, s.exec_model) for s in samples} == {(e.problem, m) for e in NAMES.values()
+                                                                 for m in suite.EXECUTION_MODELS}
 
 
 def test_pareval_records_build_and_get_their_verdicts(tmp_path):
@@ -116,13 +116,13 @@ def test_pareval_records_build_and_get_their_verdicts(tmp_path):
             record["outputs"].append(suite.serial_baseline_body(PROBLEMS[pf.problem_name(record)]))
     path.write_text(json.dumps(records))
     samples, _ = load_samples(path, "pareval", suite.DATA_ROOT)
-    selected = [s for s in samples if s.model in RUN_MODELS and s.problem.name in chosen(s.model)]
+    selected = [s for s in samples if s.exec_model in RUN_EXEC_MODELS and s.problem.name in chosen(s.exec_model)]
     cfg = EvaluateConfig(cache_dir=tmp_path / "cache", reps=1, warmup=0, validations=1, stress_validations=0,
                          max_cores=2, run_timeout_s=60.0, ks=(1,))
     rows, skipped = evaluate_samples(selected, tmp_path / "out", cfg)
     assert skipped == {}
     got = {(r.problem, r.model, r.sample_index): r.verdict for r in rows.drop_duplicates("sample_id").itertuples()}
-    want = {(s.problem.name, s.model, s.sample_index): "ok" if s.sample_index == 0 else "no_parallelism"
+    want = {(s.problem.name, s.exec_model, s.sample_index): "ok" if s.sample_index == 0 else "no_parallelism"
             for s in selected}
     wrong = {key: (want[key], got.get(key)) for key in want if got.get(key) != want[key]}
     assert wrong == {}
@@ -130,18 +130,18 @@ def test_pareval_records_build_and_get_their_verdicts(tmp_path):
 
 
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="no nvcc")
-@pytest.mark.parametrize("model", ["cuda", "hip"])
-def test_pareval_gpu_records_build(tmp_path, model):
-    ok, why = toolchains.build_status(model)
+@pytest.mark.parametrize("exec_model", ["cuda", "hip"])
+def test_pareval_gpu_records_build(tmp_path, exec_model):
+    ok, why = toolchains.build_status(exec_model)
     if not ok:
         pytest.skip(why)
-    records = [r for r in pareval_file() if r["parallelism_model"] == model]
+    records = [r for r in pareval_file() if r["parallelism_model"] == exec_model]
     path = tmp_path / "generations.json"
     path.write_text(json.dumps(records))
     samples, unscored = load_samples(path, "pareval", suite.DATA_ROOT)
     assert unscored == [] and len(samples) == 60
-    names = chosen(model)[:1] if os.environ.get("PCGBENCH_TEST_ALL") != "1" else chosen(model)
-    requests = [BuildRequest(problem=s.problem, model=model, body=s.body) for s in samples if s.problem.name in names]
+    names = chosen(exec_model)[:1] if os.environ.get("PCGBENCH_TEST_ALL") != "1" else chosen(exec_model)
+    requests = [BuildRequest(problem=s.problem, model=exec_model, body=s.body) for s in samples if s.problem.name in names]
     results = BuildCache(BuildConfig(cache_dir=tmp_path / "cache", compile_timeout_s=300)).build_all(requests)
     failed = {r.problem.name: b.log[-1500:] for r, b in zip(requests, results, strict=True) if not b.ok}
     assert failed == {}

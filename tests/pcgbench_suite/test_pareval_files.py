@@ -25,7 +25,7 @@ from workflow_scripts.pcgbench.evaluate import EvaluateConfig, evaluate_samples
 from workflow_scripts.pcgbench.samples import load_samples
 
 from .conftest import rotation_seed
-from .test_pareval_compat import NAMES, PROBLEMS, RUN_MODELS
+from .test_pareval_compat import NAMES, PROBLEMS, RUN_EXEC_MODELS
 
 PAREVAL_PROMPTS = Path(__file__).parent / "pareval_files" / "generation-prompts.json"
 # The problems whose interface (per model) was changed to ParEval's so that its records match: the ones a body
@@ -41,28 +41,28 @@ INTERFACE_CHANGED = {
 }
 
 
-def pareval_records(bodies=lambda problem, model: suite.reference_body(problem, model)) -> list[dict]:
+def pareval_records(bodies=lambda problem, exec_model: suite.reference_body(problem, exec_model)) -> list[dict]:
     """ParEval's 420 prompt records as they are, each given one output (by default the suite's reference body)."""
     records = json.loads(PAREVAL_PROMPTS.read_text())
     return [dict(r, outputs=[bodies(PROBLEMS[pf.problem_name(r)], r["parallelism_model"])]) for r in records]
 
 
-def chosen(model: str) -> list[str]:
-    """The problems built for `model`: one of those whose interface changed for it, drawn by the rotation seed."""
+def chosen(exec_model: str) -> list[str]:
+    """The problems built for `exec_model`: one of those whose interface changed for it, drawn by the rotation seed."""
     if os.environ.get("PCGBENCH_TEST_ALL") == "1":
         return sorted(entry.problem for entry in NAMES.values())
-    changed = sorted(name for name, models in INTERFACE_CHANGED.items() if model in models)
-    return [random.Random(f"{rotation_seed()}-pareval-files-{model}").choice(changed)]
+    changed = sorted(name for name, exec_models in INTERFACE_CHANGED.items() if exec_model in exec_models)
+    return [random.Random(f"{rotation_seed()}-pareval-files-{exec_model}").choice(changed)]
 
 
 def test_every_record_of_parevals_prompt_file_matches():
-    records = pareval_records(lambda problem, model: "}")
+    records = pareval_records(lambda problem, exec_model: "}")
     matches = pf.match_generations(records, list(PROBLEMS.values()), source=str(PAREVAL_PROMPTS))
     statuses = collections.Counter(m.status for m in matches)
-    mismatched = {(m.record["name"], m.model): m.reason for m in matches if m.status}
+    mismatched = {(m.record["name"], m.exec_model): m.reason for m in matches if m.status}
     assert statuses == {"": 420}, mismatched
-    assert {(m.problem.name, m.model) for m in matches} == {(e.problem, model) for e in NAMES.values()
-                                                            for model in suite.EXECUTION_MODELS}
+    assert {(m.problem.name, m.exec_model) for m in matches} == {(e.problem, exec_model) for e in NAMES.values()
+                                                                 for exec_model in suite.EXECUTION_MODELS}
 
 
 def test_reference_bodies_in_parevals_records_build_and_validate(tmp_path):
@@ -70,8 +70,8 @@ def test_reference_bodies_in_parevals_records_build_and_validate(tmp_path):
     path.write_text(json.dumps(pareval_records()))
     samples, unscored = load_samples(path, "pareval", suite.DATA_ROOT)
     assert unscored == [] and len(samples) == 420
-    selected = [s for s in samples if s.model in RUN_MODELS and s.problem.name in chosen(s.model)]
-    assert {s.model for s in selected} == set(RUN_MODELS)
+    selected = [s for s in samples if s.exec_model in RUN_EXEC_MODELS and s.problem.name in chosen(s.exec_model)]
+    assert {s.exec_model for s in selected} == set(RUN_EXEC_MODELS)
     # The interface is what this test is about: no race check (a ThreadSanitizer build and run per OpenMP sample).
     cfg = EvaluateConfig(cache_dir=tmp_path / "cache", reps=1, warmup=0, validations=1, stress_validations=0,
                          max_cores=2, run_timeout_s=60.0, ks=(1,), race_check=False)
@@ -79,21 +79,21 @@ def test_reference_bodies_in_parevals_records_build_and_validate(tmp_path):
     assert skipped == {}
     got = {(r.problem, r.model): (r.verdict, r.detail) for r in rows.drop_duplicates("sample_id").itertuples()}
     assert {key: value for key, value in got.items() if value[0] != "ok"} == {}
-    assert set(got) == {(s.problem.name, s.model) for s in selected}
+    assert set(got) == {(s.problem.name, s.exec_model) for s in selected}
 
 
-@pytest.mark.parametrize("model", ["cuda", "hip"])
-def test_reference_bodies_in_parevals_gpu_records_build(tmp_path, model):
-    ok, why = toolchains.build_status(model)
+@pytest.mark.parametrize("exec_model", ["cuda", "hip"])
+def test_reference_bodies_in_parevals_gpu_records_build(tmp_path, exec_model):
+    ok, why = toolchains.build_status(exec_model)
     if not ok:
         pytest.skip(why)
-    records = [r for r in pareval_records() if r["parallelism_model"] == model]
+    records = [r for r in pareval_records() if r["parallelism_model"] == exec_model]
     path = tmp_path / "generations.json"
     path.write_text(json.dumps(records))
     samples, unscored = load_samples(path, "pareval", suite.DATA_ROOT)
     assert unscored == [] and len(samples) == 60
-    requests = [BuildRequest(problem=s.problem, model=model, body=s.body) for s in samples
-                if s.problem.name in chosen(model)]  # fmt: skip
+    requests = [BuildRequest(problem=s.problem, model=exec_model, body=s.body) for s in samples
+                if s.problem.name in chosen(exec_model)]  # fmt: skip
     results = BuildCache(BuildConfig(cache_dir=tmp_path / "cache", compile_timeout_s=300)).build_all(requests)
     failed = {r.problem.name: b.log[-1500:] for r, b in zip(requests, results, strict=True) if not b.ok}
     assert failed == {}
@@ -115,9 +115,9 @@ OLD_INTERFACES = [
 ]
 
 
-@pytest.mark.parametrize(("name", "model", "theirs", "old"), OLD_INTERFACES, ids=[f"{n}-{m}" for n, m, *_ in OLD_INTERFACES])
-def test_a_record_of_another_interface_is_refused(tmp_path, name, model, theirs, old):
-    record = next(r for r in pareval_records() if r["name"] == name and r["parallelism_model"] == model)
+@pytest.mark.parametrize(("name", "exec_model", "theirs", "old"), OLD_INTERFACES, ids=[f"{n}-{m}" for n, m, *_ in OLD_INTERFACES])
+def test_a_record_of_another_interface_is_refused(tmp_path, name, exec_model, theirs, old):
+    record = next(r for r in pareval_records() if r["name"] == name and r["parallelism_model"] == exec_model)
     assert theirs in record["prompt"]
     path = tmp_path / "generations.json"
     path.write_text(json.dumps([record, dict(record, prompt=record["prompt"].replace(theirs, old))]))

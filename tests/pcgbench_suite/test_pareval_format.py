@@ -96,9 +96,9 @@ def test_a_prompt_file_without_outputs_is_recognised(tmp_path):
 def test_exported_prompts_end_in_the_signature_line():
     # ParEval's evaluator takes a prompt's last line as the signature: no newline after the "{".
     for problem in PROBLEMS[:5]:
-        for model in suite.EXECUTION_MODELS:
-            text = pf.prompt_record(problem, model)["prompt"]
-            assert text.splitlines()[-1] == problem.signature(model) + " {" and not text.endswith("\n")
+        for exec_model in suite.EXECUTION_MODELS:
+            text = pf.prompt_record(problem, exec_model)["prompt"]
+            assert text.splitlines()[-1] == problem.signature(exec_model) + " {" and not text.endswith("\n")
 
 
 def test_declared_interface_ignores_layout_and_comments():

@@ -61,7 +61,7 @@ def test_the_released_translations_load_whole():
     assert (len(released.samples), len(released.judged), released.mismatched, released.refused) == (2860, 2860, [], [])
     counts = {}
     for s in released.judged:
-        key = (s.sample.source_model, s.sample.model, s.pareval.category)
+        key = (s.sample.source_exec_model, s.sample.exec_model, s.pareval.category)
         counts[key] = counts.get(key, 0) + 1
     # ParEval's own counts (its results files' did_build and are_all_valid).
     assert counts[("serial", "omp", VALID)] == 829 and counts[("serial", "omp", NOT_BUILT)] == 50

@@ -86,9 +86,9 @@ def test_the_tiny_config_scores_a_fixed_stratified_sample_in_one_job_per_file(ti
     for file in cfg.files:
         keys = cfg.keys(file)
         for s in load_results(pareval_released.released_path(file)).judged:
-            if (s.sample.model, s.record, s.sample.sample_index) in keys:
+            if (s.sample.exec_model, s.record, s.sample.sample_index) in keys:
                 found.add(s.pareval.category)
-                keys.discard((s.sample.model, s.record, s.sample.sample_index))
+                keys.discard((s.sample.exec_model, s.record, s.sample.sample_index))
         assert not keys, f"{file}: outputs not in the released file: {keys}"
     assert found == {"valid", "built_invalid", "did_not_build"}
 
@@ -105,8 +105,8 @@ def test_the_paper_config_scores_every_output_in_shards_of_the_same_plan():
     pcgbench = {**paper["pcgbench"], "pareval_released": section}
     files = pareval_released.agreement_files(pcgbench, "results-paper")
     # a translation file has no serial or MPI+OpenMP outputs: no job for those shards
-    per_model = len(names) // 5
-    assert len(files) == 7 * 3 * per_model + 1 * 5 * per_model
+    per_exec_model = len(names) // 5
+    assert len(files) == 7 * 3 * per_exec_model + 1 * 5 * per_exec_model
     assert not any("translation" in f and ("/serial." in f or "/mpi+omp." in f) for f in files)
     assert "results-paper/pcgbench/pareval_released/translation/gpt-4_temp0.2/shards/omp.0/agreement.csv" in files
     resources = pareval_released.cluster_resources({"cluster": {"cpu": {"mem_mb": 64000, "runtime": 720}}},

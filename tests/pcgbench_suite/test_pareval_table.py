@@ -14,10 +14,10 @@ from workflow_scripts.pcgbench import pareval_table
 from workflow_scripts.pcgbench.agreement import COLUMNS
 
 
-def sample(record: str, index: int, pcgbench: str, pareval: str, *, model: str = "omp", problem: str = "reduce_average",
+def sample(record: str, index: int, pcgbench: str, pareval: str, *, exec_model: str = "omp", problem: str = "reduce_average",
            generator: str = "gpt-4_temp0.2", source: str | None = "serial", cause: str = "") -> dict:  # fmt: skip
     category = {"build_error": "did_not_build", "ok": "valid"}.get(pcgbench, "built_invalid")
-    return {"generator": generator, "record": record, "output_index": index, "model": model, "source_model": source,
+    return {"generator": generator, "record": record, "output_index": index, "model": exec_model, "source_model": source,
             "problem": problem, "pareval": pareval, "pareval_runs": "", "pcgbench": pcgbench,
             "pcgbench_category": category, "agree": category == pareval, "cause": cause, "cause_family": "",
             "evidence": "", "race_check": "", "sample_id": f"{record}{index}"}  # fmt: skip

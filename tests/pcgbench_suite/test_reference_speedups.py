@@ -30,9 +30,9 @@ from workflow_scripts.pcgbench import reference_speedups as rs
 REPO = Path(__file__).resolve().parents[2]
 
 
-def _row(problem, model, status, threads=1, ranks=1, speedup=None):
+def _row(problem, exec_model, status, threads=1, ranks=1, speedup=None):
     row = {column: None for column in rs.COLUMNS}
-    row.update(problem=problem, problem_type="reduce", model=model, status=status, ranks=ranks, threads=threads,
+    row.update(problem=problem, problem_type="reduce", model=exec_model, status=status, ranks=ranks, threads=threads,
                valid={OK: True, WRONG_ANSWER: False}.get(status), speedup_median=speedup, detail="")
     return row
 
@@ -101,15 +101,15 @@ def test_main_checks_the_selected_references_and_writes_table_and_summary(tmp_pa
     unavailable (no hipcc here) rather than failed."""
     evaluate = {"max_cores": 2, "warmup": 0, "reps": 2, "size": "timed", "run_timeout_s": 120, "run_nice": 0,
                 "cache_dir": str(tmp_path / "cache")}  # fmt: skip
-    models = ["serial", "omp"] + (["hip"] if shutil.which("hipcc") is None else [])
-    summary = rs.main(tmp_path / "t.csv", tmp_path / "t.json", selection=["reduce_average"], models=models,
+    exec_models = ["serial", "omp"] + (["hip"] if shutil.which("hipcc") is None else [])
+    summary = rs.main(tmp_path / "t.csv", tmp_path / "t.json", selection=["reduce_average"], exec_models=exec_models,
                       evaluate=evaluate, seed=3)  # fmt: skip
     with open(tmp_path / "t.csv") as handle:
         rows = list(csv.DictReader(handle))
     assert tuple(rows[0]) == rs.COLUMNS
     configs = [(r["model"], r["ranks"], r["threads"], r["status"]) for r in rows]
     assert configs[:3] == [("serial", "1", "1", "ok"), ("omp", "1", "1", "ok"), ("omp", "1", "2", "ok")]
-    if "hip" in models:
+    if "hip" in exec_models:
         assert configs[3] == ("hip", "", "", "unavailable") and "hipcc" in rows[3]["detail"]
     assert all(float(r["speedup_median"]) > 0 and r["valid"] == "True" for r in rows[:3])
     assert summary["all_references_pass"] and summary["target"]["problems_timed"] == 1

@@ -1,5 +1,5 @@
 """Every reference builds and passes its own validator (small and timed sizes); every validator rejects wrong
-answers. Which (problem, model) pairs run is described in conftest.py (all serial and omp, a rotating subset
+answers. Which (problem, exec_model) pairs run is described in conftest.py (all serial and omp, a rotating subset
 of mpi, mpi+omp and kokkos)."""
 
 from __future__ import annotations
@@ -14,27 +14,27 @@ import pytest
 from tests.pcgbench_suite.conftest import build_executable, parse_driver_output, parse_validator_output
 from workflow_scripts.measure import suite, toolchains
 
-from .conftest import RUN_MODELS, rotation_seed, run_driver, selected_pairs
+from .conftest import RUN_EXEC_MODELS, rotation_seed, run_driver, selected_pairs
 
 PAIRS = selected_pairs(suite.load_suite())
 
 
 @pytest.mark.multiprocess
-@pytest.mark.parametrize(("name", "model"), PAIRS, ids=[f"{n}-{m}" for n, m in PAIRS])
-def test_reference_builds_and_validates(name, model, problems, reference_executables):
+@pytest.mark.parametrize(("name", "exec_model"), PAIRS, ids=[f"{n}-{m}" for n, m in PAIRS])
+def test_reference_builds_and_validates(name, exec_model, problems, reference_executables):
     problem = next(p for p in problems if p.name == name)
-    exe = reference_executables[(name, model)]
-    assert not isinstance(exe, str), f"reference of {name}/{model} did not build:\n{exe}"
-    proc = run_driver(problem, model, exe)
+    exe = reference_executables[(name, exec_model)]
+    assert not isinstance(exe, str), f"reference of {name}/{exec_model} did not build:\n{exe}"
+    proc = run_driver(problem, exec_model, exe)
     assert proc.returncode == 0, proc.stderr[-2000:]
     result = parse_driver_output(proc.stdout)
-    assert result.valid, f"{name}/{model}: {result.failure}"
+    assert result.valid, f"{name}/{exec_model}: {result.failure}"
     assert [c.size for c in result.validation] == [problem.sizes["small"]] * problem.small_validations + [
         problem.sizes["timed"]]
-    assert result.model == model and result.problem == name
+    assert result.exec_model == exec_model and result.problem == name
     assert len(result.times_s) == 1 and len(result.baseline_times_s) == 1
-    assert result.threads == (2 if model in ("omp", "mpi+omp", "kokkos") else 1)
-    assert result.ranks == (2 if model in ("mpi", "mpi+omp") else 1)
+    assert result.threads == (2 if exec_model in ("omp", "mpi+omp", "kokkos") else 1)
+    assert result.ranks == (2 if exec_model in ("mpi", "mpi+omp") else 1)
 
 
 @pytest.mark.parametrize("name", [p.name for p in suite.load_suite()])
@@ -78,5 +78,5 @@ def test_cuda_reference_compiles(problems, tmp_path):
 
 def test_rotation_covers_models():
     pairs = PAIRS
-    for model in RUN_MODELS:
-        assert any(m == model for _, m in pairs), model
+    for exec_model in RUN_EXEC_MODELS:
+        assert any(m == exec_model for _, m in pairs), exec_model

@@ -25,11 +25,11 @@ def bench():
     return module
 
 
-def entry(bench, task: str, model: str, problem: str, index: int, llm: str = "m", **verdict):
-    record = {"name": problem, "problem_type": "t", "language": "cpp", "parallelism_model": model, "prompt": "p"}
+def entry(bench, task: str, exec_model: str, problem: str, index: int, llm: str = "m", **verdict):
+    record = {"name": problem, "problem_type": "t", "language": "cpp", "parallelism_model": exec_model, "prompt": "p"}
     if task == "translation":
-        record |= {"translation_src_model": "serial", "translation_dst_model": model, "translation_prompt": "tp"}
-    output = {"generated_output": f"body {problem} {model} {index}", "did_build": True, "are_all_valid": False,
+        record |= {"translation_src_model": "serial", "translation_dst_model": exec_model, "translation_prompt": "tp"}
+    output = {"generated_output": f"body {problem} {exec_model} {index}", "did_build": True, "are_all_valid": False,
               **verdict}  # fmt: skip
     return bench.Entry(llm=llm, task=task, record=record, output=output, output_index=index)
 
@@ -46,11 +46,11 @@ def test_the_draw_is_seeded_and_mixes_strata_and_problems(bench, pool):
     drawn = bench.draw_slice(pool, 7, seed=46)
     assert drawn == bench.draw_slice(pool, 7, seed=46)
     assert any(bench.draw_slice(pool, 7, seed=s) != drawn for s in range(1, 20))
-    by_stratum = pd.Series([(e.task, e.model) for e in drawn]).value_counts()
+    by_stratum = pd.Series([(e.task, e.exec_model) for e in drawn]).value_counts()
     assert sorted(by_stratum) == [2, 2, 3]  # round robin: no stratum more than one ahead of another
     for stratum in by_stratum.index:
-        problems = [e.problem for e in drawn if (e.task, e.model) == stratum]
-        distinct = len({e.problem for e in pool if (e.task, e.model) == stratum})
+        problems = [e.problem for e in drawn if (e.task, e.exec_model) == stratum]
+        distinct = len({e.problem for e in pool if (e.task, e.exec_model) == stratum})
         # every problem of the stratum once before any twice
         assert len(set(problems[:distinct])) == min(distinct, len(problems))
     assert len(set(map(id, drawn))) == 7
@@ -94,11 +94,11 @@ def test_agreement_counts_only_samples_both_scored(bench):
 def test_pareval_runs_at_this_harness_thread_and_rank_counts(bench):
     from workflow_scripts.measure import resource_sweep
 
-    configs = bench.pareval_launch_configs(list(bench.CPU_MODELS), 2, kokkos_version=30401)
-    for model in bench.CPU_MODELS:
-        ours = [(c.ranks, c.threads) for c in resource_sweep(model, 2)]
-        theirs = [(p.get("num_procs", 1), p.get("num_threads", 1)) for p in configs[model]["params"]]
-        assert theirs == ours, model
+    configs = bench.pareval_launch_configs(list(bench.CPU_EXEC_MODELS), 2, kokkos_version=30401)
+    for exec_model in bench.CPU_EXEC_MODELS:
+        ours = [(c.ranks, c.threads) for c in resource_sweep(exec_model, 2)]
+        theirs = [(p.get("num_procs", 1), p.get("num_threads", 1)) for p in configs[exec_model]["params"]]
+        assert theirs == ours, exec_model
     # Kokkos before 3.7 reads --kokkos-threads; ParEval's own flag otherwise
     assert "--kokkos-threads={num_threads}" in configs["kokkos"]["format"]
     assert "--kokkos-num-threads=" in bench.pareval_launch_configs(["kokkos"], 2, kokkos_version=40100)["kokkos"]["format"]

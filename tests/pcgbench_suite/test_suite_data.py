@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.pcgbench_suite.conftest import build_executable, parse_driver_output
-from workflow_scripts.common.c_scanner import strip_comments_and_strings, uses_model
+from workflow_scripts.common.c_scanner import strip_comments_and_strings, uses_exec_model
 from workflow_scripts.measure import driver_program, kokkos, machine_cache, suite, toolchains
 
 PROBLEMS = suite.load_suite()
@@ -28,39 +28,39 @@ def test_suite_loads_sorted_with_known_types():
         assert p.name.startswith(p.problem_type + "_")
 
 
-@pytest.mark.parametrize(("name", "model"), PROMPT_CASES)
-def test_prompt_parses_and_ends_in_signature(name, model):
+@pytest.mark.parametrize(("name", "exec_model"), PROMPT_CASES)
+def test_prompt_parses_and_ends_in_signature(name, exec_model):
     problem = next(p for p in PROBLEMS if p.name == name)
-    text = suite.prompt(problem, model)
-    assert text.endswith(problem.signature(model) + " {\n")
+    text = suite.prompt(problem, exec_model)
+    assert text.endswith(problem.signature(exec_model) + " {\n")
     assert text.count("/*") == text.count("*/") == 1
     assert "Example:" in text and problem.description.split()[0] in text
-    for header in suite.MODEL_INCLUDES[model]:
+    for header in suite.EXEC_MODEL_INCLUDES[exec_model]:
         assert f"#include <{header}>" in text
     # Brackets balance once the opening brace of the signature is closed by a body.
     code = strip_comments_and_strings(text + "}\n")
     assert code.count("(") == code.count(")") and code.count("{") == code.count("}")
     # A reference body exists and is what a model would write: no signature, ends with the closing brace.
-    body = suite.reference_body(problem, model)
-    assert body.rstrip().endswith("}") and problem.signature(model) not in body
+    body = suite.reference_body(problem, exec_model)
+    assert body.rstrip().endswith("}") and problem.signature(exec_model) not in body
 
 
-@pytest.mark.parametrize(("name", "model"), PROMPT_CASES)
-def test_references_use_their_model(name, model):
+@pytest.mark.parametrize(("name", "exec_model"), PROMPT_CASES)
+def test_references_use_their_model(name, exec_model):
     problem = next(p for p in PROBLEMS if p.name == name)
-    ok, why = uses_model(model, suite.reference_body(problem, model))
-    assert ok, f"{name}/{model}: {why}"
+    ok, why = uses_exec_model(exec_model, suite.reference_body(problem, exec_model))
+    assert ok, f"{name}/{exec_model}: {why}"
 
 
 @pytest.mark.parametrize("name", [p.name for p in PROBLEMS])
-@pytest.mark.parametrize("model", ["omp", "mpi", "mpi+omp", "kokkos"])
-def test_serial_body_in_parallel_prompt_is_flagged(name, model):
+@pytest.mark.parametrize("exec_model", ["omp", "mpi", "mpi+omp", "kokkos"])
+def test_serial_body_in_parallel_prompt_is_flagged(name, exec_model):
     problem = next(p for p in PROBLEMS if p.name == name)
-    ok, why = uses_model(model, suite.serial_baseline_body(problem))
+    ok, why = uses_exec_model(exec_model, suite.serial_baseline_body(problem))
     assert not ok and why
 
 
-@pytest.mark.parametrize(("model", "body", "expected"), [
+@pytest.mark.parametrize(("exec_model", "body", "expected"), [
     ("omp", "  // #pragma omp parallel for\n  for (int i = 0; i < n; ++i) y[i] = x[i];\n}\n", False),
     ("omp", '  puts("#pragma omp parallel");\n}\n', False),
     ("omp", "  #pragma omp parallel for\n  for (int i = 0; i < n; ++i) y[i] = x[i];\n}\n", True),
@@ -75,14 +75,14 @@ def test_serial_body_in_parallel_prompt_is_flagged(name, model):
     ("hip", "  if (hipThreadIdx_x == 0) x[0] = 1;\n}\n", True),
     ("serial", "  return 0;\n}\n", True),
 ])
-def test_uses_model_cases(model, body, expected):
-    ok, why = uses_model(model, body)
+def test_uses_exec_model_cases(exec_model, body, expected):
+    ok, why = uses_exec_model(exec_model, body)
     assert ok is expected and (why == "") is expected
 
 
-def test_uses_model_rejects_unknown_model():
+def test_uses_exec_model_rejects_an_unknown_one():
     with pytest.raises(ValueError, match="unknown execution model"):
-        uses_model("openacc", "}")
+        uses_exec_model("openacc", "}")
 
 
 def test_malformed_problem_names_file_and_field(tmp_path):
@@ -267,25 +267,25 @@ def test_machine_cache_and_kokkos_refuse_a_folder_the_confined_compiler_cannot_r
 
 
 def test_serial_and_openmp_samples_link_one_driver_and_say_their_model(tmp_path):
-    """A problem's serial samples link its OpenMP driver (toolchains.driver_model): one object, built once; every
+    """A problem's serial samples link its OpenMP driver (toolchains.driver_exec_model): one object, built once; every
     executable names the model it was run as, and a serial one runs one thread."""
     problem = suite.get_problem("transform_relu")
     drivers = tmp_path / "drivers"
     assert driver_program.build_driver(problem, "serial", drivers) == driver_program.build_driver(problem, "omp", drivers)
     assert [p.name for p in (drivers / problem.name).iterdir()] == ["omp"]
-    for model, threads in (("serial", 1), ("omp", 2)):
-        exe = build_executable(problem, model, suite.reference_body(problem, model), tmp_path / model, drivers)
-        argv, env = driver_program.run_argv(problem, model, exe, ranks=1, threads=threads, seed=3, warmup=0, reps=1)
+    for exec_model, threads in (("serial", 1), ("omp", 2)):
+        exe = build_executable(problem, exec_model, suite.reference_body(problem, exec_model), tmp_path / exec_model, drivers)
+        argv, env = driver_program.run_argv(problem, exec_model, exe, ranks=1, threads=threads, seed=3, warmup=0, reps=1)
         proc = subprocess.run(argv, capture_output=True, text=True, timeout=120, env=os.environ | env)
         result = parse_driver_output(proc.stdout)
-        assert result.valid and (result.model, result.threads) == (model, threads), proc.stderr
+        assert result.valid and (result.exec_model, result.threads) == (exec_model, threads), proc.stderr
 
 
 def test_links_use_gold_where_binutils_has_it_and_serial_links_openmp(tmp_path):
     problem = suite.get_problem("transform_relu")
     gold = shutil.which("ld.gold") is not None
-    for model, sanitizer in (("serial", None), ("omp", None), ("omp", toolchains.TSAN)):
-        argv = toolchains.link_argv(problem, model, tmp_path / "s.o", tmp_path / "d.o", tmp_path / "x", sanitizer)
+    for exec_model, sanitizer in (("serial", None), ("omp", None), ("omp", toolchains.TSAN)):
+        argv = toolchains.link_argv(problem, exec_model, tmp_path / "s.o", tmp_path / "d.o", tmp_path / "x", sanitizer)
         assert ("-fuse-ld=gold" in argv) == gold and "-fopenmp" in argv
 
 

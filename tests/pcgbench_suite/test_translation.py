@@ -36,7 +36,7 @@ def key(record: dict) -> tuple[str, str, str]:
     return record["name"], record["translation_src_model"], record["translation_dst_model"]
 
 
-def pareval_translation_records(bodies=lambda problem, model: suite.reference_body(problem, model)) -> list[dict]:
+def pareval_translation_records(bodies=lambda problem, exec_model: suite.reference_body(problem, exec_model)) -> list[dict]:
     """ParEval's 143 translation records as they are, each given one output (by default the suite's reference body
     of the target model)."""
     records = json.loads(PAREVAL_TRANSLATIONS.read_text())
@@ -59,8 +59,8 @@ def test_the_export_is_parevals_143_tasks_in_its_format(tmp_path):
     # ParEval's layout, in its file and ours: the commented source, then the target's prompt as the last lines.
     for record in [*ours, *theirs.values()]:
         src, dst, name = record["translation_src_model"], record["translation_dst_model"], record["translation_function_name"]
-        head = f"// {tr.MODEL_NAMES[src]} implementation of {name}\n"
-        tail = f"\n\n// {tr.MODEL_NAMES[dst]} implementation of {name}\n{record['prompt']}\n"
+        head = f"// {tr.EXEC_MODEL_NAMES[src]} implementation of {name}\n"
+        tail = f"\n\n// {tr.EXEC_MODEL_NAMES[dst]} implementation of {name}\n{record['prompt']}\n"
         text = record["translation_prompt"]
         assert text.startswith(head) and text.endswith(tail), record["name"]
         assert all(line.startswith("//") for line in text[len(head):-len(tail)].splitlines())
@@ -85,10 +85,10 @@ def test_export_prompts_task_translation_on_the_command_line(tmp_path, capsys):
 
 def test_parevals_143_translation_records_match(tmp_path):
     path = tmp_path / "translations.json"
-    path.write_text(json.dumps(pareval_translation_records(lambda problem, model: "}")))
+    path.write_text(json.dumps(pareval_translation_records(lambda problem, exec_model: "}")))
     samples, unscored = load_samples(path, "pareval", suite.DATA_ROOT)
-    assert [(u.record, u.model, u.status, u.reason) for u in unscored] == []  # no no_driver, no prompt_mismatch
-    assert collections.Counter(tr.pair_name(s.source_model, s.model) for s in samples) == PAREVAL_COUNTS
+    assert [(u.record, u.exec_model, u.status, u.reason) for u in unscored] == []  # no no_driver, no prompt_mismatch
+    assert collections.Counter(tr.pair_name(s.source_exec_model, s.exec_model) for s in samples) == PAREVAL_COUNTS
     assert {s.task for s in samples} == {tr.TRANSLATION}
 
 
@@ -112,7 +112,7 @@ def test_reference_bodies_in_parevals_translation_records_pass(tmp_path):
     assert skipped == {}
     got = {(r.problem, r.source_model, r.model): (r.verdict, r.detail) for r in rows.drop_duplicates("sample_id").itertuples()}
     assert {k: v for k, v in got.items() if v[0] != "ok"} == {}
-    assert set(got) == {(s.problem.name, s.source_model, s.model) for s in samples} and len(got) == len(samples)
+    assert set(got) == {(s.problem.name, s.source_exec_model, s.exec_model) for s in samples} and len(got) == len(samples)
     assert set(rows["task"]) == {tr.TRANSLATION}
 
 

@@ -30,7 +30,7 @@ from workflow_scripts.common.c_scanner import (
     strip_line_comments,
     struct_definitions,
     top_level_loops,
-    uses_model,
+    uses_exec_model,
     with_one_thread,
     with_schedule,
     without_first_reduction,
@@ -241,9 +241,9 @@ def test_strip_line_comments(code, stripped):
 
 def test_openmp_written_as_pragma_operator_counts_as_openmp():
     body = '  _Pragma("omp parallel for")\n  for (int i = 0; i < n; ++i) x[i] = 0;\n}\n'
-    assert uses_model("omp", body) == (True, "")
-    assert uses_model("omp", '  puts("#pragma omp parallel for");\n}\n')[0] is False
-    assert uses_model("omp", "  // #pragma omp parallel for\n}\n")[0] is False
+    assert uses_exec_model("omp", body) == (True, "")
+    assert uses_exec_model("omp", '  puts("#pragma omp parallel for");\n}\n')[0] is False
+    assert uses_exec_model("omp", "  // #pragma omp parallel for\n}\n")[0] is False
 
 
 def test_rlpf_loops_ignore_braces_in_strings_and_comments():
@@ -346,7 +346,7 @@ def test_a_2mb_line_of_pragmas_is_checked_in_seconds():
     text = _one_line_pragmas(320_000)
     assert len(text) > 2_000_000
     start = time.process_time()
-    used = uses_model("omp", text)
+    used = uses_exec_model("omp", text)
     elapsed = time.process_time() - start
     assert used == (True, "")  # the real pragma after the line
     assert elapsed < 6.0, elapsed
@@ -366,7 +366,7 @@ LINEAR_SCANS = [
     ("parallel_models: blank lines", lambda: parallel_models(_mb("\n"))),
     ("parallel_models: kernel launches never closed", lambda: parallel_models(_mb("<<<"))),
     ("has_cpp_constructs: blank lines", lambda: has_cpp_constructs(_mb("\n"))),
-    ("uses_model: directives that create no work", lambda: uses_model("mpi+omp", _mb("#pragma omp x\n"))),
+    ("uses_exec_model: directives that create no work", lambda: uses_exec_model("mpi+omp", _mb("#pragma omp x\n"))),
     ("scalar_declarations: no ';'", lambda: scalar_declarations(_mb("int a\n"))),
     ("scalar_declarations: spaces", lambda: scalar_declarations("int" + _mb(" ", "x"))),
     ("for_loop_indices", lambda: for_loop_indices(_mb("for (int i"))),

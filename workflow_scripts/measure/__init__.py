@@ -19,8 +19,8 @@ suite.py         the problems a program is measured on (data/pcgbench/: problem 
   Problem, load_suite, get_problem    one problem as data; all of them; one by name
   prompt, reference_body, serial_baseline_body, sample_source   a prompt; a reference body; the baseline's; a
                                       sample's translation unit
-  uses_model                          whether a body uses its execution model (and why not)
-  EXECUTION_MODELS, PROBLEM_TYPES, OPENMP_MODELS, SIGNATURE_FAMILY, PROBLEMS_ROOT, check_model
+  uses_exec_model                     whether a body uses its execution model (and why not)
+  EXECUTION_MODELS, PROBLEM_TYPES, OPENMP_EXEC_MODELS, SIGNATURE_FAMILY, PROBLEMS_ROOT, check_exec_model
                                       the vocabulary of execution models and problem types; the data's folder
 build_cache.py   BuildCache, BuildConfig, BuildRequest, BuildResult   content-addressed builds in the sandbox
 run.py           RunProtocol, PROTOCOL, ProgramRun, run_program       one built program run, checked and timed
@@ -35,7 +35,7 @@ settings.py      MeasureConfig, vet, Vetting                          the settin
                                                                       the checks before any timed run
 verdicts.py      OK, BUILD_ERROR, WRONG_ANSWER, ..., VERDICTS; BUILD_ONLY, UNAVAILABLE, MALFORMED   the verdict
                                       vocabulary every study shares
-toolchains.py    toolchain_status, build_status, race_check_status, driver_model, TSAN, RACE_CHECKED_MODELS
+toolchains.py    toolchain_status, build_status, race_check_status, driver_exec_model, TSAN, RACE_CHECKED_MODELS
                                       which models build and run here; the race-check build
 kokkos.py        ensure_kokkos, kokkos_ready, kokkos_prefix, KOKKOS_VERSION   the cached Kokkos build
 machine_cache.py machine_cache_dir    the machine's cache (driver objects, judges, Kokkos, headers)
@@ -70,25 +70,25 @@ from workflow_scripts.measure.suite import (
 )
 from workflow_scripts.measure.suite import (
     EXECUTION_MODELS,
-    OPENMP_MODELS,
+    OPENMP_EXEC_MODELS,
     PROBLEM_TYPES,
     SIGNATURE_FAMILY,
     Problem,
-    check_model,
+    check_exec_model,
     get_problem,
     load_suite,
     prompt,
     reference_body,
     sample_source,
     serial_baseline_body,
-    uses_model,
+    uses_exec_model,
 )
 from workflow_scripts.measure.timing import ResourceConfig, placement_env, resource_sweep, summarise_times
 from workflow_scripts.measure.toolchains import (
     RACE_CHECKED_MODELS,
     TSAN,
     build_status,
-    driver_model,
+    driver_exec_model,
     race_check_status,
     toolchain_status,
 )
@@ -113,8 +113,8 @@ from workflow_scripts.measure.verdicts import (
 __all__ = [
     # problems
     "Problem", "load_suite", "get_problem", "prompt", "reference_body", "serial_baseline_body", "sample_source",
-    "uses_model", "EXECUTION_MODELS", "PROBLEM_TYPES", "OPENMP_MODELS", "SIGNATURE_FAMILY", "PROBLEMS_ROOT",
-    "check_model",
+    "uses_exec_model", "EXECUTION_MODELS", "PROBLEM_TYPES", "OPENMP_EXEC_MODELS", "SIGNATURE_FAMILY", "PROBLEMS_ROOT",
+    "check_exec_model",
     # building
     "BuildCache", "BuildConfig", "BuildRequest", "BuildResult",
     # running one program
@@ -131,6 +131,6 @@ __all__ = [
     "RACE_DETECTED", "PROMPT_MISMATCH", "TAMPERING", "RESOURCE_OVERUSE", "VERDICTS", "BUILD_ONLY", "UNAVAILABLE",
     "MALFORMED",
     # toolchains, Kokkos, the machine's cache, drivers
-    "toolchain_status", "build_status", "race_check_status", "driver_model", "TSAN", "RACE_CHECKED_MODELS",
+    "toolchain_status", "build_status", "race_check_status", "driver_exec_model", "TSAN", "RACE_CHECKED_MODELS",
     "ensure_kokkos", "kokkos_ready", "kokkos_prefix", "KOKKOS_VERSION", "machine_cache_dir",
 ]  # fmt: skip

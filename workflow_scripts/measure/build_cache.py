@@ -12,7 +12,7 @@ Two levels, both keyed by SHA-256:
   hashes the same and is compiled once; a re-run finds every key and compiles nothing.
 - executable: the object's key, the driver object's content hash and the link command.
 A failed compile is cached too (its trimmed log is the result), so a re-run does not retry it. Driver
-objects (one per problem and execution model, serial sharing OpenMP's: toolchains.driver_model; keyed by the hash
+objects (one per problem and execution model, serial sharing OpenMP's: toolchains.driver_exec_model; keyed by the hash
 of their sources and flags) are kept in the machine's build cache (machine_cache.machine_cache_dir), so that every
 evaluation on the machine reuses them, and are compiled beside the first samples rather than before them.
 Entries are written to a temporary name and renamed, so concurrent builders and killed runs never leave a
@@ -274,7 +274,7 @@ class BuildCache:
 
         Distinct sources are built once. The pool works in the order of `requests`, each preceded by what it
         needs that is not queued yet: on a cold machine its standard header (precompiled once per machine; a
-        compile waits on its model's) and its driver. Each driver object is queued one (problem, model) ahead of
+        compile waits on its model's) and its driver. Each driver object is queued one (problem, exec_model) ahead of
         the first source that links it, so that no link holds its worker idle while its driver compiles (0.6 s
         against 0.1 s for a source). A source's cache key names its header's precompiled form, so it is computed
         by the worker, once that header is built: the first samples are built and run while the race-check
@@ -287,12 +287,12 @@ class BuildCache:
                     raise RuntimeError(why)
             headers: dict[tuple[str, str | None], concurrent.futures.Future] = {}
 
-            def queue_header(model: str, sanitizer: str | None) -> None:
-                if (model, sanitizer) not in headers:
-                    headers[model, sanitizer] = pool.submit(toolchains.standard_header_dir, model, sanitizer)
+            def queue_header(exec_model: str, sanitizer: str | None) -> None:
+                if (exec_model, sanitizer) not in headers:
+                    headers[exec_model, sanitizer] = pool.submit(toolchains.standard_header_dir, exec_model, sanitizer)
 
-            # One driver per (problem, driver model): serial and OpenMP samples of a problem share theirs.
-            kinds = {(r.problem.name, toolchains.driver_model(r.model)): r.problem for r in requests}
+            # One driver per (problem, driver execution model): serial and OpenMP samples of a problem share theirs.
+            kinds = {(r.problem.name, toolchains.driver_exec_model(r.model)): r.problem for r in requests}
             position = {kind: i for i, kind in enumerate(kinds)}
             order = list(kinds)
             drivers: dict[tuple[str, str], concurrent.futures.Future] = {}
@@ -302,7 +302,7 @@ class BuildCache:
                     queue_header(order[i][1], None)
                     drivers[order[i]] = pool.submit(driver_program.build_driver, kinds[order[i]], order[i][1], self.drivers)
 
-            # Requests for the same source (problem, model, sanitizer, body) have the same key.
+            # Requests for the same source (problem, exec_model, sanitizer, body) have the same key.
             first_request: dict[tuple, BuildRequest] = {}
             for request in requests:
                 first_request.setdefault(_source_identity(request), request)
@@ -334,7 +334,7 @@ class BuildCache:
             built = {}
             for identity, request in first_request.items():
                 queue_header(request.model, request.sanitizer)
-                i = position[(request.problem.name, toolchains.driver_model(request.model))]
+                i = position[(request.problem.name, toolchains.driver_exec_model(request.model))]
                 queue_driver(i)
                 queue_driver(i + 1)
                 built[identity] = pool.submit(build_one, request, headers[request.model, request.sanitizer],

@@ -13,7 +13,7 @@ repetition of each.
 
 What the run reports is trusted only as far as the sample cannot have written it (data/pcgbench/README.md, "What a
 sample cannot forge"):
-- JUDGED_MODELS (the CPU models): the judge (driver_program.build_judge, drivers/judge.hpp), built without the
+- JUDGED_EXEC_MODELS (the CPU models): the judge (driver_program.build_judge, drivers/judge.hpp), built without the
   sample, runs the sample's program (as its child, or as the ranks of an mpirun it starts), and alone holds the
   secret, times, runs the baseline and checks; the sample's processes are stopped outside their calls and their CPU
   time read from outside for every timed call;
@@ -66,17 +66,17 @@ if TYPE_CHECKING:
 # timed call, full RELRO, no file opening or environment reading by the sample. v5: the kernel's system-call filter
 # over the sample (drivers/confine.hpp), input seeds hashed (every input's seed, and each timed input's from the
 # run's secret and its index), the RLPF reward's speedup from the medians (its measurements are keyed by PROTOCOL).
-# v6: the judge (drivers/judge.hpp) for JUDGED_MODELS: the clock, the baseline, the check and the secret in a process of
+# v6: the judge (drivers/judge.hpp) for JUDGED_EXEC_MODELS: the clock, the baseline, the check and the secret in a process of
 # their own, the sample's processes stopped outside their calls, their CPU time read from outside for every timed call.
 # v7: a control group per run where the harness can make one (sandbox.py, run_cgroup.py: the memory and tasks of all
 # its processes together), and what the sample's processes do between their calls bounded by the judge: no thread
 # beyond their runtime's and the team they were given, CPU time within PREPARE_CPU_FACTOR of preparing the inputs.
 PROTOCOL = "pcgbench-run-v7"
 SANDBOX_EXE = "/tmp/sample.exe"  # where the executable appears inside the sandbox
-SANDBOX_JUDGE = "/tmp/judge.exe"  # and the judge, for JUDGED_MODELS
+SANDBOX_JUDGE = "/tmp/judge.exe"  # and the judge, for JUDGED_EXEC_MODELS
 # The models whose runs are judged from another process (drivers/judge.hpp): the GPU models' runtimes are in the
 # sample's process, which keeps the driver's vault there.
-JUDGED_MODELS = ("serial", "omp", "kokkos", "mpi", "mpi+omp")
+JUDGED_EXEC_MODELS = ("serial", "omp", "kokkos", "mpi", "mpi+omp")
 STDERR_CHARS = 600  # how much of a failing run's stderr its detail keeps (the end, where the error is)
 # CPU time / wall time of a run's median timed call may exceed the threads given by this factor, and by
 # CPU_SLACK_S over all its calls, before the run is resource_overuse: an honest process cannot exceed threads x
@@ -121,32 +121,32 @@ class RunProtocol:
     # OpenMP sample's sweep in one process: its inputs, baseline answers and pages made once; ProgramRun.by_threads)
     more_threads: tuple[int, ...] = ()
     nice: int = 0  # < 0 raises the run's priority (needs root; see sandbox.py); 0 runs at the caller's
-    # JUDGED_MODELS: timed, checked and reported by the judge (drivers/judge.hpp); False: by the driver in the sample's
+    # JUDGED_EXEC_MODELS: timed, checked and reported by the judge (drivers/judge.hpp); False: by the driver in the sample's
     # process (the race check, whose ThreadSanitizer build validates once and times nothing)
     judged: bool = True
     extra_env: Mapping[str, str] = dataclasses.field(default_factory=dict)  # added to the suite's run environment
 
-    def cores(self, model: str) -> int | None:
+    def cores(self, exec_model: str) -> int | None:
         """Cores the run is given (sandbox.SandboxLimits.cores): its ranks x its most threads per rank; None for
         the GPU models, whose runtimes start host threads of their own."""
-        if model in ("cuda", "hip"):
+        if exec_model in ("cuda", "hip"):
             return None
         return self.ranks * max((self.threads, *self.more_threads))
 
-    def judged_in(self, model: str) -> bool:
-        """Whether a run of `model` under this protocol is judged from a process of its own (drivers/judge.hpp)."""
-        return self.judged and model in JUDGED_MODELS
+    def judged_in(self, exec_model: str) -> bool:
+        """Whether a run of `exec_model` under this protocol is judged from a process of its own (drivers/judge.hpp)."""
+        return self.judged and exec_model in JUDGED_EXEC_MODELS
 
-    def command(self, problem: suite.Problem, model: str, exe: Path,
+    def command(self, problem: suite.Problem, exec_model: str, exe: Path,
                 judge: Path | None = None) -> tuple[list[str], dict[str, str]]:  # fmt: skip
         """argv and environment of the driver (run by `judge` when given): the suite's, then `extra_env`, then the
         thread placement (timing.placement_env), which therefore always wins."""
-        argv, env = driver_program.run_argv(problem, model, exe, ranks=self.ranks, threads=self.threads, seed=self.seed,
+        argv, env = driver_program.run_argv(problem, exec_model, exe, ranks=self.ranks, threads=self.threads, seed=self.seed,
                                    warmup=self.warmup, reps=self.reps, size=self.size,
                                    validations=self.validations, stress_validations=self.stress_validations,
                                    stress_threads=self.stress_threads, more_threads=self.more_threads,
                                    secret_stdin=True, judge=judge)  # fmt: skip
-        return argv, env | dict(self.extra_env) | placement_env(model)
+        return argv, env | dict(self.extra_env) | placement_env(exec_model)
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -234,20 +234,20 @@ def refused_system_call(stderr: str) -> str | None:
             f"(drivers/confine.hpp: no signal handlers, timers, processes, files or changes to other processes)")
 
 
-def run_program(problem: suite.Problem, model: str, exe: Path, protocol: RunProtocol,
+def run_program(problem: suite.Problem, exec_model: str, exe: Path, protocol: RunProtocol,
                 limits: sandbox.SandboxLimits) -> ProgramRun:  # fmt: skip
-    """Run `exe` (built for `problem` in `model`) once in the sandbox and judge it. A sandbox that does not
+    """Run `exe` (built for `problem` in `exec_model`) once in the sandbox and judge it. A sandbox that does not
     work here (sandbox.SandboxUnavailable) or fails during the run (sandbox.SandboxFailure) raises: the
     harness's failure is never a verdict on the program."""
     binds = {exe: SANDBOX_EXE}
     judge = None
-    if protocol.judged_in(model):
+    if protocol.judged_in(exec_model):
         judge = Path(SANDBOX_JUDGE)
-        binds[driver_program.build_judge(problem, model, driver_program.drivers_dir())] = SANDBOX_JUDGE
-    argv, env = protocol.command(problem, model, Path(SANDBOX_EXE), judge)
+        binds[driver_program.build_judge(problem, exec_model, driver_program.drivers_dir())] = SANDBOX_JUDGE
+    argv, env = protocol.command(problem, exec_model, Path(SANDBOX_EXE), judge)
     nonce, timed_seed = run_secret()
     if limits.cores is None:  # the run gets the cores it is timed at, no more
-        limits = dataclasses.replace(limits, cores=protocol.cores(model))
+        limits = dataclasses.replace(limits, cores=protocol.cores(exec_model))
     result = sandbox.run_sandboxed(argv, limits=limits, binds=binds, env=env, nice=protocol.nice,
                                    stdin=f"{nonce} {timed_seed}\n".encode())  # fmt: skip
     failed = dict(times_s=(), baseline_times_s=(), wall_s=result.wall_s, result=result)
@@ -313,7 +313,7 @@ class RaceCheck:
 _NUMBER = re.compile(r"(?<![\w.])(0[xX][0-9a-fA-F]+|0[bB][01]+|(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)[uUlLfF]*")
 
 
-def race_check_size(problem: suite.Problem, model: str, body: str | None) -> str:
+def race_check_size(problem: suite.Problem, exec_model: str, body: str | None) -> str:
     """The size at which the race check runs a sample: "small" when every thread of the check works there whatever
     the body's numbers, else "timed" (the module docstring says why). A number c in the body's code (comments and
     strings aside) could be a chunk or a threshold: the small size is enough only when the check's threads x ranks
@@ -323,7 +323,7 @@ def race_check_size(problem: suite.Problem, model: str, body: str | None) -> str
     code = strip_comments_and_strings(body)
     if "<<" in code:
         return "timed"
-    ranks = RACE_CHECK_RANKS if model == "mpi+omp" else 1
+    ranks = RACE_CHECK_RANKS if exec_model == "mpi+omp" else 1
     largest = max((float(int(m, 0)) if m[:2].lower() in ("0x", "0b") else float(m) for m in _NUMBER.findall(code)),
                   default=0.0)  # fmt: skip
     return "small" if 4 * RACE_CHECK_THREADS * ranks * largest < problem.sizes["small"] else "timed"
@@ -346,7 +346,7 @@ def race_report(stderr: str) -> str:
     return "\n".join(keep)[:STDERR_CHARS]
 
 
-def check_races(problem: suite.Problem, model: str, build: "BuildResult", *, seed: int,
+def check_races(problem: suite.Problem, exec_model: str, build: "BuildResult", *, seed: int,
                 limits: sandbox.SandboxLimits, nice: int = 0, body: str | None = None) -> RaceCheck:  # fmt: skip
     """Run the race-check build of an OpenMP program (BuildRequest.sanitizer = toolchains.TSAN) once in the sandbox, at the
     size race_check_size derives from its `body` (the timed size without one; the module docstring says why;
@@ -356,13 +356,13 @@ def check_races(problem: suite.Problem, model: str, build: "BuildResult", *, see
     is inconclusive, not a verdict."""
     if not build.ok:
         return RaceCheck(status="inconclusive", detail="the ThreadSanitizer build failed: " + build.log[-300:])
-    ranks = RACE_CHECK_RANKS if model == "mpi+omp" else 1
-    protocol = RunProtocol(warmup=0, reps=0, validations=1, seed=seed, size=race_check_size(problem, model, body),
+    ranks = RACE_CHECK_RANKS if exec_model == "mpi+omp" else 1
+    protocol = RunProtocol(warmup=0, reps=0, validations=1, seed=seed, size=race_check_size(problem, exec_model, body),
                            ranks=ranks, threads=RACE_CHECK_THREADS, nice=nice, judged=False,
                            extra_env=race_check_env(limits.memory_mb or 4096))  # fmt: skip
     # No address-space limit (TSan reserves terabytes of it); the run's memory is bounded by the sanitizer's RSS limit
     # per process and, where it has a control group, by the run's own limit on all its processes together.
-    run = run_program(problem, model, build.exe, protocol,
+    run = run_program(problem, exec_model, build.exe, protocol,
                       dataclasses.replace(limits, memory_mb=None, run_memory_mb=limits.whole_run_memory_mb()))
     if RACE_REPORT in run.result.stderr:
         return RaceCheck(status="race", detail=race_report(run.result.stderr))

@@ -148,9 +148,9 @@ class MeasureConfig:
                            stress_threads=self.stress_threads, more_threads=more_threads,
                            extra_env=dict(extra_env or {}))  # fmt: skip
 
-    def race_checked(self, model: str) -> bool:
-        """Whether a program of `model` gets a race-check build (BuildRequest.sanitizer = toolchains.TSAN) run first."""
-        return self.race_check and model in toolchains.RACE_CHECKED_MODELS
+    def race_checked(self, exec_model: str) -> bool:
+        """Whether a program of `exec_model` gets a race-check build (BuildRequest.sanitizer = toolchains.TSAN) run first."""
+        return self.race_check and exec_model in toolchains.RACE_CHECKED_MODELS
 
 
 @dataclasses.dataclass(frozen=True)
@@ -162,7 +162,7 @@ class Vetting:
     race_check: RaceCheck | None = None  # what its race check found; None where none ran
 
 
-def vet(problem: suite.Problem, model: str, build: BuildResult, cfg: MeasureConfig, *, body: str,
+def vet(problem: suite.Problem, exec_model: str, build: BuildResult, cfg: MeasureConfig, *, body: str,
         race_build: BuildResult | None = None, needs_parallelism: bool = False) -> Vetting:  # fmt: skip
     """A built program's checks before any timed run, in order, the first that fails giving the verdict: its build
     (build_error); what tampering.py found in its object (tampering, resource_overuse: never run); with
@@ -174,12 +174,12 @@ def vet(problem: suite.Problem, model: str, build: BuildResult, cfg: MeasureConf
     if build.finding is not None:
         return Vetting(verdict=build.finding.verdict, detail=build.finding.detail)
     if needs_parallelism:
-        uses, why = suite.uses_model(model, body)
+        uses, why = suite.uses_exec_model(exec_model, body)
         if not uses:
             return Vetting(verdict=NO_PARALLELISM, detail=why)
     if race_build is None:
         return Vetting(verdict=None, detail="")
-    check = check_races(problem, model, race_build, seed=cfg.seed, limits=cfg.limits(), nice=cfg.run_nice, body=body)
+    check = check_races(problem, exec_model, race_build, seed=cfg.seed, limits=cfg.limits(), nice=cfg.run_nice, body=body)
     if check.status == "race":
         return Vetting(verdict=RACE_DETECTED, detail=check.detail, race_check=check)
     return Vetting(verdict=None, detail="", race_check=check)

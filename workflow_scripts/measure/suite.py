@@ -11,7 +11,7 @@ Layout of the data (`data/pcgbench/`):
     <problem>/problem.hpp                   Data, generate(n, seed), call_baseline, call_solution, result,
                                             check(input, want, got, why), truncate(data, keep), optionally
                                             collect_output(data) (drivers/main.hpp says when)
-    <problem>/ref_<model>.cpp               the reference body for each model (text after the signature's "{",
+    <problem>/ref_<exec_model>.cpp          the reference body for each model (text after the signature's "{",
                                             closing "}" included); ref_cuda.cu for CUDA. ref_hip.cpp may be
                                             absent: HIP's kernel language is source-compatible with CUDA for
                                             these kernels, so the CUDA body is then the HIP reference.
@@ -23,7 +23,7 @@ GPU signatures (pasted there it fails to build, which is an honest result for th
 
 The API the evaluation harness uses (see the docstring of each function):
     EXECUTION_MODELS, PROBLEM_TYPES, Problem, load_suite, prompt, reference_body, serial_baseline_body,
-    sample_source, sample_suffix, uses_model (re-exported from the C/C++ scanner).
+    sample_source, sample_suffix, uses_exec_model (re-exported from the C/C++ scanner).
 
 Details this module fixes that the interface left open:
 - Problem.small_validations (default 1): inputs validated at the small size. More where one input says
@@ -67,7 +67,7 @@ from pathlib import Path
 
 import yaml
 
-from workflow_scripts.common.c_scanner import MODEL_TITLES, uses_model  # noqa: F401 -- re-exported API
+from workflow_scripts.common.c_scanner import MODEL_TITLES, uses_exec_model  # noqa: F401 -- re-exported API
 from workflow_scripts.common.project_files import PROJECT_ROOT
 
 logger = logging.getLogger(__name__)
@@ -84,11 +84,11 @@ SIGNATURE_FAMILY = {"serial": "vector", "omp": "vector", "mpi": "vector", "mpi+o
                     "kokkos": "kokkos", "cuda": "gpu", "hip": "gpu"}
 # Keys of problem.yaml's signatures and types: a family, or one model overriding its family.
 SIGNATURE_KEYS = ("vector", "kokkos", "gpu", *EXECUTION_MODELS)
-OPENMP_MODELS = ("omp", "mpi+omp")  # thread counts set at run time (stress validations, a sweep in one process)
-MODEL_MACRO = {"serial": "SERIAL", "omp": "OMP", "mpi": "MPI", "mpi+omp": "MPI_OMP", "kokkos": "KOKKOS",
-               "cuda": "CUDA", "hip": "HIP"}
-MODEL_INCLUDES = {"serial": [], "omp": ["omp.h"], "mpi": ["mpi.h"], "mpi+omp": ["mpi.h", "omp.h"],
-                  "kokkos": ["Kokkos_Core.hpp"], "cuda": [], "hip": ["hip/hip_runtime.h"]}
+OPENMP_EXEC_MODELS = ("omp", "mpi+omp")  # thread counts set at run time (stress validations, a sweep in one process)
+EXEC_MODEL_MACRO = {"serial": "SERIAL", "omp": "OMP", "mpi": "MPI", "mpi+omp": "MPI_OMP", "kokkos": "KOKKOS",
+                    "cuda": "CUDA", "hip": "HIP"}
+EXEC_MODEL_INCLUDES = {"serial": [], "omp": ["omp.h"], "mpi": ["mpi.h"], "mpi+omp": ["mpi.h", "omp.h"],
+                       "kokkos": ["Kokkos_Core.hpp"], "cuda": [], "hip": ["hip/hip_runtime.h"]}
 # Standard headers included before every sample's prompt: those ParEval's drivers include before the generated
 # code (algorithm, cmath, numeric, random, vector, ...) and the rest of the everyday standard library, so a body
 # written for a ParEval prompt that calls std::accumulate, std::transform or std::sort builds here as there.
@@ -100,7 +100,7 @@ CXX_FLAGS = ["-std=c++17", "-O3"]
 CUDA_ARCH = "sm_80"  # the paper's A100s; nvcc here compiles for it without a GPU present
 
 # The model's conventions, stated in every prompt of that model (problem-specific notes follow them).
-MODEL_CONVENTIONS = {
+EXEC_MODEL_CONVENTIONS = {
     "serial": "Write sequential C++ (no threads, no parallel libraries).",
     "omp": "Parallelize the computation with OpenMP. The number of threads is set by the caller "
            "(OMP_NUM_THREADS); do not change it.",
@@ -141,13 +141,13 @@ class Problem:
     notes: dict                 # optional extra prompt sentences per family or model ("mpi", "gpu", "kokkos", ...)
     small_validations: int = 1  # inputs validated at the small size (more where an answer is one bit)
 
-    def signature(self, model: str) -> str:
+    def signature(self, exec_model: str) -> str:
         # A model may override its family's signature (CUDA and HIP name their complex types differently; some
         # ParEval MPI prompts take other arguments than the serial one).
-        return self.signatures.get(model) or self.signatures[SIGNATURE_FAMILY[model]]
+        return self.signatures.get(exec_model) or self.signatures[SIGNATURE_FAMILY[exec_model]]
 
-    def types_for(self, model: str) -> str:
-        return self.types.get(model) or self.types.get(SIGNATURE_FAMILY[model], "")
+    def types_for(self, exec_model: str) -> str:
+        return self.types.get(exec_model) or self.types.get(SIGNATURE_FAMILY[exec_model], "")
 
 
 def _fail(path: Path, field: str, why: str) -> ValueError:
@@ -228,9 +228,9 @@ def get_problem(name: str, root: Path = DATA_ROOT) -> Problem:
 # Prompts and bodies
 
 
-def check_model(model: str) -> None:
-    if model not in EXECUTION_MODELS:
-        raise ValueError(f"unknown execution model {model!r}; expected one of {list(EXECUTION_MODELS)}")
+def check_exec_model(exec_model: str) -> None:
+    if exec_model not in EXECUTION_MODELS:
+        raise ValueError(f"unknown execution model {exec_model!r}; expected one of {list(EXECUTION_MODELS)}")
 
 
 def _comment(paragraphs: list[str]) -> str:
@@ -247,44 +247,44 @@ def _comment(paragraphs: list[str]) -> str:
     return "/* " + body.lstrip() + "\n*/"
 
 
-def prompt(problem: Problem, model: str) -> str:
-    """The prompt for (problem, model): C++ ending in the signature's "{" (a newline follows it)."""
-    check_model(model)
-    family = SIGNATURE_FAMILY[model]
-    includes = list(dict.fromkeys(MODEL_INCLUDES[model] + list(problem.includes)))
+def prompt(problem: Problem, exec_model: str) -> str:
+    """The prompt for (problem, exec_model): C++ ending in the signature's "{" (a newline follows it)."""
+    check_exec_model(exec_model)
+    family = SIGNATURE_FAMILY[exec_model]
+    includes = list(dict.fromkeys(EXEC_MODEL_INCLUDES[exec_model] + list(problem.includes)))
     # A model that is its own family (kokkos) names its notes once.
-    notes = [problem.notes.get(key, "") for key in dict.fromkeys(("all", family, model))]
-    if model in ("mpi+omp",):
+    notes = [problem.notes.get(key, "") for key in dict.fromkeys(("all", family, exec_model))]
+    if exec_model in ("mpi+omp",):
         notes.append(problem.notes.get("mpi", ""))
-    text = [f"// {problem.name} ({problem.problem_type}) in {MODEL_TITLES[model]}"]
+    text = [f"// {problem.name} ({problem.problem_type}) in {MODEL_TITLES[exec_model]}"]
     text += [f"#include <{inc}>" for inc in includes]
     text.append("")
-    if problem.types_for(model):
-        text += [problem.types_for(model), ""]
-    paragraphs = [problem.description, MODEL_CONVENTIONS[model]]
-    if model in ("cuda", "hip") or family == "gpu":
-        paragraphs[-1] = MODEL_CONVENTIONS[model]
+    if problem.types_for(exec_model):
+        text += [problem.types_for(exec_model), ""]
+    paragraphs = [problem.description, EXEC_MODEL_CONVENTIONS[exec_model]]
+    if exec_model in ("cuda", "hip") or family == "gpu":
+        paragraphs[-1] = EXEC_MODEL_CONVENTIONS[exec_model]
     paragraphs += [n.strip() for n in notes if n and n.strip()]
     paragraphs.append("Example:\n" + textwrap.indent(problem.example, "  "))
     text.append(_comment(paragraphs))
-    text.append(problem.signature(model) + " {")
+    text.append(problem.signature(exec_model) + " {")
     return "\n".join(text) + "\n"
 
 
-def _body_path(problem: Problem, model: str) -> Path:
-    if model == "cuda":
+def _body_path(problem: Problem, exec_model: str) -> Path:
+    if exec_model == "cuda":
         return problem.directory / "ref_cuda.cu"
-    if model == "hip" and not (problem.directory / "ref_hip.cpp").exists():
+    if exec_model == "hip" and not (problem.directory / "ref_hip.cpp").exists():
         return problem.directory / "ref_cuda.cu"
-    return problem.directory / f"ref_{model}.cpp"
+    return problem.directory / f"ref_{exec_model}.cpp"
 
 
-def reference_body(problem: Problem, model: str) -> str:
-    """A correct body for (problem, model): the text after the prompt, closing "}" included."""
-    check_model(model)
-    path = _body_path(problem, model)
+def reference_body(problem: Problem, exec_model: str) -> str:
+    """A correct body for (problem, exec_model): the text after the prompt, closing "}" included."""
+    check_exec_model(exec_model)
+    path = _body_path(problem, exec_model)
     if not path.exists():
-        raise FileNotFoundError(f"{problem.name}: no reference body for {model} ({path.name})")
+        raise FileNotFoundError(f"{problem.name}: no reference body for {exec_model} ({path.name})")
     body = path.read_text()
     return body if body.endswith("\n") else body + "\n"
 
@@ -302,12 +302,12 @@ def standard_includes() -> str:
     return "".join(f"#include <{header}>\n" for header in STANDARD_HEADERS)
 
 
-def sample_source(problem: Problem, model: str, body: str) -> str:
+def sample_source(problem: Problem, exec_model: str, body: str) -> str:
     """The translation unit of one sample: the standard headers (one include of STANDARD_HEADER_FILE, which
     compile_sample_argv's -I finds, precompiled), the prompt, then the generated body."""
-    return f'#include "{STANDARD_HEADER_FILE}"\n' + prompt(problem, model) + body + ("" if body.endswith("\n") else "\n")
+    return f'#include "{STANDARD_HEADER_FILE}"\n' + prompt(problem, exec_model) + body + ("" if body.endswith("\n") else "\n")
 
 
-def sample_suffix(model: str) -> str:
+def sample_suffix(exec_model: str) -> str:
     """File suffix a sample's translation unit needs (nvcc compiles .cu as CUDA)."""
-    return ".cu" if model == "cuda" else ".cpp"
+    return ".cu" if exec_model == "cuda" else ".cpp"

@@ -10,7 +10,7 @@ these checks are a second line and the source of a clear detail; for the GPU mod
 was asked for one function; this module reads its object (and the executable's libraries) with binutils' readelf
 and names what else it defines or calls:
 
-    why = inspect_sample(problem, model, sample_obj, driver_obj, exe)
+    why = inspect_sample(problem, exec_model, sample_obj, driver_obj, exe)
     why.verdict, why.detail     # verdicts.TAMPERING or verdicts.RESOURCE_OVERUSE, and the symbol; None if clean
 
 Tampering (verdicts.TAMPERING):
@@ -159,13 +159,13 @@ def file_probe(body: str) -> Finding | None:
                    "are the standard ones")
 
 
-def inspect_source(model: str, body: str) -> Finding | None:
+def inspect_source(exec_model: str, body: str) -> Finding | None:
     """What the code of a body compiled with OpenMP says before it is built, or None: a directive that sets its own
     thread count (RESOURCE_OVERUSE; elsewhere the pragma does nothing); for the models the race check runs, a test
     of which build it is in (TAMPERING: build_probe)."""
-    if model not in (*suite.OPENMP_MODELS, "kokkos"):
+    if exec_model not in (*suite.OPENMP_EXEC_MODELS, "kokkos"):
         return None
-    if model in suite.OPENMP_MODELS and (where := build_probe(body)) is not None:
+    if exec_model in suite.OPENMP_EXEC_MODELS and (where := build_probe(body)) is not None:
         return Finding(verdicts.TAMPERING, f"{where} can tell the race check's build (clang, ThreadSanitizer) from "
                        "the timed one (GCC), so that the race check runs other code")
     for pragma in pragmas(body):
@@ -286,9 +286,9 @@ def demangle(names: list[str]) -> dict[str, str]:
     return found
 
 
-def function_name(problem: suite.Problem, model: str) -> str:
+def function_name(problem: suite.Problem, exec_model: str) -> str:
     """The name of the function the prompt asks for (the identifier before the signature's parameter list)."""
-    return re.search(r"(\w+)\s*\(", problem.signature(model)).group(1)
+    return re.search(r"(\w+)\s*\(", problem.signature(exec_model)).group(1)
 
 
 @functools.cache
@@ -468,32 +468,32 @@ def constructor_reach(elf: ObjectFile, code: dict[str, Code]) -> tuple[set[str],
 
 
 @functools.cache
-def prelude(model: str) -> tuple[frozenset[str], frozenset[str]]:
+def prelude(exec_model: str) -> tuple[frozenset[str], frozenset[str]]:
     """(what the constructors of the headers' own static objects can reach outside the object, the names the headers alone define:
-    their inline functions, vtables and data), read from a sample of `model` with an empty body compiled as samples
+    their inline functions, vtables and data), read from a sample of `exec_model` with an empty body compiled as samples
     are: what the standard and the model's headers alone put into an object (<iostream>'s and Kokkos's static
     objects, MPI's C++ bindings). Compiled once per model and process, only when a sample's object needs it to be
     judged, in a temporary folder of its own (two build workers may ask at once), removed once read."""
     with tempfile.TemporaryDirectory(prefix="pcgbench-prelude-") as folder:
-        src = Path(folder) / f"{model.replace('+', '_')}{suite.sample_suffix(model)}"
+        src = Path(folder) / f"{exec_model.replace('+', '_')}{suite.sample_suffix(exec_model)}"
         obj = src.with_suffix(".o")
         src.write_text(f'#include "{suite.STANDARD_HEADER_FILE}"\n' + "".join(f"#include <{h}>\n"
-                       for h in suite.MODEL_INCLUDES[model]) + "int pcgbench_prelude_probe() { return 0; }\n")  # fmt: skip
-        argv = toolchains.compile_sample_argv(None, model, src, obj)
+                       for h in suite.EXEC_MODEL_INCLUDES[exec_model]) + "int pcgbench_prelude_probe() { return 0; }\n")  # fmt: skip
+        argv = toolchains.compile_sample_argv(None, exec_model, src, obj)
         proc = subprocess.run(argv, capture_output=True, text=True, timeout=600)
         if proc.returncode != 0:
-            raise RuntimeError(f"the {model} prelude does not compile: {' '.join(argv)}\n{proc.stderr[-2000:]}")
+            raise RuntimeError(f"the {exec_model} prelude does not compile: {' '.join(argv)}\n{proc.stderr[-2000:]}")
         elf = read_object(obj)
         _, outside = constructor_reach(elf, disassemble(obj))
     defined = frozenset(s.name for s in elf.symbols if s.section != "UND" and s.bind != "LOCAL")
     return frozenset(outside), defined
 
 
-def _header_section(section: str, model: str) -> bool:
+def _header_section(section: str, exec_model: str) -> bool:
     """Whether a section holds one of the headers' own definitions (`.text.<name>`, `.data.rel.ro.<name>`, ...
     for a name the prelude defines): a reference from there is the headers', not the sample's."""
     name = re.sub(r"^\.(?:text|data\.rel\.ro\.local|data\.rel\.ro|data|rodata|bss)\.", "", section)
-    return name != section and name in prelude(model)[1]
+    return name != section and name in prelude(exec_model)[1]
 
 
 def _referrers(elf: ObjectFile, names: set[str]) -> dict[str, set[str]]:
@@ -506,12 +506,12 @@ def _referrers(elf: ObjectFile, names: set[str]) -> dict[str, set[str]]:
     return found
 
 
-def constructor_findings(elf: ObjectFile, code: dict[str, Code], model: str, names: dict[str, str]) -> list[str]:
+def constructor_findings(elf: ObjectFile, code: dict[str, Code], exec_model: str, names: dict[str, str]) -> list[str]:
     """What the object's constructor/destructor sections can run beyond what the headers' own static objects do
     (and, for CUDA and HIP, their kernels' registration and launch stubs): names outside the object that the
     code they reach refers to."""
     reached, outside = constructor_reach(elf, code)
-    extra = outside - prelude(model)[0] - IOSTREAM_INIT - (GPU_REGISTRATION if model in ("cuda", "hip") else set())
+    extra = outside - prelude(exec_model)[0] - IOSTREAM_INIT - (GPU_REGISTRATION if exec_model in ("cuda", "hip") else set())
     if "?" in reached:
         extra.add("an address that names no function of the object")
     if not extra:
@@ -522,14 +522,14 @@ def constructor_findings(elf: ObjectFile, code: dict[str, Code], model: str, nam
             f"{shown}"]
 
 
-def system_call_instructions(code: dict[str, Code], model: str) -> list[str]:
+def system_call_instructions(code: dict[str, Code], exec_model: str) -> list[str]:
     """Where the object's own code holds an instruction that enters the kernel ("syscall in <function>"), outside
     the headers' inline functions (_header_section)."""
-    return [f"{instruction} in {function}" for function, c in code.items() if not _header_section(c.section, model)
+    return [f"{instruction} in {function}" for function, c in code.items() if not _header_section(c.section, exec_model)
             for instruction in dict.fromkeys(c.system_calls)]  # fmt: skip
 
 
-def inspect_sample(problem: suite.Problem, model: str, sample_obj: Path, driver_obj: Path,
+def inspect_sample(problem: suite.Problem, exec_model: str, sample_obj: Path, driver_obj: Path,
                    exe: Path) -> Finding | None:  # fmt: skip
     """The first thing the sample's object defines or calls beyond its function (module docstring), or None."""
     elf = read_object(sample_obj)
@@ -537,13 +537,13 @@ def inspect_sample(problem: suite.Problem, model: str, sample_obj: Path, driver_
     driver_defined = _defined_names(driver_obj, driver_obj.stat().st_mtime_ns)
     exports = library_exports(exe)
     names = demangle(sorted({s.name for s in table if s.bind != "LOCAL" or s.kind == "FUNC"}))
-    wanted = function_name(problem, model)
+    wanted = function_name(problem, exec_model)
     tampering: list[str] = []
     spawning: list[str] = []
     code = disassemble(sample_obj)
-    tampering += constructor_findings(elf, code, model, names)
+    tampering += constructor_findings(elf, code, exec_model, names)
     tampering += [f"an instruction that enters the kernel itself ({where}), a system call no rule can see by name"
-                  for where in system_call_instructions(code, model)]  # fmt: skip
+                  for where in system_call_instructions(code, exec_model)]  # fmt: skip
     # Forbidden calls count where the sample's own code makes them, not where the headers' inline functions do
     # (MPI's C++ bindings refer to MPI_Comm_spawn in every translation unit that includes mpi.h).
     # A library's other name of a listed call is that call (library_aliases: __mprotect is mprotect).
@@ -553,7 +553,7 @@ def inspect_sample(problem: suite.Problem, model: str, sample_obj: Path, driver_
         called[s.name] in FORBIDDEN_CALLS or called[s.name] in OUTSIDE_CALLS or called[s.name] in SPAWN_CALLS
         or s.name.startswith(SPAWN_PREFIXES) or names.get(s.name, s.name).startswith(OUTSIDE_PREFIXES))}  # fmt: skip
     own = {name for name, sites in _referrers(elf, suspicious).items()
-           if not all(_header_section(site, model) for site in sites)}  # fmt: skip
+           if not all(_header_section(site, exec_model) for site in sites)}  # fmt: skip
     for s in table:
         pretty = names.get(s.name, s.name)
         if s.bind == "LOCAL" or s.kind in ("SECTION", "FILE"):

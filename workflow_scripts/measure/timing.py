@@ -58,23 +58,23 @@ def doubling_counts(maximum: int) -> list[int]:
     return counts + [maximum]
 
 
-def resource_sweep(model: str, max_cores: int) -> list[ResourceConfig]:
-    """The resource configurations a sample of `model` is timed at, smallest first."""
+def resource_sweep(exec_model: str, max_cores: int) -> list[ResourceConfig]:
+    """The resource configurations a sample of `exec_model` is timed at, smallest first."""
     if max_cores < 1:
         raise ValueError(f"max_cores must be >= 1, got {max_cores}")
     counts = doubling_counts(max_cores)
-    if model in ("serial", "cuda", "hip"):
+    if exec_model in ("serial", "cuda", "hip"):
         return [ResourceConfig(1, 1)]
-    if model in ("omp", "kokkos"):
+    if exec_model in ("omp", "kokkos"):
         return [ResourceConfig(1, t) for t in counts]
-    if model == "mpi":
+    if exec_model == "mpi":
         return [ResourceConfig(r, 1) for r in counts]
-    if model == "mpi+omp":
+    if exec_model == "mpi+omp":
         return [ResourceConfig(r, t) for r in counts for t in counts if r * t <= max_cores]
-    raise ValueError(f"unknown execution model {model!r}")
+    raise ValueError(f"unknown execution model {exec_model!r}")
 
 
-def placement_env(model: str) -> dict[str, str]:
+def placement_env(exec_model: str) -> dict[str, str]:
     """Environment that binds a run's threads to cores of their own (added to the suite's run environment).
 
     OpenMP and Kokkos (its OpenMP backend): threads bound one per core, closest first (the sweep never asks
@@ -82,7 +82,7 @@ def placement_env(model: str) -> dict[str, str]:
     thread while the others are still being woken. MPI and MPI+OpenMP keep the suite's placement: binding
     each rank's threads from core 0 would stack the ranks on the same cores (see driver_program.run_argv).
     """
-    if model in ("omp", "kokkos"):
+    if exec_model in ("omp", "kokkos"):
         return {"OMP_PROC_BIND": "close", "OMP_PLACES": "cores", "OMP_WAIT_POLICY": "active"}
     return {}
 

@@ -1,12 +1,12 @@
 """The toolchains that build PCGBench programs: which models compile and run here, the compilers and flags of a
 sample's and a driver's translation units, the precompiled standard header, the link, and the race-check builds.
 
-- toolchain_status(model) says whether samples of the model can be *run* here; build_status(model) whether
+- toolchain_status(exec_model) says whether samples of the model can be *run* here; build_status(exec_model) whether
   they can be *compiled* (CUDA: build-only without a GPU; HIP: neither without hipcc).
 - Race checks: ThreadSanitizer builds of OpenMP samples (run.check_races), with clang and LLVM's OpenMP runtime
   and its Archer tool (the comment above RACE_CHECKED_MODELS says why not GCC).
 - Every executable is linked with full RELRO (FULL_RELRO).
-- driver_model(model): the driver object a model's samples link (serial samples link the OpenMP driver)."""
+- driver_exec_model(exec_model): the driver object a model's samples link (serial samples link the OpenMP driver)."""
 
 from __future__ import annotations
 
@@ -31,27 +31,27 @@ def _has_gpu() -> bool:
     return Path("/dev/nvidia0").exists() or Path("/dev/kfd").exists()
 
 
-def build_status(model: str) -> tuple[bool, str]:
-    """(True, "") if samples of `model` can be compiled here, else (False, why)."""
-    suite.check_model(model)
+def build_status(exec_model: str) -> tuple[bool, str]:
+    """(True, "") if samples of `exec_model` can be compiled here, else (False, why)."""
+    suite.check_exec_model(exec_model)
     need = {"serial": ["g++"], "omp": ["g++"], "mpi": ["mpicxx"], "mpi+omp": ["mpicxx"], "kokkos": ["g++", "cmake"],
-            "cuda": ["nvcc"], "hip": ["hipcc"]}[model]
+            "cuda": ["nvcc"], "hip": ["hipcc"]}[exec_model]
     missing = [tool for tool in need if shutil.which(tool) is None]
     if missing:
-        return False, f"no {missing[0]}: {MODEL_TITLES[model]} cannot be built here"
+        return False, f"no {missing[0]}: {MODEL_TITLES[exec_model]} cannot be built here"
     return True, ""
 
 
-def toolchain_status(model: str) -> tuple[bool, str]:
-    """(True, "") if samples of `model` can be built and run here, else (False, why): never a failure."""
-    ok, why = build_status(model)
+def toolchain_status(exec_model: str) -> tuple[bool, str]:
+    """(True, "") if samples of `exec_model` can be built and run here, else (False, why): never a failure."""
+    ok, why = build_status(exec_model)
     if not ok:
         return False, why + " (skipped)"
-    if model in ("mpi", "mpi+omp") and shutil.which("mpirun") is None:
+    if exec_model in ("mpi", "mpi+omp") and shutil.which("mpirun") is None:
         return False, "no mpirun: MPI programs cannot be run here"
-    if model == "cuda" and not Path("/dev/nvidia0").exists():
+    if exec_model == "cuda" and not Path("/dev/nvidia0").exists():
         return False, "no GPU: CUDA is build-only"
-    if model == "hip" and not _has_gpu():
+    if exec_model == "hip" and not _has_gpu():
         return False, "no GPU: HIP is build-only"
     return True, ""
 
@@ -65,7 +65,7 @@ def toolchain_status(model: str) -> tuple[bool, str]:
 # Only the sample is instrumented: it is linked with the model's regular driver object (GCC's; the driver has no
 # OpenMP construct, only the API calls libomp provides too), whose code runs on one thread before and after each
 # call of the sample. Every access of the sample's threads is seen; a race-check build costs no driver compile.
-RACE_CHECKED_MODELS = suite.OPENMP_MODELS
+RACE_CHECKED_MODELS = suite.OPENMP_EXEC_MODELS
 TSAN = "tsan"  # the sanitizer of a race-check build (BuildRequest.sanitizer)
 TSAN_COMPILER = ["clang++", "-fopenmp", "-fsanitize=thread"]
 TSAN_FLAGS = ["-std=c++17", "-O1", "-g"]  # -O1 -g: TSan's advice; line numbers in its reports
@@ -117,8 +117,8 @@ def compiler_version(compiler: str) -> str:
 _PRECOMPILED = ("serial", "omp", "mpi", "mpi+omp", "kokkos")
 
 
-def standard_header_dir(model: str, sanitizer: str | None = None) -> Path:
-    """The folder holding STANDARD_HEADER_FILE for `model`'s compiles and, for GCC-based models and race-check
+def standard_header_dir(exec_model: str, sanitizer: str | None = None) -> Path:
+    """The folder holding STANDARD_HEADER_FILE for `exec_model`'s compiles and, for GCC-based models and race-check
     builds (clang), its precompiled form for exactly the sample compile's compiler and flags (built once per
     machine, under a lock; measured here: a sample compile with the standard headers takes 0.5 s from text
     and 0.09 s precompiled with GCC, 0.39 s and 0.09 s with clang's ThreadSanitizer). If GCC cannot use the
@@ -128,7 +128,7 @@ def standard_header_dir(model: str, sanitizer: str | None = None) -> Path:
         ok, why = race_check_status()
         if not ok:
             raise RuntimeError(why)
-    compiler, flags = compiler_command(model, sanitizer), compile_flags(model, sanitizer)
+    compiler, flags = compiler_command(exec_model, sanitizer), compile_flags(exec_model, sanitizer)
     text = "#ifndef PCGBENCH_STD_HPP\n#define PCGBENCH_STD_HPP\n" + suite.standard_includes() + "#endif\n"
     # The precompiled form's name is in the key: a folder made before clang's form was precompiled is not reused.
     key = hashlib.sha256("\0".join([text, *compiler, *flags, compiler_version(compiler[0]), _precompiled_name(sanitizer)]
@@ -145,7 +145,7 @@ def standard_header_dir(model: str, sanitizer: str | None = None) -> Path:
             return folder
         header.write_text(text)
         header.chmod(0o644)
-        if model in _PRECOMPILED:
+        if exec_model in _PRECOMPILED:
             tmp = folder / f".{os.getpid()}{pch.suffix}"
             proc = subprocess.run([*compiler, *flags, "-c", "-x", "c++-header", str(header), "-o", str(tmp)],
                                   capture_output=True, text=True)  # fmt: skip
@@ -154,7 +154,7 @@ def standard_header_dir(model: str, sanitizer: str | None = None) -> Path:
                 os.replace(tmp, pch)
             else:  # samples still build, from the text
                 tmp.unlink(missing_ok=True)
-                logger.warning("could not precompile the standard headers for %s: %s", model, proc.stderr[-500:])
+                logger.warning("could not precompile the standard headers for %s: %s", exec_model, proc.stderr[-500:])
         done.write_text(key)
     return folder
 
@@ -164,60 +164,60 @@ def _precompiled_name(sanitizer: str | None) -> str:
     return suite.STANDARD_HEADER_FILE + (".pch" if sanitizer == TSAN else ".gch")
 
 
-def standard_header_flags(model: str, sanitizer: str | None = None) -> list[str]:
-    """The flags with which a compile of `model` (and `sanitizer`) finds the standard headers, precompiled
+def standard_header_flags(exec_model: str, sanitizer: str | None = None) -> list[str]:
+    """The flags with which a compile of `exec_model` (and `sanitizer`) finds the standard headers, precompiled
     where they could be (-include-pch for clang: it reads a precompiled header only when named)."""
-    folder = standard_header_dir(model, sanitizer)
+    folder = standard_header_dir(exec_model, sanitizer)
     pch = folder / _precompiled_name(sanitizer)
     return [f"-I{folder}"] + (["-include-pch", str(pch)] if sanitizer == TSAN and pch.exists() else [])
 
 
-def _check_sanitizer(model: str, sanitizer: str | None) -> None:
-    if sanitizer is not None and (sanitizer != TSAN or model not in RACE_CHECKED_MODELS):
-        raise ValueError(f"no {sanitizer!r} build of {model}: only {TSAN!r} builds of {RACE_CHECKED_MODELS}")
+def _check_sanitizer(exec_model: str, sanitizer: str | None) -> None:
+    if sanitizer is not None and (sanitizer != TSAN or exec_model not in RACE_CHECKED_MODELS):
+        raise ValueError(f"no {sanitizer!r} build of {exec_model}: only {TSAN!r} builds of {RACE_CHECKED_MODELS}")
 
 
-def compiler_command(model: str, sanitizer: str | None = None) -> list[str]:
-    _check_sanitizer(model, sanitizer)
+def compiler_command(exec_model: str, sanitizer: str | None = None) -> list[str]:
+    _check_sanitizer(exec_model, sanitizer)
     if sanitizer == TSAN:
         return list(TSAN_COMPILER)
     return {"serial": ["g++"], "omp": ["g++", "-fopenmp"], "mpi": ["mpicxx"], "mpi+omp": ["mpicxx", "-fopenmp"],
-            "kokkos": ["g++"], "cuda": ["nvcc", f"-arch={suite.CUDA_ARCH}"], "hip": ["hipcc"]}[model]
+            "kokkos": ["g++"], "cuda": ["nvcc", f"-arch={suite.CUDA_ARCH}"], "hip": ["hipcc"]}[exec_model]
 
 
-def compile_flags(model: str, sanitizer: str | None = None) -> list[str]:
+def compile_flags(exec_model: str, sanitizer: str | None = None) -> list[str]:
     if sanitizer == TSAN:
-        return list(TSAN_FLAGS) + (list(mpi_wrapper_flags("compile")) if model == "mpi+omp" else [])
+        return list(TSAN_FLAGS) + (list(mpi_wrapper_flags("compile")) if exec_model == "mpi+omp" else [])
     flags = list(suite.CXX_FLAGS)
-    if model == "kokkos":
+    if exec_model == "kokkos":
         flags += kokkos_flags(ensure_kokkos())[0]
-    if model == "cuda":
+    if exec_model == "cuda":
         flags += ["-x", "cu"]
     return flags
 
 
-def compile_sample_argv(problem: suite.Problem, model: str, src: Path, obj: Path, sanitizer: str | None = None) -> list[str]:
+def compile_sample_argv(problem: suite.Problem, exec_model: str, src: Path, obj: Path, sanitizer: str | None = None) -> list[str]:
     """argv compiling one sample's translation unit (sample_source written to `src`) to the object `obj`
     (with `sanitizer`: its race-check build)."""
-    suite.check_model(model)
-    return [*compiler_command(model, sanitizer), *compile_flags(model, sanitizer),
-            *standard_header_flags(model, sanitizer), "-c", str(src), "-o", str(obj)]  # fmt: skip
+    suite.check_exec_model(exec_model)
+    return [*compiler_command(exec_model, sanitizer), *compile_flags(exec_model, sanitizer),
+            *standard_header_flags(exec_model, sanitizer), "-c", str(src), "-o", str(obj)]  # fmt: skip
 
 
-def link_argv(problem: suite.Problem, model: str, sample_obj: Path | None, driver_obj: Path, exe: Path,
+def link_argv(problem: suite.Problem, exec_model: str, sample_obj: Path | None, driver_obj: Path, exe: Path,
               sanitizer: str | None = None) -> list[str]:  # fmt: skip
-    """argv linking a sample's object with the driver object of (problem, driver_model(model)) into `exe` (no
+    """argv linking a sample's object with the driver object of (problem, driver_exec_model(exec_model)) into `exe` (no
     sample: the judge, driver_program.build_judge)."""
-    suite.check_model(model)
+    suite.check_exec_model(exec_model)
     libs: list[str] = []
-    if model == "kokkos":
+    if exec_model == "kokkos":
         libs = kokkos_flags(kokkos_prefix())[1]
-    if model == "mpi+omp" and sanitizer == TSAN:
+    if exec_model == "mpi+omp" and sanitizer == TSAN:
         libs = list(mpi_wrapper_flags("link"))
-    # A serial sample links the OpenMP driver (driver_model), hence OpenMP's runtime.
-    compiler = compiler_command(model, sanitizer) if sanitizer else compiler_command(driver_model(model))
+    # A serial sample links the OpenMP driver (driver_exec_model), hence OpenMP's runtime.
+    compiler = compiler_command(exec_model, sanitizer) if sanitizer else compiler_command(driver_exec_model(exec_model))
     objects = [str(driver_obj)] if sample_obj is None else [str(sample_obj), str(driver_obj)]
-    return [*compiler, *_linker_flags(model), *objects, "-o", str(exe), *libs]
+    return [*compiler, *_linker_flags(exec_model), *objects, "-o", str(exe), *libs]
 
 
 # Every library address is bound at load time and the table that holds them made read-only before main() (full
@@ -225,12 +225,12 @@ def link_argv(problem: suite.Problem, model: str, sample_obj: Path | None, drive
 FULL_RELRO = ("-z", "relro", "-z", "now")
 
 
-def _linker_flags(model: str) -> list[str]:
+def _linker_flags(exec_model: str) -> list[str]:
     """Full RELRO (FULL_RELRO), and GNU gold where binutils has it, for the CPU models (GCC, the MPI wrappers,
     clang's race-check builds): every sample is linked, and gold links one in a third of the time (measured here:
     17 against 48 ms with GCC; a ThreadSanitizer build, static runtime and all, 65 against 174 ms). Without it,
     the default linker; nvcc and hipcc pass the RELRO flags on to theirs."""
-    if model in ("cuda", "hip"):
+    if exec_model in ("cuda", "hip"):
         return [flag for option in FULL_RELRO for flag in ("-Xlinker", option)]
     return ["-Wl," + ",".join(FULL_RELRO), *(["-fuse-ld=gold"] if _has_gold() else [])]
 
@@ -241,12 +241,12 @@ def _has_gold() -> bool:
     return shutil.which("ld.gold") is not None
 
 
-def driver_model(model: str) -> str:
-    """The model whose driver object `model`'s samples link. Serial samples link their problem's OpenMP driver:
+def driver_exec_model(exec_model: str) -> str:
+    """The model whose driver object `exec_model`'s samples link. Serial samples link their problem's OpenMP driver:
     the harness and the serial baseline hold no OpenMP code, so the two drivers differed only in the stress
     validations (asked for by OpenMP runs alone) and the model name of the result line (run_argv's --model);
     one object per problem instead of two saves a driver compile (0.7 s) per problem on a cold machine (an
     evaluation of serial samples alone precompiles the OpenMP standard header for it, once per machine). Serial
     executables therefore link the OpenMP runtime; a serial sample is still compiled without OpenMP, so its
     pragmas stay inert."""
-    return "omp" if model == "serial" else model
+    return "omp" if exec_model == "serial" else exec_model

@@ -12,7 +12,7 @@ VERDICT_TIMEOUT = "timeout"  # the run passed its wall-clock limit (sandbox.TIME
 CRASH = "crash"  # died of a signal, exited non-zero, or printed no readable result line
 WRONG_ANSWER = "wrong_answer"  # ran, and the driver's validator rejected the answer
 KILLED_RESOURCE_LIMIT = "killed_resource_limit"  # stopped at a limit: CPU time, memory, file size, output
-NO_PARALLELISM = "no_parallelism"  # built, but does not use its parallel model (suite.uses_model): not run
+NO_PARALLELISM = "no_parallelism"  # built, but does not use its parallel model (suite.uses_exec_model): not run
 OK = "ok"
 # A ThreadSanitizer run of the program reported a data race (run.check_races): never timed, not a pass.
 RACE_DETECTED = "race_detected"

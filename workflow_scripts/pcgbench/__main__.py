@@ -130,9 +130,9 @@ def _selected(args: argparse.Namespace) -> tuple[list, list[str]]:
         wanted = _names(args.problems, [p.name for p in problems], "--problems", "problem(s)",
                         where=f"the folders of {args.data}")
         problems = [p for p in problems if p.name in wanted]
-    models = (_names(args.models, list(EXECUTION_MODELS), "--models", "execution model(s)") if args.models
-              else list(EXECUTION_MODELS))  # fmt: skip
-    return problems, models
+    exec_models = (_names(args.models, list(EXECUTION_MODELS), "--models", "execution model(s)") if args.models
+                   else list(EXECUTION_MODELS))  # fmt: skip
+    return problems, exec_models
 
 
 def _writable_folder(path: Path, flag: str) -> None:
@@ -179,7 +179,7 @@ def _announce_first_builds(generations: Path, data: Path) -> None:
     nothing else is logged, and on a cold cache that wait is the longest of a small evaluation."""
     from workflow_scripts.measure import (
         KOKKOS_VERSION,
-        driver_model,
+        driver_exec_model,
         kokkos_prefix,
         kokkos_ready,
         machine_cache_dir,
@@ -189,20 +189,20 @@ def _announce_first_builds(generations: Path, data: Path) -> None:
 
     records = load_generations(generations)
     cache = machine_cache_dir()
-    models = {r["parallelism_model"] for r in records if toolchain_status(r["parallelism_model"])[0]}
-    drivers = {(problem_name(r, data), driver_model(r["parallelism_model"])) for r in records
-               if r["parallelism_model"] in models and r["outputs"]}  # fmt: skip
+    exec_models = {r["parallelism_model"] for r in records if toolchain_status(r["parallelism_model"])[0]}
+    drivers = {(problem_name(r, data), driver_exec_model(r["parallelism_model"])) for r in records
+               if r["parallelism_model"] in exec_models and r["outputs"]}  # fmt: skip
     # A driver is missing when its folder holds no object; one built for other driver sources or another checkout
     # (its name is a hash of its sources and flags, which name the problem set's path) is compiled beside it too,
     # which this count cannot see without precompiling the headers first.
-    missing = sum(not any((cache / "drivers" / name / model.replace("+", "_")).glob("driver-*.o"))
-                  for name, model in drivers)  # fmt: skip
+    missing = sum(not any((cache / "drivers" / name / exec_model.replace("+", "_")).glob("driver-*.o"))
+                  for name, exec_model in drivers)  # fmt: skip
     first = []
-    if models and not any((cache / "std_headers").glob("*/done")):
+    if exec_models and not any((cache / "std_headers").glob("*/done")):
         first.append("precompile the standard headers (a few seconds per compiler)")
     if missing:
         first.append(f"compile {missing} driver object(s) (1-4 s each)")
-    if "kokkos" in models and not kokkos_ready(kokkos_prefix()):
+    if "kokkos" in exec_models and not kokkos_ready(kokkos_prefix()):
         first.append(f"build Kokkos {KOKKOS_VERSION} into {kokkos_prefix()} (downloads its sources "
                      "with pip, then cmake and make: several minutes)")
     if first:
@@ -211,7 +211,7 @@ def _announce_first_builds(generations: Path, data: Path) -> None:
 
 
 def _export_prompts(args: argparse.Namespace) -> int:
-    problems, models = _selected(args)
+    problems, exec_models = _selected(args)
     _writable_file(Path(args.out), "OUT")
     if args.task == "translation":
         from workflow_scripts.pcgbench import translation
@@ -228,8 +228,8 @@ def _export_prompts(args: argparse.Namespace) -> int:
         return 0
     if args.pairs:
         raise UsageError("--pairs names translation pairs: add --task translation")
-    records = export_prompts(problems, models, Path(args.out), numbering=args.numbering)
-    print(f"wrote {len(records)} prompts ({len(problems)} problems x {len(models)} models) to {args.out}")
+    records = export_prompts(problems, exec_models, Path(args.out), numbering=args.numbering)
+    print(f"wrote {len(records)} prompts ({len(problems)} problems x {len(exec_models)} models) to {args.out}")
     return 0
 
 
@@ -272,8 +272,8 @@ def _evaluate(args: argparse.Namespace) -> int:
     except ValueError as err:  # EvaluateConfig names the setting (its config key) and the allowed values
         raise UsageError(str(err)) from err
     metrics = evaluate_main(Path(args.generations), out, cfg, generator=args.generator, reference_results=reference)
-    for model, reason in metrics["skipped_models"].items():
-        print(f"skipped {model}: {reason}")
+    for exec_model, reason in metrics["skipped_models"].items():
+        print(f"skipped {exec_model}: {reason}")
     for status in ("no_driver", "prompt_mismatch", "malformed"):
         for record in metrics.get(status, []):
             print(f"not scored, {status}: {record['record']} ({record['model']}): {record['reason']}")
@@ -286,7 +286,7 @@ def _evaluate(args: argparse.Namespace) -> int:
 def _check_references(args: argparse.Namespace) -> int:
     from workflow_scripts.pcgbench import reference_speedups
 
-    problems, models = _selected(args)
+    problems, exec_models = _selected(args)
     _writable_folder(Path(args.build_dir), "--build-dir")
     if args.csv:
         _writable_file(Path(args.csv), "--csv")
@@ -302,19 +302,19 @@ def _check_references(args: argparse.Namespace) -> int:
                                              race_check=False, fixed=None if args.sweep else (args.ranks, args.threads))
     except ValueError as err:
         raise UsageError(str(err)) from err
-    rows = reference_speedups.check_references(problems, models, cfg, Path(args.build_dir),
+    rows = reference_speedups.check_references(problems, exec_models, cfg, Path(args.build_dir),
                                                progress=lambda row: print(reference_speedups.format_row(row),
                                                                           flush=True))
     summary = reference_speedups.summarise(rows)
     if args.csv:
         reference_speedups.write_table(rows, Path(args.csv))
-    for model, counts in summary["counts"].items():
-        print(f"{model:8s} " + ", ".join(f"{status} {n}" for status, n in sorted(counts.items())))
+    for exec_model, counts in summary["counts"].items():
+        print(f"{exec_model:8s} " + ", ".join(f"{status} {n}" for status, n in sorted(counts.items())))
     target = summary["target"]
     if target["problems_timed"]:
         print(f"median {target['model']} speedup on {target['threads']} threads: {target['median_speedup']:.2f} "
               f"over {target['problems_timed']} problems (target {target['speedup']}x)")
-    print(f"{len(problems) * len(models)} (problem, model) pairs, {len(summary['failed'])} failed runs")
+    print(f"{len(problems) * len(exec_models)} (problem, model) pairs, {len(summary['failed'])} failed runs")
     return 1 if summary["failed"] else 0
 
 

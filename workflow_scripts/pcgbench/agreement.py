@@ -76,7 +76,7 @@ from workflow_scripts.measure import (
     KILLED_RESOURCE_LIMIT,
     NO_PARALLELISM,
     OK,
-    OPENMP_MODELS,
+    OPENMP_EXEC_MODELS,
     PROMPT_MISMATCH,
     RACE_DETECTED,
     RESOURCE_OVERUSE,
@@ -257,7 +257,7 @@ def agreement_rows(judged: list[ReleasedSample], mismatched: list[ReleasedSample
         if sample.sample_id in rerun:
             evidence += f"; {rerun[sample.sample_id]}"
         out.append({"generator": sample.generator, "record": released.record, "output_index": sample.sample_index,
-                    "model": sample.model, "source_model": sample.source_model, "problem": sample.problem.name,
+                    "model": sample.exec_model, "source_model": sample.source_exec_model, "problem": sample.problem.name,
                     "pareval": released.pareval.category, "pareval_runs": released.pareval.describe(),
                     "pcgbench": verdict, "pcgbench_category": pcgbench_category(verdict),
                     "agree": cause == "", "cause": cause, "cause_family": CAUSES.get(cause, ""),
@@ -274,7 +274,7 @@ def without_stress(judged: list[ReleasedSample], rows: pd.DataFrame, out_dir: Pa
     if rows.empty or not cfg.stress_validations:
         return {}
     verdicts = rows.drop_duplicates("sample_id").set_index("sample_id")["verdict"]
-    timed_out = [s.sample for s in judged if s.pareval.category == VALID and s.sample.model in OPENMP_MODELS
+    timed_out = [s.sample for s in judged if s.pareval.category == VALID and s.sample.exec_model in OPENMP_EXEC_MODELS
                  and verdicts.get(s.sample.sample_id) in (VERDICT_TIMEOUT, KILLED_RESOURCE_LIMIT)]  # fmt: skip
     if not timed_out:
         return {}
@@ -311,11 +311,11 @@ def summarise(table: pd.DataFrame) -> dict:
 
 
 def main(results_json: Path, out_dir: Path, cfg: EvaluateConfig | None = None, *, generator: str | None = None,
-         models: list[str] | None = None, sources: list[str] | None = None,
+         exec_models: list[str] | None = None, sources: list[str] | None = None,
          outputs: Collection[tuple[str, int]] | None = None, sample: int | None = None,
          sample_seed: int = 0, problems: Collection[str] | None = None,
          keys: Collection[tuple[str, str, int]] | None = None, empty_ok: bool = False) -> pd.DataFrame:  # fmt: skip
-    """Score the judged outputs of a ParEval results file (of `models` and, for a translation file, `sources` only,
+    """Score the judged outputs of a ParEval results file (of `exec_models` and, for a translation file, `sources` only,
     if given; of `outputs`, (record name, output index) pairs, only, if given; of `problems`, the suite's problem
     names, only, if given; of `keys`, (execution model, record name, output index) triples, only, if given: a
     record's name is shared by its execution models; `sample` of them stratified by ParEval's verdict, if given)
@@ -328,10 +328,10 @@ def main(results_json: Path, out_dir: Path, cfg: EvaluateConfig | None = None, *
     released = load_results(Path(results_json), generator, cfg.suite_root)
 
     def wanted(s: ReleasedSample) -> bool:
-        return ((not models or s.sample.model in models) and (not sources or s.sample.source_model in sources)
+        return ((not exec_models or s.sample.exec_model in exec_models) and (not sources or s.sample.source_exec_model in sources)
                 and (outputs is None or (s.record, s.sample.sample_index) in outputs)
                 and (problems is None or s.sample.problem.name in problems)
-                and (keys is None or (s.sample.model, s.record, s.sample.sample_index) in keys))
+                and (keys is None or (s.sample.exec_model, s.record, s.sample.sample_index) in keys))
 
     judged = [s for s in released.judged if wanted(s)]
     mismatched = [s for s in released.mismatched if s.pareval is not None and wanted(s)]
@@ -343,7 +343,7 @@ def main(results_json: Path, out_dir: Path, cfg: EvaluateConfig | None = None, *
         judged = stratified(judged, sample, sample_seed)
     if not judged and not mismatched and not empty_ok:
         raise GenerationsError(f"{results_json}: no output with ParEval's verdict" +
-                               (f" of models {models} / sources {sources}" if models or sources else ""))  # fmt: skip
+                               (f" of models {exec_models} / sources {sources}" if exec_models or sources else ""))  # fmt: skip
     write_json(out_dir / "refused.json", [dataclasses.asdict(r) for r in released.refused])
     rows, skipped = evaluate_samples([s.sample for s in judged], out_dir, cfg) if judged else (pd.DataFrame(), {})
     if not rows.empty:
@@ -369,7 +369,7 @@ def report(table: pd.DataFrame, summary: dict, refused: list, skipped: dict[str,
         lines += ["", confusion(table).to_string(), ""]
     lines += [f"cause {cause} ({CAUSES[cause]}): {count}" for cause, count in summary["causes"].items()]
     lines += [f"refused: {r.reason}" for r in refused]
-    lines += [f"skipped {model}: {why}" for model, why in skipped.items()]
+    lines += [f"skipped {exec_model}: {why}" for exec_model, why in skipped.items()]
     return "\n".join(lines)
 
 
@@ -410,7 +410,7 @@ def config_from(args: argparse.Namespace) -> EvaluateConfig:
 def run(args: argparse.Namespace) -> int:
     """main() with the command's arguments (add_arguments); its exit status."""
     main(args.results, args.out, config_from(args), generator=args.generator,
-         models=args.models.split(",") if args.models else None,
+         exec_models=args.models.split(",") if args.models else None,
          sources=args.sources.split(",") if args.sources else None,
          outputs={(name, int(index)) for name, _, index in (o.rpartition(":") for o in args.outputs.split(","))}
          if args.outputs else None, sample=args.sample,

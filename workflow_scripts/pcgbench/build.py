@@ -22,14 +22,14 @@ def main(generations: Path, manifest: Path, cache_dir: Path, *, jobs: int, compi
                             seed=seed)  # fmt: skip
     samples, _ = load_samples(generations, generator, PROBLEMS_ROOT)
     if shard is not None:
-        samples = [s for s in samples if shard.holds(s.model, s.problem.name)]
+        samples = [s for s in samples if shard.holds(s.exec_model, s.problem.name)]
     # Models that cannot be built here are skipped (and reported) as the evaluation will skip them.
-    skipped = toolchain_report({s.model for s in samples})
-    samples = [s for s in samples if s.model not in skipped]
+    skipped = toolchain_report({s.exec_model for s in samples})
+    samples = [s for s in samples if s.exec_model not in skipped]
     cache = BuildCache(BuildConfig(cache_dir=cache_dir, jobs=jobs, compile_timeout_s=compile_timeout_s))
     started = time.perf_counter()
-    results = cache.build_all([BuildRequest(problem=s.problem, model=s.model, body=s.body) for s in samples])
-    entries = [{"problem": s.problem.name, "model": s.model, "sample_index": s.sample_index, "key": r.key,
+    results = cache.build_all([BuildRequest(problem=s.problem, model=s.exec_model, body=s.body) for s in samples])
+    entries = [{"problem": s.problem.name, "model": s.exec_model, "sample_index": s.sample_index, "key": r.key,
                 "ok": r.ok, "cached": r.cached, "compile_s": r.compile_s, "log": r.log}
                for s, r in zip(samples, results, strict=True)]  # fmt: skip
     write_json(manifest, {"generator": generator, "wall_s": time.perf_counter() - started, "skipped_models": skipped,

@@ -61,7 +61,7 @@ from workflow_scripts.common.io import atomic_path
 from workflow_scripts.measure import (
     CRASH,
     OK,
-    OPENMP_MODELS,
+    OPENMP_EXEC_MODELS,
     PROMPT_MISMATCH,
     TSAN,
     BuildCache,
@@ -75,7 +75,7 @@ from workflow_scripts.measure import (
     resource_sweep,
     run_program,
     summarise_times,
-    uses_model,
+    uses_exec_model,
     vet,
 )
 from workflow_scripts.pcgbench.metrics import compute_metrics, metrics_long_table
@@ -124,9 +124,9 @@ def _row(sample: Sample, build: BuildResult | None, verdict: str, detail: str, c
         "program_id": sample.program_id,
         "run_shared_from": None,
         "generator": sample.generator,
-        "model": sample.model,
+        "model": sample.exec_model,
         "task": sample.task,  # generation or translation (translation.py)
-        "source_model": sample.source_model,  # a translation's source model (its pair: source_model->model)
+        "source_model": sample.source_exec_model,  # a translation's source model (its pair: source_model->model)
         "problem": sample.problem.name,
         "problem_type": sample.problem.problem_type,
         "sample_index": sample.sample_index,
@@ -146,13 +146,13 @@ def _row(sample: Sample, build: BuildResult | None, verdict: str, detail: str, c
     return row
 
 
-def runs_of_sweep(model: str, configs: list[ResourceConfig]) -> list[list[ResourceConfig]]:
+def runs_of_sweep(exec_model: str, configs: list[ResourceConfig]) -> list[list[ResourceConfig]]:
     """The sweep's configurations grouped into runs: an OpenMP model's thread counts at one rank count share one
     process (the driver's --threads-sweep: its inputs, their baseline answers and its pages are made once, not
     once per thread count); every other configuration is a run of its own."""
     runs: list[list[ResourceConfig]] = []
     for config in configs:
-        if model in OPENMP_MODELS and runs and runs[-1][0].ranks == config.ranks:
+        if exec_model in OPENMP_EXEC_MODELS and runs and runs[-1][0].ranks == config.ranks:
             runs[-1].append(config)
         else:
             runs.append([config])
@@ -167,7 +167,7 @@ def run_one(sample: Sample, exe: Path, configs: list[ResourceConfig], cfg: Evalu
     first, *more = configs
     protocol = cfg.protocol(ranks=first.ranks, threads=first.threads, stress=stress,
                             more_threads=tuple(c.threads for c in more))  # fmt: skip
-    run = run_program(sample.problem, sample.model, exe, protocol, cfg.limits(reference_wall_s))
+    run = run_program(sample.problem, sample.exec_model, exe, protocol, cfg.limits(reference_wall_s))
     if run.verdict != OK:
         return [(run.verdict, run.detail, {"run_wall_s": run.wall_s})] * len(configs)
     outcomes = []
@@ -187,19 +187,19 @@ def evaluate_sample(sample: Sample, build: BuildResult, cfg: EvaluateConfig,
                     race_build: BuildResult | None = None) -> list[dict]:  # fmt: skip
     """All rows of one sample: one per resource configuration run (one row if it never ran).
 
-    `reference_walls` maps (problem, model, ranks, threads) to the reference solution's run time there,
+    `reference_walls` maps (problem, exec_model, ranks, threads) to the reference solution's run time there,
     which sets the run's time limit (see EvaluateConfig.limits). `race_build`, the sample's ThreadSanitizer
     build, is run first: a race found there is the verdict, and nothing is timed.
     """
-    vetting = vet(sample.problem, sample.model, build, cfg, body=sample.body, race_build=race_build,
+    vetting = vet(sample.problem, sample.exec_model, build, cfg, body=sample.body, race_build=race_build,
                   needs_parallelism=True)  # fmt: skip
     race_check = vetting.race_check.column() if vetting.race_check is not None else None
     if vetting.verdict is not None:
         return [_row(sample, build, vetting.verdict, vetting.detail, race_check=race_check)]
     rows = []
-    for i, configs in enumerate(runs_of_sweep(sample.model, resource_sweep(sample.model, cfg.max_cores))):
+    for i, configs in enumerate(runs_of_sweep(sample.exec_model, resource_sweep(sample.exec_model, cfg.max_cores))):
         # A run's limit follows the reference's run of the same configurations (each of its rows has that run's wall).
-        walls = [(reference_walls or {}).get((sample.problem.name, sample.model, c.ranks, c.threads)) for c in configs]
+        walls = [(reference_walls or {}).get((sample.problem.name, sample.exec_model, c.ranks, c.threads)) for c in configs]
         reference_wall_s = max((w for w in walls if w is not None), default=None)
         outcomes = run_one(sample, build.exe, configs, cfg, reference_wall_s, stress=i == 0)
         for config, (verdict, detail, timing) in zip(configs, outcomes, strict=True):
@@ -255,7 +255,7 @@ def read_resume_log(path: Path, fingerprint: str) -> dict[str, list[dict]]:
 
 
 def reference_run_times(results_path: Path | None) -> dict[tuple, float]:
-    """(problem, model, ranks, threads) -> the slowest passing reference run there, from its results.parquet."""
+    """(problem, exec_model, ranks, threads) -> the slowest passing reference run there, from its results.parquet."""
     if results_path is None:
         return {}
     rows = pd.read_parquet(results_path)
@@ -267,7 +267,7 @@ def reference_run_times(results_path: Path | None) -> dict[tuple, float]:
 def shared_rows(sample: Sample, rows: list[dict]) -> list[dict]:
     """The rows of an identical program's runs, given to `sample` (nothing of it was built or run again)."""
     return [dict(row, sample_id=sample.sample_id, generator=sample.generator, sample_index=sample.sample_index,
-                 task=sample.task, source_model=sample.source_model, build_cached=True, compile_s=0.0,
+                 task=sample.task, source_model=sample.source_exec_model, build_cached=True, compile_s=0.0,
                  run_shared_from=row.get("run_shared_from") or row["sample_id"])
             for row in rows]  # fmt: skip
 
@@ -306,8 +306,8 @@ def evaluate_samples(samples: list[Sample], out_dir: Path, cfg: EvaluateConfig,
     """Evaluate `samples` (resuming from out_dir/samples.jsonl); returns the rows and the skipped models. With
     share_identical_runs, a sample of a program in `measured_elsewhere` (runs_of_another_evaluation) takes its rows."""
     out_dir.mkdir(parents=True, exist_ok=True)
-    skipped = toolchain_report({s.model for s in samples})
-    runnable = [s for s in samples if s.model not in skipped]
+    skipped = toolchain_report({s.exec_model for s in samples})
+    runnable = [s for s in samples if s.exec_model not in skipped]
     log_path = out_dir / RESUME_LOG
     done = read_resume_log(log_path, cfg.fingerprint())
     pending = [s for s in runnable if s.sample_id not in done]
@@ -334,10 +334,10 @@ def evaluate_samples(samples: list[Sample], out_dir: Path, cfg: EvaluateConfig,
     requests, build_index, race_build_index = [], {}, {}
     for key, s in to_run.items():
         build_index[key] = len(requests)
-        requests.append(BuildRequest(problem=s.problem, model=s.model, body=s.body))
-        if cfg.race_checked(s.model) and uses_model(s.model, s.body)[0]:
+        requests.append(BuildRequest(problem=s.problem, model=s.exec_model, body=s.body))
+        if cfg.race_checked(s.exec_model) and uses_exec_model(s.exec_model, s.body)[0]:
             race_build_index[key] = len(requests)
-            requests.append(BuildRequest(problem=s.problem, model=s.model, body=s.body, sanitizer=TSAN))
+            requests.append(BuildRequest(problem=s.problem, model=s.exec_model, body=s.body, sanitizer=TSAN))
     cache = BuildCache(cfg.build_config())
     progress = Progress("evaluated samples", total=len(pending), unit="sample", logger=logger)
     with cache.building(requests) as builds, open(log_path, "a", encoding="utf-8") as log:
@@ -355,7 +355,7 @@ def evaluate_samples(samples: list[Sample], out_dir: Path, cfg: EvaluateConfig,
             log.write(json.dumps({"sample_id": sample.sample_id, "fingerprint": cfg.fingerprint(), "rows": rows}) + "\n")
             log.flush()
             os.fsync(log.fileno())
-            logger.info("%s %s %s #%d: %s%s", sample.generator, sample.model, sample.problem.name,
+            logger.info("%s %s %s #%d: %s%s", sample.generator, sample.exec_model, sample.problem.name,
                         sample.sample_index, rows[0]["verdict"],
                         f" (runs of {rows[0]['run_shared_from']})" if rows[0]["run_shared_from"] else "")  # fmt: skip
             progress.advance()
@@ -397,7 +397,7 @@ def finish(rows: pd.DataFrame, skipped: dict[str, str], unscored: list, out_dir:
         rows = pd.concat([rows, pd.DataFrame(mismatched)], ignore_index=True)
     metrics = write_outputs(rows, skipped, out_dir, cfg)
     for status in ("no_driver", PROMPT_MISMATCH, MALFORMED_RECORD):
-        records = [{"record": r.record, "model": r.model, "reason": r.reason} for r in unscored if r.status == status]
+        records = [{"record": r.record, "model": r.exec_model, "reason": r.reason} for r in unscored if r.status == status]
         if records:
             metrics[status] = records
     if unscored:
@@ -417,7 +417,7 @@ def main(generations: Path, out_dir: Path, cfg: EvaluateConfig, generator: str |
     generator = generator or Path(generations).stem
     samples, unscored = load_samples(Path(generations), generator, cfg.suite_root)
     if shard is not None:
-        samples = [s for s in samples if shard.holds(s.model, s.problem.name)]
+        samples = [s for s in samples if shard.holds(s.exec_model, s.problem.name)]
     rows, skipped = evaluate_samples(samples, out_dir, cfg, reference_run_times(reference_results),
                                      runs_of_another_evaluation(share_runs_from, cfg.fingerprint()))  # fmt: skip
     metrics = finish(rows, skipped, unscored, out_dir, cfg)
@@ -441,7 +441,7 @@ def evaluate_shard(generations: Path, out_dir: Path, cfg: EvaluateConfig, genera
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     samples, _ = load_samples(Path(generations), generator, cfg.suite_root)
-    mine = [s for s in samples if shard.holds(s.model, s.problem.name)]
+    mine = [s for s in samples if shard.holds(s.exec_model, s.problem.name)]
     logger.info("shard %s of %s: %d of the %d samples", shard.name, generator, len(mine), len(samples))
     rows, skipped = evaluate_samples(mine, out_dir, cfg, reference_run_times(reference_results),
                                      runs_of_another_evaluation(share_runs_from, cfg.fingerprint()))  # fmt: skip
@@ -472,7 +472,7 @@ def merge(generations: Path, shard_dirs: list[Path], out_dir: Path, cfg: Evaluat
                                  "the shards were planned differently; remove them and run again")
             owner[sample_id] = folder
         frames.append(frame)
-    missing = [s.sample_id for s in samples if s.model not in skipped and s.sample_id not in owner]
+    missing = [s.sample_id for s in samples if s.exec_model not in skipped and s.sample_id not in owner]
     if missing:
         raise ValueError(f"{len(missing)} samples of {generations} are in no shard (first: {missing[0]}): the shards "
                          "were planned for other models or problems; remove them and run again")

@@ -40,15 +40,15 @@ from workflow_scripts.pcgbench.translation import PAIR_NAMES, parse_pair  # noqa
 
 logger = logging.getLogger(__name__)
 
-MODEL_ORDER = ("serial", "omp", "mpi", "mpi+omp", "kokkos", "cuda", "hip")
+EXEC_MODEL_ORDER = ("serial", "omp", "mpi", "mpi+omp", "kokkos", "cuda", "hip")
 # Problem types in words (ParEval's twelve; a type not listed shows its name with spaces).
 PROBLEM_TYPE_NAMES = {"dense_la": "dense linear algebra", "sparse_la": "sparse linear algebra", "fft": "FFT"}
 
 
-def _series(generator: str, model: str | None = None) -> str:
+def _series(generator: str, exec_model: str | None = None) -> str:
     """A generator (and execution model) in words: "HPC-Coder, OpenMP"."""
     name = readable(generator, GENERATOR_NAMES)
-    return name if model is None else f"{name}, {readable(model, EXECUTION_MODEL_NAMES)}"
+    return name if exec_model is None else f"{name}, {readable(exec_model, EXECUTION_MODEL_NAMES)}"
 
 
 def _types(types: list[str]) -> list[str]:
@@ -64,18 +64,18 @@ def _largest_n(values: dict, prefix: str) -> tuple[int, float] | None:
 
 def pass_at_1_figure(metrics: dict[str, dict], path: Path) -> None:
     generators = list(metrics)
-    models = [m for m in MODEL_ORDER if any(m in metrics[g]["by_model"].get(g, {}) for g in generators)]
-    fig, ax = plt.subplots(figsize=(1.6 + 1.3 * len(models), 3.6))
+    exec_models = [m for m in EXEC_MODEL_ORDER if any(m in metrics[g]["by_model"].get(g, {}) for g in generators)]
+    fig, ax = plt.subplots(figsize=(1.6 + 1.3 * len(exec_models), 3.6))
     width = 0.8 / max(1, len(generators))
     for i, generator in enumerate(generators):
-        by_model = metrics[generator]["by_model"].get(generator, {})
-        x = np.arange(len(models)) + i * width
-        ax.bar(x, [by_model.get(m, {}).get("build@1", np.nan) for m in models], width, color="none",
+        by_exec_model = metrics[generator]["by_model"].get(generator, {})
+        x = np.arange(len(exec_models)) + i * width
+        ax.bar(x, [by_exec_model.get(m, {}).get("build@1", np.nan) for m in exec_models], width, color="none",
                edgecolor=f"C{i}", hatch="//", label=f"{_series(generator)} build@1")  # fmt: skip
-        ax.bar(x, [by_model.get(m, {}).get("pass@1", np.nan) for m in models], width, color=f"C{i}",
+        ax.bar(x, [by_exec_model.get(m, {}).get("pass@1", np.nan) for m in exec_models], width, color=f"C{i}",
                label=f"{_series(generator)} pass@1")  # fmt: skip
-    ax.set_xticks(np.arange(len(models)) + width * (len(generators) - 1) / 2,
-                  [readable(m, EXECUTION_MODEL_NAMES) for m in models])  # fmt: skip
+    ax.set_xticks(np.arange(len(exec_models)) + width * (len(generators) - 1) / 2,
+                  [readable(m, EXECUTION_MODEL_NAMES) for m in exec_models])  # fmt: skip
     ax.set_ylim(0, 1.05)
     ax.set_ylabel("pass@1 (filled), build@1 (hatched)")
     ax.set_title("PCGBench: pass@1 per generator and execution model")
@@ -87,13 +87,13 @@ def speedup_by_type_figure(metrics: dict[str, dict], path: Path) -> None:
     bars = []  # (label, problem type -> (n, speedup), problem type -> (n, efficiency))
     types: set[str] = set()
     for generator, data in metrics.items():
-        for model in MODEL_ORDER:
-            per_type = data["by_model_and_type"].get(generator, {}).get(model)
+        for exec_model in EXEC_MODEL_ORDER:
+            per_type = data["by_model_and_type"].get(generator, {}).get(exec_model)
             if not per_type:
                 continue
             speedups = {t: _largest_n(v, "speedup") for t, v in per_type.items()}
             efficiencies = {t: _largest_n(v, "efficiency") for t, v in per_type.items()}
-            bars.append((_series(generator, model), speedups, efficiencies))
+            bars.append((_series(generator, exec_model), speedups, efficiencies))
             types.update(per_type)
     types_sorted = sorted(types)
     fig, axes = plt.subplots(2, 1, figsize=(2 + 1.2 * len(types_sorted), 6.4), sharex=True)
@@ -126,10 +126,10 @@ def heatmap_figure(metrics: dict[str, dict], path: Path) -> None:
     rows, grid = [], {}
     types: set[str] = set()
     for generator, data in metrics.items():
-        for model in MODEL_ORDER:
-            per_type = data["by_model_and_type"].get(generator, {}).get(model)
+        for exec_model in EXEC_MODEL_ORDER:
+            per_type = data["by_model_and_type"].get(generator, {}).get(exec_model)
             if per_type:
-                rows.append(_series(generator, model))
+                rows.append(_series(generator, exec_model))
                 grid[rows[-1]] = {t: v.get("pass@1", np.nan) for t, v in per_type.items()}
                 types.update(per_type)
     cols = sorted(types)
@@ -150,8 +150,8 @@ def verdicts_figure(metrics: dict[str, dict], path: Path) -> None:
     """How each generator's samples ended, per execution model: a bar of verdict shares (the verdict mix)."""
     bars = []  # (generator/model, {verdict: samples})
     for generator, data in metrics.items():
-        per_model = data.get("verdicts_by_model", {}).get(generator, {})
-        bars += [(_series(generator, model), per_model[model]) for model in MODEL_ORDER if model in per_model]
+        per_exec_model = data.get("verdicts_by_model", {}).get(generator, {})
+        bars += [(_series(generator, exec_model), per_exec_model[exec_model]) for exec_model in EXEC_MODEL_ORDER if exec_model in per_exec_model]
     verdicts = [v for v in VERDICTS if any(v in counts for _, counts in bars)]
     fig, ax = plt.subplots(figsize=(2.5 + 0.6 * len(bars), 4.2))
     bottom = np.zeros(len(bars))

@@ -112,18 +112,18 @@ def mutate(body: str, mutant: str, prompt_text: str) -> tuple[str, str] | None:
     raise ValueError(f"unknown mutant {mutant!r}; known: {', '.join(MUTANTS)}")
 
 
-def serial_expected(model: str) -> str:
-    if model == "serial":
+def serial_expected(exec_model: str) -> str:
+    if exec_model == "serial":
         return OK
-    if SIGNATURE_FAMILY[model] == "vector":
+    if SIGNATURE_FAMILY[exec_model] == "vector":
         return NO_PARALLELISM
     return BUILD_ERROR
 
 
-def race_checked_verdict(mutant: str, model: str, verdict: str, race_check: bool) -> str:
-    """A mutant's expected verdict where the evaluation race-checks `model`: the race mutant's race is reported
+def race_checked_verdict(mutant: str, exec_model: str, verdict: str, race_check: bool) -> str:
+    """A mutant's expected verdict where the evaluation race-checks `exec_model`: the race mutant's race is reported
     by ThreadSanitizer (race_detected) before validation could see its wrong answer."""
-    if race_check and model in RACE_CHECKED_MODELS and mutant == "missing_reduction":
+    if race_check and exec_model in RACE_CHECKED_MODELS and mutant == "missing_reduction":
         return RACE_DETECTED
     return verdict
 
@@ -148,23 +148,23 @@ def generate(records: list[dict], generator: str, *, samples: int, mutants: list
         records = [r for r in records if problem_name(r) in mutant_problems]
     filled, expected = [], []
     for record in records:
-        problem, model = problems[problem_name(record)], record["parallelism_model"]
+        problem, exec_model = problems[problem_name(record)], record["parallelism_model"]
         if generator == "reference":
-            outputs = [(reference_body(problem, model), "reference", OK)] * samples
+            outputs = [(reference_body(problem, exec_model), "reference", OK)] * samples
         elif generator == "serial":
-            outputs = [(serial_baseline_body(problem), "serial_baseline", serial_expected(model))] * samples
+            outputs = [(serial_baseline_body(problem), "serial_baseline", serial_expected(exec_model))] * samples
         else:
-            reference = reference_body(problem, model)
+            reference = reference_body(problem, exec_model)
             outputs = []
             for mutant in mutants:
                 made = mutate(reference, mutant, record["prompt"])
                 if made is not None:
-                    outputs.append((made[0], mutant, race_checked_verdict(mutant, model, made[1], race_check)))
+                    outputs.append((made[0], mutant, race_checked_verdict(mutant, exec_model, made[1], race_check)))
         if not outputs:
-            logger.info("%s: no mutant applies to %s/%s", generator, problem.name, model)
+            logger.info("%s: no mutant applies to %s/%s", generator, problem.name, exec_model)
             continue
         filled.append(dict(record, outputs=[body for body, _, _ in outputs]))
-        expected += [{"problem": problem.name, "model": model, "sample_index": index, "label": label,
+        expected += [{"problem": problem.name, "model": exec_model, "sample_index": index, "label": label,
                       "expected_verdict": verdict}
                      for index, (_, label, verdict) in enumerate(outputs)]  # fmt: skip
     if generator == "mutants":
@@ -172,9 +172,9 @@ def generate(records: list[dict], generator: str, *, samples: int, mutants: list
     return filled, expected
 
 
-def _mutant_applies(problem: Problem, model: str, mutant: str) -> bool:
+def _mutant_applies(problem: Problem, exec_model: str, mutant: str) -> bool:
     try:
-        return mutate(reference_body(problem, model), mutant, "") is not None
+        return mutate(reference_body(problem, exec_model), mutant, "") is not None
     except FileNotFoundError:  # no reference for this model (HIP)
         return False
 
@@ -186,11 +186,11 @@ def _check_every_mutant_made(mutants: list[str], expected: list[dict], records: 
     for mutant in mutants:
         if mutant in made:
             continue
-        models = sorted({r["parallelism_model"] for r in records})
-        applies = sorted(f"{name}/{model}" for name, problem in problems.items() for model in models
-                         if _mutant_applies(problem, model, mutant))  # fmt: skip
+        exec_models = sorted({r["parallelism_model"] for r in records})
+        applies = sorted(f"{name}/{exec_model}" for name, problem in problems.items() for exec_model in exec_models
+                         if _mutant_applies(problem, exec_model, mutant))  # fmt: skip
         raise ValueError(f"pcgbench.mutants: {mutant!r} applies to none of pcgbench.mutant_problems "
-                         f"({sorted({problem_name(r) for r in records})}, models {models}); add one where it applies: "
+                         f"({sorted({problem_name(r) for r in records})}, models {exec_models}); add one where it applies: "
                          f"{', '.join(applies[:8]) or 'none in the suite'}, or drop it from pcgbench.mutants")
 
 

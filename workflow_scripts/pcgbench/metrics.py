@@ -81,7 +81,7 @@ def expected_max_at_k(values: Sequence[float], k: int) -> float:
     return sum(math.comb(j - 1, k - 1) * v for j, v in enumerate(ordered, start=1) if j >= k) / total
 
 
-def with_source_model(results: pd.DataFrame) -> pd.DataFrame:
+def with_source_exec_model(results: pd.DataFrame) -> pd.DataFrame:
     """`results` with its `source_model` column filled: "" for a generation sample (also where the column is
     missing, rows written before translation was scored), the source model for a translation sample."""
     source = results["source_model"].fillna("") if "source_model" in results.columns else ""
@@ -90,10 +90,10 @@ def with_source_model(results: pd.DataFrame) -> pd.DataFrame:
 
 def by_task_cell(frame: pd.DataFrame, translation: bool):
     """(generator, cell, rows) of the generation samples (cell: the execution model) or of the translation samples
-    (cell: the pair, "serial->omp"), sorted. `frame` has a filled source_model column (with_source_model)."""
+    (cell: the pair, "serial->omp"), sorted. `frame` has a filled source_model column (with_source_exec_model)."""
     part = frame[(frame["source_model"] != "") == translation]
-    for (generator, source, model), group in part.groupby(["generator", "source_model", "model"], sort=True):
-        yield generator, pair_name(source, model) if source else model, group
+    for (generator, source, exec_model), group in part.groupby(["generator", "source_model", "model"], sort=True):
+        yield generator, pair_name(source, exec_model) if source else exec_model, group
 
 
 def sample_table(results: pd.DataFrame) -> pd.DataFrame:
@@ -104,7 +104,7 @@ def sample_table(results: pd.DataFrame) -> pd.DataFrame:
     samples). For MPI+OpenMP several configurations share n = ranks x threads; the sample's value at n is the
     best of them.
     """
-    results = with_source_model(results)
+    results = with_source_exec_model(results)
     keys = ["generator", "source_model", "model", "problem", "problem_type", "sample_index"]
     rows = []
     for key, group in results.groupby(keys, sort=True):
@@ -221,23 +221,23 @@ def _pareval_group(rows: pd.DataFrame, ks: Sequence[int], n: int) -> dict:
 def pareval_metrics(results: pd.DataFrame, ks: Sequence[int], resources: dict[str, int]) -> dict:
     """ParEval's definitions of the metrics, per generator x execution model, then per generator x translation
     pair (n: the target model's; module docstring)."""
-    results = with_source_model(results)
+    results = with_source_exec_model(results)
     out: dict[str, dict] = {}
     for translation in (False, True):
         for generator, cell, rows in by_task_cell(results, translation):
-            model = rows["model"].iloc[0]
-            n = PAREVAL_N_FIXED.get(model) or int(resources[model])
+            exec_model = rows["model"].iloc[0]
+            n = PAREVAL_N_FIXED.get(exec_model) or int(resources[exec_model])
             out.setdefault(generator, {})[cell] = _pareval_group(rows, ks, n)
     return out
 
 
-def verdicts_by_model(results: pd.DataFrame, translation: bool = False) -> dict[str, dict[str, dict[str, int]]]:
+def verdicts_by_exec_model(results: pd.DataFrame, translation: bool = False) -> dict[str, dict[str, dict[str, int]]]:
     """{generator: {execution model: {verdict: samples}}} of the generation samples (with `translation`: {generator:
     {pair: ...}} of the translation samples): how the samples ended (a sample counts once, not once per resource
     count it ran at)."""
     counts: dict[str, dict[str, dict[str, int]]] = {}
-    samples = with_source_model(results).drop_duplicates(["generator", "source_model", "model", "problem",
-                                                          "sample_index"])  # fmt: skip
+    samples = with_source_exec_model(results).drop_duplicates(["generator", "source_model", "model", "problem",
+                                                               "sample_index"])  # fmt: skip
     for generator, cell, rows in by_task_cell(samples, translation):
         counts.setdefault(generator, {})[cell] = {str(v): int(n) for v, n in rows["verdict"].value_counts().sort_index().items()}
     return counts
@@ -248,23 +248,23 @@ def compute_metrics(results: pd.DataFrame, ks: Sequence[int], pareval_resources:
     with `pareval_resources` ParEval's definitions per generator x execution model."""
     if results.empty:
         raise ValueError("compute_metrics: no results to summarise")
-    results = with_source_model(results[results["verdict"] != PROMPT_MISMATCH])
-    by_model: dict[str, dict] = {}
+    results = with_source_exec_model(results[results["verdict"] != PROMPT_MISMATCH])
+    by_exec_model: dict[str, dict] = {}
     by_type: dict[str, dict] = {}
     by_translation: dict[str, dict] = {}
     if results.empty:  # every record's prompt declared another interface: nothing was judged
-        return {"ks": list(ks), "labels": LABELS, "by_model": by_model, "by_model_and_type": by_type,
+        return {"ks": list(ks), "labels": LABELS, "by_model": by_exec_model, "by_model_and_type": by_type,
                 "by_translation": by_translation}  # fmt: skip
     samples = sample_table(results)
-    for generator, model, group in by_task_cell(samples, translation=False):
-        by_model.setdefault(generator, {})[model] = _group_metrics(group, ks)
+    for generator, exec_model, group in by_task_cell(samples, translation=False):
+        by_exec_model.setdefault(generator, {})[exec_model] = _group_metrics(group, ks)
         for problem_type, typed in group.groupby("problem_type", sort=True):
-            by_type.setdefault(generator, {}).setdefault(model, {})[problem_type] = _group_metrics(typed, ks)
+            by_type.setdefault(generator, {}).setdefault(exec_model, {})[problem_type] = _group_metrics(typed, ks)
     for generator, pair, group in by_task_cell(samples, translation=True):
         by_translation.setdefault(generator, {})[pair] = _group_metrics(group, ks)
-    metrics = {"ks": list(ks), "labels": LABELS, "by_model": by_model, "by_model_and_type": by_type,
-               "verdicts_by_model": verdicts_by_model(results), "by_translation": by_translation,
-               "verdicts_by_translation": verdicts_by_model(results, translation=True)}  # fmt: skip
+    metrics = {"ks": list(ks), "labels": LABELS, "by_model": by_exec_model, "by_model_and_type": by_type,
+               "verdicts_by_model": verdicts_by_exec_model(results), "by_translation": by_translation,
+               "verdicts_by_translation": verdicts_by_exec_model(results, translation=True)}  # fmt: skip
     if pareval_resources is not None:
         metrics["pareval"] = pareval_metrics(results, ks, pareval_resources)
         metrics["pareval_labels"] = PAREVAL_LABELS
@@ -276,7 +276,7 @@ def translation_versus_generation(generation: pd.DataFrame, translation: pd.Data
     per translation pair of `translation`'s samples, its pass@1 beside the same generator's pass@1 writing the target
     model from the description (`generation`'s samples), both over the problems that have samples in both, so that
     the two are read on the same tasks (the pass@1 values are None where no problem has both)."""
-    judged = [sample_table(with_source_model(frame[frame["verdict"] != PROMPT_MISMATCH])) if len(frame) else None
+    judged = [sample_table(with_source_exec_model(frame[frame["verdict"] != PROMPT_MISMATCH])) if len(frame) else None
               for frame in (generation, translation)]  # fmt: skip
     written, translated = judged
     out: dict[str, dict[str, dict]] = {}
@@ -300,11 +300,11 @@ def metrics_long_table(metrics: dict) -> pd.DataFrame:
     """The metrics as a long table (generator, model, problem_type, metric, value) for CSV output; a translation
     pair's rows have the pair ("serial->omp") as their model."""
     rows = []
-    for generator, models in (*metrics["by_model"].items(), *metrics.get("by_translation", {}).items()):
-        for model, values in models.items():
-            rows += [(generator, model, "all", name, value) for name, value in values.items()]
-    for generator, models in metrics["by_model_and_type"].items():
-        for model, types in models.items():
+    for generator, exec_models in (*metrics["by_model"].items(), *metrics.get("by_translation", {}).items()):
+        for exec_model, values in exec_models.items():
+            rows += [(generator, exec_model, "all", name, value) for name, value in values.items()]
+    for generator, exec_models in metrics["by_model_and_type"].items():
+        for exec_model, types in exec_models.items():
             for problem_type, values in types.items():
-                rows += [(generator, model, problem_type, name, value) for name, value in values.items()]
+                rows += [(generator, exec_model, problem_type, name, value) for name, value in values.items()]
     return pd.DataFrame(rows, columns=["generator", "model", "problem_type", "metric", "value"])

@@ -54,8 +54,8 @@ def pass_at_1_figure(by_type: list[dict], path: Path) -> None:
     ParEval's verdicts on the same samples (left) and against ParEval's published value over every output (right);
     the diagonal is agreement. Point size grows with the samples scored."""
     fig, axes = plt.subplots(1, 2, figsize=(11, 5), sharey=True)
-    models = sorted({row["model"] for row in by_type})
-    colours = {model: plt.get_cmap("tab10")(i % 10) for i, model in enumerate(models)}
+    language_models = sorted({row["model"] for row in by_type})
+    colours = {language_model: plt.get_cmap("tab10")(i % 10) for i, language_model in enumerate(language_models)}
     for ax, against, label in ((axes[0], "pareval_pass@1", "ParEval's verdicts on the same samples"),
                                (axes[1], "published_pass@1", "ParEval's published value (every output)")):  # fmt: skip
         ax.plot([0, 1], [0, 1], color="0.6", lw=1, ls="--", zorder=0)
@@ -70,7 +70,7 @@ def pass_at_1_figure(by_type: list[dict], path: Path) -> None:
         ax.set_aspect("equal")
         ax.set_xlabel(f"pass@1, {label}")
     axes[0].set_ylabel("pass@1, PCGBench's verdicts")
-    handles = [plt.Line2D([], [], ls="", marker="o", color=colours[m], label=m) for m in models]
+    handles = [plt.Line2D([], [], ls="", marker="o", color=colours[m], label=m) for m in language_models]
     handles += [plt.Line2D([], [], ls="", marker=MARKERS[m], color="0.3", label=readable(m, EXECUTION_MODEL_NAMES))
                 for m in MARKERS if any(row["execution_model"] == m for row in by_type)]  # fmt: skip
     handles += [plt.Line2D([], [], ls="", marker="o", color="white", markeredgecolor="black",

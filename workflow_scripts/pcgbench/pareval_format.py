@@ -147,20 +147,20 @@ def unknown_name_reason(name: str, problems: list[Problem], root: Path = PROBLEM
 # Export
 
 
-def prompt_record(problem: Problem, model: str, name: str | None = None) -> dict:
+def prompt_record(problem: Problem, exec_model: str, name: str | None = None) -> dict:
     # No newline after the signature's "{": ParEval's evaluator takes a prompt's last line as the signature.
-    return {"name": name or problem.name, "problem_type": problem.problem_type, "parallelism_model": model,
-            "language": LANGUAGE, "prompt": prompt(problem, model).rstrip("\n"), "outputs": []}
+    return {"name": name or problem.name, "problem_type": problem.problem_type, "parallelism_model": exec_model,
+            "language": LANGUAGE, "prompt": prompt(problem, exec_model).rstrip("\n"), "outputs": []}
 
 
-def export_prompts(problems: list[Problem], models: list[str] | tuple[str, ...], out: Path,
+def export_prompts(problems: list[Problem], exec_models: list[str] | tuple[str, ...], out: Path,
                    numbering: str = "suite") -> list[dict]:  # fmt: skip
-    """Write one record per (problem, model) atomically to `out`, sorted by (name, model order).
+    """Write one record per (problem, exec_model) atomically to `out`, sorted by (name, model order).
 
     numbering "suite": records are named by the suite's folders; "pareval": by ParEval's numbered names
     ("27_reduce_average"), sorted by number, the suite's extras (no ParEval name) after them under their own.
     """
-    unknown = [m for m in models if m not in EXECUTION_MODELS]
+    unknown = [m for m in exec_models if m not in EXECUTION_MODELS]
     if unknown:
         raise ValueError(f"unknown execution model(s) {unknown}; expected among {list(EXECUTION_MODELS)}")
     if numbering not in NUMBERINGS:
@@ -169,9 +169,9 @@ def export_prompts(problems: list[Problem], models: list[str] | tuple[str, ...],
     if numbering == "pareval":
         names.update({folder: numbered for folder, numbered in numbered_names().items() if folder in names})
     order = sorted(problems, key=lambda p: (not _PAREVAL_PREFIX.match(names[p.name]), names[p.name]))
-    records = [prompt_record(p, m, names[p.name]) for p in order for m in models]
+    records = [prompt_record(p, m, names[p.name]) for p in order for m in exec_models]
     write_json(Path(out), records)
-    logger.info("wrote %d prompts (%d problems x %d models) to %s", len(records), len(problems), len(models), out)
+    logger.info("wrote %d prompts (%d problems x %d models) to %s", len(records), len(problems), len(exec_models), out)
     return records
 
 
@@ -276,22 +276,22 @@ def declared_interface(prompt_text: str) -> tuple[str, dict[str, str]]:
     return canonical(signature), structs
 
 
-def interface_mismatch(record_prompt: str, problem: Problem, model: str) -> str:
-    """"" when the prompt declares the problem's interface for `model` (or declares nothing to check), else
+def interface_mismatch(record_prompt: str, problem: Problem, exec_model: str) -> str:
+    """"" when the prompt declares the problem's interface for `exec_model` (or declares nothing to check), else
     why not, quoting both declarations."""
     if not record_prompt.strip():
         return ""
     signature, structs = declared_interface(record_prompt)
-    want_signature = canonical(problem.signature(model))
-    want_structs = {name: canonical(body) for name, body in struct_definitions(problem.types_for(model))}
+    want_signature = canonical(problem.signature(exec_model))
+    want_structs = {name: canonical(body) for name, body in struct_definitions(problem.types_for(exec_model))}
     if signature != want_signature:
-        return (f"the record's prompt declares `{signature}`, but {problem.name} ({model}) is "
+        return (f"the record's prompt declares `{signature}`, but {problem.name} ({exec_model}) is "
                 f"`{want_signature}`")
     for name in sorted(set(structs) | set(want_structs)):
         if structs.get(name) != want_structs.get(name):
             theirs = f"struct {name} {{{structs[name]}}}" if name in structs else "no struct " + name
             ours = f"struct {name} {{{want_structs[name]}}}" if name in want_structs else "no struct " + name
-            return f"the record's prompt declares `{theirs}`, but {problem.name} ({model}) has `{ours}`"
+            return f"the record's prompt declares `{theirs}`, but {problem.name} ({exec_model}) has `{ours}`"
     return ""
 
 
@@ -299,7 +299,7 @@ def interface_mismatch(record_prompt: str, problem: Problem, model: str) -> str:
 class Match:
     index: int          # the record's position in the file
     problem: Problem | None
-    model: str
+    exec_model: str
     record: dict
     status: str         # "" when matched, else NO_DRIVER, PROMPT_MISMATCH or MALFORMED
     reason: str = ""    # why, when not matched
@@ -320,34 +320,34 @@ def match_generations(records: list[dict], problems: list[Problem], root: Path =
     by_name = {p.name: p for p in problems}
     matches = []
     for index, record in enumerate(records):
-        model = record["parallelism_model"]
+        exec_model = record["parallelism_model"]
         where = f"{source}: record {index} ({record['name']!r})"
         bad = next((f"{where}: field '{field}' {why}" for field in ("name", "prompt")
                     if (why := unencodable(record[field]))), "")  # fmt: skip
         if bad:
             logger.warning("%s; reported as %s", bad, MALFORMED)
-            matches.append(Match(index, None, model, record, MALFORMED, bad))
+            matches.append(Match(index, None, exec_model, record, MALFORMED, bad))
             continue
         problem = by_name.get(problem_name(record, root))
         if problem is None:
-            logger.warning("record %d: no driver for problem %r (%s); reported as %s", index, record["name"], model,
+            logger.warning("record %d: no driver for problem %r (%s); reported as %s", index, record["name"], exec_model,
                            NO_DRIVER)
             why = unknown_name_reason(record["name"], problems, root)
-            matches.append(Match(index, None, model, record, NO_DRIVER, why))
+            matches.append(Match(index, None, exec_model, record, NO_DRIVER, why))
             continue
         if record["problem_type"] != problem.problem_type:
             raise GenerationsError(f"{source}: record {index}: field 'problem_type' is {record['problem_type']!r} but problem "
                              f"{problem.name!r} is of type {problem.problem_type!r}: the record names another problem than its type "
                 f"says; correct its 'name' or its 'problem_type'")
-        why = interface_mismatch(record["prompt"], problem, model)
+        why = interface_mismatch(record["prompt"], problem, exec_model)
         if why:
-            logger.warning("record %d (%s, %s): %s; reported as %s", index, record["name"], model, why,
+            logger.warning("record %d (%s, %s): %s; reported as %s", index, record["name"], exec_model, why,
                            PROMPT_MISMATCH)
         refused = tuple((j, f"{where}: field 'outputs' item {j} {reason}")
                         for j, output in enumerate(record["outputs"]) if (reason := unencodable(output)))  # fmt: skip
         for _, reason in refused:
             logger.warning("%s; reported as %s", reason, MALFORMED)
-        matches.append(Match(index, problem, model, record, PROMPT_MISMATCH if why else "", why, refused))
+        matches.append(Match(index, problem, exec_model, record, PROMPT_MISMATCH if why else "", why, refused))
     return matches
 
 

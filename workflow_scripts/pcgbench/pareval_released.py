@@ -42,10 +42,10 @@ from workflow_scripts.pcgbench.pareval_results import RELEASED_ROOT
 logger = logging.getLogger(__name__)
 
 TASKS = ("translation", "generation")
-CPU_MODELS = ("serial", "omp", "mpi", "mpi+omp", "kokkos")
+CPU_EXEC_MODELS = ("serial", "omp", "mpi", "mpi+omp", "kokkos")
 # The execution models a released file of each task holds outputs of (ParEval's translation pairs' targets: serial
 # to OpenMP and MPI, CUDA to Kokkos): a shard of none of them is not planned for that file.
-TASK_MODELS = {"translation": ("omp", "mpi", "kokkos"), "generation": CPU_MODELS}
+TASK_EXEC_MODELS = {"translation": ("omp", "mpi", "kokkos"), "generation": CPU_EXEC_MODELS}
 # In the results folder (the rules name them results(...)):
 STUDY_DIR = "pcgbench/pareval_released"
 KEY = "pcgbench.pareval_released"
@@ -137,7 +137,7 @@ def agreement_files(pcgbench_config: dict, results: str) -> list[str]:
     places = shards.Layout(tuple(s.name for s in plan(cfg)))
     return [places.file(file_folder(results), shard.name, "agreement.csv").format(task=task, generator=generator)
             for task, _, generator in (f.partition("/") for f in cfg.files) for shard in plan(cfg)
-            if set(shard.models) & set(TASK_MODELS[task])]  # fmt: skip
+            if set(shard.exec_models) & set(TASK_EXEC_MODELS[task])]  # fmt: skip
 
 
 # Resources that grow with a retried job's attempt, as in profiles/slurm's default-resources (shards.py).
@@ -169,10 +169,10 @@ def main(*, released: Path, out_dir: Path, evaluate: dict, section: dict, shard:
     file = file or f"{Path(released).parent.name}/{Path(released).name.removesuffix('.json.xz')}"
     chosen = shards.find(plan(cfg), shard)
     keys = cfg.keys(file)
-    logger.info("%s, shard %s (%s; %d problems): %s", file, chosen.name, ", ".join(chosen.models),
+    logger.info("%s, shard %s (%s; %d problems): %s", file, chosen.name, ", ".join(chosen.exec_models),
                 len(chosen.problems), "every output" if keys is None else f"{len(keys)} fixed outputs")  # fmt: skip
     return agreement.main(Path(released), Path(out_dir), evaluation_config(evaluate, cfg.measure, seed),
-                          models=list(chosen.models), problems=set(chosen.problems), keys=keys, empty_ok=True)
+                          exec_models=list(chosen.exec_models), problems=set(chosen.problems), keys=keys, empty_ok=True)
 
 
 if __name__ == "__main__":

@@ -271,9 +271,9 @@ def read_record(record: object, index: int, problems: list[Problem], generator: 
         return [], [], [refuse(MALFORMED, _at(match.reason, source, index))]
     refused += [refuse(MALFORMED, _at(why, source, index), j) for j, why in match.refused]
     skip = {r.output_index for r in refused}
-    source_model = translation.source_model(match.record)
-    samples = [ReleasedSample(name, index, Sample(generator=generator, problem=match.problem, model=match.model,
-                                                  sample_index=j, body=body, source_model=source_model),
+    source_exec_model = translation.source_exec_model(match.record)
+    samples = [ReleasedSample(name, index, Sample(generator=generator, problem=match.problem, exec_model=match.exec_model,
+                                                  sample_index=j, body=body, source_exec_model=source_exec_model),
                               verdicts[j], match.reason if match.status == PROMPT_MISMATCH else "")
                for j, body in enumerate(record["outputs"]) if j not in skip]  # fmt: skip
     if match.status == PROMPT_MISMATCH:

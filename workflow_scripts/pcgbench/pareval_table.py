@@ -93,7 +93,7 @@ MIN_BOOTSTRAP_PROMPTS = 10
 LEVEL = 0.95
 Z = 1.959963984540054  # the standard normal's 97.5% quantile
 TASK_ORDER = {"generation": 0, "translation": 1}
-MODEL_ORDER = {"serial": 0, "omp": 1, "mpi": 2, "mpi+omp": 3, "kokkos": 4, "cuda": 5, "hip": 6}
+EXEC_MODEL_ORDER = {"serial": 0, "omp": 1, "mpi": 2, "mpi+omp": 3, "kokkos": 4, "cuda": 5, "hip": 6}
 
 
 # ---- intervals ----------------------------------------------------------------------------------------------------
@@ -201,17 +201,17 @@ def cell_row(rows: pd.DataFrame, *, resamples: int, seed: int) -> dict:
     return out
 
 
-def published_value(metrics: pd.DataFrame, weights: dict[tuple[str, str], int], model: str, metric: str,
+def published_value(metrics: pd.DataFrame, weights: dict[tuple[str, str], int], exec_model: str, metric: str,
                     problem_type: str | None = None) -> float:  # fmt: skip
-    """ParEval's published `metric` of execution model `model` over every prompt (its per-type values weighted by
+    """ParEval's published `metric` of execution model `exec_model` over every prompt (its per-type values weighted by
     the prompts of each type), or of one problem type."""
-    found = metrics[metrics["execution model"] == model]
+    found = metrics[metrics["execution model"] == exec_model]
     if problem_type is not None:
         found = found[found["problem type"] == problem_type]
         return float(found[metric].iloc[0]) if len(found) else math.nan
     if found.empty:
         return math.nan
-    w = found["problem type"].map(lambda t: weights.get((model, t), 0)).astype(float)
+    w = found["problem type"].map(lambda t: weights.get((exec_model, t), 0)).astype(float)
     return float((found[metric] * w).sum() / w.sum()) if w.sum() else float(found[metric].mean())
 
 
@@ -220,16 +220,16 @@ def build_table(rows: pd.DataFrame, *, every_output: bool, resamples: int, seed:
     """(the table: one row per task, model, execution model; the same per problem type)."""
     table, by_type = [], []
     cells = rows.groupby(["task", "generator", "model"], sort=False)
-    for (task, generator, model), cell in cells:
+    for (task, generator, exec_model), cell in cells:
         metrics = published(generator, task, root)
         weights = prompts_per_type(task, generator, root)
         name = str(metrics["model"].iloc[0])
         source = cell["source_model"].dropna()
-        key = {"task": task, "model": name, "generator": generator, "execution_model": model,
+        key = {"task": task, "model": name, "generator": generator, "execution_model": exec_model,
                "source_model": source.iloc[0] if len(source) else ""}  # fmt: skip
         table.append({**key, **cell_row(cell, resamples=resamples, seed=seed),
-                      "published_pass@1": published_value(metrics, weights, model, "pass@1"),
-                      "published_build@1": published_value(metrics, weights, model, "build@1"),
+                      "published_pass@1": published_value(metrics, weights, exec_model, "pass@1"),
+                      "published_build@1": published_value(metrics, weights, exec_model, "build@1"),
                       "every_output": every_output})  # fmt: skip
         for problem_type, typed in cell.groupby("problem_type", sort=True):
             scored = cell_row(typed, resamples=resamples, seed=seed)
@@ -237,7 +237,7 @@ def build_table(rows: pd.DataFrame, *, every_output: bool, resamples: int, seed:
                             "samples": scored["samples"], "pcgbench_pass@1": scored["pcgbench_pass@1"],
                             "pcgbench_as_pareval_pass@1": scored["pcgbench_as_pareval_pass@1"],
                             "pareval_pass@1": scored["pareval_pass@1"],
-                            "published_pass@1": published_value(metrics, weights, model, "pass@1", problem_type)})  # fmt: skip
+                            "published_pass@1": published_value(metrics, weights, exec_model, "pass@1", problem_type)})  # fmt: skip
     order = ["task", "model", "execution_model"]
     def ordered(frame: pd.DataFrame) -> pd.DataFrame:
         return frame.sort_values(order, key=_sort_key, kind="stable").reset_index(drop=True) if len(frame) else frame
@@ -249,7 +249,7 @@ def _sort_key(column: pd.Series) -> pd.Series:
     if column.name == "task":
         return column.map(TASK_ORDER)
     if column.name == "execution_model":
-        return column.map(MODEL_ORDER)
+        return column.map(EXEC_MODEL_ORDER)
     return column
 
 
@@ -291,10 +291,10 @@ def orderings(table: pd.DataFrame, column: str = "pcgbench_pass@1") -> dict:
                              values=[column, "published_pass@1"], aggfunc="first")  # fmt: skip
     differences = []
     if {"translation", "generation"} <= set(table["task"]):
-        for (model, target), row in both.iterrows():
+        for (language_model, target), row in both.iterrows():
             measured = row[(column, "translation")] - row[(column, "generation")]
             if not math.isnan(measured):
-                differences.append({"model": model, "execution_model": target, "measured": float(measured),
+                differences.append({"model": language_model, "execution_model": target, "measured": float(measured),
                                     "published": float(row[("published_pass@1", "translation")]
                                                        - row[("published_pass@1", "generation")])})  # fmt: skip
     result["translation_vs_generation"] = {
@@ -388,9 +388,9 @@ def main(*, agreements: Sequence[str | Path], out_dir: str | Path, every_output:
         "scale": {"every_output": every_output, "samples": len(rows), "files": sorted(by_file),
                   "min_prompts_per_cell": int(table["prompts"].min()), "ci_level": LEVEL},
         "agreement": summarise(rows), "by_file": by_file,
-        "table": {task: {model: {r["execution_model"]: {k: r[k] for k in r.index if k not in ("task", "model")}
-                                 for _, r in group.iterrows()}
-                         for model, group in by_task.groupby("model")}
+        "table": {task: {language_model: {r["execution_model"]: {k: r[k] for k in r.index if k not in ("task", "model")}
+                                          for _, r in group.iterrows()}
+                         for language_model, group in by_task.groupby("model")}
                   for task, by_task in table.groupby("task")},
         "orderings": orderings(table), "orderings_as_pareval": orderings(table, "pcgbench_as_pareval_pass@1"),
     }  # fmt: skip

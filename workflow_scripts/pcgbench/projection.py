@@ -32,7 +32,7 @@ import heapq
 import math
 import statistics
 
-from workflow_scripts.measure import OPENMP_MODELS, RACE_CHECKED_MODELS, resource_sweep
+from workflow_scripts.measure import OPENMP_EXEC_MODELS, RACE_CHECKED_MODELS, resource_sweep
 from workflow_scripts.pcgbench import shards as shards_module
 from workflow_scripts.pcgbench.evaluate import runs_of_sweep
 
@@ -43,10 +43,10 @@ OUTCOME_OF_VERDICT = {"ok": OK, "timeout": TIMEOUT, "wrong_answer": FIRST_RUN, "
                       "killed_resource_limit": FIRST_RUN, "resource_overuse": FIRST_RUN, "race_detected": RACE,
                       "build_error": BUILD_ONLY, "no_parallelism": BUILD_ONLY, "tampering": BUILD_ONLY}  # fmt: skip
 GENERATION, TRANSLATION, REFERENCE_CHECK = "generation", "translation", "reference_speedups"
-MPI_MODELS = ("mpi", "mpi+omp")  # a launch cost per rank
+MPI_EXEC_MODELS = ("mpi", "mpi+omp")  # a launch cost per rank
 # A model measured nowhere takes the costs of the one named here (kokkos: threads like OpenMP; MPI+OpenMP: OpenMP's
 # race check and stress validations, and MPI's launch cost per rank where MPI was measured).
-FALLBACK_MODEL = {"kokkos": "omp", "mpi+omp": "omp", "omp": "serial", "mpi": "serial"}
+FALLBACK_EXEC_MODEL = {"kokkos": "omp", "mpi+omp": "omp", "omp": "serial", "mpi": "serial"}
 MIN_EXPONENT, MAX_EXPONENT = 1.0, 4.0  # a run grows at least linearly with its size; more than n^4 is noise
 
 
@@ -107,14 +107,14 @@ def sample_seconds(cost: SampleCost, outcome: str, limits: Limits, *, reference:
 
 
 # ---------------------------------------------------------------------------------------------------------
-# Who is evaluated: per (problem, model), how many distinct programs end how
+# Who is evaluated: per (problem, exec_model), how many distinct programs end how
 
-Population = dict[tuple[str, str], list[tuple[str, float]]]  # (problem, model) -> [(outcome, programs)]
+Population = dict[tuple[str, str], list[tuple[str, float]]]  # (problem, exec_model) -> [(outcome, programs)]
 
 
 def language_model_population(tasks: dict[tuple[str, str], int], *, samples: int,
                               timeout_fraction: float) -> Population:  # fmt: skip
-    """A language model's samples: `samples` per task ((problem, model) -> prompts), each a distinct program (no
+    """A language model's samples: `samples` per task ((problem, exec_model) -> prompts), each a distinct program (no
     shared runs assumed), `timeout_fraction` of them running into their time limit and the others passing every
     run (an upper bound: a wrong answer stops the sweep at its first run)."""
     if not 0.0 <= timeout_fraction <= 1.0:
@@ -124,13 +124,13 @@ def language_model_population(tasks: dict[tuple[str, str], int], *, samples: int
 
 
 def check_population(tasks: dict[tuple[str, str], int]) -> Population:
-    """The suite's reference check: one reference per (problem, model)."""
+    """The suite's reference check: one reference per (problem, exec_model)."""
     return {key: [(CHECK, 1.0)] for key in tasks}
 
 
 def self_test_population(expected: list[dict], bodies: list[str]) -> Population:
     """A self-test generator's programs (generators.generate: its expected verdicts and, in the same order, the
-    bodies): identical bodies of one (problem, model) are one program (built once, run once: share_identical_runs)."""
+    bodies): identical bodies of one (problem, exec_model) are one program (built once, run once: share_identical_runs)."""
     seen: dict[tuple[str, str], dict[str, str]] = {}
     for row, body in zip(expected, bodies, strict=True):
         seen.setdefault((row["problem"], row["model"]), {}).setdefault(body, OUTCOME_OF_VERDICT[row["expected_verdict"]])
@@ -155,7 +155,7 @@ class Job:
     task: str  # GENERATION, TRANSLATION or REFERENCE_CHECK
     shard: str
     kind: str  # node kind: cpu or gpu (shards.node_kind)
-    models: tuple[str, ...]
+    exec_models: tuple[str, ...]
     build_s: float
     evaluate_s: float
     programs: float
@@ -176,7 +176,7 @@ class Job:
 
 
 def project_jobs(shard_list: list[shards_module.Shard], populations: dict[tuple[str, str], Population],
-                 costs: dict[tuple[str, str], SampleCost], limits: Limits, *, gpu_models: list[str],
+                 costs: dict[tuple[str, str], SampleCost], limits: Limits, *, gpu_exec_models: list[str],
                  reference_generators: tuple[str, ...] = ("reference",)) -> list[Job]:  # fmt: skip
     """Every (generator, task) x shard of `populations` as a Job (shards with nothing of a population are left out)."""
     jobs = []
@@ -184,15 +184,15 @@ def project_jobs(shard_list: list[shards_module.Shard], populations: dict[tuple[
         for shard in shard_list:
             build_s = evaluate_s = programs = 0.0
             measured = True
-            for key in ((p, m) for m in shard.models for p in shard.problems if (p, m) in population):
+            for key in ((p, m) for m in shard.exec_models for p in shard.problems if (p, m) in population):
                 cost = costs[key]
                 measured &= cost.runs_measured
                 for outcome, count in population[key]:
                     build, evaluate = sample_seconds(cost, outcome, limits, reference=generator in reference_generators)
                     build_s, evaluate_s, programs = build_s + count * build, evaluate_s + count * evaluate, programs + count
             if programs:
-                jobs.append(Job(generator=generator, task=task, shard=shard.name, models=shard.models,
-                                kind=shards_module.node_kind(shard, gpu_models), build_s=build_s,
+                jobs.append(Job(generator=generator, task=task, shard=shard.name, exec_models=shard.exec_models,
+                                kind=shards_module.node_kind(shard, gpu_exec_models), build_s=build_s,
                                 evaluate_s=evaluate_s, programs=programs, runs_measured=measured))  # fmt: skip
     return jobs
 
@@ -202,21 +202,21 @@ def fits(job: Job, runtime_s: float) -> bool:
     return job.longest_job_s <= runtime_s
 
 
-def largest_fitting_shard_size(models: list[str], problems: list[str], populations: dict[tuple[str, str], Population],
-                               costs: dict[tuple[str, str], SampleCost], limits: Limits, *, gpu_models: list[str],
+def largest_fitting_shard_size(exec_models: list[str], problems: list[str], populations: dict[tuple[str, str], Population],
+                               costs: dict[tuple[str, str], SampleCost], limits: Limits, *, gpu_exec_models: list[str],
                                runtime_s: dict[str, float]) -> int | None:  # fmt: skip
     """The largest pcgbench.shards.problems_per_shard (by_model) at which every job fits its node kind's runtime
     (`runtime_s` by kind), or None when even one problem per shard does not."""
     for size in range(len(problems), 0, -1):
-        plan = shards_module.plan(models, problems, by_model=True, problems_per_shard=size)
-        jobs = project_jobs(plan, populations, costs, limits, gpu_models=gpu_models)
+        plan = shards_module.plan(exec_models, problems, by_model=True, problems_per_shard=size)
+        jobs = project_jobs(plan, populations, costs, limits, gpu_exec_models=gpu_exec_models)
         if all(fits(job, runtime_s[job.kind]) for job in jobs):
             return size
     return None
 
 
 def references_over_limit(costs: dict[tuple[str, str], SampleCost], limits: Limits) -> list[tuple[str, str, float]]:
-    """(problem, model, seconds) of the references whose run of the sweep (its longest) passes run_timeout_s at the
+    """(problem, exec_model, seconds) of the references whose run of the sweep (its longest) passes run_timeout_s at the
     paper's size: the reference fails there (a timeout), and every sample's run there is cut at run_timeout_s."""
     return sorted((p, m, max(c.runs_s)) for (p, m), c in costs.items() if max(c.runs_s) > limits.run_timeout_s)
 
@@ -335,7 +335,7 @@ class Overhead:
     stress_per_call: float  # OpenMP models: the stress validations, in calls of its sample
 
 
-def model_overhead(rows: dict[str, dict], scan: dict[str, dict]) -> Overhead:
+def exec_model_overhead(rows: dict[str, dict], scan: dict[str, dict]) -> Overhead:
     """A model's Overhead over its measured problems (`rows`, measured at the timed size as the serial `scan`):
     ratio and stress pooled (sums over the problems: long calls, where fixed per-call costs vanish, weigh most, as
     they do at the paper size), the fixed part a median."""
@@ -350,10 +350,10 @@ def model_overhead(rows: dict[str, dict], scan: dict[str, dict]) -> Overhead:
     return Overhead(ratio=ratio, fixed_s=fixed_s, stress_per_call=stress)
 
 
-def paper_costs(measured: dict, problem_types: dict[str, str], models: list[str], *, max_cores: int, calls_per_config: int,
+def paper_costs(measured: dict, problem_types: dict[str, str], exec_models: list[str], *, max_cores: int, calls_per_config: int,
                 efficiency: float = 0.0, race_check: bool = True, stress_validations: int = 8,
-                gpu_models: tuple[str, ...] = ("cuda", "hip"), gpu_run_factor: float = 1.0) -> dict[tuple[str, str], SampleCost]:  # fmt: skip
-    """Every (problem, model)'s SampleCost at the paper's scale from `measured` (benchmarks/pcgbench_projection.py):
+                gpu_exec_models: tuple[str, ...] = ("cuda", "hip"), gpu_run_factor: float = 1.0) -> dict[tuple[str, str], SampleCost]:  # fmt: skip
+    """Every (problem, exec_model)'s SampleCost at the paper's scale from `measured` (benchmarks/pcgbench_projection.py):
 
         scan[problem]           the serial reference at the timed size (wall_timed_s, sample_timed_s: its run and
                                 its sample's call) and `scale`, its run at the paper size over that run: measured
@@ -364,23 +364,23 @@ def paper_costs(measured: dict, problem_types: dict[str, str], models: list[str]
         gpu_builds[model][problem]  build_s of a GPU model (compiled here; nothing runs)
 
     A model's 1-resource run at the paper size is the serial reference's x the ratio of their sample calls plus the
-    model's fixed overhead (model_overhead, over the problems measured in the model); its stress validations are
+    model's fixed overhead (exec_model_overhead, over the problems measured in the model); its stress validations are
     calls of its sample. A problem not scanned takes the largest serial numbers of its type. Builds, race checks and launch costs do not depend on the size: a problem's own, else the
-    median over the measured ones. A model measured nowhere takes FALLBACK_MODEL's numbers. Each configuration of the
+    median over the measured ones. A model measured nowhere takes FALLBACK_EXEC_MODEL's numbers. Each configuration of the
     sweep then takes config_seconds (+ (ranks - 1) x the launch cost of a rank), an OpenMP model's first run the
     stress validations too. GPU models: the build of a measured GPU model (HIP: CUDA's), and a run assumed to take
     gpu_run_factor x the serial reference's run at the paper size (its baseline is that serial code, timed on the
     CPU beside it): not measured."""
-    scan, by_model, gpu_builds = measured["scan"], measured["models"], measured.get("gpu_builds", {})
+    scan, by_exec_model, gpu_builds = measured["scan"], measured["models"], measured.get("gpu_builds", {})
     calibration = extrapolation_calibration(scan)
     costs = {}
 
-    def source(model: str) -> str:
-        while not by_model.get(model):
-            if model not in FALLBACK_MODEL:
-                raise ValueError(f"no measurement for {model} nor a model it can take costs from ({FALLBACK_MODEL})")
-            model = FALLBACK_MODEL[model]
-        return model
+    def source(exec_model: str) -> str:
+        while not by_exec_model.get(exec_model):
+            if exec_model not in FALLBACK_EXEC_MODEL:
+                raise ValueError(f"no measurement for {exec_model} nor a model it can take costs from ({FALLBACK_EXEC_MODEL})")
+            exec_model = FALLBACK_EXEC_MODEL[exec_model]
+        return exec_model
 
     def peers_of(problem: str, among) -> list[str]:
         return [q for q in among if problem_types.get(q) == problem_types[problem] and q in scan] or [q for q in among if q in scan]
@@ -390,38 +390,38 @@ def paper_costs(measured: dict, problem_types: dict[str, str], models: list[str]
         value = (lambda e: paper_scale(e, calibration)) if key == "scale" else (lambda e: e[key])
         return value(scan[problem]) if problem in scan else max(value(scan[q]) for q in peers_of(problem, scan))
 
-    for model in models:
-        if model in gpu_models:
-            builds = gpu_builds.get(model) or gpu_builds.get("cuda") or {}
+    for exec_model in exec_models:
+        if exec_model in gpu_exec_models:
+            builds = gpu_builds.get(exec_model) or gpu_builds.get("cuda") or {}
             if not builds:
-                raise ValueError(f"no GPU build measured for {model} (nor cuda): cannot project its builds")
+                raise ValueError(f"no GPU build measured for {exec_model} (nor cuda): cannot project its builds")
             for problem in problem_types:
                 runs = (gpu_run_factor * serial(problem, "wall_timed_s") * serial(problem, "scale"),)
-                costs[(problem, model)] = SampleCost(build_s=builds.get(problem, statistics.median(builds.values())),
-                                                     runs_s=runs, runs_measured=False)  # fmt: skip
+                costs[(problem, exec_model)] = SampleCost(build_s=builds.get(problem, statistics.median(builds.values())),
+                                                          runs_s=runs, runs_measured=False)  # fmt: skip
             continue
-        rows = by_model[source(model)]
-        openmp = model in OPENMP_MODELS  # stress validations; the race check: RACE_CHECKED_MODELS
+        rows = by_exec_model[source(exec_model)]
+        openmp = exec_model in OPENMP_EXEC_MODELS  # stress validations; the race check: RACE_CHECKED_MODELS
         if openmp and not any("stress_s" in r for r in rows.values()):
-            rows = by_model[source("omp")]  # the stress validations and race check of an OpenMP model
-        launch_rows = by_model["mpi"] if model == "mpi+omp" and by_model.get("mpi") and not by_model.get(model) else rows
-        launch_s = statistics.median(r.get("mpi_launch_s", 0.0) for r in launch_rows.values()) if model in MPI_MODELS else 0.0
+            rows = by_exec_model[source("omp")]  # the stress validations and race check of an OpenMP model
+        launch_rows = by_exec_model["mpi"] if exec_model == "mpi+omp" and by_exec_model.get("mpi") and not by_exec_model.get(exec_model) else rows
+        launch_s = statistics.median(r.get("mpi_launch_s", 0.0) for r in launch_rows.values()) if exec_model in MPI_EXEC_MODELS else 0.0
 
-        overhead = model_overhead(rows, scan)
+        overhead = exec_model_overhead(rows, scan)
         medians = {key: statistics.median(r.get(key, 0.0) for r in rows.values())
                    for key in ("build_s", "race_build_s", "race_check_s")}  # fmt: skip
         for problem in problem_types:
             wall_t, sample_t, scale = serial(problem, "wall_timed_s"), serial(problem, "sample_timed_s"), serial(problem, "scale")
             wall_1, sample_1 = wall_t * scale * overhead.ratio + overhead.fixed_s, sample_t * scale * overhead.ratio
             runs = []
-            for run in runs_of_sweep(model, resource_sweep(model, max_cores)):
+            for run in runs_of_sweep(exec_model, resource_sweep(exec_model, max_cores)):
                 runs.append(sum(config_seconds(wall_1, sample_1, c.n_resources, calls=calls_per_config,
                                                efficiency=efficiency) + (c.ranks - 1) * launch_s for c in run))  # fmt: skip
             if openmp and stress_validations:
                 runs[0] += overhead.stress_per_call * sample_1  # in the sweep's first run only
             own = rows.get(problem, {})  # builds, race checks: the problem's own where measured
-            costs[(problem, model)] = SampleCost(
-                build_s=own.get("build_s", medians["build_s"]), runs_s=tuple(runs), race_checked=model in RACE_CHECKED_MODELS and race_check,
+            costs[(problem, exec_model)] = SampleCost(
+                build_s=own.get("build_s", medians["build_s"]), runs_s=tuple(runs), race_checked=exec_model in RACE_CHECKED_MODELS and race_check,
                 race_build_s=own.get("race_build_s", medians["race_build_s"]) if openmp else 0.0,
                 race_check_s=own.get("race_check_s", medians["race_check_s"]) if openmp else 0.0,  # (the same models)
             )  # fmt: skip

@@ -40,16 +40,16 @@ def select_problems(problems: list[Problem], selection: str | list[str]) -> list
     return [by_name[name] for name in sorted(set(selection))]
 
 
-def main(out: Path, selection: str | list[str], models: list[str], suite_root: Path, seed: int,
+def main(out: Path, selection: str | list[str], exec_models: list[str], suite_root: Path, seed: int,
          pairs: list[str] | None = None) -> list[dict]:  # fmt: skip
-    """The generation prompts of the selected problems x `models`; with `pairs` ("serial->omp", ...), their
-    translation prompts instead (`models` unused)."""
-    config = {"problems": selection, "models": models} if pairs is None else {"problems": selection, "pairs": pairs}
+    """The generation prompts of the selected problems x `exec_models`; with `pairs` ("serial->omp", ...), their
+    translation prompts instead (`exec_models` unused)."""
+    config = {"problems": selection, "models": exec_models} if pairs is None else {"problems": selection, "pairs": pairs}
     prov = Provenance.start(step="pcgbench.prompts" if pairs is None else "pcgbench.translation_prompts",
                             config=config, seed=seed)  # fmt: skip
     problems = select_problems(load_suite(suite_root), selection)
     if pairs is None:
-        records = export_prompts(problems, models, out)
+        records = export_prompts(problems, exec_models, out)
     else:
         if not any(translation.parse_pair(pair) in translation.pareval_pairs(p, suite_root) for p in problems
                    for pair in pairs):  # fmt: skip
@@ -58,7 +58,7 @@ def main(out: Path, selection: str | list[str], models: list[str], suite_root: P
                              "ParEval has (data/pcgbench/pareval.yaml) or set pcgbench.translation.enabled: false")
         records = translation.export_translation_prompts(problems, out, pairs=pairs, root=suite_root)
     logger.info("selected %d problems (%s) x %s", len(problems), ", ".join(p.name for p in problems),
-                f"{len(models)} models" if pairs is None else f"translation pairs {', '.join(pairs)}")
+                f"{len(exec_models)} models" if pairs is None else f"translation pairs {', '.join(pairs)}")
     prov.finish([out])
     return records
 

@@ -2,7 +2,7 @@
 can be built and run on this machine.
 
     samples, unscored = load_samples(Path("generations.json"), "gpt-4", PROBLEMS_ROOT)
-    skipped = toolchain_report({s.model for s in samples})   # {model: why}, logged
+    skipped = toolchain_report({s.exec_model for s in samples})   # {exec_model: why}, logged
 
 Used by the build step (pcgbench/build.py, which compiles ahead of the evaluation) and by the evaluation (evaluate.py).
 """
@@ -30,27 +30,27 @@ logger = logging.getLogger(__name__)
 class Sample:
     generator: str
     problem: Problem
-    model: str
+    exec_model: str
     sample_index: int
     body: str
-    source_model: str | None = None  # a translation task's source model; None for a generation task
+    source_exec_model: str | None = None  # a translation task's source model; None for a generation task
 
     @property
     def task(self) -> str:
-        return translation.GENERATION if self.source_model is None else translation.TRANSLATION
+        return translation.GENERATION if self.source_exec_model is None else translation.TRANSLATION
 
     @property
     def sample_id(self) -> str:
         """Stable across runs: what the resume log is keyed by (a translation sample's names its source model)."""
-        parts = [self.generator, self.problem.name, self.model, str(self.sample_index), self.body]
-        if self.source_model is not None:
-            parts.append(self.source_model)
+        parts = [self.generator, self.problem.name, self.exec_model, str(self.sample_index), self.body]
+        if self.source_exec_model is not None:
+            parts.append(self.source_exec_model)
         return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:20]
 
     @property
     def program_id(self) -> str:
         """Equal for samples that are the same program (what a shared run is keyed by)."""
-        return hashlib.sha256("\0".join([self.problem.name, self.model, self.body]).encode()).hexdigest()[:20]
+        return hashlib.sha256("\0".join([self.problem.name, self.exec_model, self.body]).encode()).hexdigest()[:20]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -61,7 +61,7 @@ class Unscored:
     holds text that cannot be written (MALFORMED: one Unscored per refused output, `reason` names which)."""
 
     record: str  # the record's name, as in the file (a lone surrogate escaped: pareval_format.record_name)
-    model: str
+    exec_model: str
     status: str
     reason: str
     samples: tuple[Sample, ...] = ()
@@ -83,16 +83,16 @@ def load_samples(generations_path: Path, generator: str, suite_root: Path) -> tu
     for match in matches:
         name = record_name(match.record)
         if match.status in (NO_DRIVER, MALFORMED):
-            unscored.append(Unscored(name, match.model, match.status, match.reason))
+            unscored.append(Unscored(name, match.exec_model, match.status, match.reason))
             continue
-        unscored += [Unscored(name, match.model, MALFORMED, why) for _, why in match.refused]
+        unscored += [Unscored(name, match.exec_model, MALFORMED, why) for _, why in match.refused]
         refused = {j for j, _ in match.refused}
-        source = translation.source_model(match.record)
-        outputs = [Sample(generator=generator, problem=match.problem, model=match.model, sample_index=sample_index,
-                          body=body, source_model=source) for sample_index, body in enumerate(match.record["outputs"])
+        source = translation.source_exec_model(match.record)
+        outputs = [Sample(generator=generator, problem=match.problem, exec_model=match.exec_model, sample_index=sample_index,
+                          body=body, source_exec_model=source) for sample_index, body in enumerate(match.record["outputs"])
                    if sample_index not in refused]  # fmt: skip
         if match.status == PROMPT_MISMATCH:
-            unscored.append(Unscored(name, match.model, PROMPT_MISMATCH, match.reason, tuple(outputs)))
+            unscored.append(Unscored(name, match.exec_model, PROMPT_MISMATCH, match.reason, tuple(outputs)))
             continue
         samples += outputs
     check_something_to_score(records, samples, unscored, str(generations_path))
@@ -126,12 +126,12 @@ def check_something_to_score(records: list[dict], samples: list[Sample], unscore
     raise GenerationsError(f"{source}: nothing to evaluate: " + "; ".join(causes))
 
 
-def toolchain_report(models: set[str]) -> dict[str, str]:
-    """{model: why} for every model that cannot be built and run here; logged before any work starts."""
+def toolchain_report(exec_models: set[str]) -> dict[str, str]:
+    """{exec_model: why} for every model that cannot be built and run here; logged before any work starts."""
     unavailable = {}
-    for model in sorted(models):
-        ok, why = toolchain_status(model)
+    for exec_model in sorted(exec_models):
+        ok, why = toolchain_status(exec_model)
         if not ok:
-            unavailable[model] = why
-            logger.warning("execution model %s skipped: %s", model, why)
+            unavailable[exec_model] = why
+            logger.warning("execution model %s skipped: %s", exec_model, why)
     return unavailable

@@ -25,7 +25,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 
-from workflow_scripts.measure import check_model, load_suite
+from workflow_scripts.measure import check_exec_model, load_suite
 
 ALL = "all"
 
@@ -33,30 +33,30 @@ ALL = "all"
 @dataclasses.dataclass(frozen=True)
 class Shard:
     name: str
-    models: tuple[str, ...]
+    exec_models: tuple[str, ...]
     problems: tuple[str, ...]
 
     def __post_init__(self) -> None:  # lists from a rule's params become tuples
-        object.__setattr__(self, "models", tuple(self.models))
+        object.__setattr__(self, "exec_models", tuple(self.exec_models))
         object.__setattr__(self, "problems", tuple(self.problems))
 
-    def holds(self, model: str, problem: str) -> bool:
-        return model in self.models and problem in self.problems
+    def holds(self, exec_model: str, problem: str) -> bool:
+        return exec_model in self.exec_models and problem in self.problems
 
 
-def plan(models: list[str], problems: list[str], *, by_model: bool, problems_per_shard: int) -> list[Shard]:
-    """The shards of an evaluation of `models` x `problems` (names; problems in the order given)."""
+def plan(exec_models: list[str], problems: list[str], *, by_model: bool, problems_per_shard: int) -> list[Shard]:
+    """The shards of an evaluation of `exec_models` x `problems` (names; problems in the order given)."""
     if problems_per_shard < 0:
         raise ValueError(f"pcgbench.shards.problems_per_shard must be >= 0 (0: no split by problem), got "
                          f"{problems_per_shard}")  # fmt: skip
-    for model in models:
-        check_model(model)
+    for exec_model in exec_models:
+        check_exec_model(exec_model)
     size = problems_per_shard or max(len(problems), 1)
     groups = [tuple(problems[i : i + size]) for i in range(0, len(problems), size)] or [()]
     split = len(groups) > 1
-    by = [(model, (model,)) for model in models] if by_model else [(ALL, tuple(models))]
-    return [Shard(f"{name}.{i}" if split else name, shard_models, group)
-            for name, shard_models in by for i, group in enumerate(groups)]  # fmt: skip
+    by = [(exec_model, (exec_model,)) for exec_model in exec_models] if by_model else [(ALL, tuple(exec_models))]
+    return [Shard(f"{name}.{i}" if split else name, shard_exec_models, group)
+            for name, shard_exec_models in by for i, group in enumerate(groups)]  # fmt: skip
 
 
 def find(shards: list[Shard], name: str) -> Shard:
@@ -67,9 +67,9 @@ def find(shards: list[Shard], name: str) -> Shard:
     raise ValueError(f"no PCGBench shard {name!r}: pcgbench.shards gives {[s.name for s in shards]}")
 
 
-def node_kind(shard: Shard, gpu_models: list[str]) -> str:
+def node_kind(shard: Shard, gpu_exec_models: list[str]) -> str:
     """The kind of node a shard needs: gpu when any of its models runs on a GPU (pcgbench.cluster.gpu_models)."""
-    return "gpu" if set(shard.models) & set(gpu_models) else "cpu"
+    return "gpu" if set(shard.exec_models) & set(gpu_exec_models) else "cpu"
 
 
 @functools.cache
@@ -91,16 +91,16 @@ def plan_for(pcgbench_config: dict, task: str = "generation") -> list[Shard]:
 
 
 @functools.cache  # a plan's resources and inputs ask for it once per job (thousands at the paper's scale)
-def _plan_for(selection: str | tuple[str, ...], models: tuple[str, ...], pairs: tuple[str, ...],
+def _plan_for(selection: str | tuple[str, ...], exec_models: tuple[str, ...], pairs: tuple[str, ...],
               sharding: tuple[tuple[str, object], ...], task: str) -> list[Shard]:  # fmt: skip
     if task == "translation":
         from workflow_scripts.pcgbench.translation import parse_pair
 
         targets = {parse_pair(pair)[1] for pair in pairs}
-        models = tuple(m for m in models if m in targets)
+        exec_models = tuple(m for m in exec_models if m in targets)
     elif task != "generation":
         raise ValueError(f"no PCGBench task {task!r}: generation or translation")
-    return plan(list(models), list(_problem_names(selection)), **dict(sharding))
+    return plan(list(exec_models), list(_problem_names(selection)), **dict(sharding))
 
 
 def named(pcgbench_config: dict, name: str, task: str = "generation") -> Shard:

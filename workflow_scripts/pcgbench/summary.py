@@ -61,8 +61,8 @@ def verdict_mix(results: pd.DataFrame) -> dict[str, dict[str, dict[str, int]]]:
     samples = results.drop_duplicates("sample_id")
     counts = samples.groupby(["model", "problem_type", "verdict"]).size()
     mix: dict[str, dict[str, dict[str, int]]] = {}
-    for (model, problem_type, verdict), count in counts.items():
-        mix.setdefault(model, {}).setdefault(problem_type, {})[verdict] = int(count)
+    for (exec_model, problem_type, verdict), count in counts.items():
+        mix.setdefault(exec_model, {}).setdefault(problem_type, {})[verdict] = int(count)
     return mix
 
 
@@ -111,14 +111,14 @@ def main(metrics_paths: list[Path], results_paths: list[Path], expected_paths: d
     for metrics_path, results_path in zip(metrics_paths, results_paths, strict=True):
         generator = Path(metrics_path).parent.name
         metrics = read_json(metrics_path)
-        by_model = metrics["by_model"].get(generator, {})
+        by_exec_model = metrics["by_model"].get(generator, {})
         by_type = metrics.get("by_model_and_type", {}).get(generator, {})
         results = generation_results[generator] = pd.read_parquet(results_path)
         summary["generators"][generator] = {
-            "by_model": {model: {key: values.get(key) for key in HEADLINE} for model, values in by_model.items()},
-            "by_model_and_type": {model: {problem_type: {key: values.get(key) for key in BY_TYPE}
-                                          for problem_type, values in types.items()}
-                                  for model, types in by_type.items()},  # fmt: skip
+            "by_model": {exec_model: {key: values.get(key) for key in HEADLINE} for exec_model, values in by_exec_model.items()},
+            "by_model_and_type": {exec_model: {problem_type: {key: values.get(key) for key in BY_TYPE}
+                                               for problem_type, values in types.items()}
+                                  for exec_model, types in by_type.items()},  # fmt: skip
             "verdict_counts": metrics["verdict_counts"].get(generator, {}),
             "verdicts_by_model_and_type": verdict_mix(results) if len(results) else {},
             "skipped_models": metrics.get("skipped_models", {}),

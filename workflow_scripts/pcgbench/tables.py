@@ -50,19 +50,19 @@ def metrics_rows(metrics_by_generator: dict[str, dict[str, Any]]) -> tuple[list[
     """
     entries = []
     for generator, metrics in metrics_by_generator.items():
-        by_model = metrics.get("by_model") if isinstance(metrics, dict) else None
-        if not isinstance(by_model, dict):
+        by_language_model = metrics.get("by_model") if isinstance(metrics, dict) else None
+        if not isinstance(by_language_model, dict):
             raise ValueError(f"PCGBench metrics of generator {generator!r} have no `by_model` object; "
                              "rerun its pcgbench evaluate/metrics rule")  # fmt: skip
-        for model, by_execution_model in by_model.items():
+        for language_model, by_execution_model in by_language_model.items():
             for execution_model, values in by_execution_model.items():
-                entries.append((generator, model, execution_model, values))
+                entries.append((generator, language_model, execution_model, values))
     metric_names = sorted({name for *_, values in entries for name in values if name not in COUNT_COLUMNS},
                           key=_metric_order)  # fmt: skip
     counts = [name for name in COUNT_COLUMNS if any(name in values for *_, values in entries)]
     columns = ["generator", "model", "execution_model", *metric_names, *counts]
-    rows = [[generator, model, execution_model, *(values.get(name) for name in metric_names + counts)]
-            for generator, model, execution_model, values in sorted(entries, key=lambda e: e[:3])]  # fmt: skip
+    rows = [[generator, language_model, execution_model, *(values.get(name) for name in metric_names + counts)]
+            for generator, language_model, execution_model, values in sorted(entries, key=lambda e: e[:3])]  # fmt: skip
     return columns, rows
 
 

@@ -22,7 +22,7 @@ where one of its models had written a correct source implementation, so some pro
 - `export_translation_prompts` writes this suite's translation prompts in that format (every pair ParEval has, for
   the problems given; `numbering="pareval"` names them as ParEval does);
 - `model_prompt` is the text a language model is given for a record (generate.py);
-- `source_model`, `check_translation_fields` and `mark_translation_mismatches` let the evaluation read a
+- `source_exec_model`, `check_translation_fields` and `mark_translation_mismatches` let the evaluation read a
   translation file (samples.py): a record is matched as for generation (no_driver, prompt_mismatch), and where
   its `translation_prompt` declares another target interface than the problem's it is prompt_mismatch too.
   Each output is scored as a sample of the target model; its results carry the task and the source model
@@ -76,8 +76,8 @@ PAREVAL_MISSING: dict[str, frozenset[str]] = {
         "sort_sort_non-zero_elements", "sparse_la_sparse_lu_decomp", "sparse_la_sparse_solve")),
 }  # fmt: skip
 # ParEval's names of the execution models in a translation prompt (EXECUTION_MODEL_CLEAN_NAME_MAP).
-MODEL_NAMES = {"serial": "Serial", "omp": "OpenMP", "mpi": "MPI", "mpi+omp": "MPI+OpenMP", "kokkos": "Kokkos",
-               "cuda": "CUDA", "hip": "HIP"}  # fmt: skip
+EXEC_MODEL_NAMES = {"serial": "Serial", "omp": "OpenMP", "mpi": "MPI", "mpi+omp": "MPI+OpenMP", "kokkos": "Kokkos",
+                    "cuda": "CUDA", "hip": "HIP"}  # fmt: skip
 # ParEval's TRANSLATION_PROMPT_FORMAT.
 PROMPT_FORMAT = """// {src_model} implementation of {function_name}
 {src_model_example}
@@ -131,7 +131,7 @@ def translation_record(problem: Problem, source: str, target: str, name: str | N
     function = function_name(problem.signature(target))
     record = {field: generation[field] for field in ("problem_type", "language", "name", "parallelism_model", "prompt")}
     record["translation_prompt"] = PROMPT_FORMAT.format(
-        src_model=MODEL_NAMES[source], src_model_example=_commented(example), dst_model=MODEL_NAMES[target],
+        src_model=EXEC_MODEL_NAMES[source], src_model_example=_commented(example), dst_model=EXEC_MODEL_NAMES[target],
         function_name=function, dst_model_prompt=record["prompt"])  # fmt: skip
     record.update(translation_src_model=source, translation_dst_model=target, translation_src_example=example,
                   translation_function_name=function, outputs=[])  # fmt: skip
@@ -181,7 +181,7 @@ def is_translation(record: dict) -> bool:
     return any(field in record for field in FIELDS)
 
 
-def source_model(record: dict) -> str | None:
+def source_exec_model(record: dict) -> str | None:
     """The record's source model when it is a translation task, else None (a generation task)."""
     return record.get("translation_src_model") if is_translation(record) else None
 
@@ -206,9 +206,9 @@ def check_translation_fields(records: list[dict], source: str = "generations") -
                 raise GenerationsError(f"{where}: field '{field}' is {got}; a translation record (one with any of "
                                        f"{', '.join(FIELDS)}) gives its source model, target model and prompt as text")
         src, dst = record["translation_src_model"], record["translation_dst_model"]
-        for field, model in (("translation_src_model", src), ("translation_dst_model", dst)):
-            if model not in EXECUTION_MODELS:
-                raise GenerationsError(f"{where}: field '{field}' is {model!r}; expected one of {list(EXECUTION_MODELS)}")
+        for field, exec_model in (("translation_src_model", src), ("translation_dst_model", dst)):
+            if exec_model not in EXECUTION_MODELS:
+                raise GenerationsError(f"{where}: field '{field}' is {exec_model!r}; expected one of {list(EXECUTION_MODELS)}")
         if dst != record["parallelism_model"]:
             raise GenerationsError(f"{where}: field 'translation_dst_model' is {dst!r} but 'parallelism_model' is "
                                    f"{record['parallelism_model']!r}; a translation record's target is its execution "
@@ -224,16 +224,16 @@ def mark_translation_mismatches(matches: list[Match]) -> list[Match]:
     marked = []
     for match in matches:
         if match.status == "" and is_translation(match.record):
-            why = interface_mismatch(match.record["translation_prompt"], match.problem, match.model)
+            why = interface_mismatch(match.record["translation_prompt"], match.problem, match.exec_model)
             if why:
                 logger.warning("record %d (%s, %s): translation_prompt: %s; reported as %s", match.index,
-                               match.record["name"], match.model, why, PROMPT_MISMATCH)  # fmt: skip
+                               match.record["name"], match.exec_model, why, PROMPT_MISMATCH)  # fmt: skip
                 match = dataclasses.replace(match, status=PROMPT_MISMATCH, reason=f"translation_prompt: {why}")
         marked.append(match)
     return marked
 
 
-__all__ = ["FIELDS", "GENERATION", "MODEL_NAMES", "PAIRS", "PAIR_NAMES", "PAREVAL_MISSING", "PROMPT_FORMAT",
+__all__ = ["EXEC_MODEL_NAMES", "FIELDS", "GENERATION", "PAIRS", "PAIR_NAMES", "PAREVAL_MISSING", "PROMPT_FORMAT",
            "SEPARATOR", "TRANSLATION", "check_translation_fields", "export_translation_prompts",
            "function_name", "is_translation", "mark_translation_mismatches", "model_prompt", "pair_name",
-           "pareval_pairs", "parse_pair", "source_example", "source_model", "translation_record"]
+           "pareval_pairs", "parse_pair", "source_example", "source_exec_model", "translation_record"]

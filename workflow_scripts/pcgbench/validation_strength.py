@@ -3,7 +3,7 @@
 A body that answers from the size, a parity, a fixed place or a constant, or that looks at part of its input only,
 scores a speedup wherever the problem's generator lets such an answer through the validations (a red-team review found search_contains
 answered as `x.size() & 1`, closest_pair_2d as a constant). This module writes a family of such bodies for a
-(problem, model) from the prompt's signature and the serial reference, builds and runs each like a sample, and
+(problem, exec_model) from the prompt's signature and the serial reference, builds and runs each like a sample, and
 counts how many the driver's validation kills.
 
 The family (`trivial_bodies`), where the signature allows it:
@@ -56,8 +56,8 @@ from workflow_scripts.measure import (
 
 logger = logging.getLogger(__name__)
 
-MODELS = ("serial", "omp", "mpi", "mpi+omp", "kokkos")  # the models that run here (not cuda, hip)
-VECTOR_MODELS = ("serial", "omp", "mpi", "mpi+omp")  # the models whose prompt has the vector signature
+EXEC_MODELS = ("serial", "omp", "mpi", "mpi+omp", "kokkos")  # the models that run here (not cuda, hip)
+VECTOR_EXEC_MODELS = ("serial", "omp", "mpi", "mpi+omp")  # the models whose prompt has the vector signature
 # Inputs validated at the timed size: a run of the evaluation's defaults checks 1 validation and 9 timed calls there.
 DEFAULT_VALIDATIONS = 10
 DEFAULT_SEED = 1234
@@ -158,7 +158,7 @@ def _returns(sig: Signature, value: str) -> str:
     return f"  return ({sig.returns})({value});\n}}\n"
 
 
-def _value_bodies(sig: Signature, model: str) -> dict[str, str]:
+def _value_bodies(sig: Signature, exec_model: str) -> dict[str, str]:
     """Bodies that return something computed from no more than the size or one element."""
     bodies = {"zero": _returns(sig, "0"), "one": _returns(sig, "1")}
     size = _size_expr(sig)
@@ -170,7 +170,7 @@ def _value_bodies(sig: Signature, model: str) -> dict[str, str]:
     first = next((p for p in sig.params if p.vector or p.view), None)
     one_dimensional = first is not None and (first.vector or first.type.count("*") == 1)
     if first is not None and one_dimensional and first.element in _ARITHMETIC and sig.returns in _ARITHMETIC:
-        if model == "kokkos":
+        if exec_model == "kokkos":
             bodies["first_element"] = _returns(sig, f"{first.name}(0)")
             bodies["last_element"] = _returns(sig, f"{first.name}({first.name}.extent(0) - 1)")
         else:
@@ -304,19 +304,19 @@ def _replay_body(sig: Signature, size: str) -> str:
             + "  return pcg_vs_answer;\n}\n")
 
 
-def trivial_bodies(problem: Problem, model: str) -> dict[str, str]:
-    """name -> body (the text after the prompt's "{", closing "}" included) of each trivial body of (problem, model)."""
-    if model not in MODELS:
-        raise ValueError(f"the validation-strength check runs {MODELS}, not {model!r} (nothing runs it here)")
-    sig = parse_signature(problem.signature(model))
-    bodies = {} if sig.returns == "void" else _value_bodies(sig, model)
+def trivial_bodies(problem: Problem, exec_model: str) -> dict[str, str]:
+    """name -> body (the text after the prompt's "{", closing "}" included) of each trivial body of (problem, exec_model)."""
+    if exec_model not in EXEC_MODELS:
+        raise ValueError(f"the validation-strength check runs {EXEC_MODELS}, not {exec_model!r} (nothing runs it here)")
+    sig = parse_signature(problem.signature(exec_model))
+    bodies = {} if sig.returns == "void" else _value_bodies(sig, exec_model)
     if sig.returns == "void":
         bodies["nothing"] = "}\n"
     derived = {}
     size = _size_expr(sig)
     if sig.returns != "void" and size is not None:
         derived["replay_by_size"] = _replay_body(sig, size)
-    if model in VECTOR_MODELS:
+    if exec_model in VECTOR_EXEC_MODELS:
         names = {p.name for p in sig.params}
         if any(p.vector for p in sig.params) and not any(p.size_like for p in sig.params) and "row_ptr" not in names:
             derived |= _sliced_bodies(sig)
@@ -326,16 +326,16 @@ def trivial_bodies(problem: Problem, model: str) -> dict[str, str]:
             derived |= _restoring_bodies(sig)
     # The serial reference serves the vector models; Kokkos's own serves its view signature.
     reference = _reference_signature(sig) + " {\n"
-    reference += reference_body(problem, "serial" if model in VECTOR_MODELS else model)
+    reference += reference_body(problem, "serial" if exec_model in VECTOR_EXEC_MODELS else exec_model)
     return bodies | {name: body + reference for name, body in derived.items()}
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class StrengthScore:
-    """How the validation of one (problem, model) fared against its trivial bodies."""
+    """How the validation of one (problem, exec_model) fared against its trivial bodies."""
 
     problem: str
-    model: str
+    exec_model: str
     verdicts: dict[str, str]  # body name -> its verdict (a body listed in CORRECT_ANSWERS included)
     details: dict[str, str]  # body name -> the verdict's detail (why a validation failed)
 
@@ -356,18 +356,18 @@ class StrengthScore:
         return self.generated - len(self.survivors)
 
 
-def strength_protocol(model: str, *, validations: int = DEFAULT_VALIDATIONS, seed: int = DEFAULT_SEED) -> RunProtocol:
+def strength_protocol(exec_model: str, *, validations: int = DEFAULT_VALIDATIONS, seed: int = DEFAULT_SEED) -> RunProtocol:
     """Validate only: the small size, then `validations` inputs at the timed size; MPI on 2 ranks (so the first
     half is the first n / ranks elements), one thread per rank (the bodies are serial code)."""
     return RunProtocol(warmup=0, reps=0, validations=validations, seed=seed,
-                       ranks=2 if model in ("mpi", "mpi+omp") else 1, threads=1)  # fmt: skip
+                       ranks=2 if exec_model in ("mpi", "mpi+omp") else 1, threads=1)  # fmt: skip
 
 
-def check_validation_strength(problems: list[Problem], models: list[str], *, cache: BuildCache,
+def check_validation_strength(problems: list[Problem], exec_models: list[str], *, cache: BuildCache,
                               validations: int = DEFAULT_VALIDATIONS, seed: int = DEFAULT_SEED,
                               limits: SandboxLimits | None = None,
                               reference: bool = False) -> list[StrengthScore]:  # fmt: skip
-    """Build and run every trivial body of every (problem, model); one StrengthScore each, in that order.
+    """Build and run every trivial body of every (problem, exec_model); one StrengthScore each, in that order.
 
     `reference`: run the model's own reference too, as the body named "reference" (it must get ok; it is not
     counted among the trivial bodies). A trivial body that does not build, or that the inspection refuses, is this
@@ -376,27 +376,27 @@ def check_validation_strength(problems: list[Problem], models: list[str], *, cac
     limits = limits or SandboxLimits(wall_s=120.0, cpu_limit_s=120)
     jobs = []
     for problem in problems:
-        for model in models:
-            bodies = trivial_bodies(problem, model)
+        for exec_model in exec_models:
+            bodies = trivial_bodies(problem, exec_model)
             if reference:
-                bodies["reference"] = reference_body(problem, model)
-            jobs += [(problem, model, name, body) for name, body in bodies.items()]
+                bodies["reference"] = reference_body(problem, exec_model)
+            jobs += [(problem, exec_model, name, body) for name, body in bodies.items()]
     scores: dict[tuple[str, str], StrengthScore] = {}
     with cache.building([BuildRequest(problem=p, model=m, body=b) for p, m, _, b in jobs]) as futures:
-        for (problem, model, name, _), future in zip(jobs, futures, strict=True):
+        for (problem, exec_model, name, _), future in zip(jobs, futures, strict=True):
             build = future.result()
             if not build.ok or build.finding is not None:
                 why = build.log if not build.ok else f"{build.finding.verdict}: {build.finding.detail}"
-                raise RuntimeError(f"trivial body {problem.name}/{model}/{name} is no sample to judge: {why}")
-            run = run_program(problem, model, build.exe, strength_protocol(model, validations=validations,
-                                                                           seed=seed), limits)  # fmt: skip
-            score = scores.setdefault((problem.name, model),
-                                      StrengthScore(problem=problem.name, model=model, verdicts={}, details={}))
+                raise RuntimeError(f"trivial body {problem.name}/{exec_model}/{name} is no sample to judge: {why}")
+            run = run_program(problem, exec_model, build.exe, strength_protocol(exec_model, validations=validations,
+                                                                                seed=seed), limits)  # fmt: skip
+            score = scores.setdefault((problem.name, exec_model),
+                                      StrengthScore(problem=problem.name, exec_model=exec_model, verdicts={}, details={}))
             if name == "reference":
                 if run.verdict != OK:
-                    raise RuntimeError(f"the reference of {problem.name}/{model} got {run.verdict}: {run.detail}")
+                    raise RuntimeError(f"the reference of {problem.name}/{exec_model} got {run.verdict}: {run.detail}")
                 continue
             score.verdicts[name] = run.verdict
             score.details[name] = run.detail
-            logger.info("%s/%s %s: %s", problem.name, model, name, run.verdict)
+            logger.info("%s/%s %s: %s", problem.name, exec_model, name, run.verdict)
     return list(scores.values())

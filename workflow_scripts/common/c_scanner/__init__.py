@@ -32,7 +32,7 @@ from workflow_scripts.common.c_scanner.models import (
     PARALLEL_MODELS,
     has_cpp_constructs,
     parallel_models,
-    uses_model,
+    uses_exec_model,
 )
 from workflow_scripts.common.c_scanner.openmp import (
     is_parallel_for_directive,
@@ -69,6 +69,6 @@ __all__ = [
     "is_parallel_for_directive", "matching_brace_end", "matching_close", "omp_clauses", "parallel_models", "pragmas",
     "preprocessor_line_end", "reduction_operators", "scalar_declarations", "skip_comment_or_literal",
     "skip_space_and_comments", "split_declarators", "statement_end", "strip_comments_and_strings",
-    "strip_line_comments", "struct_definitions", "top_level_loops", "uses_model", "with_one_thread", "with_schedule",
+    "strip_line_comments", "struct_definitions", "top_level_loops", "uses_exec_model", "with_one_thread", "with_schedule",
     "without_first_reduction", "without_for_of_first_reduction",
 ]  # fmt: skip

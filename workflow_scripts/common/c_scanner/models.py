@@ -4,7 +4,7 @@
   the corpus touches at all. Any API marker counts, in comments too (the paper tags files by content, and a
   pragma in a comment is rare), Fortran's `!$omp` and `use mpi` included. Keys: PARALLEL_MODELS ("omp", "mpi",
   ...), named as PCGBench names its execution models.
-- `uses_model(model, body)` (the measurement engine, measure/suite.py): whether a generated function body really does the
+- `uses_exec_model(exec_model, body)` (the measurement engine, measure/suite.py): whether a generated function body really does the
   work in the execution model its prompt asked for. Much stricter: only code counts (comments and strings are
   removed first) and only constructs that create parallel work or communicate. Keys: PCGBench's execution
   models ("omp", "mpi", ...).
@@ -106,24 +106,24 @@ def _has_mpi(code: str) -> bool:
     return bool(_MPI_COMM.search(code))
 
 
-def uses_model(model: str, body: str) -> tuple[bool, str]:
-    """(True, "") if a generated `body` uses PCGBench execution model `model`, else (False, a sentence saying
+def uses_exec_model(exec_model: str, body: str) -> tuple[bool, str]:
+    """(True, "") if a generated `body` uses PCGBench execution model `exec_model`, else (False, a sentence saying
     what is missing)."""
     code = strip_comments_and_strings(body)
-    if model == "serial":
+    if exec_model == "serial":
         return True, ""
-    if model == "omp":  # pragmas are read from the body itself: a `_Pragma` holds its directive in a string
+    if exec_model == "omp":  # pragmas are read from the body itself: a `_Pragma` holds its directive in a string
         return (True, "") if _has_omp(body) else (False, "OpenMP prompt body has no OpenMP construct")
-    if model == "mpi":
+    if exec_model == "mpi":
         return (True, "") if _has_mpi(code) else (False, "MPI prompt body never communicates (no MPI communication call)")
-    if model == "mpi+omp":
+    if exec_model == "mpi+omp":
         missing = [what for what, ok in (("no OpenMP construct", _has_omp(body)),
                                          ("no MPI communication call", _has_mpi(code))) if not ok]
         return (True, "") if not missing else (False, "MPI+OpenMP prompt body has " + " and ".join(missing))
-    if model == "kokkos":
+    if exec_model == "kokkos":
         return (True, "") if _KOKKOS.search(code) else (False, "Kokkos prompt body has no Kokkos parallel pattern")
-    if model in ("cuda", "hip"):
+    if exec_model in ("cuda", "hip"):
         if _GPU_INDEX.search(code):
             return True, ""
-        return False, f"{MODEL_TITLES[model]} kernel body never uses the thread index: every thread would do all the work"
-    raise ValueError(f"unknown execution model {model!r}; expected one of {sorted(MODEL_TITLES)}")
+        return False, f"{MODEL_TITLES[exec_model]} kernel body never uses the thread index: every thread would do all the work"
+    raise ValueError(f"unknown execution model {exec_model!r}; expected one of {sorted(MODEL_TITLES)}")
