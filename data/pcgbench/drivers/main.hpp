@@ -305,7 +305,7 @@ inline void release_threads() {
 
 }  // namespace pcg
 
-#if !defined(PCG_GPU)  // the GPU models' runs decide in the sample's process (run.JUDGED_MODELS)
+#if !defined(PCG_GPU)  // the GPU models' runs decide in the sample's process (run.JUDGED_EXEC_MODELS)
 #include "judge.hpp"
 #endif
 
