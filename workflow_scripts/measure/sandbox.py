@@ -46,8 +46,8 @@ Two modes, chosen by who runs the harness (`rootless()`):
   before 5.14 the count covers all of the user's processes, and the self-check warns). Limits above the user's
   hard limits (which only root may raise) are refused before the run with the name of the setting. Where the
   kernel or the site forbids unprivileged user namespaces, the harness stops and says what to ask the site for.
-Both modes contain the same hostile programs with the same verdicts (tests/pcgbench_harness/
-test_rootless.py runs them as a normal user); what rootless mode lacks is the raised priority below.
+Both modes contain the same hostile programs with the same verdicts (tests/measure/test_rootless.py
+runs them as a normal user); what rootless mode lacks is the raised priority below.
 
 The compiler and linker run on generated source with the same mount view, namespaces, user namespace, uid and
 limits (run_confined): a source can make the compiler read any file it can name (`#include "/tmp/x"` puts the

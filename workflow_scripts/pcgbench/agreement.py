@@ -38,21 +38,21 @@ A disagreement's cause, from a fixed vocabulary (CAUSES), is computed from what 
   past its buffer, a double free: `malloc(): corrupted top size`): undefined behaviour, which ParEval's runs survived;
 - unexplained: any other difference (a crash here on a ParEval pass, ...): a harness bug until read and named.
 
-Measured on the 2-core machine on 2026-12-07 (protocol of that day, size paper, race check on), six stratified
-draws (--sample-seed 46), half ParEval passes and half failures each: GPT-4 serial->omp 48 (43 agree; 6 min 47 s),
-GPT-3.5 serial->omp 48 (47), GPT-4 serial->mpi 24 (22), GPT-4 cuda->kokkos 24 (21), CodeLlama-34B generation
-serial+omp 48 (45) and mpi+omp+mpi+kokkos 36 (22): 200 of 228 agree (87.7%); builds agree on 98.2%; validity, on
-the samples both built with the stricter-by-design verdicts set apart, on 95.2% (180 of 189). The 28 differences,
-every one read by hand: no_parallelism 12 (ParEval passes: serial code on MPI, MPI+OpenMP and Kokkos prompts, 5
-of them `// TODO return false;` for search_xor_contains, whose ParEval check almost always wants false; ParEval's
-own source check agreed on 11), race_detected 3 (real races: a check outside the critical section, writes to a
-shared vector<bool>), answer_check 6 (stencil and game-of-life bodies that leave or wrap the boundary the prompt
-defines, which ParEval's validator skips; MPI+OpenMP bodies that drop n mod ranks, at a size ParEval's powers of two
-never reach), build_environment 4 (a non-rectangular collapse and a Kokkos volatile join ParEval's compiler and
-Kokkos 4 rejected; Kokkos records ParEval built none of), time_limit 3 (fft_split's parallel region per recursion
-call under the stress validations' 8 threads on 2 cores, ok in 3.1 s without them; a quadratic Kokkos spmv at this
-suite's 69905 rows, 34x ParEval's work; an MPI body overflowing its buffer where 37 rows do not split in 2, one
-rank dead and the other waiting).
+Measured on the 2-core machine on 2026-12-07 under protocol v7 (size paper, race check on, load 8-10 from other
+work), six stratified draws (--sample-seed 46), half ParEval passes and half failures each: GPT-4 serial->omp 48 (44
+agree; 3 min 9 s), GPT-3.5 serial->omp 48 (46), GPT-4 serial->mpi 24 (22), GPT-4 cuda->kokkos 24 (21), CodeLlama-34B
+generation serial+omp 48 (45) and mpi+omp+mpi+kokkos 36 (22): 200 of 228 agree (87.7%, as under v5); builds agree on
+98.2%; validity, on the 204 samples both built with the 15 stricter-by-design differences set apart, on 95.2% (180 of
+189). No output got resource_overuse or tampering. The 28 differences, every one read: no_parallelism 12 (ParEval
+passes: serial code on MPI, MPI+OpenMP and Kokkos prompts, 5 of them `// TODO return false;` for search_xor_contains,
+whose ParEval check almost always wants false; ParEval's own source check agreed on 11), race_detected 3 (real races:
+writes to a shared vector<bool>, a check outside the critical section), answer_check 7 (stencil and game-of-life
+bodies that leave or wrap the boundary the prompt defines, which ParEval's validator skips; MPI+OpenMP bodies that drop
+n mod ranks, at a size ParEval's powers of two never reach; a struct search ParEval found invalid at 32 threads, which
+passes every validation here), build_environment 4 (a non-rectangular collapse and a Kokkos volatile join ParEval's
+compiler and Kokkos 4 rejected; Kokkos records ParEval built none of), time_limit 1 (a quadratic Kokkos spmv at this
+suite's 69905 rows, 34x ParEval's work), memory_error 1 (an MPI stencil that writes past its buffer where the rows do
+not split evenly: `malloc(): corrupted top size`).
 """
 
 from __future__ import annotations

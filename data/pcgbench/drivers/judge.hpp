@@ -75,7 +75,7 @@ inline bool receive_message(int fd, JudgeMessage& m) {
   return true;
 }
 
-// The outputs of a call: the harness's outputs(Data&) (a tuple of references) where its check reads more than
+// The outputs of a call: the problem header's outputs(Data&) (a tuple of references) where its check reads more than
 // result(), else result() alone.
 template <class D>
 auto outputs_of(D& d, int) -> decltype(outputs(d)) { return outputs(d); }
@@ -632,7 +632,7 @@ inline bool call_sample(Sample& s, std::size_t size, std::uint64_t seed, int thr
   for_indices(std::make_index_sequence<n>{}, [&](auto i) {
     if (ok) ok = take_output(s.ranks[0].pid, first.spans[i], std::get<i>(outs), element_count(std::get<i>(wanted)), why);
   });
-  if (ok) collect_output_if_defined(got, 0);  // the harness's conversion (a Kokkos View to the vector checked)
+  if (ok) collect_output_if_defined(got, 0);  // the problem header's conversion (a Kokkos View to the vector checked)
   return ok;
 }
 

@@ -1,5 +1,5 @@
-// search_last_short_book: n books of 100-1000 pages and one to four short ones (1-99 pages): the answer, the last of
-// them, in the region of the vector (an end, the first or the second half) the seed names, the others before it.
+// search_last_short_book: n books of 100-1000 pages and short ones (1-99 pages): the answer, the last of them, in the
+// region of the vector (an end, the first or the second half) the seed names, the others before it.
 // Neither its place nor its page count is known to a body, so only a search of the whole vector (from the end, the part
 // after the answer) finds it.
 namespace pcg {
@@ -25,6 +25,13 @@ inline Data generate(std::size_t n, std::uint64_t seed) {
   d.books[last].pages = (int)rng.integer(1, 99);
   for (long long k = rng.integer(0, 3); k > 0 && last > 0; --k)
     d.books[(std::size_t)rng.integer(0, (long long)last - 1)].pages = (int)rng.integer(1, 99);
+  // More short books before it, in most sixteenths of [0, last): every thread of a parallel search then finds some
+  // near the end of its share, so that a body whose threads each write the last one they find (the last write wins,
+  // not the largest index: ParEval passed such a translation) is wrong on most inputs.
+  for (std::size_t part = 0; last >= 16 && part < 16; ++part)
+    if (rng.integer(0, 3) > 0)
+      d.books[(std::size_t)rng.integer((long long)(last * part / 16), (long long)(last * (part + 1) / 16) - 1)].pages =
+          (int)rng.integer(1, 99);
   return d;
 }
 inline void call_baseline(Data& d) { d.out = pcg_baseline::findLastShortBook(d.books); }
