@@ -19,7 +19,7 @@ run: setup
 # one worker too, one after another: tests/conftest.py TORCH_DISTRIBUTED), then the exclusive ones alone
 # (tests/conftest.py EXCLUSIVE says which and why). Both phases always run; either failing fails the target. A phase
 # that PYTEST_ARGS leaves without tests (pytest's exit status 5) is not a failure. The files start slowest first
-# (tests/conftest.py SLOW_FIRST; --no-loadscope-reorder keeps that order). Two workers: 16 min 20 s + 22 s in a fresh
+# (tests/conftest.py SLOW_FIRST; --no-loadscope-reorder keeps that order). Two workers: 17 min 30 s + 23 s in a fresh
 # clone (2026-12-07, 2 cores); CI runs one worker (TEST_WORKERS=1): 1589 s with the linters (landing of 2026-12-07).
 TEST_WORKERS ?= 2
 test: setup
