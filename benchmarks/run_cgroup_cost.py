@@ -27,8 +27,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=60)
     args = parser.parse_args()
-    if run_cgroup.hierarchies() is None:
-        sys.exit("no control group per run here (rootless mode or no writable cgroup v1 hierarchies): nothing to time")
+    if run_cgroup.memory_hierarchy() is None:
+        sys.exit("no control group per run here (rootless mode or no writable cgroup v1 memory hierarchy): nothing to time")
     limits = SandboxLimits(wall_s=30.0)
     make = run_cgroup.RunCgroup.__dict__["make"]
     without = classmethod(lambda cls, **_: None)

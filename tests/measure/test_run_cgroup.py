@@ -21,10 +21,10 @@ from workflow_scripts.measure import (
     run_program,
     suite,
 )
-from workflow_scripts.measure.run_cgroup import GROUP_PREFIX, hierarchies
+from workflow_scripts.measure.run_cgroup import GROUP_PREFIX, memory_hierarchy
 from workflow_scripts.measure.sandbox import run_sandboxed, verdict_for
 
-pytestmark = pytest.mark.skipif(hierarchies() is None, reason="no control group per run here (rootless mode or no "
+pytestmark = pytest.mark.skipif(memory_hierarchy() is None, reason="no control group per run here (rootless mode or no "
                                 "writable cgroup v1 memory hierarchy)")
 
 PYTHON = "/usr/bin/python3"  # the system's: the sandbox shows /usr, not the project's virtual environment
@@ -46,7 +46,7 @@ print("all children done")
 
 
 def own_groups() -> list[Path]:
-    return [group for folder in hierarchies().values() for group in folder.glob(f"{GROUP_PREFIX}{os.getpid()}-*")]
+    return list(memory_hierarchy().glob(f"{GROUP_PREFIX}{os.getpid()}-*"))
 
 
 def test_processes_that_together_exceed_the_run_memory_are_stopped_for_it():
@@ -98,8 +98,7 @@ def test_mpi_ranks_that_together_exceed_the_run_memory_get_killed_resource_limit
 def test_a_hierarchy_that_refuses_the_group_leaves_the_per_process_limits(monkeypatch, tmp_path):
     from workflow_scripts.measure import run_cgroup
 
-    gone = {controller: tmp_path / "not-there" / controller for controller in run_cgroup.CONTROLLERS}
-    monkeypatch.setattr(run_cgroup, "hierarchies", lambda: gone)
+    monkeypatch.setattr(run_cgroup, "memory_hierarchy", lambda: tmp_path / "not-there")
     assert run_cgroup.RunCgroup.make(memory_mb=64) is None
     result = run_sandboxed(["true"], limits=SandboxLimits(wall_s=30.0))
     assert (result.outcome, result.returncode, result.usage) == ("exited", 0, None)

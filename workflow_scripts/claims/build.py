@@ -452,7 +452,7 @@ def summaries_sha256(paths: list[str | Path]) -> str:
 
 # A claim renamed since runs were recorded keeps its history: old rows are read under the new id.
 RENAMED_CLAIMS = {"rlpf_openmp_speedup": "rlpf_omp_speedup",  # RLPF's task set is "omp", as PCGBench names it
-                  # the old id read as the name of the tests' former folder (issue 48)
+                  # the tests are no longer in a folder of that name, and "harness" now names no one thing
                   "pcgbench_harness_verdicts": "pcgbench_self_test_verdicts"}
 
 

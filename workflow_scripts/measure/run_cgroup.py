@@ -42,7 +42,6 @@ from pathlib import Path
 
 logger = logging.getLogger(__name__)
 
-CONTROLLERS = ("memory",)
 GROUP_PREFIX = "pcgbench-run-"  # the run groups' names: GROUP_PREFIX, the harness's pid, a counter, random bits
 _counter = itertools.count()
 
@@ -64,49 +63,39 @@ class RunUsage:
 
 
 @functools.cache
-def hierarchies() -> dict[str, Path] | None:
-    """Each controller's folder for this process's own group ({controller: path}), or None where the harness
-    cannot make run groups (why logged once)."""
+def memory_hierarchy() -> Path | None:
+    """The folder of this process's own group in the cgroup v1 memory hierarchy, where run groups are made, or None
+    where the harness cannot make them (why logged once)."""
     if os.geteuid() != 0:
         logger.info("no control group per run (rootless mode: no delegated cgroup); per-process limits stand in")
         return None
-    mounts: dict[str, Path] = {}
-    for line in Path("/proc/self/mountinfo").read_text().splitlines():
-        before, _, after = line.partition(" - ")
-        fields, (fstype, _source, options) = before.split(), after.split()[:3]
-        if fstype == "cgroup":
-            for controller in set(options.split(",")) & set(CONTROLLERS):
-                mounts[controller] = Path(fields[4])
-    own: dict[str, str] = {}
-    for line in Path("/proc/self/cgroup").read_text().splitlines():
-        _, names, path = line.split(":", 2)
-        for controller in names.split(","):
-            own[controller] = path
-    missing = [c for c in CONTROLLERS if c not in mounts or c not in own]
-    if missing:
-        logger.warning("no control group per run: the cgroup v1 controller(s) %s are not mounted here (a unified "
-                       "cgroup v2 hierarchy is not driven yet); per-process limits stand in", ", ".join(missing))
+    mount = next((Path(before.split()[4]) for before, _, after in
+                  (line.partition(" - ") for line in Path("/proc/self/mountinfo").read_text().splitlines())
+                  if after.split()[0] == "cgroup" and "memory" in after.split()[2].split(",")), None)  # fmt: skip
+    own = next((path for _, names, path in (line.split(":", 2) for line in
+                                            Path("/proc/self/cgroup").read_text().splitlines())
+                if "memory" in names.split(",")), None)  # fmt: skip
+    if mount is None or own is None:
+        logger.warning("no control group per run: no cgroup v1 memory hierarchy here (a unified cgroup v2 hierarchy "
+                       "is not driven yet); per-process limits stand in")
         return None
-    found = {c: mounts[c] / own[c].lstrip("/") for c in CONTROLLERS}
-    unwritable = [str(path) for path in found.values() if not os.access(path, os.W_OK)]
-    if unwritable:
-        logger.warning("no control group per run: cannot make groups in %s; per-process limits stand in",
-                       ", ".join(unwritable))
+    folder = mount / own.lstrip("/")
+    if not os.access(folder, os.W_OK):
+        logger.warning("no control group per run: cannot make groups in %s; per-process limits stand in", folder)
         return None
-    _remove_stale(found)
-    return found
+    _remove_stale(folder)
+    return folder
 
 
-def _remove_stale(found: dict[str, Path]) -> None:
+def _remove_stale(folder: Path) -> None:
     """Remove the empty run groups a killed harness left (their harness's pid gone)."""
-    for folder in found.values():
-        for group in folder.glob(GROUP_PREFIX + "*"):
-            pid = group.name[len(GROUP_PREFIX):].split("-")[0]
-            if pid.isdigit() and not Path(f"/proc/{pid}").exists():
-                try:
-                    group.rmdir()
-                except OSError:
-                    pass  # not empty (something still runs in it) or already gone
+    for group in folder.glob(GROUP_PREFIX + "*"):
+        pid = group.name[len(GROUP_PREFIX):].split("-")[0]
+        if pid.isdigit() and not Path(f"/proc/{pid}").exists():
+            try:
+                group.rmdir()
+            except OSError:
+                pass  # not empty (something still runs in it) or already gone
 
 
 @functools.cache
@@ -116,29 +105,26 @@ def _warn_unmade(why: str) -> None:
 
 @dataclasses.dataclass
 class RunCgroup:
-    """The control group of one run (one per controller, CONTROLLERS), with its memory limit set."""
+    """The memory control group of one run, with its limit set."""
 
-    paths: dict[str, Path]
+    path: Path
     memory_limit_mb: int | None
 
     @classmethod
     def make(cls, *, memory_mb: int | None) -> RunCgroup | None:
         """The group of a new run, limited to `memory_mb` of resident memory (None: no limit of its own, only its
         usage read); None where it cannot be made here."""
-        found = hierarchies()
-        if found is None:
+        folder = memory_hierarchy()
+        if folder is None:
             return None
-        name = f"{GROUP_PREFIX}{os.getpid()}-{next(_counter)}-{secrets.token_hex(4)}"
-        paths = {controller: folder / name for controller, folder in found.items()}
-        group = cls(paths=paths, memory_limit_mb=memory_mb)
+        group = cls(path=folder / f"{GROUP_PREFIX}{os.getpid()}-{next(_counter)}-{secrets.token_hex(4)}",
+                    memory_limit_mb=memory_mb)  # fmt: skip
         try:
-            for path in paths.values():
-                path.mkdir()
-            memory = paths["memory"]
+            group.path.mkdir()
             if memory_mb is not None:
-                (memory / "memory.limit_in_bytes").write_text(str(memory_mb << 20))
-                if (memory / "memory.memsw.limit_in_bytes").exists():  # swap counted too, where accounted
-                    (memory / "memory.memsw.limit_in_bytes").write_text(str(memory_mb << 20))
+                (group.path / "memory.limit_in_bytes").write_text(str(memory_mb << 20))
+                if (group.path / "memory.memsw.limit_in_bytes").exists():  # swap counted too, where accounted
+                    (group.path / "memory.memsw.limit_in_bytes").write_text(str(memory_mb << 20))
         except OSError as err:  # a hierarchy that refuses a new group (its own limits, a read-only mount): none
             group.remove()
             _warn_unmade(str(err))
@@ -149,16 +135,13 @@ class RunCgroup:
         """A prefix that moves the command's first process into the group before it execs the rest: everything
         it starts is then in it (a process cannot leave a group it was not given write access to: the files
         are root's, the run is uid 65534)."""
-        procs = [str(path / "cgroup.procs") for path in self.paths.values()]
-        join = " && ".join(f'echo $$ > "${i + 1}"' for i in range(len(procs)))
-        return ["sh", "-c", f'{join} && shift {len(procs)} && exec "$@"', "pcgbench-cgroup", *procs]
+        return ["sh", "-c", 'echo $$ > "$1" && shift && exec "$@"', "pcgbench-cgroup", str(self.path / "cgroup.procs")]
 
     def usage(self) -> RunUsage:
-        memory = self.paths["memory"]
-        oom = dict(line.split() for line in (memory / "memory.oom_control").read_text().splitlines())
+        oom = dict(line.split() for line in (self.path / "memory.oom_control").read_text().splitlines())
         return RunUsage(
             memory_limit_mb=self.memory_limit_mb,
-            memory_peak_mb=int((memory / "memory.max_usage_in_bytes").read_text()) / (1 << 20),
+            memory_peak_mb=int((self.path / "memory.max_usage_in_bytes").read_text()) / (1 << 20),
             memory_limit_hit=int(oom.get("oom_kill", 0)) > 0,
         )
 
@@ -171,14 +154,12 @@ class RunCgroup:
             self.remove()
 
     def remove(self) -> None:
-        for path in self.paths.values():
-            for _ in range(1000):
-                try:
-                    path.rmdir()
-                    break
-                except FileNotFoundError:
-                    break
-                except OSError:  # EBUSY: a task is still on its way out
-                    time.sleep(0.001)
-            else:
-                logger.warning("could not remove the run group %s (tasks left in it)", path)
+        for _ in range(1000):
+            try:
+                self.path.rmdir()
+                return
+            except FileNotFoundError:
+                return
+            except OSError:  # EBUSY: a task is still on its way out
+                time.sleep(0.001)
+        logger.warning("could not remove the run group %s (tasks left in it)", self.path)
