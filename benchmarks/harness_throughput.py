@@ -154,7 +154,7 @@ def naive(samples, work, cfg):
 def compile_phase(samples, work, driver_dir, jobs):
     cache = BuildCache(BuildConfig(cache_dir=work / f"compile_j{jobs}", jobs=jobs))
     cache.drivers = driver_dir  # drivers prebuilt: this measures the samples' compiles
-    _, seconds = timed(cache.build_all, [BuildRequest(problem=s.problem, model=s.exec_model, body=s.body)
+    _, seconds = timed(cache.build_all, [BuildRequest(problem=s.problem, exec_model=s.exec_model, body=s.body)
                                             for s in samples])  # fmt: skip
     return seconds
 

@@ -119,7 +119,7 @@ def timed(fn, *args, **kwargs):
 
 def build(cache: BuildCache, problem, exec_model: str, sanitizer: str | None = None):
     """(BuildResult, seconds) of one reference body as a sample: compile, link, inspection; one compiler process."""
-    request = BuildRequest(problem=problem, model=exec_model, body=suite.reference_body(problem, exec_model), sanitizer=sanitizer)
+    request = BuildRequest(problem=problem, exec_model=exec_model, body=suite.reference_body(problem, exec_model), sanitizer=sanitizer)
     (result,), seconds = timed(cache.build_all, [request])
     if not result.ok:
         raise RuntimeError(f"{problem.name}/{exec_model}{'/' + sanitizer if sanitizer else ''}: the reference does not "
@@ -192,7 +192,7 @@ def measure_exec_model(problem, exec_model: str, cache: BuildCache, cfg: Evaluat
     and the sweep at this machine's cores as the evaluation runs it."""
     result, build_s = build(cache, problem, exec_model)
     record = {"build_s": build_s}
-    if exec_model in toolchains.RACE_CHECKED_MODELS and cfg.race_check:
+    if exec_model in toolchains.RACE_CHECKED_EXEC_MODELS and cfg.race_check:
         race_build, record["race_build_s"] = build(cache, problem, exec_model, toolchains.TSAN)
         check, record["race_check_s"] = timed(check_races, problem, exec_model, race_build, seed=cfg.seed,
                                               limits=cfg.limits(), nice=cfg.run_nice)  # fmt: skip
@@ -233,7 +233,7 @@ def measure(pcgbench: dict, seed: int, args) -> dict:
         gpu = [m for m in pj_gpu(pcgbench) if m in pcgbench["models"] and toolchains.build_status(m)[0]]
         gpu_problems = chosen[: args.gpu_build_problems]
         pairs = [(p, "serial", None) for p in every] + [(p, m, None) for p in chosen for m in runnable]
-        pairs += [(p, m, toolchains.TSAN) for p in chosen for m in runnable if m in toolchains.RACE_CHECKED_MODELS]
+        pairs += [(p, m, toolchains.TSAN) for p in chosen for m in runnable if m in toolchains.RACE_CHECKED_EXEC_MODELS]
         pairs += [(p, m, None) for p in gpu_problems for m in gpu]
         warm_s = warm_machine_cache(cache, pairs)
         print(f"warm machine cache (headers, drivers): {warm_s:.0f} s", flush=True)

@@ -70,12 +70,12 @@ def main() -> int:
     by_model: dict[str, list[tuple[str, str, float, int, float, float]]] = {model: [] for model in models}
     broke = False
     for request, build in zip(requests, builds, strict=True):
-        name = f"{request.problem.name} {request.model}"
+        name = f"{request.problem.name} {request.exec_model}"
         if not build.ok or build.finding is not None:
             print(f"{name}: not built or refused: {(build.log or str(build.finding))[-300:]}")
             broke = True
             continue
-        run = run_program(request.problem, request.model, build.exe, cfg.protocol(**SHAPES[request.model]),
+        run = run_program(request.problem, request.exec_model, build.exe, cfg.protocol(**SHAPES[request.exec_model]),
                           cfg.limits())  # fmt: skip
         if not run.driver_results:
             print(f"{name}: {run.verdict}: {run.detail[:300]}")
@@ -83,7 +83,7 @@ def main() -> int:
             continue
         result = run.driver_results[0]
         ratio = result.prepare_cpu_s / result.generate_cpu_s if result.generate_cpu_s > 0 else float("inf")
-        by_model[request.model].append((request.problem.name, run.verdict, ratio, result.extra_threads,
+        by_model[request.exec_model].append((request.problem.name, run.verdict, ratio, result.extra_threads,
                                         result.generate_cpu_s, result.prepare_cpu_s))
         if run.verdict != OK:
             print(f"{name}: {run.verdict}: {run.detail[:300]}")

@@ -43,7 +43,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from workflow_scripts.common.config import schema_defaults  # noqa: E402
 from workflow_scripts.measure import (  # noqa: E402
     OK,
-    RACE_CHECKED_MODELS,
+    RACE_CHECKED_EXEC_MODELS,
     TSAN,
     BuildCache,
     BuildConfig,
@@ -130,9 +130,9 @@ def main() -> None:
     limits = SandboxLimits(wall_s=60.0, cpu_limit_s=240)
     if args.all_references:
         check_every_reference(cache, limits, args.nice)
-    builds = cache.build_all([BuildRequest(problem=p, model=m, body=b) for p, m, _, b in programs])
-    checked = [i for i, (_, m, _, _) in enumerate(programs) if m in RACE_CHECKED_MODELS]
-    tsan_builds = dict(zip(checked, cache.build_all([BuildRequest(problem=programs[i][0], model=programs[i][1],
+    builds = cache.build_all([BuildRequest(problem=p, exec_model=m, body=b) for p, m, _, b in programs])
+    checked = [i for i, (_, m, _, _) in enumerate(programs) if m in RACE_CHECKED_EXEC_MODELS]
+    tsan_builds = dict(zip(checked, cache.build_all([BuildRequest(problem=programs[i][0], exec_model=programs[i][1],
                                                                   body=programs[i][3], sanitizer=TSAN)
                                                      for i in checked]), strict=True))  # fmt: skip
     for (problem, exec_model, label, _), build in zip(programs, builds, strict=True):
@@ -200,8 +200,8 @@ def main() -> None:
 def check_every_reference(cache: BuildCache, limits: SandboxLimits, nice: int) -> None:
     """Race-check the OpenMP and MPI+OpenMP reference of every problem once: a report on any is a false failure."""
     problems = load_suite()
-    for exec_model in RACE_CHECKED_MODELS:
-        builds = cache.build_all([BuildRequest(problem=p, model=exec_model, body=reference_body(p, exec_model),
+    for exec_model in RACE_CHECKED_EXEC_MODELS:
+        builds = cache.build_all([BuildRequest(problem=p, exec_model=exec_model, body=reference_body(p, exec_model),
                                                sanitizer=TSAN) for p in problems])  # fmt: skip
         found: dict[str, list[str]] = {}
         for problem, build in zip(problems, builds, strict=True):

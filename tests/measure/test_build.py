@@ -36,39 +36,39 @@ def count_compiles(monkeypatch):
 def test_same_body_compiles_once_and_rerun_compiles_nothing(cache, problem, monkeypatch):
     body = suite.reference_body(problem, "serial")
     calls = count_compiles(monkeypatch)
-    results = cache.build_all([BuildRequest(problem=problem, model="serial", body=body)] * 3)
+    results = cache.build_all([BuildRequest(problem=problem, exec_model="serial", body=body)] * 3)
     assert [r.ok for r in results] == [True] * 3
     assert len({r.exe for r in results}) == 1
     assert len(calls) == 2  # one compile + one link for three identical samples
     assert not results[0].cached and results[1].cached and results[1].compile_s == 0.0
     calls.clear()
-    again = cache.build_all([BuildRequest(problem=problem, model="serial", body=body)])
+    again = cache.build_all([BuildRequest(problem=problem, exec_model="serial", body=body)])
     assert calls == [] and again[0].cached and again[0].exe == results[0].exe
 
 
 def test_failure_is_cached_with_trimmed_log(cache, problem, monkeypatch):
     body = "  return undeclared_name + 1;\n}\n" + "// padding\n" * 10
     calls = count_compiles(monkeypatch)
-    first = cache.build_all([BuildRequest(problem=problem, model="serial", body=body)])[0]
+    first = cache.build_all([BuildRequest(problem=problem, exec_model="serial", body=body)])[0]
     assert not first.ok and first.exe is None and "undeclared_name" in first.log
     assert "sample.cpp" in first.log  # the temporary file name is replaced by the sample's
     calls.clear()
-    second = cache.build_all([BuildRequest(problem=problem, model="serial", body=body)])[0]
+    second = cache.build_all([BuildRequest(problem=problem, exec_model="serial", body=body)])[0]
     assert calls == [] and not second.ok and second.log == first.log
 
 
 def test_key_depends_on_source_flags_and_compiler(cache, problem, monkeypatch):
     body = suite.reference_body(problem, "serial")
-    base = cache.object_key(BuildRequest(problem=problem, model="serial", body=body))
-    assert cache.object_key(BuildRequest(problem=problem, model="serial", body=body + " ")) != base
-    assert cache.object_key(BuildRequest(problem=problem, model="omp", body=body)) != base  # -fopenmp
+    base = cache.object_key(BuildRequest(problem=problem, exec_model="serial", body=body))
+    assert cache.object_key(BuildRequest(problem=problem, exec_model="serial", body=body + " ")) != base
+    assert cache.object_key(BuildRequest(problem=problem, exec_model="omp", body=body)) != base  # -fopenmp
     monkeypatch.setattr(build_cache, "compiler_version", lambda compiler: "g++ 99.0")
-    assert cache.object_key(BuildRequest(problem=problem, model="serial", body=body)) != base
+    assert cache.object_key(BuildRequest(problem=problem, exec_model="serial", body=body)) != base
 
 
 def test_first_results_come_while_later_sources_still_build(cache, problem, monkeypatch):
     body = suite.reference_body(problem, "serial")
-    requests = [BuildRequest(problem=problem, model="serial", body=body + f"// {i}\n") for i in range(3)]
+    requests = [BuildRequest(problem=problem, exec_model="serial", body=body + f"// {i}\n") for i in range(3)]
     release = threading.Event()
     real = BuildCache._compile_object
 
@@ -96,7 +96,7 @@ def test_drivers_are_queued_one_problem_ahead_of_their_sources(tmp_path, cache, 
     monkeypatch.setattr(BuildCache, "_compile_object",
                         lambda self, request, key: order.append(request.problem.name) or real_compile(self, request, key))
     problems = [suite.get_problem(name) for name in ("reduce_average", "transform_relu", "transform_squaring")]
-    cache.build_all([BuildRequest(problem=p, model="serial", body=suite.reference_body(p, "serial") + f"// {i}\n")
+    cache.build_all([BuildRequest(problem=p, exec_model="serial", body=suite.reference_body(p, "serial") + f"// {i}\n")
                      for p in problems for i in range(2)])  # fmt: skip
     a, b, c = (p.name for p in problems)
     assert order == [f"driver {a}", f"driver {b}", a, a, f"driver {c}", b, b, c, c]
@@ -131,7 +131,7 @@ def test_compile_timeout_kills_the_whole_process_group(tmp_path):
 def test_a_body_that_would_bring_a_host_file_into_its_build_is_refused_before_the_compiler_runs(cache, problem, read):
     """tampering.file_probe: nothing is compiled, so no compiler's log can quote the file."""
     body = read + suite.reference_body(problem, "serial")
-    result = cache.build_all([BuildRequest(problem=problem, model="serial", body=body)])[0]
+    result = cache.build_all([BuildRequest(problem=problem, exec_model="serial", body=body)])[0]
     assert result.finding is not None and result.finding.verdict == TAMPERING and result.log == ""
     assert "line 1 of the body brings a file" in result.finding.detail
 
@@ -140,7 +140,7 @@ def test_compiler_runs_unprivileged_and_cannot_read_secrets(cache, problem):
     # /etc/shadow is readable by root only: the unprivileged compiler cannot open it (a pragma that names a file is
     # not among what tampering.file_probe refuses: the compiler's own confinement is the second line).
     body = '_Pragma("GCC dependency \\"/etc/shadow\\"")\n' + suite.reference_body(problem, "serial")
-    result = cache.build_all([BuildRequest(problem=problem, model="serial", body=body)])[0]
+    result = cache.build_all([BuildRequest(problem=problem, exec_model="serial", body=body)])[0]
     assert not result.ok and ("Permission denied" in result.log or "file not found: /etc/shadow" in result.log)
     if os.access("/etc/shadow", os.R_OK):  # root mode: the harness could read it, the compiler could not
         shadow_first_line = open("/etc/shadow").readline().split(":")[0]
@@ -161,8 +161,8 @@ def test_a_samples_build_does_not_wait_for_the_race_check_builds_header(cache, p
         return real(exec_model, sanitizer)
 
     monkeypatch.setattr(toolchains, "standard_header_dir", header_dir)
-    requests = [BuildRequest(problem=problem, model="serial", body=suite.reference_body(problem, "serial")),
-                BuildRequest(problem=problem, model="omp", body=suite.reference_body(problem, "omp"), sanitizer=toolchains.TSAN)]
+    requests = [BuildRequest(problem=problem, exec_model="serial", body=suite.reference_body(problem, "serial")),
+                BuildRequest(problem=problem, exec_model="omp", body=suite.reference_body(problem, "omp"), sanitizer=toolchains.TSAN)]
     with cache.building(requests) as results:
         assert results[0].result(timeout=120).ok
         first_built.set()
@@ -178,7 +178,7 @@ def test_an_entry_above_the_size_cap_is_a_build_error_and_never_kept(tmp_path, c
     capped.drivers.mkdir(exist_ok=True)
     big = suite.reference_body(problem, "serial") + "static volatile char pcg_big[4 << 20] = {1};\n"
     small = suite.reference_body(problem, "serial")
-    [too_big, fine] = capped.build_all([BuildRequest(problem=problem, model="serial", body=b) for b in (big, small)])
+    [too_big, fine] = capped.build_all([BuildRequest(problem=problem, exec_model="serial", body=b) for b in (big, small)])
     assert not too_big.ok and "above the build cache's limit of 2 MB" in too_big.log and fine.ok
     kept = [p for p in (tmp_path / "cache").rglob("*") if p.is_file() and p.suffix != ".json"]
     assert all(p.stat().st_size < 2**20 for p in kept) and len(kept) == 2  # the small sample's object and exe
@@ -193,7 +193,7 @@ def test_the_cache_is_trimmed_to_its_total_cap_least_recently_used_first(tmp_pat
     old.write_bytes(b"\0" * (3 * 2**19))
     os.utime(old, (1, 1))
     reference = suite.reference_body(problem, "serial")
-    results = capped.build_all([BuildRequest(problem=problem, model="serial", body=reference + f"// {i}\n")
+    results = capped.build_all([BuildRequest(problem=problem, exec_model="serial", body=reference + f"// {i}\n")
                                 for i in range(3)])  # fmt: skip
     assert all(r.ok and r.exe.exists() for r in results)  # the batch's own entries are the newest: kept
     assert not old.exists()

@@ -509,7 +509,7 @@ def builds(cache_dir):
     problem = suite.get_problem(PROBLEM)
     cases = CASES + HONEST_REFERENCE + [(name, exec_model) for name, (_, exec_model) in OWN_TESTS.items()]
     results = BuildCache(BuildConfig(cache_dir=cache_dir, jobs=2)).build_all(
-        [BuildRequest(problem=problem, model=exec_model, body=body(name, exec_model)) for name, exec_model in cases])
+        [BuildRequest(problem=problem, exec_model=exec_model, body=body(name, exec_model)) for name, exec_model in cases])
     return dict(zip(cases, results, strict=True))
 
 

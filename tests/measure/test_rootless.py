@@ -320,7 +320,7 @@ def test_a_failed_build_logged_by_a_broken_sandbox_is_built_again(tmp_path, prob
     from workflow_scripts.measure import BuildCache, BuildConfig, BuildRequest, build_cache
 
     cache = BuildCache(BuildConfig(cache_dir=tmp_path))
-    request = BuildRequest(problem=problem, model="serial", body=suite.reference_body(problem, "serial"))
+    request = BuildRequest(problem=problem, exec_model="serial", body=suite.reference_body(problem, "serial"))
     key = cache.object_key(request)
     build_cache.write_json(cache.objects / f"{key}.json", {"ok": False, "compile_s": 0.0,
                                                      "log": "setpriv: setgroups failed: Operation not permitted\n"})

@@ -63,7 +63,7 @@ def built(cache_dir, problem):
               "forges_a_result": reference.replace("return", f"std::printf({json.dumps(FORGED)}); return", 1)}
     assert "omp_get_max_threads" in bodies["wrong_above_2_threads"]
     results = BuildCache(BuildConfig(cache_dir=cache_dir, jobs=2)).build_all(
-        [BuildRequest(problem=problem, model="omp", body=body) for body in bodies.values()])
+        [BuildRequest(problem=problem, exec_model="omp", body=body) for body in bodies.values()])
     assert all(r.ok for r in results), [r.log for r in results]
     return dict(zip(bodies, results, strict=True))
 

@@ -83,7 +83,7 @@ def test_mpi_ranks_that_together_exceed_the_run_memory_get_killed_resource_limit
             "local += x[i];\nlocal -= held[rank];\n"
             "double s = 0; MPI_Allreduce(&local, &s, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);\nreturn s / x.size();\n}")
     build, = BuildCache(BuildConfig(cache_dir=tmp_path, jobs=2)).build_all(
-        [BuildRequest(problem=problem, model="mpi", body=body)])
+        [BuildRequest(problem=problem, exec_model="mpi", body=body)])
     assert build.ok and build.finding is None, build.log or build.finding
     protocol = RunProtocol(warmup=0, reps=1, validations=1, seed=1234, ranks=2, threads=1, nice=0)
     over = run_program(problem, "mpi", build.exe, protocol,

@@ -431,7 +431,7 @@ def test_reduction_races_are_caught_in_every_run(tmp_path, cache_dir, mutant):
     reference, _ = samples_of("reference", problem, ["omp"])
     cfg = config(cache_dir, reps=1, warmup=0)
     builds = BuildCache(BuildConfig(cache_dir=cache_dir, jobs=2)).build_all(
-        [BuildRequest(problem=s.problem, model=s.exec_model, body=s.body) for s in samples + reference])
+        [BuildRequest(problem=s.problem, exec_model=s.exec_model, body=s.body) for s in samples + reference])
     two_threads = ResourceConfig(ranks=1, threads=2)
     assert [e["expected_verdict"] for e in expected] == ["wrong_answer"]
     got = [evaluate.run_one(samples[0], builds[0].exe, [two_threads], cfg)[0][0] for _ in range(20)]

@@ -141,7 +141,7 @@ def test_pareval_gpu_records_build(tmp_path, exec_model):
     samples, unscored = load_samples(path, "pareval", suite.DATA_ROOT)
     assert unscored == [] and len(samples) == 60
     names = chosen(exec_model)[:1] if os.environ.get("PCGBENCH_TEST_ALL") != "1" else chosen(exec_model)
-    requests = [BuildRequest(problem=s.problem, model=exec_model, body=s.body) for s in samples if s.problem.name in names]
+    requests = [BuildRequest(problem=s.problem, exec_model=exec_model, body=s.body) for s in samples if s.problem.name in names]
     results = BuildCache(BuildConfig(cache_dir=tmp_path / "cache", compile_timeout_s=300)).build_all(requests)
     failed = {r.problem.name: b.log[-1500:] for r, b in zip(requests, results, strict=True) if not b.ok}
     assert failed == {}

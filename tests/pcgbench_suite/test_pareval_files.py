@@ -92,7 +92,7 @@ def test_reference_bodies_in_parevals_gpu_records_build(tmp_path, exec_model):
     path.write_text(json.dumps(records))
     samples, unscored = load_samples(path, "pareval", suite.DATA_ROOT)
     assert unscored == [] and len(samples) == 60
-    requests = [BuildRequest(problem=s.problem, model=exec_model, body=s.body) for s in samples
+    requests = [BuildRequest(problem=s.problem, exec_model=exec_model, body=s.body) for s in samples
                 if s.problem.name in chosen(exec_model)]  # fmt: skip
     results = BuildCache(BuildConfig(cache_dir=tmp_path / "cache", compile_timeout_s=300)).build_all(requests)
     failed = {r.problem.name: b.log[-1500:] for r, b in zip(requests, results, strict=True) if not b.ok}

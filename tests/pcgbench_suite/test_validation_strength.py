@@ -84,7 +84,7 @@ def cache(tmp_path_factory):
 @pytest.fixture(scope="module")
 def red_team_builds(cache):
     names = list(RED_TEAM)
-    builds = cache.build_all([BuildRequest(problem=suite.get_problem(n), model="serial", body=RED_TEAM[n])
+    builds = cache.build_all([BuildRequest(problem=suite.get_problem(n), exec_model="serial", body=RED_TEAM[n])
                               for n in names])  # fmt: skip
     return dict(zip(names, builds, strict=True))
 

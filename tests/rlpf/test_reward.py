@@ -187,7 +187,7 @@ def test_program_key_hashes_the_protocol_as_the_caches_were_written(tmp_path):
                       placement_env(task.exec_model), reward.RUN_ENV]  # fmt: skip
             if stress_validations:
                 fields.append({"stress_validations": 4, "stress_threads": 8, "after_timing": True})
-            if task.exec_model in toolchains.RACE_CHECKED_MODELS:
+            if task.exec_model in toolchains.RACE_CHECKED_EXEC_MODELS:
                 fields.append({"race_check": True})
             fields.append({"protocol": PROTOCOL})  # the measurement protocol's version (measure.run.PROTOCOL)
             protocol = json.dumps(fields)

@@ -157,7 +157,7 @@ def time_versions(versions: pd.DataFrame, problems: dict[str, Problem], measure_
     serial at one). An edited version's time limit is max(floor, factor x its original's run time), as for
     generated code, so an edit that makes a kernel far slower costs seconds, not the reference's limit."""
     check_sandbox()  # before any version is built or judged
-    requests = [BuildRequest(problem=problems[r.problem], model=r.model, body=r.body) for r in versions.itertuples()]
+    requests = [BuildRequest(problem=problems[r.problem], exec_model=r.model, body=r.body) for r in versions.itertuples()]
     builds = BuildCache(measure_cfg.build_config()).build_all(requests)
     n = len(versions)
     verdicts, medians, iqrs, used_threads = [BUILD_ERROR] * n, [np.nan] * n, [np.nan] * n, [1] * n

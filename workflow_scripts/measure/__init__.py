@@ -7,7 +7,7 @@ tests/measure/test_api.py holds every package, benchmark and rule to that.
 
     settings = MeasureConfig(**config["measure"], seed=config["seed"])   # config section `measure`
     cache = BuildCache(settings.build_config())
-    [build] = cache.build_all([BuildRequest(problem=problem, model="omp", body=body)])
+    [build] = cache.build_all([BuildRequest(problem=problem, exec_model="omp", body=body)])
     vetting = vet(problem, "omp", build, settings, body=body)           # build, tampering, race check
     if vetting.verdict is None:
         run = run_program(problem, "omp", build.exe, settings.protocol(threads=2), settings.limits())
@@ -35,7 +35,7 @@ settings.py      MeasureConfig, vet, Vetting                          the settin
                                                                       the checks before any timed run
 verdicts.py      OK, BUILD_ERROR, WRONG_ANSWER, ..., VERDICTS; BUILD_ONLY, UNAVAILABLE, MALFORMED   the verdict
                                       vocabulary every study shares
-toolchains.py    toolchain_status, build_status, race_check_status, driver_exec_model, TSAN, RACE_CHECKED_MODELS
+toolchains.py    toolchain_status, build_status, race_check_status, driver_exec_model, TSAN, RACE_CHECKED_EXEC_MODELS
                                       which models build and run here; the race-check build
 kokkos.py        ensure_kokkos, kokkos_ready, kokkos_prefix, KOKKOS_VERSION   the cached Kokkos build
 machine_cache.py machine_cache_dir    the machine's cache (driver objects, judges, Kokkos, headers)
@@ -85,7 +85,7 @@ from workflow_scripts.measure.suite import (
 )
 from workflow_scripts.measure.timing import ResourceConfig, placement_env, resource_sweep, summarise_times
 from workflow_scripts.measure.toolchains import (
-    RACE_CHECKED_MODELS,
+    RACE_CHECKED_EXEC_MODELS,
     TSAN,
     build_status,
     driver_exec_model,
@@ -131,6 +131,6 @@ __all__ = [
     "RACE_DETECTED", "PROMPT_MISMATCH", "TAMPERING", "RESOURCE_OVERUSE", "VERDICTS", "BUILD_ONLY", "UNAVAILABLE",
     "MALFORMED",
     # toolchains, Kokkos, the machine's cache, drivers
-    "toolchain_status", "build_status", "race_check_status", "driver_exec_model", "TSAN", "RACE_CHECKED_MODELS",
+    "toolchain_status", "build_status", "race_check_status", "driver_exec_model", "TSAN", "RACE_CHECKED_EXEC_MODELS",
     "ensure_kokkos", "kokkos_ready", "kokkos_prefix", "KOKKOS_VERSION", "machine_cache_dir",
 ]  # fmt: skip

@@ -4,7 +4,7 @@ Run from Snakemake (rule pcgbench_build: every sample of a generations file into
 jobs) or through the evaluation, which finds every entry built.
 
     cache = BuildCache(BuildConfig(cache_dir=Path("results/pcgbench/build_cache"), jobs=2))
-    results = cache.build_all([BuildRequest(problem=p, model="omp", body=body), ...])
+    results = cache.build_all([BuildRequest(problem=p, exec_model="omp", body=body), ...])
 
 Two levels, both keyed by SHA-256:
 - object: the sample's translation unit (prompt + body), the compile command with the paths replaced by
@@ -78,7 +78,7 @@ class BuildConfig:
 @dataclasses.dataclass(frozen=True)
 class BuildRequest:
     problem: suite.Problem
-    model: str
+    exec_model: str
     body: str
     sanitizer: str | None = None  # toolchains.TSAN: the race-check build of an OpenMP sample (run.check_races)
 
@@ -161,8 +161,8 @@ class BuildCache:
     # ---- keys
 
     def object_key(self, request: BuildRequest) -> str:
-        source = suite.sample_source(request.problem, request.model, request.body)
-        template = toolchains.compile_sample_argv(request.problem, request.model, KEY_SOURCE_PATH, KEY_OBJECT_PATH,
+        source = suite.sample_source(request.problem, request.exec_model, request.body)
+        template = toolchains.compile_sample_argv(request.problem, request.exec_model, KEY_SOURCE_PATH, KEY_OBJECT_PATH,
                                                   request.sanitizer)  # fmt: skip
         return _digest("object", source, json.dumps(template), compiler_version(template[0]))
 
@@ -181,13 +181,13 @@ class BuildCache:
                 if obj.exists():
                     os.utime(obj)  # recently used: the last to go when the cache is trimmed
                 return record["ok"], record["log"], 0.0
-        suffix = suite.sample_suffix(request.model)
+        suffix = suite.sample_suffix(request.exec_model)
         work = _work_folder(key[:16])
         tmp_src, tmp_obj = work / f"sample{suffix}", work / "sample.o"
-        tmp_src.write_text(suite.sample_source(request.problem, request.model, request.body))
+        tmp_src.write_text(suite.sample_source(request.problem, request.exec_model, request.body))
         tmp_src.chmod(0o644)
         started = time.perf_counter()
-        argv = toolchains.compile_sample_argv(request.problem, request.model, tmp_src, tmp_obj, request.sanitizer)
+        argv = toolchains.compile_sample_argv(request.problem, request.exec_model, tmp_src, tmp_obj, request.sanitizer)
         code, output = _run_compiler(argv, self.cfg, work)
         seconds = time.perf_counter() - started
         # The log names the work folder's file; show the sample's name instead.
@@ -203,7 +203,7 @@ class BuildCache:
         return ok, log, seconds
 
     def _link(self, request: BuildRequest, object_key: str, driver_obj: Path) -> tuple[str, bool, str, float]:
-        template = toolchains.link_argv(request.problem, request.model, KEY_OBJECT_PATH, KEY_SOURCE_PATH,
+        template = toolchains.link_argv(request.problem, request.exec_model, KEY_OBJECT_PATH, KEY_SOURCE_PATH,
                                         KEY_OBJECT_PATH, request.sanitizer)  # fmt: skip
         driver_hash = hashlib.sha256(driver_obj.read_bytes()).hexdigest()
         key = _digest("exe", object_key, driver_hash, json.dumps(template))
@@ -216,7 +216,7 @@ class BuildCache:
         shutil.copyfile(self.objects / f"{object_key}.o", sample_obj)
         shutil.copyfile(driver_obj, work_driver)
         started = time.perf_counter()
-        code, output = _run_compiler(toolchains.link_argv(request.problem, request.model, sample_obj, work_driver,
+        code, output = _run_compiler(toolchains.link_argv(request.problem, request.exec_model, sample_obj, work_driver,
                                                           work / "sample.exe", request.sanitizer), self.cfg, work)
         seconds = time.perf_counter() - started
         tmp = work / "sample.exe"
@@ -292,7 +292,7 @@ class BuildCache:
                     headers[exec_model, sanitizer] = pool.submit(toolchains.standard_header_dir, exec_model, sanitizer)
 
             # One driver per (problem, driver execution model): serial and OpenMP samples of a problem share theirs.
-            kinds = {(r.problem.name, toolchains.driver_exec_model(r.model)): r.problem for r in requests}
+            kinds = {(r.problem.name, toolchains.driver_exec_model(r.exec_model)): r.problem for r in requests}
             position = {kind: i for i, kind in enumerate(kinds)}
             order = list(kinds)
             drivers: dict[tuple[str, str], concurrent.futures.Future] = {}
@@ -323,8 +323,8 @@ class BuildCache:
                 if ok:
                     exe_key, ok, link_log, link_s = self._link(request, key, driver.result())
                     if ok and request.sanitizer is None:
-                        finding = tampering.inspect_source(request.model, request.body) or tampering.inspect_sample(
-                            request.problem, request.model, self.objects / f"{key}.o", driver.result(),
+                        finding = tampering.inspect_source(request.exec_model, request.body) or tampering.inspect_sample(
+                            request.problem, request.exec_model, self.objects / f"{key}.o", driver.result(),
                             self.exes / exe_key)  # fmt: skip
                     key, log, compile_s = exe_key, (log + link_log).strip(), compile_s + link_s
                 progress.advance()
@@ -333,11 +333,11 @@ class BuildCache:
 
             built = {}
             for identity, request in first_request.items():
-                queue_header(request.model, request.sanitizer)
-                i = position[(request.problem.name, toolchains.driver_exec_model(request.model))]
+                queue_header(request.exec_model, request.sanitizer)
+                i = position[(request.problem.name, toolchains.driver_exec_model(request.exec_model))]
                 queue_driver(i)
                 queue_driver(i + 1)
-                built[identity] = pool.submit(build_one, request, headers[request.model, request.sanitizer],
+                built[identity] = pool.submit(build_one, request, headers[request.exec_model, request.sanitizer],
                                               drivers[order[i]])  # fmt: skip
             # A duplicate's result is its first occurrence's, cached and with its compile time counted once.
             results, seen = [], set()
@@ -355,7 +355,7 @@ class BuildCache:
 
 def _source_identity(request: BuildRequest) -> tuple:
     """What a request's source and flags, hence its cache key, are made of."""
-    return request.problem.name, request.model, request.sanitizer, request.body
+    return request.problem.name, request.exec_model, request.sanitizer, request.body
 
 
 def _as_duplicate(first: concurrent.futures.Future) -> concurrent.futures.Future:

@@ -19,7 +19,7 @@ does not use its model, the race check), in the order the evaluation and the RLP
 
     cfg = MeasureConfig(reps=3, run_timeout_s=20, cache_dir=Path("results/pcgbench/build_cache"))
     cfg = cfg.overridden({"reps": 10}, key="rlpf.reward.measure")       # an unknown key stops, named
-    [build] = BuildCache(cfg.build_config()).build_all([BuildRequest(problem=problem, model="omp", body=body)])
+    [build] = BuildCache(cfg.build_config()).build_all([BuildRequest(problem=problem, exec_model="omp", body=body)])
     vetting = vet(problem, "omp", build, cfg, body=body)
     if vetting.verdict is None:
         run = run_program(problem, "omp", build.exe, cfg.protocol(threads=2), cfg.limits())
@@ -150,7 +150,7 @@ class MeasureConfig:
 
     def race_checked(self, exec_model: str) -> bool:
         """Whether a program of `exec_model` gets a race-check build (BuildRequest.sanitizer = toolchains.TSAN) run first."""
-        return self.race_check and exec_model in toolchains.RACE_CHECKED_MODELS
+        return self.race_check and exec_model in toolchains.RACE_CHECKED_EXEC_MODELS
 
 
 @dataclasses.dataclass(frozen=True)

@@ -67,7 +67,7 @@ from pathlib import Path
 
 import yaml
 
-from workflow_scripts.common.c_scanner import MODEL_TITLES, uses_exec_model  # noqa: F401 -- re-exported API
+from workflow_scripts.common.c_scanner import EXEC_MODEL_TITLES, uses_exec_model  # noqa: F401 -- re-exported API
 from workflow_scripts.common.project_files import PROJECT_ROOT
 
 logger = logging.getLogger(__name__)
@@ -256,7 +256,7 @@ def prompt(problem: Problem, exec_model: str) -> str:
     notes = [problem.notes.get(key, "") for key in dict.fromkeys(("all", family, exec_model))]
     if exec_model in ("mpi+omp",):
         notes.append(problem.notes.get("mpi", ""))
-    text = [f"// {problem.name} ({problem.problem_type}) in {MODEL_TITLES[exec_model]}"]
+    text = [f"// {problem.name} ({problem.problem_type}) in {EXEC_MODEL_TITLES[exec_model]}"]
     text += [f"#include <{inc}>" for inc in includes]
     text.append("")
     if problem.types_for(exec_model):

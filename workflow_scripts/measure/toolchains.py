@@ -4,7 +4,7 @@ sample's and a driver's translation units, the precompiled standard header, the 
 - toolchain_status(exec_model) says whether samples of the model can be *run* here; build_status(exec_model) whether
   they can be *compiled* (CUDA: build-only without a GPU; HIP: neither without hipcc).
 - Race checks: ThreadSanitizer builds of OpenMP samples (run.check_races), with clang and LLVM's OpenMP runtime
-  and its Archer tool (the comment above RACE_CHECKED_MODELS says why not GCC).
+  and its Archer tool (the comment above RACE_CHECKED_EXEC_MODELS says why not GCC).
 - Every executable is linked with full RELRO (FULL_RELRO).
 - driver_exec_model(exec_model): the driver object a model's samples link (serial samples link the OpenMP driver)."""
 
@@ -20,7 +20,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from workflow_scripts.common.c_scanner import MODEL_TITLES
+from workflow_scripts.common.c_scanner import EXEC_MODEL_TITLES
 from workflow_scripts.measure import suite
 from workflow_scripts.measure.kokkos import ensure_kokkos, kokkos_flags, kokkos_prefix
 from workflow_scripts.measure.machine_cache import machine_cache_dir
@@ -38,7 +38,7 @@ def build_status(exec_model: str) -> tuple[bool, str]:
             "cuda": ["nvcc"], "hip": ["hipcc"]}[exec_model]
     missing = [tool for tool in need if shutil.which(tool) is None]
     if missing:
-        return False, f"no {missing[0]}: {MODEL_TITLES[exec_model]} cannot be built here"
+        return False, f"no {missing[0]}: {EXEC_MODEL_TITLES[exec_model]} cannot be built here"
     return True, ""
 
 
@@ -65,7 +65,7 @@ def toolchain_status(exec_model: str) -> tuple[bool, str]:
 # Only the sample is instrumented: it is linked with the model's regular driver object (GCC's; the driver has no
 # OpenMP construct, only the API calls libomp provides too), whose code runs on one thread before and after each
 # call of the sample. Every access of the sample's threads is seen; a race-check build costs no driver compile.
-RACE_CHECKED_MODELS = suite.OPENMP_EXEC_MODELS
+RACE_CHECKED_EXEC_MODELS = suite.OPENMP_EXEC_MODELS
 TSAN = "tsan"  # the sanitizer of a race-check build (BuildRequest.sanitizer)
 TSAN_COMPILER = ["clang++", "-fopenmp", "-fsanitize=thread"]
 TSAN_FLAGS = ["-std=c++17", "-O1", "-g"]  # -O1 -g: TSan's advice; line numbers in its reports
@@ -173,8 +173,8 @@ def standard_header_flags(exec_model: str, sanitizer: str | None = None) -> list
 
 
 def _check_sanitizer(exec_model: str, sanitizer: str | None) -> None:
-    if sanitizer is not None and (sanitizer != TSAN or exec_model not in RACE_CHECKED_MODELS):
-        raise ValueError(f"no {sanitizer!r} build of {exec_model}: only {TSAN!r} builds of {RACE_CHECKED_MODELS}")
+    if sanitizer is not None and (sanitizer != TSAN or exec_model not in RACE_CHECKED_EXEC_MODELS):
+        raise ValueError(f"no {sanitizer!r} build of {exec_model}: only {TSAN!r} builds of {RACE_CHECKED_EXEC_MODELS}")
 
 
 def compiler_command(exec_model: str, sanitizer: str | None = None) -> list[str]:

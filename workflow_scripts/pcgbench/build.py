@@ -28,7 +28,7 @@ def main(generations: Path, manifest: Path, cache_dir: Path, *, jobs: int, compi
     samples = [s for s in samples if s.exec_model not in skipped]
     cache = BuildCache(BuildConfig(cache_dir=cache_dir, jobs=jobs, compile_timeout_s=compile_timeout_s))
     started = time.perf_counter()
-    results = cache.build_all([BuildRequest(problem=s.problem, model=s.exec_model, body=s.body) for s in samples])
+    results = cache.build_all([BuildRequest(problem=s.problem, exec_model=s.exec_model, body=s.body) for s in samples])
     entries = [{"problem": s.problem.name, "model": s.exec_model, "sample_index": s.sample_index, "key": r.key,
                 "ok": r.ok, "cached": r.cached, "compile_s": r.compile_s, "log": r.log}
                for s, r in zip(samples, results, strict=True)]  # fmt: skip

@@ -334,10 +334,10 @@ def evaluate_samples(samples: list[Sample], out_dir: Path, cfg: EvaluateConfig,
     requests, build_index, race_build_index = [], {}, {}
     for key, s in to_run.items():
         build_index[key] = len(requests)
-        requests.append(BuildRequest(problem=s.problem, model=s.exec_model, body=s.body))
+        requests.append(BuildRequest(problem=s.problem, exec_model=s.exec_model, body=s.body))
         if cfg.race_checked(s.exec_model) and uses_exec_model(s.exec_model, s.body)[0]:
             race_build_index[key] = len(requests)
-            requests.append(BuildRequest(problem=s.problem, model=s.exec_model, body=s.body, sanitizer=TSAN))
+            requests.append(BuildRequest(problem=s.problem, exec_model=s.exec_model, body=s.body, sanitizer=TSAN))
     cache = BuildCache(cfg.build_config())
     progress = Progress("evaluated samples", total=len(pending), unit="sample", logger=logger)
     with cache.building(requests) as builds, open(log_path, "a", encoding="utf-8") as log:

@@ -50,7 +50,7 @@ from workflow_scripts.measure import (
     NO_PARALLELISM,
     OK,
     PROBLEMS_ROOT,
-    RACE_CHECKED_MODELS,
+    RACE_CHECKED_EXEC_MODELS,
     RACE_DETECTED,
     SIGNATURE_FAMILY,
     VERDICT_TIMEOUT,
@@ -123,7 +123,7 @@ def serial_expected(exec_model: str) -> str:
 def race_checked_verdict(mutant: str, exec_model: str, verdict: str, race_check: bool) -> str:
     """A mutant's expected verdict where the evaluation race-checks `exec_model`: the race mutant's race is reported
     by ThreadSanitizer (race_detected) before validation could see its wrong answer."""
-    if race_check and exec_model in RACE_CHECKED_MODELS and mutant == "missing_reduction":
+    if race_check and exec_model in RACE_CHECKED_EXEC_MODELS and mutant == "missing_reduction":
         return RACE_DETECTED
     return verdict
 

@@ -32,7 +32,7 @@ import heapq
 import math
 import statistics
 
-from workflow_scripts.measure import OPENMP_EXEC_MODELS, RACE_CHECKED_MODELS, resource_sweep
+from workflow_scripts.measure import OPENMP_EXEC_MODELS, RACE_CHECKED_EXEC_MODELS, resource_sweep
 from workflow_scripts.pcgbench import shards as shards_module
 from workflow_scripts.pcgbench.evaluate import runs_of_sweep
 
@@ -57,7 +57,7 @@ class SampleCost:
 
     build_s: float  # compile + link + inspection, one compiler process
     runs_s: tuple[float, ...]  # each run of the sweep (evaluate.runs_of_sweep at the paper's max_cores)
-    race_checked: bool = False  # RACE_CHECKED_MODELS with measure.race_check
+    race_checked: bool = False  # RACE_CHECKED_EXEC_MODELS with measure.race_check
     race_build_s: float = 0.0  # its ThreadSanitizer build (in the evaluate job)
     race_check_s: float = 0.0  # the race check's run (at the small or timed size, never the paper size)
     runs_measured: bool = True  # False: the runs are an assumption (GPU models: no GPU here)
@@ -401,7 +401,7 @@ def paper_costs(measured: dict, problem_types: dict[str, str], exec_models: list
                                                           runs_s=runs, runs_measured=False)  # fmt: skip
             continue
         rows = by_exec_model[source(exec_model)]
-        openmp = exec_model in OPENMP_EXEC_MODELS  # stress validations; the race check: RACE_CHECKED_MODELS
+        openmp = exec_model in OPENMP_EXEC_MODELS  # stress validations; the race check: RACE_CHECKED_EXEC_MODELS
         if openmp and not any("stress_s" in r for r in rows.values()):
             rows = by_exec_model[source("omp")]  # the stress validations and race check of an OpenMP model
         launch_rows = by_exec_model["mpi"] if exec_model == "mpi+omp" and by_exec_model.get("mpi") and not by_exec_model.get(exec_model) else rows
@@ -421,7 +421,7 @@ def paper_costs(measured: dict, problem_types: dict[str, str], exec_models: list
                 runs[0] += overhead.stress_per_call * sample_1  # in the sweep's first run only
             own = rows.get(problem, {})  # builds, race checks: the problem's own where measured
             costs[(problem, exec_model)] = SampleCost(
-                build_s=own.get("build_s", medians["build_s"]), runs_s=tuple(runs), race_checked=exec_model in RACE_CHECKED_MODELS and race_check,
+                build_s=own.get("build_s", medians["build_s"]), runs_s=tuple(runs), race_checked=exec_model in RACE_CHECKED_EXEC_MODELS and race_check,
                 race_build_s=own.get("race_build_s", medians["race_build_s"]) if openmp else 0.0,
                 race_check_s=own.get("race_check_s", medians["race_check_s"]) if openmp else 0.0,  # (the same models)
             )  # fmt: skip

@@ -112,7 +112,7 @@ def _builds(pairs: list[tuple[Problem, str]], build_dir: Path,
     References compile as samples do (build.BuildCache: in the sandbox, cached by content), with the harness's
     build settings (jobs, compile_timeout_s)."""
     status = {exec_model: build_status(exec_model) for _, exec_model in pairs}
-    requests = [BuildRequest(problem=p, model=m, body=reference_body(p, m)) for p, m in pairs if status[m][0]]
+    requests = [BuildRequest(problem=p, exec_model=m, body=reference_body(p, m)) for p, m in pairs if status[m][0]]
     outcomes = []
     with BuildCache(cfg.build_config(cache_dir=build_dir)).building(requests) as futures:
         built = iter(futures)

@@ -382,7 +382,7 @@ def check_validation_strength(problems: list[Problem], exec_models: list[str], *
                 bodies["reference"] = reference_body(problem, exec_model)
             jobs += [(problem, exec_model, name, body) for name, body in bodies.items()]
     scores: dict[tuple[str, str], StrengthScore] = {}
-    with cache.building([BuildRequest(problem=p, model=m, body=b) for p, m, _, b in jobs]) as futures:
+    with cache.building([BuildRequest(problem=p, exec_model=m, body=b) for p, m, _, b in jobs]) as futures:
         for (problem, exec_model, name, _), future in zip(jobs, futures, strict=True):
             build = future.result()
             if not build.ok or build.finding is not None:

@@ -28,8 +28,8 @@ from workflow_scripts.common.c_scanner.declarations import (
     struct_definitions,
 )
 from workflow_scripts.common.c_scanner.models import (
-    MODEL_TITLES,
-    PARALLEL_MODELS,
+    EXEC_MODEL_TITLES,
+    PARALLEL_EXEC_MODELS,
     has_cpp_constructs,
     parallel_models,
     uses_exec_model,
@@ -63,7 +63,7 @@ from workflow_scripts.common.c_scanner.syntax import (
 )
 
 __all__ = [
-    "MODEL_TITLES", "OPENING", "PARALLEL_MODELS", "ForLoop", "Pragma", "assignment_offsets", "blank_comments",
+    "EXEC_MODEL_TITLES", "OPENING", "PARALLEL_EXEC_MODELS", "ForLoop", "Pragma", "assignment_offsets", "blank_comments",
     "canonical_declaration", "counted_loop",
     "declarator_name", "first_loop_bound", "for_loop_indices", "for_loops", "function_body", "has_cpp_constructs",
     "is_parallel_for_directive", "matching_brace_end", "matching_close", "omp_clauses", "parallel_models", "pragmas",

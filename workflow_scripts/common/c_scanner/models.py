@@ -2,7 +2,7 @@
 
 - `parallel_models(text, language)` (the corpus, corpus/build.py): which parallel models a whole source file of
   the corpus touches at all. Any API marker counts, in comments too (the paper tags files by content, and a
-  pragma in a comment is rare), Fortran's `!$omp` and `use mpi` included. Keys: PARALLEL_MODELS ("omp", "mpi",
+  pragma in a comment is rare), Fortran's `!$omp` and `use mpi` included. Keys: PARALLEL_EXEC_MODELS ("omp", "mpi",
   ...), named as PCGBench names its execution models.
 - `uses_exec_model(exec_model, body)` (the measurement engine, measure/suite.py): whether a generated function body really does the
   work in the execution model its prompt asked for. Much stricter: only code counts (comments and strings are
@@ -23,7 +23,7 @@ from workflow_scripts.common.c_scanner.syntax import pragmas, strip_comments_and
 
 # `^[^\S\n]*`, not `^\s*`: the same lines match (whitespace before a marker always reaches back to the start
 # of the marker's own line), but `\s*` spanning newlines rescanned a run of blank lines from each of them.
-PARALLEL_MODEL_PATTERNS = {
+PARALLEL_EXEC_MODEL_PATTERNS = {
     "omp": r"#\s*pragma\s+omp\b|\bomp_(get|set)_\w+\s*\(|#\s*include\s*[<\"]omp\.h[>\"]|^[^\S\n]*!\$omp\b",
     "mpi": r"\bMPI_[A-Z][A-Za-z_]*\s*\(|#\s*include\s*[<\"]mpi\.h[>\"]|^[^\S\n]*use\s+mpi\b|mpif\.h",
     "cuda": r"__global__|__device__|\bcuda[A-Z]\w*\s*\(",  # and a kernel launch `<<<...>>>` (_has_kernel_launch)
@@ -31,9 +31,9 @@ PARALLEL_MODEL_PATTERNS = {
     "pthreads": r"\bpthread_\w+\s*\(|#\s*include\s*<pthread\.h>",
     "sycl": r"\bsycl::|#\s*include\s*<(CL/)?sycl(\.hpp)?>",
 }  # fmt: skip
-PARALLEL_MODELS = tuple(PARALLEL_MODEL_PATTERNS)
-_MODEL_RES = {name: re.compile(pattern, re.MULTILINE | re.IGNORECASE if name == "omp" else re.MULTILINE)
-              for name, pattern in PARALLEL_MODEL_PATTERNS.items()}  # fmt: skip
+PARALLEL_EXEC_MODELS = tuple(PARALLEL_EXEC_MODEL_PATTERNS)
+_EXEC_MODEL_RES = {name: re.compile(pattern, re.MULTILINE | re.IGNORECASE if name == "omp" else re.MULTILINE)
+              for name, pattern in PARALLEL_EXEC_MODEL_PATTERNS.items()}  # fmt: skip
 _CPP_IN_HEADER = re.compile(
     r"^[^\S\n]*(namespace\s+\w+|template\s*<|class\s+\w+\s*[:{]|#include\s*<(iostream|vector|string|memory)>)|std::",
     re.MULTILINE,
@@ -54,12 +54,12 @@ def _has_kernel_launch(text: str) -> bool:
 
 
 def parallel_models(text: str, language: str | None = None) -> list[str]:
-    """The parallel programming models a corpus file uses, in PARALLEL_MODELS order (a .cu file is CUDA)."""
-    found = [name for name in PARALLEL_MODELS if _MODEL_RES[name].search(text)
+    """The parallel programming models a corpus file uses, in PARALLEL_EXEC_MODELS order (a .cu file is CUDA)."""
+    found = [name for name in PARALLEL_EXEC_MODELS if _EXEC_MODEL_RES[name].search(text)
              or (name == "cuda" and _has_kernel_launch(text))]  # fmt: skip
     if language == "cuda" and "cuda" not in found:
         found.insert(min(2, len(found)), "cuda")
-        found = [name for name in PARALLEL_MODELS if name in found]
+        found = [name for name in PARALLEL_EXEC_MODELS if name in found]
     return found
 
 
@@ -94,7 +94,7 @@ _MPI_COMM = re.compile(
 _KOKKOS = re.compile(r"\bKokkos::(parallel_for|parallel_reduce|parallel_scan|sort)\s*[(<]")
 _GPU_INDEX = re.compile(r"\b(threadIdx|blockIdx|blockDim|gridDim)\s*\.\s*[xyz]\b|\bhipThreadIdx_[xyz]\b|\bhipBlockIdx_[xyz]\b")
 
-MODEL_TITLES = {"serial": "serial C++", "omp": "OpenMP", "mpi": "MPI", "mpi+omp": "MPI+OpenMP", "kokkos": "Kokkos",
+EXEC_MODEL_TITLES = {"serial": "serial C++", "omp": "OpenMP", "mpi": "MPI", "mpi+omp": "MPI+OpenMP", "kokkos": "Kokkos",
                 "cuda": "CUDA", "hip": "HIP"}
 
 
@@ -125,5 +125,5 @@ def uses_exec_model(exec_model: str, body: str) -> tuple[bool, str]:
     if exec_model in ("cuda", "hip"):
         if _GPU_INDEX.search(code):
             return True, ""
-        return False, f"{MODEL_TITLES[exec_model]} kernel body never uses the thread index: every thread would do all the work"
-    raise ValueError(f"unknown execution model {exec_model!r}; expected one of {sorted(MODEL_TITLES)}")
+        return False, f"{EXEC_MODEL_TITLES[exec_model]} kernel body never uses the thread index: every thread would do all the work"
+    raise ValueError(f"unknown execution model {exec_model!r}; expected one of {sorted(EXEC_MODEL_TITLES)}")
