@@ -56,7 +56,7 @@ from workflow_scripts.measure import (  # noqa: E402
     suite,
     toolchains,
 )
-from workflow_scripts.pcgbench import EvaluateConfig, Sample, evaluate, generators, prompt_record  # noqa: E402
+from workflow_scripts.pcgbench import EvaluateConfig, Sample, evaluation, generators, prompt_record  # noqa: E402
 
 RUN_TIMEOUT_S = 20.0
 
@@ -102,7 +102,7 @@ def run_direct(argv, env, timeout_s, nice):
 def harness(samples, cache_dir, out_dir, cfg_kwargs, jobs, share=True):
     cfg = EvaluateConfig(cache_dir=cache_dir, jobs=jobs, run_timeout_s=RUN_TIMEOUT_S, share_identical_runs=share,
                          **cfg_kwargs)  # fmt: skip
-    (rows, _), seconds = timed(evaluate.evaluate_samples, samples, out_dir, cfg)
+    (rows, _), seconds = timed(evaluation.evaluate_samples, samples, out_dir, cfg)
     return rows, seconds
 
 

@@ -6,7 +6,7 @@
 
 1. Measures, with the harness itself (no stubs), on this machine (2 cores, shared: the timings are indicative):
    - the serial reference of every problem of the config (the "scan"): its build (BuildCache.build_all, a cold
-     sample cache on a warm machine cache: headers and drivers built first), a run (evaluate.run_one, the
+     sample cache on a warm machine cache: headers and drivers built first), a run (evaluation.run_one, the
      config's reps, warm-up, validations) at the timed size and at a second size (twice it, at most the paper
      size; half of it where the timed run takes --double-below-s or more). Each part of the run (the sample's
      calls, the baseline's calls, the rest: input generation, checks, start-up) grows as n^e, e measured between
@@ -91,7 +91,7 @@ from workflow_scripts.measure import (  # noqa: E402
 from workflow_scripts.pcgbench import (  # noqa: E402
     EvaluateConfig,
     Sample,
-    evaluate,
+    evaluation,
     evaluation_settings,
     generators,
     pareval_pairs,
@@ -128,10 +128,10 @@ def build(cache: BuildCache, problem, exec_model: str, sanitizer: str | None = N
 
 
 def run(problem, exec_model: str, exe: Path, configs, cfg: EvaluateConfig, stress: bool) -> dict:
-    """One sandboxed run (evaluate.run_one) of the reference as a sample: its wall, sample and baseline calls."""
+    """One sandboxed run (evaluation.run_one) of the reference as a sample: its wall, sample and baseline calls."""
     sample = Sample(generator="reference", problem=problem, exec_model=exec_model, sample_index=0,
                     body=suite.reference_body(problem, exec_model))  # fmt: skip
-    verdict, detail, timing = evaluate.run_one(sample, exe, list(configs), cfg, None, stress=stress)[0]
+    verdict, detail, timing = evaluation.run_one(sample, exe, list(configs), cfg, None, stress=stress)[0]
     if verdict != "ok":
         raise RuntimeError(f"{problem.name}/{exec_model} at {problem.sizes[cfg.size]}: {verdict}: {detail[:300]}")
     return {"wall_s": timing["run_wall_s"], "sample_s": timing["time_median_s"],
@@ -204,7 +204,7 @@ def measure_exec_model(problem, exec_model: str, cache: BuildCache, cfg: Evaluat
         stressed = run(problem, exec_model, result.exe, sweep[:1], cfg, stress=True)
         record["stress_s"] = max(0.0, stressed["wall_s"] - one["wall_s"])
     record["runs_here"] = []
-    for i, configs in enumerate(evaluate.runs_of_sweep(exec_model, sweep)):
+    for i, configs in enumerate(evaluation.runs_of_sweep(exec_model, sweep)):
         measured = run(problem, exec_model, result.exe, configs, cfg, stress=i == 0)
         record["runs_here"].append({"configs": [[c.ranks, c.threads] for c in configs], "wall_s": measured["wall_s"]})
         if exec_model in pj.MPI_EXEC_MODELS and configs[0].ranks == 2 and "mpi_launch_s" not in record:

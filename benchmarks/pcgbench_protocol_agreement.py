@@ -47,13 +47,18 @@ EVALUATE = """
 import sys
 from pathlib import Path
 from workflow_scripts.common.config import load_config
-from workflow_scripts.pcgbench import evaluate  # noqa: E402
+try:  # the evaluation's library is evaluation.py since its step (evaluate.py) is apart
+    from workflow_scripts.pcgbench import evaluation
+    evaluate_generations = evaluation.evaluate_generations
+except ImportError:  # a revision before: the library was evaluate.py, its main the evaluation of one file
+    from workflow_scripts.pcgbench import evaluate as evaluation
+    evaluate_generations = evaluation.main
 defaults, config_path, generations, out, cache = map(Path, sys.argv[1:])
 config = load_config(defaults, config_path)
 # The engine's settings are the section `measure` since it has one; a revision before read them in pcgbench.evaluate.
 settings = {**config.get("measure", {}), **config["pcgbench"]["evaluate"]}
-cfg = evaluate.EvaluateConfig(**dict(settings, cache_dir=cache, jobs=2), seed=config["seed"])
-evaluate.main(generations, out, cfg, generator="gen")
+cfg = evaluation.EvaluateConfig(**dict(settings, cache_dir=cache, jobs=2), seed=config["seed"])
+evaluate_generations(generations, out, cfg, generator="gen")
 """
 
 

@@ -3,7 +3,7 @@
     .venv/bin/python benchmarks/pcgbench_reference_speedups.py [--threads 2] [--reps 5] [--problems a,b] [--csv T.csv]
 
 Builds each problem's OpenMP reference, validates it (small and timed sizes) and times it against the serial
-baseline in the same run (workflow_scripts/pcgbench/reference_speedups.py, the code behind the workflow's
+baseline in the same run (workflow_scripts/pcgbench/reference_check.py, the code behind the workflow's
 results/pcgbench/reference_speedups.csv and `python -m workflow_scripts.pcgbench check-references`). Prints
 one row per problem, slowest first: median speedup of the repetitions, their min-max and IQR; then the median
 over problems against the suite's target of >= 1.3x. Exit status 1 if a reference fails or the target is missed.
@@ -19,7 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from workflow_scripts.common.project_files import PROJECT_ROOT  # noqa: E402
 from workflow_scripts.measure import OK, load_suite  # noqa: E402
-from workflow_scripts.pcgbench import reference_speedups as rs  # noqa: E402
+from workflow_scripts.pcgbench import reference_check as rs  # noqa: E402
 
 
 def main() -> int:

@@ -6,10 +6,10 @@
 The test (tests/pcgbench/test_shards.py) holds the verdicts, details and counts of merged shards equal to
 one unsharded evaluation's; speedups are timings, which a test on a loaded machine cannot compare. This script
 does: it evaluates the references of the problems (by default the config's; one sample per problem and model)
-`rounds` times each way, alternating, with the config's pcgbench.evaluate settings and one warm build cache: unsharded (evaluate.main) and sharded by model and problem
-(evaluate.evaluate_shard per shard, then evaluate.merge). For every timed row (sample and resource count) it
-takes each way's median speedup over its rounds and the run-to-run spread of all 2 x rounds speedups,
-(max - min) / median, and prints:
+`rounds` times each way, alternating, with the config's pcgbench.evaluate settings and one warm build cache:
+unsharded (evaluation.evaluate_generations) and sharded by model and problem (evaluation.evaluate_shard per shard,
+then evaluation.merge). For every timed row (sample and resource count) it takes each way's median speedup over
+its rounds and the run-to-run spread of all 2 x rounds speedups, (max - min) / median, and prints:
 - the verdicts of every round (which must agree: the script exits 1 otherwise);
 - per row, the two medians and whether the sharded median lies within the unsharded rounds' range;
 - the medians of |sharded - unsharded| / unsharded and of the spread over the rows, and in how many rows the
@@ -37,7 +37,7 @@ import pandas as pd  # noqa: E402
 from workflow_scripts.common import write_json  # noqa: E402
 from workflow_scripts.common.config import load_config  # noqa: E402
 from workflow_scripts.measure import get_problem, reference_body  # noqa: E402
-from workflow_scripts.pcgbench import evaluate, evaluation_settings, prompt_record, shards  # noqa: E402
+from workflow_scripts.pcgbench import evaluation, evaluation_settings, prompt_record, shards  # noqa: E402
 
 
 def write_generations(path: Path, problems: list[str], exec_models: list[str]) -> None:
@@ -49,15 +49,15 @@ def write_generations(path: Path, problems: list[str], exec_models: list[str]) -
     path.write_text(json.dumps(records))
 
 
-def unsharded(generations: Path, out: Path, cfg: evaluate.EvaluateConfig) -> pd.DataFrame:
-    evaluate.main(generations, out, cfg, generator="gen")
+def unsharded(generations: Path, out: Path, cfg: evaluation.EvaluateConfig) -> pd.DataFrame:
+    evaluation.evaluate_generations(generations, out, cfg, generator="gen")
     return pd.read_parquet(out / "results.parquet")
 
 
-def sharded(generations: Path, out: Path, cfg: evaluate.EvaluateConfig, plan: list[shards.Shard]) -> pd.DataFrame:
+def sharded(generations: Path, out: Path, cfg: evaluation.EvaluateConfig, plan: list[shards.Shard]) -> pd.DataFrame:
     for shard in plan:
-        evaluate.evaluate_shard(generations, out / "shards" / shard.name, cfg, "gen", shard)
-    evaluate.merge(generations, [out / "shards" / s.name for s in plan], out, cfg, "gen")
+        evaluation.evaluate_shard(generations, out / "shards" / shard.name, cfg, "gen", shard)
+    evaluation.merge(generations, [out / "shards" / s.name for s in plan], out, cfg, "gen")
     return pd.read_parquet(out / "results.parquet")
 
 
@@ -126,9 +126,10 @@ def main() -> None:
         work = Path(tmp)
         generations = work / "gen.json"
         write_generations(generations, problems, exec_models)
-        cfg = evaluate.EvaluateConfig(**dict(evaluation_settings(config), cache_dir=work / "cache", jobs=2),
-                                      seed=config["seed"])  # fmt: skip
-        evaluate.main(generations, work / "warm-up", cfg, generator="gen")  # the builds, cached for every round
+        cfg = evaluation.EvaluateConfig(**dict(evaluation_settings(config), cache_dir=work / "cache", jobs=2),
+                                        seed=config["seed"])  # fmt: skip
+        # the builds, cached for every round
+        evaluation.evaluate_generations(generations, work / "warm-up", cfg, generator="gen")
         for round_ in range(args.rounds):
             for way in ("unsharded", "sharded"):
                 started = time.perf_counter()

@@ -50,9 +50,9 @@ def pcgbench_task_rules(task, shards, folder, prefix, prompts, generations, shar
             mutant_problems=lookup(dpath=f"{folder}/mutant_problems", within=config),
             race_check=lookup(dpath="measure/race_check", within=config),
             seed=config["seed"],
-            software_env=software_env("../workflow_scripts/pcgbench/generators.py"),
+            software_env=software_env("../workflow_scripts/pcgbench/self_test_generations.py"),
         script:
-            "../workflow_scripts/pcgbench/generators.py"
+            "../workflow_scripts/pcgbench/self_test_generations.py"
 
     rule:
         name:
@@ -115,7 +115,7 @@ def pcgbench_task_rules(task, shards, folder, prefix, prompts, generations, shar
     if not shards.one:
 
         rule:
-            # The shards' rows as one evaluation's results and metrics (evaluate.merge).
+            # The shards' rows as one evaluation's results and metrics (evaluation.merge).
             name:
                 f"pcgbench_{prefix}merge"
             input:

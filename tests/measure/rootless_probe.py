@@ -82,7 +82,7 @@ def run_cases(spec: dict) -> dict:
 
 def evaluate(spec: dict) -> dict:
     from workflow_scripts.measure import suite
-    from workflow_scripts.pcgbench.evaluate import EvaluateConfig, evaluate_samples
+    from workflow_scripts.pcgbench.evaluation import EvaluateConfig, evaluate_samples
     from workflow_scripts.pcgbench.samples import Sample
 
     problem = suite.get_problem(spec["problem"])

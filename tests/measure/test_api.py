@@ -130,7 +130,7 @@ def test_the_engine_imports_only_common():
 
 def test_the_check_names_each_import_past_the_api(tmp_path):
     (tmp_path / "workflow_scripts" / "pcgbench").mkdir(parents=True)
-    (tmp_path / "workflow_scripts" / "pcgbench" / "evaluate.py").write_text(
+    (tmp_path / "workflow_scripts" / "pcgbench" / "evaluation.py").write_text(
         "from workflow_scripts.pcgbench.samples import x\n"
         "from workflow_scripts.measure import run_program\n"
         "from workflow_scripts.measure.run import ProgramRun\n")  # fmt: skip
@@ -151,7 +151,7 @@ def test_the_check_names_each_import_past_the_api(tmp_path):
     benchmarks = tmp_path / "benchmarks"
     benchmarks.mkdir()
     (benchmarks / "fast.py").write_text("import sys\n\n"
-                                        "from workflow_scripts.pcgbench import evaluate\n"
+                                        "from workflow_scripts.pcgbench import evaluation\n"
                                         "def prompt():\n"
                                         "    from workflow_scripts.measure.suite import load_suite\n"
                                         "    from workflow_scripts.pcgbench import projection as pj\n"
@@ -165,7 +165,7 @@ def test_the_check_names_each_import_past_the_api(tmp_path):
                                                   "from workflow_scripts.pcgbench.paths import suite_files\n\n"
                                                   "rule a:\n    output: 'x'\n")  # fmt: skip
     assert api_offences(tmp_path) == [
-        "workflow_scripts/pcgbench/evaluate.py:3: from workflow_scripts.measure.run import ...",
+        "workflow_scripts/pcgbench/evaluation.py:3: from workflow_scripts.measure.run import ...",
         "workflow_scripts/study/bad.py:3: from workflow_scripts.measure.sandbox import ...",
         "workflow_scripts/study/bad.py:4: from workflow_scripts.measure import tampering (not in __all__)",
         "workflow_scripts/study/bad.py:6: import workflow_scripts.pcgbench.build",

@@ -23,8 +23,8 @@ import pytest
 
 from tests.pcgbench.test_evaluate import HOSTILE, hostile_body
 from workflow_scripts.measure import sandbox, suite, verdicts
-from workflow_scripts.pcgbench import evaluate
-from workflow_scripts.pcgbench.evaluate import EvaluateConfig, evaluate_samples
+from workflow_scripts.pcgbench import evaluation
+from workflow_scripts.pcgbench.evaluation import EvaluateConfig, evaluate_samples
 from workflow_scripts.pcgbench.samples import Sample
 
 REPO = Path(__file__).resolve().parents[2]
@@ -245,7 +245,7 @@ def test_a_broken_sandbox_stops_the_evaluation_before_any_sample(tmp_path, cache
             evaluate_samples(samples, tmp_path, EvaluateConfig(cache_dir=cache_dir, reps=1, warmup=0, ks=(1,)))
     finally:
         sandbox.check_sandbox.cache_clear()
-    assert not (tmp_path / evaluate.RESUME_LOG).exists() or (tmp_path / evaluate.RESUME_LOG).read_text() == ""
+    assert not (tmp_path / evaluation.RESUME_LOG).exists() or (tmp_path / evaluation.RESUME_LOG).read_text() == ""
 
 
 def test_a_wrapper_failing_during_a_run_stops_it_instead_of_judging(tmp_path, monkeypatch):

@@ -17,9 +17,9 @@ import pytest
 
 from workflow_scripts.measure import BuildCache, BuildConfig, BuildRequest, SandboxFailure, suite, toolchains
 from workflow_scripts.measure.timing import ResourceConfig, resource_sweep
-from workflow_scripts.pcgbench import evaluate, generators
+from workflow_scripts.pcgbench import evaluation, generators
 from workflow_scripts.pcgbench import samples as samples_module
-from workflow_scripts.pcgbench.evaluate import EvaluateConfig, evaluate_samples, runs_of_sweep
+from workflow_scripts.pcgbench.evaluation import EvaluateConfig, evaluate_samples, runs_of_sweep
 from workflow_scripts.pcgbench.pareval_format import numbered_names, prompt_record
 from workflow_scripts.pcgbench.samples import Sample
 
@@ -58,7 +58,7 @@ def reference_walls(tmp_path_factory, cache_dir, problem):
     samples, _ = samples_of("reference", problem, ["serial", "omp"])
     rows, _ = evaluate_samples(samples, tmp_path_factory.mktemp("reference"), config(cache_dir, run_timeout_s=60.0))
     rows.to_parquet(tmp_path_factory.getbasetemp() / "reference.parquet")
-    return rows, evaluate.reference_run_times(tmp_path_factory.getbasetemp() / "reference.parquet")
+    return rows, evaluation.reference_run_times(tmp_path_factory.getbasetemp() / "reference.parquet")
 
 
 def test_self_test_generators_get_expected_verdicts(tmp_path, cache_dir, problem, reference_walls):
@@ -192,8 +192,8 @@ def test_kill_all_under_mpirun_is_refused_by_the_kernel_and_harness_survives(tmp
 def record_runs(monkeypatch) -> list:
     """The samples evaluate_sample is called on (built and run), in order."""
     ran = []
-    real = evaluate.evaluate_sample
-    monkeypatch.setattr(evaluate, "evaluate_sample", lambda *args: ran.append(args[0]) or real(*args))
+    real = evaluation.evaluate_sample
+    monkeypatch.setattr(evaluation, "evaluate_sample", lambda *args: ran.append(args[0]) or real(*args))
     return ran
 
 
@@ -202,7 +202,7 @@ def test_resume_skips_finished_samples(tmp_path, cache_dir, problem, monkeypatch
     samples, _ = samples_of("reference", problem, ["serial"])
     first, _ = evaluate_samples(samples, tmp_path, cfg)
     # A second evaluation with one more sample runs only that one; a torn line is ignored.
-    with open(tmp_path / evaluate.RESUME_LOG, "a") as log:
+    with open(tmp_path / evaluation.RESUME_LOG, "a") as log:
         log.write('{"sample_id": "torn')
     extra = Sample(generator="reference", problem=problem, exec_model="serial", sample_index=1,
                    body=samples[0].body)
@@ -222,14 +222,14 @@ def test_a_sample_the_harness_cannot_read_gets_a_verdict_and_the_rest_are_scored
     """No sample stops an evaluation: what raises while one sample is built, inspected, run or read becomes its verdict
     (crash, with the exception in its detail); the sandbox's own failure still stops the evaluation."""
     samples, _ = samples_of("reference", problem, ["serial", "omp"])
-    real = evaluate.evaluate_sample
+    real = evaluation.evaluate_sample
 
     def unreadable_serial(sample, *args):
         if sample.exec_model == "serial":
             raise UnicodeDecodeError("utf-8", b"\xff", 0, 1, "invalid start byte")
         return real(sample, *args)
 
-    monkeypatch.setattr(evaluate, "evaluate_sample", unreadable_serial)
+    monkeypatch.setattr(evaluation, "evaluate_sample", unreadable_serial)
     rows, _ = evaluate_samples(samples, tmp_path, config(cache_dir, share_identical_runs=False))
     got = verdicts(rows)
     assert got[("serial", 0)] == "crash" and got[("omp", 0)] == "ok"
@@ -238,7 +238,7 @@ def test_a_sample_the_harness_cannot_read_gets_a_verdict_and_the_rest_are_scored
     def sandbox_broken(sample, *args):
         raise SandboxFailure("the sandbox failed")
 
-    monkeypatch.setattr(evaluate, "evaluate_sample", sandbox_broken)
+    monkeypatch.setattr(evaluation, "evaluate_sample", sandbox_broken)
     with pytest.raises(SandboxFailure):
         evaluate_samples(samples, tmp_path / "again", config(cache_dir, share_identical_runs=False))
 
@@ -270,8 +270,8 @@ def test_identical_samples_are_run_once_and_share_its_rows(tmp_path, cache_dir, 
 def test_an_openmp_samples_sweep_is_one_run_with_the_stress_validations_once(tmp_path, cache_dir, problem, monkeypatch):
     """The thread counts of an OpenMP sample share one process: one run, one wall time, a row per thread count."""
     protocols = []
-    real = evaluate.run_program
-    monkeypatch.setattr(evaluate, "run_program", lambda *args: protocols.append(args[3]) or real(*args))
+    real = evaluation.run_program
+    monkeypatch.setattr(evaluation, "run_program", lambda *args: protocols.append(args[3]) or real(*args))
     samples, _ = samples_of("reference", problem, ["omp"])
     rows, _ = evaluate_samples(samples, tmp_path, config(cache_dir, stress_validations=2, race_check=False))
     assert list(rows["threads"]) == [1, 2] and set(rows["verdict"]) == {"ok"}
@@ -297,7 +297,7 @@ def test_samples_run_while_later_ones_build_only_when_runs_outrank_compiles(tmp_
     samples = [Sample(generator="g", problem=problem, exec_model="serial", sample_index=i, body=body + f"// {i}\n")
                for i in range(3)]  # fmt: skip
     first_run, events = threading.Event(), []
-    real_compile, real_evaluate = BuildCache._compile_object, evaluate.evaluate_sample
+    real_compile, real_evaluate = BuildCache._compile_object, evaluation.evaluate_sample
 
     def compile_object(self, request, key):  # the last sample's compile waits for the first run (or 3 s)
         if request.body == samples[-1].body:
@@ -310,8 +310,8 @@ def test_samples_run_while_later_ones_build_only_when_runs_outrank_compiles(tmp_
         return real_evaluate(sample, *args)
 
     monkeypatch.setattr(BuildCache, "_compile_object", compile_object)
-    monkeypatch.setattr(evaluate, "evaluate_sample", evaluate_sample)
-    monkeypatch.setattr(evaluate, "overlap_builds_and_runs", lambda cfg: overlap)
+    monkeypatch.setattr(evaluation, "evaluate_sample", evaluate_sample)
+    monkeypatch.setattr(evaluation, "overlap_builds_and_runs", lambda cfg: overlap)
     rows, _ = evaluate_samples(samples, tmp_path, config(cache_dir, race_check=False))
     assert set(rows["verdict"]) == {"ok"}
     if overlap:  # (when the waiting compile logs beside the runs is up to the scheduler)
@@ -322,11 +322,11 @@ def test_samples_run_while_later_ones_build_only_when_runs_outrank_compiles(tmp_
 
 
 def test_overlap_needs_raised_run_priority(cache_dir, monkeypatch):
-    monkeypatch.setattr(evaluate, "can_raise_priority", lambda: True)
-    assert evaluate.overlap_builds_and_runs(config(cache_dir, run_nice=-20))
-    assert not evaluate.overlap_builds_and_runs(config(cache_dir, run_nice=0))
-    monkeypatch.setattr(evaluate, "can_raise_priority", lambda: False)
-    assert not evaluate.overlap_builds_and_runs(config(cache_dir, run_nice=-20))
+    monkeypatch.setattr(evaluation, "can_raise_priority", lambda: True)
+    assert evaluation.overlap_builds_and_runs(config(cache_dir, run_nice=-20))
+    assert not evaluation.overlap_builds_and_runs(config(cache_dir, run_nice=0))
+    monkeypatch.setattr(evaluation, "can_raise_priority", lambda: False)
+    assert not evaluation.overlap_builds_and_runs(config(cache_dir, run_nice=-20))
 
 
 def test_missing_toolchain_is_reported_and_skipped(tmp_path, cache_dir, problem, monkeypatch):
@@ -407,7 +407,7 @@ def test_time_limit_is_max_of_floor_and_factor_times_reference(tmp_path, cache_d
         dict(problem="p", model="omp", ranks=1, threads=1, verdict="crash", run_wall_s=9.0),
     ])
     rows.to_parquet(tmp_path / "reference.parquet")
-    assert evaluate.reference_run_times(tmp_path / "reference.parquet") == {("p", "omp", 1, 2): 2.5}
+    assert evaluation.reference_run_times(tmp_path / "reference.parquet") == {("p", "omp", 1, 2): 2.5}
     with pytest.raises(ValueError, match="timeout_factor"):
         config(cache_dir, timeout_factor=0)
 
@@ -434,9 +434,9 @@ def test_reduction_races_are_caught_in_every_run(tmp_path, cache_dir, mutant):
         [BuildRequest(problem=s.problem, exec_model=s.exec_model, body=s.body) for s in samples + reference])
     two_threads = ResourceConfig(ranks=1, threads=2)
     assert [e["expected_verdict"] for e in expected] == ["wrong_answer"]
-    got = [evaluate.run_one(samples[0], builds[0].exe, [two_threads], cfg)[0][0] for _ in range(20)]
+    got = [evaluation.run_one(samples[0], builds[0].exe, [two_threads], cfg)[0][0] for _ in range(20)]
     assert got == ["wrong_answer"] * 20
-    assert [evaluate.run_one(reference[0], builds[1].exe, [two_threads], cfg)[0][0] for _ in range(3)] == ["ok"] * 3
+    assert [evaluation.run_one(reference[0], builds[1].exe, [two_threads], cfg)[0][0] for _ in range(3)] == ["ok"] * 3
 
 
 def test_reduction_mutants_only_where_the_verdict_is_certain():
@@ -461,7 +461,7 @@ def test_the_race_check_reports_a_missing_reduction_and_passes_the_reference(tmp
     samples, expected = samples_of("mutants", problem, ["omp"], mutants=["missing_reduction", "data_race"])
     reference, _ = samples_of("reference", problem, ["omp"])
     reference = [dataclasses.replace(reference[0], generator="mutants", sample_index=len(samples))]
-    rows, _ = evaluate.evaluate_samples(samples + reference, tmp_path / "out", config(cache_dir, reps=1))
+    rows, _ = evaluation.evaluate_samples(samples + reference, tmp_path / "out", config(cache_dir, reps=1))
     assert [e["expected_verdict"] for e in expected] == ["race_detected", "wrong_answer"]
     check_expected(rows, expected)
     first = rows.drop_duplicates("sample_id").set_index("sample_index")
@@ -483,7 +483,7 @@ def test_a_race_hidden_behind_a_large_chunk_is_caught(tmp_path, cache_dir, chunk
         "  for (size_t i = 1;", f"  #pragma omp parallel for schedule(dynamic,{chunk})\n  for (size_t i = 1;", 1)
     assert "schedule(dynamic" in body
     sample = Sample(generator="racy", problem=problem, exec_model="omp", sample_index=0, body=body)
-    rows, _ = evaluate.evaluate_samples([sample], tmp_path / "out", config(cache_dir, reps=1))
+    rows, _ = evaluation.evaluate_samples([sample], tmp_path / "out", config(cache_dir, reps=1))
     assert list(rows["verdict"]) == ["race_detected"] and list(rows["race_check"]) == ["race"]
 
 

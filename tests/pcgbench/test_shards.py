@@ -1,4 +1,4 @@
-"""Sharded evaluation (shards.py, evaluate.evaluate_shard and evaluate.merge): the plan covers every model and
+"""Sharded evaluation (shards.py, evaluation.evaluate_shard and evaluation.merge): the plan covers every model and
 problem once, each shard asks for its model's node, and merged shards give what one unsharded evaluation gives."""
 
 import json
@@ -8,8 +8,8 @@ import pytest
 
 from tests.conftest import REPO_ROOT, run_snakemake
 from workflow_scripts.measure import suite
-from workflow_scripts.pcgbench import evaluate, shards
-from workflow_scripts.pcgbench.evaluate import EvaluateConfig
+from workflow_scripts.pcgbench import evaluation, shards
+from workflow_scripts.pcgbench.evaluation import EvaluateConfig
 from workflow_scripts.pcgbench.pareval_format import prompt_record
 
 EXEC_MODELS = ["serial", "omp", "mpi", "mpi+omp", "kokkos", "cuda", "hip"]
@@ -131,11 +131,11 @@ def generations(tmp_path_factory):
 
 def test_merged_shards_equal_one_unsharded_evaluation(tmp_path, cache_dir, generations):
     cfg = config(cache_dir)
-    whole = evaluate.main(generations, tmp_path / "whole", cfg, generator="gen")
+    whole = evaluation.evaluate_generations(generations, tmp_path / "whole", cfg, generator="gen")
     plan = shards.plan(["serial", "omp"], ["reduce_average", "transform_relu"], by_model=True, problems_per_shard=1)
     for shard in plan:
-        evaluate.evaluate_shard(generations, tmp_path / "shards" / shard.name, cfg, "gen", shard)
-    merged = evaluate.merge(generations, [tmp_path / "shards" / s.name for s in plan], tmp_path / "merged", cfg, "gen")
+        evaluation.evaluate_shard(generations, tmp_path / "shards" / shard.name, cfg, "gen", shard)
+    merged = evaluation.merge(generations, [tmp_path / "shards" / s.name for s in plan], tmp_path / "merged", cfg, "gen")
 
     one, many = (pd.read_parquet(tmp_path / d / "results.parquet") for d in ("whole", "merged"))
     key = ["sample_id", "n_resources"]
@@ -157,17 +157,17 @@ def test_merged_shards_equal_one_unsharded_evaluation(tmp_path, cache_dir, gener
 def test_a_merge_refuses_shards_of_another_plan(tmp_path, cache_dir, generations):
     cfg = config(cache_dir)
     serial = shards.Shard("serial", ("serial",), ("reduce_average", "transform_relu"))
-    evaluate.evaluate_shard(generations, tmp_path / "serial", cfg, "gen", serial)
+    evaluation.evaluate_shard(generations, tmp_path / "serial", cfg, "gen", serial)
     with pytest.raises(ValueError, match="4 samples of .* are in no shard"):
-        evaluate.merge(generations, [tmp_path / "serial"], tmp_path / "merged", cfg, "gen")
+        evaluation.merge(generations, [tmp_path / "serial"], tmp_path / "merged", cfg, "gen")
     with pytest.raises(ValueError, match="evaluated in two shards"):
-        evaluate.merge(generations, [tmp_path / "serial", tmp_path / "serial"], tmp_path / "merged", cfg, "gen")
+        evaluation.merge(generations, [tmp_path / "serial", tmp_path / "serial"], tmp_path / "merged", cfg, "gen")
     assert not (tmp_path / "merged" / "results.parquet").exists()
 
 
 def test_a_shard_without_samples_writes_empty_results(tmp_path, cache_dir, generations):
     shard = shards.Shard("kokkos", ("kokkos",), ("reduce_average",))
-    rows = evaluate.evaluate_shard(generations, tmp_path / "kokkos", config(cache_dir), "gen", shard)
+    rows = evaluation.evaluate_shard(generations, tmp_path / "kokkos", config(cache_dir), "gen", shard)
     assert rows.empty and pd.read_parquet(tmp_path / "kokkos" / "results.parquet").empty
-    assert json.loads((tmp_path / "kokkos" / evaluate.SHARD_SKIPPED).read_text()) == {}
+    assert json.loads((tmp_path / "kokkos" / evaluation.SHARD_SKIPPED).read_text()) == {}
 

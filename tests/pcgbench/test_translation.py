@@ -1,4 +1,4 @@
-"""The translation task's self-test (translation.py, generators.py, evaluate.py): the reference generator's
+"""The translation task's self-test (translation.py, generators.py, evaluation.py): the reference generator's
 answers to translation prompts (the target model's reference body) pass, the mutants' fail with their expected
 verdicts, results and metrics carry the pair, and an output that is a program the generation evaluation ran takes
 its rows instead of being run again (share_runs_from)."""
@@ -8,8 +8,8 @@ import json
 import pandas as pd
 
 from workflow_scripts.pcgbench import generators, translation
-from workflow_scripts.pcgbench.evaluate import EvaluateConfig
-from workflow_scripts.pcgbench.evaluate import main as evaluate
+from workflow_scripts.pcgbench.evaluation import EvaluateConfig
+from workflow_scripts.pcgbench.evaluation import evaluate_generations as evaluate
 from workflow_scripts.pcgbench.pareval_format import export_prompts, load_generations
 from workflow_scripts.pcgbench.summary import self_test
 

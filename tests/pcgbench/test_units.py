@@ -5,7 +5,7 @@ import pytest
 
 from workflow_scripts.measure import suite
 from workflow_scripts.pcgbench import generators
-from workflow_scripts.pcgbench.prompts import select_problems
+from workflow_scripts.pcgbench.selection import select_problems
 from workflow_scripts.pcgbench.summary import self_test
 
 

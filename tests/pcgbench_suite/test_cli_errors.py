@@ -14,7 +14,7 @@ import pytest
 
 from workflow_scripts.measure import suite, toolchains
 from workflow_scripts.pcgbench import __main__ as cli
-from workflow_scripts.pcgbench import evaluate
+from workflow_scripts.pcgbench import evaluation
 from workflow_scripts.pcgbench.pareval_format import GenerationsError, closest_names, prompt_record
 from workflow_scripts.pcgbench.paths import user_cache_dir
 
@@ -191,7 +191,7 @@ def test_a_bug_keeps_its_traceback(workdir, monkeypatch):
     def broken(*args, **kwargs):
         raise KeyError("a bug in the harness")
 
-    monkeypatch.setattr(evaluate, "main", broken)
+    monkeypatch.setattr(evaluation, "evaluate_generations", broken)
     gen = write(workdir / "gen.json", [record()])
     with pytest.raises(KeyError):
         cli.main(["evaluate", str(gen), "--out", str(workdir / "out")])
@@ -204,11 +204,11 @@ def test_evaluate_builds_in_the_user_cache_not_the_current_folder(workdir, monke
         given.update(out=out, cache_dir=cfg.cache_dir)
         return {"skipped_models": {}, "verdict_counts": {}}
 
-    monkeypatch.setattr(evaluate, "main", capture)
+    monkeypatch.setattr(evaluation, "evaluate_generations", capture)
     gen = write(workdir / "gen.json", [record()])
     assert cli.main(["evaluate", str(gen), "--out", str(workdir / "out")]) == 0
     assert given["cache_dir"] == workdir / "xdg-cache" / "pcgbench" / "build_cache"
-    assert sorted(p.name for p in workdir.iterdir()) == ["gen.json"]  # not even the cache: evaluate.main makes it
+    assert sorted(p.name for p in workdir.iterdir()) == ["gen.json"]  # not even the cache: evaluate_generations makes it
 
 
 def test_user_cache_follows_xdg(monkeypatch, tmp_path):

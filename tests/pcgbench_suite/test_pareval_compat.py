@@ -20,7 +20,7 @@ import yaml
 
 from workflow_scripts.measure import BuildCache, BuildConfig, BuildRequest, suite, toolchains
 from workflow_scripts.pcgbench import pareval_format as pf
-from workflow_scripts.pcgbench.evaluate import EvaluateConfig, evaluate_samples
+from workflow_scripts.pcgbench.evaluation import EvaluateConfig, evaluate_samples
 from workflow_scripts.pcgbench.samples import load_samples
 
 from .conftest import rotation_seed

@@ -14,7 +14,7 @@ import pytest
 from workflow_scripts.measure import toolchains
 from workflow_scripts.pcgbench.agreement import ANSWER_CHECK, CAUSES, cause_of, nonrectangular_collapse
 from workflow_scripts.pcgbench.agreement import main as agreement_main
-from workflow_scripts.pcgbench.evaluate import EvaluateConfig
+from workflow_scripts.pcgbench.evaluation import EvaluateConfig
 from workflow_scripts.pcgbench.pareval_format import MALFORMED, NO_DRIVER, GenerationsError
 from workflow_scripts.pcgbench.pareval_results import (
     CHECKSUMS,

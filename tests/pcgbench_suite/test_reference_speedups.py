@@ -1,5 +1,6 @@
-"""The reference check (workflow_scripts/pcgbench/reference_speedups.py): its summary arithmetic on made-up rows,
-a real run on one problem, and the Snakemake rule that writes results/pcgbench/reference_speedups.{csv,json}."""
+"""The reference check (workflow_scripts/pcgbench/reference_check.py): its summary arithmetic on made-up rows,
+a real run on one problem, and the Snakemake rule (step reference_speedups.py) that writes
+results/pcgbench/reference_speedups.{csv,json}."""
 
 from __future__ import annotations
 
@@ -25,7 +26,7 @@ from workflow_scripts.measure import (
     SandboxFailure,
     suite,
 )
-from workflow_scripts.pcgbench import reference_speedups as rs
+from workflow_scripts.pcgbench import reference_check as rs
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -96,14 +97,14 @@ def test_no_omp_rows_means_no_verdict_on_the_target():
 
 
 @pytest.mark.multiprocess
-def test_main_checks_the_selected_references_and_writes_table_and_summary(tmp_path):
+def test_check_selection_checks_the_selected_references_and_writes_table_and_summary(tmp_path):
     """A real run: reduce_average's serial and OpenMP references at 1 and 2 threads, and HIP reported as
     unavailable (no hipcc here) rather than failed."""
     evaluate = {"max_cores": 2, "warmup": 0, "reps": 2, "size": "timed", "run_timeout_s": 120, "run_nice": 0,
                 "cache_dir": str(tmp_path / "cache")}  # fmt: skip
     exec_models = ["serial", "omp"] + (["hip"] if shutil.which("hipcc") is None else [])
-    summary = rs.main(tmp_path / "t.csv", tmp_path / "t.json", selection=["reduce_average"], exec_models=exec_models,
-                      evaluate=evaluate, seed=3)  # fmt: skip
+    summary = rs.check_selection(tmp_path / "t.csv", tmp_path / "t.json", selection=["reduce_average"],
+                                 exec_models=exec_models, evaluate=evaluate, seed=3)  # fmt: skip
     with open(tmp_path / "t.csv") as handle:
         rows = list(csv.DictReader(handle))
     assert tuple(rows[0]) == rs.COLUMNS

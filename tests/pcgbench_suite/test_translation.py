@@ -22,7 +22,7 @@ from workflow_scripts.measure import suite
 from workflow_scripts.pcgbench import pareval_format as pf
 from workflow_scripts.pcgbench import translation as tr
 from workflow_scripts.pcgbench.__main__ import main as cli
-from workflow_scripts.pcgbench.evaluate import EvaluateConfig, evaluate_samples
+from workflow_scripts.pcgbench.evaluation import EvaluateConfig, evaluate_samples
 from workflow_scripts.pcgbench.samples import load_samples
 
 from .conftest import rotation_seed

@@ -51,9 +51,9 @@ PAIRS = [
     ("monitoring.analysis", "AnalysisConfig", "monitoring.analysis", {}, set()),
     ("measure.settings", "MeasureConfig", "measure", {"seed": "<top>.seed"}, {"suite_root"}),
     # PCGBench's evaluation: the engine's fields (section measure) and its own (pcgbench.evaluate)
-    ("pcgbench.evaluate", "EvaluateConfig", "pcgbench.evaluate", {"seed": "<top>.seed"}, {"suite_root"} | MEASURE_FIELDS),
+    ("pcgbench.evaluation", "EvaluateConfig", "pcgbench.evaluate", {"seed": "<top>.seed"}, {"suite_root"} | MEASURE_FIELDS),
     # the evaluation's settings (EvaluateConfig's fields) and which configurations
-    ("pcgbench.reference_speedups", "CheckConfig", "pcgbench.evaluate", {"seed": "<top>.seed"},
+    ("pcgbench.reference_check", "CheckConfig", "pcgbench.evaluate", {"seed": "<top>.seed"},
      {"suite_root", "fixed"} | MEASURE_FIELDS),
     ("rlpf.held_out", "HeldOutConfig", "rlpf.held_out", {}, set()),
     # measure: the section measure's settings (a MeasureConfig) under rlpf.reward.measure's overrides (from_config)
@@ -255,7 +255,7 @@ def _get(tree: dict, path: tuple):
 
 def test_pcgbench_command_line_defaults_are_the_schema_defaults(monkeypatch, tmp_path):
     """`python -m workflow_scripts.pcgbench evaluate` without options evaluates with the workflow's defaults."""
-    import workflow_scripts.pcgbench.evaluate as evaluate
+    import workflow_scripts.pcgbench.evaluation as evaluation
     from workflow_scripts.measure import suite
     from workflow_scripts.pcgbench import __main__ as cli
     from workflow_scripts.pcgbench.pareval_format import prompt_record
@@ -272,10 +272,10 @@ def test_pcgbench_command_line_defaults_are_the_schema_defaults(monkeypatch, tmp
         built.append(cfg)
         raise SystemExit(0)
 
-    monkeypatch.setattr(evaluate, "main", capture)
+    monkeypatch.setattr(evaluation, "evaluate_generations", capture)
     with pytest.raises(SystemExit):
         cli.main(["evaluate", "generations.json", "--out", "out"])
-    given, defaults = dataclasses.asdict(built[0]), dataclasses.asdict(evaluate.EvaluateConfig())
+    given, defaults = dataclasses.asdict(built[0]), dataclasses.asdict(evaluation.EvaluateConfig())
     # Where the build cache lives is no setting of the evaluation: the command line keeps it in the user's cache
     # (it writes nothing into the folder it is run from), the workflow under results/.
     assert given.pop("cache_dir") == user_cache_dir() / "build_cache" and defaults.pop("cache_dir")

@@ -15,7 +15,7 @@
         (and metrics.csv); an interrupted evaluation resumes from DIR/samples.jsonl. GENERATIONS.json may be
         a file written for ParEval's own prompts (data/pcgbench/README.md)
     python -m workflow_scripts.pcgbench check-references [--models omp] [--problems a,b] [--sweep] [--csv T.csv]
-        build every reference, validate it and time it against the serial baseline (reference_speedups.py);
+        build every reference, validate it and time it against the serial baseline (reference_check.py);
         exit status 1 if any reference fails
 
 A mistake in the input (a bad option value, a malformed generations file, an unknown problem or model, a folder
@@ -235,15 +235,14 @@ def _export_prompts(args: argparse.Namespace) -> int:
 
 def _evaluate(args: argparse.Namespace) -> int:
     from workflow_scripts.measure import race_check_status
-    from workflow_scripts.pcgbench.evaluate import EvaluateConfig
-    from workflow_scripts.pcgbench.evaluate import main as evaluate_main
+    from workflow_scripts.pcgbench.evaluation import EvaluateConfig, evaluate_generations
     from workflow_scripts.pcgbench.samples import load_samples
 
     # Everything the command was given is checked before anything is written, and before the machine is: the
-    # generations file is read and matched to the suite here (evaluate.main reads it again), so a mistake in it
-    # is reported as one, not as a tool this machine lacks.
+    # generations file is read and matched to the suite here (evaluate_generations reads it again), so a mistake
+    # in it is reported as one, not as a tool this machine lacks.
     _suite(args.data)
-    # Its records' refusals are logged once, when evaluate.main reads it again: quiet here.
+    # Its records' refusals are logged once, when evaluate_generations reads it again: quiet here.
     reader = logging.getLogger("workflow_scripts.pcgbench.pareval_format")
     level, reader.level = reader.level, logging.ERROR
     try:
@@ -271,7 +270,8 @@ def _evaluate(args: argparse.Namespace) -> int:
                              race_check=not args.no_race_check, cache_dir=cache_dir, suite_root=Path(args.data))
     except ValueError as err:  # EvaluateConfig names the setting (its config key) and the allowed values
         raise UsageError(str(err)) from err
-    metrics = evaluate_main(Path(args.generations), out, cfg, generator=args.generator, reference_results=reference)
+    metrics = evaluate_generations(Path(args.generations), out, cfg, generator=args.generator,
+                                   reference_results=reference)
     for exec_model, reason in metrics["skipped_models"].items():
         print(f"skipped {exec_model}: {reason}")
     for status in ("no_driver", "prompt_mismatch", "malformed"):
@@ -284,7 +284,7 @@ def _evaluate(args: argparse.Namespace) -> int:
 
 
 def _check_references(args: argparse.Namespace) -> int:
-    from workflow_scripts.pcgbench import reference_speedups
+    from workflow_scripts.pcgbench import reference_check
 
     problems, exec_models = _selected(args)
     _writable_folder(Path(args.build_dir), "--build-dir")
@@ -296,18 +296,17 @@ def _check_references(args: argparse.Namespace) -> int:
         # reference at the paper size runs long) with CPU time up to that on each core a run is given, and no race
         # check (references are trusted).
         cores = args.max_cores if args.sweep else args.ranks * args.threads
-        cfg = reference_speedups.CheckConfig(max_cores=args.max_cores, warmup=args.warmup, reps=args.reps,
-                                             size=args.size, seed=args.seed, jobs=args.jobs,
-                                             run_timeout_s=CHECK_RUN_TIMEOUT_S, cpu_limit_s=CHECK_RUN_TIMEOUT_S * cores,
-                                             race_check=False, fixed=None if args.sweep else (args.ranks, args.threads))
+        cfg = reference_check.CheckConfig(max_cores=args.max_cores, warmup=args.warmup, reps=args.reps,
+                                          size=args.size, seed=args.seed, jobs=args.jobs,
+                                          run_timeout_s=CHECK_RUN_TIMEOUT_S, cpu_limit_s=CHECK_RUN_TIMEOUT_S * cores,
+                                          race_check=False, fixed=None if args.sweep else (args.ranks, args.threads))
     except ValueError as err:
         raise UsageError(str(err)) from err
-    rows = reference_speedups.check_references(problems, exec_models, cfg, Path(args.build_dir),
-                                               progress=lambda row: print(reference_speedups.format_row(row),
-                                                                          flush=True))
-    summary = reference_speedups.summarise(rows)
+    rows = reference_check.check_references(problems, exec_models, cfg, Path(args.build_dir),
+                                            progress=lambda row: print(reference_check.format_row(row), flush=True))
+    summary = reference_check.summarise(rows)
     if args.csv:
-        reference_speedups.write_table(rows, Path(args.csv))
+        reference_check.write_table(rows, Path(args.csv))
     for exec_model, counts in summary["counts"].items():
         print(f"{exec_model:8s} " + ", ".join(f"{status} {n}" for status, n in sorted(counts.items())))
     target = summary["target"]

@@ -6,13 +6,13 @@ ParEval's own, giving each difference a cause computed from evidence.
 
 Input: a file in ParEval's results format (pareval_results.py; the released ones are in data/pareval_released/).
 Every output with ParEval's verdict is a sample, evaluated as `python -m workflow_scripts.pcgbench evaluate`
-evaluates one (evaluate.evaluate_samples: the same builds, vetting, race check, sandboxed runs and protocol; the
+evaluates one (evaluation.evaluate_samples: the same builds, vetting, race check, sandboxed runs and protocol; the
 resume log DIR/samples.jsonl, so an interrupted run resumes). Outputs, in DIR:
 
     agreement.csv    one row per sample: record, output_index, execution model (and source model), problem,
                      pareval (did_not_build / built_invalid / valid), pareval_runs (its runs in words), pcgbench
                      (the verdict), agree, cause, evidence; sorted by record and output index
-    results.parquet, metrics.json, metrics.csv   the evaluation's own outputs (evaluate.write_outputs)
+    results.parquet, metrics.json, metrics.csv   the evaluation's own outputs (evaluation.write_outputs)
     refused.json     the records and outputs refused (missing field, unknown problem, text UTF-8 cannot hold)
     agreement.json   the confusion table, the agreement rate and the causes' counts
 
@@ -85,7 +85,7 @@ from workflow_scripts.measure import (
     VERDICT_TIMEOUT,
     WRONG_ANSWER,
 )
-from workflow_scripts.pcgbench.evaluate import EvaluateConfig, evaluate_samples, write_outputs
+from workflow_scripts.pcgbench.evaluation import EvaluateConfig, evaluate_samples, write_outputs
 from workflow_scripts.pcgbench.pareval_format import GenerationsError
 from workflow_scripts.pcgbench.pareval_results import (
     CATEGORIES,

@@ -28,15 +28,14 @@ interleave them (driver_program.run_argv; benchmarks/race_detection.py). Where t
 (`race_check`, OpenMP and MPI+OpenMP samples), ThreadSanitizer reports the race before any validation: race_detected.
 Generation is deterministic (no randomness), so two runs write identical files.
 
-Run from Snakemake (rule pcgbench_self_test_generations) or:
-    python -c "from workflow_scripts.pcgbench.generators import main; main(...)"
+Written by rule pcgbench_self_test_generations (step self_test_generations.py: a prompts file's records filled in
+by generate, beside their expected verdicts).
 """
 
 
 import logging
 from pathlib import Path
 
-from workflow_scripts.common import Provenance, write_json
 from workflow_scripts.common.c_scanner import (
     first_loop_bound,
     pragmas,
@@ -60,7 +59,7 @@ from workflow_scripts.measure import (
     reference_body,
     serial_baseline_body,
 )
-from workflow_scripts.pcgbench.pareval_format import load_generations, problem_name
+from workflow_scripts.pcgbench.pareval_format import problem_name
 
 logger = logging.getLogger(__name__)
 
@@ -193,25 +192,3 @@ def _check_every_mutant_made(mutants: list[str], expected: list[dict], records: 
                          f"({sorted({problem_name(r) for r in records})}, models {exec_models}); add one where it applies: "
                          f"{', '.join(applies[:8]) or 'none in the suite'}, or drop it from pcgbench.mutants")
 
-
-def main(prompts: Path, generations: Path, expected: Path, generator: str, *, samples: int, mutants: list[str],
-         mutant_problems: str | list[str], seed: int, race_check: bool = True) -> None:  # fmt: skip
-    """Fill the prompts file's records with `generator`'s outputs; write them and the expected verdicts."""
-    prov = Provenance.start(step=f"pcgbench.generators.{generator}",
-                            config={"samples": samples, "mutants": list(mutants), "mutant_problems": mutant_problems,
-                                    "race_check": race_check}, seed=seed)  # fmt: skip
-    records, verdicts = generate(load_generations(prompts), generator, samples=samples, mutants=mutants,
-                                 mutant_problems=mutant_problems, race_check=race_check)
-    write_json(generations, records)
-    write_json(expected, verdicts)
-    logger.info("%s: %d prompts, %d outputs", generator, len(records), len(verdicts))
-    prov.finish([generations, expected], prompts=str(prompts))
-
-
-if __name__ == "__main__":
-    from workflow_scripts.common import snakemake_step
-
-    smk = snakemake_step(snakemake)  # noqa: F821 -- injected by Snakemake's script: directive
-    main(Path(smk.input.prompts), Path(smk.output.generations), Path(smk.output.expected), smk.wildcards.generator,
-         samples=smk.params.samples, mutants=list(smk.params.mutants), mutant_problems=smk.params.mutant_problems,
-         seed=smk.params.seed, race_check=smk.params.race_check)

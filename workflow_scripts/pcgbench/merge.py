@@ -1,10 +1,10 @@
 """Step pcgbench_merge (and its translation twin): a generator's shards, evaluated as separate jobs, merged into one
-evaluation's results.parquet, metrics.json and metrics.csv (evaluate.merge)."""
+evaluation's results.parquet, metrics.json and metrics.csv (evaluation.merge)."""
 
 from pathlib import Path
 
 from workflow_scripts.common import snakemake_step
-from workflow_scripts.pcgbench.evaluate import EvaluateConfig, merge
+from workflow_scripts.pcgbench.evaluation import EvaluateConfig, merge
 
 if __name__ == "__main__":
     smk = snakemake_step(snakemake)  # noqa: F821 -- injected by Snakemake's script: directive

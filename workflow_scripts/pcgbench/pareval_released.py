@@ -36,7 +36,7 @@ import pandas as pd
 
 from workflow_scripts.measure import load_suite
 from workflow_scripts.pcgbench import agreement, shards
-from workflow_scripts.pcgbench.evaluate import EvaluateConfig
+from workflow_scripts.pcgbench.evaluation import EvaluateConfig
 from workflow_scripts.pcgbench.pareval_results import RELEASED_ROOT
 
 logger = logging.getLogger(__name__)

@@ -25,7 +25,7 @@ SUITE_DIR = Path("data/pcgbench")
 
 
 def evaluation_settings(config: dict) -> dict:
-    """The settings of PCGBench's evaluation steps (pcgbench.evaluate.EvaluateConfig's fields): the measurement
+    """The settings of PCGBench's evaluation steps (evaluation.EvaluateConfig's fields): the measurement
     engine's section `measure` and the evaluation's own pcgbench.evaluate."""
     return {**config["measure"], **config["pcgbench"]["evaluate"]}
 

@@ -34,11 +34,11 @@ import statistics
 
 from workflow_scripts.measure import OPENMP_EXEC_MODELS, RACE_CHECKED_EXEC_MODELS, resource_sweep
 from workflow_scripts.pcgbench import shards as shards_module
-from workflow_scripts.pcgbench.evaluate import runs_of_sweep
+from workflow_scripts.pcgbench.evaluation import runs_of_sweep
 
 # How a sample ends, as far as its cost goes (module docstring).
 OK, TIMEOUT, FIRST_RUN, RACE, BUILD_ONLY = "ok", "timeout", "first_run", "race", "build_only"
-CHECK = "check"  # the suite's reference check: builds and runs, no race check (reference_speedups.py)
+CHECK = "check"  # the suite's reference check: builds and runs, no race check (reference_check.py)
 OUTCOME_OF_VERDICT = {"ok": OK, "timeout": TIMEOUT, "wrong_answer": FIRST_RUN, "crash": FIRST_RUN,
                       "killed_resource_limit": FIRST_RUN, "resource_overuse": FIRST_RUN, "race_detected": RACE,
                       "build_error": BUILD_ONLY, "no_parallelism": BUILD_ONLY, "tampering": BUILD_ONLY}  # fmt: skip
@@ -56,7 +56,7 @@ class SampleCost:
     reference) spends."""
 
     build_s: float  # compile + link + inspection, one compiler process
-    runs_s: tuple[float, ...]  # each run of the sweep (evaluate.runs_of_sweep at the paper's max_cores)
+    runs_s: tuple[float, ...]  # each run of the sweep (evaluation.runs_of_sweep at the paper's max_cores)
     race_checked: bool = False  # RACE_CHECKED_EXEC_MODELS with measure.race_check
     race_build_s: float = 0.0  # its ThreadSanitizer build (in the evaluate job)
     race_check_s: float = 0.0  # the race check's run (at the small or timed size, never the paper size)

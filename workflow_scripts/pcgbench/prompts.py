@@ -3,7 +3,7 @@
 Input: the problem set (data/pcgbench). Output: results/pcgbench/prompts.json, one record per
 (problem, execution model); or, given translation pairs, results/pcgbench/translation/prompts.json, one
 translation record per (problem, pair) that ParEval has (translation.py). The selection is `all`, `one_per_type`
-(the first problem by name of each problem type present) or an explicit list of problem names.
+(the first problem by name of each problem type present) or an explicit list of problem names (selection.py).
 
 Run from Snakemake (rules pcgbench_prompts, pcgbench_translation_prompts) or:
     python -m workflow_scripts.pcgbench export-prompts OUT.json --models serial,omp --problems reduce_average
@@ -15,29 +15,12 @@ import logging
 from pathlib import Path
 
 from workflow_scripts.common import Provenance
-from workflow_scripts.measure import PROBLEMS_ROOT, Problem, load_suite
+from workflow_scripts.measure import PROBLEMS_ROOT, load_suite
 from workflow_scripts.pcgbench import translation
 from workflow_scripts.pcgbench.pareval_format import export_prompts
+from workflow_scripts.pcgbench.selection import select_problems
 
 logger = logging.getLogger(__name__)
-
-
-def select_problems(problems: list[Problem], selection: str | list[str]) -> list[Problem]:
-    """The problems named by `selection` ("all", "one_per_type" or a list of names), sorted by name."""
-    if selection == "all":
-        return list(problems)
-    if selection == "one_per_type":
-        first: dict[str, Problem] = {}
-        for problem in sorted(problems, key=lambda p: p.name):
-            first.setdefault(problem.problem_type, problem)
-        return sorted(first.values(), key=lambda p: p.name)
-    if isinstance(selection, str):
-        raise ValueError(f"pcgbench.problems must be 'all', 'one_per_type' or a list of names, got {selection!r}")
-    by_name = {p.name: p for p in problems}
-    unknown = sorted(set(selection) - set(by_name))
-    if unknown:
-        raise ValueError(f"pcgbench.problems: unknown problem(s) {unknown}; the suite has {sorted(by_name)}")
-    return [by_name[name] for name in sorted(set(selection))]
 
 
 def main(out: Path, selection: str | list[str], exec_models: list[str], suite_root: Path, seed: int,

@@ -4,7 +4,7 @@ can be built and run on this machine.
     samples, unscored = load_samples(Path("generations.json"), "gpt-4", PROBLEMS_ROOT)
     skipped = toolchain_report({s.exec_model for s in samples})   # {exec_model: why}, logged
 
-Used by the build step (pcgbench/build.py, which compiles ahead of the evaluation) and by the evaluation (evaluate.py).
+Used by the build step (pcgbench/build.py, which compiles ahead of the evaluation) and by the evaluation (evaluation.py).
 """
 
 import dataclasses

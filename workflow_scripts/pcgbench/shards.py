@@ -10,7 +10,7 @@ CPU node for the others, `pcgbench.cluster`) and, past `problems_per_shard`, by 
     [s.name for s in shards]   # ['serial.0', 'serial.1', 'omp.0', 'omp.1', 'cuda.0', 'cuda.1']
 
 Each shard is built and evaluated on its own (rules pcgbench_build and pcgbench_evaluate, wildcard `shard`), into
-a folder of its own: a retried or resumed shard redoes nothing of the others. The merge (evaluate.merge) writes
+a folder of its own: a retried or resumed shard redoes nothing of the others. The merge (evaluation.merge) writes
 the generator's results.parquet, metrics.json and metrics.csv as one unsharded evaluation does. Where sharding
 does not pay (the tiny config), `by_model: false` and `problems_per_shard: 0` give one shard, "all": its jobs then
 write the generator's outputs themselves, with no merge job (Layout: where each job writes).
@@ -26,6 +26,7 @@ import dataclasses
 import functools
 
 from workflow_scripts.measure import check_exec_model, load_suite
+from workflow_scripts.pcgbench.selection import select_problems
 
 ALL = "all"
 
@@ -74,8 +75,6 @@ def node_kind(shard: Shard, gpu_exec_models: list[str]) -> str:
 
 @functools.cache
 def _problem_names(selection: str | tuple[str, ...]) -> tuple[str, ...]:
-    from workflow_scripts.pcgbench.prompts import select_problems  # prompts imports the suite's generators
-
     return tuple(p.name for p in select_problems(load_suite(), selection))
 
 

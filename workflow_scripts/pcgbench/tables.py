@@ -1,7 +1,7 @@
 """The PCGBench tables of the report: metrics per model and execution model, and the reference speedups.
 
 Inputs and outputs (rules pcgbench_metrics_table and pcgbench_reference_speedups_table):
-    results/pcgbench/<generator>/metrics.json    (evaluate.py's metrics; `by_model` -> model -> execution
+    results/pcgbench/<generator>/metrics.json    (evaluation.py's metrics; `by_model` -> model -> execution
                                                   model -> pass@k, build@k, speedup_n@k, efficiency_n@k, ...)
       -> results/pcgbench/tables/metrics.csv, .html    one row per (generator, model, execution model)
     results/pcgbench/reference_speedups.csv      (reference_speedups.py)
