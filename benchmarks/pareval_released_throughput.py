@@ -28,7 +28,7 @@ The runs, one after the other, ParEval's first in each round:
    it is given with no sandbox; here run-all.py runs in bubblewrap with the file system read-only but for its
    scratch folder (its TMPDIR too) and no network (one bwrap for the whole run: its start costs milliseconds).
 2. This harness: `python -m workflow_scripts.pcgbench agreement SLICE --out DIR` (agreement.py: the samples
-   evaluated by evaluate.evaluate_samples with the race check on, at --size paper, ParEval's sizes), cold as
+   evaluated by evaluation.evaluate_samples with the race check on, at --size paper, ParEval's sizes), cold as
    pareval_cold_start.py's cold run: an empty build cache and an empty machine cache (driver objects and
    precompiled headers built inside the timed window); Kokkos, built once, is not rebuilt.
 Then both again. Prints for each run the wall time, samples per minute and its verdicts; then the agreement of

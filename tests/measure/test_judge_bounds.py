@@ -120,7 +120,7 @@ def result_line(**fields) -> str:
     line = {"problem": "reduce_average", "model": "serial", "ranks": 1, "threads": 1, "seed": 1, "timed_seed": 2,
             "timed_size": 4000000, "valid": True, "failure": "", "validation": [], "times_s": [0.01] * 3,
             "baseline_times_s": [0.01] * 3, "threads_allowed": 1, "cpu_per_wall": 1.0, "baseline_cpu_per_wall": 1.0,
-            "prepare_cpu_s": 0.12, "generate_cpu_s": 0.08, "extra_threads": 0}  # fmt: skip
+            "prepare_cpu_s": 0.12, "generate_cpu_s": 0.08, "extra_threads": 0, "call_timed_out": False}  # fmt: skip
     line.update(fields)
     return "PCGBENCH_RESULT - " + json.dumps(line) + "\n"
 
@@ -155,7 +155,7 @@ def test_gpu_runs_are_not_held_to_the_judges_bounds():
     assert judged(threads_allowed=0, extra_threads=3, prepare_cpu_s=99.0) is None
 
 
-@pytest.mark.parametrize("field", ["prepare_cpu_s", "generate_cpu_s", "extra_threads"])
+@pytest.mark.parametrize("field", ["prepare_cpu_s", "generate_cpu_s", "extra_threads", "call_timed_out"])
 def test_a_line_without_the_judges_figures_is_malformed(field):
     text = result_line()
     line = json.loads(text[len("PCGBENCH_RESULT - "):])

@@ -59,6 +59,8 @@ def built(cache_dir, problem):
               # wrong when it runs on one thread while another thread of the process exists (e.g. a spinning worker)
               "wrong_beside_an_idle_worker": THREADS_OF_PROCESS + reference.replace(
                   "return acc;", "return omp_get_max_threads() == 1 && threads > 1 ? 2 * acc + 1 : acc;") + COUNT_THREADS,
+              # never returns from a call
+              "hangs": reference.replace("return acc;", "for (volatile unsigned long k = 0;; k = k + 1) {} return acc;"),
               # prints a well-formed result line of its own at every call, as a hostile program could
               "forges_a_result": reference.replace("return", f"std::printf({json.dumps(FORGED)}); return", 1)}
     assert "omp_get_max_threads" in bodies["wrong_above_2_threads"]
@@ -163,11 +165,31 @@ def test_a_stress_failure_after_the_timing_drops_the_timings(built, problem):
     assert unstressed.verdict == OK, unstressed.detail
 
 
+def test_a_call_over_its_own_limit_is_cut_and_the_run_is_a_timeout_long_before_the_runs_limit(built, problem):
+    """A judged call may take max(call_floor_s, call_factor x the baseline's time on an input of its size): a body that
+    never returns is a timeout at its first call, seconds into a run whose own limit is a minute; the reference, under
+    the same limits, is ok."""
+    limited = dataclasses.replace(PROTOCOL, call_floor_s=1.0, call_factor=3.0)
+    limits = SandboxLimits(wall_s=60.0, cpu_limit_s=60)
+    run = run_program(problem, "omp", built["hangs"].exe, limited, limits)
+    assert run.verdict == measure.VERDICT_TIMEOUT, run.detail
+    assert "did not return within its limit of 1 s" in run.detail and run.detail.startswith(f"size {problem.sizes['small']}")
+    assert run.wall_s < 20, run.wall_s  # the run's limit is 60 s
+    assert run_program(problem, "omp", built["reference"].exe, limited, limits).verdict == OK
+
+
+def test_the_call_limit_is_given_to_judged_runs_only():
+    with pytest.raises(ValueError, match="judged runs only"):
+        driver_program.run_argv(suite.get_problem("reduce_sum_of_min_pairs"), "omp", Path("/x"), ranks=1, threads=1,
+                                seed=1, warmup=0, reps=1, call_limit=(1.0, 3.0))  # fmt: skip
+
+
 def test_stress_validations_that_crawl_stop_at_their_budget_and_the_run_is_judged_on_the_rest(built, problem):
     """The stress validations look for races (with more threads than cores); a correct body that crawls there is not
-    failed for it: the judge stops them once they have taken twice the run before them (at least 2 s)."""
+    failed for it: the judge stops them once they have taken twice the run before them (at least 2 s). A call's own
+    limit (call_factor) does not apply to them."""
     stressed = RunProtocol(warmup=0, reps=2, validations=1, seed=1234, threads=2, nice=0, stress_validations=3,
-                           stress_threads=6)  # fmt: skip
+                           stress_threads=6, call_floor_s=0.5, call_factor=3.0)  # fmt: skip
     run = run_program(problem, "omp", built["slow_above_2_threads"].exe, stressed, SandboxLimits(wall_s=30.0, cpu_limit_s=20))
     assert run.verdict == OK, run.detail
     assert "stress validations stopped after" in run.result.stderr and "0 of 3 done" in run.result.stderr

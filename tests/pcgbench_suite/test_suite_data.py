@@ -158,7 +158,8 @@ def test_run_argv_per_model(tmp_path):
 GOOD = ('PCGBENCH_RESULT n0nce {"problem":"p","model":"omp","ranks":1,"threads":2,"seed":1,"timed_seed":77,'
         '"timed_size":10,"valid":true,"failure":"","validation":[{"size":3,"pass":true,"why":""},'
         '{"size":10,"pass":true,"why":""}],"times_s":[0.5,0.25],"baseline_times_s":[1.0,1.0],"threads_allowed":2,'
-        '"cpu_per_wall":1.5,"baseline_cpu_per_wall":1.0,"prepare_cpu_s":0.1,"generate_cpu_s":0.08,"extra_threads":0}')
+        '"cpu_per_wall":1.5,"baseline_cpu_per_wall":1.0,"prepare_cpu_s":0.1,"generate_cpu_s":0.08,"extra_threads":0,'
+        '"call_timed_out":false}')
 
 
 def test_parse_driver_output():

@@ -164,7 +164,8 @@ def build_judge(problem: suite.Problem, exec_model: str, build_dir: Path) -> Pat
 def run_argv(problem: suite.Problem, exec_model: str, exe: Path, *, ranks: int, threads: int, seed: int, warmup: int,
              reps: int, size: str = "timed", check_validator: bool = False, validations: int = 1,
              stress_validations: int = 0, stress_threads: int = 0, more_threads: tuple[int, ...] = (),
-             secret_stdin: bool = False, judge: Path | None = None) -> tuple[list[str], dict[str, str]]:  # fmt: skip
+             secret_stdin: bool = False, judge: Path | None = None,
+             call_limit: tuple[float, float] | None = None) -> tuple[list[str], dict[str, str]]:  # fmt: skip
     """argv and extra environment for one run of `exe` with `ranks` MPI ranks x `threads` threads.
 
     The driver validates problem.small_validations inputs at sizes["small"] and `validations` at sizes[size]
@@ -176,7 +177,9 @@ def run_argv(problem: suite.Problem, exec_model: str, exe: Path, *, ranks: int, 
     and time at those thread counts per rank too, in the same process after `threads` (parse_driver_results: one
     result per thread count). `secret_stdin`: rank 0 reads the run's secret (nonce and timed seed) from standard
     input first (run.run_program gives it; drivers/main.hpp says why). `judge`: the judge (build_judge) runs `exe` (as
-    its child, or as the ranks of an mpirun it starts) and does the timing, checking and reporting (drivers/judge.hpp).
+    its child, or as the ranks of an mpirun it starts) and does the timing, checking and reporting (drivers/judge.hpp);
+    `call_limit` (floor s, factor), judged runs only: the judge cuts a call that takes longer than factor x the
+    baseline's time on an input of its size, and at least floor s (DriverResult.call_timed_out).
     """
     suite.check_exec_model(exec_model)
     if size not in problem.sizes:
@@ -207,6 +210,10 @@ def run_argv(problem: suite.Problem, exec_model: str, exe: Path, *, ranks: int, 
         args += ["--threads-sweep", ",".join(str(t) for t in (threads, *more_threads))]
     if secret_stdin:
         args.append("--secret-stdin")
+    if call_limit is not None:
+        if judge is None or min(call_limit) <= 0:
+            raise ValueError(f"call_limit: judged runs only, floor and factor > 0; got {call_limit}")
+        args += ["--call-limit", f"{call_limit[0]!r},{call_limit[1]!r}"]
     if judge is not None:
         if check_validator:
             raise ValueError("a judged run times: not check_validator")
@@ -271,6 +278,7 @@ class DriverResult:
                                          # each call could keep busy (largest rank)
     generate_cpu_s: float = 0.0          # judged runs: the judge's own CPU time generating the same inputs
     extra_threads: int = 0               # judged runs: most threads of a sample's process beyond its runtime's
+    call_timed_out: bool = False         # judged runs: a call was cut at its own limit (run_argv's call_limit)
 
 
 RESULT_TAG = "PCGBENCH_RESULT "
@@ -326,7 +334,7 @@ def _parse_result_line(text: str, timed: bool = True) -> DriverResult:
                               cpu_per_wall=float(raw["cpu_per_wall"]),
                               baseline_cpu_per_wall=float(raw["baseline_cpu_per_wall"]),
                               prepare_cpu_s=float(raw["prepare_cpu_s"]), generate_cpu_s=float(raw["generate_cpu_s"]),
-                              extra_threads=int(raw["extra_threads"]))
+                              extra_threads=int(raw["extra_threads"]), call_timed_out=raw["call_timed_out"] is True)
     except (KeyError, TypeError, ValueError, AttributeError, OverflowError, RecursionError) as err:
         raise ValueError(f"malformed {RESULT_TAG.strip()} line: {type(err).__name__}: {err}"[:300]) from err
     numbers = (*result.times_s, *result.baseline_times_s, result.cpu_per_wall, result.baseline_cpu_per_wall,

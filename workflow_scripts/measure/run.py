@@ -71,7 +71,9 @@ if TYPE_CHECKING:
 # v7: a control group per run where the harness can make one (sandbox.py, run_cgroup.py: the memory and tasks of all
 # its processes together), and what the sample's processes do between their calls bounded by the judge: no thread
 # beyond their runtime's and the team they were given, CPU time within PREPARE_CPU_FACTOR of preparing the inputs.
-PROTOCOL = "pcgbench-run-v7"
+# v8: each call of a judged sample has a limit of its own, from the baseline's time on an input of its size
+# (RunProtocol.call_floor_s, call_factor): a hung or far slower body is a timeout at its first call over it.
+PROTOCOL = "pcgbench-run-v8"
 SANDBOX_EXE = "/tmp/sample.exe"  # where the executable appears inside the sandbox
 SANDBOX_JUDGE = "/tmp/judge.exe"  # and the judge, for JUDGED_EXEC_MODELS
 # The models whose runs are judged from another process (drivers/judge.hpp): the GPU models' runtimes are in the
@@ -124,6 +126,13 @@ class RunProtocol:
     # JUDGED_EXEC_MODELS: timed, checked and reported by the judge (drivers/judge.hpp); False: by the driver in the sample's
     # process (the race check, whose ThreadSanitizer build validates once and times nothing)
     judged: bool = True
+    # Judged runs: a call of the sample that takes longer than call_factor x the baseline's time on an input of its
+    # size (the judge times the baseline on the validations' inputs, which come first at each size), and at least
+    # call_floor_s, is cut and the run is VERDICT_TIMEOUT: a hung body costs its first call's limit, not the run's
+    # wall-clock limit. call_factor 0: no limit of its own (the run's wall-clock limit only). The stress validations
+    # keep their own bound (drivers/judge.hpp).
+    call_floor_s: float = 0.0
+    call_factor: float = 0.0
     extra_env: Mapping[str, str] = dataclasses.field(default_factory=dict)  # added to the suite's run environment
 
     def cores(self, exec_model: str) -> int | None:
@@ -145,7 +154,8 @@ class RunProtocol:
                                    warmup=self.warmup, reps=self.reps, size=self.size,
                                    validations=self.validations, stress_validations=self.stress_validations,
                                    stress_threads=self.stress_threads, more_threads=self.more_threads,
-                                   secret_stdin=True, judge=judge)  # fmt: skip
+                                   secret_stdin=True, judge=judge,
+                                   call_limit=(self.call_floor_s, self.call_factor) if self.call_factor > 0 else None)  # fmt: skip
         return argv, env | dict(self.extra_env) | placement_env(exec_model)
 
 
@@ -276,6 +286,8 @@ def run_program(problem: suite.Problem, exec_model: str, exe: Path, protocol: Ru
                           detail=f"no valid result line ({err}); stderr: {result.stderr.strip()[-300:]}")  # fmt: skip
     parsed = results[0]
     failed["driver_results"] = results
+    if not parsed.valid and parsed.call_timed_out:
+        return ProgramRun(verdict=verdicts.VERDICT_TIMEOUT, detail=parsed.failure, driver_failure=parsed.failure, **failed)
     if not parsed.valid:
         return ProgramRun(verdict=verdicts.WRONG_ANSWER, detail=parsed.failure, driver_failure=parsed.failure, **failed)
     # What the driver reports must be what it was asked to run, and fit in what was measured from outside.

@@ -7,9 +7,9 @@ the reference's run time), else run_timeout_s), the build settings (jobs, compil
 check. Every study that runs generated code takes one, and makes its SandboxLimits, RunProtocol and BuildConfig with
 `limits`, `protocol` and `build_config`, so a setting means the same thing everywhere:
 
-    PCGBench's evaluation (pcgbench/evaluate.py EvaluateConfig)   the section as configured, with pcgbench.evaluate's
+    PCGBench's evaluation (pcgbench/evaluation.py EvaluateConfig)   the section as configured, with pcgbench.evaluate's
                                                                     keys of the evaluation (sweep, metrics)
-    PCGBench's reference check (reference_speedups.py)             the same, without race checks (references are trusted)
+    PCGBench's reference check (reference_check.py)                the same, without race checks (references are trusted)
     PCGBench's re-scoring of ParEval's outputs (pareval_released)  pcgbench.pareval_released.measure's overrides on top
     HPC-Coder's performance change (hpccoder/perfchange.py)        its own timeout_factor on top
     RLPF's reward (rlpf/reward.py)                                 rlpf.reward.measure's overrides on top (`overridden`)
@@ -141,11 +141,14 @@ class MeasureConfig:
                  extra_env: Mapping[str, str] | None = None) -> RunProtocol:  # fmt: skip
         """The run protocol of one resource configuration, or of several thread counts at one rank count in one
         run (`more_threads`: OpenMP models), placement and priority as timing.py explains; without `stress`, no
-        stress validations. `extra_env` is added to the driver's environment (RLPF's allocator settings)."""
+        stress validations. `extra_env` is added to the driver's environment (RLPF's allocator settings). A judged
+        call's own limit is the time-limit rule's, per call: max(timeout_floor_s, timeout_factor x the baseline's
+        time on an input of its size)."""
         return RunProtocol(warmup=self.warmup, reps=self.reps, validations=self.validations, seed=self.seed,
                            size=self.size, ranks=ranks, threads=threads, nice=self.run_nice,
                            stress_validations=self.stress_validations if stress else 0,
                            stress_threads=self.stress_threads, more_threads=more_threads,
+                           call_floor_s=self.timeout_floor_s, call_factor=self.timeout_factor,
                            extra_env=dict(extra_env or {}))  # fmt: skip
 
     def race_checked(self, exec_model: str) -> bool:

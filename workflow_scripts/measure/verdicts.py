@@ -1,7 +1,7 @@
 """The harness's verdict vocabulary: what happened to one sample, or one reference, in words every study shares.
 
 Exactly these strings land in results.parquet (the evaluation), in the RLPF reward's and the performance-change
-task's records, and in the reference check's rows (results/pcgbench/reference_speedups.csv: reference_speedups.py),
+task's records, and in the reference check's rows (results/pcgbench/reference_speedups.csv: pcgbench/reference_check.py),
 so that `wrong_answer` means the same wherever it is read. A failure of the harness or its sandbox is never one
 of them (sandbox.SandboxFailure, SandboxUnavailable).
 """
@@ -33,7 +33,7 @@ VERDICTS = (PROMPT_MISMATCH, BUILD_ERROR, TAMPERING, VERDICT_TIMEOUT, CRASH, WRO
 # no evaluated sample has it.
 MALFORMED = "malformed"
 
-# What a reference can be here that no evaluated sample is (reference_speedups.py): not a verdict on the code,
+# What a reference can be here that no evaluated sample is (pcgbench/reference_check.py): not a verdict on the code,
 # a statement about this machine, and never a failure.
 BUILD_ONLY = "build_only"  # compiled; cannot run here (CUDA or HIP without a GPU)
 UNAVAILABLE = "unavailable"  # no toolchain here (HIP without hipcc)

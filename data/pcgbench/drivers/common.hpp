@@ -330,6 +330,9 @@ struct Args {
   std::string sample_exe;     // --sample PATH: the judge's sample program (judge.hpp); the judge build only
   int ranks = 1;              // --ranks N: the judge's MPI ranks, which --launch ... (the rest: mpirun and its options) starts
   std::vector<std::string> launch;
+  // --call-limit FLOOR,FACTOR: the judge cuts a call of the sample that takes longer than FACTOR x the baseline's
+  // time on an input of its size, and at least FLOOR s (judge.hpp); FACTOR 0: no limit of its own.
+  double call_floor_s = 0, call_factor = 0;
 };
 
 inline Args parse_args(int argc, char** argv) {
@@ -346,6 +349,12 @@ inline Args parse_args(int argc, char** argv) {
     else if (k == "--check-validator") a.check_validator = true;
     else if (k == "--stress-threads") a.stress_threads = std::stoi(value());
     else if (k == "--stress-validations") a.stress_validations = std::stoi(value());
+    else if (k == "--call-limit") {
+      const std::string v = value();
+      const std::size_t comma = v.find(',');
+      if (comma == std::string::npos) { std::fprintf(stderr, "--call-limit takes FLOOR,FACTOR\n"); std::exit(2); }
+      a.call_floor_s = std::stod(v.substr(0, comma)), a.call_factor = std::stod(v.substr(comma + 1));
+    }
     else if (k == "--model") a.model = value();
     else if (k == "--secret-stdin") a.secret_stdin = true;
     else if (k == "--sample") a.sample_exe = value();

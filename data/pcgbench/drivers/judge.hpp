@@ -382,6 +382,7 @@ struct Sample {
   // With a `deadline` (the monotonic clock), kCut once it has passed.
   static constexpr std::size_t kCut = ~(std::size_t)0;
   double deadline = 0;
+  bool call_timed_out = false;  // a call was cut at its own limit (call_sample's limit_s): its processes are mid-call
   std::size_t next_reply(std::vector<bool>& waiting, JudgeMessage& m) {
     for (;;) {
       std::vector<pollfd> fds;
@@ -576,9 +577,22 @@ struct CallTiming {
 };
 // With the Sample's deadline set, a call not answered by then is cut: false, `cut` set, the processes left as they are.
 // `keep`: the same input comes again (validated at more thread counts, or the next warm-up's).
+// `limit_s` > 0: the call itself (from its GO to its last DONE) may take that long; a call that takes longer is cut,
+// false with the Sample's `call_timed_out` set (the run's verdict is then a timeout, whatever the deadline above).
 inline bool call_sample(Sample& s, std::size_t size, std::uint64_t seed, int threads, bool keep, Data& got,
-                        const Data& want, std::string& why, CallTiming* timing, bool* cut = nullptr) {
+                        const Data& want, std::string& why, CallTiming* timing, bool* cut = nullptr,
+                        double limit_s = 0) {
+  const double phase_deadline = s.deadline;
+  double call_deadline = 0;
   auto cut_at_deadline = [&] {
+    s.deadline = phase_deadline;
+    if (call_deadline > 0 && (phase_deadline <= 0 || call_deadline < phase_deadline)) {
+      char text[160];
+      std::snprintf(text, sizeof text, "did not return within its limit of %.3g s: cut", limit_s);
+      why = text;
+      s.call_timed_out = true;
+      return false;
+    }
     why = "cut at its deadline";
     if (cut) *cut = true;
     return false;
@@ -600,6 +614,10 @@ inline bool call_sample(Sample& s, std::size_t size, std::uint64_t seed, int thr
     p.census(s.largest_team);
   }
   const double w0 = now_s();
+  if (limit_s > 0) {
+    call_deadline = w0 + limit_s;
+    if (phase_deadline <= 0 || call_deadline < phase_deadline) s.deadline = call_deadline;
+  }
   s.resume_all();
   const double t0 = now_s();
   s.send_all(kGo);
@@ -614,6 +632,7 @@ inline bool call_sample(Sample& s, std::size_t size, std::uint64_t seed, int thr
     if (done.op != kDone || !signal_process(s.ranks[r].pid, SIGSTOP)) s.gone("a call");
     if (r == 0) first = done;
   }
+  s.deadline = phase_deadline;
   for (SampleProcess& p : s.ranks) s.wait_stopped(p);
   const double w1 = now_s();
   for (SampleProcess& p : s.ranks) p.census(s.largest_team);
@@ -683,11 +702,24 @@ inline int judge_main(int argc, char** argv) {
   };
   std::size_t last_size = 0;
   std::uint64_t last_seed = 0;
+  // A call's own limit (--call-limit FLOOR,FACTOR): FACTOR x the baseline's wall time on an input of its size, at
+  // least FLOOR s. A hung or far slower body is cut at its first call over it, not at the run's wall-clock limit.
+  // The baseline is timed here on the validations' inputs, which come before every call at their size (the timed
+  // size is validated last); the slowest of its calls at a size counts.
+  std::vector<std::pair<std::size_t, double>> baseline_wall;  // (size, the slowest baseline call at it)
+  auto call_limit = [&](std::size_t n) {
+    if (args.call_factor <= 0) return 0.0;
+    double base = 0;
+    for (const auto& [size, wall] : baseline_wall)
+      if (size == n) base = std::max(base, wall);
+    return std::max(args.call_floor_s, args.call_factor * base);
+  };
   // One validation on the input (last_size, last_seed) against `want`; with `cut`, a call cut at the Sample's deadline
   // is no validation (false, *cut set).
   auto validate = [&](std::size_t n, const std::string& where, int threads, bool* cut = nullptr) {
     std::string why;
-    bool ok = call_sample(sample, last_size, last_seed, threads, true, got, want, why, nullptr, cut);
+    bool ok = call_sample(sample, last_size, last_seed, threads, true, got, want, why, nullptr, cut,
+                          cut ? 0.0 : call_limit(last_size));  // stress calls: their phase's deadline only
     if (cut && *cut) return false;
     ok = ok && check(input, want, got, why);
     validation += std::string(validation.size() > 1 ? "," : "") + "{\"size\":" + std::to_string(n) +
@@ -700,12 +732,14 @@ inline int judge_main(int argc, char** argv) {
     last_size = args.sizes[i], last_seed = args.seed + i;
     input = generate_here(last_size, last_seed);
     want = input;
+    const double b0 = now_s();
     call_baseline(want);
+    baseline_wall.emplace_back(last_size, now_s() - b0);
     for (int threads : sweep) {
       const std::string at = sweep.size() > 1 ? " at " + std::to_string(threads) + " threads" : "";
       if (!validate(last_size, "size " + std::to_string(last_size) + at, threads)) break;
     }
-    if (sweep.size() > 1) sample.send_all(kRelease);
+    if (sweep.size() > 1 && !sample.call_timed_out) sample.send_all(kRelease);
   }
   // 2. Timed: per thread count, warm-ups on the input of the call before, then timed calls each on a fresh input
   // whose seed only this process knows, each followed by the baseline's call on the same input (the sample's
@@ -721,7 +755,8 @@ inline int judge_main(int argc, char** argv) {
         CallTiming timing;
         std::string why;
         const bool last = r + 1 == args.warmup + args.reps;  // its input is the next warm-up's or the stress's
-        bool ok = call_sample(sample, last_size, last_seed, sweep[c], last, got, want, why, fresh ? &timing : nullptr);
+        bool ok = call_sample(sample, last_size, last_seed, sweep[c], last, got, want, why, fresh ? &timing : nullptr,
+                              nullptr, call_limit(last_size));
         if (fresh) {
           input = generate_here(last_size, last_seed);
           if (CheckReadsInput<Data>::value) want = input;
@@ -745,7 +780,7 @@ inline int judge_main(int argc, char** argv) {
         }
         if (fresh) times[c].push_back(timing.wall_s), ratios[c].push_back(timing.cpu_per_wall);
       }
-      if (sweep.size() > 1) sample.send_all(kRelease);
+      if (sweep.size() > 1 && !sample.call_timed_out) sample.send_all(kRelease);
     }
   }
   bool stress_cut = false;
@@ -768,13 +803,13 @@ inline int judge_main(int argc, char** argv) {
 #endif
   validation += "]";
   int status = 0;
-  if (stress_cut) {
+  if (stress_cut || sample.call_timed_out) {
     sample.end();
   } else {
     sample.resume_all();
     sample.send_all(kExit);
   }
-  if (!stress_cut && (waitpid(sample.launcher, &status, 0) != sample.launcher || !WIFEXITED(status) || WEXITSTATUS(status) != 0)) {
+  if (!stress_cut && !sample.call_timed_out && (waitpid(sample.launcher, &status, 0) != sample.launcher || !WIFEXITED(status) || WEXITSTATUS(status) != 0)) {
     std::fprintf(stderr, "pcgbench judge: the sample's program did not exit cleanly\n");
     sample.remove_pipes();
     if (WIFSIGNALED(status)) {
@@ -795,7 +830,8 @@ inline int judge_main(int argc, char** argv) {
       prepare_cpu_s = std::max(prepare_cpu_s, p.prepare_cpu_s), extra_threads = std::max(extra_threads, p.extra_threads);
     print_result(nonce, args, (int)sample.ranks.size(), sweep[c], timed_seed, timed_size, all_ok, failure, validation,
                  times[c].data(), baseline_times[c].data(), (int)n, judged_threads_allowed(sweep[c], given), cpu,
-                 n ? median(baseline_ratios[c]) : 0.0, prepare_cpu_s, generate_cpu_s, extra_threads);
+                 n ? median(baseline_ratios[c]) : 0.0, prepare_cpu_s, generate_cpu_s, extra_threads,
+                 sample.call_timed_out);
   }
   std::fflush(stdout);
 #if defined(PCG_MODEL_KOKKOS)

@@ -226,17 +226,17 @@ inline void print_result(const char* nonce, const Args& args, int ranks, int thr
                          std::size_t timed_size, bool valid, const std::string& failure, const std::string& validation,
                          const double* times_s, const double* baseline_times_s, int n, int threads_allowed,
                          double cpu_per_wall, double baseline_cpu_per_wall, double prepare_cpu_s = 0,
-                         double generate_cpu_s = 0, int extra_threads = 0) {
+                         double generate_cpu_s = 0, int extra_threads = 0, bool call_timed_out = false) {
   std::printf("PCGBENCH_RESULT %s {\"problem\":\"%s\",\"model\":\"%s\",\"ranks\":%d,\"threads\":%d,"
               "\"seed\":%llu,\"timed_seed\":%llu,\"timed_size\":%zu,\"valid\":%s,\"failure\":\"%s\","
               "\"validation\":%s,\"times_s\":%s,\"baseline_times_s\":%s,\"threads_allowed\":%d,"
               "\"cpu_per_wall\":%s,\"baseline_cpu_per_wall\":%s,\"prepare_cpu_s\":%s,\"generate_cpu_s\":%s,"
-              "\"extra_threads\":%d}\n",
+              "\"extra_threads\":%d,\"call_timed_out\":%s}\n",
               nonce, PCG_PROBLEM_NAME, json_escape(args.model).c_str(), ranks, threads, (unsigned long long)args.seed,
               (unsigned long long)timed_seed, timed_size, valid ? "true" : "false", json_escape(failure).c_str(),
               validation.c_str(), times_json(times_s, n).c_str(), times_json(baseline_times_s, n).c_str(),
               threads_allowed, show(cpu_per_wall).c_str(), show(baseline_cpu_per_wall).c_str(), show(prepare_cpu_s).c_str(),
-              show(generate_cpu_s).c_str(), extra_threads);
+              show(generate_cpu_s).c_str(), extra_threads, call_timed_out ? "true" : "false");
 }
 
 inline int check_validator(const Args& args, const Runtime& rt) {
