@@ -24,6 +24,15 @@ JORGE_COST_SETTINGS = {
 }
 
 
+# A training job's resources (the timing slot: see above) and what it is given beside its own settings.
+TRAINING_RESOURCES = dict(mem_mb=2000, timing_slot=1)
+TRAINING_PARAMS = dict(
+    task=lookup(dpath="jorge/tasks/{task}", within=config),
+    device=lookup(dpath="jorge/device", within=config),
+    seed=config["seed"],
+)
+
+
 rule jorge_sgd_grid:
     output:
         grid=results("jorge/{task}/sgd_grid.json"),
@@ -35,13 +44,10 @@ rule jorge_sgd_grid:
         task="|".join(JORGE_TASKS),
     threads: config["jorge"]["threads"]
     resources:
-        mem_mb=2000,
-        timing_slot=1,
+        **TRAINING_RESOURCES,
     params:
-        task=lookup(dpath="jorge/tasks/{task}", within=config),
+        **TRAINING_PARAMS,
         grid=lookup(dpath="jorge/sgd_grid", within=config),
-        device=lookup(dpath="jorge/device", within=config),
-        seed=config["seed"],
         software_env=software_env("../workflow_scripts/jorge/hparam.py"),
     script:
         "../workflow_scripts/jorge/hparam.py"
@@ -65,13 +71,10 @@ rule jorge_train:
         optimizer="|".join(JORGE_OPTIMIZERS),
     threads: config["jorge"]["threads"]
     resources:
-        mem_mb=2000,
-        timing_slot=1,
+        **TRAINING_RESOURCES,
     params:
-        task=lookup(dpath="jorge/tasks/{task}", within=config),
+        **TRAINING_PARAMS,
         optimizer=lookup(dpath="jorge/optimizers/{optimizer}", within=config),
-        device=lookup(dpath="jorge/device", within=config),
-        seed=config["seed"],
         software_env=software_env("../workflow_scripts/jorge/train.py"),
     script:
         "../workflow_scripts/jorge/train.py"

@@ -26,6 +26,11 @@ def pcgbench_task_rules(task, shards, folder, prefix, prompts, generations, shar
     """
     generator_folder = f"{folder}/{{generator}}"
 
+    def shard_step_params(script):
+        """The params of a step over one shard of a generator's samples (its build, its evaluation)."""
+        return dict(shard=lambda wildcards: shard_params(config["pcgbench"], shards.of(wildcards), task),
+                    evaluate=evaluation_settings(config), seed=config["seed"], software_env=software_env(script))  # fmt: skip
+
     rule:
         name:
             f"pcgbench_{prefix}self_test_generations"
@@ -71,10 +76,7 @@ def pcgbench_task_rules(task, shards, folder, prefix, prompts, generations, shar
         resources:
             **cluster_resources(config["pcgbench"], {"mem_mb": 2000}, task),
         params:
-            shard=lambda wildcards: shard_params(config["pcgbench"], shards.of(wildcards), task),
-            evaluate=evaluation_settings(config),
-            seed=config["seed"],
-            software_env=software_env("../workflow_scripts/pcgbench/build.py"),
+            **shard_step_params("../workflow_scripts/pcgbench/build.py"),
         script:
             "../workflow_scripts/pcgbench/build.py"
 
@@ -105,10 +107,7 @@ def pcgbench_task_rules(task, shards, folder, prefix, prompts, generations, shar
         resources:
             **cluster_resources(config["pcgbench"], {"mem_mb": 4000, "timing_slot": 1}, task),
         params:
-            shard=lambda wildcards: shard_params(config["pcgbench"], shards.of(wildcards), task),
-            evaluate=evaluation_settings(config),
-            seed=config["seed"],
-            software_env=software_env("../workflow_scripts/pcgbench/evaluate.py"),
+            **shard_step_params("../workflow_scripts/pcgbench/evaluate.py"),
         script:
             "../workflow_scripts/pcgbench/evaluate.py"
 

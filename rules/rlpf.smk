@@ -45,6 +45,17 @@ rule rlpf_tasks:
         "../workflow_scripts/rlpf/tasks.py"
 
 
+# What both candidates rules are given beside their split.
+CANDIDATES_PARAMS = dict(
+    reward=lookup(dpath="rlpf/reward", within=config),
+    measure=lookup(dpath="measure", within=config),  # under rlpf.reward.measure's overrides
+    cache_dir=lookup(dpath="rlpf/cache_dir", within=config),
+    max_candidates=lookup(dpath="rlpf/max_candidates", within=config),
+    seed=config["seed"],
+    software_env=software_env("../workflow_scripts/rlpf/candidates.py"),
+)
+
+
 rule rlpf_candidates:
     input:
         tasks=results("rlpf/tasks.json"),
@@ -59,14 +70,9 @@ rule rlpf_candidates:
         mem_mb=2000,
         timing_slot=1,
     params:
-        reward=lookup(dpath="rlpf/reward", within=config),
-        measure=lookup(dpath="measure", within=config),  # under rlpf.reward.measure's overrides
-        cache_dir=lookup(dpath="rlpf/cache_dir", within=config),
-        max_candidates=lookup(dpath="rlpf/max_candidates", within=config),
+        **CANDIDATES_PARAMS,
         split="train",
         verify_renamed=lookup(dpath="rlpf/verify_renamed", within=config, default=0),
-        seed=config["seed"],
-        software_env=software_env("../workflow_scripts/rlpf/candidates.py"),
     script:
         "../workflow_scripts/rlpf/candidates.py"
 
@@ -85,14 +91,9 @@ rule rlpf_held_out_candidates:
         mem_mb=2000,
         timing_slot=1,
     params:
-        reward=lookup(dpath="rlpf/reward", within=config),
-        measure=lookup(dpath="measure", within=config),  # under rlpf.reward.measure's overrides
-        cache_dir=lookup(dpath="rlpf/cache_dir", within=config),
-        max_candidates=lookup(dpath="rlpf/max_candidates", within=config),
+        **CANDIDATES_PARAMS,
         split="held_out",  # only the reward model's test pairs: never trained on
         verify_renamed=0,  # held-out kernels have no renamed variants
-        seed=config["seed"],
-        software_env=software_env("../workflow_scripts/rlpf/candidates.py"),
     script:
         "../workflow_scripts/rlpf/candidates.py"
 
