@@ -284,7 +284,7 @@ rule pcgbench_translation:
         results(TRANSLATION_FIGURE),
 
 
-# ParEval's released outputs re-scored (workflow_scripts/pcgbench/pareval_released.py, pareval_table.py,
+# ParEval's released outputs re-scored (workflow_scripts/pcgbench/pareval_released.py over pareval_released_plan.py, pareval_table.py,
 # pareval_figures.py): each released file's outputs of pcgbench.pareval_released (a fixed sample in the tiny config,
 # every judged one in config/paper.yaml) scored by this harness, one job per (file, shard), each verdict held against
 # ParEval's; then the paper's table re-measured and two figures, in results/pcgbench/pareval_released/. A study of its
@@ -292,7 +292,7 @@ rule pcgbench_translation:
 #
 #   snakemake pcgbench_pareval_released
 
-from workflow_scripts.pcgbench.pareval_released import (
+from workflow_scripts.pcgbench.pareval_released_plan import (
     STUDY_DIR as PAREVAL_RELEASED,
     agreement_files,
     cluster_resources as released_resources,

@@ -17,8 +17,8 @@ from workflow_scripts.common.config import (
     load_config,
     schema_section,
 )
-from workflow_scripts.pcgbench import pareval_released
-from workflow_scripts.pcgbench.pareval_released import ParEvalReleasedConfig
+from workflow_scripts.pcgbench import pareval_released, pareval_released_plan
+from workflow_scripts.pcgbench.pareval_released_plan import ParEvalReleasedConfig
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -67,13 +67,13 @@ def test_the_schema_defaults_make_a_config_of_every_released_file():
     assert built.outputs == "all" and built.models == ("serial", "omp", "mpi", "mpi+omp", "kokkos")
     assert built.measure == {"size": "paper"} and len(built.files) == 8  # every released file with verdicts
     for name in built.files:
-        assert pareval_released.released_path(name).is_file(), name
+        assert pareval_released_plan.released_path(name).is_file(), name
 
 
 def test_the_tiny_config_scores_a_fixed_stratified_sample_in_one_job_per_file(tiny):
     section = tiny["pcgbench"]["pareval_released"]
     cfg = ParEvalReleasedConfig.from_config(section)
-    assert [s.name for s in pareval_released.plan(cfg)] == ["all"]
+    assert [s.name for s in pareval_released_plan.plan(cfg)] == ["all"]
     outputs = cfg.outputs
     assert len(outputs) <= 24  # a few seconds each: the default `make run` keeps its budget
     assert {o.file.partition("/")[0] for o in outputs} == {"translation", "generation"}
@@ -85,7 +85,7 @@ def test_the_tiny_config_scores_a_fixed_stratified_sample_in_one_job_per_file(ti
     found = set()
     for file in cfg.files:
         keys = cfg.keys(file)
-        for s in load_results(pareval_released.released_path(file)).judged:
+        for s in load_results(pareval_released_plan.released_path(file)).judged:
             if (s.sample.exec_model, s.record, s.sample.sample_index) in keys:
                 found.add(s.pareval.category)
                 keys.discard((s.sample.exec_model, s.record, s.sample.sample_index))
@@ -100,16 +100,16 @@ def test_the_paper_config_scores_every_output_in_shards_of_the_same_plan():
     assert cfg.outputs == "all" and cfg.keys("translation/gpt-4_temp0.2") is None
     # the tiny config's keys merge under the paper's: every file, and the paper's timed calls
     assert len(cfg.files) == 8 and cfg.measure == {"size": "paper", "reps": 5, "warmup": 1}
-    names = [s.name for s in pareval_released.plan(cfg)]
+    names = [s.name for s in pareval_released_plan.plan(cfg)]
     assert len(names) > 5 and {n.split(".")[0] for n in names} == {"serial", "omp", "mpi", "mpi+omp", "kokkos"}
     pcgbench = {**paper["pcgbench"], "pareval_released": section}
-    files = pareval_released.agreement_files(pcgbench, "results-paper")
+    files = pareval_released_plan.agreement_files(pcgbench, "results-paper")
     # a translation file has no serial or MPI+OpenMP outputs: no job for those shards
     per_exec_model = len(names) // 5
     assert len(files) == 7 * 3 * per_exec_model + 1 * 5 * per_exec_model
     assert not any("translation" in f and ("/serial." in f or "/mpi+omp." in f) for f in files)
     assert "results-paper/pcgbench/pareval_released/translation/gpt-4_temp0.2/shards/omp.0/agreement.csv" in files
-    resources = pareval_released.cluster_resources({"cluster": {"cpu": {"mem_mb": 64000, "runtime": 720}}},
+    resources = pareval_released_plan.cluster_resources({"cluster": {"cpu": {"mem_mb": 64000, "runtime": 720}}},
                                                    {"mem_mb": 4000, "timing_slot": 1})  # fmt: skip
     assert resources["gpu"] == 0 and resources["timing_slot"] == 1 and resources["runtime"](None, 2) == 1440
 
@@ -118,7 +118,7 @@ def test_a_shard_with_none_of_a_files_outputs_writes_an_empty_agreement(tmp_path
     # The translation files have no serial outputs: the serial shard of a paper-scale plan scores nothing.
     section = defaults(files=["translation/gpt-4_temp0.2"], models=["serial", "omp"],
                        shards={"by_model": True, "problems_per_shard": 0}, measure={"race_check": False})
-    table = pareval_released.main(released=pareval_released.released_path("translation/gpt-4_temp0.2"),
+    table = pareval_released.main(released=pareval_released_plan.released_path("translation/gpt-4_temp0.2"),
                                   out_dir=tmp_path, evaluate={}, section=section, shard="serial", seed=0)  # fmt: skip
     assert table.empty
     assert pd.read_csv(tmp_path / "agreement.csv").empty
