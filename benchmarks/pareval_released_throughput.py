@@ -31,7 +31,7 @@ The runs, one after the other, ParEval's first in each round:
    evaluated by evaluation.evaluate_samples with the race check on, at --size paper, ParEval's sizes), cold as
    pareval_cold_start.py's cold run: an empty build cache and an empty machine cache (driver objects and
    precompiled headers built inside the timed window); Kokkos, built once, is not rebuilt.
-Then both again. Prints for each run the wall time, samples per minute and its verdicts; then the agreement of
+Then both again (--rounds: how many times each). Prints for each run the wall time, samples per minute and its verdicts; then the agreement of
 the verdicts (ParEval's three: did not build, built but invalid, valid; this harness's verdicts mapped to them
 as agreement.py maps them) between the two harnesses in each round, between the two rounds of each harness (on
 the verdicts themselves), and of each with the verdicts ParEval released; writes
@@ -284,7 +284,7 @@ def describe_slice(entries: list[Entry]) -> str:
 
 
 def main(limit: int, seed: int, max_cores: int, drivers: Path | None, pareval_python: str, out: Path,
-         exec_models: tuple[str, ...] = CPU_EXEC_MODELS, pareval_kokkos: Path | None = None) -> dict:  # fmt: skip
+         exec_models: tuple[str, ...] = CPU_EXEC_MODELS, pareval_kokkos: Path | None = None, rounds: int = 2) -> dict:  # fmt: skip
     entries = draw_slice([e for e in released_pool() if e.exec_model in exec_models], limit, seed)
     print(describe_slice(entries), flush=True)
     records, keys = slice_records(entries)
@@ -312,7 +312,7 @@ def main(limit: int, seed: int, max_cores: int, drivers: Path | None, pareval_py
             launch.write_text(json.dumps(pareval_launch_configs(exec_models, max_cores, version), indent=2))
             sizes = checkout / "problem-sizes.json"  # ParEval's own, as --size paper here
         load_before = os.getloadavg()[0]
-        for round_ in (1, 2):
+        for round_ in range(1, rounds + 1):
             if drivers:
                 work = tmp / f"pareval_{round_}"
                 wall, results = run_pareval(checkout, pareval_python, generations, work, exec_models, launch, sizes,
@@ -345,13 +345,15 @@ def main(limit: int, seed: int, max_cores: int, drivers: Path | None, pareval_py
             line += "; by model " + ", ".join(f"{m} {n} of {d}" for m, (n, d) in counts.items())
         print(line)
 
-    compare("this harness, round 1 against round 2 (verdicts)", harness_runs[1]["verdicts"], harness_runs[2]["verdicts"])
+    if rounds > 1:
+        compare("this harness, round 1 against round 2 (verdicts)", harness_runs[1]["verdicts"], harness_runs[2]["verdicts"])
     for round_ in harness_runs:
         compare(f"this harness round {round_} against ParEval's released verdicts", harness_runs[round_]["categories"],
                 released)  # fmt: skip
-    if pareval_runs:
+    if pareval_runs and rounds > 1:
         compare("ParEval here, round 1 against round 2 (verdicts)", pareval_runs[1]["verdicts"],
                 pareval_runs[2]["verdicts"])  # fmt: skip
+    if pareval_runs:
         for round_ in pareval_runs:
             compare(f"round {round_}: this harness against ParEval here", harness_runs[round_]["categories"],
                     pareval_runs[round_]["categories"], by_exec_model=True)  # fmt: skip
@@ -365,7 +367,7 @@ def main(limit: int, seed: int, max_cores: int, drivers: Path | None, pareval_py
         report["ratio"] = sum(pareval_s) / sum(harness_s)
         print(f"ParEval's harness {min(pareval_s):.1f}-{max(pareval_s):.1f} s, this one "
               f"{min(harness_s):.1f}-{max(harness_s):.1f} s: {report['ratio']:.2f}x ParEval's throughput (totals "
-              f"of the two rounds), race check on; load average {load_before:.1f} -> {os.getloadavg()[0]:.1f}")
+              f"of the rounds), race check on; load average {load_before:.1f} -> {os.getloadavg()[0]:.1f}")
     write_json(out, report)
     return report
 
@@ -383,16 +385,17 @@ if __name__ == "__main__":
                              "(default: this project's, Kokkos 3.4, whose headers ParEval's drivers outgrew)")
     parser.add_argument("--models", default=",".join(CPU_EXEC_MODELS),
                         help="execution models to draw from, comma-separated (default %(default)s)")
+    parser.add_argument("--rounds", type=int, default=2, help="runs of each harness, alternating (default %(default)s)")
     parser.add_argument("--out", type=Path,
                         default=REPO / "results" / "pcgbench" / "benchmarks" / "pareval_released_throughput.json")
     args = parser.parse_args()
     drivers = args.pareval_drivers.resolve() if args.pareval_drivers else None
     if drivers and not (drivers / "run-all.py").is_file():
         raise SystemExit(f"--pareval-drivers {drivers}: no run-all.py there; give the drivers/ folder of ParEval")
-    if args.limit < 1:
-        raise SystemExit(f"--limit must be >= 1, got {args.limit}")
+    if args.limit < 1 or args.rounds < 1:
+        raise SystemExit(f"--limit and --rounds must be >= 1, got {args.limit} and {args.rounds}")
     exec_models = tuple(args.models.split(","))
     if not set(exec_models) <= set(CPU_EXEC_MODELS):
         raise SystemExit(f"--models {args.models}: the CPU execution models are {','.join(CPU_EXEC_MODELS)}")
     main(args.limit, args.seed, args.max_cores, drivers, args.pareval_python, args.out, exec_models,
-         args.pareval_kokkos.resolve() if args.pareval_kokkos else None)
+         args.pareval_kokkos.resolve() if args.pareval_kokkos else None, args.rounds)

@@ -26,10 +26,9 @@ def pcgbench_task_rules(task, shards, folder, prefix, prompts, generations, shar
     """
     generator_folder = f"{folder}/{{generator}}"
 
-    def shard_step_params(script):
-        """The params of a step over one shard of a generator's samples (its build, its evaluation)."""
-        return dict(shard=lambda wildcards: shard_params(config["pcgbench"], shards.of(wildcards), task),
-                    evaluate=evaluation_settings(config), seed=config["seed"], software_env=software_env(script))  # fmt: skip
+    # The params of a step over one shard of a generator's samples (its build, its evaluation), but its software_env.
+    shard_step_params = dict(shard=lambda wildcards: shard_params(config["pcgbench"], shards.of(wildcards), task),
+                             evaluate=evaluation_settings(config), seed=config["seed"])  # fmt: skip
 
     rule:
         name:
@@ -76,7 +75,8 @@ def pcgbench_task_rules(task, shards, folder, prefix, prompts, generations, shar
         resources:
             **cluster_resources(config["pcgbench"], {"mem_mb": 2000}, task),
         params:
-            **shard_step_params("../workflow_scripts/pcgbench/build.py"),
+            **shard_step_params,
+            software_env=software_env("../workflow_scripts/pcgbench/build.py"),
         script:
             "../workflow_scripts/pcgbench/build.py"
 
@@ -107,7 +107,8 @@ def pcgbench_task_rules(task, shards, folder, prefix, prompts, generations, shar
         resources:
             **cluster_resources(config["pcgbench"], {"mem_mb": 4000, "timing_slot": 1}, task),
         params:
-            **shard_step_params("../workflow_scripts/pcgbench/evaluate.py"),
+            **shard_step_params,
+            software_env=software_env("../workflow_scripts/pcgbench/evaluate.py"),
         script:
             "../workflow_scripts/pcgbench/evaluate.py"
 

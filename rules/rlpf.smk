@@ -45,14 +45,14 @@ rule rlpf_tasks:
         "../workflow_scripts/rlpf/tasks.py"
 
 
-# What both candidates rules are given beside their split.
+# What both candidates rules are given beside their split and their software_env, and their resources.
+CANDIDATES_RESOURCES = dict(mem_mb=2000, timing_slot=1)
 CANDIDATES_PARAMS = dict(
     reward=lookup(dpath="rlpf/reward", within=config),
     measure=lookup(dpath="measure", within=config),  # under rlpf.reward.measure's overrides
     cache_dir=lookup(dpath="rlpf/cache_dir", within=config),
     max_candidates=lookup(dpath="rlpf/max_candidates", within=config),
     seed=config["seed"],
-    software_env=software_env("../workflow_scripts/rlpf/candidates.py"),
 )
 
 
@@ -67,12 +67,12 @@ rule rlpf_candidates:
         study_benchmark("rlpf", "candidates")
     threads: 2
     resources:
-        mem_mb=2000,
-        timing_slot=1,
+        **CANDIDATES_RESOURCES,
     params:
         **CANDIDATES_PARAMS,
         split="train",
         verify_renamed=lookup(dpath="rlpf/verify_renamed", within=config, default=0),
+        software_env=software_env("../workflow_scripts/rlpf/candidates.py"),
     script:
         "../workflow_scripts/rlpf/candidates.py"
 
@@ -88,12 +88,12 @@ rule rlpf_held_out_candidates:
         study_benchmark("rlpf", "held_out_candidates")
     threads: 2
     resources:
-        mem_mb=2000,
-        timing_slot=1,
+        **CANDIDATES_RESOURCES,
     params:
         **CANDIDATES_PARAMS,
         split="held_out",  # only the reward model's test pairs: never trained on
         verify_renamed=0,  # held-out kernels have no renamed variants
+        software_env=software_env("../workflow_scripts/rlpf/candidates.py"),
     script:
         "../workflow_scripts/rlpf/candidates.py"
 
