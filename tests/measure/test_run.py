@@ -204,6 +204,23 @@ def test_a_sweep_releases_its_threads_before_running_on_fewer(built, problem):
     assert run.verdict == OK, run.detail
 
 
+def test_an_mpi_error_in_the_body_is_a_crash_that_names_it_not_tampering(cache_dir, problem):
+    """MPI_IN_PLACE as the send buffer of MPI_Reduce on a rank that is not the root (a bug of a real LLM output):
+    Open MPI's own fatal handler opens its help file first, which the run's filter refuses; the driver's handler
+    ends the process with the error's text instead."""
+    reference = suite.reference_body(problem, "mpi")
+    body = reference.replace("MPI_Allreduce(&local, &total, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);",
+                             "total = local; MPI_Reduce(MPI_IN_PLACE, &total, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);")
+    assert body != reference
+    [build] = BuildCache(BuildConfig(cache_dir=cache_dir, jobs=2)).build_all(
+        [BuildRequest(problem=problem, exec_model="mpi", body=body)])
+    assert build.ok, build.log
+    run = run_program(problem, "mpi", build.exe, dataclasses.replace(PROTOCOL, ranks=2, threads=1),
+                      SandboxLimits(wall_s=60.0, cpu_limit_s=60))  # fmt: skip
+    assert run.verdict == measure.CRASH, run.detail
+    assert "MPI error in the sample's code: MPI_ERR_" in run.detail, run.detail  # MPI_ERR_ARG in Open MPI 4
+
+
 def test_a_result_line_the_program_printed_itself_is_tampering(built, problem):
     """The line lacks the run's nonce (the driver's secret from standard input): the sample printed it."""
     sweep = RunProtocol(warmup=0, reps=2, validations=1, seed=1234, threads=1, more_threads=(2,), nice=0)

@@ -72,7 +72,9 @@ if TYPE_CHECKING:
 # its processes together), and what the sample's processes do between their calls bounded by the judge: no thread
 # beyond their runtime's and the team they were given, CPU time within PREPARE_CPU_FACTOR of preparing the inputs.
 # v8: each call of a judged sample has a limit of its own, from the baseline's time on an input of its size
-# (RunProtocol.call_floor_s, call_factor): a hung or far slower body is a timeout at its first call over it.
+# (RunProtocol.call_floor_s, call_factor): a hung or far slower body is a timeout at its first call over it; an MPI
+# error in the sample's code ends its process with the error's text (a crash), where Open MPI's own handler opened a
+# file the filter refuses (tampering).
 PROTOCOL = "pcgbench-run-v8"
 SANDBOX_EXE = "/tmp/sample.exe"  # where the executable appears inside the sandbox
 SANDBOX_JUDGE = "/tmp/judge.exe"  # and the judge, for JUDGED_EXEC_MODELS
@@ -80,6 +82,7 @@ SANDBOX_JUDGE = "/tmp/judge.exe"  # and the judge, for JUDGED_EXEC_MODELS
 # sample's process, which keeps the driver's vault there.
 JUDGED_EXEC_MODELS = ("serial", "omp", "kokkos", "mpi", "mpi+omp")
 STDERR_CHARS = 600  # how much of a failing run's stderr its detail keeps (the end, where the error is)
+MPI_ERROR = re.compile(r"pcgbench: MPI error in the sample's code: [^\n]{0,300}")
 # CPU time / wall time of a run's median timed call may exceed the threads given by this factor, and by
 # CPU_SLACK_S over all its calls, before the run is resource_overuse: an honest process cannot exceed threads x
 # wall at all (each thread runs at most the wall time); the margin covers the runtime's helper threads (MPI's
@@ -272,8 +275,11 @@ def run_program(problem: suite.Problem, exec_model: str, exe: Path, protocol: Ru
         how += f" exit {result.returncode}" if result.returncode is not None else ""
         if result.usage is not None and (limit_hit := result.usage.describe()):
             how += f" ({limit_hit})"
-        return ProgramRun(verdict=verdict, detail=f"{how}: {result.stderr.strip()[-STDERR_CHARS:]}",
-                          driver_failure=None, **failed)  # fmt: skip
+        # An MPI error the driver's handler reported (drivers/main.hpp exit_on_mpi_error) says more than mpirun's
+        # account of the exit that follows it.
+        mpi_error = MPI_ERROR.search(result.stderr)
+        told = mpi_error.group(0) if mpi_error else result.stderr.strip()[-STDERR_CHARS:]
+        return ProgramRun(verdict=verdict, detail=f"{how}: {told}", driver_failure=None, **failed)
     threads = (protocol.threads, *protocol.more_threads)
     try:
         results = driver_program.parse_driver_results(result.stdout, nonce, timed=protocol.reps > 0)
