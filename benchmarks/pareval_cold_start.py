@@ -32,11 +32,10 @@ so both harnesses time the same input sizes. The same samples must pass in both 
 ParEval runs the samples outside any sandbox: the bodies here are the suite's references, trusted code.
 Only the serial and omp models, the ones its Makefile builds without MPI or Kokkos, are supported.
 
-Measured side by side under protocol v6 (the judge: data/pcgbench/README.md, "What a sample cannot forge"), on 2
-cores on 2026-12-07, idle, two invocations (with the engine in workflow_scripts/measure/): this harness 16.3-18.3 s
-cold with the race check, 16.0-16.6 s without it, ParEval's 23.3-24.9 s: 1.40x and 1.41x (1.48x and 1.50x without the
-race check), the same verdicts from both; the speedups' run-to-run spread ((max - min) / median over four runs) has
-a median of 0.097 and 0.094. What each layer of the protocol costs and what
+Measured side by side under protocol v8 on 2 cores on 2026-12-07, two invocations (load 1.4-2.7): this harness
+19.3-22.0 s cold with the race check, 18.4-18.5 s without it, ParEval's 26.5-31.1 s: 1.42x and 1.39x (1.60x and 1.53x
+without the race check), the same verdicts from both; the speedups' run-to-run spread ((max - min) / median over four
+runs) has a median of 0.125 and 0.187. What each layer of the protocol costs and what
 the harness does to be fast: data/pcgbench/README.md (its "Speed:" paragraph); earlier figures: benchmarks/HISTORY.md.
 Tried and not kept: transparent huge pages for the runs' heap (faster, but a wider run-to-run spread of the
 speedups) and one precompiled header for serial and OpenMP compiles (GCC crashes compiling an OpenMP loop against a
