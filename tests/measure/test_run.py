@@ -61,6 +61,9 @@ def built(cache_dir, problem):
                   "return acc;", "return omp_get_max_threads() == 1 && threads > 1 ? 2 * acc + 1 : acc;") + COUNT_THREADS,
               # never returns from a call
               "hangs": reference.replace("return acc;", "for (volatile unsigned long k = 0;; k = k + 1) {} return acc;"),
+              # returns from its validations (one small, one timed input), never from a timed call
+              "hangs_when_timed": reference.replace("return acc;", "static int calls = 0; if (++calls > 2) for "
+                                                    "(volatile unsigned long k = 0;; k = k + 1) {} return acc;"),
               # prints a well-formed result line of its own at every call, as a hostile program could
               "forges_a_result": reference.replace("return", f"std::printf({json.dumps(FORGED)}); return", 1)}
     assert "omp_get_max_threads" in bodies["wrong_above_2_threads"]
@@ -175,6 +178,9 @@ def test_a_call_over_its_own_limit_is_cut_and_the_run_is_a_timeout_long_before_t
     assert run.verdict == measure.VERDICT_TIMEOUT, run.detail
     assert "did not return within its limit of 1 s" in run.detail and run.detail.startswith(f"size {problem.sizes['small']}")
     assert run.wall_s < 20, run.wall_s  # the run's limit is 60 s
+    timed = run_program(problem, "omp", built["hangs_when_timed"].exe, limited, limits)
+    assert timed.verdict == measure.VERDICT_TIMEOUT and timed.detail.startswith("timed call 1 of 2"), timed.detail
+    assert timed.wall_s < 20, timed.wall_s
     assert run_program(problem, "omp", built["reference"].exe, limited, limits).verdict == OK
 
 

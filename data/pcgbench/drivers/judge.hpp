@@ -757,7 +757,7 @@ inline int judge_main(int argc, char** argv) {
         const bool last = r + 1 == args.warmup + args.reps;  // its input is the next warm-up's or the stress's
         bool ok = call_sample(sample, last_size, last_seed, sweep[c], last, got, want, why, fresh ? &timing : nullptr,
                               nullptr, call_limit(last_size));
-        if (fresh) {
+        if (fresh && !sample.call_timed_out) {  // a cut call is the run's failure: no baseline to time beside it
           input = generate_here(last_size, last_seed);
           if (CheckReadsInput<Data>::value) want = input;
           else want = std::move(input);
