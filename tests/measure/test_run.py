@@ -42,6 +42,15 @@ int pcg_threads() {
   return threads;
 }
 """
+# Whether a block of 40 MB is mapped on its own (glibc's default above 32 MiB) rather than taken from the heap.
+BIG_BLOCK_MAPPED = """
+#include <malloc.h>
+#include <vector>
+bool pcg_big_block_mapped() {
+  std::vector<char> big(40u << 20, 1);
+  return mallinfo2().hblkhd > 0 || big[12345] != 1;
+}
+"""
 PROTOCOL = RunProtocol(warmup=0, reps=2, validations=1, seed=1234, threads=2, nice=0)
 
 
@@ -64,6 +73,10 @@ def built(cache_dir, problem):
               # returns from its validations (one small, one timed input), never from a timed call
               "hangs_when_timed": reference.replace("return acc;", "static int calls = 0; if (++calls > 2) for "
                                                     "(volatile unsigned long k = 0;; k = k + 1) {} return acc;"),
+              # right only where a block of 40 MB comes from the heap, not from a mapping of its own (glibc's default
+              # for any block above 32 MiB): the driver's allocator setting (drivers/main.hpp keep_freed_memory)
+              "wrong_unless_freed_memory_is_kept": "  bool pcg_big_block_mapped();\n" + reference.replace(
+                  "return acc;", "return pcg_big_block_mapped() ? 2 * acc + 1 : acc;") + BIG_BLOCK_MAPPED,
               # prints a well-formed result line of its own at every call, as a hostile program could
               "forges_a_result": reference.replace("return", f"std::printf({json.dumps(FORGED)}); return", 1)}
     assert "omp_get_max_threads" in bodies["wrong_above_2_threads"]
@@ -166,6 +179,16 @@ def test_a_stress_failure_after_the_timing_drops_the_timings(built, problem):
     unstressed = run_program(problem, "omp", exe, dataclasses.replace(sweep, stress_validations=0),
                              SandboxLimits(wall_s=30.0, cpu_limit_s=20))  # fmt: skip
     assert unstressed.verdict == OK, unstressed.detail
+
+
+def test_every_process_of_a_run_allocates_from_a_heap_that_keeps_freed_memory(built, problem):
+    """The sample's process allocates every block from its heap and never trims it (drivers/main.hpp keep_freed_memory),
+    so an input freed is reused by the next one without faulting its pages in again; a body that checks that a 40 MB
+    block is not mapped on its own (glibc's default above 32 MiB) answers right in every call, validated and timed."""
+    sweep = RunProtocol(warmup=1, reps=2, validations=2, seed=1234, threads=1, more_threads=(2,), nice=0)
+    run = run_program(problem, "omp", built["wrong_unless_freed_memory_is_kept"].exe, sweep,
+                      SandboxLimits(wall_s=30.0, cpu_limit_s=20))  # fmt: skip
+    assert run.verdict == OK, run.detail
 
 
 def test_a_call_over_its_own_limit_is_cut_and_the_run_is_a_timeout_long_before_the_runs_limit(built, problem):

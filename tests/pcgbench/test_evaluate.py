@@ -311,7 +311,7 @@ def test_samples_run_while_later_ones_build_only_when_runs_outrank_compiles(tmp_
 
     monkeypatch.setattr(BuildCache, "_compile_object", compile_object)
     monkeypatch.setattr(evaluation, "evaluate_sample", evaluate_sample)
-    monkeypatch.setattr(evaluation, "overlap_builds_and_runs", lambda cfg: overlap)
+    monkeypatch.setattr(evaluation.EvaluateConfig, "overlaps_builds_and_runs", lambda cfg: overlap)
     rows, _ = evaluate_samples(samples, tmp_path, config(cache_dir, race_check=False))
     assert set(rows["verdict"]) == {"ok"}
     if overlap:  # (when the waiting compile logs beside the runs is up to the scheduler)
@@ -322,11 +322,13 @@ def test_samples_run_while_later_ones_build_only_when_runs_outrank_compiles(tmp_
 
 
 def test_overlap_needs_raised_run_priority(cache_dir, monkeypatch):
-    monkeypatch.setattr(evaluation, "can_raise_priority", lambda: True)
-    assert evaluation.overlap_builds_and_runs(config(cache_dir, run_nice=-20))
-    assert not evaluation.overlap_builds_and_runs(config(cache_dir, run_nice=0))
-    monkeypatch.setattr(evaluation, "can_raise_priority", lambda: False)
-    assert not evaluation.overlap_builds_and_runs(config(cache_dir, run_nice=-20))
+    from workflow_scripts.measure import settings
+
+    monkeypatch.setattr(settings, "can_raise_priority", lambda: True)
+    assert config(cache_dir, run_nice=-20).overlaps_builds_and_runs()
+    assert not config(cache_dir, run_nice=0).overlaps_builds_and_runs()
+    monkeypatch.setattr(settings, "can_raise_priority", lambda: False)
+    assert not config(cache_dir, run_nice=-20).overlaps_builds_and_runs()
 
 
 def test_missing_toolchain_is_reported_and_skipped(tmp_path, cache_dir, problem, monkeypatch):

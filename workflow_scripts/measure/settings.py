@@ -35,7 +35,7 @@ from workflow_scripts.common.config import schema_default, schema_section, secti
 from workflow_scripts.measure import suite, toolchains
 from workflow_scripts.measure.build_cache import BuildConfig, BuildResult
 from workflow_scripts.measure.run import PROTOCOL, RaceCheck, RunProtocol, check_races
-from workflow_scripts.measure.sandbox import SandboxLimits
+from workflow_scripts.measure.sandbox import SandboxLimits, can_raise_priority
 from workflow_scripts.measure.verdicts import BUILD_ERROR, NO_PARALLELISM, RACE_DETECTED
 
 SECTION = "measure"  # the config section MeasureConfig reads
@@ -141,7 +141,7 @@ class MeasureConfig:
                  extra_env: Mapping[str, str] | None = None) -> RunProtocol:  # fmt: skip
         """The run protocol of one resource configuration, or of several thread counts at one rank count in one
         run (`more_threads`: OpenMP models), placement and priority as timing.py explains; without `stress`, no
-        stress validations. `extra_env` is added to the driver's environment (RLPF's allocator settings). A judged
+        stress validations. `extra_env` is added to the driver's environment. A judged
         call's own limit is the time-limit rule's, per call: max(timeout_floor_s, timeout_factor x the baseline's
         time on an input of its size)."""
         return RunProtocol(warmup=self.warmup, reps=self.reps, validations=self.validations, seed=self.seed,
@@ -150,6 +150,14 @@ class MeasureConfig:
                            stress_threads=self.stress_threads, more_threads=more_threads,
                            call_floor_s=self.timeout_floor_s, call_factor=self.timeout_factor,
                            extra_env=dict(extra_env or {}))  # fmt: skip
+
+    def overlaps_builds_and_runs(self) -> bool:
+        """Whether a program may run while later programs still build. Only when its runs are raised above the
+        compilers (run_nice < 0, root mode: can_raise_priority): a timed run's threads then hold their cores, and a
+        compiler gets only what the run leaves idle (a single-threaded run's other core, the judge's baseline calls
+        of an OpenMP run; a compiler's session weighs about 1/87 of a run's at nice -20). At the harness's own
+        priority the compilers would share the run's cores, so every build finishes before the first run."""
+        return self.run_nice < 0 and can_raise_priority()
 
     def race_checked(self, exec_model: str) -> bool:
         """Whether a program of `exec_model` gets a race-check build (BuildRequest.sanitizer = toolchains.TSAN) run first."""

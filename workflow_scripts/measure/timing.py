@@ -16,7 +16,7 @@ The harness runs that once per resource configuration of the sweep:
 and keeps per configuration the median of the repetitions and their spread (interquartile range, min,
 max). No two timing runs overlap: the evaluation runs its samples one after the other, and Snakemake's
 `timing_slot` resource keeps evaluation jobs from running at the same time as each other. Compiles may go on
-beside a run, below its priority (pcgbench.evaluation.overlap_builds_and_runs).
+beside a run, below its priority (MeasureConfig.overlaps_builds_and_runs).
 
 Each run gets its cores to itself, as on the exclusive node the protocol assumes (placement_env, and the
 raised priority of sandbox.run_sandboxed(nice=...)): OpenMP threads are bound one per core and wait

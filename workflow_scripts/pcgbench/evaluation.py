@@ -17,7 +17,7 @@ are built and run once; the other samples get copies of that program's rows, mar
 their generation evaluation ran). pass@k is unchanged for a program whose verdict does not vary from run to
 run; for a racy one the copies count as one trial, not several (`share_identical_runs: false` runs each).
 Samples run in the file's order, each as soon as its builds are done, while later ones still build (only where
-the runs are raised above the compilers: overlap_builds_and_runs). Execution models whose toolchain is missing
+the runs are raised above the compilers: MeasureConfig.overlaps_builds_and_runs). Execution models whose toolchain is missing
 here (no mpirun, no GPU for CUDA/HIP, ...) are reported before any work starts and skipped; metrics.json lists
 them with the reason.
 
@@ -71,7 +71,6 @@ from workflow_scripts.measure import (
     MeasureConfig,
     ResourceConfig,
     SandboxUnavailable,
-    can_raise_priority,
     check_sandbox,
     resource_sweep,
     run_program,
@@ -292,15 +291,6 @@ def runs_of_another_evaluation(results_path: Path | None, fingerprint: str) -> d
     return measured
 
 
-def overlap_builds_and_runs(cfg: EvaluateConfig) -> bool:
-    """Whether a sample may run while later samples still build. Only when its runs are raised above the
-    compilers (run_nice < 0, root mode: can_raise_priority): a timed run's threads then hold their
-    cores, and a compiler gets only what a single-threaded run leaves idle (a compiler's session weighs about
-    1/87 of a run's at nice -20). At the harness's own priority the compilers would share the run's cores,
-    so every build finishes before the first run."""
-    return cfg.run_nice < 0 and can_raise_priority()
-
-
 def evaluate_samples(samples: list[Sample], out_dir: Path, cfg: EvaluateConfig,
                      reference_walls: dict[tuple, float] | None = None,
                      measured_elsewhere: dict[str, list[dict]] | None = None) -> tuple[pd.DataFrame, dict[str, str]]:  # fmt: skip
@@ -342,7 +332,7 @@ def evaluate_samples(samples: list[Sample], out_dir: Path, cfg: EvaluateConfig,
     cache = BuildCache(cfg.build_config())
     progress = Progress("evaluated samples", total=len(pending), unit="sample", logger=logger)
     with cache.building(requests) as builds, open(log_path, "a", encoding="utf-8") as log:
-        if not overlap_builds_and_runs(cfg):
+        if not cfg.overlaps_builds_and_runs():
             concurrent.futures.wait(builds)
         for sample in pending:
             key = run_key(sample)

@@ -34,6 +34,7 @@ A group whose completions all get the same reward gives GRPO a zero advantage, h
 `constant_groups` finds them and PerformanceReward counts them per call (they are logged and reported).
 """
 
+import concurrent.futures
 import dataclasses
 import hashlib
 import json
@@ -69,12 +70,6 @@ from workflow_scripts.rlpf.tasks import Task
 
 logger = logging.getLogger(__name__)
 
-# glibc's allocator gives every large block (mmap'd, >= 128 KiB to 32 MiB) back to the kernel when it is freed, so
-# the driver's fresh copy of the input before each repetition (outside the timed region) page-faults tens of MB in
-# again: measured here, 1.5 s of system time in a 2.5 s run of a 4M-element kernel, more than all its timed calls.
-# Allocating from the heap only (mmap_max=0) and never trimming it makes those copies reuse pages (0.2 s system,
-# 0.8 s run). The timed region is the same either way: it starts on data that the copy has just touched.
-RUN_ENV = {"GLIBC_TUNABLES": "glibc.malloc.mmap_max=0:glibc.malloc.trim_threshold=4294967296"}
 
 # What a completion's measurement can end as: the engine's vocabulary, MALFORMED (not a list of allowed pragmas:
 # nothing to build) first, without the verdicts of a generations record (a completion's prompt is the task's own,
@@ -172,8 +167,8 @@ class Measurer:
         self.n_cached = 0
 
     def protocol(self, task: Task) -> RunProtocol:
-        """How a completion of `task` is run: one rank at the task's threads, RUN_ENV's allocator."""
-        return self.cfg.measure.protocol(threads=task.threads, extra_env=RUN_ENV)
+        """How a completion of `task` is run: one rank at the task's threads."""
+        return self.cfg.measure.protocol(threads=task.threads)
 
     def program_key(self, task: Task, body: str | None, completion: str) -> str:
         # The protocol's fields in the order and form the cache has always hashed them, then the stress
@@ -234,7 +229,8 @@ class Measurer:
                                             spread=_iqr_over_median(run.times_s))), verdict=OK, detail="")
 
     def measure(self, items: list[tuple[Task, str]]) -> list[Measurement]:
-        """Measurements of (task, completion) pairs, in order. Builds run concurrently, runs one at a time."""
+        """Measurements of (task, completion) pairs, in order. Builds run concurrently, and beside the runs where
+        those are raised above them; runs one at a time."""
         planned = []  # (task, body or None, key)
         for task, completion in items:
             body = program_body(task, completion)
@@ -262,25 +258,34 @@ class Measurer:
                 todo[key] = (task, body)
         if todo:
             keys = list(todo)
-            # Positional: (problem, execution model, body), the engine's field order.
-            requests = [BuildRequest(get_problem(todo[k][0].kernel), todo[k][0].exec_model, todo[k][1])
-                        for k in keys]  # fmt: skip
-            checked = [i for i, k in enumerate(keys) if self.race_checked(todo[k][0])]
-            requests += [dataclasses.replace(requests[i], sanitizer=TSAN) for i in checked]
-            builds = self.builds.build_all(requests)
-            race_builds = dict(zip((keys[i] for i in checked), builds[len(keys):], strict=True))
+            # Per program its build, then (OpenMP tasks) its race-check build, in the order the programs are run: a
+            # program runs as soon as its builds are done while later ones build below its priority (the evaluation's
+            # order and overlap; MeasureConfig.overlaps_builds_and_runs).
+            requests, build_index, race_build_index = [], {}, {}
+            for key in keys:
+                task, body = todo[key]
+                build_index[key] = len(requests)
+                # Positional: (problem, execution model, body), the engine's field order.
+                requests.append(BuildRequest(get_problem(task.kernel), task.exec_model, body))
+                if self.race_checked(task):
+                    race_build_index[key] = len(requests)
+                    requests.append(dataclasses.replace(requests[-1], sanitizer=TSAN))
             # No start line: the GRPO reward calls this for every step's few completions.
             progress = Progress("measured programs", total=len(keys), unit="program", logger=logger, start_line=False)
-            for key, build in zip(keys, builds[: len(keys)], strict=True):
-                task, body = todo[key]  # the body's numbers choose the race check's size (run.race_check_size)
-                m = self._run(task, build, key, body, race_builds.get(key))
-                # a pass being confirmed (CONFIRMATIONS)
-                if m.verdict == OK and (earlier := self._load(key)) is not None and earlier.verdict == OK:
-                    m.passes = earlier.passes + 1
-                self._store(m)
-                done[key] = m
-                self.n_measured += 1
-                progress.advance()
+            with self.builds.building(requests) as builds:
+                if not self.cfg.measure.overlaps_builds_and_runs():
+                    concurrent.futures.wait(builds)
+                for key in keys:
+                    task, body = todo[key]  # the body's numbers choose the race check's size (run.race_check_size)
+                    race_build = builds[race_build_index[key]].result() if key in race_build_index else None
+                    m = self._run(task, builds[build_index[key]].result(), key, body, race_build)
+                    # a pass being confirmed (CONFIRMATIONS)
+                    if m.verdict == OK and (earlier := self._load(key)) is not None and earlier.verdict == OK:
+                        m.passes = earlier.passes + 1
+                    self._store(m)
+                    done[key] = m
+                    self.n_measured += 1
+                    progress.advance()
             progress.finish(note=f"{self.n_cached} cached so far, {self.n_measured} measured")
         return [done[key] for _, _, key in planned]
 

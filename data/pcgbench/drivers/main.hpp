@@ -46,6 +46,8 @@
 #endif
 
 #include "confine.hpp"
+#include <climits>
+#include <malloc.h>
 #ifndef PCG_PROBLEM_NAME
 #error "PCG_PROBLEM_NAME must be defined"
 #endif
@@ -326,6 +328,22 @@ inline void release_threads() {
 #endif
 }
 
+// Memory a process frees stays in its heap for the next input (glibc's malloc): every validated and timed call gets
+// an input of its own at the timed size (32 MB for 4M doubles), and the one before is freed. Under glibc's defaults
+// a large block is mapped on its own and given back to the kernel when freed (or the heap's top trimmed), and the
+// next input faulted every page in again: 12 ms of page faults per such input against 5.5 ms of generating it. With
+// every block from the heap (no mmap) and the heap never trimmed, the pages are reused: a judged serial run of
+// reduce_average (judge and sample) 0.25 s -> 0.19 s, an RLPF reward run of a 4M-element kernel 2.5 s -> 0.8 s (its
+// system time 1.5 s -> 0.2 s). Set in every process of a run, the judge's (where the baseline is timed) and the
+// sample's alike, so that a call's own allocations are served alike in both. The timed region is the same either
+// way: it starts on an input just written.
+inline void keep_freed_memory() {
+#if defined(__GLIBC__)
+  mallopt(M_MMAP_MAX, 0);
+  mallopt(M_TRIM_THRESHOLD, INT_MAX);
+#endif
+}
+
 }  // namespace pcg
 
 #if !defined(PCG_GPU)  // the GPU models' runs decide in the sample's process (run.JUDGED_EXEC_MODELS)
@@ -337,6 +355,7 @@ inline void release_threads() {
 extern "C" __attribute__((used, noreturn)) void pcg_no_sample() { std::abort(); }
 
 int main(int argc, char** argv) {
+  pcg::keep_freed_memory();
 #if !defined(PCG_GPU)
   // The judge (--sample PATH): it starts the sample's program and needs no runtime of its own (no MPI_Init).
   for (int i = 1; i < argc; ++i)
