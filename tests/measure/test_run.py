@@ -207,10 +207,15 @@ def test_a_call_over_its_own_limit_is_cut_and_the_run_is_a_timeout_long_before_t
     assert run_program(problem, "omp", built["reference"].exe, limited, limits).verdict == OK
 
 
-def test_the_call_limit_is_given_to_judged_runs_only():
-    with pytest.raises(ValueError, match="judged runs only"):
-        driver_program.run_argv(suite.get_problem("reduce_sum_of_min_pairs"), "omp", Path("/x"), ranks=1, threads=1,
-                                seed=1, warmup=0, reps=1, call_limit=(1.0, 3.0))  # fmt: skip
+def test_the_call_limit_is_positive_and_reaches_an_unjudged_driver_too():
+    """Judged runs give it to the judge; the race check's run (unjudged) to the driver, whose alarm ends a call over it."""
+    problem = suite.get_problem("reduce_sum_of_min_pairs")
+    with pytest.raises(ValueError, match="floor and factor > 0"):
+        driver_program.run_argv(problem, "omp", Path("/x"), ranks=1, threads=1, seed=1, warmup=0, reps=1,
+                                call_limit=(0.0, 3.0))  # fmt: skip
+    argv, _ = driver_program.run_argv(problem, "omp", Path("/x"), ranks=1, threads=1, seed=1, warmup=0, reps=0,
+                                      call_limit=(1.0, 60.0))  # fmt: skip
+    assert argv[0] == "/x" and argv[argv.index("--call-limit") + 1] == "1.0,60.0"
 
 
 def test_stress_validations_that_crawl_stop_at_their_budget_and_the_run_is_judged_on_the_rest(built, problem):

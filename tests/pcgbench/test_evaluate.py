@@ -10,6 +10,7 @@ import os
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import pandas as pd
@@ -487,6 +488,22 @@ def test_a_race_hidden_behind_a_large_chunk_is_caught(tmp_path, cache_dir, chunk
     sample = Sample(generator="racy", problem=problem, exec_model="omp", sample_index=0, body=body)
     rows, _ = evaluation.evaluate_samples([sample], tmp_path / "out", config(cache_dir, reps=1))
     assert list(rows["verdict"]) == ["race_detected"] and list(rows["race_check"]) == ["race"]
+
+
+def test_a_body_that_hangs_costs_seconds_in_its_race_check_too(tmp_path, cache_dir):
+    """The race check's run (unjudged, ThreadSanitizer) has the judged runs' call limit, scaled by TSAN_SLOWDOWN: a
+    validated call that never returns ends it within seconds (inconclusive), and the judged run that follows cuts its
+    call (timeout); before, the race check held such a body to the run's whole limit (60 s in the default run)."""
+    problem = race_problem()
+    body = "  for (volatile unsigned long k = 0;; k = k + 1) {}\n" + suite.reference_body(problem, "omp")
+    sample = Sample(generator="hangs", problem=problem, exec_model="omp", sample_index=0, body=body)
+    cfg = config(cache_dir, reps=1, run_timeout_s=60.0, timeout_floor_s=1.0, timeout_factor=1.0, cpu_limit_s=120)
+    started = time.monotonic()
+    rows, _ = evaluation.evaluate_samples([sample], tmp_path / "out", cfg)
+    assert set(rows["verdict"]) == {"timeout"}, rows["detail"].tolist()  # a row per thread count of its one run
+    assert rows["race_check"][0].startswith("inconclusive: the ThreadSanitizer build's run: a validated call did not "
+                                            "return within max(1 s, 20 x the baseline's time"), rows["race_check"][0]
+    assert time.monotonic() - started < 30  # two call limits of about a second each, and the builds
 
 
 def test_the_race_check_is_refused_without_its_tools(monkeypatch, cache_dir):

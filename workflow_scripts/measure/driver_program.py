@@ -178,8 +178,9 @@ def run_argv(problem: suite.Problem, exec_model: str, exe: Path, *, ranks: int, 
     result per thread count). `secret_stdin`: rank 0 reads the run's secret (nonce and timed seed) from standard
     input first (run.run_program gives it; drivers/main.hpp says why). `judge`: the judge (build_judge) runs `exe` (as
     its child, or as the ranks of an mpirun it starts) and does the timing, checking and reporting (drivers/judge.hpp);
-    `call_limit` (floor s, factor), judged runs only: the judge cuts a call that takes longer than factor x the
-    baseline's time on an input of its size, and at least floor s (DriverResult.call_timed_out).
+    `call_limit` (floor s, factor): the judge cuts a call that takes longer than factor x the baseline's time on an
+    input of its size, and at least floor s (DriverResult.call_timed_out); in an unjudged run outside the system-call
+    filter (the race check's), such a validated call ends the process by SIGALRM (drivers/main.hpp limit_call).
     """
     suite.check_exec_model(exec_model)
     if size not in problem.sizes:
@@ -211,8 +212,8 @@ def run_argv(problem: suite.Problem, exec_model: str, exe: Path, *, ranks: int, 
     if secret_stdin:
         args.append("--secret-stdin")
     if call_limit is not None:
-        if judge is None or min(call_limit) <= 0:
-            raise ValueError(f"call_limit: judged runs only, floor and factor > 0; got {call_limit}")
+        if min(call_limit) <= 0:
+            raise ValueError(f"call_limit: floor and factor > 0; got {call_limit}")
         args += ["--call-limit", f"{call_limit[0]!r},{call_limit[1]!r}"]
     if judge is not None:
         if check_validator:

@@ -46,6 +46,7 @@ import dataclasses
 import functools
 import re
 import secrets
+import signal
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -77,7 +78,8 @@ if TYPE_CHECKING:
 # file the filter refuses (tampering). v9: every process of a run (the judge, where the baseline is timed, and the
 # sample's) allocates from a heap that keeps what is freed (drivers/main.hpp keep_freed_memory), so a fresh input
 # reuses the pages of the one before instead of faulting them in: runs a quarter faster, timings of both sides
-# without the page faults of input buffers (before, RLPF's reward alone set this, through the environment).
+# without the page faults of input buffers (before, RLPF's reward alone set this, through the environment); the race
+# check's run has the judged runs' call limit (x TSAN_SLOWDOWN): a sample that hangs ends it in seconds, inconclusive.
 PROTOCOL = "pcgbench-run-v9"
 SANDBOX_EXE = "/tmp/sample.exe"  # where the executable appears inside the sandbox
 SANDBOX_JUDGE = "/tmp/judge.exe"  # and the judge, for JUDGED_EXEC_MODELS
@@ -136,7 +138,8 @@ class RunProtocol:
     # size (the judge times the baseline on the validations' inputs, which come first at each size), and at least
     # call_floor_s, is cut and the run is VERDICT_TIMEOUT: a hung body costs its first call's limit, not the run's
     # wall-clock limit. call_factor 0: no limit of its own (the run's wall-clock limit only). The stress validations
-    # keep their own bound (drivers/judge.hpp).
+    # keep their own bound (drivers/judge.hpp). The race check's run (unjudged): a validated call over the limit ends
+    # it (check_races: inconclusive).
     call_floor_s: float = 0.0
     call_factor: float = 0.0
     extra_env: Mapping[str, str] = dataclasses.field(default_factory=dict)  # added to the suite's run environment
@@ -318,6 +321,9 @@ RACE_REPORT = "WARNING: ThreadSanitizer: data race"
 RACE_CHECK_THREADS = 2  # TSan orders accesses by happens-before, so two threads show a race whether or not they overlap
 RACE_CHECK_RANKS = 2  # MPI+OpenMP: every rank's code path runs threaded (a body may branch on its rank)
 TSAN_EXIT_CODE = 66
+# ThreadSanitizer runs a sample 5-15x slower than its regular build, and the baseline the race check's call limit is
+# taken from is not instrumented (the driver object is the regular one): the limit's factor is this much larger.
+TSAN_SLOWDOWN = 20
 
 
 @dataclasses.dataclass(frozen=True)
@@ -368,18 +374,24 @@ def race_report(stderr: str) -> str:
 
 
 def check_races(problem: suite.Problem, exec_model: str, build: "BuildResult", *, seed: int,
-                limits: sandbox.SandboxLimits, nice: int = 0, body: str | None = None) -> RaceCheck:  # fmt: skip
+                limits: sandbox.SandboxLimits, nice: int = 0, body: str | None = None,
+                call_limit: tuple[float, float] | None = None) -> RaceCheck:  # fmt: skip
     """Run the race-check build of an OpenMP program (BuildRequest.sanitizer = toolchains.TSAN) once in the sandbox, at the
     size race_check_size derives from its `body` (the timed size without one; the module docstring says why;
     validated, nothing timed: TSan runs 5-15x slower) on RACE_CHECK_THREADS threads (per rank, on
     RACE_CHECK_RANKS ranks for MPI+OpenMP). RLIMIT_AS is lifted (TSan reserves terabytes of address space) and
     TSan's RSS limit takes its place at the same size. A build that failed (clang rejects what GCC accepted)
-    is inconclusive, not a verdict."""
+    is inconclusive, not a verdict. `call_limit` (floor s, factor), the judged runs' (RunProtocol.call_floor_s,
+    call_factor): a validated call that takes longer than max(floor, factor x TSAN_SLOWDOWN x the baseline's time on
+    its input) ends the run, inconclusive (the judged run that follows cuts such a call and gives the verdict): a
+    sample that hangs costs seconds here, not the run's wall-clock limit (65 s for an OpenMP mutant that never returns)."""
     if not build.ok:
         return RaceCheck(status="inconclusive", detail="the ThreadSanitizer build failed: " + build.log[-300:])
     ranks = RACE_CHECK_RANKS if exec_model == "mpi+omp" else 1
     protocol = RunProtocol(warmup=0, reps=0, validations=1, seed=seed, size=race_check_size(problem, exec_model, body),
                            ranks=ranks, threads=RACE_CHECK_THREADS, nice=nice, judged=False,
+                           call_floor_s=call_limit[0] if call_limit else 0.0,
+                           call_factor=call_limit[1] * TSAN_SLOWDOWN if call_limit else 0.0,
                            extra_env=race_check_env(limits.memory_mb or 4096))  # fmt: skip
     # No address-space limit (TSan reserves terabytes of it); the run's memory is bounded by the sanitizer's RSS limit
     # per process and, where it has a control group, by the run's own limit on all its processes together.
@@ -389,6 +401,10 @@ def check_races(problem: suite.Problem, exec_model: str, build: "BuildResult", *
         return RaceCheck(status="race", detail=race_report(run.result.stderr))
     if run.verdict == verdicts.OK:
         return RaceCheck(status="clean", detail="")
+    if run.result.signal_number == signal.SIGALRM and protocol.call_factor > 0:
+        return RaceCheck(status="inconclusive", detail=f"the ThreadSanitizer build's run: a validated call did not "
+                         f"return within max({protocol.call_floor_s:g} s, {protocol.call_factor:g} x the baseline's time "
+                         "on its input): cut")  # fmt: skip
     # The race check's run is not under the system-call filter (drivers/confine.hpp: ThreadSanitizer's runtime makes
     # calls of its own), so what the program printed there is not kept: only how the run ended and, for a wrong answer,
     # the driver's own words from its signed result line.

@@ -190,7 +190,9 @@ def vet(problem: suite.Problem, exec_model: str, build: BuildResult, cfg: Measur
             return Vetting(verdict=NO_PARALLELISM, detail=why)
     if race_build is None:
         return Vetting(verdict=None, detail="")
-    check = check_races(problem, exec_model, race_build, seed=cfg.seed, limits=cfg.limits(), nice=cfg.run_nice, body=body)
+    call_limit = (cfg.timeout_floor_s, cfg.timeout_factor) if cfg.timeout_factor > 0 else None  # the judged runs'
+    check = check_races(problem, exec_model, race_build, seed=cfg.seed, limits=cfg.limits(), nice=cfg.run_nice, body=body,
+                        call_limit=call_limit)  # fmt: skip
     if check.status == "race":
         return Vetting(verdict=RACE_DETECTED, detail=check.detail, race_check=check)
     return Vetting(verdict=None, detail="", race_check=check)

@@ -331,7 +331,8 @@ struct Args {
   int ranks = 1;              // --ranks N: the judge's MPI ranks, which --launch ... (the rest: mpirun and its options) starts
   std::vector<std::string> launch;
   // --call-limit FLOOR,FACTOR: the judge cuts a call of the sample that takes longer than FACTOR x the baseline's
-  // time on an input of its size, and at least FLOOR s (judge.hpp); FACTOR 0: no limit of its own.
+  // time on an input of its size, and at least FLOOR s (judge.hpp); FACTOR 0: no limit of its own. Given to the
+  // race check's run (unjudged, main.hpp), its validated calls end the process by SIGALRM past the same limit.
   double call_floor_s = 0, call_factor = 0;
 };
 

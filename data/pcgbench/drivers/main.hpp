@@ -48,6 +48,7 @@
 #include "confine.hpp"
 #include <climits>
 #include <malloc.h>
+#include <sys/time.h>
 #ifndef PCG_PROBLEM_NAME
 #error "PCG_PROBLEM_NAME must be defined"
 #endif
@@ -337,6 +338,20 @@ inline void release_threads() {
 // system time 1.5 s -> 0.2 s). Set in every process of a run, the judge's (where the baseline is timed) and the
 // sample's alike, so that a call's own allocations are served alike in both. The timed region is the same either
 // way: it starts on an input just written.
+// The race check's run (unjudged, given --call-limit): a validated call that has not returned within its limit ends
+// the process by SIGALRM, the signal's default action (the run's harness reads the race check as inconclusive and the
+// judged run that follows, whose judge cuts such a call, gives the verdict). Without it a sample that hangs held its
+// race check to the run's wall-clock limit (60 s where no reference time is known) before its judged run was cut
+// in seconds. The race check's runtime makes calls of its own, so it runs outside the system-call filter that refuses
+// timers; runs under the filter are never given the limit here. 0 disarms.
+inline void limit_call(double seconds) {
+  itimerval t{};
+  t.it_value.tv_sec = (time_t)seconds;
+  t.it_value.tv_usec = (suseconds_t)((seconds - (double)(time_t)seconds) * 1e6);
+  if (seconds > 0 && t.it_value.tv_sec == 0 && t.it_value.tv_usec == 0) t.it_value.tv_usec = 1;
+  setitimer(ITIMER_REAL, &t, nullptr);
+}
+
 inline void keep_freed_memory() {
 #if defined(__GLIBC__)
   mallopt(M_MMAP_MAX, 0);
@@ -374,7 +389,8 @@ int main(int argc, char** argv) {
   // Runs of generated code (--secret-stdin) go on under the system-call filter (confine.hpp), loaded after the
   // runtime's set-up (MPI_Init, Kokkos::initialize) and before the sample's first call; not under ThreadSanitizer
   // (the race check, whose runtime makes calls of its own and which times nothing).
-  if (args.secret_stdin && std::getenv("TSAN_OPTIONS") == nullptr) {
+  const bool confined = args.secret_stdin && std::getenv("TSAN_OPTIONS") == nullptr;
+  if (confined) {
     pcg::task_directory();  // opened now: the filter refuses opening files
     if (!pcg::confine()) return 5;
   }
@@ -396,12 +412,18 @@ int main(int argc, char** argv) {
   std::string failure;
   // Buffers reused from one validation to the next (see the timed loop below for why).
   pcg::Data input, want, got;
+  // The race check's limit per validated call (--call-limit; pcg::limit_call), never under the filter (it refuses
+  // timers): on rank 0, from the baseline's time on the call's input; the other ranks end with it.
+  const bool limited = args.call_factor > 0 && !confined && rt.root();
+  double baseline_s = 0;  // the baseline's time on the input validated
   // One validation: the solution's answer on `input` against the serial baseline's (`want`).
   auto validate = [&](std::size_t n, const std::string& where) {
     got = input;
+    if (limited) pcg::limit_call(std::max(args.call_floor_s, args.call_factor * baseline_s));
     pcg::lock_vault();
     pcg::call_solution(got);
     pcg::unlock_vault();
+    if (limited) pcg::limit_call(0);
     pcg::collect_output_if_defined(got, 0);
     std::string why;
     bool ok = rt.root() ? pcg::check(input, want, got, why) : true;
@@ -418,7 +440,11 @@ int main(int argc, char** argv) {
   for (std::size_t i = 0; i < args.sizes.size() && all_ok; ++i) {
     input = pcg::generate(args.sizes[i], args.seed + i);
     want = input;
-    if (rt.root()) pcg::call_baseline(want);
+    if (rt.root()) {
+      const double b0 = pcg::now_s();
+      pcg::call_baseline(want);
+      baseline_s = pcg::now_s() - b0;
+    }
     for (int threads : sweep) {
       pcg::set_threads(threads);
       const std::string at = sweep.size() > 1 ? " at " + std::to_string(threads) + " threads" : "";
