@@ -32,10 +32,11 @@ so both harnesses time the same input sizes. The same samples must pass in both 
 ParEval runs the samples outside any sandbox: the bodies here are the suite's references, trusted code.
 Only the serial and omp models, the ones its Makefile builds without MPI or Kokkos, are supported.
 
-Measured side by side under protocol v8 on 2 cores on 2026-12-07, two invocations (load 1.4-2.7): this harness
-19.3-22.0 s cold with the race check, 18.4-18.5 s without it, ParEval's 26.5-31.1 s: 1.42x and 1.39x (1.60x and 1.53x
-without the race check), the same verdicts from both; the speedups' run-to-run spread ((max - min) / median over four
-runs) has a median of 0.125 and 0.187. What each layer of the protocol costs and what
+Measured side by side under protocol v9 on 2 cores on 2026-12-07, two invocations (idle at the start): this harness
+16.6-18.6 s cold with the race check, 15.9-16.2 s without it, 11.3-11.6 s with the machine's cache warm, ParEval's
+24.2-26.0 s: 1.43x and 1.40x (1.63x and 1.52x without the race check), the same verdicts from both; the speedups'
+run-to-run spread ((max - min) / median over four runs) has a median of 0.176 and 0.185. Both aims are missed: 2.5x
+would take about 10 s, less than the warm machine's 11.3 s, which builds no header and no driver. What each layer of the protocol costs and what
 the harness does to be fast: data/pcgbench/README.md (its "Speed:" paragraph); earlier figures: benchmarks/HISTORY.md.
 Tried and not kept: transparent huge pages for the runs' heap (faster, but a wider run-to-run spread of the
 speedups) and one precompiled header for serial and OpenMP compiles (GCC crashes compiling an OpenMP loop against a

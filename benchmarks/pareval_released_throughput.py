@@ -41,14 +41,14 @@ Without --pareval-drivers only this harness's two rounds run.
 Run it on an idle machine: both harnesses time the outputs they run, and the wall times are the measurement.
 `--limit 10` checks the machinery in a few minutes.
 
-Measured on 2 cores on 2026-12-07 under protocol v8, `--limit 200 --rounds 1 --models serial,omp,mpi,mpi+omp` (Kokkos
-left out: ParEval's Kokkos drivers need Kokkos 4 headers, and would fail every Kokkos build here; load 1.5 at the
-start): ParEval's harness 866.9 s (13.8 outputs a minute), this one 398.6 s (30.1 a minute): 2.18x, below the 3x
-aimed at, with the race check on. The two harnesses' verdicts agree on 167 of 200 here; this harness agrees with
-ParEval's released verdicts on 179 of 200, ParEval's harness here with its own released ones on 188 of 200. This
-harness spends its time building (one precompiled header and driver object per problem and model, every output
-compiled and linked) and in the runs at ParEval's sizes; no output of the slice hung. At --limit 500 ParEval's harness
-took about 10 s an output over the first 82 (that run was stopped for time).
+Measured on 2 cores on 2026-12-07 under protocol v9, `--limit 200 --rounds 1 --models serial,omp,mpi,mpi+omp` (Kokkos
+left out: ParEval's Kokkos drivers need Kokkos 4 headers, and would fail every Kokkos build here; load 1.4 at the
+start): ParEval's harness 828.0 s (14.5 outputs a minute), this one 317.1 s (37.8 a minute): 2.61x, below the 3x
+aimed at, with the race check on (under v8, the same slice: 866.9 s and 398.6 s, 2.18x). The two harnesses' verdicts
+agree on 168 of 200 here; this harness agrees with ParEval's released verdicts on 179 of 200, ParEval's harness here
+with its own released ones on 189 of 200. This harness spends its time building (one precompiled header and driver
+object per problem and model, every output compiled and linked) and in the runs at ParEval's sizes; no output of the
+slice hung. At --limit 500 ParEval's harness took about 10 s an output over the first 82 (that run was stopped for time).
 """
 
 from __future__ import annotations

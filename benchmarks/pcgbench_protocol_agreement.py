@@ -13,6 +13,12 @@ the verdicts of every evaluation (which must agree: exit 1 otherwise), per timed
 many rows differ by less than their spread, and each revision's own run-to-run spread. Writes
 results/pcgbench/benchmarks/protocol_agreement.json.
 
+Measured for protocol v9 against v8 (--against 6aad831 --rounds 2; the config's 12 problems x serial, omp, mpi, 36
+references, 60 timed rows) on 2 cores on 2026-12-07: 36 ok in all 4 evaluations; median |v9 - v8| / v8 0.026 against a
+median spread of 0.084; the difference within the row's spread in 59 of 60 rows (the other: scan_max_subarray's MPI
+reference at 2 ranks on the 2 cores, 0.81x under v8 and 1.27x under v9, 0.561 against 0.559); each revision's own
+spread 0.018 (v8) and 0.026 (v9). An evaluation of the 36 took 74-77 s under v8 and 65-67 s under v9 (builds cached).
+
 Measured on the 2-core machine for protocol v4 against v3 (--against c6174da; config/config.yaml's 12 problems x
 serial, omp, mpi: 36 references, 60 timed rows, 3 rounds each way), twice: 36 ok in all 6 evaluations both times;
 median |v4 - v3| / v3 0.024 and 0.038 against a median spread of 0.098 and 0.129; the difference within the row's
