@@ -218,6 +218,17 @@ def test_the_call_limit_is_positive_and_reaches_an_unjudged_driver_too():
     assert argv[0] == "/x" and argv[argv.index("--call-limit") + 1] == "1.0,60.0"
 
 
+@pytest.mark.parametrize("exec_model", ["cuda", "hip"])
+def test_a_gpu_models_run_has_a_command_under_the_default_protocol(exec_model):
+    """GPU runs are not judged (their driver decides in the sample's process): the default protocol's call limit reaches
+    their driver, which leaves it unarmed under the system-call filter (drivers/main.hpp). Under v8 building this
+    command raised (a call limit for judged runs only), which would have made every GPU sample a crash."""
+    protocol = measure.MeasureConfig().protocol()
+    assert protocol.call_factor > 0 and not protocol.judged_in(exec_model)
+    argv, _ = protocol.command(suite.get_problem("reduce_average"), exec_model, Path("/tmp/sample.exe"))
+    assert argv[0] == "/tmp/sample.exe" and "--call-limit" in argv and "--secret-stdin" in argv
+
+
 def test_stress_validations_that_crawl_stop_at_their_budget_and_the_run_is_judged_on_the_rest(built, problem):
     """The stress validations look for races (with more threads than cores); a correct body that crawls there is not
     failed for it: the judge stops them once they have taken twice the run before them (at least 2 s). A call's own
