@@ -267,10 +267,12 @@ class BuildCache:
             return [result.result() for result in results]
 
     @contextlib.contextmanager
-    def building(self, requests: list[BuildRequest]) -> Iterator[list[concurrent.futures.Future]]:
+    def building(self, requests: list[BuildRequest], overlap: bool = True) -> Iterator[list[concurrent.futures.Future]]:
         """Start building every request and give one future BuildResult per request, in the order of
         `requests`, while the builds go on: a caller may use the first results before the last are built.
-        Leaving the block waits for the builds started (the queued ones are cancelled if it raised).
+        Leaving the block waits for the builds started (the queued ones are cancelled if it raised). Without
+        `overlap` every build is done before the block starts (a caller whose runs would share the compilers'
+        cores: MeasureConfig.overlaps_builds_and_runs).
 
         Distinct sources are built once. The pool works in the order of `requests`, each preceded by what it
         needs that is not queued yet: on a cold machine its standard header (precompiled once per machine; a
@@ -344,6 +346,8 @@ class BuildCache:
             for identity in map(_source_identity, requests):
                 results.append(built[identity] if identity not in seen else _as_duplicate(built[identity]))
                 seen.add(identity)
+            if not overlap:
+                concurrent.futures.wait(results)
             yield results
         except BaseException:
             pool.shutdown(wait=True, cancel_futures=True)

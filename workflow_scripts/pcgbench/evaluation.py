@@ -331,9 +331,8 @@ def evaluate_samples(samples: list[Sample], out_dir: Path, cfg: EvaluateConfig,
             requests.append(BuildRequest(problem=s.problem, exec_model=s.exec_model, body=s.body, sanitizer=TSAN))
     cache = BuildCache(cfg.build_config())
     progress = Progress("evaluated samples", total=len(pending), unit="sample", logger=logger)
-    with cache.building(requests) as builds, open(log_path, "a", encoding="utf-8") as log:
-        if not cfg.overlaps_builds_and_runs():
-            concurrent.futures.wait(builds)
+    with (cache.building(requests, overlap=cfg.overlaps_builds_and_runs()) as builds,
+          open(log_path, "a", encoding="utf-8") as log):
         for sample in pending:
             key = run_key(sample)
             if to_run.get(key) is sample:

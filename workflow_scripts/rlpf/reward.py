@@ -34,7 +34,6 @@ A group whose completions all get the same reward gives GRPO a zero advantage, h
 `constant_groups` finds them and PerformanceReward counts them per call (they are logged and reported).
 """
 
-import concurrent.futures
 import dataclasses
 import hashlib
 import json
@@ -272,9 +271,7 @@ class Measurer:
                     requests.append(dataclasses.replace(requests[-1], sanitizer=TSAN))
             # No start line: the GRPO reward calls this for every step's few completions.
             progress = Progress("measured programs", total=len(keys), unit="program", logger=logger, start_line=False)
-            with self.builds.building(requests) as builds:
-                if not self.cfg.measure.overlaps_builds_and_runs():
-                    concurrent.futures.wait(builds)
+            with self.builds.building(requests, overlap=self.cfg.measure.overlaps_builds_and_runs()) as builds:
                 for key in keys:
                     task, body = todo[key]  # the body's numbers choose the race check's size (run.race_check_size)
                     race_build = builds[race_build_index[key]].result() if key in race_build_index else None
